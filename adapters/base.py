@@ -1,0 +1,167 @@
+"""The seam between personad's core and a chat platform.
+
+An adapter turns platform events into :class:`Incoming` events for the core's handler and
+carries the core's answers back out through five methods: ``start``, ``stop``, ``send``,
+``edit`` and ``typing``. It reports its liveness through :meth:`Adapter.health` so a
+watchdog can restart a silently stalled connection.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from bot.errors import AdapterError
+
+__all__ = [
+    "Adapter",
+    "AdapterContext",
+    "AdapterHealth",
+    "AdapterSettings",
+    "Handler",
+    "Incoming",
+    "KeyValueStore",
+]
+
+EventKind = Literal["text", "attachment", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """One event from a platform, already reduced to what the core needs.
+
+    ``sender`` is the platform's own id of the sender (``@scott:example.org``, ``123456``);
+    the router joins it with ``platform`` into an identity such as ``matrix:@scott:example.org``.
+    ``event_id`` is the platform's id of this event, unique within the platform; the router
+    drops an event whose id it has already handled, across restarts.
+    """
+
+    platform: str
+    sender: str
+    room: str
+    text: str
+    event_id: str
+    is_direct: bool = True
+    addressed: bool = True
+    kind: EventKind = "text"
+    reply_to: str | None = None
+    sender_name: str | None = None
+    received_at: float = field(default_factory=time.time)
+
+    @property
+    def identity(self) -> str:
+        return f"{self.platform}:{self.sender}"
+
+
+Handler = Callable[[Incoming], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class AdapterHealth:
+    """Liveness as an adapter reports it; ``last_ok`` is a ``time.monotonic()`` reading."""
+
+    running: bool = False
+    last_ok: float = 0.0
+    detail: str = ""
+    reconnects: int = 0
+    restarts: int = 0
+
+    def touch(self, detail: str = "") -> None:
+        self.last_ok = time.monotonic()
+        if detail:
+            self.detail = detail
+
+    def age(self) -> float:
+        return time.monotonic() - self.last_ok if self.last_ok else float("inf")
+
+
+class AdapterSettings(BaseModel):
+    """Common settings of every adapter section (``[adapters.NAME]`` in the config)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    stall_seconds: float = 300.0
+
+
+class KeyValueStore(ABC):
+    """Durable small state an adapter keeps across restarts (sync tokens, offsets)."""
+
+    @abstractmethod
+    async def get(self, key: str) -> str | None: ...
+
+    @abstractmethod
+    async def set(self, key: str, value: str) -> None: ...
+
+
+@dataclass(slots=True)
+class AdapterContext:
+    """What the core hands an adapter when it creates it.
+
+    ``web_routes`` lets an adapter that receives webhooks (Nextcloud Talk) add routes to the
+    daemon's aiohttp application before it starts: ``add_route(method, path, handler)``.
+    """
+
+    handler: Handler
+    state: KeyValueStore
+    data_dir: Path
+    command_menu: list[tuple[str, str, bool]] = field(default_factory=list)
+    add_route: Callable[[str, str, Callable[..., Awaitable[Any]]], None] | None = None
+
+
+class Adapter(ABC):
+    """One chat platform. Subclasses implement the five methods; the rest is shared."""
+
+    platform: str = "base"
+    #: the longest message the platform accepts, in characters of the rendered text
+    max_message_chars: int = 4000
+    #: whether :meth:`edit` works, so answers can stream in by editing one message
+    supports_edit: bool = False
+
+    def __init__(self, context: AdapterContext) -> None:
+        self.context = context
+        self.health = AdapterHealth()
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Connect and begin delivering events to ``context.handler``; return once running."""
+
+    @abstractmethod
+    async def stop(self) -> None:
+        """Disconnect; safe to call twice and after a failed start."""
+
+    @abstractmethod
+    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+        """Send markdown ``text`` to ``room`` (split as the platform needs); return the id of
+        the last message sent."""
+
+    async def edit(self, room: str, message_id: str, text: str) -> None:
+        """Replace the text of a message this adapter sent. Only called if ``supports_edit``."""
+        raise AdapterError(f"{self.platform} cannot edit messages")
+
+    async def typing(self, room: str, on: bool) -> None:
+        """Show or hide a typing indicator; a platform without one does nothing."""
+        return None
+
+    async def __aenter__(self) -> Adapter:
+        try:
+            await self.start()
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()

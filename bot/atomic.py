@@ -1,0 +1,60 @@
+"""The one helper through which every file that matters is written: temp, fsync, rename."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["append_durably", "atomic_write_bytes", "atomic_write_text", "fsync_dir"]
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or a new file in ``directory`` survive a power cut."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+    """Replace ``path`` with ``data`` so a reader sees the old or the new file, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as tmp:
+            tmp.write(data)
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, mode: int = 0o600) -> None:
+    """Atomically replace ``path`` with ``text`` encoded as UTF-8."""
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def append_durably(path: Path, text: str) -> None:
+    """Append ``text`` to ``path`` and fsync it before returning (used by the session log)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    created = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        data = text.encode("utf-8")
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        fsync_dir(path.parent)

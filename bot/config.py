@@ -1,0 +1,384 @@
+"""Configuration: one TOML file, environment overrides, validated once at start.
+
+Order of precedence, lowest first: built-in defaults, the TOML file (``--config PATH`` or
+``PERSONAD_CONFIG``), then the environment. The environment accepts the seed's own names
+(``AUTO_DISTILL``, ``DISTILL_BACKEND_MID``, ``MEMORY_BUDGET_SHORT`` ...), ``PERSONAD_DATA_DIR``,
+and ``PERSONAD__SECTION__KEY=value`` for any other key (``PERSONAD__HTTP__PORT=9000``).
+
+A wrong value raises :class:`~bot.errors.ConfigError` whose message is one line per problem,
+each naming the key: ``users.scott.timezone: unknown time zone 'Mars/Base'``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bot.errors import ConfigError
+from bot.persona.names import validate_name
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "PLATFORMS",
+    "BackendConfig",
+    "Config",
+    "UserConfig",
+    "default_data_dir",
+    "load_config",
+]
+
+PLATFORMS = ("console", "matrix", "telegram", "discord", "nctalk")
+
+#: characters each prompt file may bring before it is cut (seed 001's defaults; 4000 elsewhere)
+DEFAULT_LIMITS: dict[str, int] = {
+    "IDENTITY.md": 4000,
+    "SOUL.md": 6000,
+    "VOICE.md": 6000,
+    "PERSONA.md": 6000,
+    "PROTOCOLS.md": 4000,
+    "USER.md": 4000,
+    "AGENTS.md": 4000,
+    "MEMORY.md": 4000,
+    "MEMORY_SHORT.md": 12000,
+    "MEMORY_MID.md": 8000,
+    "MEMORY_LONG.md": 8000,
+    "REMINDERS.md": 4000,
+    "CONTEXT_TIERS.md": 4000,
+    "SCRATCH.md": 4000,
+    "TASKS.json": 4000,
+}
+
+#: context windows in tokens by model name prefix; the longest matching prefix wins
+DEFAULT_CONTEXT_WINDOWS: dict[str, int] = {
+    "claude": 200_000,
+    "gpt-4o": 128_000,
+    "gpt-4.1": 1_000_000,
+    "llama3": 8_192,
+    "llama3.1": 131_072,
+    "qwen2.5": 32_768,
+    "mistral": 32_768,
+}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class DaemonConfig(_Section):
+    data_dir: Path | None = None
+    log_format: Literal["auto", "json", "console"] = "auto"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    max_message_chars: int = Field(8000, ge=1, le=1_000_000)
+    idle_minutes: float = Field(60.0, gt=0)
+    history_messages: int = Field(40, ge=2, le=10_000)
+    stream_edit_seconds: float = Field(1.0, ge=0.1)
+
+
+class HttpConfig(_Section):
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    token_env: str = "PERSONAD_API_TOKEN"
+
+
+class BackendConfig(_Section):
+    kind: Literal["anthropic", "openai_compat"]
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    max_tokens: int = Field(1024, ge=1)
+    timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(4, ge=0, le=20)
+    temperature: float | None = Field(None, ge=0, le=2)
+    context_window: int | None = Field(None, ge=1024)
+
+
+class RoleConfig(_Section):
+    backend: str = ""
+    inject_datetime: bool = True
+
+
+def _default_backends() -> dict[str, BackendConfig]:
+    return {
+        "anthropic": BackendConfig(kind="anthropic", model="claude-sonnet-4-5"),
+        "local": BackendConfig(
+            kind="openai_compat", model="llama3.1", base_url="http://127.0.0.1:11434/v1"
+        ),
+    }
+
+
+def _default_roles() -> dict[str, RoleConfig]:
+    return {
+        "chat": RoleConfig(backend="anthropic"),
+        "distill_mid": RoleConfig(),
+        "distill_long": RoleConfig(),
+    }
+
+
+class LLMConfig(_Section):
+    backends: dict[str, BackendConfig] = Field(default_factory=_default_backends)
+    roles: dict[str, RoleConfig] = Field(default_factory=_default_roles)
+    max_tool_steps: int = Field(6, ge=1, le=50)
+    context_windows: dict[str, int] = Field(default_factory=dict)
+
+    def backend_for(self, role: str) -> tuple[str, BackendConfig]:
+        """The backend serving ``role``; an empty role backend means the chat backend."""
+        name = self.roles.get(role, RoleConfig()).backend or self.roles["chat"].backend
+        return name, self.backends[name]
+
+    def context_window(self, backend: BackendConfig) -> int:
+        if backend.context_window:
+            return backend.context_window
+        table = {**DEFAULT_CONTEXT_WINDOWS, **self.context_windows}
+        matches = [prefix for prefix in table if backend.model.startswith(prefix)]
+        return table[max(matches, key=len)] if matches else 32_768
+
+
+class PromptConfig(_Section):
+    default_tier: int = Field(2, ge=1, le=4)
+    limits: dict[str, int] = Field(default_factory=dict)
+
+    def limit(self, filename: str) -> int:
+        return self.limits.get(filename, DEFAULT_LIMITS.get(filename, 4000))
+
+
+class HonchoConfig(_Section):
+    base_url: str = "http://127.0.0.1:8000"
+    workspace: str = "personad"
+    api_key_env: str = "HONCHO_API_KEY"
+
+
+class MemoryConfig(_Section):
+    backend: Literal["sqlite-fts5", "holographic", "honcho"] = "sqlite-fts5"
+    recall_limit: int = Field(6, ge=0, le=50)
+    compact_threshold: float = Field(0.72, gt=0.1, lt=1.0)
+    embeddings: Literal["auto", "off"] = "auto"
+    honcho: HonchoConfig = Field(default_factory=HonchoConfig)
+
+
+class DistillConfig(_Section):
+    auto: bool = True
+    short: bool = True
+    mid: bool = True
+    long: bool = False
+    budget_short: int = Field(3000, ge=100)
+    budget_mid: int = Field(2000, ge=100)
+    budget_long: int = Field(2000, ge=100)
+
+
+class UserConfig(_Section):
+    identities: list[str] = Field(default_factory=list)
+    timezone: str = "UTC"
+    default_persona: str = "inara"
+    admin: bool = False
+    notification_room: str | None = None
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}") from exc
+        return value
+
+    @field_validator("identities")
+    @classmethod
+    def _identities(cls, values: list[str]) -> list[str]:
+        for value in values:
+            platform, sep, ident = value.partition(":")
+            if not sep or not ident.strip():
+                raise ValueError(f"{value!r} is not PLATFORM:ID (e.g. 'telegram:123456')")
+            if platform not in PLATFORMS:
+                raise ValueError(f"{value!r}: unknown platform {platform!r}")
+        return values
+
+    @field_validator("default_persona")
+    @classmethod
+    def _persona_name(cls, value: str) -> str:
+        validate_name(value, "persona")
+        return value
+
+    @field_validator("notification_room")
+    @classmethod
+    def _room(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        platform, sep, room = value.partition(":")
+        if not sep or platform not in PLATFORMS or not room:
+            raise ValueError(f"{value!r} is not PLATFORM:ROOM (e.g. 'nctalk:abc123')")
+        return value
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+
+class Config(_Section):
+    daemon: DaemonConfig = Field(default_factory=DaemonConfig)
+    http: HttpConfig = Field(default_factory=HttpConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    prompt: PromptConfig = Field(default_factory=PromptConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    distill: DistillConfig = Field(default_factory=DistillConfig)
+    users: dict[str, UserConfig] = Field(default_factory=dict)
+    adapters: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    source: Path | None = Field(None, exclude=True)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.daemon.data_dir or default_data_dir()
+
+    def user_for_identity(self, identity: str) -> str | None:
+        for name, user in self.users.items():
+            if identity in user.identities:
+                return name
+        return None
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "personad"
+
+
+# -- loading ---------------------------------------------------------------------------------
+
+#: the seed's environment names and where each lands
+SEED_ENV: dict[str, tuple[str, ...]] = {
+    "AUTO_DISTILL": ("distill", "auto"),
+    "AUTO_DISTILL_SHORT": ("distill", "short"),
+    "AUTO_DISTILL_MID": ("distill", "mid"),
+    "AUTO_DISTILL_LONG": ("distill", "long"),
+    "DISTILL_BACKEND_MID": ("llm", "roles", "distill_mid", "backend"),
+    "DISTILL_BACKEND_LONG": ("llm", "roles", "distill_long", "backend"),
+    "MEMORY_BUDGET_SHORT": ("distill", "budget_short"),
+    "MEMORY_BUDGET_MID": ("distill", "budget_mid"),
+    "MEMORY_BUDGET_LONG": ("distill", "budget_long"),
+    "MEMORY_BACKEND": ("memory", "backend"),
+    "PERSONAD_DATA_DIR": ("daemon", "data_dir"),
+}
+
+
+def _set_path(tree: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    node = tree
+    for key in path[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = {}
+            node[key] = child
+        node = child
+    node[path[-1]] = value
+
+
+def _env_value(raw: str) -> Any:
+    """Environment values are strings; JSON-looking ones (lists, numbers) are decoded."""
+    text = raw.strip()
+    if text[:1] in "[{" or text in ("true", "false"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return raw
+    return raw
+
+
+def apply_env(tree: dict[str, Any], env: Mapping[str, str]) -> None:
+    for name, path in SEED_ENV.items():
+        if name in env:
+            _set_path(tree, path, _env_value(env[name]))
+    for name, value in env.items():
+        if name.startswith("PERSONAD__") and len(name) > len("PERSONAD__"):
+            path = tuple(part.lower() for part in name[len("PERSONAD__") :].split("__"))
+            _set_path(tree, path, _env_value(value))
+
+
+def _format_errors(exc: ValidationError) -> list[str]:
+    lines = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown key"
+        lines.append(f"{key}: {message}")
+    return lines
+
+
+def _cross_checks(config: Config) -> list[str]:
+    problems = []
+    for role, spec in config.llm.roles.items():
+        if spec.backend and spec.backend not in config.llm.backends:
+            known = ", ".join(sorted(config.llm.backends)) or "none"
+            problems.append(
+                f"llm.roles.{role}.backend: no backend named {spec.backend!r} (have: {known})"
+            )
+    if "chat" not in config.llm.roles or not config.llm.roles["chat"].backend:
+        problems.append("llm.roles.chat.backend: the chat role needs a backend")
+    for name in config.users:
+        try:
+            validate_name(name, "user")
+        except Exception as exc:
+            problems.append(f"users.{name}: {exc}")
+    seen: dict[str, str] = {}
+    for name, user in config.users.items():
+        for identity in user.identities:
+            if identity in seen:
+                problems.append(
+                    f"users.{name}.identities: {identity!r} already belongs to {seen[identity]!r}"
+                )
+            seen[identity] = name
+    for name, raw in config.adapters.items():
+        if not isinstance(raw, dict):
+            problems.append(f"adapters.{name}: must be a table")
+    return problems
+
+
+def read_tree(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {path} does not exist") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: {exc.strerror}") from exc
+
+
+def collect_problems(
+    path: Path | None, env: Mapping[str, str] | None = None
+) -> tuple[Config | None, list[str]]:
+    """Load and validate; return the config (or None) and every problem found."""
+    env = os.environ if env is None else env
+    try:
+        tree = read_tree(path)
+    except ConfigError as exc:
+        return None, [str(exc)]
+    apply_env(tree, env)
+    try:
+        config = Config.model_validate(tree)
+    except ValidationError as exc:
+        return None, _format_errors(exc)
+    config.source = path
+    return config, _cross_checks(config)
+
+
+def config_path_from(arg: str | None, env: Mapping[str, str] | None = None) -> Path | None:
+    env = os.environ if env is None else env
+    chosen = arg or env.get("PERSONAD_CONFIG")
+    return Path(chosen).expanduser() if chosen else None
+
+
+def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Config:
+    """Load, validate and return the configuration, or raise ConfigError naming the key."""
+    config, problems = collect_problems(path, env)
+    if problems or config is None:
+        raise ConfigError("config: " + "; ".join(problems))
+    return config

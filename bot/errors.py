@@ -1,0 +1,77 @@
+"""The root of personad's exception tree.
+
+Each layer raises its own subclass; a library's error is translated at the boundary with
+``raise ... from exc`` so the user sees a clear sentence and the log keeps the cause::
+
+    PersonadError
+    ├── ConfigError          a configuration value is wrong (names the key)
+    ├── NameRejected         a user or persona name would escape its folder
+    ├── PersonaError         a persona is missing or one of its files cannot be read
+    ├── StoreError           the daemon's SQLite state cannot be read or written
+    ├── LLMError             the language model could not answer
+    │   └── LLMTransientError    worth another try (429, 5xx, overloaded, time-out)
+    ├── MemoryStoreError     a memory backend failed
+    └── AdapterError         a chat platform misbehaved
+
+Every ``PersonadError`` carries a ``user_message``: one sentence safe to show in a chat.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AdapterError",
+    "ConfigError",
+    "LLMError",
+    "LLMTransientError",
+    "MemoryStoreError",
+    "NameRejected",
+    "PersonaError",
+    "PersonadError",
+    "StoreError",
+]
+
+
+class PersonadError(Exception):
+    """Base of every error personad raises on purpose."""
+
+    def __init__(self, message: str, *, user_message: str | None = None) -> None:
+        super().__init__(message)
+        self.user_message = user_message or message
+
+
+class ConfigError(PersonadError):
+    """A configuration value is missing or wrong."""
+
+
+class NameRejected(PersonadError):
+    """A user or persona name is not a safe folder name."""
+
+
+class PersonaError(PersonadError):
+    """A persona is missing, or one of its files cannot be read."""
+
+
+class StoreError(PersonadError):
+    """The daemon's own state database failed."""
+
+
+class LLMError(PersonadError):
+    """The language model could not give an answer."""
+
+
+class LLMTransientError(LLMError):
+    """A failure that may pass: rate limit, server error, overload or time-out."""
+
+    def __init__(
+        self, message: str, *, user_message: str | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, user_message=user_message)
+        self.retry_after = retry_after
+
+
+class MemoryStoreError(PersonadError):
+    """A memory backend could not read or write."""
+
+
+class AdapterError(PersonadError):
+    """A chat platform connection failed or answered something unexpected."""

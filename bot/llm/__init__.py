@@ -1,0 +1,3 @@
+"""Language model backends behind one small base (:mod:`bot.llm.base`)."""
+
+__all__: list[str] = []

@@ -1,0 +1,138 @@
+"""The lifecycle every memory backend follows.
+
+Exactly one backend is active per persona. A session drives it through six hook points:
+
+* ``inject()``    a block for the system prompt (what the backend always wants the model to see)
+* ``prefetch(q)`` recall for this turn, before the model is asked
+* ``sync(turn)``  store the finished turn after the answer was sent
+* ``extract(ts)`` distill durable facts at the end of a session (``/new``, idle, shutdown)
+* ``mirror(f,t)`` copy the file layer's writes (MEMORY.md, USER.md) into the backend
+* ``tools()``     the backend's own tools for the model: search, add, forget
+
+None of them is called while the session is Off The Record: the session checks that, and
+backends may rely on it. ``add`` is the write path for a single candidate fact (compaction's
+promotion and ``personad memory add`` use it); it runs the write policy unless forced, and
+even a forced write is classified.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from bot.tools import Tool
+
+__all__ = [
+    "CATEGORIES",
+    "AddResult",
+    "Category",
+    "MemoryBackend",
+    "MemoryHit",
+    "MemoryItem",
+    "TurnRecord",
+    "format_citation",
+]
+
+Category = Literal["fact", "preference", "decision", "skill", "error"]
+CATEGORIES: tuple[Category, ...] = ("fact", "preference", "decision", "skill", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """A finished exchange, as the session hands it to ``sync`` and ``extract``."""
+
+    user_text: str
+    reply_text: str
+    platform: str
+    at: datetime
+    user: str
+    persona: str
+
+
+@dataclass(slots=True)
+class MemoryItem:
+    id: str
+    text: str
+    category: Category
+    source: str
+    confidence: float
+    created_at: datetime
+    status: Literal["active", "superseded", "archived", "forgotten"] = "active"
+    reinforced: int = 0
+
+
+@dataclass(slots=True)
+class MemoryHit:
+    item: MemoryItem
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def citation(self) -> str:
+        return format_citation(self.item)
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult:
+    """What the write policy decided for one candidate."""
+
+    stored: bool
+    category: Category | None
+    reason: str
+    item_id: str | None = None
+    duplicate_of: str | None = None
+
+
+def format_citation(item: MemoryItem) -> str:
+    """``[category · source · confidence]`` as every injected memory carries it."""
+    return f"[{item.category} · {item.source} · {item.confidence:.2f}]"
+
+
+class MemoryBackend(ABC):
+    """One persona's memory store."""
+
+    name: str = "base"
+
+    def __init__(self, persona_dir: Path) -> None:
+        self.persona_dir = persona_dir
+
+    async def open(self) -> None:
+        """Open connections and apply migrations."""
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    @abstractmethod
+    async def inject(self) -> str:
+        """Text for the system prompt; empty when there is nothing to say."""
+
+    @abstractmethod
+    async def prefetch(self, query: str, *, limit: int = 8) -> list[MemoryHit]:
+        """Memories relevant to ``query``, best first."""
+
+    @abstractmethod
+    async def sync(self, turn: TurnRecord) -> None:
+        """Store what is worth keeping of a finished turn."""
+
+    @abstractmethod
+    async def extract(self, turns: Sequence[TurnRecord]) -> int:
+        """Distill durable facts from a finished session; return how many were stored."""
+
+    @abstractmethod
+    async def mirror(self, filename: str, text: str) -> None:
+        """The file layer wrote ``filename`` (e.g. ``MEMORY.md``); keep the backend in step."""
+
+    @abstractmethod
+    async def add(
+        self, text: str, *, source: str, category: Category | None = None, force: bool = False
+    ) -> AddResult:
+        """Store one candidate fact through the write policy."""
+
+    @abstractmethod
+    def tools(self) -> list[Tool]:
+        """The backend's own tools (search, add, forget) for the model."""

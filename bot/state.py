@@ -1,0 +1,224 @@
+"""The daemon's own durable state in SQLite: seen events, per-session settings, adapter state.
+
+One file, ``DATA_DIR/personad.db``, opened through aiosqlite in WAL mode. It never holds what
+anybody said: only ids, flags and adapter bookkeeping (sync tokens, update offsets).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from pathlib import Path
+from typing import Literal
+
+import aiosqlite
+
+from adapters.base import KeyValueStore
+from bot.errors import StoreError
+from bot.migrations import Migration, apply_migrations
+
+__all__ = ["AdapterState", "EventClaim", "StateStore"]
+
+EventClaim = Literal["new", "retry", "duplicate"]
+
+MIGRATIONS: list[Migration] = [
+    (
+        1,
+        """
+        CREATE TABLE events (
+            platform TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            status TEXT NOT NULL,
+            boot_id TEXT NOT NULL,
+            received_at REAL NOT NULL,
+            PRIMARY KEY (platform, event_id)
+        );
+        CREATE INDEX events_received ON events (received_at);
+        CREATE TABLE session_state (
+            user TEXT NOT NULL,
+            persona TEXT NOT NULL,
+            otr INTEGER NOT NULL DEFAULT 0,
+            tier INTEGER,
+            PRIMARY KEY (user, persona)
+        );
+        CREATE TABLE kv (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        """,
+    ),
+    (
+        2,
+        """
+        CREATE TABLE active_persona (
+            user TEXT PRIMARY KEY,
+            persona TEXT NOT NULL
+        );
+        """,
+    ),
+]
+
+
+class StateStore:
+    """Async access to ``personad.db``. Use as ``async with StateStore(path) as state``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.boot_id = uuid.uuid4().hex
+        self._db: aiosqlite.Connection | None = None
+
+    async def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = await aiosqlite.connect(self.path, isolation_level=None)
+            await self._db.execute("PRAGMA journal_mode=WAL")
+            await self._db.execute("PRAGMA synchronous=FULL")
+            await self._db.execute("PRAGMA busy_timeout=5000")
+            await apply_migrations(self._db, MIGRATIONS)
+        except sqlite3.Error as exc:
+            await self.close()
+            raise StoreError(f"cannot open state database {self.path}: {exc}") from exc
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    async def __aenter__(self) -> StateStore:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def db(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise StoreError("state database is not open")
+        return self._db
+
+    async def _write(self, sql: str, params: tuple[object, ...]) -> int:
+        try:
+            cursor = await self.db.execute(sql, params)
+            return cursor.rowcount
+        except sqlite3.Error as exc:
+            raise StoreError(f"state database write failed: {exc}") from exc
+
+    async def _one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None:
+        try:
+            async with self.db.execute(sql, params) as cursor:
+                row = await cursor.fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"state database read failed: {exc}") from exc
+        return tuple(row) if row is not None else None
+
+    # -- events: exactly-once handling ------------------------------------------------------
+
+    async def claim_event(self, platform: str, event_id: str) -> EventClaim:
+        """Record that this process is handling an event.
+
+        ``new``: first time seen. ``retry``: an earlier process claimed it and died before
+        finishing, so it was never answered. ``duplicate``: handled (or being handled) already.
+        """
+        inserted = await self._write(
+            "INSERT OR IGNORE INTO events (platform, event_id, status, boot_id, received_at)"
+            " VALUES (?, ?, 'processing', ?, ?)",
+            (platform, event_id, self.boot_id, time.time()),
+        )
+        if inserted:
+            return "new"
+        row = await self._one(
+            "SELECT status, boot_id FROM events WHERE platform = ? AND event_id = ?",
+            (platform, event_id),
+        )
+        if row and row[0] == "processing" and row[1] != self.boot_id:
+            retaken = await self._write(
+                "UPDATE events SET boot_id = ? WHERE platform = ? AND event_id = ?"
+                " AND status = 'processing' AND boot_id = ?",
+                (self.boot_id, platform, event_id, row[1]),
+            )
+            if retaken:
+                return "retry"
+        return "duplicate"
+
+    async def finish_event(self, platform: str, event_id: str) -> None:
+        await self._write(
+            "UPDATE events SET status = 'done' WHERE platform = ? AND event_id = ?",
+            (platform, event_id),
+        )
+
+    async def prune_events(self, older_than_days: float = 30.0) -> int:
+        cutoff = time.time() - older_than_days * 86400
+        return await self._write(
+            "DELETE FROM events WHERE status = 'done' AND received_at < ?", (cutoff,)
+        )
+
+    # -- per-session settings -----------------------------------------------------------------
+
+    async def get_otr(self, user: str, persona: str) -> bool:
+        row = await self._one(
+            "SELECT otr FROM session_state WHERE user = ? AND persona = ?", (user, persona)
+        )
+        return bool(row and row[0])
+
+    async def set_otr(self, user: str, persona: str, on: bool) -> None:
+        await self._write(
+            "INSERT INTO session_state (user, persona, otr) VALUES (?, ?, ?)"
+            " ON CONFLICT (user, persona) DO UPDATE SET otr = excluded.otr",
+            (user, persona, int(on)),
+        )
+
+    async def get_tier(self, user: str, persona: str) -> int | None:
+        row = await self._one(
+            "SELECT tier FROM session_state WHERE user = ? AND persona = ?", (user, persona)
+        )
+        return int(row[0]) if row and row[0] is not None else None  # type: ignore[call-overload]
+
+    async def set_tier(self, user: str, persona: str, tier: int) -> None:
+        await self._write(
+            "INSERT INTO session_state (user, persona, tier) VALUES (?, ?, ?)"
+            " ON CONFLICT (user, persona) DO UPDATE SET tier = excluded.tier",
+            (user, persona, tier),
+        )
+
+    async def get_active_persona(self, user: str) -> str | None:
+        row = await self._one("SELECT persona FROM active_persona WHERE user = ?", (user,))
+        return str(row[0]) if row else None
+
+    async def set_active_persona(self, user: str, persona: str) -> None:
+        await self._write(
+            "INSERT INTO active_persona (user, persona) VALUES (?, ?)"
+            " ON CONFLICT (user) DO UPDATE SET persona = excluded.persona",
+            (user, persona),
+        )
+
+    # -- adapter key/value --------------------------------------------------------------------
+
+    async def kv_get(self, key: str) -> str | None:
+        row = await self._one("SELECT value FROM kv WHERE key = ?", (key,))
+        return str(row[0]) if row else None
+
+    async def kv_set(self, key: str, value: str) -> None:
+        await self._write(
+            "INSERT INTO kv (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def for_adapter(self, platform: str) -> AdapterState:
+        return AdapterState(self, platform)
+
+
+class AdapterState(KeyValueStore):
+    """The key/value view one adapter gets, its keys prefixed by its platform name."""
+
+    def __init__(self, store: StateStore, platform: str) -> None:
+        self._store = store
+        self._prefix = f"{platform}:"
+
+    async def get(self, key: str) -> str | None:
+        return await self._store.kv_get(self._prefix + key)
+
+    async def set(self, key: str, value: str) -> None:
+        await self._store.kv_set(self._prefix + key, value)

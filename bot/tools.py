@@ -1,0 +1,62 @@
+"""Tools the language model may call, and the registry the tool loop dispatches through.
+
+A :class:`Tool` pairs the schema the model sees with an async handler that takes the
+arguments the model gave and returns text. A handler raises :class:`ToolFailed` for an
+error the model should read and correct; any other exception is logged and reported to the
+model as an internal error, never raised into the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.llm.base import ToolSpec
+
+__all__ = ["Tool", "ToolFailed", "ToolHandler", "ToolRegistry"]
+
+ToolHandler = Callable[[dict[str, Any]], Awaitable[str]]
+
+
+class ToolFailed(Exception):
+    """A tool call that cannot be carried out, explained for the model."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: ToolHandler
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.input_schema)
+
+
+class ToolRegistry:
+    """The tools of one turn, by name."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"duplicate tool name {tool.name!r}")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec for tool in self._tools.values()]
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
