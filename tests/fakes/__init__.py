@@ -1,0 +1,1 @@
+"""Loopback servers that speak the real wire protocols of remote services."""
