@@ -9,7 +9,8 @@ Each layer raises its own subclass; a library's error is translated at the bound
     ├── PersonaError         a persona is missing or one of its files cannot be read
     ├── StoreError           the daemon's SQLite state cannot be read or written
     ├── LLMError             the language model could not answer
-    │   └── LLMTransientError    worth another try (429, 5xx, overloaded, time-out)
+    │   ├── LLMTransientError    worth another try (429, 5xx, overloaded, time-out)
+    │   └── ContextOverflow      the request was longer than the model's context window
     ├── MemoryStoreError     a memory backend failed
     └── AdapterError         a chat platform misbehaved
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 __all__ = [
     "AdapterError",
     "ConfigError",
+    "ContextOverflow",
     "LLMError",
     "LLMTransientError",
     "MemoryStoreError",
@@ -75,3 +77,7 @@ class MemoryStoreError(PersonadError):
 
 class AdapterError(PersonadError):
     """A chat platform connection failed or answered something unexpected."""
+
+
+class ContextOverflow(LLMError):
+    """The prompt and conversation did not fit the model's context window."""

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from bot.tools import Tool
 
@@ -136,3 +136,31 @@ class MemoryBackend(ABC):
     @abstractmethod
     def tools(self) -> list[Tool]:
         """The backend's own tools (search, add, forget) for the model."""
+
+    # -- inspection, for the ``personad memory`` commands ------------------------------------
+
+    @abstractmethod
+    async def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
+        """Like ``prefetch`` but for a person: every hit carries its score parts."""
+
+    @abstractmethod
+    async def list_items(
+        self, *, include_inactive: bool = False, limit: int = 100
+    ) -> list[MemoryItem]:
+        """Newest first; superseded, archived and forgotten items only when asked."""
+
+    @abstractmethod
+    async def explain(self, item_id: str) -> dict[str, Any]:
+        """Everything known about one item: text, category, source, status, history."""
+
+    @abstractmethod
+    async def forget(self, item_id: str) -> bool:
+        """Mark an item forgotten (never deleted); False if there is no such item."""
+
+    @abstractmethod
+    async def stats(self) -> dict[str, Any]:
+        """Counts by status and category, and backend specifics."""
+
+    @abstractmethod
+    async def export(self) -> list[dict[str, Any]]:
+        """Every item, every status, as plain JSON-ready dicts."""
