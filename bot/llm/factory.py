@@ -1,0 +1,97 @@
+"""Backends built from configuration, each wrapped in :class:`~bot.llm.retry.RetryingBackend`.
+
+Only the backends some role uses are built, so an unused Anthropic backend does not demand a
+key. Keys come from the environment mapping passed in (never from the TOML file):
+
+- ``anthropic``: the variable named by ``api_key_env``, else ``ANTHROPIC_API_KEY``; the base
+  URL from ``base_url``, else ``ANTHROPIC_BASE_URL``, else Anthropic's own;
+- ``openai_compat``: ``base_url`` is required; a bearer key only when ``api_key_env`` names one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import structlog
+
+from bot.config import BackendConfig, LLMConfig
+from bot.errors import ConfigError
+from bot.llm.anthropic import AnthropicBackend
+from bot.llm.base import LLMBackend
+from bot.llm.openai_compat import OpenAICompatBackend
+from bot.llm.retry import RetryingBackend
+
+__all__ = ["build_backend", "build_backends", "used_backends"]
+
+log = structlog.get_logger(__name__)
+
+
+def _anthropic(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBackend:
+    key_env = spec.api_key_env or "ANTHROPIC_API_KEY"
+    api_key = env.get(key_env, "").strip()
+    if not api_key:
+        raise ConfigError(
+            f"{key_env} is not set: export your Anthropic API key, or set "
+            "llm.roles.chat.backend to a local OpenAI-compatible server "
+            "(see config/personad.example.toml)."
+        )
+    return AnthropicBackend(
+        model=spec.model,
+        api_key=api_key,
+        base_url=spec.base_url or env.get("ANTHROPIC_BASE_URL") or None,
+        timeout=spec.timeout,
+        max_tokens=spec.max_tokens,
+        temperature=spec.temperature,
+        key_env=key_env,
+        name=name,
+    )
+
+
+def _openai_compat(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBackend:
+    if not spec.base_url:
+        raise ConfigError(
+            f"llm.backends.{name}.base_url is not set: give the server's address, "
+            "e.g. http://127.0.0.1:11434/v1 for Ollama."
+        )
+    api_key = None
+    if spec.api_key_env:
+        api_key = env.get(spec.api_key_env, "").strip()
+        if not api_key:
+            raise ConfigError(
+                f"{spec.api_key_env} is not set: export the key for llm.backends.{name}, "
+                f"or remove llm.backends.{name}.api_key_env if the server needs none."
+            )
+    return OpenAICompatBackend(
+        model=spec.model,
+        base_url=spec.base_url,
+        api_key=api_key,
+        timeout=spec.timeout,
+        max_tokens=spec.max_tokens,
+        temperature=spec.temperature,
+        name=name,
+    )
+
+
+def build_backend(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBackend:
+    """One configured backend, retrying transient failures ``spec.max_retries`` times."""
+    if spec.kind == "anthropic":
+        inner = _anthropic(name, spec, env)
+    else:
+        inner = _openai_compat(name, spec, env)
+    log.info("llm.backend", backend=name, kind=spec.kind, model=spec.model)
+    return RetryingBackend(inner, attempts=spec.max_retries + 1)
+
+
+def used_backends(config: LLMConfig) -> list[str]:
+    """The names of the backends some role uses, in role order."""
+    names: list[str] = []
+    for role in config.roles:
+        name, _ = config.backend_for(role)
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def build_backends(config: LLMConfig, env: Mapping[str, str]) -> dict[str, LLMBackend]:
+    """Every backend a role uses, by backend name."""
+    return {name: build_backend(name, config.backends[name], env) for name in used_backends(config)}
