@@ -1,0 +1,90 @@
+"""How a recalled memory is scored: every weight in one place.
+
+``score = W_BM25·bm25 + W_COSINE·cosine + W_RECENCY·recency + W_IMPORTANCE·importance``
+
+* ``bm25``: FTS5's BM25 for the query, turned positive and divided by the best candidate's,
+  so the strongest lexical match of this query scores 1.0 and the rest fall in (0, 1].
+* ``cosine``: similarity of the query and memory embeddings (0 without an embedder, or when
+  below :data:`MIN_COSINE`), clipped at 0.
+* ``recency``: ``0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)`` where age runs from the last time
+  the fact was *stated* (created or reinforced by a repeat). Recall never refreshes it:
+  refreshing on every recall made a few items "sticky" and cut recall@5 from .435 to .363 on a
+  long-conversation benchmark, and recency in general pulled answers toward the latest session
+  while the evidence was spread over months — hence its small weight.
+* ``importance``: by category (:data:`CATEGORY_WEIGHTS`): a decision the user took outweighs a
+  stray fact when the text matches equally well.
+
+A hit's ``parts`` are these weighted terms, so they add up to its score. Change a weight only
+with the quality set (``python bench/recall.py --quick``) before and after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.memory.base import Category
+
+__all__ = [
+    "CATEGORY_WEIGHTS",
+    "MIN_COSINE",
+    "RECENCY_HALF_LIFE_DAYS",
+    "W_BM25",
+    "W_COSINE",
+    "W_IMPORTANCE",
+    "W_RECENCY",
+    "Candidate",
+    "normalised_bm25",
+    "recency",
+    "score_parts",
+]
+
+W_BM25 = 1.0
+W_COSINE = 1.0
+W_RECENCY = 0.05
+W_IMPORTANCE = 0.1
+
+RECENCY_HALF_LIFE_DAYS = 180.0
+MIN_COSINE = 0.2
+"""A memory found only by its embedding must be at least this close to be a candidate."""
+
+CATEGORY_WEIGHTS: dict[Category, float] = {
+    "decision": 1.0,
+    "preference": 0.9,
+    "error": 0.8,
+    "skill": 0.7,
+    "fact": 0.6,
+}
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One memory the lexical or the vector search turned up, before scoring."""
+
+    rowid: int
+    category: Category
+    stated_at: float
+    bm25_raw: float = 0.0
+    cosine: float = 0.0
+
+
+def normalised_bm25(raw: float, best: float) -> float:
+    """FTS5 ranks are negative (lower is better): map to (0, 1] relative to the best one."""
+    if raw >= 0.0 or best >= 0.0:
+        return 0.0
+    return raw / best
+
+
+def recency(stated_at: float, now: float) -> float:
+    age_days = max(0.0, now - stated_at) / 86400.0
+    return float(0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS))
+
+
+def score_parts(candidate: Candidate, *, best_bm25: float, now: float) -> dict[str, float]:
+    """The weighted terms of ``candidate``'s score; their sum is the score."""
+    cosine = candidate.cosine if candidate.cosine >= MIN_COSINE else 0.0
+    return {
+        "bm25": W_BM25 * normalised_bm25(candidate.bm25_raw, best_bm25),
+        "cosine": W_COSINE * max(0.0, cosine),
+        "recency": W_RECENCY * recency(candidate.stated_at, now),
+        "importance": W_IMPORTANCE * CATEGORY_WEIGHTS.get(candidate.category, 0.5),
+    }

@@ -1,0 +1,426 @@
+"""The default memory backend: one SQLite file per persona, hybrid recall over FTS5.
+
+Recall takes the best FTS5 (BM25) matches of the sanitised query and, when an embedder is
+installed, the nearest vectors in the persona's in-memory matrix; the union is scored by
+:mod:`bot.memory.scoring` (BM25 + cosine + recency + importance). Without an embedder the
+same interface answers by BM25 alone.
+
+Writes go through the write policy (:mod:`bot.memory.policy`); secrets are refused even when
+forced. Repeats of a fact (same normalised text, or cosine >= 0.92 with embeddings) reinforce
+the existing item. Nothing is ever deleted: forgetting and superseding only change a status,
+and the item stays in the file, explainable.
+
+A corrupt or locked ``memory.db`` raises :class:`~bot.errors.MemoryStoreError` naming the
+file; the file is left exactly as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import structlog
+
+from bot.errors import MemoryStoreError
+from bot.memory.base import (
+    CATEGORIES,
+    AddResult,
+    Category,
+    MemoryBackend,
+    MemoryHit,
+    MemoryItem,
+    TurnRecord,
+    format_citation,
+)
+from bot.memory.embeddings import Embedder, VectorIndex
+from bot.memory.fts_query import (
+    MAX_QUERY_CHARS,
+    build_match_query,
+    mirror_lines,
+    normalise_text,
+)
+from bot.memory.fts_schema import FtsStore
+from bot.memory.policy import classify, secret_kind, split_candidates
+from bot.memory.scoring import MIN_COSINE, score_parts
+from bot.tools import Tool, ToolFailed
+
+__all__ = ["DUPLICATE_COSINE", "FORCED_CONFIDENCE", "MAX_ITEM_CHARS", "SqliteFtsMemory"]
+
+log = structlog.get_logger(__name__)
+
+MAX_ITEM_CHARS = 2000
+DUPLICATE_COSINE = 0.92
+FORCED_CONFIDENCE = 0.3
+"""Confidence of a fact the policy rejected as trivial or ephemeral but a person forced in."""
+_FILE_SOURCES = ("MEMORY.md", "USER.md")
+_INJECT_LIMIT = 5
+_T = TypeVar("_T")
+
+
+class SqliteFtsMemory(MemoryBackend):
+    """``persona_dir/memory.db``: FTS5 + optional embeddings. Use ``async with``."""
+
+    name = "sqlite-fts5"
+
+    def __init__(
+        self,
+        persona_dir: Path,
+        *,
+        embedder: Embedder | None = None,
+        now: Callable[[], datetime] | None = None,
+        busy_timeout: float = 5.0,
+    ) -> None:
+        super().__init__(persona_dir)
+        self.path = persona_dir / "memory.db"
+        self.embedder = embedder
+        self._now = now or (lambda: datetime.now(UTC))
+        self._store = FtsStore(self.path, busy_timeout=busy_timeout)
+        self._index: VectorIndex | None = None
+        self._write_lock = asyncio.Lock()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        await self._store.open()
+        if self.embedder is not None:
+            try:
+                await self._load_vectors(self.embedder)
+            except BaseException:
+                await self._store.close()
+                raise
+
+    async def close(self) -> None:
+        await self._store.close()
+        self._index = None
+
+    async def __aenter__(self) -> SqliteFtsMemory:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def model_name(self) -> str:
+        if self.embedder is None:
+            return ""
+        return str(getattr(self.embedder, "name", type(self.embedder).__name__))
+
+    async def _load_vectors(self, embedder: Embedder) -> None:
+        """Read every stored vector into one matrix; embed active items that have none."""
+        index = VectorIndex(embedder.dim)
+        rowids, blobs, active = await self._store.vectors(self.model_name, embedder.dim)
+        if rowids:
+            matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, embedder.dim)
+            index.load(np.array(rowids, dtype=np.int64), matrix, np.array(active, dtype=bool))
+        missing = await self._store.items_without_vectors(self.model_name, embedder.dim)
+        for start in range(0, len(missing), 256):
+            batch = missing[start : start + 256]
+            vectors = await embedder.embed([text for _, text in batch])
+            ids = [rowid for rowid, _ in batch]
+            await self._store.put_vectors(ids, vectors, self.model_name)
+            for rowid, vector in zip(ids, vectors, strict=True):
+                index.add(rowid, vector)
+        self._index = index
+        log.info("memory.vectors_loaded", vectors=len(index), embedded=len(missing))
+
+    # -- writes ------------------------------------------------------------------------------
+
+    async def add(
+        self, text: str, *, source: str, category: Category | None = None, force: bool = False
+    ) -> AddResult:
+        return await self._add(text, source=source, category=category, force=force, at=None)
+
+    async def _add(
+        self,
+        text: str,
+        *,
+        source: str,
+        category: Category | None,
+        force: bool,
+        at: datetime | None,
+        once_per_statement: bool = False,
+    ) -> AddResult:
+        text = text.strip()
+        if not text:
+            return AddResult(False, None, "rejected: empty text")
+        if len(text) > MAX_ITEM_CHARS:
+            return AddResult(
+                False,
+                None,
+                f"rejected: too long ({len(text)} characters; a memory holds at most "
+                f"{MAX_ITEM_CHARS}): store its facts one by one",
+            )
+        if category is not None and category not in CATEGORIES:
+            return AddResult(False, None, f"rejected: unknown category {category!r}")
+        verdict = classify(text)
+        if verdict.accepted:
+            chosen: Category = category or verdict.category or "fact"
+            confidence, reason = verdict.confidence, verdict.reason
+        elif not force:
+            return AddResult(False, None, verdict.reason)
+        elif kind := secret_kind(text):
+            return AddResult(
+                False,
+                None,
+                f"refused even though forced: secret ({kind}); secrets are never stored",
+            )
+        else:
+            chosen, confidence = category or "fact", FORCED_CONFIDENCE
+            reason = f"forced; the policy said {verdict.reason}"
+        vector = None
+        if self.embedder is not None and self._index is not None:
+            vector = (await self.embedder.embed([text]))[0]
+        stated = (at or self._now()).timestamp()
+        async with self._write_lock:
+            duplicate = await self._find_duplicate(normalise_text(text), vector)
+            if duplicate is not None:
+                dup_id, dup_category, last_seen = duplicate
+                if once_per_statement and abs(last_seen - stated) < 1e-3:
+                    why = "already recorded from this statement"
+                else:
+                    await self._store.reinforce(dup_id, at=stated, source=source)
+                    why = f"reinforced existing memory {dup_id}"
+                return AddResult(True, dup_category, why, str(dup_id), str(dup_id))
+            rowid = await self._store.insert(
+                text, normalise_text(text), chosen, source, confidence, stated, reason
+            )
+            if vector is not None and self._index is not None:
+                await self._store.put_vectors([rowid], vector[None, :], self.model_name)
+                self._index.add(rowid, vector)
+        log.info("memory.stored", item=rowid, category=chosen, source=source)
+        return AddResult(True, chosen, reason, str(rowid))
+
+    async def _find_duplicate(
+        self, norm: str, vector: np.ndarray[Any, Any] | None
+    ) -> tuple[int, Category, float] | None:
+        found = await self._store.active_by_norm(norm)
+        if found is None and vector is not None and self._index is not None:
+            best = self._index.top(self._index.cosines(vector), 1, DUPLICATE_COSINE)
+            if best:
+                found = await self._store.active_by_id(best[0][0])
+        return found
+
+    async def sync(self, turn: TurnRecord) -> None:
+        await self._store_turn(turn)
+
+    async def extract(self, turns: Sequence[TurnRecord]) -> int:
+        """Candidates of every user message; returns how many new items were stored.
+
+        A fact ``sync`` already recorded from the same turn is not counted twice.
+        """
+        stored = 0
+        for turn in turns:
+            stored += await self._store_turn(turn)
+        return stored
+
+    async def _store_turn(self, turn: TurnRecord) -> int:
+        source = f"{turn.platform} {turn.at:%Y-%m-%d}"
+        stored = 0
+        for candidate in split_candidates(turn.user_text):
+            result = await self._add(
+                candidate,
+                source=source,
+                category=None,
+                force=False,
+                at=turn.at,
+                once_per_statement=True,
+            )
+            stored += int(result.stored and result.duplicate_of is None)
+        return stored
+
+    async def mirror(self, filename: str, text: str) -> None:
+        """Each line of ``filename`` is a memory (source = filename); vanished lines are
+        marked superseded, lines that come back are active again. Secrets never enter."""
+        wanted: dict[str, str] = {}
+        for line in mirror_lines(text):
+            if len(line) <= MAX_ITEM_CHARS and secret_kind(line) is None:
+                wanted.setdefault(normalise_text(line), line)
+        known = await self._store.mirror_state(filename)
+        at = self._now().timestamp()
+        for norm, line in wanted.items():
+            entry = known.get(norm)
+            if entry is not None and entry[1]:
+                continue  # present last time too
+            if entry is not None:
+                await self._store.mirror_return(filename, norm, entry[0], at=at)
+                if self._index is not None:
+                    self._index.set_active(entry[0], await self._store.is_active(entry[0]))
+                continue
+            verdict = classify(line)
+            result = await self._add(
+                line, source=filename, category=verdict.category, force=True, at=None
+            )
+            if result.item_id is not None:
+                await self._store.mirror_record(filename, norm, int(result.item_id))
+        for norm, (rowid, present) in known.items():
+            if present and norm not in wanted:
+                left = await self._store.mirror_leave(filename, norm, rowid, at=at)
+                if left and self._index is not None:
+                    self._index.set_active(rowid, False)
+        log.info("memory.mirrored", file=filename, lines=len(wanted))
+
+    async def forget(self, item_id: str) -> bool:
+        rowid = _parse_id(item_id)
+        if rowid is None:
+            return False
+        async with self._write_lock:
+            found = await self._store.forget(rowid, at=self._now().timestamp())
+        if found and self._index is not None:
+            self._index.set_active(rowid, False)
+        return found
+
+    # -- reads -------------------------------------------------------------------------------
+
+    async def inject(self) -> str:
+        items = await self._store.standing_items(_FILE_SOURCES, _INJECT_LIMIT)
+        if not items:
+            return ""
+        lines = [f"- {item.text} {format_citation(item)}" for item in items]
+        return "What you remember from earlier conversations:\n" + "\n".join(lines)
+
+    async def prefetch(self, query: str, *, limit: int = 8) -> list[MemoryHit]:
+        return await self.search(query, limit=limit)
+
+    async def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
+        match = build_match_query(query)
+        if not match or limit <= 0:
+            return []
+        pool = max(4 * limit, 32)
+        cosines = None
+        if self.embedder is not None and self._index is not None:
+            vector = (await self.embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
+            cosines = self._index.cosines(vector)
+        rows = await self._store.match(match, pool)
+        candidates = {row.item.id: row for row in rows}
+        if cosines is not None and self._index is not None:
+            near = self._index.top(cosines, pool, MIN_COSINE)
+            extra = [rowid for rowid, _ in near if str(rowid) not in candidates]
+            for row in await self._store.rows_by_id(extra):
+                candidates[row.item.id] = row
+            for row in candidates.values():
+                row.candidate.cosine = self._index.lookup(cosines, row.candidate.rowid)
+        best = min((row.candidate.bm25_raw for row in candidates.values()), default=0.0)
+        now = self._now().timestamp()
+        hits = []
+        for row in candidates.values():
+            parts = score_parts(row.candidate, best_bm25=best, now=now)
+            hits.append(MemoryHit(row.item, sum(parts.values()), parts))
+        hits.sort(key=lambda hit: hit.score, reverse=True)
+        return hits[:limit]
+
+    async def list_items(
+        self, *, include_inactive: bool = False, limit: int = 100
+    ) -> list[MemoryItem]:
+        return await self._store.list_items(include_inactive=include_inactive, limit=limit)
+
+    async def explain(self, item_id: str) -> dict[str, Any]:
+        """Everything about one item, history included; an empty dict if there is none."""
+        rowid = _parse_id(item_id)
+        if rowid is None:
+            return {}
+        details = await self._store.explain(rowid)
+        if details and self._index is not None:
+            details["has_vector"] = self._index.has(rowid)
+        return details
+
+    async def stats(self) -> dict[str, Any]:
+        stats = await self._store.stats()
+        stats["backend"] = self.name
+        stats["embedder"] = self.model_name or None
+        stats["vectors_loaded"] = len(self._index) if self._index is not None else 0
+        return stats
+
+    async def export(self) -> list[dict[str, Any]]:
+        return await self._store.export()
+
+    def tools(self) -> list[Tool]:
+        """``memory_search``, ``memory_add`` and ``memory_forget`` for the model."""
+        return [
+            Tool(
+                "memory_search",
+                "Search your long-term memory of this user. Returns matching memories, best "
+                "first, each with its id and [category · source · confidence] citation.",
+                {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "description": "What to look for."},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": 20},
+                    },
+                    "required": ["query"],
+                },
+                self._tool_search,
+            ),
+            Tool(
+                "memory_add",
+                "Store one durable fact about the user (a fact, preference, decision, skill "
+                "or error to avoid). Passing small talk or secrets is refused.",
+                {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string", "description": "One self-contained fact."},
+                        "category": {"type": "string", "enum": list(CATEGORIES)},
+                    },
+                    "required": ["text"],
+                },
+                self._tool_add,
+            ),
+            Tool(
+                "memory_forget",
+                "Forget one memory by its id (it is no longer recalled).",
+                {
+                    "type": "object",
+                    "properties": {"id": {"type": "string", "description": "The memory id."}},
+                    "required": ["id"],
+                },
+                self._tool_forget,
+            ),
+        ]
+
+    async def _tool_search(self, args: dict[str, Any]) -> str:
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ToolFailed("memory_search needs a non-empty 'query' string")
+        limit = args.get("limit", 5)
+        limit = min(20, max(1, limit)) if isinstance(limit, int) else 5
+        hits = await _tool_call(self.search(query, limit=limit))
+        if not hits:
+            return "No memory matches that."
+        return "\n".join(f"{hit.item.id}. {hit.item.text} {hit.citation}" for hit in hits)
+
+    async def _tool_add(self, args: dict[str, Any]) -> str:
+        text, category = args.get("text"), args.get("category")
+        if not isinstance(text, str) or not text.strip():
+            raise ToolFailed("memory_add needs a non-empty 'text' string")
+        if category is not None and category not in CATEGORIES:
+            raise ToolFailed(f"category must be one of {', '.join(CATEGORIES)}")
+        source = f"assistant {self._now():%Y-%m-%d}"
+        result = await _tool_call(self.add(text, source=source, category=category))
+        if result.duplicate_of is not None:
+            return f"Already remembered as memory {result.duplicate_of}; reinforced it."
+        if result.stored:
+            return f"Stored as memory {result.item_id} ({result.category})."
+        return f"Not stored: {result.reason}."
+
+    async def _tool_forget(self, args: dict[str, Any]) -> str:
+        item_id = str(args.get("id", "")).strip()
+        if not await _tool_call(self.forget(item_id)):
+            raise ToolFailed(f"there is no memory with id {item_id!r}")
+        return f"Memory {item_id} forgotten; it will not be recalled again."
+
+
+async def _tool_call(call: Awaitable[_T]) -> _T:
+    """A store failure becomes an error the model reads, not a crash of the turn."""
+    try:
+        return await call
+    except MemoryStoreError as exc:
+        raise ToolFailed(exc.user_message) from exc
+
+
+def _parse_id(item_id: str) -> int | None:
+    text = str(item_id).strip().lstrip("#")
+    return int(text) if text.isdigit() and len(text) < 19 else None
