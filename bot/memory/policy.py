@@ -19,7 +19,15 @@ from dataclasses import dataclass
 
 from bot.memory.base import CATEGORIES, Category
 
-__all__ = ["Verdict", "classify", "fold", "looks_secret", "secret_kind", "split_candidates"]
+__all__ = [
+    "Verdict",
+    "classify",
+    "fold",
+    "guess_language",
+    "looks_secret",
+    "secret_kind",
+    "split_candidates",
+]
 
 # -- pattern tables (folded text: lower case, no accents) ----------------------------------
 
@@ -27,6 +35,17 @@ _MY = r"(?:my|our)"
 _MEU = r"(?:meu|minha|meus|minhas|nosso|nossa|nossos|nossas)"
 _DAYS_EN = r"(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekends?)"
 _DAYS_PT = r"(?:segundas?|tercas?|quartas?|quintas?|sextas?|sabados?|domingos?|fins? de semana)"
+
+_IMPERATIVE_EN = (
+    r"lift|adjust|press|hold|turn|unplug|add|put|use|pour|soak|rinse|wipe|spray|tap|jiggle"
+    r"|shake|open|close|check|run|try|let|leave|switch|flip|reset|clean|mix|boil|freeze|heat"
+    r"|cover|remove|take|push|pull|twist|wait|enter|scrub|sprinkle|stir|bake|cook"
+)
+_IMPERATIVE_PT = (
+    r"levanta|ajusta|aperta|segura|desliga|liga|coloca|poe|usa|joga|deixa|tira|passa|lava"
+    r"|limpa|congela|tampa|espera|mexe|vira|gira|puxa|empurra|reinicia|troca|abre|fecha"
+    r"|esfrega|ferve|assa|polvilha|mistura|bate"
+)
 
 RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
     "en": {
@@ -48,8 +67,14 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
         "preference": [
             (r"\bi (?:really |absolutely |much |also |just )?(?:prefer|love|like|hate|dislike"
              r"|enjoy|adore|loathe|can'?t stand|do(?:n'?t| not) (?:really )?(?:like|want|enjoy|eat|"
-             r"drink)|'d rather|would rather)\b", 2.5),
-            (r"\b(?:favou?rite|fan of|not a fan|into)\b", 2.0),
+             r"drink))\b", 2.5),
+            (r"\bi(?:'d| would) (?:much )?rather\b", 2.5),
+            (r"\b(?:favou?rite|fan of|not a fan|into)\b", 2.5),
+            (r"\b(?:keep|make) (?:your|the) (?:answers|replies|messages|responses)\b", 2.5),
+            (r"\b(?:in|on) your (?:replies|answers|messages|responses)\b", 2.0),
+            (r"\b(?:don'?t|do not|never) (?:send|call|text|message|remind|wake|book|schedule"
+             r"|suggest|bother|put|add|order)\b", 2.5),
+            (r"\b(?:is|are) the (?:best|worst)\b", 2.0),
             (r"\b(?:please )?(?:always|never|don'?t ever) (?:call|answer|reply|use|write|send"
              r"|remind|talk|speak|suggest|book|order|schedule)\b", 2.5),
             (r"\b(?:call me|i want you to|i'd like you to|i like it when|i like my|"
@@ -65,6 +90,10 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
             (r"\b(?:we'll|we will|we're going to|we are going to|i'll|i'm going to|i will)"
              r" (?:go with|use|switch|start|stop|keep|sell|buy|cancel|move|book|hire|paint"
              r"|skip|take)\b", 2.0),
+            (r"\b(?:we're|we are) (?:keeping|doing|going with|getting|switching|selling"
+             r"|buying|moving|skipping)\b", 2.0),
+            (r"\b(?:we're|we are|i'm|i am) not (?:renewing|buying|going to|getting|keeping"
+             r"|doing|hiring|moving)\b", 2.0),
             (r"\b(?:let'?s go with|we'?re going with|the plan is|no longer|won'?t (?:buy|use"
              r"|order)|cancel(?:led|ed|ing) (?:the|our|my))\b", 2.0),
         ],
@@ -72,8 +101,15 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
             (r"\bthe (?:trick|secret|key|way|best way) (?:to|is|for)\b", 2.5),
             (r"\bi (?:know how to|can (?:play|cook|bake|speak|drive|swim|sew|knit|code|fix"
              r"|sing|dance))\b", 2.5),
-            (r"\b(?:to|if you want to) (?:unclog|clean|remove|fix|reset|get rid of|make|descale"
-             r"|restart|defrost|unlock|open|pair|reboot|bleed|cook)\b[^,]{0,50},", 2.5),
+            (r"^(?:to|in order to|if you want to) \w+\b[^,]{0,60},", 2.5),
+            (rf"\b(?:when|if|whenever) [^,]{{3,60}}, (?:just |then )?(?:{_IMPERATIVE_EN})\b", 2.5),
+            (rf"^(?:{_IMPERATIVE_EN}) \w+.*\b(?:and|then|until|before|after|so)\b", 2.0),
+            (r"\b(?:you can|you could|it'?s (?:much |a lot )?easier to|helps to) (?:\w+ )?"
+             r"(?:clean|fix|remove|get|make|use|unclog|freeze|reheat|store|grate|peel|keep)\b",
+             2.0),
+            (r"\b(?:makes|keeps|gives) (?:the |it |them |your )?\w+ (?:taste|crisp\w*|soft\w*"
+             r"|fluff\w*|last|fresh\w*|tender|moist)", 2.0),
+            (r"\bi (?:learned|learnt|taught myself) (?:how )?to\b", 2.5),
             (r"\b(?:just |you (?:have|need) to |make sure (?:to|you) )?(?:hold|press|unplug"
              r"|soak|rinse|preheat|let it|leave it|turn it off and)\b", 1.0),
             (r"\b(?:first|step \d)\b.*\b(?:then|after that|next)\b", 2.0),
@@ -83,6 +119,12 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
             (r"\b(?:error|fault|bug|crash(?:ed|es)?|broke|broken|failed|fails|failing"
              r"|doesn'?t work|didn'?t work|stopped working|won'?t (?:start|turn on|work|connect)"
              r"|keeps (?:failing|crashing|beeping|turning off|dropping|tripping))\b", 2.0),
+            (r"\b(?:tripped|dead|died|deleted|lost|jammed|clogged|flooded|blew|blown|cracked"
+             r"|scratched|logged me out|froze|freezes|overflowed|melted|ran out)\b", 2.0),
+            (r"\b(?:didn'?t|doesn'?t|won'?t|wouldn'?t) (?:start|turn on|charge|connect|drain"
+             r"|print|save|sync|open|close|lock|heat|cool|spin)\b", 2.0),
+            (r"\b(?:paid|charged|bought|ordered|booked)\b[^.]{0,40}\btwice\b", 2.0),
+            (r"\b(?:oops|whoops|again|twice)\b", 0.5),
             (r"\b(?:mistake|by accident|accidentally|messed up|screwed up|ruined|burn(?:ed|t)"
              r"|stained|shrank|leak(?:ed|s|ing)|overcharged|wrong)\b", 2.0),
             (r"\b(?:don'?t|never|do not) (?:\w+ ){0,3}again\b", 1.5),
@@ -93,7 +135,7 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
     "pt": {
         "fact": [
             (rf"\b{_MEU} [\w']+(?: [\w']+){{0,3}} (?:e|sao|era|foi|mora|moram|trabalha|tem"
-             r"|se chama|chama|nasceu|faz|estuda|vai|toma|fica|comeca)\b", 2.0),
+             r"|se chama|chama|nasceu|faz|estuda|esta|vai|toma|fica|comeca)\b", 2.0),
             (r"\b(?:eu )?(?:moro|morei|trabalho|trabalhei|nasci|cresci|estudo|estudei|falo"
              r"|dirijo|costumo)\b", 2.0),
             (r"\b(?:eu )?tenho (?:um|uma|dois|duas|tres|\d+|dois|nenhum|nenhuma) \w+", 2.0),
@@ -110,9 +152,14 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
             (r"\b(?:comeca|abre|fecha|termina|vence) (?:as|a|no|na|todo|toda)\b", 1.5),
         ],
         "preference": [
-            (r"\b(?:eu )?(?:prefiro|adoro|amo|gosto|odeio|detesto|curto|nao gosto|nao curto"
-             r"|nao suporto|nao aguento|nao como|nao bebo)\b", 2.5),
-            (r"\b(?:favorit\w*|preferid\w*|sou fa|fa de)\b", 2.0),
+            (r"\b(?:eu )?(?:prefiro|adoro|amo|(?<!com )(?<!de )(?<!o )gosto|odeio|detesto|curto"
+             r"|nao gosto|nao curto|nao suporto|nao aguento|nao como|nao bebo)\b", 2.5),
+            (r"\b(?:favorit\w*|preferid\w*|sou fa|fa de)\b", 2.5),
+            (r"\b(?:suas|as) (?:respostas|mensagens) (?:curtas|longas|mais)\b", 2.5),
+            (r"\bnas (?:suas )?(?:respostas|mensagens)\b", 2.0),
+            (r"\b(?:nao|nunca) me (?:manda|mande|liga|ligue|acorda|acorde|chama|chame|lembra"
+             r"|lembre|marca|marque|sugere|sugira)\b", 2.5),
+            (r"\b(?:e|sao) (?:o|a|os|as) (?:melhor|pior)(?:es)?\b", 2.0),
             (r"\b(?:por favor,? )?(?:sempre|nunca) (?:me )?(?:chame|responda|fale|use|escreva"
              r"|mande|lembre|sugira|marque|pe[cç]a)\b", 2.5),
             (r"\b(?:me chama de|me chame de|pode me chamar de|quero que voce|gosto que voce"
@@ -121,7 +168,9 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
         ],
         "decision": [
             (r"\b(?:decidi|decidimos|resolvi|resolvemos|combinamos|combinei|escolhemos|escolhi"
-             r"|optamos|optei|fechamos|fechei|ficou (?:decidido|combinado|definido))\b", 3.0),
+             r"|optamos|optei|fechamos|fechei|definimos|defini"
+             r"|ficou (?:decidido|combinado|definido))\b", 3.0),
+            (r"\b(?:vai|vao) ficar (?:na|no|nas|nos|com|em)\b", 2.0),
             (r"\b(?:decisao|definido|combinado)\b", 2.0),
             (r"\b(?:a partir de (?:agora|hoje|amanha|segunda|semana|do|da|\w+)|daqui (?:pra|para)"
              r" frente|de agora em diante|de hoje em diante)\b", 2.5),
@@ -133,11 +182,18 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
         "skill": [
             (r"\b(?:o|a) (?:segredo|truque|macete|jeito|dica|melhor jeito|manha)"
              r" (?:e|de|para|pra|do|da)\b", 2.5),
+            (r"\b(?:eu )?sei (?!se|que|la|nao|onde|quando|como|qual|quem|disso|nada)"
+             r"\w+(?:ar|er|ir)\b", 2.5),
             (r"\b(?:sei|aprendi a|consigo) (?:tocar|cozinhar|fazer|falar|dirigir|nadar|costurar"
              r"|tricotar|programar|consertar|cantar|dancar)\b", 2.5),
-            (r"\b(?:para|pra|se quiser) (?:desentupir|limpar|tirar|consertar|resetar|fazer"
-             r"|ligar|descongelar|destravar|abrir|parear|reiniciar|desligar|cozinhar)\b"
-             r"[^,]{0,50},", 2.5),
+            (r"^(?:para|pra|se quiser) \w+(?:ar|er|ir)\b[^,]{0,60},", 2.5),
+            (rf"\b(?:quando|se|sempre que) [^,]{{3,60}}, (?:e so |basta |dai )?(?:{_IMPERATIVE_PT})"
+             r"\b", 2.5),
+            (rf"^(?:{_IMPERATIVE_PT}) \w+.*\b(?:e|depois|ate|antes|que|assim)\b", 2.0),
+            (r"\b(?:da (?:pra|para)|voce pode|fica (?:muito )?mais facil(?: de)?) (?:\w+ )?"
+             r"(?:limpar|tirar|consertar|fazer|usar|congelar|resolver|destravar|ralar|descascar"
+             r"|guardar|conservar)\b", 2.0),
+            (r"\bdeixa (?:o|a|os|as) \w+ (?:com gosto|mais|crocante|macio|fofo|sequinho)", 2.0),
             (r"\b(?:basta|e so (?:apertar|segurar|colocar|usar|ligar|desligar|deixar|tirar)"
              r"|tem que (?:apertar|segurar|deixar|colocar|tirar)|deixa de molho)\b", 1.5),
             (r"\b(?:primeiro)\b.*\b(?:depois|em seguida|dai)\b", 2.0),
@@ -146,7 +202,12 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
         "error": [
             (r"\b(?:erro|defeito|deu pau|deu problema|quebrou|quebrad\w*|falhou|falha|travou"
              r"|travando|nao funciona|nao funcionou|parou de funcionar|nao liga|nao ligou|pifou"
-             r"|estragou|vazando|vazou|queimou|desarma|cai toda hora)\b", 2.0),
+             r"|estragou|vazando|vazou|queimou|desarm\w*|nao pegou|arriad\w*|descarreg\w*"
+             r"|apagou|deslogou|perdi|entupiu|entupid\w*|inundou|rachou|derreteu)\b", 2.0),
+            (r"\b(?:paguei|cobraram|comprei|pedi|marquei)\b[^.]{0,40}\bduas vezes\b", 2.0),
+            (r"\b(?:ops|de novo|duas vezes)\b", 0.5),
+            (r"\b(?:cai\b.{0,20}\btoda hora|vive (?:caindo|travando|quebrando|desligando)"
+             r"|fica (?:caindo|travando|desligando|dando erro))\b", 2.0),
             (r"\b(?:errei|me enganei|por engano|sem querer|manchou|encolheu|cobraram errado"
              r"|errad\w*)\b", 2.0),
             (r"\b(?:nunca mais|nao (?:\w+ ){0,3}de novo)\b", 1.5),
@@ -164,7 +225,10 @@ EPHEMERAL: dict[str, list[tuple[str, float]]] = {
         (r"\bi(?:'m| am) (?:eating|having|cooking|driving|heading|going|leaving|at|in|on"
          r"|watching|taking|about to|so|feeling|tired|hungry|sleepy|bored|busy|home|back|off"
          r"|out|stuck|waiting|walking|sitting|making|doing|getting|finishing|bit)\b", 1.5),
-        (r"\b(?:just (?:got|woke|finished|arrived)|gonna|getting ready)\b", 1.0),
+        (r"\b(?:just (?:got|woke|finished|arrived)|gonna|getting ready|finally)\b", 1.0),
+        (r"^(?:heading|going|leaving|off|walking|driving|running|taking|getting|on the)\b", 1.5),
+        (r"\b(?:back in|be there in|be home in|see you in) \d+", 2.0),
+        (r"\b(?:is|are) (?:here|\w+ing)\b", 1.0),
         (r"\b(?:set a timer|turn (?:on|off) the|remind me|play some|what'?s the weather)\b",
          1.5),
     ],
@@ -175,11 +239,28 @@ EPHEMERAL: dict[str, list[tuple[str, float]]] = {
         (r"\b(?:to|tou|estou|ta|esta) (?:comendo|almocando|jantando|saindo|chegando|no|na|em"
          r"|com|cansad\w*|morrendo|indo|voltando|dirigindo|assistindo|fazendo|esperando"
          r"|preso|presa|sem|meio|muito|acabando|tomando|terminando|atrasad\w*|chovendo)\b", 1.5),
+        (r"\b(?:to|tou|estou|ta|esta|estamos|tamo|tamos) \w+(?:ando|endo|indo)\b", 1.5),
+        (r"\bfinalmente\b", 1.0),
+        (r"^\w+(?:ando|endo|indo)\b", 1.5),
+        (r"\b(?:volto em|chego em|to ai em|estou ai em) \d+", 2.0),
+        (r"\b(?:chegou|chegaram)\b", 1.5),
         (r"\b(?:acabei de|acabou de|vou (?:sair|dormir|tomar banho|almocar|jantar|deitar))\b",
          1.0),
         (r"\b(?:liga a|desliga a|liga o|desliga o|poe um timer|coloca um timer|me lembra"
          r"|toca (?:uma|um|a|o))\b", 1.5),
     ],
+}
+
+#: words that say which language a sentence is in (none of them is common in the other one)
+STOPWORDS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        "the an is are was were i i'm my our we you your it it's this that of and with for"
+        " on at from have has don't can't will would".split()
+    ),
+    "pt": frozenset(
+        "o os as um uma e eh de do da dos das em no na nos nas com pra para pro eu meu minha"
+        " nosso nossa voce vc nao que tem ta to tou esta estou sao foi".split()
+    ),
 }
 
 #: a message made only of these words (and laughter) says nothing worth keeping
@@ -233,21 +314,33 @@ _SECRET_FORMATS: list[tuple[str, re.Pattern[str]]] = [
     )
 ]
 
-#: "my password is ...", "minha senha é ...", "api_key=..." on folded text
+#: up to 30 characters of anything but a sentence end ("gov.br" is not one)
+_GAP = r"(?:[^?!\n.]|\.(?=\S)){0,30}?"
+_EN_KEYS = (
+    r"password|passwd|passcode|passphrase|pin(?: code| number)?|api[ _-]?key|access[ _-]?token"
+    r"|auth[ _-]?token|bearer token|secret[ _-]?key|private key|recovery (?:code|phrase|key)"
+    r"|seed phrase|security (?:code|question|answer)|cvv|cvc|2fa code|otp|verification code"
+    r"|(?:alarm|gate|door|garage|safe|locker|lock|entry|building) code|token|maiden name"
+)
+_PT_KEYS = (
+    r"senha|pin|codigo (?:de acesso|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio))"
+    r"|chave (?:da|de) (?:api|acesso)|chave secreta|token|cvv|codigo de (?:seguranca|verificacao)"
+    r"|frase de recuperacao|pergunta (?:de|secreta)|resposta secreta|nome de solteira da mae"
+)
+
+#: "my password is ...", "minha senha é ...", "api_key=...", on folded text
 _SECRET_PHRASES = re.compile(
     "|".join(
         (
-            r"\b(?:password|passwd|passcode|passphrase|pin(?: code| number)?|api[ _-]?key"
-            r"|access[ _-]?token|auth[ _-]?token|bearer token|secret[ _-]?key|private key"
-            r"|recovery (?:code|phrase|key)|seed phrase|security code|cvv|cvc|2fa code|otp"
-            r"|verification code|(?:alarm|gate|door|garage|safe|locker|lock) code|token)"
-            r"\b[^.?!\n]{0,30}?(?:\bis\b|\bwas\b|:|=)\s*(?!(?:on|in|under|inside|written"
-            r"|saved|stored|behind|at|somewhere|the same|in the|expired|wrong|not)\b)\S",
-            r"\b(?:senha|pin|codigo de acesso|codigo do (?:alarme|portao|cofre|cadeado)"
-            r"|chave (?:da|de) api|chave secreta|token|cvv|codigo de seguranca"
-            r"|codigo de verificacao|frase de recuperacao)\b[^.?!\n]{0,30}?"
-            r"(?:\be\b|\beh\b|\bera\b|:|=)\s*(?!(?:a mesma|o mesmo|no|na|em|embaixo|atras"
-            r"|dentro|errad\w*|nova|novo|fraca|forte|o|a)\b)\S",
+            rf"\b(?:{_EN_KEYS})\b{_GAP}(?:\bis\b|\bwas\b|:|=)\s*(?!(?:on|in|under|inside"
+            r"|written|saved|stored|behind|at|somewhere|the same|in the|expired|wrong|not"
+            r"|too|changed|reset)\b)\S",
+            rf"\b(?:{_PT_KEYS})\b{_GAP}(?:\be\b|\beh\b|\bera\b|:|=)\s*(?!(?:a mesma|o mesmo"
+            r"|no|na|em|embaixo|atras|dentro|errad\w*|nova|novo|fraca|forte|muito|igual)\b)\S",
+            # a keyword followed straight by a value that has a digit or a symbol in it
+            r"\b(?:password|senha|pin|passcode|code|codigo)\s+(?=\S*[\d#@!$%&*])\S{4,}",
+            r"\b(?:login|credentials|credenciais|usuario e senha|user and password)\b"
+            r"[^?!\n]{0,40}[:=]\s*\S+\s*[/,]\s*\S",
             r"\b(?:cartao|card)\b[^.?!\n]{0,20}\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,7}\b",
         )
     )
@@ -342,10 +435,24 @@ def _compile(table: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, 
     return merged
 
 
+_RULES_BY_LANG = {lang: _compile({lang: RULES[lang]}) for lang in RULES}
+_EPHEMERAL_BY_LANG = {lang: _compile({lang: {"ephemeral": EPHEMERAL[lang]}})["ephemeral"]
+                      for lang in EPHEMERAL}
 _CATEGORY_RULES = _compile(RULES)
+#: on equal scores the specific categories win over the generic "fact"
+_TIE_ORDER: tuple[Category, ...] = ("preference", "decision", "skill", "error", "fact")
 _EPHEMERAL_RULES = _compile({lang: {"ephemeral": rules} for lang, rules in EPHEMERAL.items()})[
     "ephemeral"
 ]
+
+
+def guess_language(words: list[str]) -> str | None:
+    """The language whose stopwords clearly dominate ``words``, or None when unsure."""
+    counts = {lang: sum(word in stop for word in words) for lang, stop in STOPWORDS.items()}
+    ranked = sorted(counts.items(), key=lambda item: item[1], reverse=True)
+    if ranked[0][1] > 0 and ranked[0][1] > ranked[1][1]:
+        return ranked[0][0]
+    return None
 _WORD = re.compile(r"[a-z0-9']+")
 _LAUGH = re.compile(LAUGH)
 _INTERROGATIVE = re.compile(INTERROGATIVES)
@@ -383,7 +490,10 @@ def _is_trivial(words: list[str]) -> bool:
 
 
 def _is_question(raw: str, folded: str) -> bool:
-    return raw.rstrip().endswith("?") or bool(_INTERROGATIVE.match(folded))
+    """Ends with "?", or opens with a question word and is not a "when X, do Y" clause."""
+    if raw.rstrip().endswith("?"):
+        return True
+    return bool(_INTERROGATIVE.match(folded)) and ", " not in folded
 
 
 def _confidence(score: float, ephemeral: float) -> float:
@@ -402,13 +512,19 @@ def classify(text: str) -> Verdict:
     if _is_trivial(words):
         return Verdict(None, "rejected: trivial", 0.9)
 
-    scores = {label: _score(folded, _CATEGORY_RULES.get(label, [])) for label in CATEGORIES}
-    best: Category = max(CATEGORIES, key=lambda label: scores[label][0])
+    lang = guess_language(words)
+    rules = _RULES_BY_LANG[lang] if lang else _CATEGORY_RULES
+    scores = {label: _score(folded, rules.get(label, [])) for label in CATEGORIES}
+    best: Category = max(_TIE_ORDER, key=lambda label: scores[label][0])
     best_score, evidence = scores[best]
-    ephemeral, ephemeral_evidence = _score(folded, _EPHEMERAL_RULES)
+    ephemeral, ephemeral_evidence = _score(
+        folded, _EPHEMERAL_BY_LANG[lang] if lang else _EPHEMERAL_RULES
+    )
     noted = bool(_NOTE.search(folded))
 
     if _is_question(text, folded) and not noted:
+        if ephemeral > 0 and best_score < STRONG:
+            return Verdict(None, f"rejected: ephemeral ('{ephemeral_evidence}')", 0.7)
         return Verdict(None, "rejected: trivial (a question states nothing)", 0.8)
     if best_score >= STRONG and best_score >= ephemeral:
         return Verdict(best, f"{best}: '{evidence}'", _confidence(best_score, ephemeral))
