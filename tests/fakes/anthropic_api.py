@@ -66,6 +66,8 @@ class ToolUse:
     name: str
     input: dict[str, Any] = field(default_factory=dict)
     id: str | None = None
+    #: arguments sent verbatim instead of ``input`` (the OpenAI fake; for malformed JSON)
+    raw: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
