@@ -24,7 +24,7 @@ class Rig:
     adapter: NCTalkAdapter
     received: list[Incoming] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
-    reply: Callable[[Incoming], Awaitable[None]] | None = None
+    reply: Callable[[Incoming], Awaitable[object]] | None = None
 
     async def next_incoming(self) -> Incoming:
         await asyncio.wait_for(self.arrived.wait(), 5)

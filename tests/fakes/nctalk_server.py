@@ -190,7 +190,7 @@ class FakeTalkServer:
         backend: str | None = None,
     ) -> Delivery:
         """Deliver a chat message (``Create``) as ``BotService::afterChatMessageSent``."""
-        self._known_ids.setdefault(room, set()).add(message_id)
+        self.add_message(room, message_id)
         content = php_json({"message": text, "parameters": dict(parameters or {}) or []})
         obj: dict[str, Any] = {
             "type": "Note",
@@ -257,6 +257,10 @@ class FakeTalkServer:
         return await self.deliver(payload)
 
     # -- the bot API ------------------------------------------------------------------------
+
+    def add_message(self, room: str, message_id: int) -> None:
+        """Make ``message_id`` a message of ``room`` that a bot may reply to."""
+        self._known_ids.setdefault(room, set()).add(message_id)
 
     def fail_next(self, *statuses: int) -> None:
         """Answer the next bot requests with these statuses, in order."""
