@@ -21,7 +21,7 @@ import asyncio
 import os
 
 import structlog
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator
 
 from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
 from adapters.nctalk_client import MessageTooLong, RetryPolicy, TalkBotClient, TalkRejected
@@ -71,12 +71,6 @@ class Settings(AdapterSettings):
         if value and not value.startswith(("http://", "https://")):
             raise ValueError(f"{value!r} is not an http(s) URL")
         return value
-
-    @model_validator(mode="after")
-    def _needs_backend(self) -> Settings:
-        if self.enabled and not self.backend_url:
-            raise ValueError("backend_url is required (the Nextcloud base URL)")
-        return self
 
     def secret_value(self) -> str:
         """The shared secret, direct or from the environment variable ``secret_env``."""

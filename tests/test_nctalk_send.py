@@ -169,8 +169,8 @@ def test_webhook_path_must_be_under_webhooks() -> None:
 
 
 def test_enabled_needs_a_backend_url() -> None:
-    with pytest.raises(ValidationError, match="backend_url"):
-        Settings(enabled=True, secret=SECRET)
+    with pytest.raises(ConfigError, match=r"adapters\.nctalk\.backend_url"):
+        create(Settings(enabled=True, secret=SECRET), _context())
     assert Settings().enabled is False
 
 
