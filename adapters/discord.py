@@ -1,0 +1,317 @@
+"""Discord: a bot account on the gateway, through discord.py.
+
+Messages arrive over the gateway (direct messages, and guild messages that mention the bot or
+reply to it); slash commands built from the core's command table arrive as interactions and
+are answered as the interaction's response. Answers are markdown, which Discord renders
+itself, split at Discord's 2000-character limit with fenced code blocks kept whole.
+
+Rooms are channel ids (``"123456789012345678"``); ``"user:<id>"`` opens (or reuses) the
+direct-message channel with that user, for messages the bot starts itself.
+
+``api_base`` and ``gateway_url`` point discord.py somewhere other than discord.com (a
+loopback server in tests). discord.py keeps both in class attributes, so setting them
+changes every Discord client in the process; they are only touched when configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+
+import aiohttp
+import discord
+import structlog
+import yarl
+from pydantic import Field, SecretStr, field_validator
+
+from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
+from adapters.discord_client import PersonadClient
+from adapters.discord_commands import PendingInteractions, Reply, sync_commands
+from bot.errors import AdapterError, ConfigError
+from bot.formatting import split_markdown
+
+__all__ = ["DISCORD_MAX_CHARS", "DiscordAdapter", "Settings", "create"]
+
+log = structlog.get_logger(__name__)
+
+DISCORD_MAX_CHARS = 2000
+#: a typing indicator lasts about 10 seconds; refresh it no more often than this
+_TYPING_EVERY = 8.0
+_FATAL = (discord.LoginFailure, discord.PrivilegedIntentsRequired)
+
+
+class Settings(AdapterSettings):
+    """``[adapters.discord]``."""
+
+    token: SecretStr | None = None
+    token_env: str | None = "DISCORD_BOT_TOKEN"
+    application_id: int | None = None
+    sync_commands: bool = True
+    api_base: str | None = None
+    gateway_url: str | None = None
+    connect_timeout: float = Field(60.0, gt=0)
+
+    @field_validator("api_base")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value.rstrip("/") if value else value
+
+    @field_validator("gateway_url")
+    @classmethod
+    def _ws_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("ws://", "wss://")):
+            raise ValueError(f"{value!r} is not a ws(s) URL")
+        return value
+
+    def token_value(self) -> str:
+        """The bot token, direct or from the environment variable ``token_env``."""
+        if self.token is not None:
+            value, key = self.token.get_secret_value(), "adapters.discord.token"
+        elif self.token_env:
+            value = os.environ.get(self.token_env, "")
+            key = f"adapters.discord.token_env ({self.token_env})"
+            if not value:
+                raise ConfigError(f"{key}: environment variable is not set")
+        else:
+            raise ConfigError("adapters.discord.token: set token or token_env")
+        if not value.strip():
+            raise ConfigError(f"{key}: the bot token is empty")
+        return value.strip()
+
+
+class DiscordAdapter(Adapter):
+    platform = "discord"
+    max_message_chars = DISCORD_MAX_CHARS
+    supports_edit = True
+
+    def __init__(self, settings: Settings, context: AdapterContext) -> None:
+        super().__init__(context)
+        self.settings = settings
+        self._client: PersonadClient | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._fatal: BaseException | None = None
+        self._pending = PendingInteractions()
+        self._typed: dict[str, float] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        if self._client is not None and not self._client.is_closed():
+            return
+        token = self.settings.token_value()
+        _apply_endpoints(self.settings)
+        self._fatal = None
+        client = self._client = PersonadClient(
+            deliver=self._deliver,
+            health=self.health,
+            menu=self.context.command_menu,
+            pending=self._pending,
+            application_id=self.settings.application_id,
+        )
+        try:
+            await _login(client, token)
+            if self.settings.sync_commands:
+                await sync_commands(client, self.context.state)
+            self._runner = asyncio.create_task(self._run(client), name="discord.gateway")
+            await self._wait_connected(client)
+        except BaseException:
+            await self.stop()
+            raise
+        self.health.running = True
+        self.health.touch("connected")
+        log.info("discord.started", user=str(client.user), commands=len(self.context.command_menu))
+
+    async def _wait_connected(self, client: PersonadClient) -> None:
+        assert self._runner is not None
+        waiter = asyncio.create_task(client.connected.wait())
+        try:
+            await asyncio.wait(
+                {waiter, self._runner},
+                timeout=self.settings.connect_timeout,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            waiter.cancel()
+        if not client.connected.is_set():
+            cause = self._fatal
+            reason = f": {cause}" if cause else f" within {self.settings.connect_timeout:g} s"
+            raise AdapterError(f"Discord gateway did not connect{reason}") from cause
+
+    async def _run(self, client: PersonadClient) -> None:
+        """Keep the gateway connected until the client is closed.
+
+        discord.py resumes or re-identifies by itself after network failures; what escapes
+        its loop is either fatal (bad token, a privileged intent not enabled) or unexpected,
+        in which case a fresh connection is tried after a pause.
+        """
+        pause = 1.0
+        while not client.is_closed():
+            try:
+                await client.connect(reconnect=True)
+            except _FATAL as exc:
+                self._fail(exc)
+                return
+            except discord.ConnectionClosed as exc:
+                if client.is_closed():  # discord.py closed the client: the close code is final
+                    self._fail(exc)
+                    return
+                log.warning("discord.gateway_closed", code=exc.code)
+            except Exception as exc:
+                log.warning("discord.gateway_failed", error=repr(exc))
+            if client.is_closed():
+                return
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 60.0)
+
+    def _fail(self, exc: BaseException) -> None:
+        self._fatal = exc
+        self.health.running = False
+        self.health.detail = f"stopped: {exc}"
+        log.error("discord.gateway_fatal", error=str(exc))
+
+    async def stop(self) -> None:
+        client, runner = self._client, self._runner
+        self._client = self._runner = None
+        self.health.running = False
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
+        if runner is not None:
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await runner
+        self._pending.clear()
+        self._typed.clear()
+
+    async def _deliver(self, incoming: Incoming) -> None:
+        try:
+            await self.context.handler(incoming)
+        except Exception:
+            log.exception("discord.handler_failed", event_id=incoming.event_id)
+
+    # ------------------------------------------------------------------ out
+    def _live(self) -> PersonadClient:
+        if self._client is None or self._client.is_closed():
+            raise AdapterError("Discord is not connected", user_message="Discord is not connected.")
+        return self._client
+
+    async def _channel(self, room: str) -> discord.abc.Messageable:
+        client = self._live()
+        if room.startswith("user:") and room[5:].isdigit():
+            with _translated(f"open a direct message with {room}"):
+                return await client.create_dm(discord.Object(id=int(room[5:])))
+        if not room.isdigit():
+            raise AdapterError(f"not a Discord channel id: {room!r}")
+        return client.get_partial_messageable(int(room))
+
+    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+        chunks = split_markdown(text, DISCORD_MAX_CHARS)
+        if not chunks:
+            raise AdapterError("nothing to send: the message is empty")
+        reply = self._pending.for_reply(reply_to)
+        last = ""
+        for index, chunk in enumerate(chunks):
+            if reply is not None:
+                try:
+                    last = await self._answer(reply, chunk)
+                    continue
+                except discord.HTTPException as exc:
+                    # the interaction token may have run out; the channel still works
+                    log.warning("discord.followup_failed", status=exc.status)
+                    reply = None
+            channel = await self._channel(room)
+            reference = None
+            if index == 0 and reply_to and reply_to.isdigit():
+                reference = discord.MessageReference(
+                    message_id=int(reply_to), channel_id=int(room) if room.isdigit() else 0,
+                    fail_if_not_exists=False,
+                )
+            with _translated(f"send to channel {room}"):
+                message = await channel.send(chunk, reference=reference)  # type: ignore[arg-type]
+            last = str(message.id)
+        self._typed.pop(room, None)
+        return last
+
+    async def _answer(self, reply: Reply, chunk: str) -> str:
+        interaction = reply.interaction
+        if reply.original_id is None:
+            original = await interaction.edit_original_response(content=chunk)
+            self._pending.sent(reply, str(original.id), original=True)
+            return str(original.id)
+        followup = await interaction.followup.send(chunk, wait=True)
+        self._pending.sent(reply, str(followup.id), original=False)
+        return str(followup.id)
+
+    async def edit(self, room: str, message_id: str, text: str) -> None:
+        if not text.strip() or len(text) > DISCORD_MAX_CHARS:
+            raise AdapterError(
+                f"an edit must be 1 to {DISCORD_MAX_CHARS} characters, not {len(text)}"
+            )
+        if not message_id.isdigit():
+            raise AdapterError(f"not a Discord message id: {message_id!r}")
+        reply = self._pending.for_message(message_id)
+        with _translated(f"edit message {message_id}"):
+            if reply is not None and message_id == reply.original_id:
+                await reply.interaction.edit_original_response(content=text)
+            elif reply is not None:
+                await reply.interaction.followup.edit_message(int(message_id), content=text)
+            else:
+                channel = await self._channel(room)
+                partial = channel.get_partial_message(int(message_id))  # type: ignore[attr-defined]
+                await partial.edit(content=text)
+
+    async def typing(self, room: str, on: bool) -> None:
+        if not on:
+            self._typed.pop(room, None)
+            return
+        now = time.monotonic()
+        if now - self._typed.get(room, -_TYPING_EVERY) < _TYPING_EVERY:
+            return
+        self._typed[room] = now
+        try:
+            channel = await self._channel(room)
+            await channel.typing()
+        except (AdapterError, discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.info("discord.typing_failed", room=room, error=str(exc))
+
+
+@contextlib.contextmanager
+def _translated(action: str) -> Iterator[None]:
+    """Turn discord.py's and aiohttp's errors into :class:`AdapterError` naming ``action``."""
+    try:
+        yield
+    except discord.Forbidden as exc:
+        raise AdapterError(f"Discord refused to {action}: {exc.text or exc.status}") from exc
+    except discord.NotFound as exc:
+        raise AdapterError(f"Discord could not {action}: not found") from exc
+    except discord.HTTPException as exc:
+        raise AdapterError(f"Discord failed to {action}: HTTP {exc.status}") from exc
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        raise AdapterError(f"cannot reach Discord to {action}: {exc!r}") from exc
+
+
+async def _login(client: PersonadClient, token: str) -> None:
+    try:
+        await client.login(token)
+    except discord.LoginFailure as exc:
+        raise AdapterError("Discord rejected the bot token (adapters.discord.token)") from exc
+    except discord.HTTPException as exc:
+        raise AdapterError(f"Discord login failed: HTTP {exc.status}") from exc
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        raise AdapterError(f"cannot reach Discord: {exc!r}") from exc
+
+
+def _apply_endpoints(settings: Settings) -> None:
+    """Point discord.py at ``api_base``/``gateway_url``: process-wide, only when configured."""
+    if settings.api_base:
+        discord.http.Route.BASE = settings.api_base
+    if settings.gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
+
+
+def create(settings: Settings, context: AdapterContext) -> DiscordAdapter:
+    return DiscordAdapter(settings, context)

@@ -1,0 +1,381 @@
+"""A loopback Discord: the REST API and the gateway websocket, as discord.py speaks to them.
+
+REST answers under ``/api/v10`` with ``Content-Type: application/json`` exactly (discord.py
+reads any other content type as text). The gateway at ``/gateway`` speaks the real opcodes in
+text frames: HELLO on connect, READY (then GUILD_CREATE) in answer to IDENTIFY, HEARTBEAT_ACK,
+and RESUMED in answer to RESUME after replaying the events the client missed.
+
+Tests drive it with :meth:`FakeDiscord.dispatch_message`, :meth:`FakeDiscord.dispatch_interaction`,
+:meth:`FakeDiscord.redeliver`, :meth:`FakeDiscord.dispatch` (any payload, malformed included)
+and :meth:`FakeDiscord.drop_connection`, and read what the bot put on the wire from ``sent``,
+``edits``, ``typing``, ``callbacks`` and ``commands``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+__all__ = ["FakeDiscord"]
+
+Json = dict[str, Any]
+ADMINISTRATOR = 1 << 3
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.Response(
+        status=status, body=json.dumps(data).encode(), headers={"Content-Type": "application/json"}
+    )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class FakeDiscord:
+    """One bot account, its application, its guilds, and one gateway session at a time."""
+
+    def __init__(self, *, token: str = "fake-bot-token", heartbeat_ms: int = 41250) -> None:
+        self.token = token
+        self.heartbeat_ms = heartbeat_ms
+        self._ids = itertools.count(1_200_000_000_000_000_001)
+        self.bot_user = self.user("personad", bot=True)
+        self.application_id = self.snowflake()
+        self.owner = self.user("owner")
+        self.guilds: dict[str, Json] = {}
+        self.messages: dict[str, Json] = {}
+        self.sent: list[Json] = []
+        self.edits: list[Json] = []
+        self.typing: list[str] = []
+        self.callbacks: list[Json] = []
+        self.deleted: list[str] = []
+        self.commands: list[Json] = []
+        self.command_puts = 0
+        self.identifies = 0
+        self.resumes = 0
+        self.heartbeats = 0
+        self._interactions: dict[str, Json] = {}
+        self._ws: web.WebSocketResponse | None = None
+        self._session_id = ""
+        self._seq = 0
+        self._log: list[Json] = []
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # ----------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeDiscord:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    @property
+    def connected(self) -> bool:
+        return self._ws is not None and not self._ws.closed
+
+    # ----------------------------------------------------------------- building blocks
+    def snowflake(self) -> str:
+        return str(next(self._ids))
+
+    def user(self, name: str, *, bot: bool = False) -> Json:
+        return {"id": self.snowflake(), "username": name, "discriminator": "0",
+                "global_name": name.title(), "avatar": None, "bot": bot, "flags": 0}
+
+    def add_guild(self, name: str = "home") -> tuple[str, str]:
+        """A guild with one text channel; returns ``(guild_id, channel_id)``."""
+        guild_id, channel_id = self.snowflake(), self.snowflake()
+        self.guilds[guild_id] = {
+            "id": guild_id, "name": name, "icon": None, "owner_id": self.owner["id"],
+            "roles": [{"id": guild_id, "name": "@everyone", "permissions": "0", "position": 0,
+                       "color": 0, "hoist": False, "managed": False, "mentionable": False}],
+            "emojis": [], "stickers": [], "features": [], "member_count": 2, "large": False,
+            "members": [], "threads": [], "presences": [], "voice_states": [],
+            "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
+            "channels": [{"id": channel_id, "type": 0, "guild_id": guild_id, "name": "general",
+                          "position": 0, "permission_overwrites": [], "nsfw": False}],
+        }
+        return guild_id, channel_id
+
+    def _message(self, channel_id: str, author: Json, content: str, **extra: Any) -> Json:
+        message = {"id": self.snowflake(), "channel_id": channel_id, "author": author,
+                   "content": content, "timestamp": _now(), "edited_timestamp": None,
+                   "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
+                   "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0,
+                   "components": []}
+        message.update(extra)
+        self.messages[message["id"]] = message
+        return message
+
+    # ----------------------------------------------------------------- test controls
+    async def dispatch_message(
+        self,
+        content: str,
+        *,
+        author: Json,
+        channel_id: str,
+        guild_id: str | None = None,
+        mention_bot: bool = False,
+        reply_to: str | None = None,
+        attachments: tuple[str, ...] = (),
+        stickers: tuple[str, ...] = (),
+    ) -> Json:
+        """Deliver MESSAGE_CREATE for a message ``author`` wrote; returns its payload."""
+        extra: Json = {}
+        if mention_bot:
+            extra["mentions"] = [self.bot_user]
+        if reply_to is not None:
+            extra["type"] = 19
+            extra["message_reference"] = {"message_id": reply_to, "channel_id": channel_id}
+            if reply_to in self.messages:
+                extra["referenced_message"] = self.messages[reply_to]
+        extra["attachments"] = [
+            {"id": self.snowflake(), "filename": name, "size": 1024, "url": f"https://cdn/{name}",
+             "proxy_url": f"https://cdn/{name}"} for name in attachments
+        ]
+        extra["sticker_items"] = [
+            {"id": self.snowflake(), "name": name, "format_type": 1} for name in stickers
+        ]
+        if guild_id is not None:
+            extra["guild_id"] = guild_id
+            extra["member"] = {"roles": [], "joined_at": _now(), "deaf": False, "mute": False,
+                               "flags": 0}
+        message = self._message(channel_id, author, content, **extra)
+        await self.dispatch("MESSAGE_CREATE", message)
+        return message
+
+    async def redeliver(self, message: Json) -> None:
+        """Deliver the same MESSAGE_CREATE again, under a new sequence number."""
+        await self.dispatch("MESSAGE_CREATE", message)
+
+    async def dispatch_interaction(
+        self,
+        name: str,
+        options: list[Json] | None = None,
+        *,
+        user: Json,
+        channel_id: str,
+        guild_id: str | None = None,
+        admin: bool = False,
+    ) -> Json:
+        """Deliver INTERACTION_CREATE for a slash command; returns its payload."""
+        interaction_id = self.snowflake()
+        data: Json = {"id": interaction_id, "application_id": self.application_id, "type": 2,
+                      "token": f"itoken-{interaction_id}", "version": 1, "locale": "en-US",
+                      "attachment_size_limit": 8_388_608, "entitlements": [],
+                      "app_permissions": "0",
+                      "authorizing_integration_owners": {"0": guild_id or "0"},
+                      "data": {"id": self.snowflake(), "name": name, "type": 1,
+                               "options": options or []}}
+        if guild_id is None:
+            data.update(user=user, context=1, channel={"id": channel_id, "type": 1,
+                                                       "recipients": [user]})
+        else:
+            data.update(guild_id=guild_id, context=0,
+                        channel={"id": channel_id, "type": 0, "guild_id": guild_id,
+                                 "name": "general", "position": 0, "permission_overwrites": []},
+                        member={"user": user, "roles": [], "joined_at": _now(), "deaf": False,
+                                "mute": False, "flags": 0,
+                                "permissions": str(ADMINISTRATOR if admin else 0)})
+        self._interactions[data["token"]] = data
+        await self.dispatch("INTERACTION_CREATE", data)
+        return data
+
+    async def dispatch(self, event: str, data: Any) -> None:
+        """Record a dispatch in the session's log and send it if a client is connected."""
+        self._seq += 1
+        payload = {"op": 0, "t": event, "s": self._seq, "d": data}
+        self._log.append(payload)
+        await self._send(payload)
+
+    async def send_text(self, text: str) -> None:
+        """Put a raw text frame on the gateway (to test garbage)."""
+        if self._ws is not None and not self._ws.closed:
+            await self._ws.send_str(text)
+
+    async def drop_connection(self, code: int = 4000) -> None:
+        """Close the gateway socket as a network failure would; the session stays resumable."""
+        if self._ws is not None:
+            await self._ws.close(code=code)
+
+    async def wait_for(self, check: Callable[[], bool], seconds: float = 10.0) -> None:
+        """Wait until ``check()`` holds; fail the test after ``seconds``."""
+        async with asyncio.timeout(seconds):
+            while not check():  # noqa: ASYNC110 (checks may read any object, not only ours)
+                await asyncio.sleep(0.01)
+
+    # ----------------------------------------------------------------- gateway
+    async def _send(self, payload: Json) -> None:
+        if self._ws is not None and not self._ws.closed:
+            await self._ws.send_str(json.dumps(payload))
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        if self._ws is not None and not self._ws.closed:
+            await self._ws.close(code=4000)
+        self._ws = ws
+        await self._send({"op": 10, "d": {"heartbeat_interval": self.heartbeat_ms}})
+        async for frame in ws:
+            if frame.type is not WSMsgType.TEXT:
+                continue
+            message = json.loads(frame.data)
+            await self._gateway_op(message.get("op"), message.get("d"))
+        return ws
+
+    async def _gateway_op(self, op: int | None, data: Any) -> None:
+        if op == 1:
+            self.heartbeats += 1
+            await self._send({"op": 11})
+        elif op == 2:
+            if data.get("token") != self.token and self._ws is not None:
+                await self._ws.close(code=4004)  # Authentication failed
+                return
+            await self._identify()
+        elif op == 6:
+            if data.get("session_id") != self._session_id or data.get("token") != self.token:
+                await self._send({"op": 9, "d": False})
+                return
+            self.resumes += 1
+            for payload in self._log:
+                if payload["s"] > (data.get("seq") or 0):
+                    await self._send(payload)
+            await self.dispatch("RESUMED", {})
+
+    async def _identify(self) -> None:
+        self.identifies += 1
+        self._session_id = self.snowflake()
+        self._log = []
+        await self.dispatch("READY", {
+            "v": 10, "user": self.bot_user, "session_id": self._session_id,
+            "resume_gateway_url": self.gateway_url, "shard": [0, 1],
+            "guilds": [{"id": guild_id, "unavailable": True} for guild_id in self.guilds],
+            "application": {"id": self.application_id, "flags": 0},
+        })
+        for guild in self.guilds.values():
+            await self.dispatch("GUILD_CREATE", guild)
+
+    # ----------------------------------------------------------------- REST
+    async def _rest(self, request: web.Request) -> web.Response:
+        path = "/" + request.match_info["tail"]
+        parts = path.strip("/").split("/")
+        body: Any = await request.json() if request.can_read_body else None
+        if parts[0] in ("interactions", "webhooks"):
+            return await self._webhook(request.method, parts, body)
+        if request.headers.get("Authorization") != f"Bot {self.token}":
+            return _json({"message": "401: Unauthorized", "code": 0}, 401)
+        route = (request.method, *["{}" if p.isdigit() else p for p in parts])
+        if route == ("GET", "users", "@me"):
+            return _json(self.bot_user)
+        if route == ("GET", "oauth2", "applications", "@me"):
+            return _json({"id": self.application_id, "name": "personad", "icon": None,
+                          "description": "", "bot_public": False, "bot_require_code_grant": False,
+                          "owner": self.owner, "verify_key": "00" * 32, "flags": 0,
+                          "interactions_endpoint_url": None, "bot": self.bot_user})
+        if route in (("GET", "gateway"), ("GET", "gateway", "bot")):
+            return _json({"url": self.gateway_url, "shards": 1, "session_start_limit": {
+                "total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}})
+        if route == ("POST", "users", "@me", "channels"):
+            user_id = str(body["recipient_id"])
+            recipient = {"id": user_id, "username": "someone", "discriminator": "0",
+                         "avatar": None}
+            return _json({"id": user_id + "1", "type": 1, "recipients": [recipient]})
+        if route == ("PUT", "applications", "{}", "commands"):
+            self.command_puts += 1
+            self.commands = [{**command, "id": self.snowflake(), "application_id": parts[1],
+                              "version": self.snowflake()} for command in body]
+            return _json(self.commands)
+        if route == ("POST", "channels", "{}", "typing"):
+            self.typing.append(parts[1])
+            return web.Response(status=204)
+        if route == ("POST", "channels", "{}", "messages"):
+            return self._post_message(parts[1], body)
+        if route == ("PATCH", "channels", "{}", "messages", "{}"):
+            return self._edit_message(parts[3], body, via="channel")
+        return _json({"message": f"404: Not Found {request.method} {path}", "code": 0}, 404)
+
+    def _post_message(self, channel_id: str, body: Json, via: str = "channel") -> web.Response:
+        extra: Json = {}
+        reference = body.get("message_reference")
+        if reference:
+            ids = {key: str(value) for key, value in reference.items() if key.endswith("_id")}
+            extra.update(type=19, message_reference={**ids, "channel_id": channel_id})
+        message = self._message(channel_id, self.bot_user, body.get("content") or "", **extra)
+        self.sent.append({**message, "via": via})
+        return _json(message)
+
+    def _edit_message(self, message_id: str, body: Json, *, via: str) -> web.Response:
+        message = self.messages.get(message_id)
+        if message is None:
+            return _json({"message": "Unknown Message", "code": 10008}, 404)
+        message.update(content=body.get("content", message["content"]), edited_timestamp=_now())
+        self.edits.append({"id": message_id, "content": message["content"], "via": via})
+        return _json(message)
+
+    async def _webhook(self, method: str, parts: list[str], body: Json) -> web.Response:
+        token = parts[2] if len(parts) > 2 else ""
+        interaction = self._interactions.get(token)
+        if interaction is None:
+            return _json({"message": "Unknown Webhook", "code": 10015}, 404)
+        channel_id = interaction["channel"]["id"]
+        if parts[0] == "interactions" and method == "POST":
+            self.callbacks.append({"interaction_id": parts[1], **body})
+            original = self._message(channel_id, self.bot_user, "", interaction={"id": parts[1]})
+            interaction["original"] = original["id"]
+            return _json({"interaction": {"id": parts[1], "type": 2,
+                                          "response_message_id": original["id"],
+                                          "response_message_loading": body.get("type") == 5,
+                                          "response_message_ephemeral": False},
+                          "resource": {"type": body.get("type"), "message": original}})
+        if method == "POST" and len(parts) == 3:
+            return self._post_message(channel_id, body, via="followup")
+        if method == "DELETE" and parts[3:] == ["messages", "@original"]:
+            self.deleted.append(interaction.get("original", ""))
+            return web.Response(status=204)
+        if method == "PATCH" and len(parts) == 5:
+            target = interaction.get("original", "") if parts[4] == "@original" else parts[4]
+            via = "original" if parts[4] == "@original" else "followup"
+            if via == "original" and target and target not in {m["id"] for m in self.sent}:
+                self.sent.append({**self.messages[target], "content": body.get("content"),
+                                  "via": via})
+                self.messages[target]["content"] = body.get("content")
+                return _json(self.messages[target])
+            return self._edit_message(target, body, via=via)
+        return _json({"message": "404: Not Found", "code": 0}, 404)
