@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -271,3 +276,45 @@ async def test_a_failing_sink_is_not_mistaken_for_the_model(
 
     with pytest.raises(PlatformDown):
         await backend.complete(system=SYSTEM, messages=HELLO, on_text=sink)
+
+
+async def test_responder_replaces_the_echo(fake: FakeAnthropic, backend: AnthropicBackend) -> None:
+    fake.responder = lambda body: Text(f"{len(body['messages'])} message(s)")
+    assert (await backend.complete(system=SYSTEM, messages=HELLO)).text == "1 message(s)"
+
+
+def test_thread_mode_serves_a_process_built_from_the_environment(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import asyncio, os
+        from bot.config import LLMConfig
+        from bot.llm.base import Message, SystemPrompt
+        from bot.llm.factory import build_backends
+
+        async def main():
+            llm = build_backends(LLMConfig(), os.environ)["anthropic"]
+            reply = await llm.complete(
+                system=SystemPrompt(stable="You are Inara."),
+                messages=[Message(role="user", text="from a process")],
+            )
+            print(reply.text)
+            await llm.close()
+
+        asyncio.run(main())
+        """
+    )
+    with FakeAnthropic.run_in_thread(api_key="sk-proc") as fake:
+        fake.script(Error(529, "overloaded_error", "Overloaded"))
+        env = {
+            **os.environ,
+            "ANTHROPIC_API_KEY": "sk-proc",
+            "ANTHROPIC_BASE_URL": fake.base_url,
+            "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "echo: from a process"
+        assert len(fake.requests) == 2  # the overload was retried
+        assert fake.requests[-1].body["messages"][-1]["content"] == "from a process"
