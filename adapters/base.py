@@ -150,6 +150,10 @@ class Adapter(ABC):
         """Show or hide a typing indicator; a platform without one does nothing."""
         return None
 
+    async def reply_done(self, room: str) -> None:
+        """Called once a whole answer has been delivered by ``send``/``edit`` calls."""
+        return None
+
     async def __aenter__(self) -> Adapter:
         try:
             await self.start()

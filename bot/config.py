@@ -156,7 +156,7 @@ class HonchoConfig(_Section):
 
 
 class MemoryConfig(_Section):
-    backend: Literal["sqlite-fts5", "holographic", "honcho"] = "sqlite-fts5"
+    backend: Literal["sqlite-fts5", "holographic", "honcho", "none"] = "sqlite-fts5"
     recall_limit: int = Field(6, ge=0, le=50)
     compact_threshold: float = Field(0.72, gt=0.1, lt=1.0)
     embeddings: Literal["auto", "off"] = "auto"

@@ -1,0 +1,49 @@
+"""Platform adapters by name: validate their config sections and create them."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from adapters.base import Adapter, AdapterContext, AdapterSettings
+from bot.errors import ConfigError
+
+__all__ = ["EXTRAS", "KNOWN", "create", "load", "settings_for"]
+
+KNOWN = ("console", "matrix", "telegram", "discord", "nctalk")
+#: the optional dependency group each platform needs
+EXTRAS = {"matrix": "matrix", "telegram": "telegram", "discord": "discord", "nctalk": "nctalk"}
+
+
+def load(name: str) -> ModuleType:
+    if name not in KNOWN:
+        raise ConfigError(f"adapters.{name}: unknown platform (known: {', '.join(KNOWN)})")
+    try:
+        return importlib.import_module(f"adapters.{name}")
+    except ImportError as exc:
+        extra = EXTRAS.get(name, name)
+        raise ConfigError(
+            f"adapters.{name}: a library it needs is missing ({exc.name});"
+            f" install it with: pip install 'personad[{extra}]'"
+        ) from exc
+
+
+def settings_for(name: str, raw: dict[str, Any]) -> AdapterSettings:
+    module = load(name)
+    try:
+        return cast(AdapterSettings, module.Settings.model_validate(raw))
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            key = ".".join(str(p) for p in error["loc"])
+            message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+            problems.append(f"adapters.{name}.{key}: {message}")
+        raise ConfigError("; ".join(problems)) from exc
+
+
+def create(name: str, settings: AdapterSettings, context: AdapterContext) -> Adapter:
+    module = load(name)
+    return cast(Adapter, module.create(settings, context))

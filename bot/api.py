@@ -1,0 +1,167 @@
+"""The daemon's small HTTP API (aiohttp), bound to 127.0.0.1 unless configured otherwise.
+
+``GET /healthz`` is open; every other endpoint wants ``Authorization: Bearer <token>``, the
+token read from the environment variable named by ``http.token_env``. With no token set the
+guarded endpoints answer 503: an API without a token is closed, not open. Paths under
+``/webhooks/`` carry their own authentication (Nextcloud Talk signs its webhooks) and pass.
+
+Endpoints: ``GET /status``, ``POST /distill/{short|mid|long}?user=U&persona=P``,
+``GET /distill/status``, ``GET /sessions/search?q=…&user=U&persona=P``,
+``POST /setup/persona`` (JSON ``{"user", "name", "template"}``).
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from aiohttp import web
+
+from bot.errors import PersonadError
+from bot.persona.names import validate_name
+from bot.persona.template import create_persona
+from bot.session_search import search_sessions
+
+if TYPE_CHECKING:
+    from bot.daemon import Daemon
+
+__all__ = ["build_app"]
+
+log = structlog.get_logger(__name__)
+
+_OPEN_PATHS = ("/healthz",)
+_DAEMON: web.AppKey[Daemon] = web.AppKey("daemon")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _bearer_middleware(token: str | None) -> Any:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        path = request.path
+        if path in _OPEN_PATHS or path.startswith("/webhooks/"):
+            return await handler(request)
+        if not token:
+            return web.json_response(
+                {"error": "the API is disabled: set its bearer token in the environment"},
+                status=503,
+            )
+        given = request.headers.get("Authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            value.strip().encode(), token.encode()
+        ):
+            return web.json_response(
+                {"error": "missing or wrong bearer token"},
+                status=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        return await handler(request)
+
+    return middleware
+
+
+@web.middleware
+async def _errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except PersonadError as exc:
+        return web.json_response({"error": exc.user_message}, status=400)
+    except Exception:
+        log.exception("api.crashed", path=request.path)
+        return web.json_response({"error": "internal error"}, status=500)
+
+
+def _user_persona(request: web.Request) -> tuple[str, str]:
+    user = request.query.get("user", "")
+    persona = request.query.get("persona", "")
+    validate_name(user, "user")
+    validate_name(persona, "persona")
+    return user, persona
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    daemon = request.app[_DAEMON]
+    adapters = {
+        name: {"running": a.health.running, "last_ok_age": round(min(a.health.age(), 1e9), 1)}
+        for name, a in daemon.adapters.items()
+    }
+    return web.json_response({"status": "ok", "adapters": adapters})
+
+
+async def _status(request: web.Request) -> web.Response:
+    daemon = request.app[_DAEMON]
+    sessions = daemon.sessions.all() if daemon.sessions else []
+    return web.json_response(
+        {
+            "uptime_s": round(time.monotonic() - daemon.started_at, 1),
+            "sessions": len(sessions),
+            "adapters": {
+                name: {
+                    "running": a.health.running,
+                    "reconnects": a.health.reconnects,
+                    "restarts": a.health.restarts,
+                    "detail": a.health.detail,
+                }
+                for name, a in daemon.adapters.items()
+            },
+        }
+    )
+
+
+async def _distill(request: web.Request) -> web.Response:
+    daemon = request.app[_DAEMON]
+    kind = request.match_info["kind"]
+    if kind not in ("short", "mid", "long"):
+        raise web.HTTPNotFound()
+    user, persona = _user_persona(request)
+    outcome = await daemon.distill(user, persona, kind)
+    return web.json_response({"kind": kind, "result": outcome})
+
+
+async def _distill_status(request: web.Request) -> web.Response:
+    daemon = request.app[_DAEMON]
+    return web.json_response({"last_runs": daemon.distiller.last_runs if daemon.distiller else {}})
+
+
+async def _search(request: web.Request) -> web.Response:
+    daemon = request.app[_DAEMON]
+    user, persona = _user_persona(request)
+    query = request.query.get("q", "")
+    directory = daemon.store.require(user, persona)
+    results = await search_sessions(directory / "sessions", query)
+    return web.json_response({"query": query, "results": results})
+
+
+async def _setup_persona(request: web.Request) -> web.Response:
+    daemon = request.app[_DAEMON]
+    try:
+        body = await request.json()
+    except ValueError:
+        return web.json_response({"error": "the body must be JSON"}, status=400)
+    if not isinstance(body, dict):
+        return web.json_response({"error": "the body must be a JSON object"}, status=400)
+    user = str(body.get("user", ""))
+    name = str(body.get("name", ""))
+    template = body.get("template")
+    path = create_persona(daemon.store, user, name, template=str(template) if template else None)
+    return web.json_response({"created": str(path)}, status=201)
+
+
+def build_app(daemon: Daemon, token: str | None) -> web.Application:
+    app = web.Application(
+        middlewares=[_errors_middleware, _bearer_middleware(token)], client_max_size=2 * 1024**2
+    )
+    app[_DAEMON] = daemon
+    app.router.add_get("/healthz", _healthz)
+    app.router.add_get("/status", _status)
+    app.router.add_post("/distill/{kind}", _distill)
+    app.router.add_get("/distill/status", _distill_status)
+    app.router.add_get("/sessions/search", _search)
+    app.router.add_post("/setup/persona", _setup_persona)
+    return app

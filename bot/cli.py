@@ -1,0 +1,257 @@
+"""The ``personad`` command line.
+
+    personad run                      the daemon: every configured adapter and the HTTP API
+    personad chat --user U --persona P    talk in this terminal (or through a pipe)
+    personad check-config             print every configuration problem
+    personad persona new USER NAME    create a persona from a template
+    personad persona list [USER]
+    personad memory add|search|list|explain|forget|stats|export --user U --persona P
+    personad distill short|mid|long --user U --persona P
+
+``--config PATH`` (or ``PERSONAD_CONFIG``) names the TOML file; without one, defaults apply and
+the data directory is ``PERSONAD_DATA_DIR`` or ``~/.local/share/personad``. A problem is
+reported as one clear sentence on stderr with exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from adapters import registry
+from adapters.base import AdapterContext, Incoming
+from adapters.console import ConsoleAdapter
+from bot import __version__
+from bot.config import Config, UserConfig, collect_problems, config_path_from, load_config
+from bot.errors import ConfigError, PersonadError
+from bot.logs import configure_logging
+from bot.persona.names import validate_name
+from bot.persona.store import PersonaStore
+from bot.persona.template import available_templates, create_persona
+
+__all__ = ["main"]
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"personad: {message}", file=sys.stderr)
+    return code
+
+
+def _load(args: argparse.Namespace) -> Config:
+    config = load_config(config_path_from(getattr(args, "config", None)))
+    if getattr(args, "data_dir", None):
+        config.daemon.data_dir = Path(args.data_dir).expanduser()
+    return config
+
+
+def _local_zone() -> str:
+    name = os.environ.get("TZ", "").lstrip(":")
+    if not name:
+        try:
+            name = Path("/etc/timezone").read_text(encoding="utf-8").strip()
+        except OSError:
+            target = os.path.realpath("/etc/localtime")
+            name = target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
+    try:
+        UserConfig(timezone=name or "UTC")
+    except Exception:
+        return "UTC"
+    return name or "UTC"
+
+
+# -- chat -------------------------------------------------------------------------------------
+
+
+async def _chat(args: argparse.Namespace) -> int:
+    from bot.daemon import Daemon
+
+    config = _load(args)
+    user, persona = args.user, args.persona
+    validate_name(user, "user")
+    validate_name(persona, "persona")
+    if config.users:
+        if user not in config.users:
+            return _fail(
+                f"user {user!r} is not configured; add a [users.{user}] section to"
+                f" {config.source or 'the config'} or pick one of: {', '.join(config.users)}"
+            )
+    else:
+        config.users[user] = UserConfig(timezone=_local_zone(), default_persona=persona, admin=True)
+    identity = f"console:{user}"
+    if identity not in config.users[user].identities:
+        config.users[user].identities.append(identity)
+    store = PersonaStore(config.data_dir)
+    if not store.directory(user, persona).is_dir():
+        return _fail(
+            f"there is no persona {persona!r} for {user!r} in {config.data_dir};"
+            f" create it with: personad persona new {user} {persona}"
+        )
+    config.adapters = {}
+    daemon = Daemon(config, http=False, jobs=False, pinned={(user, "console"): persona})
+
+    async def handler(incoming: Incoming) -> None:
+        assert daemon.router is not None
+        await daemon.router.handle(incoming)
+
+    console = ConsoleAdapter(
+        AdapterContext(
+            handler=handler, state=daemon.state.for_adapter("console"), data_dir=config.data_dir
+        ),
+        sender=user,
+    )
+    daemon.attach("console", console)
+    await daemon.start()
+    try:
+        await console.finished.wait()
+    finally:
+        await daemon.stop()
+    return 0
+
+
+# -- other commands --------------------------------------------------------------------------
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from bot.daemon import Daemon
+
+    config = _load(args)
+    configure_logging(fmt=config.daemon.log_format, level=config.daemon.log_level)
+    await Daemon(config).run_until_signalled()
+    return 0
+
+
+def _check_config(args: argparse.Namespace) -> int:
+    path = config_path_from(args.config)
+    config, problems = collect_problems(path)
+    if config is not None:
+        for name, raw in sorted(config.adapters.items()):
+            if isinstance(raw, dict) and raw.get("enabled"):
+                try:
+                    registry.settings_for(name, raw)
+                except ConfigError as exc:
+                    problems.extend(str(exc).split("; "))
+    if problems:
+        for problem in problems:
+            print(f"config: {problem}", file=sys.stderr)
+        print(f"{len(problems)} problem(s) in {path or 'the defaults'}", file=sys.stderr)
+        return 1
+    assert config is not None
+    enabled = [n for n, raw in config.adapters.items() if raw.get("enabled")]
+    print(
+        f"config OK ({path or 'defaults'}): {len(config.users)} user(s),"
+        f" adapters: {', '.join(enabled) or 'none'}, memory: {config.memory.backend},"
+        f" data in {config.data_dir}"
+    )
+    return 0
+
+
+def _persona_new(args: argparse.Namespace) -> int:
+    config = _load(args)
+    store = PersonaStore(config.data_dir)
+    path = create_persona(store, args.user, args.name, template=args.template)
+    print(f"created persona {args.name!r} for {args.user!r} in {path}")
+    print(f"talk to it with: personad chat --user {args.user} --persona {args.name}")
+    return 0
+
+
+def _persona_list(args: argparse.Namespace) -> int:
+    config = _load(args)
+    store = PersonaStore(config.data_dir)
+    users = [args.user] if args.user else store.list_users()
+    if not users:
+        print(
+            f"no personas yet in {config.data_dir}; create one with: personad persona new USER NAME"
+        )
+    for user in users:
+        for name in store.list_personas(user):
+            print(f"{user}/{name}")
+    print(f"templates: {', '.join(available_templates()) or 'none'}")
+    return 0
+
+
+async def _distill(args: argparse.Namespace) -> int:
+    from bot.distill import Distiller
+    from bot.llm.factory import build_backends
+
+    config = _load(args)
+    store = PersonaStore(config.data_dir)
+    store.require(args.user, args.persona)
+    backends = build_backends(config.llm, os.environ) if args.kind != "short" else {}
+    try:
+        print(await Distiller(config, store, backends).run(args.user, args.persona, args.kind))
+    finally:
+        for backend in backends.values():
+            await backend.close()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="personad", description="Talk to your own long-lived AI persona."
+    )
+    parser.add_argument("--version", action="version", version=f"personad {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", help="TOML config file (default: $PERSONAD_CONFIG)")
+    common.add_argument("--data-dir", help="data directory (overrides the config)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("run", parents=[common], help="run the daemon").set_defaults(func=_run)
+    chat = sub.add_parser("chat", parents=[common], help="talk in this terminal")
+    chat.add_argument("--user", required=True)
+    chat.add_argument("--persona", required=True)
+    chat.set_defaults(func=_chat)
+    sub.add_parser(
+        "check-config", parents=[common], help="print every configuration problem"
+    ).set_defaults(func=_check_config)
+
+    persona = sub.add_parser("persona", help="create and list personas")
+    persona_sub = persona.add_subparsers(dest="persona_command", required=True)
+    new = persona_sub.add_parser("new", parents=[common], help="create a persona")
+    new.add_argument("user")
+    new.add_argument("name")
+    new.add_argument("--template", help=f"one of: {', '.join(available_templates())}")
+    new.set_defaults(func=_persona_new)
+    listing = persona_sub.add_parser("list", parents=[common], help="list personas")
+    listing.add_argument("user", nargs="?")
+    listing.set_defaults(func=_persona_list)
+
+    distill = sub.add_parser("distill", parents=[common], help="run one distillation now")
+    distill.add_argument("kind", choices=("short", "mid", "long"))
+    distill.add_argument("--user", required=True)
+    distill.add_argument("--persona", required=True)
+    distill.set_defaults(func=_distill)
+
+    try:
+        from bot.memory import cli as memory_cli
+    except ImportError:
+        memory_cli = None  # type: ignore[assignment]
+    if memory_cli is not None:
+        memory_cli.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command != "run":
+        configure_logging(fmt="console", level=os.environ.get("PERSONAD_LOG_LEVEL", "warning"))
+    try:
+        if args.command == "memory":
+            result = asyncio.run(args.func(args, _load(args)))
+        elif asyncio.iscoroutinefunction(args.func):
+            result = asyncio.run(args.func(args))
+        else:
+            result = args.func(args)
+    except PersonadError as exc:
+        return _fail(exc.user_message)
+    except KeyboardInterrupt:
+        return 130
+    return int(result)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""What each chat command does. Importing this module fills :data:`bot.commands.COMMANDS`."""
+
+from __future__ import annotations
+
+import time
+
+from bot.commands import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
+from bot.errors import PersonaError
+from bot.persona.names import validate_name
+
+__all__: list[str] = []
+
+
+async def _help(ctx: CommandContext) -> str:
+    text = ctx.router.store.read(ctx.user, ctx.persona, "HELP.md").text.strip()
+    visible = [c for c in COMMANDS.values() if ctx.admin or not c.admin]
+    table = "\n".join(
+        f"- `/{c.name}{(' ' + c.usage) if c.usage else ''}`: {c.summary}" for c in visible
+    )
+    if text:
+        return f"{text}\n\n**All commands**\n{table}"
+    return f"**Commands**\n{table}"
+
+
+async def _otr(ctx: CommandContext) -> str:
+    session = await ctx.router.sessions.get(ctx.user, ctx.persona)
+    arg = ctx.args[0].lower() if ctx.args else ""
+    if arg not in ("", "on", "off"):
+        return "Use `/otr on`, `/otr off`, or `/otr` to see whether Off The Record is on."
+    if arg:
+        async with session.lock:
+            await session.set_otr(arg == "on")
+    if session.otr:
+        if arg == "on":
+            return (
+                "Off The Record is on. Nothing from now on is logged or remembered,"
+                " until you say `/otr off`."
+            )
+        return "Off The Record is on: nothing is logged or remembered."
+    if arg == "off":
+        return "Off The Record is off. The conversation is logged and remembered again."
+    return "Off The Record is off: this conversation is logged and remembered."
+
+
+async def _tier(ctx: CommandContext) -> str:
+    session = await ctx.router.sessions.get(ctx.user, ctx.persona)
+    if not ctx.args:
+        return (
+            f"Context tier is {session.tier} (1 minimal … 4 everything). Change it with `/tier N`."
+        )
+    try:
+        tier = int(ctx.args[0])
+        async with session.lock:
+            await session.set_tier(tier)
+    except ValueError:
+        return "The tier must be 1, 2, 3 or 4, e.g. `/tier 3`."
+    return f"Context tier set to {tier}."
+
+
+async def _status(ctx: CommandContext) -> str:
+    if ctx.args and ctx.args[0].lower() == "all":
+        if not ctx.admin:
+            return ADMIN_ONLY
+        return _status_all(ctx)
+    session = await ctx.router.sessions.get(ctx.user, ctx.persona)
+    memory = session.memory.name if session.memory is not None else "off"
+    llm = ctx.router.sessions.deps.chat_llm
+    return "\n".join(
+        [
+            f"**{ctx.persona}** with **{ctx.user}** via {ctx.incoming.platform}",
+            f"- Off The Record: {'on' if session.otr else 'off'}",
+            f"- Context tier: {session.tier}",
+            f"- Messages in this conversation: {len(session.entries)}",
+            f"- Model: {llm.model or llm.name}",
+            f"- Memory: {memory}",
+        ]
+    )
+
+
+def _status_all(ctx: CommandContext) -> str:
+    router = ctx.router
+    uptime = int(time.monotonic() - router.started_at)
+    lines = [f"**personad** up {uptime // 3600}h {uptime % 3600 // 60}m"]
+    for name, adapter in sorted(router.adapters.items()):
+        health = adapter.health
+        age = health.age()
+        seen = "never" if age == float("inf") else f"{age:.0f}s ago"
+        state = "running" if health.running else "stopped"
+        lines.append(
+            f"- {name}: {state}, last ok {seen}, reconnects {health.reconnects},"
+            f" restarts {health.restarts}{(' — ' + health.detail) if health.detail else ''}"
+        )
+    sessions = router.sessions.all()
+    lines.append(f"- sessions: {len(sessions)} live, {sum(s.otr for s in sessions)} off the record")
+    return "\n".join(lines)
+
+
+async def _new(ctx: CommandContext) -> str:
+    session = await ctx.router.sessions.get(ctx.user, ctx.persona)
+    async with session.lock:
+        await session.new_conversation()
+    return "Fresh start. (Earlier turns stay in the day's log.)"
+
+
+async def _compact(ctx: CommandContext) -> str:
+    session = await ctx.router.sessions.get(ctx.user, ctx.persona)
+    async with session.lock:
+        result = await session.compact(force=True)
+    if result is None or result.pointer is None:
+        return "Nothing to compact yet."
+    return f"Compacted older turns; {len(result.promoted)} facts were kept in memory."
+
+
+async def _persona(ctx: CommandContext) -> str:
+    names = ctx.router.store.list_personas(ctx.user)
+    if not ctx.args:
+        listed = ", ".join(names) or "none"
+        return f"You are talking with **{ctx.persona}**. Your personas: {listed}."
+    wanted = ctx.args[0]
+    try:
+        validate_name(wanted, "persona")
+        ctx.router.store.require(ctx.user, wanted)
+    except PersonaError as exc:
+        return exc.user_message
+    await ctx.router.state.set_active_persona(ctx.user, wanted)
+    return f"You are now talking with **{wanted}**."
+
+
+async def _reload(ctx: CommandContext) -> str:
+    return await ctx.router.reload()
+
+
+async def _distill(ctx: CommandContext) -> str:
+    kind = ctx.args[0].lower() if ctx.args else "short"
+    if kind not in ("short", "mid", "long"):
+        return "Use `/distill short`, `/distill mid` or `/distill long`."
+    return await ctx.router.distill(ctx.user, ctx.persona, kind)
+
+
+async def _users(ctx: CommandContext) -> str:
+    config = ctx.router.config
+    if not config.users:
+        return "No users are configured."
+    lines = []
+    for name, user in sorted(config.users.items()):
+        role = "admin" if user.admin else "user"
+        ids = ", ".join(user.identities) or "no identities"
+        lines.append(f"- **{name}** ({role}, {user.timezone}, {user.default_persona}): {ids}")
+    return "\n".join(lines)
+
+
+for _command in (
+    Command("help", "show help", _help),
+    Command("otr", "Off The Record: on, off, or show", _otr, usage="[on|off]"),
+    Command("tier", "how much context to load (1-4)", _tier, usage="[1-4]"),
+    Command("status", "this conversation's settings", _status, usage="[all]"),
+    Command("new", "start a fresh conversation", _new),
+    Command("compact", "fold older turns into memory now", _compact),
+    Command("persona", "show or switch persona", _persona, usage="[name]"),
+    Command("reload", "re-read config and persona files", _reload, admin=True),
+    Command("distill", "distill memory now", _distill, admin=True, usage="[short|mid|long]"),
+    Command("users", "list configured users", _users, admin=True),
+):
+    register(_command)

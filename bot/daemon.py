@@ -1,0 +1,336 @@
+"""Wiring: one asyncio process with the adapters, router, sessions, scheduler and HTTP API.
+
+Start order: state database, language models, sessions and router, adapters (created so
+webhook adapters can add their routes), HTTP server, adapters started, watchdog and jobs.
+Stop order is the reverse, after draining: turns in flight finish first, then adapters stop,
+then every session ends (its facts extracted into memory) and the stores close. A start that
+fails half-way undoes what it did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from adapters import registry
+from adapters.base import Adapter, AdapterContext, AdapterSettings
+from bot.api import build_app
+from bot.commands import command_menu
+from bot.config import Config, load_config
+from bot.distill import Distiller, DistillKind
+from bot.errors import ConfigError, PersonadError
+from bot.llm.base import LLMBackend
+from bot.logs import register_secret, register_secrets_from_env
+from bot.memory.base import MemoryBackend
+from bot.notify import Notifier
+from bot.persona.store import PersonaStore
+from bot.router import Router
+from bot.scheduler import Jobs
+from bot.session import Clock, SessionDeps, utc_now
+from bot.sessions import SessionManager
+from bot.state import StateStore
+from bot.watchdog import Watchdog
+
+__all__ = ["Daemon"]
+
+log = structlog.get_logger(__name__)
+
+DRAIN_SECONDS = 60.0
+
+
+class Daemon:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        backends: Mapping[str, LLMBackend] | None = None,
+        adapters: Mapping[str, Adapter] | None = None,
+        env: Mapping[str, str] | None = None,
+        clock: Clock = utc_now,
+        http: bool | None = None,
+        jobs: bool = True,
+        pinned: Mapping[tuple[str, str], str] | None = None,
+    ) -> None:
+        self.config = config
+        self.env = dict(os.environ if env is None else env)
+        self._given_backends = dict(backends) if backends else None
+        self._given_adapters = dict(adapters or {})
+        self.clock = clock
+        self.http_enabled = config.http.enabled if http is None else http
+        self.jobs_enabled = jobs
+        self._pinned = dict(pinned or {})
+        self.store = PersonaStore(config.data_dir)
+        self.state = StateStore(config.data_dir / "personad.db")
+        self.adapters: dict[str, Adapter] = {}
+        self.backends: dict[str, LLMBackend] = {}
+        self.sessions: SessionManager | None = None
+        self.router: Router | None = None
+        self.distiller: Distiller | None = None
+        self.notifier = Notifier(config, self.adapters)
+        self.jobs = Jobs()
+        self.watchdog: Watchdog | None = None
+        self.started_at = time.monotonic()
+        self._runner: web.AppRunner | None = None
+        self._stopping = asyncio.Event()
+        self.http_port: int | None = None
+
+    def attach(self, name: str, adapter: Adapter) -> None:
+        """Add an adapter built by the caller (the console); call before :meth:`start`."""
+        self._given_adapters[name] = adapter
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Daemon:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
+        register_secrets_from_env(self.env)
+        self.config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        await self.state.open()
+        if self._given_backends is not None:
+            self.backends = dict(self._given_backends)
+        else:
+            from bot.llm.factory import build_backends
+
+            self.backends = build_backends(self.config.llm, self.env)
+        chat_name, chat_spec = self.config.llm.backend_for("chat")
+        deps = SessionDeps(
+            config=self.config,
+            store=self.store,
+            state=self.state,
+            chat_llm=self.backends[chat_name],
+            context_window=self.config.llm.context_window(chat_spec),
+            clock=self.clock,
+        )
+        self.sessions = SessionManager(deps, self._memory_opener())
+        self.router = Router(
+            config=self.config,
+            state=self.state,
+            store=self.store,
+            sessions=self.sessions,
+            reload=self.reload,
+            distill=self.distill,
+        )
+        self.router.adapters = self.adapters
+        self.router.pinned.update(self._pinned)
+        self.distiller = Distiller(
+            self.config, self.store, self.backends, notify=self.notifier.notify
+        )
+        app = build_app(self, self._api_token()) if self.http_enabled else None
+        self._create_adapters(app)
+        if app is not None:
+            await self._start_http(app)
+        await self._start_adapters()
+        stall = {
+            name: float(getattr(adapter, "stall_seconds", 0) or 0)
+            for name, adapter in self.adapters.items()
+        }
+        self.watchdog = Watchdog(self.adapters, {name: s for name, s in stall.items() if s > 0})
+        self.watchdog.start()
+        if self.jobs_enabled:
+            self._schedule()
+            self.jobs.start()
+        log.info("daemon.started", adapters=sorted(self.adapters), http=self.http_port)
+
+    def _api_token(self) -> str | None:
+        token = self.env.get(self.config.http.token_env) or None
+        register_secret(token)
+        return token
+
+    def _memory_opener(self) -> Any:
+        if self.config.memory.backend == "none":
+            return None
+        config = self.config
+
+        async def open_memory(directory: Path) -> MemoryBackend:
+            from bot.memory.factory import open_memory as factory
+
+            backend: MemoryBackend = await factory(config, directory)
+            return backend
+
+        return open_memory
+
+    def _adapter_settings(self, name: str, raw: dict[str, Any]) -> AdapterSettings:
+        raw = dict(raw)
+        if name == "matrix" and "allowed_inviters" not in raw:
+            raw["allowed_inviters"] = [
+                ident.partition(":")[2]
+                for user in self.config.users.values()
+                for ident in user.identities
+                if ident.startswith("matrix:")
+            ]
+        return registry.settings_for(name, raw)
+
+    def _create_adapters(self, app: web.Application | None) -> None:
+        def add_route(method: str, path: str, handler: Any) -> None:
+            if app is None:
+                raise ConfigError("http.enabled: webhook adapters need the HTTP server")
+            app.router.add_route(method, path, handler)
+
+        assert self.router is not None
+        for name, raw in sorted(self.config.adapters.items()):
+            if not raw.get("enabled", False) or name in self._given_adapters:
+                continue
+            settings = self._adapter_settings(name, raw)
+            context = AdapterContext(
+                handler=self.router.handle,
+                state=self.state.for_adapter(name),
+                data_dir=self.config.data_dir / "adapters" / name,
+                command_menu=command_menu(),
+                add_route=add_route if app is not None else None,
+            )
+            context.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            adapter = registry.create(name, settings, context)
+            adapter.stall_seconds = settings.stall_seconds  # type: ignore[attr-defined]
+            self.adapters[name] = adapter
+        self.adapters.update(self._given_adapters)
+
+    async def _start_http(self, app: web.Application) -> None:
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
+        await site.start()
+        server = getattr(site, "_server", None)
+        sockets = getattr(server, "sockets", None) or []
+        self.http_port = sockets[0].getsockname()[1] if sockets else self.config.http.port
+
+    async def _start_adapters(self) -> None:
+        for name, adapter in self.adapters.items():
+            try:
+                await adapter.start()
+                log.info("adapter.started", adapter=name)
+            except PersonadError as exc:
+                log.error("adapter.start_failed", adapter=name, error=str(exc))
+            except Exception as exc:
+                log.exception("adapter.start_failed", adapter=name, error=type(exc).__name__)
+
+    def _schedule(self) -> None:
+        assert self.sessions is not None
+        sessions = self.sessions
+        idle = self.config.daemon.idle_minutes * 60
+
+        async def end_idle() -> None:
+            await sessions.end_idle(idle)
+
+        async def prune() -> None:
+            await self.state.prune_events()
+
+        self.jobs.every("sessions.end_idle", 60, end_idle)
+        self.jobs.every("events.prune", 6 * 3600, prune)
+        distill = self.config.distill
+        if not distill.auto:
+            return
+        plans: list[tuple[DistillKind, bool, dict[str, Any]]] = [
+            ("short", distill.short, {"hour": 3, "minute": 0}),
+            ("mid", distill.mid, {"day_of_week": "sun", "hour": 3, "minute": 30}),
+            ("long", distill.long, {"day": 1, "hour": 4, "minute": 0}),
+        ]
+        for user, user_config in self.config.users.items():
+            for kind, enabled, when in plans:
+                if enabled:
+                    self.jobs.cron(
+                        f"distill.{kind}.{user}",
+                        self._distill_all_job(user, kind),
+                        timezone=user_config.timezone,
+                        **when,
+                    )
+
+    def _distill_all_job(self, user: str, kind: DistillKind) -> Any:
+        async def job() -> None:
+            for persona in self.store.list_personas(user):
+                await self.distill(user, persona, kind)
+
+        return job
+
+    async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
+        """Wait until no event is being handled (or ``seconds`` pass)."""
+        deadline = time.monotonic() + seconds
+        while self.router is not None and time.monotonic() < deadline:
+            if self.router.in_flight == 0:
+                return
+            await asyncio.sleep(0.05)
+        log.warning("daemon.drain_timeout")
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        self.jobs.stop()
+        if self.watchdog is not None:
+            await self.watchdog.stop()
+        await self.drain()
+        for name, adapter in list(self.adapters.items()):
+            try:
+                await asyncio.wait_for(adapter.stop(), timeout=30)
+            except Exception as exc:
+                log.error("adapter.stop_failed", adapter=name, error=str(exc))
+        await self.drain(10)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self.sessions is not None:
+            await self.sessions.close()
+        for backend in self.backends.values():
+            try:
+                await backend.close()
+            except Exception as exc:
+                log.error("llm.close_failed", error=str(exc))
+        await self.state.close()
+        log.info("daemon.stopped")
+
+    async def run_until_signalled(self) -> None:
+        """Start, serve until SIGTERM or SIGINT, then stop cleanly."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._stopping.set)
+        await self.start()
+        try:
+            await self._stopping.wait()
+            log.info("daemon.stopping")
+        finally:
+            await self.stop()
+
+    # -- admin operations -------------------------------------------------------------------
+
+    async def distill(self, user: str, persona: str, kind: str) -> str:
+        assert self.distiller is not None
+        if kind not in ("short", "mid", "long"):
+            return "Use short, mid or long."
+        return await self.distiller.run(user, persona, kind)  # type: ignore[arg-type]
+
+    async def reload(self) -> str:
+        """Re-read the config file and persona files without a restart."""
+        self.store.invalidate()
+        source = self.config.source
+        if source is None:
+            return "Persona files re-read. (No config file is in use, so there is none to reload.)"
+        try:
+            fresh = load_config(source, self.env)
+        except ConfigError as exc:
+            log.error("config.reload_failed", error=str(exc))
+            return f"Config not reloaded, it has problems: {exc}"
+        note = ""
+        if fresh.adapters != self.config.adapters or fresh.http != self.config.http:
+            note = " Adapter and HTTP changes take effect at the next restart."
+        for section in ("users", "prompt", "memory", "distill", "daemon"):
+            setattr(self.config, section, getattr(fresh, section))
+        self.config.llm.max_tool_steps = fresh.llm.max_tool_steps
+        log.info("config.reloaded")
+        return "Config and persona files reloaded." + note

@@ -1,0 +1,169 @@
+"""Rolling memory distillation (seed 000): session logs → short → mid → long.
+
+* short (daily 03:00, no LLM): the newest session files that fit the budget, in
+  chronological order, into MEMORY_SHORT.md.
+* mid (weekly, Sunday 03:30, LLM): a concise first-person digest of MEMORY_SHORT.md into
+  MEMORY_MID.md.
+* long (monthly, 1st 04:00, LLM): MEMORY_MID.md integrated into MEMORY_LONG.md.
+
+Budgets are soft caps in tokens (about four characters each). A failed or empty LLM answer
+never overwrites a memory file: the previous version stays. Off The Record conversations
+never reach a session log, so they never reach distillation either.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from typing import Literal
+
+import structlog
+
+from bot.config import Config
+from bot.errors import LLMError
+from bot.llm.base import LLMBackend, Message, SystemPrompt
+from bot.persona.store import PersonaStore
+from bot.sessionlog import SessionLog
+
+__all__ = ["DistillKind", "Distiller"]
+
+log = structlog.get_logger(__name__)
+
+DistillKind = Literal["short", "mid", "long"]
+CHARS_PER_TOKEN = 4
+
+Notify = Callable[[str, str], Awaitable[bool]]
+
+_MID_PROMPT = """Below is a digest of my recent conversations with {user}.
+Write a concise summary in the first person, as {persona}, of: recurring themes, decisions made,
+ongoing projects, and {user}'s current state and priorities. Plain markdown, at most about
+{words} words. Write only the summary.
+
+{text}"""
+
+_LONG_PROMPT = """Below is my long-term memory of {user}, then my newest mid-term summary.
+Integrate the summary into the long-term memory, written in the first person as {persona}:
+preserve historical facts, update stale information, absorb new themes, remove entries that
+no longer matter. Plain markdown, at most about {words} words. Write only the new long-term
+memory.
+
+## Long-term memory
+{long}
+
+## Newest mid-term summary
+{mid}"""
+
+
+class Distiller:
+    def __init__(
+        self,
+        config: Config,
+        store: PersonaStore,
+        backends: Mapping[str, LLMBackend],
+        *,
+        notify: Notify | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.backends = backends
+        self.notify = notify
+        self.last_runs: dict[str, dict[str, str]] = {}
+
+    def _backend(self, role: str) -> LLMBackend:
+        name, _spec = self.config.llm.backend_for(role)
+        backend = self.backends.get(name)
+        if backend is None:
+            raise LLMError(
+                f"no backend {name!r} is running for {role}",
+                user_message=f"The {role} backend '{name}' is not available.",
+            )
+        return backend
+
+    def _record(self, user: str, persona: str, kind: str, outcome: str) -> None:
+        key = f"{user}/{persona}"
+        self.last_runs.setdefault(key, {})[kind] = (
+            f"{datetime.now(UTC).isoformat(timespec='seconds')} {outcome}"
+        )
+
+    async def run(self, user: str, persona: str, kind: DistillKind) -> str:
+        """Run one distillation; returns a sentence saying what happened."""
+        started = time.perf_counter()
+        self.store.require(user, persona)
+        try:
+            if kind == "short":
+                outcome = await self.short(user, persona)
+            elif kind == "mid":
+                outcome = await self._llm_step(user, persona, "mid")
+            else:
+                outcome = await self._llm_step(user, persona, "long")
+        except LLMError as exc:
+            self._record(user, persona, kind, "failed")
+            log.error("distill.failed", kind=kind, error=str(exc))
+            return f"The {kind} distillation failed ({exc.user_message}); memory files unchanged."
+        self._record(user, persona, kind, "ok")
+        log.info("distill.done", kind=kind, ms=round((time.perf_counter() - started) * 1000))
+        if kind in ("mid", "long") and self.notify is not None:
+            await self.notify(user, f"{persona}: {outcome}")
+        return outcome
+
+    async def short(self, user: str, persona: str) -> str:
+        directory = self.store.directory(user, persona)
+        sessions = SessionLog(directory, persona)
+        budget = self.config.distill.budget_short * CHARS_PER_TOKEN
+        chosen: list[tuple[str, str]] = []
+        used = 0
+        for day in reversed(sessions.days()):
+            text = sessions.path_for(day).read_text(encoding="utf-8", errors="replace").strip()
+            if not text:
+                continue
+            if used + len(text) > budget:
+                if not chosen:
+                    chosen.append((day.isoformat(), text[-budget:]))
+                break
+            chosen.append((day.isoformat(), text))
+            used += len(text)
+        if not chosen:
+            return "No session logs to distill yet."
+        chosen.reverse()
+        body = "\n\n".join(text for _day, text in chosen)
+        stamp = datetime.now(UTC).date().isoformat()
+        document = f"# Recent sessions (distilled {stamp})\n\n{body}\n"
+        await self.store.write(user, persona, "MEMORY_SHORT.md", document)
+        return f"Short-term memory refreshed from {len(chosen)} day(s) of sessions."
+
+    async def _llm_step(self, user: str, persona: str, kind: Literal["mid", "long"]) -> str:
+        def read(name: str) -> str:
+            return self.store.read(user, persona, name).text.strip()
+
+        if kind == "mid":
+            source = read("MEMORY_SHORT.md")
+            if not source:
+                return "Nothing in short-term memory to summarise yet."
+            words = self.config.distill.budget_mid * 3 // 4
+            prompt = _MID_PROMPT.format(user=user, persona=persona, words=words, text=source)
+            target, role = "MEMORY_MID.md", "distill_mid"
+        else:
+            mid = read("MEMORY_MID.md")
+            if not mid:
+                return "Nothing in mid-term memory to integrate yet."
+            words = self.config.distill.budget_long * 3 // 4
+            prompt = _LONG_PROMPT.format(
+                user=user,
+                persona=persona,
+                words=words,
+                long=read("MEMORY_LONG.md") or "(empty)",
+                mid=mid,
+            )
+            target, role = "MEMORY_LONG.md", "distill_long"
+        identity = "\n\n".join(p for p in (read("IDENTITY.md"), read("SOUL.md")) if p)
+        completion = await self._backend(role).complete(
+            system=SystemPrompt(stable=identity),
+            messages=[Message("user", prompt)],
+        )
+        text = completion.text.strip()
+        if not text:
+            raise LLMError("empty distillation", user_message="the model returned nothing")
+        await self.store.write(user, persona, target, text + "\n")
+        label = "Mid-term" if kind == "mid" else "Long-term"
+        return f"{label} memory updated ({len(text)} characters)."

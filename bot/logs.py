@@ -1,0 +1,102 @@
+"""Structured logs: JSON lines in the daemon, readable lines in a terminal, secrets redacted.
+
+Every event is a name with fields (``log.info("turn.done", ms=812)``); request context (user,
+persona, platform, event id) is bound once per turn through context variables. The
+:func:`redact` processor runs last before rendering, so no secret reaches a log by accident:
+fields whose names look secret are masked, known secret values (API keys, bot tokens read from
+the environment at start) are replaced wherever they appear, and strings shaped like common
+tokens are masked.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Iterable, MutableMapping
+from typing import Any, Literal, TextIO
+
+import structlog
+
+__all__ = ["configure_logging", "redact", "register_secret", "register_secrets_from_env"]
+
+_SECRET_KEYS = re.compile(r"(token|secret|password|passwd|api[_-]?key|authorization|cookie)", re.I)
+_SECRET_SHAPES = re.compile(
+    r"(sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|xox[baprs]-[A-Za-z0-9\-]{10,}|\d{6,12}:[A-Za-z0-9_\-]{30,}"
+    r"|(?i:bearer)\s+[A-Za-z0-9._\-]{16,})"
+)
+_MASK = "[redacted]"
+_known_secrets: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Mask ``value`` wherever it would appear in a log (ignored when short)."""
+    if value and len(value) >= 8:
+        _known_secrets.add(value)
+
+
+def register_secrets_from_env(env: MutableMapping[str, str] | dict[str, str]) -> None:
+    for name, value in env.items():
+        if _SECRET_KEYS.search(name):
+            register_secret(value)
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        for secret in _known_secrets:
+            if secret in value:
+                value = value.replace(secret, _MASK)
+        return _SECRET_SHAPES.sub(_MASK, value)
+    if isinstance(value, dict):
+        return {k: (_MASK if _SECRET_KEYS.search(str(k)) else _clean(v)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_clean(v) for v in value)
+    return value
+
+
+def redact(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    for key in list(event_dict):
+        if _SECRET_KEYS.search(key) and key != "event":
+            event_dict[key] = _MASK
+        else:
+            event_dict[key] = _clean(event_dict[key])
+    return event_dict
+
+
+def configure_logging(
+    *,
+    fmt: Literal["auto", "json", "console"] = "auto",
+    level: str = "info",
+    stream: TextIO | None = None,
+) -> None:
+    """Set up structlog (and route the standard library's logging through it)."""
+    stream = stream or sys.stderr
+    if fmt == "auto":
+        fmt = "console" if stream.isatty() else "json"
+    shared: Iterable[Any] = (
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
+        redact,
+    )
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if fmt == "json"
+        else structlog.dev.ConsoleRenderer(colors=stream.isatty())
+    )
+    numeric = logging.getLevelName(level.upper())
+    structlog.configure(
+        processors=[*shared, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        cache_logger_on_first_use=False,
+    )
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(max(numeric, logging.WARNING))

@@ -1,0 +1,195 @@
+"""Where a persona's files live, and the one way to read and write them.
+
+``DATA_DIR/{user}/persona/{name}/`` holds the persona's markdown files. The current user and
+persona of a request travel in the ``_user`` and ``_persona`` context variables (set once per
+turn by the session); everything downstream calls :func:`persona_path` instead of passing
+paths around. Reads are cached by modification time; writes are atomic and serialised per
+persona by an asyncio lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.atomic import atomic_write_text
+from bot.errors import PersonaError
+from bot.persona.names import validate_name
+
+__all__ = [
+    "PERSONA_FILES",
+    "FileText",
+    "PersonaStore",
+    "bind_persona",
+    "current_persona",
+    "persona_path",
+]
+
+#: every file of a persona's layout (seed 000 merged with seed 001)
+PERSONA_FILES: tuple[str, ...] = (
+    "IDENTITY.md",
+    "SOUL.md",
+    "VOICE.md",
+    "PERSONA.md",
+    "PROTOCOLS.md",
+    "CONTEXT_TIERS.md",
+    "USER.md",
+    "AGENTS.md",
+    "HELP.md",
+    "MEMORY.md",
+    "MEMORY_SHORT.md",
+    "MEMORY_MID.md",
+    "MEMORY_LONG.md",
+    "REMINDERS.md",
+    "SCRATCH.md",
+    "TASKS.json",
+    "CRONS.json",
+)
+
+_user: ContextVar[str | None] = ContextVar("personad_user", default=None)
+_persona: ContextVar[str | None] = ContextVar("personad_persona", default=None)
+_data_dir: ContextVar[Path | None] = ContextVar("personad_data_dir", default=None)
+
+
+@contextmanager
+def bind_persona(data_dir: Path, user: str, persona: str) -> Iterator[None]:
+    """Set the current user and persona for the code running inside the block."""
+    tokens = (_data_dir.set(data_dir), _user.set(user), _persona.set(persona))
+    try:
+        yield
+    finally:
+        _persona.reset(tokens[2])
+        _user.reset(tokens[1])
+        _data_dir.reset(tokens[0])
+
+
+def current_persona() -> tuple[str, str]:
+    user, persona = _user.get(), _persona.get()
+    if user is None or persona is None:
+        raise PersonaError("no persona is bound to this request")
+    return user, persona
+
+
+def persona_path(*parts: str) -> Path:
+    """The path of ``parts`` inside the current persona's folder."""
+    data_dir = _data_dir.get()
+    if data_dir is None:
+        raise PersonaError("no data directory is bound to this request")
+    user, persona = current_persona()
+    for part in parts:
+        if part.startswith(".") or "/" in part or "\\" in part:
+            raise PersonaError(f"refusing path part {part!r}")
+    return data_dir.joinpath(user, "persona", persona, *parts)
+
+
+@dataclass(frozen=True, slots=True)
+class FileText:
+    """A persona file's text as read, or the reason it could not be used."""
+
+    name: str
+    text: str
+    problem: str | None = None
+
+
+class PersonaStore:
+    """Reads and writes persona files under one data directory."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self._cache: dict[Path, tuple[int, int, FileText]] = {}
+        self._locks: dict[Path, asyncio.Lock] = {}
+
+    def directory(self, user: str, persona: str) -> Path:
+        validate_name(user, "user")
+        validate_name(persona, "persona")
+        return self.data_dir / user / "persona" / persona
+
+    def exists(self, user: str, persona: str) -> bool:
+        return (self.directory(user, persona) / "IDENTITY.md").is_file()
+
+    def require(self, user: str, persona: str) -> Path:
+        """The persona's folder, or PersonaError telling how to create it."""
+        directory = self.directory(user, persona)
+        if not directory.is_dir():
+            raise PersonaError(
+                f"persona {persona!r} of user {user!r} does not exist at {directory}",
+                user_message=(
+                    f"There is no persona '{persona}' for '{user}' yet. Create it with: "
+                    f"personad persona new {user} {persona}"
+                ),
+            )
+        return directory
+
+    def list_personas(self, user: str) -> list[str]:
+        root = self.data_dir / validate_name(user, "user") / "persona"
+        if not root.is_dir():
+            return []
+        return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def list_users(self) -> list[str]:
+        if not self.data_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.data_dir.iterdir() if (p / "persona").is_dir())
+
+    def lock(self, user: str, persona: str) -> asyncio.Lock:
+        directory = self.directory(user, persona)
+        lock = self._locks.get(directory)
+        if lock is None:
+            lock = self._locks[directory] = asyncio.Lock()
+        return lock
+
+    def read(self, user: str, persona: str, filename: str) -> FileText:
+        """The file's text, from cache while its mtime and size are unchanged.
+
+        A missing file reads as empty; a file that is not valid UTF-8 reads as empty with
+        ``problem`` saying so, so one bad file never stops a conversation.
+        """
+        path = self.directory(user, persona) / _checked(filename)
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            self._cache.pop(path, None)
+            return FileText(filename, "")
+        key = (stat.st_mtime_ns, stat.st_size)
+        cached = self._cache.get(path)
+        if cached is not None and cached[:2] == key:
+            return cached[2]
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            return FileText(filename, "", f"cannot read {filename}: {exc.strerror}")
+        try:
+            result = FileText(filename, raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            result = FileText(
+                filename, "", f"{filename} is not valid UTF-8 (byte {exc.start}); it was skipped"
+            )
+        self._cache[path] = (*key, result)
+        return result
+
+    async def write(self, user: str, persona: str, filename: str, text: str) -> None:
+        """Atomically replace one persona file, holding the persona's lock."""
+        path = self.directory(user, persona) / _checked(filename)
+        async with self.lock(user, persona):
+            await asyncio.to_thread(atomic_write_text, path, text)
+        self._cache.pop(path, None)
+
+    def invalidate(self) -> None:
+        self._cache.clear()
+
+
+def _checked(filename: str) -> str:
+    if (
+        not filename
+        or filename.startswith(".")
+        or os.sep in filename
+        or "/" in filename
+        or ".." in filename
+    ):
+        raise PersonaError(f"refusing persona file name {filename!r}")
+    return filename

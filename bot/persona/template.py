@@ -1,0 +1,66 @@
+"""Making a new persona folder from a template.
+
+Templates are the folders under the project's ``personas/`` directory (``inara``,
+``developer``); ``{{user}}`` and ``{{persona}}`` in their files are replaced by the new
+persona's user and name. Every file of the layout is created, empty where the template has
+none, and the ``sessions/`` folder is made ready.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.atomic import atomic_write_text
+from bot.errors import PersonaError
+from bot.persona.names import validate_name
+from bot.persona.store import PERSONA_FILES, PersonaStore
+
+__all__ = ["TEMPLATES_DIR", "available_templates", "create_persona"]
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "personas"
+
+_EMPTY_JSON = ("TASKS.json", "CRONS.json")
+
+
+def available_templates(templates_dir: Path = TEMPLATES_DIR) -> list[str]:
+    if not templates_dir.is_dir():
+        return []
+    return sorted(p.name for p in templates_dir.iterdir() if (p / "IDENTITY.md").is_file())
+
+
+def _template_text(template_dir: Path | None, filename: str) -> str:
+    if template_dir is not None:
+        path = template_dir / filename
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return "[]\n" if filename in _EMPTY_JSON else ""
+
+
+def create_persona(
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    *,
+    template: str | None = None,
+    templates_dir: Path = TEMPLATES_DIR,
+) -> Path:
+    """Create ``persona`` for ``user`` and return its folder; refuse to overwrite one."""
+    validate_name(user, "user")
+    validate_name(persona, "persona")
+    chosen = template or (persona if persona in available_templates(templates_dir) else "inara")
+    validate_name(chosen, "template")
+    template_dir = templates_dir / chosen
+    if not (template_dir / "IDENTITY.md").is_file():
+        known = ", ".join(available_templates(templates_dir)) or "none installed"
+        raise PersonaError(f"no persona template named {chosen!r} (available: {known})")
+    directory = store.directory(user, persona)
+    if directory.exists():
+        raise PersonaError(f"persona {persona!r} of user {user!r} already exists at {directory}")
+    for filename in PERSONA_FILES:
+        text = _template_text(template_dir, filename)
+        text = text.replace("{{user}}", user).replace("{{persona}}", persona)
+        if chosen == "inara" and persona != "inara":
+            text = text.replace("Inara", persona.capitalize())
+        atomic_write_text(directory / filename, text)
+    (directory / "sessions").mkdir(mode=0o700, exist_ok=True)
+    return directory

@@ -1,0 +1,62 @@
+"""The persona's own tools for the model: read and write its scratchpad (SCRATCH.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.persona.store import PersonaStore
+from bot.tools import Tool, ToolFailed
+
+__all__ = ["SCRATCH_LIMIT", "scratch_tools"]
+
+SCRATCH_LIMIT = 20_000
+
+
+def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
+    async def read(_args: dict[str, Any]) -> str:
+        file = store.read(user, persona, "SCRATCH.md")
+        if file.problem:
+            raise ToolFailed(file.problem)
+        return file.text or "(the scratchpad is empty)"
+
+    async def write(args: dict[str, Any]) -> str:
+        text = args.get("text")
+        mode = args.get("mode", "replace")
+        if not isinstance(text, str):
+            raise ToolFailed("'text' must be a string")
+        if mode not in ("replace", "append"):
+            raise ToolFailed("'mode' must be 'replace' or 'append'")
+        if mode == "append":
+            current = store.read(user, persona, "SCRATCH.md").text
+            text = (current.rstrip("\n") + "\n" + text) if current.strip() else text
+        if len(text) > SCRATCH_LIMIT:
+            raise ToolFailed(
+                f"the scratchpad holds at most {SCRATCH_LIMIT} characters; shorten it first"
+            )
+        await store.write(user, persona, "SCRATCH.md", text if text.endswith("\n") else text + "\n")
+        return f"Scratchpad saved ({len(text)} characters)."
+
+    return [
+        Tool(
+            name="scratch_read",
+            description="Read your scratchpad (SCRATCH.md): notes you keep during longer tasks.",
+            input_schema={"type": "object", "properties": {}},
+            handler=read,
+        ),
+        Tool(
+            name="scratch_write",
+            description=(
+                "Write your scratchpad (SCRATCH.md). mode 'replace' (default) overwrites it, "
+                "'append' adds a line at the end."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string", "description": "the text to write"},
+                    "mode": {"type": "string", "enum": ["replace", "append"]},
+                },
+                "required": ["text"],
+            },
+            handler=write,
+        ),
+    ]

@@ -1,0 +1,218 @@
+"""From a platform event to an answer, in two steps: decide, then handle.
+
+Deciding runs the cross-cutting layers in order: bind the log context, identify the sender
+(unknown senders are ignored), skip group messages not addressed to the persona, claim the
+event id (a duplicate is dropped, across restarts), and check the input (kind, empty,
+too long). Handling is either a command from the shared table or a turn of the sender's
+session. No failure escapes :meth:`Router.handle`: it becomes a short reply and a log line.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+
+import structlog
+
+import bot.command_handlers  # noqa: F401  (fills the command table)
+from adapters.base import Adapter, Incoming
+from bot.commands import ADMIN_ONLY, CommandContext, lookup, parse_command
+from bot.config import Config
+from bot.errors import PersonadError
+from bot.persona.store import PersonaStore
+from bot.reply import ReplyStream
+from bot.sessions import SessionManager
+from bot.state import StateStore
+
+__all__ = ["Router"]
+
+log = structlog.get_logger(__name__)
+
+SORRY = "Something went wrong on my side and I couldn't answer that. Please try again."
+
+
+async def _not_available(*_args: str) -> str:
+    return "That is not available in this mode."
+
+
+class Router:
+    def __init__(
+        self,
+        *,
+        config: Config,
+        state: StateStore,
+        store: PersonaStore,
+        sessions: SessionManager,
+        adapters: Mapping[str, Adapter] | None = None,
+        reload: Callable[[], Awaitable[str]] | None = None,
+        distill: Callable[[str, str, str], Awaitable[str]] | None = None,
+    ) -> None:
+        self.config = config
+        self.state = state
+        self.store = store
+        self.sessions = sessions
+        self.adapters: dict[str, Adapter] = dict(adapters or {})
+        self._reload = reload
+        self._distill = distill
+        self.started_at = time.monotonic()
+        self.in_flight = 0
+        #: (user, platform) -> persona, for a console started with ``--persona``
+        self.pinned: dict[tuple[str, str], str] = {}
+
+    async def reload(self) -> str:
+        return await (self._reload or _not_available)()
+
+    async def distill(self, user: str, persona: str, kind: str) -> str:
+        if self._distill is None:
+            return await _not_available()
+        return await self._distill(user, persona, kind)
+
+    # -- step 1: decide --------------------------------------------------------------------
+
+    def identify(self, incoming: Incoming) -> str | None:
+        return self.config.user_for_identity(incoming.identity)
+
+    async def handle(self, incoming: Incoming) -> None:
+        """The handler every adapter calls. Never raises."""
+        with structlog.contextvars.bound_contextvars(
+            platform=incoming.platform, room=incoming.room, event_id=incoming.event_id
+        ):
+            self.in_flight += 1
+            try:
+                await self._decide(incoming)
+            except Exception as exc:
+                log.exception("router.failed", error=type(exc).__name__)
+            finally:
+                self.in_flight -= 1
+
+    async def _decide(self, incoming: Incoming) -> None:
+        user = self.identify(incoming)
+        if user is None:
+            log.info("router.unknown_sender", sender=incoming.sender)
+            return
+        if not incoming.addressed:
+            return
+        claim = await self.state.claim_event(incoming.platform, incoming.event_id)
+        if claim == "duplicate":
+            log.info("router.duplicate")
+            return
+        with structlog.contextvars.bound_contextvars(user=user):
+            if claim == "retry":
+                log.info("router.retry_unfinished")
+            try:
+                await self._handle(incoming, user)
+            finally:
+                await self.state.finish_event(incoming.platform, incoming.event_id)
+
+    def _input_problem(self, incoming: Incoming) -> str | None:
+        if incoming.kind != "text":
+            return "I can only read text messages; attachments and other content are not supported."
+        if not incoming.text.strip():
+            return "Your message was empty, so there is nothing to answer."
+        limit = self.config.daemon.max_message_chars
+        if len(incoming.text) > limit:
+            return (
+                f"Your message is {len(incoming.text):,} characters long; the limit is"
+                f" {limit:,}. Please shorten it or send it in parts."
+            )
+        return None
+
+    # -- step 2: handle --------------------------------------------------------------------
+
+    async def _handle(self, incoming: Incoming, user: str) -> None:
+        adapter = self.adapters.get(incoming.platform)
+        if adapter is None:
+            log.error("router.no_adapter")
+            return
+        problem = self._input_problem(incoming)
+        if problem:
+            await self._say(adapter, incoming, problem)
+            return
+        persona = self.pinned.get((user, incoming.platform)) or await self.persona_for(user)
+        with structlog.contextvars.bound_contextvars(persona=persona):
+            command = parse_command(incoming.text)
+            if command is not None:
+                await self._command(adapter, incoming, user, persona, *command)
+            else:
+                await self._turn(adapter, incoming, user, persona)
+
+    async def persona_for(self, user: str) -> str:
+        active = await self.state.get_active_persona(user)
+        if active and self.store.directory(user, active).is_dir():
+            return active
+        user_config = self.config.users.get(user)
+        return user_config.default_persona if user_config else "inara"
+
+    async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
+        try:
+            await adapter.send(incoming.room, text, reply_to=incoming.event_id)
+            await adapter.reply_done(incoming.room)
+        except Exception as exc:
+            log.error("router.send_failed", error=str(exc))
+
+    async def _command(
+        self,
+        adapter: Adapter,
+        incoming: Incoming,
+        user: str,
+        persona: str,
+        name: str,
+        args: list[str],
+    ) -> None:
+        command = lookup(name)
+        if command is None:
+            await self._say(adapter, incoming, f"I don't know the command /{name}. Try /help.")
+            return
+        user_config = self.config.users.get(user)
+        admin = bool(user_config and user_config.admin)
+        if command.admin and not admin:
+            log.warning("command.refused", command=name)
+            await self._say(adapter, incoming, ADMIN_ONLY)
+            return
+        log.info("command.run", command=name)
+        context = CommandContext(incoming, user, persona, admin, args, self)
+        try:
+            answer = await command.handler(context)
+        except PersonadError as exc:
+            log.warning("command.failed", command=name, error=str(exc))
+            answer = exc.user_message
+        except Exception:
+            log.exception("command.crashed", command=name)
+            answer = SORRY
+        await self._say(adapter, incoming, answer)
+
+    async def _turn(self, adapter: Adapter, incoming: Incoming, user: str, persona: str) -> None:
+        started = time.perf_counter()
+        try:
+            session = await self.sessions.get(user, persona)
+        except PersonadError as exc:
+            await self._say(adapter, incoming, exc.user_message)
+            return
+        async with session.lock:
+            reply = ReplyStream(
+                adapter,
+                incoming.room,
+                reply_to=incoming.event_id,
+                interval=self.config.daemon.stream_edit_seconds,
+            )
+            async with reply:
+                try:
+                    outcome = await session.turn(
+                        incoming.text, platform=incoming.platform, on_text=reply.on_text
+                    )
+                except PersonadError as exc:
+                    log.warning("turn.failed", error=str(exc), kind=type(exc).__name__)
+                    await reply.finish(exc.user_message)
+                    return
+                except Exception:
+                    log.exception("turn.crashed")
+                    await reply.finish(SORRY)
+                    return
+                await reply.finish(outcome.reply)
+            await session.sync_memory(outcome, incoming.platform)
+        log.info(
+            "turn.done",
+            otr=outcome.otr,
+            ms=round((time.perf_counter() - started) * 1000, 1),
+            chars=len(outcome.reply),
+        )

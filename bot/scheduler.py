@@ -1,0 +1,74 @@
+"""Background jobs behind one small API; APScheduler is an implementation detail.
+
+Every job runs through :meth:`Jobs._run`, which binds the job's name to the log context and
+turns any exception into a log line, so a failing job never stops the scheduler or the daemon.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import structlog
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+__all__ = ["JobFunc", "Jobs"]
+
+log = structlog.get_logger(__name__)
+
+JobFunc = Callable[[], Awaitable[Any]]
+
+
+class Jobs:
+    def __init__(self, timezone: str = "UTC") -> None:
+        self._scheduler = AsyncIOScheduler(timezone=ZoneInfo(timezone))
+        self.runs: dict[str, int] = {}
+        self.failures: dict[str, int] = {}
+
+    async def _run(self, name: str, func: JobFunc) -> None:
+        with structlog.contextvars.bound_contextvars(job=name):
+            try:
+                await func()
+                self.runs[name] = self.runs.get(name, 0) + 1
+            except Exception as exc:
+                self.failures[name] = self.failures.get(name, 0) + 1
+                log.exception("job.failed", error=type(exc).__name__)
+
+    def every(self, name: str, seconds: float, func: JobFunc) -> None:
+        self._scheduler.add_job(
+            self._run,
+            IntervalTrigger(seconds=seconds),
+            args=(name, func),
+            id=name,
+            replace_existing=True,
+            max_instances=1,
+            coalesce=True,
+        )
+
+    def cron(self, name: str, func: JobFunc, *, timezone: str | None = None, **fields: Any) -> None:
+        """``fields`` as APScheduler's cron trigger takes them: ``hour=3, minute=30``..."""
+        trigger = CronTrigger(timezone=ZoneInfo(timezone) if timezone else None, **fields)
+        self._scheduler.add_job(
+            self._run,
+            trigger,
+            args=(name, func),
+            id=name,
+            replace_existing=True,
+            max_instances=1,
+            coalesce=True,
+            misfire_grace_time=3600,
+        )
+
+    def names(self) -> list[str]:
+        return [job.id for job in self._scheduler.get_jobs()]
+
+    def start(self) -> None:
+        if not self._scheduler.running:
+            self._scheduler.start()
+
+    def stop(self) -> None:
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=False)

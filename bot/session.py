@@ -1,0 +1,269 @@
+"""One conversation of one user with one persona, whichever platform they write from.
+
+A session owns the live conversation (its :class:`~bot.conversation.Entry` list), its Off The
+Record flag and tier, and drives one turn from the user's text to the persona's reply:
+recall, prompt, compaction, the model with its tools, the session log. Turns of one session
+run strictly in order under :attr:`Session.lock`, which the router holds from the turn
+until the reply is sent and the memory synced; different sessions run concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import structlog
+
+from bot.config import Config, UserConfig
+from bot.conversation import Entry, to_messages
+from bot.errors import ContextOverflow
+from bot.llm.base import LLMBackend, TextSink
+from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
+from bot.memory.compaction import CompactionResult, Compactor
+from bot.persona.context import build_system_prompt, files_for_tier
+from bot.persona.store import PersonaStore, bind_persona
+from bot.persona_tools import scratch_tools
+from bot.sessionlog import LoggedTurn, SessionLog
+from bot.state import StateStore
+from bot.toolloop import run_tool_loop
+from bot.tools import ToolRegistry
+
+__all__ = ["Clock", "Session", "SessionDeps", "TurnOutcome"]
+
+log = structlog.get_logger(__name__)
+
+Clock = Callable[[], datetime]
+
+_MIRRORED = ("MEMORY.md", "USER.md")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(slots=True)
+class SessionDeps:
+    """What every session shares."""
+
+    config: Config
+    store: PersonaStore
+    state: StateStore
+    chat_llm: LLMBackend
+    context_window: int
+    clock: Clock = utc_now
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOutcome:
+    reply: str
+    user_entry: Entry
+    reply_entry: Entry
+    otr: bool
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        user: str,
+        persona: str,
+        deps: SessionDeps,
+        memory: MemoryBackend | None,
+    ) -> None:
+        self.user = user
+        self.persona = persona
+        self.deps = deps
+        self.memory = memory
+        self.lock = asyncio.Lock()
+        self.directory = deps.store.require(user, persona)
+        self.log = SessionLog(self.directory, persona)
+        self.entries: list[Entry] = []
+        self.otr = False
+        self.tier = deps.config.prompt.default_tier
+        self.last_active = time.monotonic()
+        self._unextracted: list[TurnRecord] = []
+        self._mirrored: dict[str, str] = {}
+        self.compactor = Compactor(
+            window_tokens=deps.context_window,
+            threshold=deps.config.memory.compact_threshold,
+        )
+
+    @property
+    def pending_extract(self) -> int:
+        """On-record turns not yet distilled into memory."""
+        return len(self._unextracted)
+
+    @property
+    def user_config(self) -> UserConfig:
+        return self.deps.config.users.get(self.user) or UserConfig()
+
+    async def load(self) -> None:
+        """Restore settings and today's conversation after a (re)start."""
+        self.otr = await self.deps.state.get_otr(self.user, self.persona)
+        self.tier = await self.deps.state.get_tier(self.user, self.persona) or self.tier
+        zone = self.user_config.zone
+        today = self.deps.clock().astimezone(zone).date()
+        self.entries = await asyncio.to_thread(
+            self.log.restore, today, zone, limit=self.deps.config.daemon.history_messages
+        )
+        if self.entries:
+            log.info("session.restored", entries=len(self.entries))
+
+    # -- settings ---------------------------------------------------------------------------
+
+    async def set_otr(self, on: bool) -> None:
+        await self.deps.state.set_otr(self.user, self.persona, on)
+        self.otr = on
+
+    async def set_tier(self, tier: int) -> None:
+        if tier not in (1, 2, 3, 4):
+            raise ValueError("tier must be 1, 2, 3 or 4")
+        await self.deps.state.set_tier(self.user, self.persona, tier)
+        self.tier = tier
+
+    async def new_conversation(self) -> None:
+        """End the current conversation (extracting its facts) and start an empty one."""
+        await self.end("new")
+        if not self.otr:
+            await self.log.mark_new_conversation(self.deps.clock(), self.user_config.zone)
+        self.entries = []
+
+    async def end(self, reason: str) -> int:
+        """Session end: distill the on-record turns not yet extracted into memory."""
+        turns, self._unextracted = self._unextracted, []
+        if not turns or self.memory is None or self.otr:
+            return 0
+        try:
+            stored = await self.memory.extract(turns)
+        except Exception as exc:
+            self._unextracted = turns + self._unextracted
+            log.error("memory.extract_failed", reason=reason, error=str(exc))
+            return 0
+        log.info("memory.extracted", reason=reason, turns=len(turns), stored=stored)
+        return stored
+
+    # -- memory -----------------------------------------------------------------------------
+
+    async def _mirror_files(self) -> None:
+        assert self.memory is not None
+        for name in _MIRRORED:
+            text = self.deps.store.read(self.user, self.persona, name).text
+            if self._mirrored.get(name) != text:
+                await self.memory.mirror(name, text)
+                self._mirrored[name] = text
+
+    async def _recall(self, text: str) -> tuple[str, list[MemoryHit]]:
+        if self.memory is None or self.otr:
+            return "", []
+        try:
+            await self._mirror_files()
+            inject = await self.memory.inject()
+            limit = self.deps.config.memory.recall_limit
+            hits = await self.memory.prefetch(text, limit=limit) if limit else []
+        except Exception as exc:
+            log.error("memory.recall_failed", error=str(exc))
+            return "", []
+        return inject, hits
+
+    async def sync_memory(self, outcome: TurnOutcome, platform: str) -> None:
+        """After the reply went out: store the turn in memory (never while Off The Record)."""
+        if outcome.otr or self.memory is None:
+            return
+        record = TurnRecord(
+            user_text=outcome.user_entry.text,
+            reply_text=outcome.reply,
+            platform=platform,
+            at=outcome.user_entry.at,
+            user=self.user,
+            persona=self.persona,
+        )
+        self._unextracted.append(record)
+        try:
+            await self.memory.sync(record)
+        except Exception as exc:
+            log.error("memory.sync_failed", error=str(exc))
+
+    async def compact(self, *, force: bool, system_text: str = "") -> CompactionResult | None:
+        """Promote the durable facts of older turns to memory, then fold them into a pointer."""
+        memory = self.memory
+
+        async def promote(text: str, source: str) -> object:
+            if memory is None:
+                return None
+            return await memory.add(text, source=source)
+
+        if not force and not self.compactor.needs(system_text, self.entries):
+            return None
+        result = await self.compactor.compact(
+            self.entries, system_text=system_text, promote=promote, force=force
+        )
+        self.entries = list(result.entries)
+        log.info("session.compacted", promoted=len(result.promoted), kept=len(self.entries))
+        return result
+
+    # -- the turn ---------------------------------------------------------------------------
+
+    async def turn(
+        self, text: str, *, platform: str, on_text: TextSink | None = None
+    ) -> TurnOutcome:
+        """Answer one message. The caller holds :attr:`lock`."""
+        self.last_active = time.monotonic()
+        config = self.deps.config
+        store = self.deps.store
+        now = self.deps.clock()
+        zone = self.user_config.zone
+        otr = self.otr
+        user_entry = Entry("user", text, now, platform, otr=otr)
+        inject, recalled = await self._recall(text)
+        for name in files_for_tier(self.tier):
+            problem = store.read(self.user, self.persona, name).problem
+            if problem:
+                log.warning("persona.file_skipped", file=name, problem=problem)
+        system = build_system_prompt(
+            read=lambda name: store.read(self.user, self.persona, name),
+            limit=config.prompt.limit,
+            tier=self.tier,
+            now=now.astimezone(zone),
+            otr=otr,
+            inject_datetime=config.llm.roles["chat"].inject_datetime,
+            memory_inject=inject,
+            recalled=recalled,
+        )
+        await self.compact(force=False, system_text=system.joined())
+        tools = ToolRegistry(scratch_tools(store, self.user, self.persona))
+        if self.memory is not None and not otr:
+            for tool in self.memory.tools():
+                tools.add(tool)
+        with bind_persona(store.data_dir, self.user, self.persona):
+            try:
+                result = await run_tool_loop(
+                    self.deps.chat_llm,
+                    system=system,
+                    messages=to_messages([*self.entries, user_entry]),
+                    tools=tools,
+                    max_steps=config.llm.max_tool_steps,
+                    on_text=on_text,
+                )
+            except ContextOverflow:
+                log.warning("session.overflow")
+                await self.compact(force=True, system_text=system.joined())
+                result = await run_tool_loop(
+                    self.deps.chat_llm,
+                    system=system,
+                    messages=to_messages([*self.entries, user_entry]),
+                    tools=tools,
+                    max_steps=config.llm.max_tool_steps,
+                    on_text=on_text,
+                )
+        reply = result.text.strip() or "(no answer)"
+        reply_entry = Entry("assistant", reply, self.deps.clock(), platform, otr=otr)
+        if not otr:
+            await self.log.append(
+                [LoggedTurn(self.user, user_entry), LoggedTurn(self.persona, reply_entry)], zone
+            )
+        self.entries.extend((user_entry, reply_entry))
+        self.last_active = time.monotonic()
+        return TurnOutcome(reply, user_entry, reply_entry, otr)

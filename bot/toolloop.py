@@ -1,0 +1,124 @@
+"""The bounded tool-use loop between the language model and the tools of a turn.
+
+The model answers; if it asked for tools, each is run and its result sent back; this repeats
+until the model answers without tools or ``max_steps`` is reached, when it is asked once more
+with no tools offered so the user always gets words back. A tool that fails reports an error
+result to the model; it never breaks the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import structlog
+
+from bot.llm.base import (
+    Completion,
+    LLMBackend,
+    Message,
+    SystemPrompt,
+    TextSink,
+    ToolCall,
+    ToolResult,
+)
+from bot.tools import ToolFailed, ToolRegistry
+
+__all__ = ["ToolLoopResult", "run_tool_loop"]
+
+log = structlog.get_logger(__name__)
+
+_MAX_RESULT_CHARS = 20_000
+
+
+@dataclass(slots=True)
+class ToolLoopResult:
+    text: str
+    steps: int
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    completions: list[Completion] = field(default_factory=list)
+
+
+async def _run_tool(tools: ToolRegistry, call: ToolCall) -> ToolResult:
+    tool = tools.get(call.name)
+    if tool is None:
+        return ToolResult(call.id, f"There is no tool named {call.name!r}.", is_error=True)
+    try:
+        content = await tool.handler(call.arguments)
+    except ToolFailed as exc:
+        return ToolResult(call.id, str(exc), is_error=True)
+    except Exception as exc:
+        log.exception("tool.failed", tool=call.name, error=type(exc).__name__)
+        return ToolResult(call.id, f"The tool {call.name} failed internally.", is_error=True)
+    if len(content) > _MAX_RESULT_CHARS:
+        content = content[:_MAX_RESULT_CHARS] + "\n[… result cut]"
+    return ToolResult(call.id, content)
+
+
+class _Joiner:
+    """Streams each step's text to the sink, separating steps by a blank line."""
+
+    def __init__(self, sink: TextSink | None) -> None:
+        self.sink = sink
+        self.parts: list[str] = []
+        self._step_started = False
+
+    def start_step(self) -> None:
+        self._step_started = False
+
+    async def __call__(self, delta: str) -> None:
+        if not delta:
+            return
+        if not self._step_started:
+            self._step_started = True
+            if self.parts and self.parts[-1] and self.sink is not None:
+                await self.sink("\n\n")
+        if self.sink is not None:
+            await self.sink(delta)
+
+
+async def run_tool_loop(
+    llm: LLMBackend,
+    *,
+    system: SystemPrompt,
+    messages: Sequence[Message],
+    tools: ToolRegistry,
+    max_steps: int,
+    on_text: TextSink | None = None,
+    max_tokens: int | None = None,
+) -> ToolLoopResult:
+    conversation = list(messages)
+    joiner = _Joiner(on_text)
+    sink = joiner if on_text is not None else None
+    result = ToolLoopResult(text="", steps=0)
+    for step in range(max_steps + 1):
+        offer = tools.specs if step < max_steps else []
+        joiner.start_step()
+        completion = await llm.complete(
+            system=system,
+            messages=conversation,
+            tools=offer,
+            max_tokens=max_tokens,
+            on_text=sink,
+        )
+        result.completions.append(completion)
+        result.steps = step + 1
+        if completion.text.strip():
+            joiner.parts.append(completion.text.strip())
+        if not completion.tool_calls or not offer:
+            break
+        result.tool_calls.extend(completion.tool_calls)
+        log.info(
+            "tools.called",
+            step=step + 1,
+            tools=[call.name for call in completion.tool_calls],
+            args_chars=sum(len(json.dumps(c.arguments)) for c in completion.tool_calls),
+        )
+        results = [await _run_tool(tools, call) for call in completion.tool_calls]
+        conversation.append(
+            Message("assistant", completion.text, tool_calls=tuple(completion.tool_calls))
+        )
+        conversation.append(Message("user", tool_results=tuple(results)))
+    result.text = "\n\n".join(joiner.parts)
+    return result

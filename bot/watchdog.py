@@ -1,0 +1,104 @@
+"""Restarts an adapter whose connection went silent, with jittered exponential backoff.
+
+Adapters report liveness through ``adapter.health.touch()``. Every ``interval`` seconds the
+watchdog looks at each one: an adapter that is not running, or whose last success is older
+than its ``stall_seconds``, is stopped and started again. Failed restarts back off
+(1 s, 2 s, 4 s ... up to ``max_delay``, each scaled by a random factor in [0.5, 1]).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Mapping
+
+import structlog
+
+from adapters.base import Adapter
+
+__all__ = ["Watchdog"]
+
+log = structlog.get_logger(__name__)
+
+
+class Watchdog:
+    def __init__(
+        self,
+        adapters: Mapping[str, Adapter],
+        stall_seconds: Mapping[str, float],
+        *,
+        interval: float = 5.0,
+        base_delay: float = 1.0,
+        max_delay: float = 300.0,
+    ) -> None:
+        self.adapters = adapters
+        self.stall_seconds = stall_seconds
+        self.interval = interval
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self._failures: dict[str, int] = {}
+        self._not_before: dict[str, float] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            await self.check()
+
+    def stalled(self, name: str, adapter: Adapter) -> bool:
+        limit = self.stall_seconds.get(name)
+        if limit is None:
+            return False
+        return not adapter.health.running or adapter.health.age() > limit
+
+    async def check(self) -> list[str]:
+        """One pass; returns the names of adapters restarted."""
+        restarted = []
+        now = time.monotonic()
+        for name, adapter in self.adapters.items():
+            if not self.stalled(name, adapter) or now < self._not_before.get(name, 0.0):
+                continue
+            log.warning(
+                "adapter.stalled",
+                adapter=name,
+                running=adapter.health.running,
+                silent_for=round(min(adapter.health.age(), 1e9), 1),
+            )
+            if await self.restart(name, adapter):
+                restarted.append(name)
+        return restarted
+
+    async def restart(self, name: str, adapter: Adapter) -> bool:
+        adapter.health.restarts += 1
+        try:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(adapter.stop(), timeout=30)
+            await asyncio.wait_for(adapter.start(), timeout=60)
+        except Exception as exc:
+            failures = self._failures.get(name, 0) + 1
+            self._failures[name] = failures
+            delay = min(self.max_delay, self.base_delay * 2 ** (failures - 1))
+            delay *= random.uniform(0.5, 1.0)
+            self._not_before[name] = time.monotonic() + delay
+            log.error(
+                "adapter.restart_failed", adapter=name, error=str(exc), retry_in=round(delay, 1)
+            )
+            return False
+        self._failures.pop(name, None)
+        self._not_before.pop(name, None)
+        adapter.health.touch()
+        log.info("adapter.restarted", adapter=name, restarts=adapter.health.restarts)
+        return True

@@ -1,0 +1,104 @@
+"""The router and sessions end to end in-process: a recording adapter and a scripted model."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from adapters.base import AdapterContext
+from bot.commands import ADMIN_ONLY
+from bot.config import Config
+from bot.daemon import Daemon
+from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+
+
+class World:
+    def __init__(self, daemon: Daemon, adapter: RecordingAdapter, llm: ScriptedLLM, data: Path):
+        self.daemon = daemon
+        self.adapter = adapter
+        self.llm = llm
+        self.data = data
+        self._n = 0
+
+    async def say(self, text: str, sender: str = "scott", **kw: object) -> str:
+        self._n += 1
+        before = len(self.adapter.sent)
+        await self.adapter.deliver(text, sender=sender, event_id=f"e{self._n}", **kw)  # type: ignore[arg-type]
+        new = self.adapter.texts()[before:]
+        return new[-1] if new else ""
+
+
+async def _world(config: Config, data: Path, llm: ScriptedLLM, **adapter_kw: object) -> tuple[Daemon, RecordingAdapter]:
+    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
+
+    async def handler(incoming):  # type: ignore[no-untyped-def]
+        assert daemon.router is not None
+        await daemon.router.handle(incoming)
+
+    adapter = RecordingAdapter(
+        AdapterContext(handler=handler, state=daemon.state.for_adapter("console"), data_dir=data),
+        **adapter_kw,  # type: ignore[arg-type]
+    )
+    daemon.attach("console", adapter)
+    await daemon.start()
+    return daemon, adapter
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "holly")
+    llm = ScriptedLLM()
+    daemon, adapter = await _world(make_config(tmp_path), tmp_path, llm)
+    yield World(daemon, adapter, llm, tmp_path)
+    await daemon.stop()
+
+
+async def test_a_message_is_answered_and_logged(world: World) -> None:
+    reply = await world.say("Hello there")
+    assert reply == "echo: Hello there"
+    logs = list((world.data / "scott/persona/inara/sessions").glob("*.md"))
+    assert len(logs) == 1
+    text = logs[0].read_text()
+    assert "Hello there" in text and "echo: Hello there" in text
+    system = world.llm.calls[-1].system
+    assert "--- IDENTITY.md ---" in system.stable
+    assert "Current date and time:" in system.dynamic
+
+
+async def test_unknown_sender_is_ignored(world: World) -> None:
+    assert await world.say("hi", sender="mallory") == ""
+    assert world.llm.calls == []
+
+
+async def test_duplicate_event_is_answered_once(world: World) -> None:
+    await world.adapter.deliver("once", sender="scott", event_id="dup")
+    await world.adapter.deliver("once", sender="scott", event_id="dup")
+    assert world.adapter.texts() == ["echo: once"]
+
+
+async def test_admin_command_refused_for_non_admin(world: World) -> None:
+    assert await world.say("/users", sender="holly") == ADMIN_ONLY
+    assert "scott" in await world.say("/users", sender="scott")
+
+
+async def test_otr_keeps_everything_off_disk(world: World) -> None:
+    await world.say("/otr on")
+    marker = "ZEBRA-MARKER-7731"
+    assert await world.say(f"secret plan {marker}") == f"echo: secret plan {marker}"
+    assert "Off The Record" in world.llm.calls[-1].system.dynamic
+    await world.say("/otr off")
+    await world.say("back on record")
+    for path in world.data.rglob("*"):
+        if path.is_file():
+            assert marker.encode() not in path.read_bytes(), path
+
+
+async def test_bad_input_gets_clear_answers(world: World) -> None:
+    assert "empty" in await world.say("   ")
+    long = "x" * 9000
+    assert "limit" in await world.say(long)
+    assert "text" in await world.say("", kind="attachment")
+    assert "/nosuch" in await world.say("/nosuch")
