@@ -63,6 +63,12 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
             (rf"\bon {_DAYS_EN}\b", 1.0),
             (r"\b(?:we|they|he|she) (?:live|lives|have|has|own|owns|work|works|moved)\b", 1.0),
             (r"\b(?:starts|opens|closes|ends|is due) (?:at|on|every)\b", 1.5),
+            (r"\b(?:is|are|was|'s) (?:my|our)\b", 2.0),
+            (r"\b(?:turns|turned) \d+\b", 2.0),
+            (r"\b(?:is|are|stays|stay|lives|live|goes|go) (?:in|on|with|under|behind|inside|at"
+             r"|next to) (?:the|our|my|a|\w+'s)\b", 1.5),
+            (r"\b(?:moved|got married|married|graduated|retired|divorced|started working)\b", 2.0),
+            (r"\b(?:19|20)\d\d\b", 1.0),
         ],
         "preference": [
             (r"\bi (?:really |absolutely |much |also |just )?(?:prefer|love|like|hate|dislike"
@@ -150,6 +156,14 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
             (r"\b(?:ele|ela|eles|elas|a gente) (?:mora|moram|tem|trabalha|trabalham|estuda)\b",
              1.0),
             (r"\b(?:comeca|abre|fecha|termina|vence) (?:as|a|no|na|todo|toda)\b", 1.5),
+            (r"\b(?:e|sao|era) (?:o |a |os |as )?(?:meu|minha|meus|minhas|nosso|nossa|nossos"
+             r"|nossas)\b", 2.0),
+            (r"\bfaz \d+ anos\b", 2.0),
+            (r"\b(?:fica|ficam|mora|moram|esta guardad\w*) (?:no|na|nos|nas|com|embaixo|atras"
+             r"|dentro|em)\b", 1.5),
+            (r"\b(?:se mudou|nos mudamos|mudamos|me mudei|casou|casamos|me casei|se formou"
+             r"|me formei|se aposentou|me aposentei|dou aula|trabalho com)\b", 2.0),
+            (r"\b(?:19|20)\d\d\b", 1.0),
         ],
         "preference": [
             (r"\b(?:eu )?(?:prefiro|adoro|amo|(?<!com )(?<!de )(?<!o )gosto|odeio|detesto|curto"
@@ -231,6 +245,9 @@ EPHEMERAL: dict[str, list[tuple[str, float]]] = {
         (r"\b(?:is|are) (?:here|\w+ing)\b", 1.0),
         (r"\b(?:set a timer|turn (?:on|off) the|remind me|play some|what'?s the weather)\b",
          1.5),
+        # a one-off story: past tense, yesterday, all day
+        (r"\b(?:was|were|had|got|went|did|happened|talked|yesterday|last (?:night|week)"
+         r"|all day|on the way|there was|there were)\b", 1.0),
     ],
     "pt": [
         (r"\b(?:agora|agorinha|neste momento|nesse momento|daqui a pouco|ja ja|to indo"
@@ -244,6 +261,8 @@ EPHEMERAL: dict[str, list[tuple[str, float]]] = {
         (r"^\w+(?:ando|endo|indo)\b", 1.5),
         (r"\b(?:volto em|chego em|to ai em|estou ai em) \d+", 2.0),
         (r"\b(?:chegou|chegaram)\b", 1.5),
+        (r"\b(?:foi|foram|ficou|ficamos|fomos|tinha|teve|veio|aconteceu|ontem|o dia todo"
+         r"|na volta|\w{2,}(?:aram|eram|iram))\b", 1.0),
         (r"\b(?:acabei de|acabou de|vou (?:sair|dormir|tomar banho|almocar|jantar|deitar))\b",
          1.0),
         (r"\b(?:liga a|desliga a|liga o|desliga o|poe um timer|coloca um timer|me lembra"
@@ -251,15 +270,15 @@ EPHEMERAL: dict[str, list[tuple[str, float]]] = {
     ],
 }
 
-#: words that say which language a sentence is in (none of them is common in the other one)
+#: words that say which language a sentence is in ("to", "no", "do", "as" are in both)
 STOPWORDS: dict[str, frozenset[str]] = {
     "en": frozenset(
         "the an is are was were i i'm my our we you your it it's this that of and with for"
         " on at from have has don't can't will would".split()
     ),
     "pt": frozenset(
-        "o os as um uma e eh de do da dos das em no na nos nas com pra para pro eu meu minha"
-        " nosso nossa voce vc nao que tem ta to tou esta estou sao foi".split()
+        "o os um uma e eh de da dos das em na nos nas com pra para pro eu meu minha"
+        " nosso nossa voce vc nao que tem ta tou esta estou sao foi".split()
     ),
 }
 
@@ -523,7 +542,7 @@ def classify(text: str) -> Verdict:
     noted = bool(_NOTE.search(folded))
 
     if _is_question(text, folded) and not noted:
-        if ephemeral > 0 and best_score < STRONG:
+        if ephemeral >= 1.5 and best_score < STRONG:
             return Verdict(None, f"rejected: ephemeral ('{ephemeral_evidence}')", 0.7)
         return Verdict(None, "rejected: trivial (a question states nothing)", 0.8)
     if best_score >= STRONG and best_score >= ephemeral:
