@@ -228,7 +228,10 @@ class Compactor:
                 ) from exc
             if getattr(result, "stored", True) is not False:
                 promoted.append(sentence)
-        folded.facts.extend(fact for fact in promoted if fact not in folded.facts)
+        for fact in promoted:
+            shown = fact.rstrip(" .!;")
+            if shown not in folded.facts:
+                folded.facts.append(shown)
 
         last = removed[-1]
         pointer = Entry(
