@@ -1,0 +1,177 @@
+"""The write policy keeps durable facts, rejects chatter and never lets a secret through."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from bot.memory.policy import Verdict, classify, fold, looks_secret, split_candidates
+
+LABELLED = Path(__file__).parent / "data" / "policy_labelled.tsv"
+DURABLE = {"fact", "preference", "decision", "skill", "error"}
+
+
+def _labelled() -> list[tuple[str, str, str]]:
+    with LABELLED.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        return [(row["label"], row["lang"], row["text"]) for row in reader]
+
+
+SECRETS = [
+    "my password is hunter2",
+    "My password for the bank app is Tulip!2024",
+    "minha senha é abc123",
+    "Minha senha do banco é Tulipa!2024",
+    "a senha do wifi é girassol2020",
+    "here's my key sk-proj-4fT9xQ2LmN8vR7pK3sW1yZ6bH0cJ5dE",
+    "sk-ant-api03-Qw3rTy7UiOp9AsDfGh2JkLzXcVbNm",
+    "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "xoxb-2048-1024-Zx9Yw8Vu7Ts6Rq5Po4",
+    "AKIAIOSFODNN7EXAMPLE",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJtYXJpYSJ9.dBjftJeZ4CVPmB92K27uhbUJU1p1r",
+    "the deploy token is 9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d",
+    "use Zk8pQ2vX9mL4nR7tW1yB6cH3jF5gD0sA for the webhook",
+    "My PIN is 4821.",
+    "O código do alarme é 7391.",
+    "my card number is 4111 1111 1111 1111",
+    "Meu CPF é 123.456.789-09",
+    "postgres://admin:s3cr3t@db.local/app",
+    "-----BEGIN OPENSSH PRIVATE KEY-----",
+    "netflix login is bea@mail.com, password Pipoca#55",
+    "minha senha do gov.br é Brasil@2023",
+    "API_KEY=abcd1234efgh5678",
+    "lembra que a senha do email é batata123",
+]
+
+
+@pytest.mark.parametrize("text", SECRETS)
+def test_every_secret_is_rejected(text: str) -> None:
+    assert looks_secret(text)
+    verdict = classify(text)
+    assert not verdict.accepted
+    assert verdict.reason.startswith("rejected: secret")
+
+
+def test_every_labelled_secret_is_rejected() -> None:
+    secrets = [text for label, _, text in _labelled() if label == "secret"]
+    assert len(secrets) >= 30
+    leaked = [text for text in secrets if classify(text).accepted or not looks_secret(text)]
+    assert leaked == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I changed the wifi password yesterday.",
+        "The wifi password is on the sticker under the router.",
+        "A senha do wifi fica no caderno da cozinha.",
+        "I need to reset my password for the school portal",
+        "https://example.com/recipes/chocolate-cake-with-walnuts",
+        "We live at number 1234 on Rua das Flores.",
+    ],
+)
+def test_talk_about_passwords_is_not_a_secret(text: str) -> None:
+    assert not looks_secret(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ok", "thanks!", "valeu", "kkkk", "hahaha", "👍", "😂😂😂", "Bom dia!", "obrigada!!",
+     "What time is it?", "Que horas são?", "got it, thanks", "rsrs", "tudo bem e você?"],
+)
+def test_trivia_is_rejected(text: str) -> None:
+    verdict = classify(text)
+    assert not verdict.accepted
+    assert verdict.reason.startswith("rejected: trivial")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm eating now", "estou almoçando agora", "Estou almocando agora", "Running late, be there "
+     "in 10.", "tô indo pro mercado agora", "Just got home.", "Acabei de chegar em casa."],
+)
+def test_ephemeral_is_rejected(text: str) -> None:
+    verdict = classify(text)
+    assert not verdict.accepted
+    assert verdict.reason.startswith("rejected: ephemeral")
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("My daughter's name is Luna.", "fact"),
+        ("Minha filha se chama Luna.", "fact"),
+        ("I'm allergic to shellfish.", "fact"),
+        ("Sou alérgica a camarão.", "fact"),
+        ("Sou alergica a camarao.", "fact"),
+        ("I prefer tea over coffee.", "preference"),
+        ("Prefiro chá a café.", "preference"),
+        ("I take my coffee without sugar.", "preference"),
+        ("Please always answer me in Portuguese.", "preference"),
+        ("We decided to paint the kitchen green.", "decision"),
+        ("Decidimos pintar a cozinha de verde.", "decision"),
+        ("From now on groceries are on Saturdays.", "decision"),
+        ("A partir de agora as compras são no sábado.", "decision"),
+        ("To unclog the sink, pour baking soda and then vinegar.", "skill"),
+        ("Pra desentupir a pia, joga bicarbonato e vinagre.", "skill"),
+        ("The dishwasher keeps showing error E24.", "error"),
+        ("A lava-louças fica dando erro E24.", "error"),
+    ],
+)
+def test_clear_statements_get_the_right_category(text: str, category: str) -> None:
+    verdict = classify(text)
+    assert verdict.accepted
+    assert verdict.category == category
+    assert verdict.reason.startswith(f"{category}: ")
+    assert 0.0 < verdict.confidence <= 1.0
+
+
+def test_verdict_accepted_follows_category() -> None:
+    assert Verdict("fact", "fact: x", 0.5).accepted
+    assert not Verdict(None, "rejected: trivial", 0.9).accepted
+
+
+def test_fold_removes_accents_and_case() -> None:
+    assert fold("  Estou ALMOÇANDO   agora ") == "estou almocando agora"
+    assert fold("Não é café") == "nao e cafe"
+    assert fold("I’m") == "i'm"
+
+
+def test_split_candidates() -> None:
+    text = "Oi! Minha filha se chama Luna. Ela faz 7 anos em março?\n- Prefiro chá\n\n..."
+    assert split_candidates(text) == [
+        "Oi!",
+        "Minha filha se chama Luna.",
+        "Ela faz 7 anos em março?",
+        "Prefiro chá",
+    ]
+    assert split_candidates("") == []
+    assert split_candidates("👍 !!") == []
+
+
+def test_accuracy_on_the_labelled_set() -> None:
+    rows = _labelled()
+    assert len(rows) >= 150
+    assert sum(lang == "en" for _, lang, _ in rows) >= 70
+    assert sum(lang == "pt" for _, lang, _ in rows) >= 70
+    right = 0
+    for label, _, text in rows:
+        verdict = classify(text)
+        if label in DURABLE:
+            right += verdict.category == label
+        else:
+            right += not verdict.accepted and verdict.reason.startswith(f"rejected: {label}")
+    accuracy = right / len(rows)
+    print(f"policy accuracy: {accuracy:.3f} on {len(rows)} sentences")
+    assert accuracy >= 0.85
+
+
+def test_durable_versus_rejected_on_the_labelled_set() -> None:
+    """What matters most for memory: keep what is durable, drop the rest."""
+    rows = _labelled()
+    kept_junk = [t for label, _, t in rows if label not in DURABLE and classify(t).accepted]
+    dropped = [t for label, _, t in rows if label in DURABLE and not classify(t).accepted]
+    assert len(kept_junk) <= len(rows) * 0.05, kept_junk
+    assert len(dropped) <= len(rows) * 0.05, dropped
