@@ -1,0 +1,320 @@
+"""The Matrix adapter: matrix-nio's ``AsyncClient`` against any homeserver.
+
+One task long-polls ``/sync``. After each successful sync it acts on invites and new messages
+(:mod:`adapters.matrix_rooms`), saves the sync token in ``context.state`` so a restart resumes
+exactly where it stopped, and touches :attr:`health`. A failed sync (homeserver restarting,
+network gone) is retried with jittered exponential backoff; nothing is skipped meanwhile,
+because the saved token only moves forward once a batch has been handed to the core.
+
+On the very first start the initial sync only records where "now" is: messages sent before the
+bot existed are not answered. Answers go out as markdown rendered to HTML
+(:mod:`adapters.matrix_render`) and stream in by ``m.replace`` edits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import structlog
+from nio import AsyncClient, AsyncClientConfig, RoomSendError, SyncError, SyncResponse
+from nio.crypto import ENCRYPTION_ENABLED
+from nio.exceptions import LocalProtocolError
+from pydantic import Field, SecretStr, model_validator
+
+from adapters.base import Adapter, AdapterContext, AdapterSettings
+from adapters.matrix_events import BotIdentity
+from adapters.matrix_login import Credentials, sign_in
+from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
+from adapters.matrix_rooms import RoomEvents
+from bot.errors import AdapterError, ConfigError
+
+__all__ = ["MatrixAdapter", "Settings", "create"]
+
+log = structlog.get_logger(__name__)
+
+_FIRST_SYNC_FILTER = {"room": {"timeline": {"limit": 1}}, "presence": {"not_types": ["*"]}}
+_NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
+
+
+class Settings(AdapterSettings):
+    """``[adapters.matrix]``: the bot's account on a homeserver."""
+
+    homeserver: str = ""
+    user_id: str = ""
+    password: SecretStr | None = None
+    password_env: str | None = None
+    access_token: SecretStr | None = None
+    access_token_env: str | None = None
+    device_name: str = "personad"
+    e2e: bool = False
+    stream_edits: bool = True
+    sync_timeout_ms: int = Field(30_000, ge=0, le=300_000)
+    allowed_inviters: list[str] = Field(default_factory=list)
+    max_message_chars: int = Field(16_000, ge=500, le=30_000)
+    backoff_max_seconds: float = Field(60.0, gt=0)
+    first_sync_wait_seconds: float = Field(30.0, ge=0)
+
+    @model_validator(mode="after")
+    def _complete(self) -> Settings:
+        if not self.enabled:
+            return self
+        if not self.homeserver.startswith(("http://", "https://")):
+            raise ValueError("homeserver must be a URL such as https://matrix.example.org")
+        if not (self.user_id.startswith("@") and ":" in self.user_id):
+            raise ValueError("user_id must be a full Matrix id such as @inara:example.org")
+        if not (self.password or self.password_env or self.access_token
+                or self.access_token_env):
+            raise ValueError("set password_env (or password) or access_token_env")
+        return self
+
+    def secret(self, name: str) -> str | None:
+        """The direct value of ``name`` or the environment variable named by ``name_env``."""
+        direct = getattr(self, name)
+        if isinstance(direct, SecretStr) and direct.get_secret_value():
+            return direct.get_secret_value()
+        variable = getattr(self, f"{name}_env")
+        if not variable:
+            return None
+        value = os.environ.get(variable)
+        if not value:
+            raise ConfigError(
+                f"adapters.matrix.{name}_env: environment variable {variable} is not set"
+            )
+        return value
+
+
+def _backoff(attempt: int, cap: float) -> float:
+    ceiling = min(cap, 0.5 * 2 ** min(attempt, 16))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+class MatrixAdapter(Adapter):
+    """Talks to one Matrix account; see the module docstring for the sync cycle."""
+
+    platform = "matrix"
+
+    def __init__(self, settings: Settings, context: AdapterContext) -> None:
+        super().__init__(context)
+        self.settings = settings
+        self.supports_edit = settings.stream_edits
+        self.max_message_chars = settings.max_message_chars
+        self.client: AsyncClient | None = None
+        self.rooms: RoomEvents | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._synced = asyncio.Event()
+        self._typing: dict[str, asyncio.Task[None]] = {}
+        self._credentials: Credentials | None = None
+        self._since: str | None = None
+
+    # lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._task is not None and not self._task.done():
+            return
+        if self.settings.e2e and not ENCRYPTION_ENABLED:
+            raise ConfigError("adapters.matrix.e2e: install matrix-nio[e2e] for encryption")
+        self._credentials = credentials = Credentials(
+            self.settings.user_id,
+            password=self.settings.secret("password"),
+            access_token=self.settings.secret("access_token"),
+            device_name=self.settings.device_name,
+        )
+        store = Path(self.context.data_dir) / "matrix" / "store"
+        store.mkdir(parents=True, exist_ok=True)
+        config = AsyncClientConfig(
+            encryption_enabled=self.settings.e2e, store_sync_tokens=False,
+            max_timeouts=2, max_limit_exceeded=5, backoff_factor=0.5,
+            max_timeout_retry_wait_time=5, request_timeout=30,
+        )
+        client = AsyncClient(self.settings.homeserver, self.settings.user_id,
+                             store_path=str(store), config=config)
+        self.client = client
+        try:
+            await sign_in(client, credentials, self.context.state)
+            names = {client.user_id[1:].split(":", 1)[0]}
+            with contextlib.suppress(*_NETWORK_ERRORS):
+                profile = await client.get_displayname(client.user_id)
+                names.add(getattr(profile, "displayname", None) or "")
+            names.discard("")
+            bot = BotIdentity(client.user_id, names)
+            self.rooms = RoomEvents(client, bot, self.context.handler,
+                                    self.settings.allowed_inviters)
+            self._since = await self.context.state.get(self._token_key())
+            if client.olm is not None and client.should_upload_keys:
+                await client.keys_upload()
+        except BaseException:
+            await self._close()
+            raise
+        self._synced = asyncio.Event()
+        self._task = asyncio.create_task(self._sync_loop(), name="matrix-sync")
+        self.health.running = True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._synced.wait(), self.settings.first_sync_wait_seconds)
+        log.info("matrix.started", user=client.user_id, device=client.device_id,
+                 synced=self._synced.is_set())
+
+    async def stop(self) -> None:
+        self.health.running = False
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for typing in list(self._typing.values()):
+            typing.cancel()
+        self._typing.clear()
+        await self._close()
+
+    async def _close(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            await client.close()
+
+    # syncing -------------------------------------------------------------------------------
+
+    def _token_key(self) -> str:
+        assert self.client is not None
+        return f"next_batch:{self.client.user_id}"
+
+    async def _sync_loop(self) -> None:
+        failures = 0
+        while True:
+            try:
+                await self._sync_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the loop outlives every homeserver and network failure
+                failures += 1
+                delay = _backoff(failures, self.settings.backoff_max_seconds)
+                self.health.detail = f"sync failed: {type(exc).__name__}; retry in {delay:.1f}s"
+                log.warning("matrix.sync_failed", error=repr(exc)[:300], attempt=failures,
+                            retry_in=round(delay, 2))
+                await asyncio.sleep(delay)
+                continue
+            if failures:
+                self.health.reconnects += 1
+                log.info("matrix.sync_recovered", failures=failures)
+                failures = 0
+
+    async def _sync_once(self) -> None:
+        client, rooms = self.client, self.rooms
+        assert client is not None and rooms is not None
+        since = self._since
+        first = not since
+        sync_filter: dict[str, Any] = _FIRST_SYNC_FILTER if first else {
+            "room": {"timeline": {"limit": 50},
+                     "state": {"lazy_load_members": not self.settings.e2e}},
+            "presence": {"not_types": ["*"]},
+        }
+        # the first sync after a start returns at once, so start() need not wait a long poll
+        answer = await client.sync(
+            timeout=self.settings.sync_timeout_ms if self._synced.is_set() else 0,
+            since=since or None, sync_filter=sync_filter,
+        )
+        if isinstance(answer, SyncError):
+            if answer.status_code in ("M_UNKNOWN_TOKEN", "M_MISSING_TOKEN") and self._credentials:
+                # the login was revoked: forget it and sign in again before the next try
+                await self.context.state.set("access_token", "")
+                await sign_in(client, self._credentials, self.context.state)
+            raise AdapterError(f"sync refused: {answer.status_code} {answer.message}")
+        assert isinstance(answer, SyncResponse)
+        await self._encryption_chores()
+        delivered = await rooms.handle(answer, deliver=not first)
+        await self.context.state.set(self._token_key(), answer.next_batch)
+        self._since = answer.next_batch
+        self.health.touch("synced")
+        self._synced.set()
+        if delivered or first:
+            log.info("matrix.synced", delivered=delivered, first=first,
+                     rooms=len(answer.rooms.join))
+
+    async def _encryption_chores(self) -> None:
+        client = self.client
+        if client is None or client.olm is None:
+            return
+        if client.should_upload_keys:
+            await client.keys_upload()
+        if client.should_query_keys:
+            await client.keys_query()
+        if client.should_claim_keys:
+            await client.keys_claim(client.get_users_for_key_claiming())
+        await client.send_to_device_messages()
+
+    # sending -------------------------------------------------------------------------------
+
+    def _client(self) -> AsyncClient:
+        if self.client is None or not self.client.logged_in:
+            raise AdapterError("the Matrix adapter is not running",
+                               user_message="Matrix is not connected right now.")
+        return self.client
+
+    async def _room_send(self, room: str, content: dict[str, Any]) -> str:
+        client = self._client()
+        try:
+            answer = await client.room_send(room, "m.room.message", content,
+                                            ignore_unverified_devices=True)
+        except _NETWORK_ERRORS as exc:
+            raise AdapterError(f"sending to {room} failed: {exc!r}",
+                               user_message="The Matrix homeserver cannot be reached.") from exc
+        if isinstance(answer, RoomSendError):
+            raise AdapterError(f"sending to {room} failed: {answer.status_code} {answer.message}")
+        if self.rooms is not None:
+            self.rooms.own_events.remember(answer.event_id, room)
+        return str(answer.event_id)
+
+    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+        pieces = chunks_that_fit(text, self.max_message_chars)
+        if not pieces:
+            raise AdapterError("refusing to send an empty Matrix message")
+        target: ReplyTarget | None = None
+        if reply_to:
+            known = self.rooms.reply_targets.get(reply_to) if self.rooms else None
+            target = known if isinstance(known, ReplyTarget) else ReplyTarget(reply_to)
+        last = ""
+        for index, piece in enumerate(pieces):
+            if index and target is not None:
+                target = ReplyTarget(last, None, target.thread_root, quote=False)
+            last = await self._room_send(room, message_content(piece, target))
+        log.info("matrix.sent", room=room, event_id=last, pieces=len(pieces))
+        return last
+
+    async def edit(self, room: str, message_id: str, text: str) -> None:
+        if not text.strip():
+            raise AdapterError("refusing to edit a Matrix message to nothing")
+        await self._room_send(room, edit_content(message_id, text))
+
+    async def typing(self, room: str, on: bool) -> None:
+        previous = self._typing.pop(room, None)
+        if previous is not None:
+            previous.cancel()
+        if on:
+            self._typing[room] = asyncio.create_task(self._keep_typing(room))
+        elif self.client is not None:
+            await self._typing_state(room, False)
+
+    async def _keep_typing(self, room: str) -> None:
+        while True:
+            await self._typing_state(room, True)
+            await asyncio.sleep(20)
+
+    async def _typing_state(self, room: str, on: bool) -> None:
+        client = self.client
+        if client is None:
+            return
+        try:
+            answer = await client.room_typing(room, typing_state=on, timeout=30_000)
+        except _NETWORK_ERRORS as exc:
+            log.warning("matrix.typing_failed", room=room, error=repr(exc))
+            return
+        if not hasattr(answer, "room_id"):
+            log.warning("matrix.typing_failed", room=room, error=getattr(answer, "message", ""))
+
+
+def create(settings: Settings, context: AdapterContext) -> MatrixAdapter:
+    return MatrixAdapter(settings, context)

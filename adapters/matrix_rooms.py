@@ -1,0 +1,201 @@
+"""What the Matrix adapter does with one sync response: invites, then new room messages.
+
+Invites are accepted only from ``allowed_inviters`` and rejected otherwise. In joined rooms every
+new message is turned into an :class:`~adapters.base.Incoming` and handed to the core's handler,
+one at a time and in order. A room is direct when it has two joined members (asked from the
+homeserver once and again after membership changes). In a group room a message is addressed to
+the bot only when it names the bot or replies to one of the bot's messages.
+
+When the bot has just joined a room, the messages from before its invitation are history, not
+questions, and are skipped; messages sent between the invitation and the join are answered.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import structlog
+from nio import (
+    AsyncClient,
+    InviteMemberEvent,
+    JoinedMembersResponse,
+    JoinError,
+    RoomGetEventResponse,
+    SyncResponse,
+)
+
+from adapters.base import Handler, Incoming
+from adapters.matrix_events import BotIdentity, find_mention, parse_event
+from adapters.matrix_render import ReplyTarget
+
+__all__ = ["RoomEvents"]
+
+log = structlog.get_logger(__name__)
+
+_REMEMBERED = 4096
+
+
+class _Bounded(OrderedDict[str, Any]):
+    def remember(self, key: str, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > _REMEMBERED:
+            self.popitem(last=False)
+
+
+def _member_change(source: dict[str, Any]) -> bool:
+    return source.get("type") == "m.room.member"
+
+
+def _first_new(sources: list[dict[str, Any]], user_id: str) -> int:
+    """Index of the first timeline event to answer: after our invite if we just joined."""
+    for index in range(len(sources) - 1, -1, -1):
+        source = sources[index]
+        content = source.get("content") or {}
+        unsigned = source.get("unsigned") or {}
+        previous = (unsigned.get("prev_content") or {}).get("membership")
+        if (
+            _member_change(source)
+            and source.get("state_key") == user_id
+            and content.get("membership") == "join"
+            and previous != "join"
+        ):
+            for earlier in range(index - 1, -1, -1):
+                candidate = sources[earlier]
+                if (
+                    _member_change(candidate)
+                    and candidate.get("state_key") == user_id
+                    and (candidate.get("content") or {}).get("membership") == "invite"
+                ):
+                    return earlier + 1
+            return index + 1
+    return 0
+
+
+class RoomEvents:
+    """Turns sync responses into invites handled and ``Incoming`` events delivered."""
+
+    def __init__(
+        self,
+        client: AsyncClient,
+        bot: BotIdentity,
+        handler: Handler,
+        allowed_inviters: list[str],
+    ) -> None:
+        self.client = client
+        self.bot = bot
+        self.handler = handler
+        self.allowed_inviters = {user.lower() for user in allowed_inviters}
+        self._direct: dict[str, bool] = {}
+        self._handled_invites: set[str] = set()
+        self.own_events: _Bounded = _Bounded()
+        self.reply_targets: _Bounded = _Bounded()
+
+    async def handle(self, response: SyncResponse, *, deliver: bool) -> int:
+        """Act on one sync; ``deliver`` False (the very first sync) skips old messages."""
+        await self._invites(response)
+        for room_id in response.rooms.leave:
+            self._direct.pop(room_id, None)
+        if not deliver:
+            return 0
+        delivered = 0
+        for room_id, info in response.rooms.join.items():
+            sources: list[dict[str, Any]] = [
+                event.source for event in info.timeline.events
+                if isinstance(getattr(event, "source", None), dict)
+            ]
+            state = [getattr(event, "source", {}) for event in info.state]
+            if any(_member_change(s) for s in sources + state):
+                self._direct.pop(room_id, None)
+            for source in sources[_first_new(sources, self.bot.user_id):]:
+                try:
+                    delivered += await self._deliver(room_id, source)
+                except Exception as exc:  # one bad event must not stall the whole sync
+                    log.exception("matrix.event_failed", room=room_id,
+                                  event_id=source.get("event_id"), error=repr(exc))
+        return delivered
+
+    async def _invites(self, response: SyncResponse) -> None:
+        for room_id, info in response.rooms.invite.items():
+            if room_id in self._handled_invites:
+                continue
+            inviter = None
+            for event in info.invite_state:
+                if (
+                    isinstance(event, InviteMemberEvent)
+                    and event.state_key == self.bot.user_id
+                    and event.membership == "invite"
+                ):
+                    inviter = event.sender
+            self._handled_invites.add(room_id)
+            if isinstance(inviter, str) and inviter.lower() in self.allowed_inviters:
+                answer = await self.client.join(room_id)
+                if isinstance(answer, JoinError):
+                    self._handled_invites.discard(room_id)  # try again on the next sync
+                    log.warning("matrix.join_failed", room=room_id, error=answer.message)
+                else:
+                    log.info("matrix.invite_accepted", room=room_id, inviter=inviter)
+            else:
+                await self.client.room_leave(room_id)
+                log.info("matrix.invite_refused", room=room_id, inviter=inviter)
+
+    async def _deliver(self, room_id: str, source: dict[str, Any]) -> int:
+        message = parse_event(source)
+        if message is None:
+            return 0
+        if message.sender == self.bot.user_id:
+            self.own_events.remember(message.event_id, room_id)
+            return 0
+        self.reply_targets.remember(
+            message.event_id, ReplyTarget(message.event_id, message.sender, message.thread_root)
+        )
+        direct = await self.is_direct(room_id)
+        bot = BotIdentity(self.bot.user_id, set(self.bot.display_names))
+        room = self.client.rooms.get(room_id)
+        if room is not None and self.bot.user_id in room.users:
+            bot.display_names.add(room.users[self.bot.user_id].display_name or "")
+        bot.display_names.discard("")
+        mentioned, text = find_mention(message, bot)
+        if not mentioned and message.reply_to and not direct:
+            mentioned = await self.is_own_event(room_id, message.reply_to)
+        sender_name = None
+        if room is not None and message.sender in room.users:
+            sender_name = room.user_name(message.sender)
+        incoming = Incoming(
+            platform="matrix",
+            sender=message.sender,
+            room=room_id,
+            text=text if mentioned else message.text,
+            event_id=message.event_id,
+            is_direct=direct,
+            addressed=direct or mentioned,
+            kind=message.kind,
+            reply_to=message.reply_to,
+            sender_name=sender_name,
+        )
+        log.debug("matrix.incoming", room=room_id, event_id=message.event_id, kind=message.kind,
+                  direct=direct, addressed=incoming.addressed)
+        await self.handler(incoming)
+        return 1
+
+    async def is_direct(self, room_id: str) -> bool:
+        if room_id not in self._direct:
+            answer = await self.client.joined_members(room_id)
+            if isinstance(answer, JoinedMembersResponse):
+                self._direct[room_id] = len(answer.members) <= 2
+            else:
+                room = self.client.rooms.get(room_id)
+                log.warning("matrix.members_unknown", room=room_id, error=answer.message)
+                return room is not None and 0 < room.joined_count <= 2
+        return self._direct[room_id]
+
+    async def is_own_event(self, room_id: str, event_id: str) -> bool:
+        if event_id in self.own_events:
+            return True
+        answer = await self.client.room_get_event(room_id, event_id)
+        if isinstance(answer, RoomGetEventResponse) and answer.event.sender == self.bot.user_id:
+            self.own_events.remember(event_id, room_id)
+            return True
+        return False
+
