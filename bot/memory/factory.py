@@ -1,0 +1,103 @@
+"""Open the memory backend the configuration names, for one persona folder.
+
+``memory.backend`` picks the class; each is imported only when chosen, so an optional package
+that is not installed costs nothing until it is asked for, and then gives one sentence naming
+the extra to install. The MiniLM embedder (``memory.embeddings = "auto"``) is loaded once per
+process and shared by every persona.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import structlog
+
+from bot.config import Config
+from bot.errors import ConfigError
+from bot.memory.base import MemoryBackend
+
+if TYPE_CHECKING:
+    from bot.memory.embeddings import Embedder
+
+__all__ = ["BACKENDS", "open_memory", "shared_embedder"]
+
+log = structlog.get_logger(__name__)
+
+#: backend name -> the extra that installs its optional packages ("" when none is needed)
+BACKENDS: dict[str, str] = {"sqlite-fts5": "embeddings", "holographic": "", "honcho": "honcho"}
+
+_embedder_lock = threading.Lock()
+_embedder_loaded = False
+_embedder: Embedder | None = None
+
+
+def shared_embedder() -> Embedder | None:
+    """The process-wide embedder, loaded on first use; None when it is not installed."""
+    global _embedder, _embedder_loaded
+    with _embedder_lock:
+        if not _embedder_loaded:
+            from bot.memory.embeddings import load_embedder
+
+            _embedder = load_embedder()
+            _embedder_loaded = True
+            log.info("memory.embedder", available=_embedder is not None)
+        return _embedder
+
+
+def _missing(backend: str, exc: ImportError) -> ConfigError:
+    """An ImportError while building ``backend``, as a sentence naming what to install."""
+    module = exc.name or ""
+    if module.startswith("bot."):
+        return ConfigError(
+            f"memory.backend: {backend!r} is not available in this installation ({exc})"
+        )
+    extra = BACKENDS.get(backend) or "all"
+    return ConfigError(
+        f"memory.backend: {backend!r} needs the Python package {module or 'it imports'!r};"
+        f" install it with: pip install 'personad[{extra}]'"
+    )
+
+
+def _build(config: Config, persona_dir: Path, embedder: Embedder | None) -> MemoryBackend:
+    backend = config.memory.backend
+    if backend == "sqlite-fts5":
+        from bot.memory.sqlite_fts import SqliteFtsMemory
+
+        return SqliteFtsMemory(persona_dir, embedder=embedder)
+    if backend == "holographic":
+        from bot.memory.holographic import HolographicMemory
+
+        return HolographicMemory(persona_dir)
+    if backend == "honcho":
+        from bot.memory.honcho import HonchoMemory
+
+        honcho: MemoryBackend = HonchoMemory(
+            persona_dir,
+            config=config.memory.honcho,
+            user=persona_dir.parent.parent.name,
+            persona=persona_dir.name,
+        )
+        return honcho
+    known = ", ".join(sorted(BACKENDS))
+    raise ConfigError(f"memory.backend: unknown backend {backend!r} (known: {known})")
+
+
+async def open_memory(config: Config, persona_dir: Path) -> MemoryBackend:
+    """Build the configured backend for ``persona_dir`` and open it.
+
+    Raises ConfigError when the backend is unknown or its optional package is missing, and
+    whatever the backend's ``open`` raises (MemoryStoreError) when its store cannot be read.
+    """
+    embedder = None
+    if config.memory.backend == "sqlite-fts5" and config.memory.embeddings == "auto":
+        embedder = await asyncio.to_thread(shared_embedder)
+    try:
+        memory = _build(config, persona_dir, embedder)
+    except ImportError as exc:
+        raise _missing(config.memory.backend, exc) from exc
+    await memory.open()
+    log.info("memory.opened", backend=memory.name, persona=persona_dir.name)
+    return memory
