@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageFunctionToolCall
 
 from bot.errors import ContextOverflow, LLMError, LLMTransientError
 from bot.llm.base import Message, SystemPrompt, ToolCall, ToolResult, ToolSpec
@@ -261,10 +262,23 @@ async def test_the_fake_speaks_what_the_official_client_expects(fake: FakeOpenAI
         model="m", messages=[{"role": "user", "content": "hi"}]
     )
     assert plain.choices[0].message.tool_calls is not None
-    assert plain.choices[0].message.tool_calls[0].function.arguments == '{"text": "x"}'
+    call = plain.choices[0].message.tool_calls[0]
+    assert isinstance(call, ChatCompletionMessageFunctionToolCall)
+    assert call.function.arguments == '{"text": "x"}'
     stream = await client.chat.completions.create(
         model="m", messages=[{"role": "user", "content": "hi"}], stream=True
     )
     pieces = [chunk.choices[0].delta.content async for chunk in stream if chunk.choices]
     assert "".join(p for p in pieces if p) == "echo: hi"
     await client.close()
+
+
+async def test_a_huge_stream_line_is_read_whole(
+    fake: FakeOpenAI, backend: OpenAICompatBackend
+) -> None:
+    word = "x" * 300_000  # one delta, one SSE line far above aiohttp's line limit
+    fake.script(Text(word))
+    sink = Collect()
+    completion = await backend.complete(system=SYSTEM, messages=HELLO, on_text=sink)
+    assert sink.pieces == [word]
+    assert completion.text == word

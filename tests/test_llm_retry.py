@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
 import structlog
@@ -159,37 +159,39 @@ async def test_openai_compat_is_retried_too() -> None:
         await llm.close()
 
 
-def test_backoff_is_full_jitter_exponential_and_capped() -> None:
-    class Never(LLMBackend):
-        async def complete(
-            self,
-            *,
-            system: SystemPrompt,
-            messages: list[Message] | tuple[Message, ...] = (),
-            tools: list[ToolSpec] | tuple[ToolSpec, ...] = (),
-            max_tokens: int | None = None,
-            on_text: TextSink | None = None,
-        ) -> Completion:
-            raise LLMTransientError("down")
+class AlwaysDown(LLMBackend):
+    """A backend whose every call fails with a bare transient error."""
 
-    top = RetryingBackend(Never(), attempts=9, base_delay=1, max_delay=30, jitter=lambda: 1.0)
+    name = "flaky"
+
+    async def complete(
+        self,
+        *,
+        system: SystemPrompt,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int | None = None,
+        on_text: TextSink | None = None,
+    ) -> Completion:
+        raise LLMTransientError("flaky: socket reset by peer 10.0.0.1")
+
+
+def test_backoff_is_full_jitter_exponential_and_capped() -> None:
+    top = RetryingBackend(AlwaysDown(), attempts=9, base_delay=1, max_delay=30, jitter=lambda: 1.0)
     assert [top.delay(n, None) for n in range(1, 8)] == [1, 2, 4, 8, 16, 30, 30]
-    bottom = RetryingBackend(Never(), attempts=9, jitter=lambda: 0.0)
+    bottom = RetryingBackend(AlwaysDown(), attempts=9, jitter=lambda: 0.0)
     assert bottom.delay(3, None) == 0.0
     assert bottom.delay(3, 2.5) == 2.5
 
 
 async def test_a_backend_without_a_sentence_still_gets_one() -> None:
-    class Flaky(LLMBackend):
-        name = "flaky"
-
-        async def complete(self, **kwargs: object) -> Completion:  # type: ignore[override]
-            raise LLMTransientError("flaky: socket reset by peer 10.0.0.1")
-
-    llm = RetryingBackend(Flaky(), attempts=2, sleep=Sleeps())
+    sleeps = Sleeps()
+    llm = RetryingBackend(AlwaysDown(), attempts=2, sleep=sleeps)
     with pytest.raises(LLMError) as caught:
         await llm.complete(system=SYSTEM, messages=HELLO)
     assert caught.value.user_message == unreachable("it keeps failing")
+    assert "10.0.0.1" not in caught.value.user_message
+    assert len(sleeps.waits) == 1
 
 
 async def test_each_retry_is_logged_without_the_key(

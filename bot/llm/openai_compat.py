@@ -18,7 +18,7 @@ Errors are translated here::
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import aiohttp
@@ -110,6 +110,50 @@ def _retry_after(headers: Any) -> float | None:
         return max(0.0, float(raw)) if raw is not None else None
     except (TypeError, ValueError):
         return None
+
+
+async def _sse_data(response: aiohttp.ClientResponse) -> AsyncIterator[str]:
+    """The ``data:`` payloads of an SSE body, whatever size its lines are."""
+    buffer = b""
+    async for block in response.content.iter_any():
+        buffer += block
+        *lines, buffer = buffer.split(b"\n")
+        for raw in lines:
+            line = raw.decode("utf-8", "replace").strip()
+            if line.startswith("data:"):
+                yield line[5:].strip()
+    line = buffer.decode("utf-8", "replace").strip()
+    if line.startswith("data:"):
+        yield line[5:].strip()
+
+
+class _ToolCallParts:
+    """Tool calls put together from streamed fragments, keyed by their ``index``."""
+
+    def __init__(self) -> None:
+        self._slots: dict[int, dict[str, str]] = {}
+
+    def add(self, position: int, fragment: Any) -> None:
+        if not isinstance(fragment, dict):
+            return
+        index = fragment.get("index")
+        key = index if isinstance(index, int) else position
+        slot = self._slots.setdefault(key, {"id": "", "name": "", "args": ""})
+        function = fragment.get("function") or {}
+        slot["id"] = str(fragment.get("id") or slot["id"])
+        slot["name"] = str(function.get("name") or slot["name"])
+        arguments = function.get("arguments") or ""
+        slot["args"] += arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+    def calls(self) -> list[ToolCall]:
+        return [
+            ToolCall(
+                id=slot["id"] or f"call_{key}",
+                name=slot["name"],
+                arguments=parse_arguments(slot["args"]),
+            )
+            for key, slot in sorted(self._slots.items())
+        ]
 
 
 class OpenAICompatBackend(LLMBackend):
@@ -285,15 +329,13 @@ class OpenAICompatBackend(LLMBackend):
 
     async def _stream(self, response: aiohttp.ClientResponse, on_text: TextSink) -> Completion:
         texts: list[str] = []
-        calls: dict[int, dict[str, str]] = {}
+        calls = _ToolCallParts()
         choice: dict[str, Any] = {}
         last: dict[str, Any] = {}
-        async for raw in response.content:
-            line = raw.decode("utf-8", "replace").strip()
-            if not line.startswith("data:"):
-                continue
-            payload = line[5:].strip()
+        finished = False
+        async for payload in _sse_data(response):
             if payload == "[DONE]":
+                finished = True
                 break
             chunk = json.loads(payload)
             if not isinstance(chunk, dict):
@@ -304,34 +346,22 @@ class OpenAICompatBackend(LLMBackend):
                     f"{self.name}: error in stream: {kind} {detail}",
                     user_message=unreachable("it failed while answering"),
                 )
-            last = {**last, **{k: v for k, v in chunk.items() if v is not None}}
+            last.update((key, value) for key, value in chunk.items() if value is not None)
             for part in chunk.get("choices") or []:
                 if part.get("finish_reason"):
-                    choice = part
+                    choice, finished = part, True
                 delta = part.get("delta") or {}
-                if delta.get("content"):
+                if isinstance(delta.get("content"), str) and delta["content"]:
                     texts.append(delta["content"])
                     await on_text(delta["content"])
                 for position, fragment in enumerate(delta.get("tool_calls") or []):
-                    slot = calls.setdefault(
-                        int(fragment.get("index", position)), {"id": "", "name": "", "args": ""}
-                    )
-                    function = fragment.get("function") or {}
-                    slot["id"] = fragment.get("id") or slot["id"]
-                    slot["name"] = function.get("name") or slot["name"]
-                    arguments = function.get("arguments") or ""
-                    slot["args"] += (
-                        arguments if isinstance(arguments, str) else json.dumps(arguments)
-                    )
-        tool_calls = [
-            ToolCall(
-                id=slot["id"] or f"call_{i}",
-                name=slot["name"],
-                arguments=parse_arguments(slot["args"]),
+                    calls.add(position, fragment)
+        if not finished:
+            raise LLMTransientError(
+                f"{self.name}: stream ended early",
+                user_message=unreachable("the connection dropped"),
             )
-            for i, slot in sorted(calls.items())
-        ]
-        return self._result("".join(texts), tool_calls, choice, last)
+        return self._result("".join(texts), calls.calls(), choice, last)
 
     async def close(self) -> None:
         if self._session is not None:
