@@ -1,0 +1,197 @@
+"""``personad memory ...``: look into and edit one persona's long-term memory from a shell.
+
+    personad memory add "I take my coffee black" --user scott --persona inara [--category C]
+    personad memory search "coffee" --user scott --persona inara [--limit N]
+    personad memory list | explain ID | forget ID | stats | export [--output FILE]
+
+Every command opens the configured backend for ``DATA_DIR/USER/persona/PERSONA`` and closes it
+when done. ``add`` forces the write (you are being explicit) but the policy still classifies the
+sentence and its verdict is printed; secrets are refused even then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bot.atomic import atomic_write_text
+from bot.config import Config
+from bot.errors import PersonadError, PersonaError
+from bot.memory.base import CATEGORIES, MemoryBackend, MemoryHit, MemoryItem, format_citation
+from bot.memory.factory import open_memory
+from bot.memory.policy import classify
+from bot.persona.names import validate_name
+
+__all__ = ["register"]
+
+Handler = Callable[[argparse.Namespace, MemoryBackend], Awaitable[int]]
+
+
+def _persona_dir(config: Config, user: str, persona: str) -> Path:
+    validate_name(user, "user")
+    validate_name(persona, "persona")
+    directory = config.data_dir / user / "persona" / persona
+    if not directory.is_dir():
+        raise PersonaError(
+            f"no persona at {directory}",
+            user_message=f"There is no persona '{persona}' for user '{user}' in"
+            f" {config.data_dir}; create it first with: personad persona new {user} {persona}",
+        )
+    return directory
+
+
+def _runner(handler: Handler) -> Callable[[argparse.Namespace, Config], Awaitable[int]]:
+    """Wrap a handler: find and open the persona's memory, report errors in one sentence."""
+
+    async def run(args: argparse.Namespace, config: Config) -> int:
+        try:
+            memory = await open_memory(config, _persona_dir(config, args.user, args.persona))
+        except PersonadError as exc:
+            print(f"personad: {exc.user_message}", file=sys.stderr)
+            return 2
+        try:
+            return await handler(args, memory)
+        except PersonadError as exc:
+            print(f"personad: {exc.user_message}", file=sys.stderr)
+            return 1
+        finally:
+            await memory.close()
+
+    return run
+
+
+def _line(item: MemoryItem) -> str:
+    return f"{item.id}  {item.status:<10}  {format_citation(item)}  {item.text}"
+
+
+def _hit_lines(hit: MemoryHit) -> list[str]:
+    parts = "  ".join(f"{name}={value:.3f}" for name, value in sorted(hit.parts.items()))
+    return [f"{hit.item.id}  {hit.score:.3f}  {hit.citation}  {hit.item.text}", f"    {parts}"]
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+
+
+async def _add(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    verdict = classify(args.text)
+    judged = verdict.category or "rejected"
+    print(f"policy: {judged} ({verdict.reason}; confidence {verdict.confidence:.2f})")
+    result = await memory.add(args.text, source="cli", category=args.category, force=True)
+    if not result.stored:
+        print(f"not stored: {result.reason}")
+        return 1
+    if result.duplicate_of:
+        print(f"already known as {result.duplicate_of} [{result.category}]: {result.reason}")
+    else:
+        print(f"stored as {result.item_id} [{result.category}]: {result.reason}")
+    return 0
+
+
+async def _search(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    hits = await memory.search(args.query, limit=args.limit)
+    if not hits:
+        print("no memories match")
+    for hit in hits:
+        print("\n".join(_hit_lines(hit)))
+    return 0
+
+
+async def _list(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    items = await memory.list_items(include_inactive=args.all, limit=args.limit)
+    if not items:
+        print("no memories yet")
+    for item in items:
+        print(_line(item))
+    return 0
+
+
+async def _explain(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    try:
+        details = await memory.explain(args.id)
+    except KeyError:
+        details = {}
+    if not details:
+        print(f"personad: no memory with id {args.id}", file=sys.stderr)
+        return 1
+    print(_json(details))
+    return 0
+
+
+async def _forget(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    if await memory.forget(args.id):
+        print(f"forgot {args.id} (kept in the file as 'forgotten'; never recalled again)")
+        return 0
+    print(f"personad: no memory with id {args.id}", file=sys.stderr)
+    return 1
+
+
+async def _stats(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    print(_json(await memory.stats()))
+    return 0
+
+
+async def _export(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    items = await memory.export()
+    document = {
+        "backend": memory.name,
+        "user": args.user,
+        "persona": args.persona,
+        "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "items": items,
+    }
+    text = _json(document) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        output = await asyncio.to_thread(_write_file, args.output, text)
+    except OSError as exc:
+        print(f"personad: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(f"wrote {len(items)} memories to {output}")
+    return 0
+
+
+def _write_file(name: str, text: str) -> Path:
+    output = Path(name).expanduser()
+    atomic_write_text(output, text)
+    return output
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``memory`` and its subcommands to the ``personad`` command line."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", help="TOML config file (default: $PERSONAD_CONFIG)")
+    common.add_argument("--data-dir", help="data directory (overrides the config)")
+    common.add_argument("--user", required=True, help="the user who owns the persona")
+    common.add_argument("--persona", required=True, help="the persona whose memory to use")
+
+    memory = subparsers.add_parser("memory", help="inspect and edit a persona's memory")
+    sub = memory.add_subparsers(dest="memory_command", required=True)
+
+    def command(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, parents=[common], help=help_text)
+        parser.set_defaults(func=_runner(handler))
+        return parser
+
+    add = command("add", _add, "store a fact (forced, but still classified)")
+    add.add_argument("text", help="the fact, one sentence")
+    add.add_argument("--category", choices=CATEGORIES, help="override the policy's category")
+    search = command("search", _search, "find memories, with their score parts")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=10)
+    listing = command("list", _list, "newest memories first")
+    listing.add_argument("--all", action="store_true", help="include forgotten and superseded")
+    listing.add_argument("--limit", type=int, default=100)
+    command("explain", _explain, "everything known about one memory").add_argument("id")
+    command("forget", _forget, "mark a memory forgotten (it is never deleted)").add_argument("id")
+    command("stats", _stats, "counts by status and category")
+    export = command("export", _export, "every memory as JSON")
+    export.add_argument("--output", help="write to this file (atomically) instead of stdout")
