@@ -1,0 +1,130 @@
+"""``personad memory ...`` end to end: the real command line against a temporary data dir."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("PERSONAD_CONFIG", raising=False)
+    monkeypatch.setenv("PERSONAD__MEMORY__BACKEND", "sqlite-fts5")
+    monkeypatch.setenv("PERSONAD__MEMORY__EMBEDDINGS", "off")
+    root = tmp_path / "data"
+    assert main(["persona", "new", "scott", "inara", "--data-dir", str(root)]) == 0
+    return root
+
+
+def run(data_dir: Path, *args: str) -> int:
+    return main(["memory", *args, "--user", "scott", "--persona", "inara",
+                 "--data-dir", str(data_dir)])
+
+
+def test_add_prints_the_verdict_and_stores(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert run(data_dir, "add", "I prefer tea over coffee in the afternoon.") == 0
+    out = capsys.readouterr().out
+    assert "policy: preference (preference: 'i prefer'" in out
+    assert "stored as" in out and "[preference]" in out
+    assert (data_dir / "scott" / "persona" / "inara" / "memory.db").is_file()
+
+
+def test_add_forces_a_rejected_sentence_but_says_so(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert run(data_dir, "add", "estou almoçando agora", "--category", "fact") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("policy: rejected (rejected: ephemeral")
+    assert "stored as" in out and "[fact]" in out
+
+
+def test_add_never_stores_a_secret(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert run(data_dir, "add", "minha senha do banco é Tulipa!2024") == 1
+    out = capsys.readouterr().out
+    assert "rejected: secret" in out and "not stored" in out
+    assert run(data_dir, "export") == 0
+    assert "Tulipa" not in capsys.readouterr().out
+
+
+def test_search_list_explain_forget_stats(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(data_dir, "add", "I take my coffee black, no sugar.") == 0
+    assert run(data_dir, "add", "Our dog Biscuit is a four year old beagle.") == 0
+    capsys.readouterr()
+
+    assert run(data_dir, "search", "cafe coffee", "--limit", "5") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "I take my coffee black, no sugar." in lines[0]
+    assert "[preference · cli · " in lines[0]
+    assert "bm25=" in lines[1]
+    item_id = lines[0].split()[0]
+
+    assert run(data_dir, "list") == 0
+    listing = capsys.readouterr().out
+    assert "Biscuit" in listing and "coffee" in listing
+
+    assert run(data_dir, "explain", item_id) == 0
+    details = json.loads(capsys.readouterr().out)
+    assert details["text"] == "I take my coffee black, no sugar."
+
+    assert run(data_dir, "forget", item_id) == 0
+    assert f"forgot {item_id}" in capsys.readouterr().out
+    assert run(data_dir, "list") == 0
+    assert "coffee" not in capsys.readouterr().out
+    assert run(data_dir, "list", "--all") == 0
+    assert "forgotten" in capsys.readouterr().out
+
+    assert run(data_dir, "stats") == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["backend"] == "sqlite-fts5"
+
+    assert run(data_dir, "forget", "999999") == 1
+    assert "no memory with id 999999" in capsys.readouterr().err
+    assert run(data_dir, "explain", "999999") == 1
+
+
+def test_export_writes_json_atomically(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(data_dir, "add", "We decided to paint the kitchen green.") == 0
+    target = tmp_path / "out" / "memory.json"
+    assert run(data_dir, "export", "--output", str(target)) == 0
+    assert "wrote 1 memories" in capsys.readouterr().out
+    document = json.loads(target.read_text(encoding="utf-8"))
+    assert document["backend"] == "sqlite-fts5"
+    assert document["persona"] == "inara"
+    assert [item["text"] for item in document["items"]] == [
+        "We decided to paint the kitchen green."
+    ]
+    assert [p.name for p in target.parent.iterdir()] == ["memory.json"]
+
+
+def test_missing_persona_is_one_clear_sentence(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    code = main(["memory", "list", "--user", "scott", "--persona", "nobody",
+                 "--data-dir", str(data_dir)])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "personad persona new scott nobody" in err
+    assert not (data_dir / "scott" / "persona" / "nobody").exists()
+
+
+def test_bad_names_are_refused(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    code = main(["memory", "list", "--user", "..", "--persona", "inara",
+                 "--data-dir", str(data_dir)])
+    assert code == 2
+    assert "user name" in capsys.readouterr().err
