@@ -338,6 +338,22 @@ def _cross_checks(config: Config) -> list[str]:
     return problems
 
 
+def _defaults() -> dict[str, Any]:
+    """The built-in defaults as a plain tree, so an override of one nested key (say
+    ``PERSONAD__LLM__BACKENDS__ANTHROPIC__MODEL``) keeps the rest of that table."""
+    return {"llm": LLMConfig().model_dump(mode="json")}
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    result = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = _merged(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
 def read_tree(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
@@ -361,6 +377,7 @@ def collect_problems(
         tree = read_tree(path)
     except ConfigError as exc:
         return None, [str(exc)]
+    tree = _merged(_defaults(), tree)
     apply_env(tree, env)
     try:
         config = Config.model_validate(tree)

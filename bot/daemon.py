@@ -264,11 +264,11 @@ class Daemon:
     async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
         """Wait until no event is being handled (or ``seconds`` pass)."""
         deadline = time.monotonic() + seconds
-        while self.router is not None and time.monotonic() < deadline:
-            if self.router.in_flight == 0:
+        while self.router is not None and self.router.in_flight:
+            if time.monotonic() >= deadline:
+                log.warning("daemon.drain_timeout", in_flight=self.router.in_flight)
                 return
             await asyncio.sleep(0.05)
-        log.warning("daemon.drain_timeout")
 
     async def stop(self) -> None:
         self._stopping.set()
