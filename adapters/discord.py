@@ -52,7 +52,7 @@ class Settings(AdapterSettings):
     sync_commands: bool = True
     api_base: str | None = None
     gateway_url: str | None = None
-    connect_timeout: float = Field(60.0, gt=0)
+    connect_timeout: float = Field(30.0, gt=0)
 
     @field_validator("api_base")
     @classmethod

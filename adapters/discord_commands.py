@@ -49,16 +49,22 @@ Invoke = Callable[[discord.Interaction, str, str], Awaitable[None]]
 ARGUMENT_SHAPES: dict[str, str] = {
     "help": "none",
     "new": "none",
+    "compact": "none",
     "reload": "none",
     "users": "none",
     "otr": "switch",
     "tier": "level",
     "status": "scope",
+    "distill": "period",
 }
 
 
 class _Slash:
-    """The callbacks of one command; discord.py reads the options from their signatures."""
+    """The callbacks of one command; discord.py reads the options from their signatures.
+
+    Every option is optional because every command also works bare (``/otr`` shows the
+    current state, ``/tier`` the current tier).
+    """
 
     def __init__(self, name: str, invoke: Invoke) -> None:
         self.name = name
@@ -67,21 +73,29 @@ class _Slash:
     async def none(self, interaction: discord.Interaction) -> None:
         await self.invoke(interaction, self.name, "")
 
-    @app_commands.describe(state="on or off")
-    async def switch(self, interaction: discord.Interaction, state: Literal["on", "off"]) -> None:
-        await self.invoke(interaction, self.name, state)
-
-    @app_commands.describe(tier="1 (lightest) to 4 (everything)")
-    async def level(
-        self, interaction: discord.Interaction, tier: app_commands.Range[int, 1, 4]
+    @app_commands.describe(state="on or off; leave empty to see the current state")
+    async def switch(
+        self, interaction: discord.Interaction, state: Literal["on", "off"] | None = None
     ) -> None:
-        await self.invoke(interaction, self.name, str(tier))
+        await self.invoke(interaction, self.name, state or "")
+
+    @app_commands.describe(tier="1 (lightest) to 4 (everything); leave empty to see it")
+    async def level(
+        self, interaction: discord.Interaction, tier: app_commands.Range[int, 1, 4] | None = None
+    ) -> None:
+        await self.invoke(interaction, self.name, "" if tier is None else str(tier))
 
     @app_commands.describe(scope="all: every platform and persona")
     async def scope(
         self, interaction: discord.Interaction, scope: Literal["all"] | None = None
     ) -> None:
         await self.invoke(interaction, self.name, scope or "")
+
+    @app_commands.describe(layer="which memory layer; short when left empty")
+    async def period(
+        self, interaction: discord.Interaction, layer: Literal["short", "mid", "long"] | None = None
+    ) -> None:
+        await self.invoke(interaction, self.name, layer or "")
 
     @app_commands.describe(args="arguments, as you would type them after the command")
     async def free(self, interaction: discord.Interaction, args: str | None = None) -> None:

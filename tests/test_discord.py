@@ -26,6 +26,7 @@ MENU = [
     ("reload", "Reload configuration", True),
     ("users", "List users", True),
     ("distill", "Distill memory now", True),
+    ("persona", "Show or switch persona", False),
 ]
 
 
@@ -54,20 +55,20 @@ class Collector:
             await self.adapter.send(incoming.room, self.answer, reply_to=incoming.event_id)
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
+@pytest.fixture(name="fake")
+async def fake_fixture() -> AsyncIterator[FakeDiscord]:
     async with FakeDiscord(heartbeat_ms=200) as server:
         server.add_guild("home")
         yield server
 
 
-@pytest.fixture
-def events() -> Collector:
+@pytest.fixture(name="events")
+def events_fixture() -> Collector:
     return Collector()
 
 
-@pytest.fixture
-def state() -> MemoryState:
+@pytest.fixture(name="state")
+def state_fixture() -> MemoryState:
     return MemoryState()
 
 
@@ -89,8 +90,8 @@ def make_adapter(
     return adapter
 
 
-@pytest.fixture
-async def adapter(
+@pytest.fixture(name="adapter")
+async def adapter_fixture(
     fake: FakeDiscord, events: Collector, state: MemoryState, tmp_path: Path
 ) -> AsyncIterator[DiscordAdapter]:
     async with make_adapter(fake, events, state, tmp_path) as running:

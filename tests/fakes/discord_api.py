@@ -62,6 +62,7 @@ class FakeDiscord:
         self.resumes = 0
         self.heartbeats = 0
         self._interactions: dict[str, Json] = {}
+        self.silent = False
         self._ws: web.WebSocketResponse | None = None
         self._session_id = ""
         self._seq = 0
@@ -242,8 +243,12 @@ class FakeDiscord:
                 await asyncio.sleep(0.01)
 
     # ----------------------------------------------------------------- gateway
+    def go_silent(self) -> None:
+        """Keep the socket open but send nothing (no ACKs either) until the next connection."""
+        self.silent = True
+
     async def _send(self, payload: Json) -> None:
-        if self._ws is not None and not self._ws.closed:
+        if self._ws is not None and not self._ws.closed and not self.silent:
             await self._ws.send_str(json.dumps(payload))
 
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
@@ -252,6 +257,7 @@ class FakeDiscord:
         if self._ws is not None and not self._ws.closed:
             await self._ws.close(code=4000)
         self._ws = ws
+        self.silent = False
         await self._send({"op": 10, "d": {"heartbeat_interval": self.heartbeat_ms}})
         async for frame in ws:
             if frame.type is not WSMsgType.TEXT:
@@ -319,8 +325,7 @@ class FakeDiscord:
             return _json({"id": user_id + "1", "type": 1, "recipients": [recipient]})
         if route == ("PUT", "applications", "{}", "commands"):
             self.command_puts += 1
-            self.commands = [{**command, "id": self.snowflake(), "application_id": parts[1],
-                              "version": self.snowflake()} for command in body]
+            self.commands = [self._registered(command, parts[1]) for command in body]
             return _json(self.commands)
         if route == ("POST", "channels", "{}", "typing"):
             self.typing.append(parts[1])
@@ -330,6 +335,13 @@ class FakeDiscord:
         if route == ("PATCH", "channels", "{}", "messages", "{}"):
             return self._edit_message(parts[3], body, via="channel")
         return _json({"message": f"404: Not Found {request.method} {path}", "code": 0}, 404)
+
+    def _registered(self, command: Json, application_id: str) -> Json:
+        """A command as Discord answers it: with ids, permissions as a string."""
+        permissions = command.get("default_member_permissions")
+        return {**command, "id": self.snowflake(), "application_id": application_id,
+                "version": self.snowflake(),
+                "default_member_permissions": None if permissions is None else str(permissions)}
 
     def _post_message(self, channel_id: str, body: Json, via: str = "channel") -> web.Response:
         extra: Json = {}
@@ -357,7 +369,7 @@ class FakeDiscord:
         channel_id = interaction["channel"]["id"]
         if parts[0] == "interactions" and method == "POST":
             self.callbacks.append({"interaction_id": parts[1], **body})
-            original = self._message(channel_id, self.bot_user, "", interaction={"id": parts[1]})
+            original = self._message(channel_id, self.bot_user, "")
             interaction["original"] = original["id"]
             return _json({"interaction": {"id": parts[1], "type": 2,
                                           "response_message_id": original["id"],

@@ -1,0 +1,140 @@
+"""The whole daemon with Discord as its only platform, against the loopback Discord.
+
+The daemon builds the adapter from its config section, the router answers through it with
+the scripted model, and the watchdog restarts it when the gateway goes silent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from adapters.discord import DiscordAdapter
+from bot.commands import ADMIN_ONLY
+from bot.daemon import Daemon
+from tests.fakes.discord_api import FakeDiscord, Json
+from tests.harness import ScriptedLLM, make_config, make_persona
+
+
+class World:
+    def __init__(
+        self, daemon: Daemon, fake: FakeDiscord, llm: ScriptedLLM, people: dict[str, Json]
+    ) -> None:
+        self.daemon = daemon
+        self.fake = fake
+        self.llm = llm
+        self.people = people
+        self.scott = people["scott"]
+        self.holly = people["holly"]
+
+    @property
+    def adapter(self) -> DiscordAdapter:
+        adapter = self.daemon.adapters["discord"]
+        assert isinstance(adapter, DiscordAdapter)
+        return adapter
+
+    def final_text(self, message: Json) -> str:
+        """A sent message as the user finally sees it, after the streaming edits."""
+        return str(self.fake.messages[message["id"]]["content"])
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    async with FakeDiscord(heartbeat_ms=200) as fake:
+        fake.add_guild("home")
+        people = {name: fake.user(name) for name in ("scott", "holly", "stranger")}
+        make_persona(tmp_path, "scott")
+        make_persona(tmp_path, "holly")
+        users = {
+            "scott": {"identities": [f"discord:{people['scott']['id']}"],
+                      "admin": True, "timezone": "America/New_York"},
+            "holly": {"identities": [f"discord:{people['holly']['id']}"],
+                      "timezone": "Europe/Lisbon"},
+        }
+        discord_section = {
+            "enabled": True, "token": fake.token, "token_env": None, "api_base": fake.api_base,
+            "gateway_url": fake.gateway_url, "stall_seconds": 1.0, "connect_timeout": 10,
+        }
+        config = make_config(tmp_path, users=users, adapters={"discord": discord_section})
+        llm = ScriptedLLM()
+        async with Daemon(config, backends={"scripted": llm}, http=False, jobs=False) as daemon:
+            assert daemon.watchdog is not None
+            await daemon.watchdog.stop()  # the tests call check() themselves
+            yield World(daemon, fake, llm, people)
+
+
+async def test_direct_message_answered_by_the_persona(world: World) -> None:
+    fake = world.fake
+    asked = await fake.dispatch_message("I like green tea.", author=world.scott, channel_id="900")
+    await fake.wait_for(lambda: any(
+        world.final_text(m) == "echo: I like green tea." for m in fake.sent))
+    first = fake.sent[0]
+    assert first["channel_id"] == "900"
+    assert first["message_reference"]["message_id"] == asked["id"]
+    assert fake.typing and fake.typing[0] == "900"
+    assert len(world.llm.calls) == 1
+
+
+async def test_redelivered_message_is_answered_once(world: World) -> None:
+    fake = world.fake
+    asked = await fake.dispatch_message("only once", author=world.scott, channel_id="900")
+    await fake.wait_for(lambda: any(world.final_text(m) == "echo: only once" for m in fake.sent))
+    await fake.redeliver(asked)
+    await fake.dispatch_message("next", author=world.scott, channel_id="900")
+    await fake.wait_for(lambda: any(world.final_text(m) == "echo: next" for m in fake.sent))
+    assert len(world.llm.calls) == 2
+
+
+async def test_guild_chatter_ignored_mention_answered_strangers_ignored(world: World) -> None:
+    fake = world.fake
+    guild_id = next(iter(fake.guilds))
+    channel_id = fake.guilds[guild_id]["channels"][0]["id"]
+    await fake.dispatch_message("talking among ourselves", author=world.scott,
+                                channel_id=channel_id, guild_id=guild_id)
+    await fake.dispatch_message("hello bot", author=world.people["stranger"],
+                                channel_id="901")
+    await fake.dispatch_message(f"<@{fake.bot_user['id']}> are you there?", author=world.holly,
+                                channel_id=channel_id, guild_id=guild_id, mention_bot=True)
+    await fake.wait_for(lambda: any(
+        world.final_text(m) == "echo: are you there?" for m in fake.sent))
+    assert len(world.llm.calls) == 1
+    assert {m["channel_id"] for m in fake.sent} == {channel_id}
+
+
+async def test_slash_commands_through_the_router(world: World) -> None:
+    fake = world.fake
+    await fake.dispatch_interaction("otr", [{"name": "state", "type": 3, "value": "on"}],
+                                    user=world.scott, channel_id="900")
+    await fake.wait_for(lambda: len(fake.sent) == 1)
+    answer = fake.sent[0]
+    assert answer["via"] == "original" and answer["content"].startswith("Off The Record is on")
+    await fake.dispatch_interaction("reload", user=world.holly, channel_id="902")
+    await fake.wait_for(lambda: len(fake.sent) == 2)
+    assert fake.sent[1]["content"] == ADMIN_ONLY and fake.sent[1]["via"] == "original"
+    registered = {c["name"]: c for c in fake.commands}
+    assert registered["reload"]["default_member_permissions"] == "8"
+    assert registered["otr"]["default_member_permissions"] is None
+    assert world.llm.calls == []
+
+
+async def test_dropped_gateway_and_silent_gateway(world: World) -> None:
+    fake = world.fake
+    await fake.drop_connection()
+    await fake.wait_for(lambda: fake.resumes == 1 and fake.connected)
+    await fake.dispatch_message("after the drop", author=world.scott, channel_id="900")
+    await fake.wait_for(lambda: any(
+        world.final_text(m) == "echo: after the drop" for m in fake.sent))
+    assert world.adapter.health.reconnects == 1
+
+    fake.go_silent()  # the socket stays open but nothing arrives: no ACKs, no events
+    watchdog = world.daemon.watchdog
+    assert watchdog is not None
+    await fake.wait_for(lambda: world.adapter.health.age() > 1.0)
+    assert await watchdog.check() == ["discord"]
+    assert world.adapter.health.restarts == 1 and world.adapter.health.running
+    assert fake.identifies == 2
+    await fake.dispatch_message("after the restart", author=world.scott, channel_id="900")
+    await fake.wait_for(lambda: any(
+        world.final_text(m) == "echo: after the restart" for m in fake.sent))
