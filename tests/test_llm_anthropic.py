@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from bot.errors import ContextOverflow, LLMError, LLMTransientError
@@ -318,3 +319,29 @@ def test_thread_mode_serves_a_process_built_from_the_environment(tmp_path: Path)
         assert done.stdout.strip().splitlines()[-1] == "echo: from a process"
         assert len(fake.requests) == 2  # the overload was retried
         assert fake.requests[-1].body["messages"][-1]["content"] == "from a process"
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"x-api-key": "sk-test"}, 200),
+        ({"Authorization": "Bearer sk-test"}, 200),
+        ({}, 401),
+        ({"x-api-key": "sk-other"}, 401),
+    ],
+)
+async def test_the_fake_accepts_either_key_header(
+    fake: FakeAnthropic, headers: dict[str, str], status: int
+) -> None:
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(fake.base_url + "/v1/messages", json=body, headers=headers) as response,
+    ):
+        assert response.status == status
+        answer = await response.json()
+    if status == 401:
+        assert answer["type"] == "error"
+        assert answer["error"]["type"] == "authentication_error"
+    else:
+        assert answer["content"] == [{"type": "text", "text": "echo: hi"}]
