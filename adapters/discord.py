@@ -8,29 +8,28 @@ itself, split at Discord's 2000-character limit with fenced code blocks kept who
 Rooms are channel ids (``"123456789012345678"``); ``"user:<id>"`` opens (or reuses) the
 direct-message channel with that user, for messages the bot starts itself.
 
-``api_base`` and ``gateway_url`` point discord.py somewhere other than discord.com (a
-loopback server in tests). discord.py keeps both in class attributes, so setting them
-changes every Discord client in the process; they are only touched when configured.
+The pieces: :mod:`adapters.discord_settings` (the config section),
+:mod:`adapters.discord_client` (the discord.py client: events in, health),
+:mod:`adapters.discord_incoming` (events to :class:`Incoming`) and
+:mod:`adapters.discord_commands` (slash commands and the interactions awaiting answers).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from collections.abc import Iterator
 
 import aiohttp
 import discord
 import structlog
-import yarl
-from pydantic import Field, SecretStr, field_validator
 
-from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
-from adapters.discord_client import PersonadClient
+from adapters.base import Adapter, AdapterContext, Incoming
+from adapters.discord_client import PersonadClient, login
 from adapters.discord_commands import PendingInteractions, Reply, sync_commands
-from bot.errors import AdapterError, ConfigError
+from adapters.discord_settings import Settings, apply_endpoints
+from bot.errors import AdapterError
 from bot.formatting import split_markdown
 
 __all__ = ["DISCORD_MAX_CHARS", "DiscordAdapter", "Settings", "create"]
@@ -41,47 +40,10 @@ DISCORD_MAX_CHARS = 2000
 #: a typing indicator lasts about 10 seconds; refresh it no more often than this
 _TYPING_EVERY = 8.0
 _FATAL = (discord.LoginFailure, discord.PrivilegedIntentsRequired)
+#: a connection that lasted this long was healthy: the next failure starts the pauses over
+_HEALTHY_RUN = 60.0
 
-
-class Settings(AdapterSettings):
-    """``[adapters.discord]``."""
-
-    token: SecretStr | None = None
-    token_env: str | None = "DISCORD_BOT_TOKEN"
-    application_id: int | None = None
-    sync_commands: bool = True
-    api_base: str | None = None
-    gateway_url: str | None = None
-    connect_timeout: float = Field(30.0, gt=0)
-
-    @field_validator("api_base")
-    @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value.rstrip("/") if value else value
-
-    @field_validator("gateway_url")
-    @classmethod
-    def _ws_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("ws://", "wss://")):
-            raise ValueError(f"{value!r} is not a ws(s) URL")
-        return value
-
-    def token_value(self) -> str:
-        """The bot token, direct or from the environment variable ``token_env``."""
-        if self.token is not None:
-            value, key = self.token.get_secret_value(), "adapters.discord.token"
-        elif self.token_env:
-            value = os.environ.get(self.token_env, "")
-            key = f"adapters.discord.token_env ({self.token_env})"
-            if not value:
-                raise ConfigError(f"{key}: environment variable is not set")
-        else:
-            raise ConfigError("adapters.discord.token: set token or token_env")
-        if not value.strip():
-            raise ConfigError(f"{key}: the bot token is empty")
-        return value.strip()
+Channel = discord.PartialMessageable | discord.DMChannel
 
 
 class DiscordAdapter(Adapter):
@@ -103,7 +65,7 @@ class DiscordAdapter(Adapter):
         if self._client is not None and not self._client.is_closed():
             return
         token = self.settings.token_value()
-        _apply_endpoints(self.settings)
+        apply_endpoints(self.settings)
         self._fatal = None
         client = self._client = PersonadClient(
             deliver=self._deliver,
@@ -113,7 +75,7 @@ class DiscordAdapter(Adapter):
             application_id=self.settings.application_id,
         )
         try:
-            await _login(client, token)
+            await login(client, token)
             if self.settings.sync_commands:
                 await sync_commands(client, self.context.state)
             self._runner = asyncio.create_task(self._run(client), name="discord.gateway")
@@ -150,6 +112,7 @@ class DiscordAdapter(Adapter):
         """
         pause = 1.0
         while not client.is_closed():
+            began = time.monotonic()
             try:
                 await client.connect(reconnect=True)
             except _FATAL as exc:
@@ -164,8 +127,10 @@ class DiscordAdapter(Adapter):
                 log.warning("discord.gateway_failed", error=repr(exc))
             if client.is_closed():
                 return
+            if time.monotonic() - began > _HEALTHY_RUN:
+                pause = 1.0
             await asyncio.sleep(pause)
-            pause = min(pause * 2, 60.0)
+            pause = min(pause * 2, _HEALTHY_RUN)
 
     def _fail(self, exc: BaseException) -> None:
         self._fatal = exc
@@ -199,7 +164,7 @@ class DiscordAdapter(Adapter):
             raise AdapterError("Discord is not connected", user_message="Discord is not connected.")
         return self._client
 
-    async def _channel(self, room: str) -> discord.abc.Messageable:
+    async def _channel(self, room: str) -> Channel:
         client = self._live()
         if room.startswith("user:") and room[5:].isdigit():
             with _translated(f"open a direct message with {room}"):
@@ -224,14 +189,14 @@ class DiscordAdapter(Adapter):
                     log.warning("discord.followup_failed", status=exc.status)
                     reply = None
             channel = await self._channel(room)
-            reference = None
-            if index == 0 and reply_to and reply_to.isdigit():
-                reference = discord.MessageReference(
-                    message_id=int(reply_to), channel_id=int(room) if room.isdigit() else 0,
-                    fail_if_not_exists=False,
-                )
             with _translated(f"send to channel {room}"):
-                message = await channel.send(chunk, reference=reference)  # type: ignore[arg-type]
+                if index == 0 and reply_to and reply_to.isdigit():
+                    reference = discord.MessageReference(
+                        message_id=int(reply_to), channel_id=channel.id, fail_if_not_exists=False
+                    )
+                    message = await channel.send(chunk, reference=reference)
+                else:
+                    message = await channel.send(chunk)
             last = str(message.id)
         self._typed.pop(room, None)
         return last
@@ -261,8 +226,7 @@ class DiscordAdapter(Adapter):
                 await reply.interaction.followup.edit_message(int(message_id), content=text)
             else:
                 channel = await self._channel(room)
-                partial = channel.get_partial_message(int(message_id))  # type: ignore[attr-defined]
-                await partial.edit(content=text)
+                await channel.get_partial_message(int(message_id)).edit(content=text)
 
     async def typing(self, room: str, on: bool) -> None:
         if not on:
@@ -292,25 +256,6 @@ def _translated(action: str) -> Iterator[None]:
         raise AdapterError(f"Discord failed to {action}: HTTP {exc.status}") from exc
     except (TimeoutError, aiohttp.ClientError, OSError) as exc:
         raise AdapterError(f"cannot reach Discord to {action}: {exc!r}") from exc
-
-
-async def _login(client: PersonadClient, token: str) -> None:
-    try:
-        await client.login(token)
-    except discord.LoginFailure as exc:
-        raise AdapterError("Discord rejected the bot token (adapters.discord.token)") from exc
-    except discord.HTTPException as exc:
-        raise AdapterError(f"Discord login failed: HTTP {exc.status}") from exc
-    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-        raise AdapterError(f"cannot reach Discord: {exc!r}") from exc
-
-
-def _apply_endpoints(settings: Settings) -> None:
-    """Point discord.py at ``api_base``/``gateway_url``: process-wide, only when configured."""
-    if settings.api_base:
-        discord.http.Route.BASE = settings.api_base
-    if settings.gateway_url:
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
 
 
 def create(settings: Settings, context: AdapterContext) -> DiscordAdapter:

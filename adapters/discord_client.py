@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import discord
 import structlog
 from discord import app_commands
@@ -20,8 +21,9 @@ from discord import app_commands
 from adapters.base import AdapterHealth, Incoming
 from adapters.discord_commands import PendingInteractions, build_commands
 from adapters.discord_incoming import interaction_to_incoming, message_to_incoming
+from bot.errors import AdapterError
 
-__all__ = ["INTENTS", "PersonadClient"]
+__all__ = ["INTENTS", "PersonadClient", "login"]
 
 log = structlog.get_logger(__name__)
 
@@ -121,6 +123,18 @@ class PersonadClient(discord.Client):
 
     async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
         log.exception("discord.event_failed", event=event_method)
+
+
+async def login(client: PersonadClient, token: str) -> None:
+    """Log in over REST (the bot user and the application); errors as :class:`AdapterError`."""
+    try:
+        await client.login(token)
+    except discord.LoginFailure as exc:
+        raise AdapterError("Discord rejected the bot token (adapters.discord.token)") from exc
+    except discord.HTTPException as exc:
+        raise AdapterError(f"Discord login failed: HTTP {exc.status}") from exc
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        raise AdapterError(f"cannot reach Discord: {exc!r}") from exc
 
 
 def _guard_parsers(client: discord.Client) -> None:

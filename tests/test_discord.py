@@ -121,19 +121,31 @@ def test_bad_urls_are_refused() -> None:
 
 
 async def test_wrong_token_fails_start_cleanly(
+    fake: FakeDiscord,
+    events: Collector,
+    state: MemoryState,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WRONG_DISCORD_TOKEN", "wrong-token")
+    adapter = make_adapter(fake, events, state, tmp_path)
+    adapter.settings = adapter.settings.model_copy(
+        update={"token": None, "token_env": "WRONG_DISCORD_TOKEN"}
+    )
+    with pytest.raises(AdapterError, match="rejected the bot token"):
+        await adapter.start()
+    assert not adapter.health.running and fake.identifies == 0
+    await adapter.stop()
+
+
+async def test_missing_message_content_intent_fails_start_with_the_reason(
     fake: FakeDiscord, events: Collector, state: MemoryState, tmp_path: Path
 ) -> None:
+    fake.refuse_identify = 4014
     adapter = make_adapter(fake, events, state, tmp_path)
-    adapter.settings = adapter.settings.model_copy(update={"token": None, "token_env": "X"})
-    import os
-
-    os.environ["X"] = "wrong-token"
-    try:
-        with pytest.raises(AdapterError, match="rejected the bot token"):
-            await adapter.start()
-    finally:
-        del os.environ["X"]
-    assert not adapter.health.running
+    with pytest.raises(AdapterError, match="privileged intents"):
+        await adapter.start()
+    assert not adapter.health.running and fake.identifies == 0
     await adapter.stop()
 
 

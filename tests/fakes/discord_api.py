@@ -63,6 +63,8 @@ class FakeDiscord:
         self.heartbeats = 0
         self._interactions: dict[str, Json] = {}
         self.silent = False
+        #: a close code to answer IDENTIFY with (4014: a privileged intent is not enabled)
+        self.refuse_identify: int | None = None
         self._ws: web.WebSocketResponse | None = None
         self._session_id = ""
         self._seq = 0
@@ -271,8 +273,9 @@ class FakeDiscord:
             self.heartbeats += 1
             await self._send({"op": 11})
         elif op == 2:
-            if data.get("token") != self.token and self._ws is not None:
-                await self._ws.close(code=4004)  # Authentication failed
+            refusal = 4004 if data.get("token") != self.token else self.refuse_identify
+            if refusal is not None and self._ws is not None:
+                await self._ws.close(code=refusal)
                 return
             await self._identify()
         elif op == 6:
