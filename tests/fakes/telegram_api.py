@@ -1,0 +1,566 @@
+"""A loopback Telegram Bot API, as python-telegram-bot speaks to it.
+
+Requests are ``POST /bot{token}/{method}`` with form-encoded (every value a string, lists and
+objects as JSON text), JSON or multipart bodies; method names are case-insensitive, as on the
+real server. Answers have the real shapes: ``{"ok": true, "result": ...}`` or
+``{"ok": false, "error_code": 400, "description": "Bad Request: ..."}``.
+
+``getUpdates`` honours ``offset`` (updates below it are confirmed and forgotten), ``limit``,
+``allowed_updates`` and ``timeout`` (a long poll is held until an update is queued or the
+timeout passes); a second poll ends the first with 409, and polling while a webhook is set is
+a 409 as well. ``sendMessage``/``editMessageText`` parse HTML and MarkdownV2 the way Telegram
+does (only its tags, every other ``<``, ``>``, ``&`` escaped; reserved MarkdownV2 characters
+escaped) and answer 400 "can't parse entities" otherwise.
+
+Tests drive it with :meth:`push_message`, :meth:`push_update` (anything, malformed included),
+:meth:`deliver_webhook`, :meth:`fail_next` (answer with an HTTP error such as 502),
+:meth:`drop_next` (close the connection without answering) and :meth:`reject_entities`,
+and read ``sent``, ``edits``, ``actions``, ``commands`` and ``requests``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import itertools
+import json
+import re
+import time
+from types import TracebackType
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+__all__ = ["FakeTelegram"]
+
+Json = dict[str, Any]
+_JSON_FIELDS = {"allowed_updates", "commands", "reply_parameters", "scope", "entities"}
+
+
+def _ok(result: Any) -> web.Response:
+    return web.json_response({"ok": True, "result": result})
+
+
+def _error(code: int, description: str, **parameters: Any) -> web.Response:
+    body: Json = {"ok": False, "error_code": code, "description": description}
+    if parameters:
+        body["parameters"] = parameters
+    return web.json_response(body, status=code)
+
+
+class _ApiError(Exception):
+    def __init__(self, code: int, description: str) -> None:
+        super().__init__(description)
+        self.code = code
+        self.description = description
+
+
+class FakeTelegram:
+    """One bot account with its update queue, the chats it talks in and what it sent."""
+
+    def __init__(self, *, token: str = "123456:TEST-token", username: str = "persona_bot") -> None:
+        self.token = token
+        self.bot_user: Json = {
+            "id": int(token.split(":")[0]),
+            "is_bot": True,
+            "first_name": "Persona",
+            "username": username,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
+        self.port = 0
+        self.requests: list[tuple[str, Json]] = []
+        self.sent: list[Json] = []
+        self.edits: list[Json] = []
+        self.actions: list[tuple[str, str]] = []
+        self.commands: list[Json] = []
+        self.webhook: Json = {"url": "", "secret_token": ""}
+        self.messages: dict[tuple[str, int], Json] = {}
+        self._updates: list[Json] = []
+        self._update_ids = itertools.count(10_001)
+        self._message_ids = itertools.count(501)
+        self._arrived = asyncio.Condition()
+        self._poller: asyncio.Future[None] | None = None
+        self._fail: list[int] = []
+        self._drop = 0
+        self._reject_entities = 0
+        self._closing = False
+        self._runner: web.AppRunner | None = None
+
+    # ---------------------------------------------------------------- lifecycle
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/bot{token}/{method}", self._dispatch)
+        self._runner = web.AppRunner(app, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._closing = False
+
+    async def stop(self) -> None:
+        self._closing = True
+        async with self._arrived:
+            self._arrived.notify_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeTelegram:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    # ---------------------------------------------------------------- test controls
+    def fail_next(self, count: int = 1, status: int = 502) -> None:
+        """Answer the next ``count`` requests with HTTP ``status`` (502 Bad Gateway)."""
+        self._fail.extend([status] * count)
+
+    def drop_next(self, count: int = 1) -> None:
+        """Close the connection of the next ``count`` requests without answering."""
+        self._drop += count
+
+    def reject_entities(self, count: int = 1) -> None:
+        """Refuse the markup of the next ``count`` formatted messages, as on a parse error."""
+        self._reject_entities += count
+
+    def user(self, user_id: int, first_name: str = "Scott", username: str | None = None) -> Json:
+        user: Json = {"id": user_id, "is_bot": False, "first_name": first_name}
+        if username:
+            user["username"] = username
+        return user
+
+    def chat(self, chat_id: int, kind: str = "private", title: str = "A group") -> Json:
+        if kind == "private":
+            return {"id": chat_id, "type": "private", "first_name": "Scott"}
+        return {"id": chat_id, "type": kind, "title": title}
+
+    def message(
+        self,
+        chat_id: int,
+        text: str | None,
+        *,
+        from_id: int = 4242,
+        chat_type: str = "private",
+        reply_to: int | None = None,
+        extra: Json | None = None,
+    ) -> Json:
+        """A user's message as Telegram would deliver it, with mention/command entities."""
+        message: Json = {
+            "message_id": next(self._message_ids),
+            "from": self.user(from_id),
+            "chat": self.chat(chat_id, chat_type),
+            "date": int(time.time()),
+        }
+        if text is not None:
+            message["text"] = text
+            entities = _entities(text)
+            if entities:
+                message["entities"] = entities
+        if reply_to is not None:
+            message["reply_to_message"] = self.messages[(str(chat_id), reply_to)]
+        message.update(extra or {})
+        self.messages[(str(chat_id), message["message_id"])] = message
+        return message
+
+    def push_message(self, chat_id: int, text: str | None, **kwargs: Any) -> Json:
+        """Queue a new message update; returns the update."""
+        return self.push_update({"message": self.message(chat_id, text, **kwargs)})
+
+    def push_update(self, update: Json) -> Json:
+        """Queue any update (a copy of one already delivered, or a malformed one)."""
+        update = {"update_id": next(self._update_ids), **update}
+        self._updates.append(update)
+        asyncio.get_running_loop().create_task(self._wake())
+        return update
+
+    async def _wake(self) -> None:
+        async with self._arrived:
+            self._arrived.notify_all()
+
+    async def deliver_webhook(self, update: Json, *, secret: str | None = None) -> int:
+        """POST ``update`` to the registered webhook as Telegram does; returns the status."""
+        headers = {"X-Telegram-Bot-Api-Secret-Token": self.webhook["secret_token"]}
+        if secret is not None:
+            headers["X-Telegram-Bot-Api-Secret-Token"] = secret
+        update = {"update_id": next(self._update_ids), **update}
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(self.webhook["url"], json=update, headers=headers) as response,
+        ):
+            return response.status
+
+    @property
+    def pending(self) -> list[Json]:
+        return list(self._updates)
+
+    def texts(self, chat_id: int | str | None = None) -> list[str]:
+        """The visible text of every message the bot sent (to ``chat_id``), in order."""
+        return [s["visible"] for s in self.sent if chat_id is None or s["chat_id"] == str(chat_id)]
+
+    # ---------------------------------------------------------------- the API
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        params = await _params(request)
+        method = request.match_info["method"].lower()
+        self.requests.append((method, params))
+        if self._drop:
+            self._drop -= 1
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=500)
+        if self._fail:
+            status = self._fail.pop(0)
+            return web.Response(status=status, text="<html>Bad Gateway</html>")
+        if request.match_info["token"] != self.token:
+            return _error(401, "Unauthorized")
+        handler = getattr(self, f"_m_{method.lower()}", None)
+        if handler is None:
+            return _error(404, "Not Found")
+        try:
+            return _ok(await handler(params))
+        except _ApiError as exc:
+            return _error(exc.code, exc.description)
+        except (KeyError, ValueError) as exc:
+            return _error(400, f"Bad Request: {exc}")
+
+    async def _m_getme(self, params: Json) -> Any:
+        return self.bot_user
+
+    async def _m_deletewebhook(self, params: Json) -> Any:
+        if str(params.get("drop_pending_updates", "")).lower() == "true":
+            self._updates.clear()
+        self.webhook = {"url": "", "secret_token": ""}
+        return True
+
+    async def _m_setwebhook(self, params: Json) -> Any:
+        self.webhook = {"url": params["url"], "secret_token": params.get("secret_token", "")}
+        return True
+
+    async def _m_getwebhookinfo(self, params: Json) -> Any:
+        return {
+            "url": self.webhook["url"],
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._updates),
+        }
+
+    async def _m_getupdates(self, params: Json) -> Any:
+        if self.webhook["url"]:
+            raise _ApiError(
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; "
+                "use deleteWebhook to delete the webhook first",
+            )
+        offset = int(params.get("offset") or 0)
+        limit = int(params.get("limit") or 100)
+        timeout = float(params.get("timeout") or 0)
+        allowed = params.get("allowed_updates") or []
+        if self._poller is not None and not self._poller.done():
+            self._poller.set_result(None)
+        poller = self._poller = asyncio.get_running_loop().create_future()
+        deadline = time.monotonic() + timeout
+        while True:
+            if offset:
+                self._updates = [u for u in self._updates if u["update_id"] >= offset]
+            if allowed:
+                self._updates = [u for u in self._updates if _allowed(u, allowed)]
+            if self._updates or self._closing:
+                return self._updates[:limit]
+            if poller.done():
+                raise _ApiError(
+                    409,
+                    "Conflict: terminated by other getUpdates request; "
+                    "make sure that only one bot instance is running",
+                )
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return []
+            async with self._arrived:
+                try:
+                    await asyncio.wait_for(self._arrived.wait(), timeout=min(left, 0.2))
+                except TimeoutError:
+                    pass
+
+    async def _m_sendmessage(self, params: Json) -> Any:
+        chat_id = str(params["chat_id"])
+        visible = self._check_text(params)
+        reply = params.get("reply_parameters") or {}
+        reply_id = reply.get("message_id") or params.get("reply_to_message_id")
+        if reply_id is not None and (chat_id, int(reply_id)) not in self.messages:
+            if not reply.get("allow_sending_without_reply"):
+                raise _ApiError(400, "Bad Request: message to be replied not found")
+        message = self._bot_message(chat_id, visible)
+        self.sent.append(
+            {
+                "chat_id": chat_id,
+                "message_id": message["message_id"],
+                "text": params["text"],
+                "visible": visible,
+                "parse_mode": params.get("parse_mode"),
+                "reply_to": int(reply_id) if reply_id is not None else None,
+            }
+        )
+        return message
+
+    async def _m_editmessagetext(self, params: Json) -> Any:
+        chat_id = str(params["chat_id"])
+        key = (chat_id, int(params["message_id"]))
+        message = self.messages.get(key)
+        if message is None:
+            raise _ApiError(400, "Bad Request: message to edit not found")
+        if message["from"]["id"] != self.bot_user["id"]:
+            raise _ApiError(400, "Bad Request: message can't be edited")
+        visible = self._check_text(params)
+        markup = (params["text"], params.get("parse_mode"))
+        if message.get("_markup") == markup:
+            raise _ApiError(
+                400,
+                "Bad Request: message is not modified: specified new message content and "
+                "reply markup are exactly the same as a current content and reply markup "
+                "of the message",
+            )
+        message.update(text=visible, _markup=markup, edit_date=int(time.time()))
+        self.edits.append(
+            {
+                "chat_id": chat_id,
+                "message_id": key[1],
+                "visible": visible,
+                "text": params["text"],
+                "parse_mode": params.get("parse_mode"),
+            }
+        )
+        return {k: v for k, v in message.items() if not k.startswith("_")}
+
+    async def _m_sendchataction(self, params: Json) -> Any:
+        self.actions.append((str(params["chat_id"]), params["action"]))
+        return True
+
+    async def _m_setmycommands(self, params: Json) -> Any:
+        commands = params["commands"]
+        for command in commands:
+            name = command.get("command", "")
+            if not (1 <= len(name) <= 32) or not all(
+                c.islower() or c.isdigit() or c == "_" for c in name
+            ):
+                raise _ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not (1 <= len(command.get("description", "")) <= 256):
+                raise _ApiError(400, "Bad Request: command description is empty")
+        self.commands = commands
+        return True
+
+    async def _m_getmycommands(self, params: Json) -> Any:
+        return self.commands
+
+    # ---------------------------------------------------------------- helpers
+    def _check_text(self, params: Json) -> str:
+        text = params.get("text") or ""
+        mode = (params.get("parse_mode") or "").lower()
+        if mode and self._reject_entities:
+            self._reject_entities -= 1
+            raise _ApiError(400, "Bad Request: can't parse entities: can't find end of the entity")
+        try:
+            visible = parse_markup(text, mode)
+        except MarkupError as exc:
+            raise _ApiError(400, f"Bad Request: can't parse entities: {exc}") from exc
+        if not visible.strip():
+            raise _ApiError(400, "Bad Request: message text is empty")
+        if utf16_len(visible) > 4096:
+            raise _ApiError(400, "Bad Request: message is too long")
+        return visible
+
+    def _bot_message(self, chat_id: str, visible: str) -> Json:
+        message: Json = {
+            "message_id": next(self._message_ids),
+            "from": self.bot_user,
+            "chat": {
+                "id": int(chat_id),
+                "type": "private" if int(chat_id) > 0 else "group",
+                "first_name": "Scott",
+            },
+            "date": int(time.time()),
+            "text": visible,
+        }
+        self.messages[(chat_id, message["message_id"])] = message
+        return message
+
+
+def _allowed(update: Json, allowed: list[str]) -> bool:
+    kinds = set(update) - {"update_id"}
+    return not kinds or bool(kinds & set(allowed))
+
+
+def _entities(text: str) -> list[Json]:
+    """Mention and command entities as Telegram computes them (UTF-16 offsets)."""
+    entities: list[Json] = []
+    for match in re.finditer(r"(?<![\w/])(/[A-Za-z0-9_]+(?:@\w+)?)|(?<!\w)(@\w{5,32})", text):
+        kind = "bot_command" if match.group(1) else "mention"
+        if kind == "bot_command" and match.start() != 0:
+            continue
+        entities.append(
+            {
+                "type": kind,
+                "offset": utf16_len(text[: match.start()]),
+                "length": utf16_len(match.group(0)),
+            }
+        )
+    return entities
+
+
+async def _params(request: web.Request) -> Json:
+    params: Json = dict(request.query)
+    if request.can_read_body:
+        if request.content_type == "application/json":
+            params.update(await request.json())
+        else:
+            params.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
+    for name in _JSON_FIELDS & params.keys():
+        if isinstance(params[name], str):
+            params[name] = json.loads(params[name])
+    return params
+
+
+# ---------------------------------------------------------------- Telegram's markup rules
+_HTML_TAGS = {
+    "b",
+    "strong",
+    "i",
+    "em",
+    "u",
+    "ins",
+    "s",
+    "strike",
+    "del",
+    "code",
+    "pre",
+    "a",
+    "blockquote",
+    "tg-spoiler",
+    "span",
+    "tg-emoji",
+}
+_HTML_TOKEN = re.compile(
+    r"<(/?)([a-zA-Z][\w-]*)((?:\s+[\w-]+=\"[^\"<>]*\")*)\s*>|&(#\d+|#x[\da-fA-F]+|lt|gt|amp|quot);|[<>&]"
+)
+_V2_RESERVED = set("_*[]()~`>#+-=|{}.!")
+
+
+class MarkupError(ValueError):
+    """The text is not valid in its parse mode."""
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def parse_markup(text: str, mode: str) -> str:
+    """The visible text of ``text`` in parse mode ``mode``; MarkupError where Telegram fails."""
+    if mode == "html":
+        return _parse_html(text)
+    if mode == "markdownv2":
+        return _parse_markdown_v2(text)
+    if mode:
+        raise MarkupError(f"unsupported parse_mode {mode!r}")
+    return text
+
+
+def _parse_html(text: str) -> str:
+    visible: list[str] = []
+    stack: list[str] = []
+    last = 0
+    for match in _HTML_TOKEN.finditer(text):
+        visible.append(text[last : match.start()])
+        last = match.end()
+        token = match.group(0)
+        where = len(text[: match.start()].encode())
+        if match.group(2):
+            closing, tag = match.group(1) == "/", match.group(2).lower()
+            if tag not in _HTML_TAGS:
+                raise MarkupError(f'Unsupported start tag "{tag}" at byte offset {where}')
+            if closing:
+                if not stack or stack.pop() != tag:
+                    raise MarkupError(
+                        f'Unmatched end tag at byte offset {where}, expected "</{tag}>"'
+                    )
+            else:
+                if tag in ("code", "pre") and stack and stack[-1] == "code":
+                    raise MarkupError(f"Can't nest {tag} in code at byte offset {where}")
+                stack.append(tag)
+        elif match.group(4):
+            visible.append(html.unescape(token))
+        else:
+            raise MarkupError(f"Unsupported character {token!r} at byte offset {where}")
+    visible.append(text[last:])
+    if stack:
+        raise MarkupError(f"Can't find end tag corresponding to start tag {stack[-1]!r}")
+    return "".join(visible)
+
+
+def _parse_markdown_v2(text: str) -> str:
+    visible: list[str] = []
+    open_marks: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            if i + 1 >= len(text):
+                raise MarkupError("Character '\\' is reserved and must be escaped")
+            visible.append(text[i + 1])
+            i += 2
+            continue
+        if text.startswith("```", i):
+            end = text.find("```", i + 3)
+            if end < 0:
+                raise MarkupError("Can't find end of Pre entity")
+            body = text[i + 3 : end]
+            body = body.split("\n", 1)[1] if "\n" in body else body
+            visible.append(re.sub(r"\\([`\\])", r"\1", body))
+            i = end + 3
+            continue
+        if char == "`":
+            end = text.find("`", i + 1)
+            if end < 0:
+                raise MarkupError("Can't find end of Code entity")
+            visible.append(re.sub(r"\\([`\\])", r"\1", text[i + 1 : end]))
+            i = end + 1
+            continue
+        if char in "*_~":
+            if open_marks and open_marks[-1] == char:
+                open_marks.pop()
+            else:
+                open_marks.append(char)
+            i += 1
+            continue
+        if char == "[":
+            close = text.find("](", i)
+            end = text.find(")", close) if close >= 0 else -1
+            if close < 0 or end < 0:
+                raise MarkupError("Character '[' is reserved and must be escaped")
+            visible.append(_parse_markdown_v2(text[i + 1 : close]))
+            i = end + 1
+            continue
+        if char == ">" and (i == 0 or text[i - 1] == "\n"):
+            i += 1
+            continue
+        if char in _V2_RESERVED:
+            raise MarkupError(
+                f"Character '{char}' is reserved and must be escaped with the preceding '\\'"
+            )
+        visible.append(char)
+        i += 1
+    if open_marks:
+        raise MarkupError(f"Can't find end of the entity starting with {open_marks[-1]!r}")
+    return "".join(visible)
