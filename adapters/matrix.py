@@ -1,10 +1,11 @@
 """The Matrix adapter: matrix-nio's ``AsyncClient`` against any homeserver.
 
 One task long-polls ``/sync``. After each successful sync it acts on invites and new messages
-(:mod:`adapters.matrix_rooms`), saves the sync token in ``context.state`` so a restart resumes
-exactly where it stopped, and touches :attr:`health`. A failed sync (homeserver restarting,
-network gone) is retried with jittered exponential backoff; nothing is skipped meanwhile,
-because the saved token only moves forward once a batch has been handed to the core.
+(:mod:`adapters.matrix_rooms`) and touches :attr:`health`. The sync token saved in
+``context.state`` moves past a batch only once the core has finished every message in it (and
+every batch before it), so a restart, even after a crash, resumes without losing a message; the
+core drops the ones it had already answered. A failed sync (homeserver restarting, network gone)
+is retried with jittered exponential backoff.
 
 On the very first start the initial sync only records where "now" is: messages sent before the
 bot existed are not answered. Answers go out as markdown rendered to HTML
@@ -17,6 +18,7 @@ import asyncio
 import contextlib
 import os
 import random
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,7 @@ class Settings(AdapterSettings):
     max_message_chars: int = Field(16_000, ge=500, le=30_000)
     backoff_max_seconds: float = Field(60.0, gt=0)
     first_sync_wait_seconds: float = Field(30.0, ge=0)
+    drain_seconds: float = Field(10.0, ge=0)
 
     @model_validator(mode="after")
     def _complete(self) -> Settings:
@@ -111,6 +114,10 @@ class MatrixAdapter(Adapter):
         self._typing: dict[str, asyncio.Task[None]] = {}
         self._credentials: Credentials | None = None
         self._since: str | None = None
+        # sync tokens waiting for their batch's messages to be finished, oldest first
+        self._batches: deque[tuple[str, list[asyncio.Task[None]]]] = deque()
+        self._token_lock = asyncio.Lock()
+        self._savers: set[asyncio.Task[None]] = set()
 
     # lifecycle -----------------------------------------------------------------------------
 
@@ -169,7 +176,25 @@ class MatrixAdapter(Adapter):
         for typing in list(self._typing.values()):
             typing.cancel()
         self._typing.clear()
+        await self._drain()
         await self._close()
+
+    async def _drain(self) -> None:
+        """Let messages being answered finish (for a while), then save how far we got."""
+        running = {task for _, tasks in self._batches for task in tasks if not task.done()}
+        if running:
+            _, late = await asyncio.wait(running, timeout=self.settings.drain_seconds)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late)
+                log.warning("matrix.drain_cancelled", unfinished=len(late))
+        for saver in list(self._savers):
+            with contextlib.suppress(Exception):
+                await saver
+        with contextlib.suppress(Exception):
+            await self._save_token()
+        self._batches.clear()
 
     async def _close(self) -> None:
         client, self.client = self.client, None
@@ -225,14 +250,36 @@ class MatrixAdapter(Adapter):
             raise AdapterError(f"sync refused: {answer.status_code} {answer.message}")
         assert isinstance(answer, SyncResponse)
         await self._encryption_chores()
-        delivered = await rooms.handle(answer, deliver=not first)
-        await self.context.state.set(self._token_key(), answer.next_batch)
+        tasks = await rooms.handle(answer, deliver=not first)
         self._since = answer.next_batch
+        self._batches.append((answer.next_batch, tasks))
+        for task in tasks:
+            task.add_done_callback(self._schedule_save)
+        await self._save_token()
         self.health.touch("synced")
         self._synced.set()
-        if delivered or first:
-            log.info("matrix.synced", delivered=delivered, first=first,
+        if tasks or first:
+            log.info("matrix.synced", delivered=len(tasks), first=first,
                      rooms=len(answer.rooms.join))
+
+    def _schedule_save(self, _: asyncio.Task[None]) -> None:
+        saver = asyncio.get_running_loop().create_task(self._save_token())
+        self._savers.add(saver)
+        saver.add_done_callback(self._savers.discard)
+
+    async def _save_token(self) -> None:
+        """Save the newest token whose batch, and every batch before it, is finished.
+
+        A message cancelled at stop is not finished: its batch is synced again next start.
+        """
+        async with self._token_lock:
+            newest = None
+            while self._batches and all(
+                task.done() and not task.cancelled() for task in self._batches[0][1]
+            ):
+                newest = self._batches.popleft()[0]
+            if newest is not None and self.client is not None:
+                await self.context.state.set(self._token_key(), newest)
 
     async def _encryption_chores(self) -> None:
         client = self.client
@@ -290,9 +337,12 @@ class MatrixAdapter(Adapter):
         await self._room_send(room, edit_content(message_id, text))
 
     async def typing(self, room: str, on: bool) -> None:
-        previous = self._typing.pop(room, None)
-        if previous is not None:
-            previous.cancel()
+        current = self._typing.get(room)
+        if on and current is not None and not current.done():
+            return  # already refreshing it
+        if current is not None:
+            current.cancel()
+            del self._typing[room]
         if on:
             self._typing[room] = asyncio.create_task(self._keep_typing(room))
         elif self.client is not None:

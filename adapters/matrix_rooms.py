@@ -6,12 +6,16 @@ one at a time and in order. A room is direct when it has two joined members (ask
 homeserver once and again after membership changes). In a group room a message is addressed to
 the bot only when it names the bot or replies to one of the bot's messages.
 
+Each message is handed over in its own task so a long answer never holds up the sync; the
+tasks of one sender in one room run one after another, in the order the messages were sent.
+
 When the bot has just joined a room, the messages from before its invitation are history, not
 questions, and are skipped; messages sent between the invitation and the join are answered.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from typing import Any
 
@@ -91,15 +95,19 @@ class RoomEvents:
         self._handled_invites: set[str] = set()
         self.own_events: _Bounded = _Bounded()
         self.reply_targets: _Bounded = _Bounded()
+        self._chains: dict[tuple[str, str], asyncio.Task[None]] = {}
 
-    async def handle(self, response: SyncResponse, *, deliver: bool) -> int:
-        """Act on one sync; ``deliver`` False (the very first sync) skips old messages."""
+    async def handle(self, response: SyncResponse, *, deliver: bool) -> list[asyncio.Task[None]]:
+        """Act on one sync and return the tasks handing its messages to the core.
+
+        ``deliver`` False (the very first sync of a new installation) skips old messages.
+        """
         await self._invites(response)
         for room_id in response.rooms.leave:
             self._direct.pop(room_id, None)
+        tasks: list[asyncio.Task[None]] = []
         if not deliver:
-            return 0
-        delivered = 0
+            return tasks
         for room_id, info in response.rooms.join.items():
             sources: list[dict[str, Any]] = [
                 event.source for event in info.timeline.events
@@ -110,11 +118,35 @@ class RoomEvents:
                 self._direct.pop(room_id, None)
             for source in sources[_first_new(sources, self.bot.user_id):]:
                 try:
-                    delivered += await self._deliver(room_id, source)
+                    incoming = await self._incoming(room_id, source)
                 except Exception as exc:  # one bad event must not stall the whole sync
                     log.exception("matrix.event_failed", room=room_id,
                                   event_id=source.get("event_id"), error=repr(exc))
-        return delivered
+                    continue
+                if incoming is not None:
+                    tasks.append(self._dispatch(incoming))
+        return tasks
+
+    def _dispatch(self, incoming: Incoming) -> asyncio.Task[None]:
+        key = (incoming.room, incoming.sender)
+        task = asyncio.create_task(self._run(self._chains.get(key), incoming),
+                                   name=f"matrix-event {incoming.event_id}")
+        self._chains[key] = task
+
+        def forget(done: asyncio.Task[None]) -> None:
+            if self._chains.get(key) is done:
+                del self._chains[key]
+
+        task.add_done_callback(forget)
+        return task
+
+    async def _run(self, previous: asyncio.Task[None] | None, incoming: Incoming) -> None:
+        if previous is not None:
+            await asyncio.wait({previous})  # in order; its failure is its own business
+        try:
+            await self.handler(incoming)
+        except Exception as exc:  # the core's handler should not raise; if it does, go on
+            log.exception("matrix.handler_failed", event_id=incoming.event_id, error=repr(exc))
 
     async def _invites(self, response: SyncResponse) -> None:
         for room_id, info in response.rooms.invite.items():
@@ -140,13 +172,13 @@ class RoomEvents:
                 await self.client.room_leave(room_id)
                 log.info("matrix.invite_refused", room=room_id, inviter=inviter)
 
-    async def _deliver(self, room_id: str, source: dict[str, Any]) -> int:
+    async def _incoming(self, room_id: str, source: dict[str, Any]) -> Incoming | None:
         message = parse_event(source)
         if message is None:
-            return 0
+            return None
         if message.sender == self.bot.user_id:
             self.own_events.remember(message.event_id, room_id)
-            return 0
+            return None
         self.reply_targets.remember(
             message.event_id, ReplyTarget(message.event_id, message.sender, message.thread_root)
         )
@@ -176,8 +208,7 @@ class RoomEvents:
         )
         log.debug("matrix.incoming", room=room_id, event_id=message.event_id, kind=message.kind,
                   direct=direct, addressed=incoming.addressed)
-        await self.handler(incoming)
-        return 1
+        return incoming
 
     async def is_direct(self, room_id: str) -> bool:
         if room_id not in self._direct:

@@ -239,18 +239,11 @@ class Collector:
             self.events.append(incoming)
             self._arrived.notify_all()
 
-    async def next(self, after: int = 0, timeout: float = 20.0) -> Incoming:
-        """The first event past index ``after``, waiting for it to arrive."""
+    async def find(self, predicate: Any, within: float = 20.0) -> Incoming:
+        """The first event matching ``predicate``, waiting up to ``within`` seconds for it."""
         async with self._arrived:
             await asyncio.wait_for(
-                self._arrived.wait_for(lambda: len(self.events) > after), timeout
-            )
-            return self.events[after]
-
-    async def find(self, predicate: Any, timeout: float = 20.0) -> Incoming:
-        async with self._arrived:
-            await asyncio.wait_for(
-                self._arrived.wait_for(lambda: any(predicate(e) for e in self.events)), timeout
+                self._arrived.wait_for(lambda: any(predicate(e) for e in self.events)), within
             )
             return next(e for e in self.events if predicate(e))
 
@@ -310,8 +303,8 @@ class Human:
             return membership if isinstance(membership, str) else None
 
     async def wait_membership(self, room: str, user_id: str, wanted: str,
-                              timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
+                              within: float = 20.0) -> None:
+        deadline = time.monotonic() + within
         while (current := await self.membership(room, user_id)) != wanted:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{user_id} is {current!r} in {room}, not {wanted!r}")
