@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,7 +42,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
     async with FakeTalkServer(SECRET) as talk:
         make_persona(tmp_path, "scott")
         make_persona(tmp_path, "holly")
-        users = {
+        users: dict[str, dict[str, Any]] = {
             "scott": {
                 "identities": ["nctalk:scott"],
                 "admin": True,
