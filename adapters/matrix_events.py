@@ -138,7 +138,7 @@ def _pill_labels(formatted: str | None, user_id: str) -> list[str]:
 
 
 def _word(name: str) -> str:
-    return r"(?<![\w@])" + re.escape(name) + r"(?!\w)"
+    return r"(?<![\w@])" + re.escape(name) + r"(?![\w@])"
 
 
 def find_mention(message: ParsedMessage, bot: BotIdentity) -> tuple[bool, str]:

@@ -108,6 +108,8 @@ def edit_content(event_id: str, text: str) -> dict[str, Any]:
     del content["format"], content["formatted_body"]
     content["body"] = "* " + text[:200] + "…"
     if content_bytes(content) > MAX_CONTENT_BYTES:
+        del new["format"], new["formatted_body"]  # plain text beats no edit at all
+    if content_bytes(content) > MAX_CONTENT_BYTES:
         raise AdapterError(
             f"edit of {event_id} is too large for one Matrix event",
             user_message="That answer is too long to show as one Matrix message.",
