@@ -234,6 +234,16 @@ async def test_malformed_dispatch_is_ignored(
     assert fake.identifies == 1 and adapter.health.reconnects == 0
 
 
+async def test_garbage_frame_costs_the_connection_not_the_adapter(
+    fake: FakeDiscord, adapter: DiscordAdapter, events: Collector
+) -> None:
+    await fake.send_text("this is not JSON")
+    await fake.wait_for(lambda: fake.identifies == 2 and fake.connected)
+    await fake.dispatch_message("back again", author=fake.user("scott"), channel_id="900")
+    await fake.wait_for(lambda: len(events.events) == 1)
+    assert adapter.health.running and adapter.health.reconnects == 1
+
+
 async def test_handler_failure_does_not_stop_delivery(
     fake: FakeDiscord, adapter: DiscordAdapter, events: Collector
 ) -> None:
@@ -352,3 +362,14 @@ async def test_watchdog_restart_builds_a_new_client(
     await fake.dispatch_message("after restart", author=fake.user("scott"), channel_id="900")
     await fake.wait_for(lambda: len(events.events) == 1)
     assert fake.identifies == 2
+
+
+def test_every_module_lists_its_public_names() -> None:
+    import importlib
+
+    for name in ("discord", "discord_client", "discord_commands", "discord_incoming",
+                 "discord_settings"):
+        module = importlib.import_module(f"adapters.{name}")
+        assert module.__all__, name
+        for public in module.__all__:
+            assert hasattr(module, public), f"adapters.{name}.{public}"
