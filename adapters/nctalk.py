@@ -29,6 +29,7 @@ from adapters.nctalk_signing import new_reference_id
 from adapters.nctalk_webhook import WebhookEndpoint
 from bot.errors import AdapterError, ConfigError
 from bot.formatting import split_markdown
+from bot.logs import register_secret
 
 __all__ = ["NCTalkAdapter", "Settings", "create"]
 
@@ -211,7 +212,9 @@ def create(settings: Settings, context: AdapterContext) -> NCTalkAdapter:
     """Build the adapter; a missing or malformed secret stops start-up with a ConfigError."""
     if not settings.backend_url:
         raise ConfigError("adapters.nctalk.backend_url: required (the Nextcloud base URL)")
-    adapter = NCTalkAdapter(settings, context, settings.secret_value())
+    secret = settings.secret_value()
+    register_secret(secret)
+    adapter = NCTalkAdapter(settings, context, secret)
     if not settings.mention_name and not settings.direct_rooms:
         log.warning(
             "nctalk.unreachable",
