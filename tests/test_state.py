@@ -1,0 +1,65 @@
+"""The daemon's state database: migrations, exactly-once claims, settings that survive."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.errors import StoreError
+from bot.state import MIGRATIONS, StateStore
+
+
+async def test_migrations_from_empty_and_from_version_one(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    con.executescript(MIGRATIONS[0][1])
+    con.execute("INSERT INTO schema_version VALUES (1)")
+    con.execute("INSERT INTO kv VALUES ('telegram:offset', '42')")
+    con.commit()
+    con.close()
+    async with StateStore(path) as state:
+        assert await state.kv_get("telegram:offset") == "42"
+        await state.set_active_persona("scott", "developer")
+    async with StateStore(tmp_path / "fresh.db") as fresh:
+        await fresh.set_active_persona("scott", "inara")
+        assert await fresh.get_active_persona("scott") == "inara"
+    versions = sqlite3.connect(path).execute("SELECT MAX(version) FROM schema_version")
+    assert versions.fetchone()[0] == max(v for v, _ in MIGRATIONS)
+
+
+async def test_an_event_is_claimed_once_and_retried_after_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    async with StateStore(path) as first:
+        assert await first.claim_event("matrix", "$a") == "new"
+        assert await first.claim_event("matrix", "$a") == "duplicate"
+        await first.finish_event("matrix", "$a")
+        assert await first.claim_event("matrix", "$b") == "new"  # never finished: a crash
+    async with StateStore(path) as second:
+        assert await second.claim_event("matrix", "$a") == "duplicate"
+        assert await second.claim_event("matrix", "$b") == "retry"
+        assert await second.claim_event("matrix", "$b") == "duplicate"
+        assert await second.claim_event("telegram", "$a") == "new"
+
+
+async def test_settings_survive_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    async with StateStore(path) as state:
+        await state.set_otr("scott", "inara", True)
+        await state.set_tier("scott", "inara", 3)
+        await state.for_adapter("matrix").set("next_batch", "s123")
+    async with StateStore(path) as state:
+        assert await state.get_otr("scott", "inara") is True
+        assert await state.get_tier("scott", "inara") == 3
+        assert await state.for_adapter("matrix").get("next_batch") == "s123"
+        assert await state.for_adapter("telegram").get("next_batch") is None
+
+
+async def test_a_corrupt_database_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="cannot open state database"):
+        await StateStore(path).open()
+    assert path.read_bytes().startswith(b"this is not")
