@@ -1,0 +1,80 @@
+"""The console adapter's streaming and piping, and distillation's never-overwrite rule."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from adapters.base import AdapterContext, Incoming
+from adapters.console import ConsoleAdapter
+from bot.distill import Distiller
+from bot.errors import LLMError
+from bot.persona.store import PersonaStore
+from bot.reply import ReplyStream
+from tests.harness import ScriptedLLM, make_config, make_persona
+
+
+async def _noop(incoming: Incoming) -> None:
+    return None
+
+
+async def test_streamed_answer_prints_once_in_a_terminal(tmp_path: Path) -> None:
+    out = io.StringIO()
+    console = ConsoleAdapter(
+        AdapterContext(handler=_noop, state=None, data_dir=tmp_path),  # type: ignore[arg-type]
+        sender="scott", stdin=io.StringIO(""), stdout=out, stream=True,
+    )
+    reply = ReplyStream(console, "console", interval=0.0)
+    async with reply:
+        for piece in ["Hel", "lo, ", "Scott", "!"]:
+            await reply.on_text(piece)
+        await reply.finish("Hello, Scott!")
+    assert out.getvalue() == "Hello, Scott!\n"
+
+
+async def test_piped_console_answers_each_line_in_order(tmp_path: Path) -> None:
+    out = io.StringIO()
+    seen: list[Incoming] = []
+
+    async def handler(incoming: Incoming) -> None:
+        seen.append(incoming)
+        await console.send(incoming.room, f"re: {incoming.text}")
+
+    console = ConsoleAdapter(
+        AdapterContext(handler=handler, state=None, data_dir=tmp_path),  # type: ignore[arg-type]
+        sender="scott", stdin=io.StringIO("one\n\n   \ntwo\n"), stdout=out,
+    )
+    await console.start()
+    await console.finished.wait()
+    assert out.getvalue() == "re: one\nre: two\n"
+    assert [i.text for i in seen] == ["one", "two"]
+    assert len({i.event_id for i in seen}) == 2
+
+
+async def test_failed_llm_distillation_keeps_the_previous_file(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    (directory / "MEMORY_SHORT.md").write_text("Scott planted tomatoes.\n")
+    (directory / "MEMORY_MID.md").write_text("previous mid\n")
+    llm = ScriptedLLM()
+    llm.queue_error(LLMError("down", user_message="the model is down"))
+    distiller = Distiller(make_config(tmp_path), PersonaStore(tmp_path), {"scripted": llm})
+    outcome = await distiller.run("scott", "inara", "mid")
+    assert "failed" in outcome and "unchanged" in outcome
+    assert (directory / "MEMORY_MID.md").read_text() == "previous mid\n"
+    llm.queue("I noticed Scott is gardening.")
+    assert "updated" in await distiller.run("scott", "inara", "mid")
+    assert (directory / "MEMORY_MID.md").read_text() == "I noticed Scott is gardening.\n"
+    assert "tomatoes" in llm.calls[-1].messages[0].text
+
+
+async def test_short_distillation_takes_the_newest_days_within_budget(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    sessions = directory / "sessions"
+    for day in range(1, 8):
+        (sessions / f"2026-11-0{day}.md").write_text(f"day {day} " + "x" * 4000)
+    config = make_config(tmp_path)
+    config.distill.budget_short = 2500  # about 10,000 characters: two days fit
+    await Distiller(config, PersonaStore(tmp_path), {}).run("scott", "inara", "short")
+    text = (directory / "MEMORY_SHORT.md").read_text()
+    assert "day 6" in text and "day 7" in text and "day 5" not in text
+    assert text.index("day 6") < text.index("day 7")
