@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import random
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
@@ -27,6 +28,7 @@ from telegram.error import (
     RetryAfter,
     TelegramError,
 )
+from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram_format import (
     MAX_MESSAGE_UTF16,
@@ -38,7 +40,7 @@ from adapters.telegram_format import (
 from bot.errors import AdapterError
 from bot.formatting import strip_markdown
 
-__all__ = ["TelegramClient", "chat_ref", "message_ref"]
+__all__ = ["TelegramClient", "chat_ref", "message_ref", "retry_seconds"]
 
 log = structlog.get_logger(__name__)
 
@@ -69,7 +71,11 @@ def _is_parse_error(exc: BadRequest) -> bool:
     return "can't parse entities" in text or "can't find end of" in text
 
 
-def _seconds(value: int | float | dt.timedelta) -> float:
+def retry_seconds(exc: RetryAfter) -> float:
+    """Seconds to wait after flood control, whichever type this library version gives."""
+    with warnings.catch_warnings():  # int today, timedelta in the next major version
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = exc.retry_after
     return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
 
 
@@ -102,7 +108,7 @@ class TelegramClient:
             except (BadRequest, ChatMigrated):
                 raise
             except RetryAfter as exc:
-                wait = _seconds(exc.retry_after)
+                wait = retry_seconds(exc)
                 if wait > MAX_RETRY_AFTER or attempt == self.attempts:
                     raise AdapterError(
                         f"Telegram {method}: flood control for {wait:.0f}s",

@@ -38,7 +38,8 @@ SpanKind = Literal["text", "code", "bold", "italic", "strike", "link"]
 
 _INLINE = re.compile(
     r"(?P<code>(?P<ticks>`+)(?P<code_body>.+?)(?<!`)(?P=ticks)(?!`))"
-    r"|(?P<link>\[(?P<link_text>[^\]\n]+)\]\((?P<link_url>[^)\s]+)(?:\s+\"[^\"\n]*\")?\))"
+    r"|(?P<link>\[(?P<link_text>[^\]\n]+)\]"
+    r"\((?P<link_url>(?:[^()\s]|\([^()\s]*\))+)(?:\s+\"[^\"\n]*\")?\))"
     r"|(?P<auto><(?P<auto_url>(?:https?|mailto|tg):[^>\s]+)>)"
     r"|(?P<bold>\*\*(?=\S)(?P<bold_body>.+?)(?<=\S)\*\*"
     r"|(?<!\w)__(?=\S)(?P<bold_body2>.+?)(?<=\S)__(?!\w))"

@@ -29,6 +29,7 @@ from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.warnings import PTBUserWarning
 
 from adapters.base import AdapterHealth, Incoming, KeyValueStore
+from adapters.telegram_client import retry_seconds
 from adapters.telegram_dispatch import Dispatcher
 
 __all__ = ["OFFSET_KEY", "Poller"]
@@ -133,10 +134,11 @@ class Poller:
 
     def _wait_after(self, exc: Exception, delay: float) -> float:
         if isinstance(exc, RetryAfter):
-            retry = exc.retry_after
-            return float(retry if isinstance(retry, int) else retry.total_seconds())
+            return retry_seconds(exc)
         if isinstance(exc, (InvalidToken, Conflict)):
-            delay = max(delay, 5 * self.backoff)  # another poller or a webhook: do not hammer the server
+            delay = max(
+                delay, 5 * self.backoff
+            )  # another poller or a webhook: do not hammer the server
         return delay * (0.5 + random.random())
 
     async def save(self) -> None:

@@ -14,7 +14,8 @@ escaped) and answer 400 "can't parse entities" otherwise.
 
 Tests drive it with :meth:`push_message`, :meth:`push_update` (anything, malformed included),
 :meth:`deliver_webhook`, :meth:`fail_next` (answer with an HTTP error such as 502),
-:meth:`drop_next` (close the connection without answering) and :meth:`reject_entities`,
+:meth:`drop_next` (close the connection without answering), :meth:`flood_next` (429 with
+``retry_after``) and :meth:`reject_entities`,
 and read ``sent``, ``edits``, ``actions``, ``commands`` and ``requests``.
 """
 
@@ -85,6 +86,7 @@ class FakeTelegram:
         self._poller: asyncio.Future[None] | None = None
         self._fail: list[int] = []
         self._drop = 0
+        self._flood: list[int] = []
         self._reject_entities = 0
         self._closing = False
         self._runner: web.AppRunner | None = None
@@ -130,6 +132,10 @@ class FakeTelegram:
     def fail_next(self, count: int = 1, status: int = 502) -> None:
         """Answer the next ``count`` requests with HTTP ``status`` (502 Bad Gateway)."""
         self._fail.extend([status] * count)
+
+    def flood_next(self, count: int = 1, retry_after: int = 1) -> None:
+        """Answer the next ``count`` requests with 429 flood control."""
+        self._flood.extend([retry_after] * count)
 
     def drop_next(self, count: int = 1) -> None:
         """Close the connection of the next ``count`` requests without answering."""
@@ -226,6 +232,9 @@ class FakeTelegram:
         if self._fail:
             status = self._fail.pop(0)
             return web.Response(status=status, text="<html>Bad Gateway</html>")
+        if self._flood:
+            wait = self._flood.pop(0)
+            return _error(429, f"Too Many Requests: retry after {wait}", retry_after=wait)
         if request.match_info["token"] != self.token:
             return _error(401, "Unauthorized")
         handler = getattr(self, f"_m_{method.lower()}", None)
@@ -509,6 +518,18 @@ def _parse_html(text: str) -> str:
     return "".join(visible)
 
 
+def _unescaped(text: str, char: str, start: int) -> int:
+    i = start
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == char:
+            return i
+        i += 1
+    return -1
+
+
 def _parse_markdown_v2(text: str) -> str:
     visible: list[str] = []
     open_marks: list[str] = []
@@ -546,7 +567,7 @@ def _parse_markdown_v2(text: str) -> str:
             continue
         if char == "[":
             close = text.find("](", i)
-            end = text.find(")", close) if close >= 0 else -1
+            end = _unescaped(text, ")", close + 2) if close >= 0 else -1
             if close < 0 or end < 0:
                 raise MarkupError("Character '[' is reserved and must be escaped")
             visible.append(_parse_markdown_v2(text[i + 1 : close]))
