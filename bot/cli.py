@@ -29,6 +29,7 @@ from bot import __version__
 from bot.config import Config, UserConfig, collect_problems, config_path_from, load_config
 from bot.errors import ConfigError, PersonadError
 from bot.logs import configure_logging
+from bot.memory.cli import register as register_memory_commands
 from bot.persona.names import validate_name
 from bot.persona.store import PersonaStore
 from bot.persona.template import available_templates, create_persona
@@ -225,12 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     distill.add_argument("--persona", required=True)
     distill.set_defaults(func=_distill)
 
-    try:
-        from bot.memory import cli as memory_cli
-    except ImportError:
-        memory_cli = None  # type: ignore[assignment]
-    if memory_cli is not None:
-        memory_cli.register(sub)
+    register_memory_commands(sub)
     return parser
 
 

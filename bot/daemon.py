@@ -81,6 +81,7 @@ class Daemon:
         self._runner: web.AppRunner | None = None
         self._stopping = asyncio.Event()
         self.http_port: int | None = None
+        self._background: set[asyncio.Task[str]] = set()
 
     def attach(self, name: str, adapter: Adapter) -> None:
         """Add an adapter built by the caller (the console); call before :meth:`start`."""
@@ -300,12 +301,18 @@ class Daemon:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stopping.set)
+        loop.add_signal_handler(signal.SIGHUP, self._reload_in_background)
         await self.start()
         try:
             await self._stopping.wait()
             log.info("daemon.stopping")
         finally:
             await self.stop()
+
+    def _reload_in_background(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.reload())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- admin operations -------------------------------------------------------------------
 

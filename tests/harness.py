@@ -161,7 +161,11 @@ def make_config(
         "memory": {"backend": memory_backend, "embeddings": "off"},
         "users": users
         or {
-            "scott": {"identities": ["console:scott"], "admin": True, "timezone": "America/New_York"},
+            "scott": {
+                "identities": ["console:scott"],
+                "admin": True,
+                "timezone": "America/New_York",
+            },
             "holly": {"identities": ["console:holly"], "timezone": "Europe/Lisbon"},
         },
         "adapters": adapters or {},

@@ -34,7 +34,9 @@ async def test_healthz_is_open_and_the_rest_needs_the_token(api: tuple[str, Path
             assert (await response.json())["status"] == "ok"
         async with http.get(f"{base}/status") as response:
             assert response.status == 401
-        async with http.get(f"{base}/status", headers={"Authorization": "Bearer wrong"}) as response:
+        async with http.get(
+            f"{base}/status", headers={"Authorization": "Bearer wrong"}
+        ) as response:
             assert response.status == 401
         auth = {"Authorization": f"Bearer {TOKEN}"}
         async with http.get(f"{base}/status", headers=auth) as response:
@@ -45,7 +47,9 @@ async def test_healthz_is_open_and_the_rest_needs_the_token(api: tuple[str, Path
 async def test_distill_search_and_setup(api: tuple[str, Path]) -> None:
     base, data = api
     sessions = data / "scott/persona/inara/sessions"
-    (sessions / "2026-11-28.md").write_text("### 10:00:00 · user · scott · console\n\nWe planned the Café trip.\n")
+    (sessions / "2026-11-28.md").write_text(
+        "### 10:00:00 · user · scott · console\n\nWe planned the Café trip.\n"
+    )
     auth = {"Authorization": f"Bearer {TOKEN}"}
     async with aiohttp.ClientSession(headers=auth) as http:
         async with http.post(f"{base}/distill/short?user=scott&persona=inara") as response:
@@ -57,7 +61,9 @@ async def test_distill_search_and_setup(api: tuple[str, Path]) -> None:
             assert body["results"][0]["date"] == "2026-11-28"
         async with http.get(f"{base}/sessions/search?q=x&user=../etc&persona=inara") as response:
             assert response.status == 400
-        async with http.post(f"{base}/setup/persona", json={"user": "holly", "name": "tina"}) as response:
+        async with http.post(
+            f"{base}/setup/persona", json={"user": "holly", "name": "tina"}
+        ) as response:
             assert response.status == 201
         assert (data / "holly/persona/tina/IDENTITY.md").is_file()
         async with http.post(f"{base}/setup/persona", data=b"not json") as response:

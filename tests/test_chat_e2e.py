@@ -69,8 +69,14 @@ def test_chat_end_to_end_with_otr(tmp_path: Path, fake: FakeAnthropic) -> None:
         "Back on the record now.",
     ]
     result = personad(
-        "chat", "--user", "scott", "--persona", "inara",
-        data_dir=data, base_url=fake.base_url, stdin="\n".join(lines) + "\n",
+        "chat",
+        "--user",
+        "scott",
+        "--persona",
+        "inara",
+        data_dir=data,
+        base_url=fake.base_url,
+        stdin="\n".join(lines) + "\n",
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -106,11 +112,27 @@ def test_chat_end_to_end_with_otr(tmp_path: Path, fake: FakeAnthropic) -> None:
 def test_restart_restores_todays_conversation(tmp_path: Path, fake: FakeAnthropic) -> None:
     data = tmp_path / "data"
     personad("persona", "new", "scott", "inara", data_dir=data)
-    personad("chat", "--user", "scott", "--persona", "inara", data_dir=data,
-             base_url=fake.base_url, stdin="My cat is called Miso.\n")
+    personad(
+        "chat",
+        "--user",
+        "scott",
+        "--persona",
+        "inara",
+        data_dir=data,
+        base_url=fake.base_url,
+        stdin="My cat is called Miso.\n",
+    )
     fake.requests.clear()
-    result = personad("chat", "--user", "scott", "--persona", "inara", data_dir=data,
-                      base_url=fake.base_url, stdin="What is my cat called?\n")
+    result = personad(
+        "chat",
+        "--user",
+        "scott",
+        "--persona",
+        "inara",
+        data_dir=data,
+        base_url=fake.base_url,
+        stdin="What is my cat called?\n",
+    )
     assert result.returncode == 0, result.stderr
     texts = [str(m["content"]) for m in fake.requests[0].body["messages"]]
     assert any("My cat is called Miso." in t for t in texts)

@@ -50,7 +50,7 @@ def test_every_problem_names_its_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(
         '[users.scott]\ntimezone = "Mars/Base"\nidentities = ["nope"]\n'
-        '[http]\nport = 99999\nbogus = 1\n'
+        "[http]\nport = 99999\nbogus = 1\n"
         '[llm.roles.chat]\nbackend = "missing"\n'
     )
     _config, problems = collect_problems(path, {})
@@ -85,8 +85,18 @@ def test_broken_toml_is_one_clear_line(tmp_path: Path) -> None:
 
 def test_example_config_is_valid_and_check_config_reports_problems(tmp_path: Path) -> None:
     ok = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "check-config", "--config", "config/personad.example.toml"],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "bot.cli",
+            "check-config",
+            "--config",
+            "config/personad.example.toml",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
     )
     assert ok.returncode == 0, ok.stderr
     assert "config OK" in ok.stdout
@@ -94,7 +104,10 @@ def test_example_config_is_valid_and_check_config_reports_problems(tmp_path: Pat
     bad.write_text('[users.x]\ntimezone = "Nowhere/Land"\n[memory]\nbackend = "papyrus"\n')
     result = subprocess.run(
         [sys.executable, "-m", "bot.cli", "check-config", "--config", str(bad)],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
     )
     assert result.returncode == 1
     assert "users.x.timezone" in result.stderr and "memory.backend" in result.stderr

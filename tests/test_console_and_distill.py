@@ -22,7 +22,10 @@ async def test_streamed_answer_prints_once_in_a_terminal(tmp_path: Path) -> None
     out = io.StringIO()
     console = ConsoleAdapter(
         AdapterContext(handler=_noop, state=None, data_dir=tmp_path),  # type: ignore[arg-type]
-        sender="scott", stdin=io.StringIO(""), stdout=out, stream=True,
+        sender="scott",
+        stdin=io.StringIO(""),
+        stdout=out,
+        stream=True,
     )
     reply = ReplyStream(console, "console", interval=0.0)
     async with reply:
@@ -42,7 +45,9 @@ async def test_piped_console_answers_each_line_in_order(tmp_path: Path) -> None:
 
     console = ConsoleAdapter(
         AdapterContext(handler=handler, state=None, data_dir=tmp_path),  # type: ignore[arg-type]
-        sender="scott", stdin=io.StringIO("one\n\n   \ntwo\n"), stdout=out,
+        sender="scott",
+        stdin=io.StringIO("one\n\n   \ntwo\n"),
+        stdout=out,
     )
     await console.start()
     await console.finished.wait()

@@ -59,7 +59,9 @@ async def test_shutdown_finishes_the_turn_in_flight(tmp_path: Path) -> None:
         await daemon.router.handle(incoming)
 
     adapter = RecordingAdapter(
-        AdapterContext(handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path)
+        AdapterContext(
+            handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
+        )
     )
     daemon.attach("console", adapter)
     await daemon.start()
@@ -77,7 +79,11 @@ async def test_secrets_never_reach_the_log() -> None:
     configure_logging(fmt="json", level="info", stream=stream)
     register_secret("tg-1234567:AAAAverysecrettokenvalue")
     log = structlog.get_logger("test")
-    log.info("adapter.config", token="plain-token-value", url="https://x/bottg-1234567:AAAAverysecrettokenvalue/getMe")
+    log.info(
+        "adapter.config",
+        token="plain-token-value",
+        url="https://x/bottg-1234567:AAAAverysecrettokenvalue/getMe",
+    )
     log.info("llm.call", header="Authorization: Bearer sk-ant-api03-abcdefghijklmnop")
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     text = stream.getvalue()

@@ -135,8 +135,12 @@ def test_recalled_memories_carry_citations(tmp_path: Path) -> None:
     store = PersonaStore(tmp_path)
     create_persona(store, "scott", "inara")
     item = MemoryItem(
-        id="1", text="Scott takes coffee without sugar", category="preference",
-        source="telegram 2026-11-02", confidence=0.9, created_at=datetime(2026, 11, 2),
+        id="1",
+        text="Scott takes coffee without sugar",
+        category="preference",
+        source="telegram 2026-11-02",
+        confidence=0.9,
+        created_at=datetime(2026, 11, 2),
     )
     prompt = _prompt(store, 2, recalled=[MemoryHit(item, 1.0)])
     assert "- Scott takes coffee without sugar [preference · telegram 2026-11-02 · 0.90]" in (

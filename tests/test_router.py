@@ -30,7 +30,9 @@ class World:
         return new[-1] if new else ""
 
 
-async def _world(config: Config, data: Path, llm: ScriptedLLM, **adapter_kw: object) -> tuple[Daemon, RecordingAdapter]:
+async def _world(
+    config: Config, data: Path, llm: ScriptedLLM, **adapter_kw: object
+) -> tuple[Daemon, RecordingAdapter]:
     daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
 
     async def handler(incoming):  # type: ignore[no-untyped-def]

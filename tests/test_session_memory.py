@@ -38,7 +38,9 @@ async def chat(tmp_path: Path) -> AsyncIterator[Chat]:
         await daemon.router.handle(incoming)
 
     adapter = RecordingAdapter(
-        AdapterContext(handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path)
+        AdapterContext(
+            handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
+        )
     )
     daemon.attach("console", adapter)
     await daemon.start()
@@ -52,7 +54,7 @@ def _memory_rows(data: Path) -> list[str]:
     try:
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         table = "items" if "items" in tables else tables[0]
-        return [str(row) for row in con.execute(f"SELECT * FROM {table}")]  # noqa: S608
+        return [str(row) for row in con.execute(f"SELECT * FROM {table}")]
     finally:
         con.close()
 
@@ -94,7 +96,9 @@ async def test_off_the_record_never_reaches_the_memory_store(chat: Chat, tmp_pat
 
 
 async def test_secrets_are_never_stored(chat: Chat, tmp_path: Path) -> None:
-    await chat.say("My password is hunter2-Correct-Horse and my api key is sk-ant-api03-abcdefghijklmnopqrstuv")
+    await chat.say(
+        "My password is hunter2-Correct-Horse and my api key is sk-ant-api03-abcdefghijklmnopqrstuv"
+    )
     await chat.say("/new")
     rows = " ".join(_memory_rows(tmp_path))
     assert "hunter2" not in rows and "sk-ant-api03" not in rows

@@ -8,6 +8,8 @@ none, and the ``sessions/`` folder is made ready.
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 from bot.atomic import atomic_write_text
@@ -17,7 +19,19 @@ from bot.persona.store import PERSONA_FILES, PersonaStore
 
 __all__ = ["TEMPLATES_DIR", "available_templates", "create_persona"]
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "personas"
+def _templates_dir() -> Path:
+    """``$PERSONAD_TEMPLATES``, else the source checkout's ``personas/``, else the copy an
+    install puts in ``<prefix>/share/personad/personas``."""
+    given = os.environ.get("PERSONAD_TEMPLATES")
+    if given:
+        return Path(given)
+    checkout = Path(__file__).resolve().parent.parent.parent / "personas"
+    if checkout.is_dir():
+        return checkout
+    return Path(sys.prefix) / "share" / "personad" / "personas"
+
+
+TEMPLATES_DIR = _templates_dir()
 
 _EMPTY_JSON = ("TASKS.json", "CRONS.json")
 
