@@ -195,9 +195,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="personad", description="Talk to your own long-lived AI persona."
     )
     parser.add_argument("--version", action="version", version=f"personad {__version__}")
+    parser.add_argument("--config", help="TOML config file (default: $PERSONAD_CONFIG)")
+    parser.add_argument("--data-dir", help="data directory (overrides the config)")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", help="TOML config file (default: $PERSONAD_CONFIG)")
-    common.add_argument("--data-dir", help="data directory (overrides the config)")
+    common.add_argument("--config", default=argparse.SUPPRESS, help="TOML config file")
+    common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("run", parents=[common], help="run the daemon").set_defaults(func=_run)

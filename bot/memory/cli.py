@@ -168,8 +168,12 @@ def _write_file(name: str, text: str) -> Path:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``memory`` and its subcommands to the ``personad`` command line."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", help="TOML config file (default: $PERSONAD_CONFIG)")
-    common.add_argument("--data-dir", help="data directory (overrides the config)")
+    common.add_argument(
+        "--config", default=argparse.SUPPRESS, help="TOML config file (default: $PERSONAD_CONFIG)"
+    )
+    common.add_argument(
+        "--data-dir", default=argparse.SUPPRESS, help="data directory (overrides the config)"
+    )
     common.add_argument("--user", required=True, help="the user who owns the persona")
     common.add_argument("--persona", required=True, help="the persona whose memory to use")
 
