@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
 
@@ -125,6 +126,8 @@ class DiscordAdapter(Adapter):
                 log.warning("discord.gateway_closed", code=exc.code)
             except Exception as exc:
                 log.warning("discord.gateway_failed", error=repr(exc))
+            # discord.py leaves the failed socket (and its heartbeat thread) behind
+            await _drop_socket(client)
             if client.is_closed():
                 return
             if time.monotonic() - began > _HEALTHY_RUN:
@@ -145,6 +148,7 @@ class DiscordAdapter(Adapter):
         if client is not None:
             with contextlib.suppress(Exception):
                 await client.close()
+            await _drop_socket(client)
         if runner is not None:
             runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -241,6 +245,23 @@ class DiscordAdapter(Adapter):
             await channel.typing()
         except (AdapterError, discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.info("discord.typing_failed", room=room, error=str(exc))
+
+
+async def _drop_socket(client: PersonadClient) -> None:
+    """Close the client's gateway socket and wait for its heartbeat thread to end.
+
+    discord.py heartbeats from a thread that posts to this event loop; it is stopped only
+    when the socket is closed through discord.py, and must finish while the loop still runs.
+    """
+    ws = client.ws
+    if ws is None:
+        return
+    keep_alive = getattr(ws, "_keep_alive", None)
+    with contextlib.suppress(Exception):
+        await ws.close(code=4000)
+    if isinstance(keep_alive, threading.Thread):
+        keep_alive.stop()  # type: ignore[attr-defined]
+        await asyncio.to_thread(keep_alive.join, 5.0)
 
 
 @contextlib.contextmanager
