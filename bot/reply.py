@@ -115,5 +115,5 @@ class ReplyStream:
                         log.warning("reply.final_edit_failed", error=str(exc))
                         await self.adapter.send(self.room, parts[0])
                 for part in parts[1:]:
-                    await self.adapter.send(self.room, part)
+                    await self.adapter.send(self.room, part, reply_to=self.reply_to)
         await self.adapter.reply_done(self.room)
