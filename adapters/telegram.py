@@ -266,13 +266,15 @@ class TelegramAdapter(Adapter):
         current = self._typing.pop(room, None)
         if current is not None:
             current.cancel()
-        if on and self._client is not None:
-            self._typing[room] = asyncio.create_task(self._keep_typing(self._client, room))
+        client = self._client
+        if on and client is not None:
+            await client.typing(room)
+            self._typing[room] = asyncio.create_task(self._keep_typing(client, room))
 
     async def _keep_typing(self, client: TelegramClient, room: str) -> None:
         while True:
-            await client.typing(room)
             await asyncio.sleep(self.typing_every)
+            await client.typing(room)
 
 
 def create(settings: Settings, context: AdapterContext) -> TelegramAdapter:

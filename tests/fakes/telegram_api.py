@@ -133,6 +133,12 @@ class FakeTelegram:
         """Answer the next ``count`` requests with HTTP ``status`` (502 Bad Gateway)."""
         self._fail.extend([status] * count)
 
+    def recover(self) -> None:
+        """Forget every queued failure: the next request is answered normally."""
+        self._fail.clear()
+        self._drop = 0
+        self._flood.clear()
+
     def flood_next(self, count: int = 1, retry_after: int = 1) -> None:
         """Answer the next ``count`` requests with 429 flood control."""
         self._flood.extend([retry_after] * count)
@@ -161,12 +167,17 @@ class FakeTelegram:
         chat_id: int,
         text: str | None,
         *,
-        from_id: int = 4242,
+        from_id: int | None = None,
         chat_type: str = "private",
         reply_to: int | None = None,
         extra: Json | None = None,
     ) -> Json:
-        """A user's message as Telegram would deliver it, with mention/command entities."""
+        """A user's message as Telegram would deliver it, with mention/command entities.
+
+        In a private chat the sender is the chat's own user unless ``from_id`` says otherwise.
+        """
+        if from_id is None:
+            from_id = chat_id if chat_type == "private" else 4242
         message: Json = {
             "message_id": next(self._message_ids),
             "from": self.user(from_id),

@@ -1,0 +1,137 @@
+"""The whole daemon with Telegram as its platform, against the loopback Bot API.
+
+The daemon builds the adapter from its config section; the router answers through it with
+the scripted model (streaming by edits), and the watchdog restarts it when polling stalls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from adapters.telegram import TelegramAdapter
+from bot.commands import ADMIN_ONLY
+from bot.daemon import Daemon
+from bot.formatting import strip_markdown
+from tests.fakes.telegram_api import FakeTelegram
+from tests.harness import ScriptedLLM, make_config, make_persona
+from tests.test_telegram import until
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Please use 'Bot.getUpdates'"),
+    pytest.mark.filterwarnings("ignore:Deprecated since version v22.2"),
+]
+
+SCOTT, HOLLY, STRANGER = 4242, 5151, 6666
+GROUP = -100777
+
+
+class World:
+    def __init__(self, daemon: Daemon, fake: FakeTelegram, llm: ScriptedLLM) -> None:
+        self.daemon = daemon
+        self.fake = fake
+        self.llm = llm
+
+    @property
+    def adapter(self) -> TelegramAdapter:
+        adapter = self.daemon.adapters["telegram"]
+        assert isinstance(adapter, TelegramAdapter)
+        return adapter
+
+    def answers(self, chat: int) -> list[str]:
+        """What the chat finally shows from the bot, after the streaming edits."""
+        return [
+            self.fake.messages[(s["chat_id"], s["message_id"])]["text"]
+            for s in self.fake.sent
+            if s["chat_id"] == str(chat)
+        ]
+
+    async def answered(self, chat: int, text: str) -> None:
+        await until(lambda: text in self.answers(chat), f"the answer {text!r}")
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    async with FakeTelegram() as fake:
+        make_persona(tmp_path, "scott")
+        make_persona(tmp_path, "holly")
+        users = {
+            "scott": {
+                "identities": [f"telegram:{SCOTT}"],
+                "admin": True,
+                "timezone": "America/New_York",
+            },
+            "holly": {"identities": [f"telegram:{HOLLY}"], "timezone": "Europe/Lisbon"},
+        }
+        section = {
+            "enabled": True,
+            "token": fake.token,
+            "base_url": fake.base_url,
+            "poll_timeout": 1,
+            "stall_seconds": 1.0,
+        }
+        config = make_config(tmp_path, users=users, adapters={"telegram": section})
+        llm = ScriptedLLM()
+        async with Daemon(config, backends={"scripted": llm}, http=False, jobs=False) as daemon:
+            assert daemon.watchdog is not None
+            await daemon.watchdog.stop()  # the tests call check() themselves
+            yield World(daemon, fake, llm)
+
+
+async def test_conversation_in_a_private_chat(world: World) -> None:
+    asked = world.fake.push_message(SCOTT, "I like green tea.")["message"]["message_id"]
+    await world.answered(SCOTT, "echo: I like green tea.")
+    assert world.fake.sent[0]["reply_to"] == asked
+    assert (str(SCOTT), "typing") in world.fake.actions
+    world.fake.push_message(SCOTT, "And oolong.")
+    await world.answered(SCOTT, "echo: And oolong.")
+    assert len(world.llm.calls) == 2
+    assert "I like green tea." in [m.text for m in world.llm.calls[1].messages]
+
+
+async def test_redelivered_update_is_answered_once(world: World) -> None:
+    update = world.fake.push_message(SCOTT, "only once")
+    await world.answered(SCOTT, "echo: only once")
+    world.fake.push_update({"message": update["message"]})
+    world.fake.push_message(SCOTT, "next")
+    await world.answered(SCOTT, "echo: next")
+    assert world.answers(SCOTT) == ["echo: only once", "echo: next"]
+    assert len(world.llm.calls) == 2
+
+
+async def test_otr_command_and_admin_refusal(world: World) -> None:
+    world.fake.push_message(SCOTT, "/otr@persona_bot on")
+    await until(lambda: world.answers(SCOTT), "the /otr answer")
+    assert world.answers(SCOTT)[0].startswith("Off The Record is on")
+    world.fake.push_message(HOLLY, "/reload")
+    await until(lambda: world.answers(HOLLY), "the refusal")
+    assert world.answers(HOLLY) == [strip_markdown(ADMIN_ONLY)]
+    assert world.llm.calls == []
+    names = [c["command"] for c in world.fake.commands]
+    assert "otr" in names and "reload" not in names
+
+
+async def test_group_chatter_ignored_mentions_answered_strangers_ignored(world: World) -> None:
+    world.fake.push_message(GROUP, "talking among ourselves", from_id=SCOTT, chat_type="supergroup")
+    world.fake.push_message(STRANGER, "hello bot", from_id=STRANGER)
+    world.fake.push_message(
+        GROUP, "@persona_bot are you there?", from_id=HOLLY, chat_type="supergroup"
+    )
+    await world.answered(GROUP, "echo: are you there?")
+    assert len(world.llm.calls) == 1
+    assert {s["chat_id"] for s in world.fake.sent} == {str(GROUP)}
+
+
+async def test_stalled_polling_is_restarted_by_the_watchdog(world: World) -> None:
+    fake = world.fake
+    fake.fail_next(10_000, status=502)
+    await until(lambda: world.adapter.health.age() > 1.0, "polling to stall")
+    fake.recover()
+    watchdog = world.daemon.watchdog
+    assert watchdog is not None
+    assert await watchdog.check() == ["telegram"]
+    assert world.adapter.health.restarts == 1 and world.adapter.health.running
+    fake.push_message(SCOTT, "after the restart")
+    await world.answered(SCOTT, "echo: after the restart")
