@@ -10,6 +10,7 @@ conversations keep their order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import sys
 import uuid
@@ -62,10 +63,8 @@ class ConsoleAdapter(Adapter):
         self.health.running = False
         if self._reader is not None and not self._reader.done():
             self._reader.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
-            except asyncio.CancelledError:
-                pass
         self._reader = None
         self.finished.set()
 

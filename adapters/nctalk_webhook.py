@@ -39,7 +39,7 @@ _CHUNK = 64 * 1024
 
 
 class _TooLarge(Exception):
-    pass
+    """The webhook body was larger than the configured limit."""
 
 
 async def _read_capped(request: web.Request, limit: int) -> bytes:

@@ -54,13 +54,10 @@ class ReplyStream:
         await self._stop_typing()
 
     async def _keep_typing(self) -> None:
-        try:
-            while True:
-                with contextlib.suppress(Exception):
-                    await self.adapter.typing(self.room, True)
-                await asyncio.sleep(_TYPING_REFRESH)
-        except asyncio.CancelledError:
-            pass
+        while True:
+            with contextlib.suppress(Exception):
+                await self.adapter.typing(self.room, True)
+            await asyncio.sleep(_TYPING_REFRESH)
 
     async def _stop_typing(self) -> None:
         if self._typing_task is not None:
