@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -104,3 +105,48 @@ async def test_bad_input_gets_clear_answers(world: World) -> None:
     assert "limit" in await world.say(long)
     assert "text" in await world.say("", kind="attachment")
     assert "/nosuch" in await world.say("/nosuch")
+
+
+class GateLLM(ScriptedLLM):
+    """Holds each call until released, and records how many were in flight at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_flight = 0
+        self.peak = 0
+        self.release = asyncio.Event()
+
+    async def complete(self, **kw):  # type: ignore[no-untyped-def, override]
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await self.release.wait()
+            return await super().complete(**kw)
+        finally:
+            self.in_flight -= 1
+
+
+async def test_sessions_run_concurrently_and_turns_in_order(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "holly")
+    llm = GateLLM()
+    daemon, adapter = await _world(make_config(tmp_path), tmp_path, llm)
+    try:
+        tasks = [
+            asyncio.create_task(adapter.deliver("first", sender="scott", event_id="a1")),
+            asyncio.create_task(adapter.deliver("second", sender="scott", event_id="a2")),
+            asyncio.create_task(adapter.deliver("hers", sender="holly", event_id="b1")),
+        ]
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+            if llm.in_flight == 2:
+                break
+        assert llm.peak == 2  # scott's first turn and holly's, never scott's two at once
+        llm.release.set()
+        await asyncio.gather(*tasks)
+        assert llm.peak == 2
+        second_call = next(c for c in llm.calls if c.messages[-1].text == "second")
+        history = [m.text for m in second_call.messages]
+        assert history[:2] == ["first", "echo: first"]
+    finally:
+        await daemon.stop()
