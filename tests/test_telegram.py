@@ -27,16 +27,20 @@ MENU = [
 
 
 class Inbox:
-    """A handler that collects events; ``block`` makes it hang until released."""
+    """A handler that collects events; ``block`` (every room) or ``hold[room]`` makes it
+    hang until the event is set."""
 
     def __init__(self) -> None:
         self.events: list[Incoming] = []
         self.block: asyncio.Event | None = None
+        self.hold: dict[str, asyncio.Event] = {}
 
     async def __call__(self, event: Incoming) -> None:
         self.events.append(event)
         if self.block is not None:
             await self.block.wait()
+        if event.room in self.hold:
+            await self.hold[event.room].wait()
 
 
 def in_order(events: list[Incoming]) -> list[Incoming]:
@@ -337,3 +341,23 @@ def test_settings_need_a_token_and_a_complete_webhook(
         Settings.model_validate({"tokn": "x"})
     assert Settings(base_url="http://127.0.0.1:8081").api_url() == "http://127.0.0.1:8081/bot"
     assert Settings().api_url() == "https://api.telegram.org/bot"
+
+
+async def test_chats_run_concurrently_each_in_order_and_unfinished_stay_unconfirmed(
+    fake: FakeTelegram, adapter: TelegramAdapter, inbox: Inbox
+) -> None:
+    release = inbox.hold["4242"] = asyncio.Event()
+
+    def seen() -> list[str]:
+        return [e.text for e in inbox.events]
+
+    blocked = fake.push_message(4242, "a long question")
+    await until(lambda: seen() == ["a long question"], "the slow turn to start")
+    fake.push_message(4242, "a follow-up")
+    fake.push_message(5151, "another chat")
+    await until(lambda: "another chat" in seen(), "the other chat to be answered")
+    assert "a follow-up" not in seen()  # waits for the turn before it in the same chat
+    assert blocked["update_id"] in [u["update_id"] for u in fake.pending]
+    release.set()
+    await until(lambda: "a follow-up" in seen(), "the follow-up")
+    await until(lambda: not fake.pending, "every update to be confirmed")

@@ -163,3 +163,13 @@ def test_webhook_needs_a_valid_secret_and_a_web_server(
     monkeypatch.setenv("TELEGRAM_WEBHOOK_SECRET", "has spaces!")
     with pytest.raises(ConfigError, match="webhook_secret"):
         TelegramAdapter(settings, context, "1:abc")
+
+
+async def test_edited_messages_are_ignored(
+    fake: FakeTelegram, hooked: TelegramAdapter, inbox: Inbox
+) -> None:
+    edited = fake.message(4242, "changed my mind") | {"edit_date": 1_800_000_000}
+    assert await fake.deliver_webhook({"edited_message": edited}) == 200
+    assert await fake.deliver_webhook({"message": fake.message(4242, "new message")}) == 200
+    await until(lambda: inbox.events, "the new message")
+    assert [e.text for e in inbox.events] == ["new message"]
