@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
 from collections import deque
 from pathlib import Path
@@ -27,13 +26,13 @@ import structlog
 from nio import AsyncClient, AsyncClientConfig, RoomSendError, SyncError, SyncResponse
 from nio.crypto import ENCRYPTION_ENABLED
 from nio.exceptions import LocalProtocolError
-from pydantic import Field, SecretStr, model_validator
 
-from adapters.base import Adapter, AdapterContext, AdapterSettings
+from adapters.base import Adapter, AdapterContext
 from adapters.matrix_events import BotIdentity
 from adapters.matrix_login import Credentials, sign_in
 from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
 from adapters.matrix_rooms import RoomEvents
+from adapters.matrix_settings import Settings
 from bot.errors import AdapterError, ConfigError
 
 __all__ = ["MatrixAdapter", "Settings", "create"]
@@ -42,54 +41,6 @@ log = structlog.get_logger(__name__)
 
 _FIRST_SYNC_FILTER = {"room": {"timeline": {"limit": 1}}, "presence": {"not_types": ["*"]}}
 _NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
-
-
-class Settings(AdapterSettings):
-    """``[adapters.matrix]``: the bot's account on a homeserver."""
-
-    homeserver: str = ""
-    user_id: str = ""
-    password: SecretStr | None = None
-    password_env: str | None = None
-    access_token: SecretStr | None = None
-    access_token_env: str | None = None
-    device_name: str = "personad"
-    e2e: bool = False
-    stream_edits: bool = True
-    sync_timeout_ms: int = Field(30_000, ge=0, le=300_000)
-    allowed_inviters: list[str] = Field(default_factory=list)
-    max_message_chars: int = Field(16_000, ge=500, le=30_000)
-    backoff_max_seconds: float = Field(60.0, gt=0)
-    first_sync_wait_seconds: float = Field(30.0, ge=0)
-    drain_seconds: float = Field(10.0, ge=0)
-
-    @model_validator(mode="after")
-    def _complete(self) -> Settings:
-        if not self.enabled:
-            return self
-        if not self.homeserver.startswith(("http://", "https://")):
-            raise ValueError("homeserver must be a URL such as https://matrix.example.org")
-        if not (self.user_id.startswith("@") and ":" in self.user_id):
-            raise ValueError("user_id must be a full Matrix id such as @inara:example.org")
-        if not (self.password or self.password_env or self.access_token
-                or self.access_token_env):
-            raise ValueError("set password_env (or password) or access_token_env")
-        return self
-
-    def secret(self, name: str) -> str | None:
-        """The direct value of ``name`` or the environment variable named by ``name_env``."""
-        direct = getattr(self, name)
-        if isinstance(direct, SecretStr) and direct.get_secret_value():
-            return direct.get_secret_value()
-        variable = getattr(self, f"{name}_env")
-        if not variable:
-            return None
-        value = os.environ.get(variable)
-        if not value:
-            raise ConfigError(
-                f"adapters.matrix.{name}_env: environment variable {variable} is not set"
-            )
-        return value
 
 
 def _backoff(attempt: int, cap: float) -> float:

@@ -271,13 +271,13 @@ class Human:
             preset=RoomPreset.trusted_private_chat if direct else RoomPreset.private_chat,
         )
         assert isinstance(answer, RoomCreateResponse), answer
-        return answer.room_id
+        return str(answer.room_id)
 
     async def send(self, room: str, content: dict[str, Any],
                    event_type: str = "m.room.message") -> str:
         answer = await self.client.room_send(room, event_type, content)
         assert isinstance(answer, RoomSendResponse), answer
-        return answer.event_id
+        return str(answer.event_id)
 
     async def say(self, room: str, text: str, **extra: Any) -> str:
         return await self.send(room, {"msgtype": "m.text", "body": text, **extra})

@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 from nio import AsyncClient
+from pydantic import SecretStr
 
 from adapters.base import AdapterContext
 from adapters.matrix import MatrixAdapter, Settings, create
+from bot.errors import AdapterError, ConfigError
 from bot.state import AdapterState, StateStore
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, synapse
 
@@ -285,27 +287,19 @@ async def test_first_start_ignores_history(
             assert all(e.event_id != old for e in collector.events)
 
 
-async def test_wrong_password_is_a_clear_error(
-    synapse: SynapseServer, rig: Rig, tmp_path: Path
-) -> None:
-    from bot.errors import AdapterError
-
-    settings = rig.adapter.settings.model_copy(update={"password": None,
-                                                       "password_env": "NO_SUCH_VAR_X"})
-    from bot.errors import ConfigError
-
+async def test_bad_credentials_are_clear_errors(rig: Rig, tmp_path: Path) -> None:
     async with StateStore(tmp_path / "other.db") as other:
         context = AdapterContext(Collector(), AdapterState(other, "matrix"), tmp_path / "o")
-        with pytest.raises(ConfigError, match="NO_SUCH_VAR_X"):
-            await create(settings, context).start()
-        bad = rig.adapter.settings.model_copy(update={"password": "wrong"})
-        from pydantic import SecretStr
-
-        bad = bad.model_copy(update={"password": SecretStr("wrong")})
-        adapter = create(bad, context)
+        unset = rig.adapter.settings.model_copy(
+            update={"password": None, "password_env": "PERSONAD_TEST_NO_SUCH_VARIABLE"}
+        )
+        with pytest.raises(ConfigError, match="PERSONAD_TEST_NO_SUCH_VARIABLE"):
+            await create(unset, context).start()
+        wrong = rig.adapter.settings.model_copy(update={"password": SecretStr("wrong")})
+        adapter = create(wrong, context)
         with pytest.raises(AdapterError, match="login"):
             await adapter.start()
-        assert adapter.client is None
+        assert adapter.client is None and not adapter.health.running
         await adapter.stop()
 
 
@@ -327,3 +321,26 @@ async def test_events_keep_flowing_while_handler_fails(rig: Rig, human: Human) -
     await rig.collector.find(lambda e: e.event_id == fine)
     assert calls.count(boom) == 1
     await asyncio.sleep(0)
+
+
+async def test_access_token_login_uses_its_device(
+    synapse: SynapseServer, human: Human, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = synapse.register()
+    monkeypatch.setenv("PERSONAD_TEST_MATRIX_TOKEN", bot.access_token)
+    settings = Settings(enabled=True, homeserver=synapse.url, user_id=bot.user_id,
+                        access_token_env="PERSONAD_TEST_MATRIX_TOKEN",
+                        allowed_inviters=[human.user_id], sync_timeout_ms=3000)
+    async with StateStore(tmp_path / "token.db") as store:
+        collector = Collector()
+        context = AdapterContext(collector, AdapterState(store, "matrix"), tmp_path / "t")
+        async with create(settings, context) as adapter:
+            assert isinstance(adapter, MatrixAdapter) and adapter.client is not None
+            assert adapter.client.device_id == bot.device_id
+            room = await human.create_room(bot.user_id, direct=True)
+            await human.wait_membership(room, bot.user_id, "join")
+            said = await human.say(room, "token login works?")
+            await collector.find(lambda e: e.event_id == said)
+        monkeypatch.setenv("PERSONAD_TEST_MATRIX_TOKEN", "syt_not_a_real_token")
+        with pytest.raises(AdapterError, match="access token"):
+            await create(settings, context).start()

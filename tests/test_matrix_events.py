@@ -192,7 +192,8 @@ def test_settings_are_checked() -> None:
     with pytest.raises(ValidationError, match="password_env"):
         Settings(enabled=True, homeserver="http://h", user_id="@a:b")
     with pytest.raises(ValidationError):
-        Settings(enabled=True, homeserver="http://h", user_id="@a:b", password="x", typo=1)
+        Settings.model_validate({"enabled": True, "homeserver": "http://h", "user_id": "@a:b",
+                                 "password": "x", "typo": 1})
     settings = Settings(enabled=True, homeserver="http://h", user_id="@a:b",
                         password_env="PERSONAD_TEST_MATRIX_PW")
     with pytest.raises(ConfigError, match="PERSONAD_TEST_MATRIX_PW"):
