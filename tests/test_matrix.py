@@ -344,3 +344,18 @@ async def test_access_token_login_uses_its_device(
         monkeypatch.setenv("PERSONAD_TEST_MATRIX_TOKEN", "syt_not_a_real_token")
         with pytest.raises(AdapterError, match="access token"):
             await create(settings, context).start()
+
+
+async def test_history_before_the_invite_is_not_answered(rig: Rig, human: Human) -> None:
+    await rig.adapter.stop()
+    room = await human.create_room(name="older room")
+    old = await human.say(room, "said before the bot was invited")
+    await human.client.room_invite(room, rig.bot.user_id)
+    early = await human.say(room, "said after the invite, before the join")
+    await rig.adapter.start()
+    await human.wait_membership(room, rig.bot.user_id, "join")
+    late = await human.say(room, "said after the join")
+    await rig.collector.find(lambda e: e.event_id == late)
+    ids = [e.event_id for e in rig.collector.events]
+    assert early in ids and old not in ids
+    assert ids.index(early) < ids.index(late)
