@@ -17,7 +17,9 @@ import asyncio
 import json
 import math
 import os
+import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -64,6 +66,17 @@ def _gelu(x: Matrix) -> Matrix:
     return out
 
 
+def _one_blas_thread() -> AbstractContextManager[object]:
+    """Matrices this small run several times faster on one BLAS thread than on a pool that
+    must share two busy cores (measured: 0.1 ms against 0.5-1 ms per 12x384 @ 384x384)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return nullcontext()
+    limits: AbstractContextManager[object] = threadpool_limits(limits=1, user_api="blas")
+    return limits
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions) from a folder holding its safetensors and tokenizer."""
 
@@ -82,6 +95,7 @@ class MiniLMEmbedder:
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._lock = threading.Lock()
         raw = load_file(str(model_dir / "model.safetensors"))
         # Linear weights are stored (out, in); keep them transposed once for x @ W.
         self._w: dict[str, Any] = {
@@ -104,8 +118,14 @@ class MiniLMEmbedder:
         """The forward pass, blocking; :meth:`embed` runs it in a worker thread."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        rows = [self._forward(list(texts[i : i + _BATCH])) for i in range(0, len(texts), _BATCH)]
-        return np.concatenate(rows, axis=0)
+        # Sorting by length keeps padding (wasted work) low inside each batch.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        with self._lock, _one_blas_thread():
+            for start in range(0, len(order), _BATCH):
+                chunk = order[start : start + _BATCH]
+                out[chunk] = self._forward([texts[i] for i in chunk])
+        return out
 
     def _forward(self, texts: list[str]) -> Matrix:
         encodings = self._tokenizer.encode_batch(texts)

