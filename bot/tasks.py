@@ -1,0 +1,246 @@
+"""The persona's task list, TASKS.json, and the JSON list files it shares a format with.
+
+TASKS.json is a JSON list of objects::
+
+    [{"id": 1, "title": "Renew the passport", "status": "open",
+      "created": "2026-11-30T09:00-05:00", "due": "2026-12-15"}]
+
+``status`` is ``open``, ``done`` (with ``done_at``) or ``removed`` (with ``removed_at``):
+removing a task keeps it in the file, so nothing the user wrote is ever deleted. Keys the
+tools do not know are kept as they are. A file that is not valid JSON, or not a list of
+objects, is never overwritten: every tool refuses and says how to fix it, because the file
+may hold the user's hand edits. CRONS.json (:mod:`bot.crons`) follows the same rules through
+:func:`load_json_list` and :func:`edit_json_list`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import weakref
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
+
+from bot.persona.store import PersonaStore
+from bot.reminders import Clock
+from bot.tools import Tool, ToolFailed
+
+__all__ = ["FILENAME", "CorruptFile", "edit_json_list", "load_json_list", "task_tools"]
+
+FILENAME = "TASKS.json"
+
+T = TypeVar("T")
+Item = dict[str, Any]
+
+
+class CorruptFile(Exception):
+    """A JSON list file that cannot be read as one; its message says how to fix it."""
+
+
+def load_json_list(store: PersonaStore, user: str, persona: str, filename: str) -> list[Item]:
+    """The objects of a JSON list file; a missing or empty file is an empty list."""
+    file = store.read(user, persona, filename)
+    if file.problem:
+        raise CorruptFile(f"{file.problem}; fix {filename} by hand, it was left untouched")
+    if not file.text.strip():
+        return []
+    try:
+        data = json.loads(file.text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFile(
+            f"{filename} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg});"
+            f" it was left untouched, fix it by hand"
+        ) from None
+    if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
+        raise CorruptFile(
+            f"{filename} must be a JSON list of objects; it was left untouched, fix it by hand"
+        )
+    return data
+
+
+_locks: weakref.WeakKeyDictionary[PersonaStore, dict[tuple[str, str, str], asyncio.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def edit_json_list(
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    filename: str,
+    change: Callable[[list[Item]], T],
+) -> T:
+    """Load the list, let ``change`` edit it in place, write it back atomically; returns what
+    ``change`` returned. Edits of one file run one at a time; an exception from ``change``
+    (or :class:`CorruptFile` from loading) leaves the file untouched."""
+    lock = _locks.setdefault(store, {}).setdefault((user, persona, filename), asyncio.Lock())
+    async with lock:
+        items = load_json_list(store, user, persona, filename)
+        result = change(items)
+        text = json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+        await store.write(user, persona, filename, text)
+        return result
+
+
+# -- tools for the model ------------------------------------------------------------------
+
+
+def _title(item: Item) -> str:
+    return str(item.get("title") or "(untitled)")
+
+
+def _describe(item: Item) -> str:
+    status = item.get("status", "open")
+    mark = {"open": "", "done": "✓ "}.get(str(status), f"[{status}] ")
+    due = f" (due {item['due']})" if item.get("due") else ""
+    done = (
+        f" (done {str(item['done_at'])[:10]})" if status == "done" and item.get("done_at") else ""
+    )
+    return f"#{item.get('id', '?')} {mark}{_title(item)}{due}{done}"
+
+
+def _due_arg(value: object, zone: ZoneInfo) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return date.fromisoformat(text).isoformat()
+        except ValueError:
+            pass
+        try:
+            when = datetime.fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            if when.tzinfo is not None:
+                when = when.astimezone(zone)
+            return when.replace(tzinfo=None).isoformat(timespec="minutes")
+    raise ToolFailed("'due' must be a date like 2026-12-15 or a local time like 2026-12-15T17:00")
+
+
+def _pick(items: list[Item], args: dict[str, Any], statuses: tuple[str, ...]) -> Item:
+    live = [item for item in items if item.get("status", "open") in statuses]
+    ident, match = args.get("id"), args.get("match")
+    if ident is not None and ident != "":
+        for item in live:
+            if str(item.get("id")) == str(ident):
+                return item
+        raise ToolFailed(f"there is no {' or '.join(statuses)} task #{ident}; see task_list")
+    if not isinstance(match, str) or not match.strip():
+        raise ToolFailed("give the task's 'id' or 'match' (words of its title)")
+    needle = match.strip().casefold()
+    found = [item for item in live if needle in _title(item).casefold()]
+    exact = [item for item in found if _title(item).casefold() == needle]
+    if len(exact) == 1 or len(found) == 1:
+        return (exact or found)[0]
+    if not found:
+        raise ToolFailed(f"no {' or '.join(statuses)} task mentions {match!r}")
+    listing = "; ".join(_describe(item) for item in found)
+    raise ToolFailed(f"{match!r} matches several tasks ({listing}); use 'id'")
+
+
+def task_tools(
+    store: PersonaStore, user: str, persona: str, zone: ZoneInfo, clock: Clock
+) -> list[Tool]:
+    """``task_add``, ``task_list``, ``task_done`` and ``task_remove`` for one persona."""
+
+    def stamp() -> str:
+        return clock().astimezone(zone).isoformat(timespec="minutes")
+
+    async def edit(change: Callable[[list[Item]], str]) -> str:
+        try:
+            return await edit_json_list(store, user, persona, FILENAME, change)
+        except CorruptFile as exc:
+            raise ToolFailed(f"{exc}. Ask the user to repair TASKS.json.") from None
+
+    async def add(args: dict[str, Any]) -> str:
+        title = args.get("title")
+        if not isinstance(title, str) or not title.strip():
+            raise ToolFailed("'title' must say what the task is")
+        title = " ".join(title.split())
+        if len(title) > 300:
+            raise ToolFailed("keep a task title under 300 characters")
+        due = _due_arg(args.get("due"), zone)
+
+        def change(items: list[Item]) -> str:
+            ids = [item["id"] for item in items if isinstance(item.get("id"), int)]
+            task: Item = {"id": max(ids, default=0) + 1, "title": title, "status": "open"}
+            task["created"] = stamp()
+            if due:
+                task["due"] = due
+            items.append(task)
+            return f"Task added: {_describe(task)}"
+
+        return await edit(change)
+
+    async def list_(args: dict[str, Any]) -> str:
+        try:
+            items = load_json_list(store, user, persona, FILENAME)
+        except CorruptFile as exc:
+            raise ToolFailed(f"{exc}. Ask the user to repair TASKS.json.") from None
+        wanted = ("open", "done") if args.get("include_done") else ("open",)
+        shown = [_describe(item) for item in items if item.get("status", "open") in wanted]
+        return "\n".join(shown) if shown else "No open tasks."
+
+    async def done(args: dict[str, Any]) -> str:
+        def change(items: list[Item]) -> str:
+            task = _pick(items, args, ("open",))
+            task["status"], task["done_at"] = "done", stamp()
+            return f"Done: {_describe(task)}"
+
+        return await edit(change)
+
+    async def remove(args: dict[str, Any]) -> str:
+        def change(items: list[Item]) -> str:
+            task = _pick(items, args, ("open", "done"))
+            task["status"], task["removed_at"] = "removed", stamp()
+            return f"Removed from the list (kept in TASKS.json as removed): {_title(task)}"
+
+        return await edit(change)
+
+    pick_schema = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "description": "the task's number"},
+            "match": {"type": "string", "description": "words of the task's title"},
+        },
+    }
+    return [
+        Tool(
+            name="task_add",
+            description=(
+                "Add a task to the user's task list (TASKS.json). 'due' is optional: "
+                "a date like 2026-12-15 or a local time like 2026-12-15T17:00."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {"title": {"type": "string"}, "due": {"type": "string"}},
+                "required": ["title"],
+            },
+            handler=add,
+        ),
+        Tool(
+            name="task_list",
+            description="List the open tasks; 'include_done' lists finished ones too.",
+            input_schema={
+                "type": "object",
+                "properties": {"include_done": {"type": "boolean"}},
+            },
+            handler=list_,
+        ),
+        Tool(
+            name="task_done",
+            description="Mark an open task done, by 'id' or 'match'.",
+            input_schema=pick_schema,
+            handler=done,
+        ),
+        Tool(
+            name="task_remove",
+            description="Take a task off the list, by 'id' or 'match' (it stays in the file).",
+            input_schema=pick_schema,
+            handler=remove,
+        ),
+    ]
