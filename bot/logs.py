@@ -66,6 +66,19 @@ def redact(
     return event_dict
 
 
+class _Stderr:
+    """Whatever ``sys.stderr`` is at the moment of writing (it may be replaced after setup)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return sys.stderr.isatty()
+
+
 def configure_logging(
     *,
     fmt: Literal["auto", "json", "console"] = "auto",
@@ -73,7 +86,8 @@ def configure_logging(
     stream: TextIO | None = None,
 ) -> None:
     """Set up structlog (and route the standard library's logging through it)."""
-    stream = stream or sys.stderr
+    stream = stream or _Stderr()  # type: ignore[assignment]
+    assert stream is not None
     if fmt == "auto":
         fmt = "console" if stream.isatty() else "json"
     shared: Iterable[Any] = (

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import structlog
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
@@ -44,3 +46,15 @@ def _loopback_only() -> Iterator[None]:
     yield
     socket.socket.connect = _real_connect  # type: ignore[method-assign]
     socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_logging() -> Iterator[None]:
+    """A test that configures logging (the CLI does) must not leak it into the next one."""
+    handlers = logging.getLogger().handlers[:]
+    level = logging.getLogger().level
+    yield
+    structlog.reset_defaults()
+    root = logging.getLogger()
+    root.handlers[:] = handlers
+    root.setLevel(level)
