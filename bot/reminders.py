@@ -211,11 +211,11 @@ async def edit_reminders(
         file = store.read(user, persona, FILENAME)
         if file.problem:
             raise UnreadableFile(file.problem)
-        ending = "\n" if file.text.endswith("\n") or not file.text else ""
+        newline = "\r\n" if "\r\n" in file.text else "\n"  # keep a hand-edited file's endings
         lines = change(file.text.splitlines())
         if lines is None:
             return file.text
-        text = "\n".join(lines) + (ending or "\n")
+        text = newline.join(lines) + newline
         await store.write(user, persona, FILENAME, text)
         return text
 
