@@ -12,14 +12,17 @@ import pytest
 
 from adapters.base import AdapterContext, Incoming
 from bot.errors import AdapterError
+from bot.llm.base import Message, SystemPrompt
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
 from bot.persona_jobs import persona_tools, schedule_persona_jobs, surface_reminders_once
+from bot.persona_tools import scratch_tools
 from bot.reminders import advance, due, parse_reminders, surface_due, unreadable_items
 from bot.scheduler import Jobs
-from bot.tools import Tool, ToolFailed
+from bot.toolloop import run_tool_loop
+from bot.tools import Tool, ToolFailed, ToolRegistry
 from tests.fakes.nctalk_server import MemoryStore
-from tests.harness import RecordingAdapter, make_config, make_persona
+from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 NY = ZoneInfo("America/New_York")
 
@@ -339,3 +342,45 @@ async def test_an_unreadable_file_is_refused_and_left_alone(world: dict[str, Any
         await tools["reminder_list"].handler({})
     assert await surface(world, ny(2026, 12, 1, 9, 0)) == 0
     assert world["path"].read_bytes() == broken
+
+
+async def test_the_model_sets_a_reminder_in_a_tool_loop(world: dict[str, Any]) -> None:
+    llm = ScriptedLLM()
+    llm.queue_tool("reminder_add", {"text": "Call the dentist", "when": "2026-11-30T09:00"})
+    llm.queue_tool("task_add", {"title": "Find the insurance card"})
+    llm.queue_tool("cron_add", {"schedule": "0 7 * * *", "prompt": "Morning briefing."})
+    llm.queue_tool("reminder_add", {"text": "Too late", "when": "2020-01-01T09:00"})
+    llm.queue("I'll remind you at 09:00 tomorrow.")
+    store = world["store"]
+    registry = ToolRegistry(
+        [
+            *scratch_tools(store, "scott", "inara"),
+            *persona_tools(store, "scott", "inara", NY, clock=lambda: ny(2026, 11, 29, 20, 0)),
+        ]
+    )
+    result = await run_tool_loop(
+        llm,
+        system=SystemPrompt("persona"),
+        messages=[Message("user", "Remind me to call the dentist tomorrow at 9")],
+        tools=registry,
+        max_steps=6,
+    )
+    assert result.text == "I'll remind you at 09:00 tomorrow."
+    assert "- [ ] 2026-11-30 09:00 Call the dentist" in world["path"].read_text()
+    assert "Find the insurance card" in (world["path"].parent / "TASKS.json").read_text()
+    assert "Morning briefing." in (world["path"].parent / "CRONS.json").read_text()
+    [*_, refused] = [m for m in llm.calls[-1].messages if m.tool_results]
+    assert refused.tool_results[0].is_error
+    assert "in the past" in refused.tool_results[0].content
+    assert {spec.name for spec in llm.calls[0].tools} >= {
+        "reminder_add",
+        "reminder_list",
+        "reminder_done",
+        "task_add",
+        "task_list",
+        "task_done",
+        "task_remove",
+        "cron_add",
+        "cron_list",
+        "cron_remove",
+    }
