@@ -1,0 +1,140 @@
+"""IDENTITY_CHANGELOG.md: every change the persona made to itself, appended, never rewritten.
+
+Each entry is a short markdown block a person can read (when, which file, the bullet before
+and after, the trait and the message that showed it) followed by one HTML comment holding the
+same change as JSON, which is what ``/undo`` reads back. An undo is itself an entry that
+names the change it reverses; nothing is ever cut from the file. Entries are appended with
+:func:`bot.atomic.append_durably`, so a written entry survives a power cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+import structlog
+
+from bot.atomic import append_durably
+from bot.errors import PersonaError
+from bot.identity.section import bullet_sentence
+from bot.persona.store import PersonaStore
+
+__all__ = [
+    "CHANGELOG_FILE",
+    "Change",
+    "append_change",
+    "next_id",
+    "pending_changes",
+    "read_changes",
+    "render",
+]
+
+log = structlog.get_logger(__name__)
+
+CHANGELOG_FILE = "IDENTITY_CHANGELOG.md"
+
+_HEADER = (
+    "# Identity changelog\n\n"
+    "Every change the persona made to its own VOICE.md or PERSONA.md, oldest first. This file "
+    "is only ever appended to; `/undo` reverts the newest change and adds an entry saying so.\n"
+)
+_RECORD = re.compile(r"^<!-- identity-change (?P<json>\{.*\}) -->$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One entry: ``op`` "apply" (a trait written) or "undo" (change ``undoes`` reverted)."""
+
+    id: int
+    op: Literal["apply", "undo"]
+    at: str
+    file: str
+    slot: str
+    kind: str
+    value: str
+    explicit: bool
+    evidence: str
+    bullet_before: str | None
+    bullet_after: str | None
+    section_before: str
+    section_after: str
+    separator: str = ""
+    value_before: str | None = None
+    explicit_before: bool = False
+    undoes: int | None = None
+
+
+def _quote(line: str | None) -> str:
+    return "(none)" if line is None else f"“{bullet_sentence(line)}”"
+
+
+def render(change: Change) -> str:
+    """The entry as appended: readable lines, then the machine-readable comment."""
+    if change.op == "apply":
+        how = "explicit request" if change.explicit else "inferred"
+        title = f"## {change.at} · change {change.id} · {change.file}"
+        lines = [
+            f"- trait: {change.kind} = {change.value} ({how})",
+            f"- evidence: “{change.evidence}”",
+        ]
+    else:
+        title = f"## {change.at} · undo of change {change.undoes} · {change.file}"
+        lines = [f"- reverted: {change.kind} = {change.value}"]
+    lines.append(f"- before: {_quote(change.bullet_before)}")
+    lines.append(f"- after: {_quote(change.bullet_after)}")
+    if change.op == "apply" and not change.section_before:
+        lines.append("- the section was added to the file")
+    payload = json.dumps(asdict(change), ensure_ascii=True, sort_keys=True)
+    # a "-->" inside a string must not end the comment early
+    payload = payload.replace("<", "\\u003c").replace(">", "\\u003e")
+    return "\n" + title + "\n\n" + "\n".join(lines) + f"\n\n<!-- identity-change {payload} -->\n"
+
+
+def _parse(text: str) -> list[Change]:
+    names = {f.name for f in fields(Change)}
+    changes: list[Change] = []
+    for match in _RECORD.finditer(text):
+        try:
+            data: dict[str, Any] = json.loads(match.group("json"))
+            change = Change(**{k: v for k, v in data.items() if k in names})
+        except (ValueError, TypeError) as exc:
+            log.warning("identity.changelog_entry_skipped", error=str(exc))
+            continue
+        changes.append(change)
+    return changes
+
+
+def read_changes(store: PersonaStore, user: str, persona: str) -> list[Change]:
+    """Every entry of the changelog, oldest first; PersonaError if the file is unreadable."""
+    file = store.read(user, persona, CHANGELOG_FILE)
+    if file.problem:
+        raise PersonaError(
+            f"{CHANGELOG_FILE}: {file.problem}",
+            user_message=f"My change history ({CHANGELOG_FILE}) cannot be read, so I changed "
+            "nothing. Please check the file.",
+        )
+    return _parse(file.text)
+
+
+def pending_changes(changes: list[Change]) -> list[Change]:
+    """The applied changes not undone yet, oldest first."""
+    undone = {c.undoes for c in changes if c.op == "undo"}
+    return [c for c in changes if c.op == "apply" and c.id not in undone]
+
+
+def next_id(changes: list[Change]) -> int:
+    return max((c.id for c in changes), default=0) + 1
+
+
+async def append_change(store: PersonaStore, user: str, persona: str, change: Change) -> None:
+    """Append one entry durably (the header first, when the file is new or empty)."""
+    path = store.file_path(user, persona, CHANGELOG_FILE)
+    text = render(change)
+    if not path.exists() or path.stat().st_size == 0:
+        text = _HEADER + text
+    await asyncio.to_thread(append_durably, path, text)
+    log.info("identity.changelog_appended", change=change.id, op=change.op, file=change.file)
+

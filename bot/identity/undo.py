@@ -1,0 +1,125 @@
+"""``/undo``: revert the newest change the persona made to itself, by appending, never cutting.
+
+The newest applied change that no undo entry names yet is reverted: when the learned section
+is still exactly as that change left it, the section is set back byte for byte (a section the
+change added is taken off with its separator, so the file is as before); when it was edited by
+hand since, only that change's bullet is put back, keeping the hand edits. An "undo" entry is
+then appended to the changelog, and the trait's count starts over so it is not re-learned on
+the next sighting. Calling it again reverts the change before that one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import structlog
+
+from bot.commands import Command, CommandContext
+from bot.errors import PersonaError
+from bot.identity.changelog import (
+    Change,
+    append_change,
+    next_id,
+    pending_changes,
+    read_changes,
+)
+from bot.identity.files import read_identity_file, write_identity_file
+from bot.identity.section import (
+    bullet_sentence,
+    find_bullet,
+    heading_for,
+    replace_block,
+    restore_block,
+    split_section,
+)
+from bot.identity.state import edit_lock, load_state, save_state
+from bot.persona.store import PersonaStore
+
+__all__ = ["NOTHING_TO_UNDO", "undo_command", "undo_last"]
+
+log = structlog.get_logger(__name__)
+
+NOTHING_TO_UNDO = (
+    "There is nothing to undo: I have not changed my voice or persona on my own,"
+    " or every change I made has already been undone."
+)
+
+
+def _revert(text: str, heading: str, change: Change) -> str:
+    section = split_section(text, heading)[1]
+    if section == change.section_after:
+        return restore_block(text, heading, change.section_before, change.separator)
+    return replace_block(text, heading, change.slot, change.bullet_before).text
+
+
+async def undo_last(
+    store: PersonaStore, user: str, persona: str, *, at: datetime | None = None
+) -> str:
+    """Revert the newest change not yet undone; return the sentence for the user."""
+    async with edit_lock(store, user, persona):
+        try:
+            changes = read_changes(store, user, persona)
+        except PersonaError as exc:
+            log.warning("identity.undo_refused", error=str(exc))
+            return exc.user_message
+        pending = pending_changes(changes)
+        if not pending:
+            return NOTHING_TO_UNDO
+        target = pending[-1]
+        text = read_identity_file(store, user, persona, target.file)
+        if text is None:
+            return (
+                f"{target.file} is not readable as text (not valid UTF-8), so I left it"
+                " untouched. Please fix the file and try again."
+            )
+        heading = heading_for(user)
+        section = split_section(text, heading)[1]
+        restored = _revert(text, heading, target)
+        record = Change(
+            id=next_id(changes),
+            op="undo",
+            at=(at or datetime.now(UTC)).isoformat(timespec="seconds"),
+            file=target.file,
+            slot=target.slot,
+            kind=target.kind,
+            value=target.value,
+            explicit=target.explicit,
+            evidence="",
+            bullet_before=find_bullet(section, target.slot),
+            bullet_after=target.bullet_before,
+            section_before=section,
+            section_after=split_section(restored, heading)[1],
+            separator=target.separator,
+            value_before=target.value,
+            explicit_before=target.explicit,
+            undoes=target.id,
+        )
+        await append_change(store, user, persona, record)
+        if restored != text:
+            await write_identity_file(store, user, persona, target.file, restored)
+        state = await load_state(store, user, persona)
+        slot = state.slot(target.slot)
+        slot.applied, slot.explicit = target.value_before, target.explicit_before
+        slot.counts.pop(target.value, None)
+        await save_state(store, user, persona, state)
+        log.info("identity.undone", change=target.id, file=target.file, slot=target.slot)
+    left = len(pending) - 1
+    plural = "s" if left != 1 else ""
+    more = f" ({left} earlier change{plural} can still be undone.)" if left else ""
+    if target.bullet_before is not None:
+        return f"Undone: {target.file} is back to “{bullet_sentence(target.bullet_before)}”.{more}"
+    assert target.bullet_after is not None
+    return (
+        f"Undone: {target.file} no longer says “{bullet_sentence(target.bullet_after)}”.{more}"
+    )
+
+
+def undo_command() -> Command:
+    """The ``/undo`` chat command, for :func:`bot.commands.register`."""
+
+    async def handler(ctx: CommandContext) -> str:
+        if ctx.args:
+            return "Use `/undo` on its own: it reverts the newest change I made to myself."
+        return await undo_last(ctx.router.store, ctx.user, ctx.persona)
+
+    return Command("undo", "revert the last change the persona made to itself", handler)
