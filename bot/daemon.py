@@ -32,6 +32,7 @@ from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
+from bot.persona_jobs import schedule_persona_jobs
 from bot.router import Router
 from bot.scheduler import Jobs
 from bot.session import Clock, SessionDeps, utc_now
@@ -237,6 +238,14 @@ class Daemon:
 
         self.jobs.every("sessions.end_idle", 60, end_idle)
         self.jobs.every("events.prune", 6 * 3600, prune)
+        schedule_persona_jobs(
+            self.jobs,
+            config=self.config,
+            store=self.store,
+            notifier=self.notifier,
+            backends=self.backends,
+            clock=self.clock,
+        )
         distill = self.config.distill
         if not distill.auto:
             return

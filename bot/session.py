@@ -25,6 +25,7 @@ from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.compaction import CompactionResult, Compactor
 from bot.persona.context import build_system_prompt
 from bot.persona.store import FileText, PersonaStore, bind_persona
+from bot.persona_jobs import persona_tools
 from bot.persona_tools import scratch_tools
 from bot.sessionlog import LoggedTurn, SessionLog
 from bot.state import StateStore
@@ -236,7 +237,12 @@ class Session:
             recalled=recalled,
         )
         await self.compact(force=False, system_text=system.joined())
-        tools = ToolRegistry(scratch_tools(store, self.user, self.persona))
+        tools = ToolRegistry(
+            [
+                *scratch_tools(store, self.user, self.persona),
+                *persona_tools(store, self.user, self.persona, zone, clock=self.deps.clock),
+            ]
+        )
         if self.memory is not None and not otr:
             for tool in self.memory.tools():
                 tools.add(tool)

@@ -150,3 +150,41 @@ async def test_sessions_run_concurrently_and_turns_in_order(tmp_path: Path) -> N
         assert history[:2] == ["first", "echo: first"]
     finally:
         await daemon.stop()
+
+
+async def test_a_reminder_set_in_conversation_reaches_the_notification_room(
+    tmp_path: Path,
+) -> None:
+    from datetime import UTC, datetime
+
+    from bot.persona_jobs import surface_reminders_once
+
+    make_persona(tmp_path, "scott")
+    users = {
+        "scott": {
+            "identities": ["console:scott"],
+            "timezone": "UTC",
+            "notification_room": "console:notices",
+        }
+    }
+    llm = ScriptedLLM()
+    daemon, adapter = await _world(make_config(tmp_path, users=users), tmp_path, llm)
+    try:
+        llm.queue_tool("reminder_add", {"text": "Call the dentist", "when": "2099-01-02T09:00"})
+        llm.queue("I'll remind you.")
+        await adapter.deliver("remind me to call the dentist", sender="scott", event_id="r1")
+        reminders = (tmp_path / "scott/persona/inara/REMINDERS.md").read_text()
+        assert "2099-01-02 09:00 Call the dentist" in reminders
+        assert daemon.router is not None
+        sent = await surface_reminders_once(
+            config=daemon.config,
+            store=daemon.store,
+            notifier=daemon.notifier,
+            now=datetime(2099, 1, 2, 9, 0, 30, tzinfo=UTC),
+        )
+        assert sent == 1
+        room, text = adapter.sent[-1]
+        assert room == "notices" and "Call the dentist" in text
+        assert "- [x]" in (tmp_path / "scott/persona/inara/REMINDERS.md").read_text()
+    finally:
+        await daemon.stop()
