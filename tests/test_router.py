@@ -188,3 +188,41 @@ async def test_a_reminder_set_in_conversation_reaches_the_notification_room(
         assert "- [x]" in (tmp_path / "scott/persona/inara/REMINDERS.md").read_text()
     finally:
         await daemon.stop()
+
+
+async def test_a_persona_file_with_invalid_utf8_is_skipped_not_fatal(world: World) -> None:
+    (world.data / "scott/persona/inara/SOUL.md").write_bytes(b"values \xff\xfe broken")
+    assert await world.say("still there?") == "echo: still there?"
+    stable = world.llm.calls[-1].system.stable
+    assert "--- IDENTITY.md ---" in stable and "--- SOUL.md ---" not in stable
+
+
+async def test_reload_reads_the_config_file_again(tmp_path: Path) -> None:
+    from bot.config import load_config
+
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "holly")
+    path = tmp_path / "personad.toml"
+    base = (
+        f'[daemon]\ndata_dir = "{tmp_path}"\n[http]\nenabled = false\n'
+        '[llm.backends.scripted]\nkind = "openai_compat"\nmodel = "s"\n'
+        'base_url = "http://127.0.0.1:9/v1"\n[llm.roles.chat]\nbackend = "scripted"\n'
+        '[memory]\nbackend = "none"\n'
+        '[users.scott]\nidentities = ["console:scott"]\nadmin = true\n'
+    )
+    path.write_text(base)
+    llm = ScriptedLLM()
+    daemon, adapter = await _world(load_config(path, {}), tmp_path, llm)
+    try:
+        await adapter.deliver("hi", sender="holly", event_id="h1")
+        assert adapter.texts() == []
+        path.write_text(base + '[users.holly]\nidentities = ["console:holly"]\n')
+        await adapter.deliver("/reload", sender="scott", event_id="s1")
+        assert "reloaded" in adapter.texts()[-1]
+        await adapter.deliver("hi again", sender="holly", event_id="h2")
+        assert adapter.texts()[-1] == "echo: hi again"
+        path.write_text(base + '[users.holly]\ntimezone = "Nowhere/Land"\n')
+        await adapter.deliver("/reload", sender="scott", event_id="s2")
+        assert "not reloaded" in adapter.texts()[-1] and "Nowhere/Land" in adapter.texts()[-1]
+    finally:
+        await daemon.stop()
