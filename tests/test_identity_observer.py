@@ -78,6 +78,13 @@ async def say(observer: IdentityObserver, text: str, minutes: int = 0) -> list[s
         ("vou te chamar de Nina", "persona_nickname", "Nina"),
         ("sem sarcasmo, por favor", "humour", "serious"),
         ("seja mais proativa", "initiative", "proactive"),
+        ("respostas mais completas, por favor", "length", "detailed"),
+        ("em português, por favor", "language", "pt"),
+        ("pode usar emojis", "emoji", "welcome"),
+        ("sou dev, pode ser mais técnica", "register", "technical"),
+        ("sem formalidades", "formality", "casual"),
+        ("em texto corrido", "format", "prose"),
+        ("pare de sugerir coisas", "initiative", "reactive"),
     ],
 )
 def test_explicit_requests_are_read_in_english_and_portuguese(
@@ -167,7 +174,9 @@ async def test_thresholds_are_configurable_per_kind(store: PersonaStore) -> None
         IdentityObserver(store, thresholds={"humour": 0})
 
 
-async def test_expertise_goes_to_persona_md(store: PersonaStore, observer: IdentityObserver) -> None:
+async def test_expertise_goes_to_persona_md(
+    store: PersonaStore, observer: IdentityObserver
+) -> None:
     for minute in range(3):
         await say(observer, "my python function throws an exception when the query runs", minute)
     persona = text_of(store, "PERSONA.md")
@@ -175,7 +184,9 @@ async def test_expertise_goes_to_persona_md(store: PersonaStore, observer: Ident
     assert "programming" not in text_of(store, "VOICE.md").split("## Learned from scott")[0]
 
 
-async def test_newest_explicit_request_wins(store: PersonaStore, observer: IdentityObserver) -> None:
+async def test_newest_explicit_request_wins(
+    store: PersonaStore, observer: IdentityObserver
+) -> None:
     await say(observer, "please be more concise")
     await say(observer, "actually, be more detailed please", 1)
     voice = text_of(store, "VOICE.md")
@@ -193,6 +204,22 @@ async def test_inferred_trait_never_overrides_an_explicit_request(
     voice = text_of(store, "VOICE.md")
     assert "No emojis with scott." in voice
     assert "Emojis are welcome" not in voice
+
+
+async def test_an_inferred_habit_can_be_outgrown(
+    store: PersonaStore, observer: IdentityObserver
+) -> None:
+    def learned() -> str:
+        return text_of(store, "VOICE.md").split("## Learned from scott")[-1]
+
+    for minute in range(10):
+        await say(observer, f"what is the plan for the weekend, day {minute}?", minute)
+    assert "Answer scott in English" in learned()
+    await say(observer, "qual é o plano para o fim de semana?", 20)
+    await say(observer, "eu não sei se vou viajar com a minha irmã", 21)
+    assert "in Portuguese" not in learned()
+    await say(observer, "você acha que vai chover no sábado?", 22)
+    assert "Answer scott in Portuguese" in learned() and "in English" not in learned()
 
 
 async def test_a_bullet_removed_by_hand_is_not_relearned_at_once(

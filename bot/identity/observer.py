@@ -49,6 +49,9 @@ __all__ = ["IdentityObserver"]
 
 log = structlog.get_logger(__name__)
 
+#: sightings are counted up to this many times the kind's threshold
+_COUNT_CAP_FACTOR = 2
+
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
@@ -90,8 +93,9 @@ class IdentityObserver:
             spec = KINDS[trait.kind]
             slot = slot_key(trait)
             entry = state.slot(slot)
-            count = entry.see(trait.value, compete=spec.exclusive)
             needed = EXPLICIT_THRESHOLD if trait.explicit else self.thresholds[trait.kind]
+            cap = _COUNT_CAP_FACTOR * self.thresholds[trait.kind]
+            count = entry.see(trait.value, compete=spec.exclusive, cap=cap)
             if count < needed:
                 continue
             text = read_identity_file(self.store, user, persona, spec.file)

@@ -4,7 +4,8 @@ The file lives in the persona folder and is written through :meth:`PersonaStore.
 (atomic). Per slot it keeps the sightings per value, the value applied and whether that value
 came from an explicit request. Exclusive kinds compete: a sighting of one value takes one off
 each other value of the same slot, so an inferred trait needs to *dominate*, not merely to
-have happened twice over months. A state file that cannot be read is moved aside (never
+have happened twice over months; counts stop at twice the threshold, so a habit can be
+outgrown in a bounded number of messages. A state file that cannot be read is moved aside (never
 deleted) and counting starts again.
 
 :func:`edit_lock` is the one lock around every read-modify-write of a persona's identity
@@ -54,14 +55,15 @@ class SlotState:
     applied: str | None = None
     explicit: bool = False
 
-    def see(self, value: str, *, compete: bool) -> int:
-        """Count one sighting of ``value``; return its count."""
+    def see(self, value: str, *, compete: bool, cap: int) -> int:
+        """Count one sighting of ``value`` (at most ``cap``, so an old habit can be outgrown
+        in a bounded number of messages); return its count."""
         if compete:
             for other in [v for v in self.counts if v != value]:
                 self.counts[other] -= 1
                 if self.counts[other] <= 0:
                     del self.counts[other]
-        self.counts[value] = self.counts.get(value, 0) + 1
+        self.counts[value] = min(self.counts.get(value, 0) + 1, cap)
         return self.counts[value]
 
 

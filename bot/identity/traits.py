@@ -50,13 +50,20 @@ NOT_NAMES = frozenset(
     """.split()
 )
 
-_NAME = r"(?P<name>[^\W\d_][\w'\-]{0,23}(?: (?!please\b|pls\b|instead\b|from\b|por\b|a\b|daqui\b|de\b|now\b|ok\b)[^\W\d_][\w'\-]{0,23})?)"  # noqa: E501
+#: a name of one or two words; the second may not be a polite closing ("Scotty please")
+_NAME = (
+    r"(?P<name>[^\W\d_][\w'\-]{0,23}(?: (?!please\b|pls\b|instead\b|from\b|por\b|a\b"
+    r"|daqui\b|de\b|now\b|ok\b)[^\W\d_][\w'\-]{0,23})?)"
+)
 #: what may follow a name: the end of the clause or a polite closing
 _END = (
     r"(?=\s*(?:$|[.,!?;:)\"']|please\b|pls\b|instead\b|from now on\b|por favor\b"
     r"|a partir de agora\b|daqui (?:pra|para) frente\b|de agora em diante\b))"
 )
-_LANG = r"(?P<lang>english|portuguese|spanish|french|german|italian|ingles|portugues|espanhol|frances|alemao|italiano)"  # noqa: E501
+_LANG = (
+    r"(?P<lang>english|portuguese|spanish|french|german|italian|ingles|portugues|espanhol"
+    r"|frances|alemao|italiano)"
+)
 
 #: "be ..." as a request to the persona, not a statement ("it should be short", "I'll be brief")
 _BE = (
