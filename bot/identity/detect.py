@@ -94,8 +94,7 @@ class _Message:
 
     def __init__(self, text: str) -> None:
         self.raw = text
-        self.code = bool(_CODE_BLOCK.search(text) or _INLINE_CODE.search(text))
-        self.code = self.code or bool(_TRACEBACK.search(text))
+        self.code = any(p.search(text) for p in (_CODE_BLOCK, _INLINE_CODE, _TRACEBACK))
         self.prose = _INLINE_CODE.sub(" ", _CODE_BLOCK.sub(" ", text))
         self.folded, self._offsets = fold_with_offsets(self.prose)
         self.words = _WORD.findall(self.folded)
