@@ -6,6 +6,7 @@ import time
 
 from bot.commands import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
 from bot.errors import PersonaError
+from bot.identity import undo_command
 from bot.persona.names import validate_name
 
 __all__: list[str] = []
@@ -160,5 +161,6 @@ for _command in (
     Command("reload", "re-read config and persona files", _reload, admin=True),
     Command("distill", "distill memory now", _distill, admin=True, usage="[short|mid|long]"),
     Command("users", "list configured users", _users, admin=True),
+    undo_command(),
 ):
     register(_command)

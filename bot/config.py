@@ -173,6 +173,22 @@ class DistillConfig(_Section):
     budget_long: int = Field(2000, ge=100)
 
 
+class IdentityConfig(_Section):
+    """The identity observer: VOICE.md and PERSONA.md learn from how the user talks."""
+
+    enabled: bool = True
+    #: sightings an inferred trait needs before it is applied, by kind (explicit requests: 1)
+    thresholds: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("thresholds")
+    @classmethod
+    def _known_kinds(cls, value: dict[str, int]) -> dict[str, int]:
+        from bot.identity.kinds import resolve_thresholds
+
+        resolve_thresholds(value)
+        return value
+
+
 class UserConfig(_Section):
     identities: list[str] = Field(default_factory=list)
     timezone: str = "UTC"
@@ -228,6 +244,7 @@ class Config(_Section):
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     distill: DistillConfig = Field(default_factory=DistillConfig)
+    identity: IdentityConfig = Field(default_factory=IdentityConfig)
     users: dict[str, UserConfig] = Field(default_factory=dict)
     adapters: dict[str, dict[str, Any]] = Field(default_factory=dict)
     source: Path | None = Field(None, exclude=True)

@@ -27,6 +27,7 @@ from bot.commands import command_menu
 from bot.config import Config, load_config
 from bot.distill import Distiller, DistillKind
 from bot.errors import ConfigError, PersonadError
+from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend
 from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
@@ -122,6 +123,11 @@ class Daemon:
             chat_llm=self.backends[chat_name],
             context_window=self.config.llm.context_window(chat_spec),
             clock=self.clock,
+            identity=(
+                IdentityObserver(self.store, thresholds=self.config.identity.thresholds or None)
+                if self.config.identity.enabled
+                else None
+            ),
         )
         self.sessions = SessionManager(deps, self._memory_opener())
         self.router = Router(

@@ -210,6 +210,7 @@ class Router:
                     return
                 await reply.finish(outcome.reply)
             await session.sync_memory(outcome, incoming.platform)
+            await session.observe_identity(outcome)
         log.info(
             "turn.done",
             otr=outcome.otr,

@@ -20,6 +20,7 @@ import structlog
 from bot.config import Config, UserConfig
 from bot.conversation import Entry, to_messages
 from bot.errors import ContextOverflow
+from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.compaction import CompactionResult, Compactor
@@ -55,6 +56,7 @@ class SessionDeps:
     chat_llm: LLMBackend
     context_window: int
     clock: Clock = utc_now
+    identity: IdentityObserver | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +188,23 @@ class Session:
             await self.memory.sync(record)
         except Exception as exc:
             log.error("memory.sync_failed", error=str(exc))
+
+    async def observe_identity(self, outcome: TurnOutcome) -> list[str]:
+        """After the memory sync: let VOICE.md and PERSONA.md learn from the user's message.
+        Never while Off The Record; a failure is logged, never raised."""
+        observer = self.deps.identity
+        if outcome.otr or observer is None:
+            return []
+        try:
+            return await observer.observe(
+                outcome.user_entry.text,
+                user=self.user,
+                persona=self.persona,
+                at=outcome.user_entry.at,
+            )
+        except Exception as exc:
+            log.error("identity.observe_failed", error=str(exc))
+            return []
 
     async def compact(self, *, force: bool, system_text: str = "") -> CompactionResult | None:
         """Promote the durable facts of older turns to memory, then fold them into a pointer."""
