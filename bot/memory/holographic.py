@@ -27,6 +27,7 @@ from typing import Any
 
 import aiosqlite
 import numpy as np
+import numpy.typing as npt
 import structlog
 
 from bot.errors import MemoryStoreError
@@ -130,6 +131,19 @@ def _structure(parsed: Parsed, category: Category) -> dict[str, list[str]]:
     return roles
 
 
+def _best(scores: Vector, keep: npt.NDArray[np.bool_], limit: int) -> list[int]:
+    """Positions of the ``limit`` highest ``scores`` among those kept, best first."""
+    candidates = np.flatnonzero(keep)
+    if candidates.size > limit:
+        candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
+    return [int(i) for i in candidates[np.argsort(-scores[candidates], kind="stable")]]
+
+
+def _key(structure: dict[str, list[str]]) -> tuple[tuple[str, ...], ...]:
+    """What a functional fact is about: one value per subject, relation and topic."""
+    return tuple(tuple(structure.get(role, ())) for role in ("subject", "relation", "topic"))
+
+
 class HolographicMemory(MemoryBackend):
     """Holographic reduced representations over SQLite; no server, no embedder."""
 
@@ -143,6 +157,8 @@ class HolographicMemory(MemoryBackend):
         self._index = TraceIndex(dim)
         self._active: dict[str, MemoryItem] = {}
         self._structures: dict[str, dict[str, list[str]]] = {}
+        self._by_norm: dict[str, str] = {}
+        self._by_key: dict[tuple[tuple[str, ...], ...], set[str]] = {}
         self._lock = asyncio.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -157,6 +173,7 @@ class HolographicMemory(MemoryBackend):
             raise MemoryStoreError(f"cannot open {self.path}: {exc}") from exc
         try:
             await db.execute("PRAGMA journal_mode=WAL")
+            await db.execute("PRAGMA synchronous=NORMAL")
             await apply_migrations(db, MIGRATIONS)
             await self._load(db)
         except (aiosqlite.Error, ValueError) as exc:
@@ -181,8 +198,7 @@ class HolographicMemory(MemoryBackend):
                 if vector.shape[0] != self.dim:  # stored at another dimension: re-encode
                     vector = self._index.encode(structure)
                 self._index.learn(structure)
-                self._active[item.id] = item
-                self._structures[item.id] = structure
+                self._remember(item, structure)
                 traces.append((item.id, vector))
         self._index.extend(traces)
 
@@ -218,14 +234,27 @@ class HolographicMemory(MemoryBackend):
             return AddResult(False, None, "rejected: secret (never stored)")
         if category is not None and category not in CATEGORIES:
             return AddResult(False, None, f"rejected: unknown category {category!r}")
-        verdict = classify(text)
-        if not verdict.accepted and not force:
-            return AddResult(False, None, verdict.reason)
-        chosen: Category = category or verdict.category or "fact"
-        reason = verdict.reason if verdict.accepted else f"forced ({verdict.reason})"
-        confidence = 1.0 if force else verdict.confidence
         async with self._lock:
-            return await self._store(text, source, chosen, confidence, reason, reinforce)
+            duplicate = self._active.get(self._by_norm.get(normalize(text), ""))
+            if duplicate is not None:  # said again: the policy already let it in once
+                return await self._reinforce(duplicate, source, reinforce)
+            verdict = classify(text)
+            if not verdict.accepted and not force:
+                return AddResult(False, None, verdict.reason)
+            chosen: Category = category or verdict.category or "fact"
+            reason = verdict.reason if verdict.accepted else f"forced ({verdict.reason})"
+            confidence = 1.0 if force else verdict.confidence
+            return await self._store(text, source, chosen, confidence, reason)
+
+    async def _reinforce(self, item: MemoryItem, source: str, reinforce: bool) -> AddResult:
+        if reinforce:
+            item.reinforced += 1
+            await self._write(
+                "UPDATE items SET reinforced = reinforced + 1, updated_at = ? WHERE id = ?",
+                (_now(), item.id),
+                (item.id, "reinforced", source),
+            )
+        return AddResult(False, item.category, "duplicate", duplicate_of=item.id)
 
     async def _store(
         self,
@@ -234,21 +263,9 @@ class HolographicMemory(MemoryBackend):
         category: Category,
         confidence: float,
         reason: str,
-        reinforce: bool,
     ) -> AddResult:
         db = self._conn()
         norm = normalize(text)
-        duplicate = next((i for i in self._active.values() if normalize(i.text) == norm), None)
-        if duplicate is not None:
-            if reinforce:
-                duplicate.reinforced += 1
-                await self._write(
-                    "UPDATE items SET reinforced = reinforced + 1, updated_at = ? WHERE id = ?",
-                    (_now(), duplicate.id),
-                    (duplicate.id, "reinforced", source),
-                )
-            return AddResult(False, duplicate.category, "duplicate", duplicate_of=duplicate.id)
-
         parsed = parse(text)
         structure = _structure(parsed, category)
         trace = self._index.encode(structure)
@@ -294,8 +311,7 @@ class HolographicMemory(MemoryBackend):
             raise MemoryStoreError(f"cannot write {self.path}: {exc}") from exc
         for old in replaced:
             self._deactivate(old)
-        self._active[item.id] = item
-        self._structures[item.id] = structure
+        self._remember(item, structure)
         self._index.add(item.id, trace)
         log.info("memory.holographic.add", item=item.id, category=category, replaced=len(replaced))
         return AddResult(True, category, reason, item_id=item.id)
@@ -306,18 +322,25 @@ class HolographicMemory(MemoryBackend):
         relation = structure.get("relation", [])
         if not relation or relation[-1] not in FUNCTIONAL or not structure.get("object"):
             return []
-        key = ("subject", "relation", "topic")
         return [
             item_id
-            for item_id, old in self._structures.items()
-            if all(old.get(role, []) == structure.get(role, []) for role in key)
-            and old.get("object")
-            and old.get("object") != structure.get("object")
+            for item_id in self._by_key.get(_key(structure), ())
+            if self._structures[item_id].get("object") not in (None, structure["object"])
         ]
 
+    def _remember(self, item: MemoryItem, structure: dict[str, list[str]]) -> None:
+        self._active[item.id] = item
+        self._structures[item.id] = structure
+        self._by_norm[normalize(item.text)] = item.id
+        self._by_key.setdefault(_key(structure), set()).add(item.id)
+
     def _deactivate(self, item_id: str) -> None:
-        self._active.pop(item_id, None)
-        self._structures.pop(item_id, None)
+        item = self._active.pop(item_id, None)
+        if item is not None:
+            self._by_norm.pop(normalize(item.text), None)
+        structure = self._structures.pop(item_id, None)
+        if structure is not None:
+            self._by_key.get(_key(structure), set()).discard(item_id)
         self._index.remove(item_id)
 
     async def _event(self, item_id: str, event: str, detail: str) -> None:
@@ -398,18 +421,18 @@ class HolographicMemory(MemoryBackend):
     ) -> list[Recalled]:
         """Structural matches first (``hrr``), then explicitly lexical ones (``lexical``)."""
         parsed = parse(query)
-        found: list[Recalled] = []
-        if parsed.structured:
-            found = self._structural(parsed, category)
+        found = self._structural(parsed, category, limit) if parsed.structured else []
         if len(found) < limit:
-            taken = {r.hit.item.id for r in found}
-            found += [r for r in self._lexical(parsed) if r.hit.item.id not in taken]
-        if category is not None:
-            found = [r for r in found if r.hit.item.category == category]
-        found.sort(key=lambda r: r.hit.score, reverse=True)
-        return found[:limit]
+            taken = {recalled.hit.item.id for recalled in found}
+            found += self._lexical(parsed, category, limit - len(found), taken)
+        return found
 
-    def _structural(self, parsed: Parsed, category: Category | None) -> list[Recalled]:
+    def _allowed(self, ids: list[str], category: Category | None) -> npt.NDArray[np.bool_]:
+        if category is None:
+            return np.ones(len(ids), dtype=bool)
+        return np.array([self._active[item_id].category == category for item_id in ids])
+
+    def _structural(self, parsed: Parsed, category: Category | None, limit: int) -> list[Recalled]:
         query = {role: list(words) for role, words in parsed.roles.items() if words}
         if category is not None:
             query["category"] = [f"category:{category}"]
@@ -419,11 +442,11 @@ class HolographicMemory(MemoryBackend):
         weights = np.array([WEIGHTS[role] for role in roles])
         scores = sims @ weights / weights.sum()
         required = [j for j, role in enumerate(roles) if role in _REQUIRED]
-        keep = scores >= STRUCTURE_MIN
+        keep = (scores >= STRUCTURE_MIN) & self._allowed(ids, category)
         if required:
             keep &= np.all(sims[:, required] >= REQUIRED_MIN, axis=1)
         found = []
-        for position in np.flatnonzero(keep):
+        for position in _best(scores, keep, limit):
             item = self._active[ids[position]]
             parts = {"hrr": float(scores[position])}
             parts.update({f"hrr_{role}": float(sims[position, j]) for j, role in enumerate(roles)})
@@ -443,17 +466,22 @@ class HolographicMemory(MemoryBackend):
         best = decoded[0][1]
         return [(word, sim) for word, sim in decoded if sim >= best * 0.6]
 
-    def _lexical(self, parsed: Parsed) -> list[Recalled]:
-        if not parsed.keywords:
+    def _lexical(
+        self, parsed: Parsed, category: Category | None, limit: int, taken: set[str]
+    ) -> list[Recalled]:
+        if not parsed.keywords or limit <= 0:
             return []
         ids, _, sims = self._index.probe({"keywords": list(parsed.keywords)})
+        if not ids:
+            return []
+        cosines = sims[:, 0]
+        keep = (cosines >= LEXICAL_MIN) & self._allowed(ids, category)
+        keep &= np.array([item_id not in taken for item_id in ids])
         found = []
-        for position in np.flatnonzero(sims[:, 0] >= LEXICAL_MIN) if ids else []:
-            cosine = float(sims[position, 0])
-            hit = MemoryHit(
-                self._active[ids[position]], cosine * LEXICAL_SCALE, {"lexical": cosine}
-            )
-            found.append(Recalled(hit))
+        for position in _best(cosines, keep, limit):
+            cosine = float(cosines[position])
+            item = self._active[ids[position]]
+            found.append(Recalled(MemoryHit(item, cosine * LEXICAL_SCALE, {"lexical": cosine})))
         return found
 
     async def prefetch(self, query: str, *, limit: int = 8) -> list[MemoryHit]:

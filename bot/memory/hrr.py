@@ -23,6 +23,7 @@ so a probe for "tea" still meets it, at a cosine of about 0.7.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -56,11 +57,14 @@ DIM = 1024
 Vector = npt.NDArray[np.float64]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def symbol(name: str, dim: int = DIM) -> Vector:
-    """The vector of ``name``: deterministic, entries N(0, 1/dim)."""
+    """The vector of ``name``: deterministic, entries N(0, 1/dim). Read-only (it is cached)."""
     digest = hashlib.blake2b(name.encode("utf-8"), digest_size=16).digest()
     rng = np.random.default_rng(int.from_bytes(digest, "little"))
-    return rng.normal(0.0, 1.0 / np.sqrt(dim), dim)
+    vector = rng.normal(0.0, 1.0 / np.sqrt(dim), dim)
+    vector.flags.writeable = False
+    return vector
 
 
 def bind(a: Vector, b: Vector) -> Vector:
@@ -160,7 +164,8 @@ class TraceIndex:
         self._roles = {role: symbol(f"role:{role}", dim) for role in ROLES}
         self._ids: list[str] = []
         self._position: dict[str, int] = {}
-        self._matrix = np.zeros((0, dim))
+        # Rows beyond len(self._ids) are spare capacity, so adding a trace is amortised O(d).
+        self._buffer = np.zeros((64, dim))
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -192,30 +197,34 @@ class TraceIndex:
             for word in words:
                 self.cleanup.vector(word)
 
+    @property
+    def _matrix(self) -> Vector:
+        return self._buffer[: len(self._ids)]
+
     def add(self, item_id: str, trace: Vector) -> None:
-        if item_id in self._position:
-            self._matrix[self._position[item_id]] = trace
-            return
-        self._position[item_id] = len(self._ids)
-        self._ids.append(item_id)
-        self._matrix = np.vstack((self._matrix, trace[np.newaxis, :]))
+        self.extend([(item_id, trace)])
 
     def extend(self, items: Sequence[tuple[str, Vector]]) -> None:
-        """Add many traces with one copy of the matrix (used when loading)."""
-        fresh = [(item_id, trace) for item_id, trace in items if item_id not in self._position]
-        if not fresh:
-            return
-        for item_id, _ in fresh:
-            self._position[item_id] = len(self._ids)
-            self._ids.append(item_id)
-        self._matrix = np.vstack((self._matrix, np.vstack([trace for _, trace in fresh])))
+        """Add (or replace) traces, growing the matrix at most once."""
+        needed = len(self._ids) + len(items)
+        if needed > self._buffer.shape[0]:
+            grown = np.zeros((max(needed, 2 * self._buffer.shape[0]), self.dim))
+            grown[: len(self._ids)] = self._matrix
+            self._buffer = grown
+        for item_id, trace in items:
+            position = self._position.get(item_id)
+            if position is None:
+                position = self._position[item_id] = len(self._ids)
+                self._ids.append(item_id)
+            self._buffer[position] = trace
 
     def remove(self, item_id: str) -> None:
         position = self._position.pop(item_id, None)
         if position is None:
             return
+        count = len(self._ids)
+        self._buffer[position : count - 1] = self._buffer[position + 1 : count]
         self._ids.pop(position)
-        self._matrix = np.delete(self._matrix, position, axis=0)
         for index in range(position, len(self._ids)):
             self._position[self._ids[index]] = index
 
@@ -378,7 +387,8 @@ def _fold(word: str) -> str:
 
 def normalize(text: str) -> str:
     """The comparison form of a sentence: folded words, no punctuation."""
-    return " ".join(_fold(word) for word in _WORD.findall(text.lower()) if word != ",")
+    lowered = text.lower().replace("’", "'").replace("‘", "'")
+    return " ".join(_fold(word) for word in _WORD.findall(lowered) if word != ",")
 
 
 @dataclass(frozen=True, slots=True)
