@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.memory.fts_query import build_match_query, query_tokens
+from bot.memory.fts_query import EXACT_BUDGET, build_match_query, plan_match, query_tokens
 from bot.memory.sqlite_fts import SqliteFtsMemory
 
 __all__: list[str] = []
@@ -163,3 +163,27 @@ async def test_limit_is_respected_and_forgotten_items_are_not_recalled(
     texts = await _ids(memory, "basil balcony", limit=20)
     assert len(texts) == 11
     assert "Plant number 0 on the balcony is a basil." not in texts
+
+
+def test_query_plan_is_exact_on_small_stores_and_all_words_first_on_large() -> None:
+    assert plan_match(["cat", "miso"], {"cat": 40, "miso": 3}) == ['"cat" OR "miso"']
+    assert plan_match(["cat", "zebra"], {"cat": 40}) == ['"cat"']
+    assert plan_match(["zebra"], {}) == []
+    assert plan_match(["ana"], {"ana": 90_000}) == ['"ana"']
+    big = {"ana": 9_000, "porto": 3_000, "e119": 12}
+    assert plan_match(["ana", "porto", "e119"], big) == [
+        '"ana" AND "porto" AND "e119"',
+        '"e119"',
+    ]
+    assert plan_match(["ana", "porto"], big) == ['"ana" AND "porto"', '"ana" OR "porto"']
+
+
+async def test_large_store_prefers_memories_with_every_word(memory: SqliteFtsMemory) -> None:
+    for n in range(EXACT_BUDGET + 50):
+        await memory.add(f"Note {n}: Ana borrowed a book.", source="t", category="fact", force=True)
+    await memory.add("Ana moved to Porto with her cat Miso.", source="t", force=True)
+    hits = await memory.search("Ana Miso", limit=3)
+    assert hits[0].item.text == "Ana moved to Porto with her cat Miso."
+    # "ana" alone matches thousands: those weak matches are not ranked one by one
+    assert len(hits) == 1
+    assert len(await memory.search("Ana", limit=3)) == 3

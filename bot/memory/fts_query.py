@@ -5,6 +5,13 @@ a megabyte of noise) becomes a plain disjunction of double-quoted tokens, so FTS
 its own syntax and never raises a syntax error. Stopwords (English and Portuguese) are dropped
 from the query: measured on a long-conversation benchmark, that alone lifted recall@5 by about
 .06. Tokens are compared without accents, the way ``unicode61 remove_diacritics 2`` indexes them.
+
+On a large store a word found in thousands of memories makes FTS5 compute BM25 for every one
+of them (about 1.5 µs each). :func:`plan_match` therefore asks first for the memories that hold
+*all* the query's words when their document frequencies add up past :data:`EXACT_BUDGET`, and
+widens only if that finds too little. Below the budget, and on every store of fewer memories
+than the budget, the query is the exact disjunction. ``bench/recall.py`` prints how often the
+planned top five equal the exact BM25 top five.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import re
 import unicodedata
 
 __all__ = [
+    "EXACT_BUDGET",
     "MAX_QUERY_CHARS",
     "MAX_QUERY_TOKENS",
     "STOPWORDS",
@@ -20,6 +28,7 @@ __all__ = [
     "fold",
     "mirror_lines",
     "normalise_text",
+    "plan_match",
     "query_tokens",
 ]
 
@@ -62,7 +71,7 @@ _CHECKBOX = re.compile(r"^\[[ xX]\]\s+")
 
 def fold(word: str) -> str:
     """Lower case, accents removed: ``École`` → ``ecole``."""
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    decomposed = unicodedata.normalize("NFKD", word.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
@@ -93,6 +102,31 @@ def build_match_query(text: str) -> str:
     keeps words such as ``NEAR``, ``AND`` or ``NOT`` from being read as operators.
     """
     return " OR ".join(f'"{token}"' for token in query_tokens(text))
+
+
+EXACT_BUDGET = 2000
+"""Sum of the query words' document frequencies up to which the exact OR query is run."""
+
+
+def _quoted(tokens: list[str]) -> list[str]:
+    return [f'"{token}"' for token in tokens]
+
+
+def plan_match(tokens: list[str], frequencies: dict[str, int]) -> list[str]:
+    """MATCH expressions to try in order; the caller stops at the first that finds enough.
+
+    ``frequencies`` holds each token's document count in the index; a token missing from it
+    matches nothing and is left out. An empty list means nothing can match.
+    """
+    present = [token for token in tokens if frequencies.get(token, 0) > 0]
+    if not present:
+        return []
+    exact = " OR ".join(_quoted(present))
+    if len(present) == 1 or sum(frequencies[token] for token in present) <= EXACT_BUDGET:
+        return [exact]
+    selective = [token for token in present if frequencies[token] <= EXACT_BUDGET]
+    widened = " OR ".join(_quoted(selective)) if selective else exact
+    return [" AND ".join(_quoted(present)), widened]
 
 
 def mirror_lines(text: str) -> list[str]:

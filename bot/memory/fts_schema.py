@@ -9,6 +9,7 @@ Tables:
 * ``vectors`` (v2): one float32 embedding per item, with the model that made it.
 * ``item_events`` (v3): the history ``explain`` shows (created, reinforced, superseded, ...).
 * ``mirror_lines`` (v3): which line of which file each mirrored item came from.
+* ``items_vocab`` (v3): FTS5's own term statistics (documents per term) for query planning.
 
 :class:`FtsStore` holds every SQL statement the backend runs, each write one transaction.
 
@@ -96,6 +97,7 @@ CREATE TABLE item_events (
     detail TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX item_events_item ON item_events (item_id);
+CREATE VIRTUAL TABLE items_vocab USING fts5vocab (items_fts, row);
 """
     "CREATE TRIGGER items_created_event AFTER INSERT ON items BEGIN "
     "INSERT INTO item_events (item_id, at, kind, detail) "
@@ -417,6 +419,16 @@ class FtsStore:
             (query, limit),
         )
         return [_recall_row(row, float(row[9])) for row in rows]
+
+    async def doc_frequencies(self, tokens: Sequence[str]) -> dict[str, int]:
+        """How many active memories hold each token (tokens in indexed, folded form)."""
+        if not tokens:
+            return {}
+        marks = ",".join("?" * len(tokens))
+        rows = await self._all(
+            f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", list(tokens)
+        )
+        return {str(term): int(doc) for term, doc in rows}
 
     async def rows_by_id(self, rowids: Sequence[int]) -> list[RecallRow]:
         if not rowids:

@@ -39,11 +39,12 @@ from bot.memory.base import (
 from bot.memory.embeddings import Embedder, VectorIndex
 from bot.memory.fts_query import (
     MAX_QUERY_CHARS,
-    build_match_query,
     mirror_lines,
     normalise_text,
+    plan_match,
+    query_tokens,
 )
-from bot.memory.fts_schema import FtsStore
+from bot.memory.fts_schema import FtsStore, RecallRow
 from bot.memory.policy import classify, secret_kind, split_candidates
 from bot.memory.scoring import MIN_COSINE, score_parts
 from bot.tools import Tool, ToolFailed
@@ -296,15 +297,19 @@ class SqliteFtsMemory(MemoryBackend):
         return await self.search(query, limit=limit)
 
     async def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
-        match = build_match_query(query)
-        if not match or limit <= 0:
+        tokens = query_tokens(query)
+        if not tokens or limit <= 0:
             return []
         pool = limit + CANDIDATE_MARGIN
         cosines = None
         if self.embedder is not None and self._index is not None:
             vector = (await self.embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
             cosines = self._index.cosines(vector)
-        rows = await self._store.match(match, pool)
+        rows: list[RecallRow] = []
+        for expression in plan_match(tokens, await self._store.doc_frequencies(tokens)):
+            rows = await self._store.match(expression, pool)
+            if len(rows) >= limit:
+                break
         candidates = {row.candidate.rowid: row for row in rows}
         if cosines is not None and self._index is not None:
             near = self._index.top(cosines, pool, MIN_COSINE)
