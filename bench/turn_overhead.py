@@ -6,6 +6,12 @@ its fsync) and state database; the model is an in-process backend that answers a
 prints the per-turn p50/p99 overhead and turns per second.
 
     python bench/turn_overhead.py [--sessions 1000] [--turns 10] [--memory none|sqlite-fts5]
+                                  [--dir /dev/shm]
+
+It prints the time until the answer is handed to the platform (what a person waits for,
+beyond the model), the whole turn including the work after the answer (memory sync, the
+identity observer), and throughput one turn at a time and with every session talking at
+once. ``--dir /dev/shm`` puts the data on tmpfs, leaving the CPU cost alone.
 """
 
 from __future__ import annotations
@@ -61,7 +67,10 @@ class InstantLLM(LLMBackend):
 
 
 class NullAdapter(Adapter):
+    """Records when the answer was handed to the platform."""
+
     platform = "console"
+    last_send = 0.0
 
     async def start(self) -> None:
         self.health.running = True
@@ -70,6 +79,7 @@ class NullAdapter(Adapter):
         self.health.running = False
 
     async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+        self.last_send = time.perf_counter()
         return "1"
 
 
@@ -98,8 +108,8 @@ def build(data: Path, sessions: int, memory: str) -> Config:
     return config
 
 
-async def run(sessions: int, turns: int, memory: str) -> None:
-    with tempfile.TemporaryDirectory(prefix="personad-bench-") as tmp:
+async def run(sessions: int, turns: int, memory: str, where: str | None = None) -> None:
+    with tempfile.TemporaryDirectory(prefix="personad-bench-", dir=where) as tmp:
         data = Path(tmp)
         t0 = time.perf_counter()
         config = build(data, sessions, memory)
@@ -118,32 +128,52 @@ async def run(sessions: int, turns: int, memory: str) -> None:
         )
         daemon.attach("console", adapter)
         await daemon.start()
-        latencies: list[float] = []
-        started = time.perf_counter()
+        replies: list[float] = []
+        handled: list[float] = []
         try:
+            started = time.perf_counter()
             for turn in range(turns):
                 for i in range(sessions):
-                    incoming = Incoming(
-                        platform="console",
-                        sender=f"u{i:04d}",
-                        room="bench",
-                        text=f"Turn {turn}: today I watered the tomatoes and fixed the gate.",
-                        event_id=f"{i}:{turn}",
-                    )
                     t = time.perf_counter()
-                    await handler(incoming)
-                    latencies.append(time.perf_counter() - t)
-            elapsed = time.perf_counter() - started
+                    await handler(_message(i, turn))
+                    handled.append(time.perf_counter() - t)
+                    replies.append(adapter.last_send - t)
+            sequential = time.perf_counter() - started
+            started = time.perf_counter()
+
+            async def converse(i: int) -> None:
+                for turn in range(turns, 2 * turns):
+                    await handler(_message(i, turn))
+
+            await asyncio.gather(*(converse(i) for i in range(sessions)))
+            concurrent = time.perf_counter() - started
         finally:
             await daemon.stop()
-        latencies.sort()
-        p50 = statistics.median(latencies) * 1000
-        p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000
         print(
-            f"turn overhead, memory={memory}, tier 4, prompt {llm.prompt_chars:,} chars:"
-            f" {len(latencies):,} turns, p50 {p50:.2f} ms, p99 {p99:.2f} ms,"
-            f" {len(latencies) / elapsed:,.0f} turns/s"
+            f"data in {data.parent}, memory={memory}, tier 4, prompt {llm.prompt_chars:,} chars,"
+            f" {sessions:,} sessions x {turns} turns"
         )
+        print(f"  until the answer is sent: {_percentiles(replies)}")
+        print(f"  whole turn (log, memory): {_percentiles(handled)}")
+        print(f"  one turn at a time:       {len(handled) / sequential:,.0f} turns/s")
+        print(f"  all sessions at once:     {sessions * turns / concurrent:,.0f} turns/s")
+
+
+def _message(i: int, turn: int) -> Incoming:
+    return Incoming(
+        platform="console",
+        sender=f"u{i:04d}",
+        room="bench",
+        text=f"Turn {turn}: today I watered the tomatoes and fixed the gate.",
+        event_id=f"{i}:{turn}",
+    )
+
+
+def _percentiles(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p50 = statistics.median(ordered) * 1000
+    p99 = ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000
+    return f"p50 {p50:.2f} ms, p99 {p99:.2f} ms"
 
 
 def main() -> None:
@@ -151,9 +181,12 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--memory", default="none", choices=("none", "sqlite-fts5"))
+    parser.add_argument(
+        "--dir", help="where the data directory is made (default: the system's temp dir)"
+    )
     args = parser.parse_args()
     configure_logging(fmt="json", level="warning")
-    asyncio.run(run(args.sessions, args.turns, args.memory))
+    asyncio.run(run(args.sessions, args.turns, args.memory, args.dir))
 
 
 if __name__ == "__main__":

@@ -19,27 +19,33 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data`` so a reader sees the old or the new file, never a mix."""
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` so a reader sees the old or the new file, never a mix.
+
+    ``durable=False`` skips the two fsyncs: the replacement is still atomic (a crash of the
+    process leaves the old or the new file), but a power cut may bring back the old one.
+    Only for soft state that is cheap to lose, such as counters."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as tmp:
             tmp.write(data)
             tmp.flush()
-            os.fsync(tmp.fileno())
+            if durable:
+                os.fsync(tmp.fileno())
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
-def atomic_write_text(path: Path, text: str, *, mode: int = 0o600) -> None:
+def atomic_write_text(path: Path, text: str, *, mode: int = 0o600, durable: bool = True) -> None:
     """Atomically replace ``path`` with ``text`` encoded as UTF-8."""
-    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode, durable=durable)
 
 
 def append_durably(path: Path, text: str) -> None:

@@ -123,7 +123,7 @@ async def _persona(ctx: CommandContext) -> str:
         ctx.router.store.require(ctx.user, wanted)
     except PersonaError as exc:
         return exc.user_message
-    await ctx.router.state.set_active_persona(ctx.user, wanted)
+    await ctx.router.set_active_persona(ctx.user, wanted)
     return f"You are now talking with **{wanted}**."
 
 

@@ -9,8 +9,10 @@ session. No failure escapes :meth:`Router.handle`: it becomes a short reply and 
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any
 
 import structlog
 
@@ -56,8 +58,29 @@ class Router:
         self._distill = distill
         self.started_at = time.monotonic()
         self.in_flight = 0
+        self._active: dict[str, str | None] = {}
+        self._background: set[asyncio.Task[object]] = set()
         #: (user, platform) -> persona, for a console started with ``--persona``
         self.pinned: dict[tuple[str, str], str] = {}
+
+    def _after_turn(self, work: Coroutine[Any, Any, object]) -> None:
+        """Run follow-up work in the background; it counts as in flight until done, so
+        shutdown waits for it."""
+        self.in_flight += 1
+        task = asyncio.create_task(work)
+        self._background.add(task)
+
+        def done(finished: asyncio.Task[object]) -> None:
+            self._background.discard(finished)
+            self.in_flight -= 1
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("router.after_turn_failed", error=str(finished.exception()))
+
+        task.add_done_callback(done)
+
+    async def set_active_persona(self, user: str, persona: str) -> None:
+        await self.state.set_active_persona(user, persona)
+        self._active[user] = persona
 
     async def reload(self) -> str:
         return await (self._reload or _not_available)()
@@ -137,7 +160,9 @@ class Router:
                 await self._turn(adapter, incoming, user, persona)
 
     async def persona_for(self, user: str) -> str:
-        active = await self.state.get_active_persona(user)
+        if user not in self._active:
+            self._active[user] = await self.state.get_active_persona(user)
+        active = self._active[user]
         if active and self.store.directory(user, active).is_dir():
             return active
         user_config = self.config.users.get(user)
@@ -210,7 +235,8 @@ class Router:
                     return
                 await reply.finish(outcome.reply)
             await session.sync_memory(outcome, incoming.platform)
-            await session.observe_identity(outcome)
+            # the identity observer learns after the answer went out, off the turn's path
+            self._after_turn(session.observe_identity(outcome))
         log.info(
             "turn.done",
             otr=outcome.otr,

@@ -87,6 +87,7 @@ class IdentityObserver:
         self, traits: list[Trait], user: str, persona: str, at: datetime
     ) -> list[str]:
         state = await load_state(self.store, user, persona)
+        before = state.to_json()
         heading = heading_for(user)
         plans: list[_Plan] = []
         for trait in traits:
@@ -118,7 +119,8 @@ class IdentityObserver:
         for filename in dict.fromkeys(plan.file for plan in plans):
             file_plans = [plan for plan in plans if plan.file == filename]
             applied += await self._write(file_plans, state, user, persona, filename, at)
-        await save_state(self.store, user, persona, state)
+        if state.to_json() != before:  # counts at their cap change nothing: no write, no fsync
+            await save_state(self.store, user, persona, state)
         return applied
 
     async def _write(

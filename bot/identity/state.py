@@ -125,4 +125,5 @@ async def load_state(store: PersonaStore, user: str, persona: str) -> IdentitySt
 
 
 async def save_state(store: PersonaStore, user: str, persona: str, state: IdentityState) -> None:
-    await store.write(user, persona, STATE_FILE, state.to_json())
+    # counts are soft state: atomic, but not worth two fsyncs on every message
+    await store.write(user, persona, STATE_FILE, state.to_json(), durable=False)

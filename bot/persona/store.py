@@ -186,11 +186,14 @@ class PersonaStore:
         self._cache[path] = (*key, result)
         return result
 
-    async def write(self, user: str, persona: str, filename: str, text: str) -> None:
-        """Atomically replace one persona file, holding the persona's lock."""
+    async def write(
+        self, user: str, persona: str, filename: str, text: str, *, durable: bool = True
+    ) -> None:
+        """Atomically replace one persona file, holding the persona's lock
+        (``durable=False``: see :func:`bot.atomic.atomic_write_bytes`)."""
         path = self.file_path(user, persona, filename)
         async with self.lock(user, persona):
-            await asyncio.to_thread(atomic_write_text, path, text)
+            await asyncio.to_thread(atomic_write_text, path, text, durable=durable)
         self._cache.pop(path, None)
 
     def invalidate(self) -> None:
