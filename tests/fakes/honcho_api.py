@@ -222,8 +222,8 @@ class FakeHoncho:
             raise _Problem(404, "Session not found")
         return session
 
-    def _ensure_peer(self, workspace: Workspace, peer_id: str) -> dict[str, Any]:
-        self._name(peer_id, "peer_id")
+    def _ensure_peer(self, workspace: Workspace, name: Any) -> dict[str, Any]:
+        peer_id = self._name(name, "peer_id")
         if peer_id not in workspace.peers:
             workspace.peers[peer_id] = {
                 "id": peer_id,
@@ -419,8 +419,9 @@ class FakeHoncho:
         session_id: str | None,
     ) -> dict[str, Any]:
         workspace = self.workspaces[workspace_id]
-        record = {
-            "id": _new_id(),
+        conclusion_id = _new_id()
+        record: dict[str, Any] = {
+            "id": conclusion_id,
             "content": content,
             "observer_id": observer,
             "observed_id": observed,
@@ -430,7 +431,7 @@ class FakeHoncho:
             "times_derived": 1,
             "created_at": _now(),
         }
-        workspace.conclusions[record["id"]] = record
+        workspace.conclusions[conclusion_id] = record
         return record
 
     async def _conclusions_create(self, request: web.Request) -> web.Response:
