@@ -159,6 +159,8 @@ async def test_policy_and_secrets(memory: HonchoMemory, fake: FakeHoncho) -> Non
 async def test_extract_and_mirror(memory: HonchoMemory, fake: FakeHoncho) -> None:
     stored = await memory.extract([turn("I love Lisbon. ok"), turn("eu prefiro chá verde")])
     assert stored == 2
+    writes = [path for method, path in fake.requests if path.endswith("/conclusions")]
+    assert len(writes) == 1  # one batch for the whole session
     await memory.mirror("MEMORY.md", "# Memory\n- Scott's birthday is March 3\n- I love Lisbon\n")
     sources = {item.text: item.source for item in await memory.list_items()}
     assert sources["Scott's birthday is March 3"] == "file:MEMORY.md"

@@ -63,8 +63,7 @@ from bot.memory.base import (
     TurnRecord,
     format_citation,
 )
-from bot.memory.hrr import normalize
-from bot.memory.policy import classify, looks_secret, split_candidates
+from bot.memory.policy import classify, fold, looks_secret, split_candidates
 from bot.migrations import Migration, apply_migrations
 from bot.tools import Tool, ToolFailed
 
@@ -131,10 +130,16 @@ MIGRATIONS: list[Migration] = [
 _ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at"
 _SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+_WORD = re.compile(r"\w+")
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+def _normalize(text: str) -> str:
+    """The comparison form of a sentence (duplicates, forgotten lines): folded words only."""
+    return " ".join(_WORD.findall(fold(text)))
 
 
 def _peer_id(name: str) -> str:
@@ -171,6 +176,18 @@ def _record(row: Sequence[Any]) -> dict[str, Any]:
         "honcho_id": row[8],
         "kind": row[9],
     }
+
+
+def _batches(rows: Sequence[Sequence[Any]]) -> list[list[Sequence[Any]]]:
+    """Outbox rows in delivery batches: runs of up to 100 conclusions, messages one by one."""
+    batches: list[list[Sequence[Any]]] = []
+    for row in rows:
+        last = batches[-1] if batches else None
+        if row[1] == "conclusion" and last and last[0][1] == "conclusion" and len(last) < 100:
+            last.append(row)
+        else:
+            batches.append([row])
+    return batches
 
 
 def _withhold_secrets(text: str) -> str:
@@ -321,46 +338,63 @@ class HonchoMemory(MemoryBackend):
         return session
 
     async def flush(self) -> bool:
-        """Deliver the outbox in order; True when it is empty afterwards."""
+        """Deliver the outbox in order; True when it is empty afterwards. Consecutive
+        conclusions go in one request (the API takes up to 100)."""
         db = self._conn()
         async with self._flush_lock:
             async with db.execute(
                 "SELECT seq, kind, item_id, session_id, payload FROM outbox ORDER BY seq"
             ) as cursor:
                 pending = list(await cursor.fetchall())
-            for seq, kind, item_id, session_id, payload in pending:
+            for batch in _batches(pending):
+                seqs = [row[0] for row in batch]
                 try:
-                    if kind == "conclusion":
-                        await self._deliver_conclusion(str(item_id), json.loads(payload))
+                    if batch[0][1] == "conclusion":
+                        await self._deliver_conclusions([(str(r[2]), r[4]) for r in batch])
                     else:
-                        await self._deliver_messages(str(session_id), json.loads(payload))
+                        await self._deliver_messages(str(batch[0][3]), json.loads(batch[0][4]))
                 except MemoryStoreError as exc:
+                    marks = ",".join("?" * len(seqs))
                     await db.execute(
-                        "UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?",
-                        (str(exc), seq),
+                        "UPDATE outbox SET attempts = attempts + 1, last_error = ?"
+                        f" WHERE seq IN ({marks})",
+                        (str(exc), *seqs),
                     )
                     await db.commit()
                     log.warning("memory.honcho.queued", pending=len(pending), error=str(exc))
                     return False
-                await db.execute("DELETE FROM outbox WHERE seq = ?", (seq,))
+                await db.execute(
+                    f"DELETE FROM outbox WHERE seq IN ({','.join('?' * len(seqs))})", seqs
+                )
                 await db.commit()
         return True
 
-    async def _deliver_conclusion(self, item_id: str, payload: dict[str, Any]) -> None:
+    async def _deliver_conclusions(self, batch: list[tuple[str, str]]) -> None:
+        """Send queued conclusions, skipping any forgotten before they were ever sent."""
         db = self._conn()
-        async with db.execute("SELECT status FROM items WHERE id = ?", (item_id,)) as cursor:
-            row = await cursor.fetchone()
-        if row is None or row[0] != "active":  # forgotten before it was ever sent
-            await self._event(item_id, "not sent", "no longer active")
+        marks = ",".join("?" * len(batch))
+        query = f"SELECT id FROM items WHERE status = 'active' AND id IN ({marks})"
+        async with db.execute(query, [item_id for item_id, _ in batch]) as cursor:
+            active = {str(row[0]) for row in await cursor.fetchall()}
+        for item_id, _ in batch:
+            if item_id not in active:
+                await self._event(item_id, "not sent", "no longer active")
+        sending = [
+            (item_id, json.loads(payload)) for item_id, payload in batch if item_id in active
+        ]
+        if not sending:
             return
         user, persona = await self._peer_pair()
         view = persona.conclusions_of(user)
-        created = await self._remote("conclusion write", view.aio.create([payload]))
-        await db.execute(
-            "UPDATE items SET honcho_id = ?, updated_at = ? WHERE id = ?",
-            (created[0].id, _now(), item_id),
+        created = await self._remote(
+            "conclusion write", view.aio.create([payload for _, payload in sending])
         )
-        await self._event(item_id, "sent", f"conclusion {created[0].id}")
+        for (item_id, _), conclusion in zip(sending, created, strict=True):
+            await db.execute(
+                "UPDATE items SET honcho_id = ?, updated_at = ? WHERE id = ?",
+                (conclusion.id, _now(), item_id),
+            )
+            await self._event(item_id, "sent", f"conclusion {conclusion.id}")
 
     async def _deliver_messages(self, session_id: str, payload: list[dict[str, Any]]) -> None:
         session = await self._session(session_id)
@@ -432,6 +466,7 @@ class HonchoMemory(MemoryBackend):
         category: Category | None = None,
         force: bool = False,
         reinforce: bool = True,
+        deliver: bool = True,
     ) -> AddResult:
         text = " ".join(text.split())
         if not text:
@@ -441,7 +476,7 @@ class HonchoMemory(MemoryBackend):
         if category is not None and category not in CATEGORIES:
             return AddResult(False, None, f"rejected: unknown category {category!r}")
         async with self._lock:
-            duplicate = await self._active_by_norm(normalize(text))
+            duplicate = await self._active_by_norm(_normalize(text))
             if duplicate is not None:
                 if reinforce:
                     await self._mark(duplicate.id, "reinforced", source, reinforce=True)
@@ -455,9 +490,9 @@ class HonchoMemory(MemoryBackend):
             await self._store(item_id, text, chosen, source, 1.0 if force else verdict.confidence)
             await self._event(item_id, "created", f"{source}: {reason}")
             await self._conn().commit()
-        delivered = await self._deliver_soon()
+        delivered = await self._deliver_soon() if deliver else False
         if not delivered:
-            reason += "; queued until Honcho is reachable"
+            reason += "; queued until Honcho is reachable" if deliver else "; queued"
         log.info("memory.honcho.add", item=item_id, category=chosen, delivered=delivered)
         return AddResult(True, chosen, reason, item_id=item_id)
 
@@ -469,7 +504,7 @@ class HonchoMemory(MemoryBackend):
         await db.execute(
             "INSERT INTO items (id, honcho_id, kind, text, norm, category, source, confidence,"
             " created_at, updated_at) VALUES (?, NULL, 'conclusion', ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, text, normalize(text), category, source, confidence, stamp, stamp),
+            (item_id, text, _normalize(text), category, source, confidence, stamp, stamp),
         )
         await db.execute(
             "INSERT INTO outbox (kind, item_id, payload, created_at) VALUES (?, ?, ?, ?)",
@@ -500,8 +535,11 @@ class HonchoMemory(MemoryBackend):
         stored = 0
         for turn in turns:
             for sentence in split_candidates(turn.user_text):
-                result = await self._add(sentence, source=turn.platform, reinforce=False)
+                result = await self._add(
+                    sentence, source=turn.platform, reinforce=False, deliver=False
+                )
                 stored += result.stored
+        await self._deliver_soon()
         return stored
 
     async def mirror(self, filename: str, text: str) -> None:
@@ -510,8 +548,9 @@ class HonchoMemory(MemoryBackend):
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
         sentences = split_candidates("\n".join(lines))
         for sentence in sentences:
-            await self._add(sentence, source=source, force=True, reinforce=False)
-        kept = {normalize(sentence) for sentence in sentences}
+            await self._add(sentence, source=source, force=True, reinforce=False, deliver=False)
+        await self._deliver_soon()
+        kept = {_normalize(sentence) for sentence in sentences}
         query = "SELECT id, norm FROM items WHERE source = ? AND status = 'active'"
         async with self._conn().execute(query, (source,)) as cursor:
             stale = [str(row[0]) for row in await cursor.fetchall() if row[1] not in kept]
@@ -543,7 +582,7 @@ class HonchoMemory(MemoryBackend):
                 "INSERT INTO items (id, honcho_id, kind, text, norm, category, source,"
                 " confidence, status, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, 'fact', 'honcho', 0, 'active', ?, ?)",
-                (item_id, remote_id, kind, text, normalize(text), stamp, stamp),
+                (item_id, remote_id, kind, text, _normalize(text), stamp, stamp),
             )
         elif row[0] == "forgotten":
             return True
@@ -651,7 +690,7 @@ class HonchoMemory(MemoryBackend):
         lines = [
             line
             for line in representation.splitlines()
-            if normalize(line.split("] ", 1)[-1]) not in hidden
+            if _normalize(line.split("] ", 1)[-1]) not in hidden
         ]
         if not any(line.strip() and not line.startswith("#") for line in lines):
             return ""
