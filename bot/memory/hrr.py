@@ -19,6 +19,9 @@ is why nothing but names has to be stored to rebuild the vocabulary after a rest
 
 A filler may hold several words ("green tea"): its vector is their normalised superposition,
 so a probe for "tea" still meets it, at a cosine of about 0.7.
+
+* ``parse(text)``   the small rule-based English and Portuguese parser that turns a sentence
+  into those roles, and a question into the partial roles it knows plus the role it asks.
 """
 
 from __future__ import annotations
@@ -489,16 +492,22 @@ def _copula_clause(tokens: list[str], at: int) -> dict[str, tuple[str, ...]]:
     value = _content(after)
     if "'s" in before:  # Scott's birthday is March 3
         mark = before.index("'s")
-        return {"subject": _who(before[:mark]), "relation": _content(before[mark + 1 :]),
-                "object": value}  # fmt: skip
+        return {
+            "subject": _who(before[:mark]),
+            "relation": _content(before[mark + 1 :]),
+            "object": value,
+        }
     owner = _owner(before)
     if owner and _content(before):  # my wife is Holly
         return {"subject": (owner,), "relation": _content(before), "object": value}
     of = next((i for i, t in enumerate(before) if i > 0 and _fold(t) in _OF), None)
     if of is not None and _content(before[:of]) and _who(before[of + 1 :]):
         # o aniversário de Scott é 3 de março
-        return {"subject": _who(before[of + 1 :]), "relation": _content(before[:of]),
-                "object": value}  # fmt: skip
+        return {
+            "subject": _who(before[of + 1 :]),
+            "relation": _content(before[:of]),
+            "object": value,
+        }
     owner = _owner(after)
     if owner and value:  # Holly is my wife
         return {"subject": (owner,), "relation": value, "object": _content(before)}
