@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryBackend, TurnRecord
 from bot.memory.holographic import HolographicMemory
 from bot.tools import ToolFailed
@@ -362,3 +363,9 @@ async def test_tools_reject_bad_arguments(
     tool = next(tool for tool in memory.tools() if tool.name == name)
     with pytest.raises(ToolFailed):
         await tool.handler(args)
+
+
+async def test_an_unreadable_database_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "holographic.db").write_bytes(b"this is not a database " * 64)
+    with pytest.raises(MemoryStoreError, match=r"cannot read .*holographic\.db"):
+        await HolographicMemory(tmp_path).open()

@@ -378,3 +378,10 @@ async def test_tools_search_add_forget(memory: HonchoMemory) -> None:
         await tools["memory_search"].handler({"query": " "})
     with pytest.raises(ToolFailed):
         await tools["memory_add"].handler({"text": "I like tea", "category": "gossip"})
+
+
+async def test_an_unreadable_ledger_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "honcho.db").write_bytes(b"this is not a database " * 64)
+    memory = HonchoMemory(tmp_path, config=HonchoConfig(), user="alice", persona="inara", env={})
+    with pytest.raises(MemoryStoreError, match=r"cannot read .*honcho\.db"):
+        await memory.open()
