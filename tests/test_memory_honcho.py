@@ -385,3 +385,14 @@ async def test_an_unreadable_ledger_is_a_clear_error(tmp_path: Path) -> None:
     memory = HonchoMemory(tmp_path, config=HonchoConfig(), user="alice", persona="inara", env={})
     with pytest.raises(MemoryStoreError, match=r"cannot read .*honcho\.db"):
         await memory.open()
+
+
+async def test_a_server_that_lost_its_data_is_filled_again(
+    memory: HonchoMemory, fake: FakeHoncho
+) -> None:
+    await memory.sync(turn("I love Lisbon"))
+    fake.workspaces.clear()  # e.g. the server's database was restored from an old backup
+    await memory.sync(turn("I love Porto too", at=AT.replace(hour=19)))
+    assert (await memory.stats())["queued"] == {"messages": 1}
+    assert await memory.flush()
+    assert [m["content"] for m in space(fake).messages] == ["I love Porto too", "Noted."]

@@ -235,13 +235,14 @@ class HonchoMemory(MemoryBackend):
         self.user_peer = _peer_id(user)
         self.persona_peer = _peer_id(f"{persona}__{user}")
         environment = os.environ if env is None else env
-        self._client = Honcho(
-            base_url=config.base_url,
-            workspace_id=config.workspace,
-            api_key=environment.get(config.api_key_env) or None,
-            timeout=timeout,
-            max_retries=max_retries,
-        )
+        self._client_options: dict[str, Any] = {
+            "base_url": config.base_url,
+            "workspace_id": config.workspace,
+            "api_key": environment.get(config.api_key_env) or None,
+            "timeout": timeout,
+            "max_retries": max_retries,
+        }
+        self._client = Honcho(**self._client_options)
         self._db: aiosqlite.Connection | None = None
         self._peers: tuple[Peer, Peer] | None = None
         self._sessions: dict[str, Session] = {}
@@ -274,12 +275,23 @@ class HonchoMemory(MemoryBackend):
             return
         if not self._is_down():
             await self.flush()
+        await self._close_transport()
+        await self._db.close()
+        self._db = None
+
+    async def _close_transport(self) -> None:
         # The SDK has no public close for the async transport it builds per event loop.
         transport = getattr(self._client, "_async_http_built", None)
         if transport is not None:
             await transport[1].close()
-        await self._db.close()
-        self._db = None
+
+    async def _reconnect(self) -> None:
+        """Forget what this client believes exists on the server (workspace, peers, sessions):
+        after a 404 on a write the server lost them, and the next delivery creates them again."""
+        await self._close_transport()
+        self._client = Honcho(**self._client_options)
+        self._peers = None
+        self._sessions.clear()
 
     @property
     def _workspace(self) -> str:
@@ -362,6 +374,8 @@ class HonchoMemory(MemoryBackend):
                     )
                     await db.commit()
                     log.warning("memory.honcho.queued", pending=len(pending), error=str(exc))
+                    if isinstance(exc.__cause__, NotFoundError):
+                        await self._reconnect()
                     return False
                 await db.execute(
                     f"DELETE FROM outbox WHERE seq IN ({','.join('?' * len(seqs))})", seqs
