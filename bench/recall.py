@@ -294,8 +294,8 @@ async def _plan_agreement(memory: SqliteFtsMemory, queries: list[str]) -> float:
         exact_expr = build_match_query(text)
         exact = [row[0] for row in await store.db.execute_fetchall(exact_sql, (exact_expr, K))]
         rows: list[Any] = []
-        for expression in plan_match(tokens, await store.doc_frequencies(tokens)):
-            rows = await store.match(expression, K + CANDIDATE_MARGIN)
+        for plan in plan_match(tokens, await store.doc_frequencies(tokens)):
+            rows = await store.match(plan.expression, K + CANDIDATE_MARGIN, newest=plan.newest)
             if len(rows) >= K:
                 break
         mine = []

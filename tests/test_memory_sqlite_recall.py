@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.memory.fts_query import EXACT_BUDGET, build_match_query, plan_match, query_tokens
+from bot.memory.fts_query import (
+    EXACT_BUDGET,
+    NEWEST_WINDOW,
+    MatchPlan,
+    build_match_query,
+    plan_match,
+    query_tokens,
+)
 from bot.memory.sqlite_fts import SqliteFtsMemory
 
 __all__: list[str] = []
@@ -166,16 +173,19 @@ async def test_limit_is_respected_and_forgotten_items_are_not_recalled(
 
 
 def test_query_plan_is_exact_on_small_stores_and_all_words_first_on_large() -> None:
-    assert plan_match(["cat", "miso"], {"cat": 40, "miso": 3}) == ['"cat" OR "miso"']
-    assert plan_match(["cat", "zebra"], {"cat": 40}) == ['"cat"']
+    assert plan_match(["cat", "miso"], {"cat": 40, "miso": 3}) == [MatchPlan('"cat" OR "miso"')]
+    assert plan_match(["cat", "zebra"], {"cat": 40}) == [MatchPlan('"cat"')]
     assert plan_match(["zebra"], {}) == []
-    assert plan_match(["ana"], {"ana": 90_000}) == ['"ana"']
+    assert plan_match(["ana"], {"ana": 90_000}) == [MatchPlan('"ana"', NEWEST_WINDOW)]
     big = {"ana": 9_000, "porto": 3_000, "e119": 12}
     assert plan_match(["ana", "porto", "e119"], big) == [
-        '"ana" AND "porto" AND "e119"',
-        '"e119"',
+        MatchPlan('"ana" AND "porto" AND "e119"'),
+        MatchPlan('"e119"'),
     ]
-    assert plan_match(["ana", "porto"], big) == ['"ana" AND "porto"', '"ana" OR "porto"']
+    assert plan_match(["ana", "porto"], big) == [
+        MatchPlan('"ana" AND "porto"'),
+        MatchPlan('"ana" OR "porto"', NEWEST_WINDOW),
+    ]
 
 
 async def test_large_store_prefers_memories_with_every_word(memory: SqliteFtsMemory) -> None:
@@ -186,4 +196,19 @@ async def test_large_store_prefers_memories_with_every_word(memory: SqliteFtsMem
     assert hits[0].item.text == "Ana moved to Porto with her cat Miso."
     # "ana" alone matches thousands: those weak matches are not ranked one by one
     assert len(hits) == 1
-    assert len(await memory.search("Ana", limit=3)) == 3
+    newest_first = await memory.search("Ana", limit=3)
+    assert len(newest_first) == 3
+    # one word in more memories than the budget: ranked among the newest of them
+    assert all(int(hit.item.id) > EXACT_BUDGET + 50 - NEWEST_WINDOW for hit in newest_first)
+
+
+async def test_a_new_word_is_found_right_after_a_search_missed_it(
+    memory: SqliteFtsMemory,
+) -> None:
+    await memory.add("My sister lives in Porto.", source="t")
+    assert await memory.search("porto zebra") != []
+    assert await memory.search("zebra") == []
+    await memory.add("My daughter's favourite animal is the zebra.", source="t", force=True)
+    assert [hit.item.text for hit in await memory.search("zebra")] == [
+        "My daughter's favourite animal is the zebra."
+    ]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import TurnRecord
+from bot.memory.fts_query import mirror_lines
 from bot.memory.sqlite_fts import MAX_ITEM_CHARS, SqliteFtsMemory
 
 __all__: list[str] = []
@@ -232,3 +233,25 @@ async def test_inject_stats_and_export(memory: SqliteFtsMemory) -> None:
     assert {"id", "text", "category", "source", "confidence", "created", "last_seen"} <= set(
         exported[0]
     )
+
+
+def test_mirror_lines_are_the_file_facts() -> None:
+    text = (
+        "# About Ana\n\n"
+        "- Lives in Porto.\n"
+        "* Works as a nurse.\n"
+        "1. Has a cat called Miso.\n"
+        "- [x] Booked the dentist for March.\n"
+        "---\n"
+        "```\nnot a fact\n```\n"
+        "| table | row |\n"
+        "Plain line fact.\n"
+        "- Lives in Porto.\n"
+    )
+    assert mirror_lines(text) == [
+        "Lives in Porto.",
+        "Works as a nurse.",
+        "Has a cat called Miso.",
+        "Booked the dentist for March.",
+        "Plain line fact.",
+    ]

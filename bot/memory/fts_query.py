@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import NamedTuple
 
 __all__ = [
     "EXACT_BUDGET",
     "MAX_QUERY_CHARS",
     "MAX_QUERY_TOKENS",
+    "NEWEST_WINDOW",
     "STOPWORDS",
+    "MatchPlan",
     "build_match_query",
     "fold",
     "mirror_lines",
@@ -104,29 +107,49 @@ def build_match_query(text: str) -> str:
     return " OR ".join(f'"{token}"' for token in query_tokens(text))
 
 
-EXACT_BUDGET = 2000
+EXACT_BUDGET = 1500
 """Sum of the query words' document frequencies up to which the exact OR query is run."""
+
+NEWEST_WINDOW = 1000
+"""How many of its newest matches a plan that cannot be narrowed ranks (about 4 ms)."""
 
 
 def _quoted(tokens: list[str]) -> list[str]:
     return [f'"{token}"' for token in tokens]
 
 
-def plan_match(tokens: list[str], frequencies: dict[str, int]) -> list[str]:
-    """MATCH expressions to try in order; the caller stops at the first that finds enough.
+class MatchPlan(NamedTuple):
+    """One MATCH expression, and how many of its newest matches to rank (None: all)."""
+
+    expression: str
+    newest: int | None = None
+
+
+def plan_match(tokens: list[str], frequencies: dict[str, int]) -> list[MatchPlan]:
+    """MATCH plans to try in order; the caller stops at the first that finds enough.
 
     ``frequencies`` holds each token's document count in the index; a token missing from it
-    matches nothing and is left out. An empty list means nothing can match.
+    matches nothing and is left out. An empty list means nothing can match. A plan that would
+    still rank more than :data:`EXACT_BUDGET` memories (one very common word, or only common
+    words that never meet) ranks the newest :data:`NEWEST_WINDOW` of them: BM25 can barely tell
+    such matches apart anyway (one occurrence each, told apart by length alone).
     """
     present = [token for token in tokens if frequencies.get(token, 0) > 0]
     if not present:
         return []
     exact = " OR ".join(_quoted(present))
-    if len(present) == 1 or sum(frequencies[token] for token in present) <= EXACT_BUDGET:
-        return [exact]
+    total = sum(frequencies[token] for token in present)
+    if total <= EXACT_BUDGET:
+        return [MatchPlan(exact)]
+    if len(present) == 1:
+        return [MatchPlan(exact, NEWEST_WINDOW)]
     selective = [token for token in present if frequencies[token] <= EXACT_BUDGET]
-    widened = " OR ".join(_quoted(selective)) if selective else exact
-    return [" AND ".join(_quoted(present)), widened]
+    widened = (
+        MatchPlan(" OR ".join(_quoted(selective)))
+        if selective and sum(frequencies[token] for token in selective) <= EXACT_BUDGET
+        else MatchPlan(exact, NEWEST_WINDOW)
+    )
+    return [MatchPlan(" AND ".join(_quoted(present))), widened]
 
 
 def mirror_lines(text: str) -> list[str]:

@@ -36,6 +36,7 @@ from bot.memory.scoring import Candidate
 from bot.migrations import Migration, apply_migrations
 
 __all__ = [
+    "DF_CACHE_WRITES",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "FtsStore",
@@ -45,6 +46,9 @@ __all__ = [
 ]
 
 log = structlog.get_logger(__name__)
+
+DF_CACHE_WRITES = 500
+"""Writes after which the cached document frequencies used for query planning are dropped."""
 
 _V1 = (
     """
@@ -212,6 +216,8 @@ class FtsStore:
         self.path = path
         self.busy_timeout = busy_timeout
         self._db: aiosqlite.Connection | None = None
+        self._df_cache: dict[str, int] = {}
+        self._writes = 0
 
     async def open(self) -> None:
         if self._db is None:
@@ -339,6 +345,7 @@ class FtsStore:
             " (SELECT 1 FROM items WHERE norm = ? AND status = 'active') RETURNING id",
             (text, norm, category, source, confidence, at, at, reason, norm),
         )
+        self._wrote()
         return int(rows[0][0]) if rows else None
 
     async def reinforce(self, rowid: int, *, at: float, source: str) -> None:
@@ -360,6 +367,7 @@ class FtsStore:
             if row[0] != "forgotten":
                 await db.execute("UPDATE items SET status = 'forgotten' WHERE id = ?", (rowid,))
                 await self._event(db, rowid, at, "forgotten", f"was {row[0]}")
+                self._wrote()
         return True
 
     # -- mirror bookkeeping --------------------------------------------------------------------
@@ -392,6 +400,7 @@ class FtsStore:
             )
             if cursor.rowcount:
                 await self._event(db, rowid, at, "reactivated", f"line back in {filename}")
+                self._wrote()
 
     async def mirror_leave(self, filename: str, norm: str, rowid: int, *, at: float) -> bool:
         """A line left the file: its item, if it came from that file, is superseded."""
@@ -407,28 +416,53 @@ class FtsStore:
             )
             if cursor.rowcount:
                 await self._event(db, rowid, at, "superseded", f"line removed from {filename}")
+                self._wrote()
             return bool(cursor.rowcount)
 
     # -- recall --------------------------------------------------------------------------------
 
-    async def match(self, query: str, limit: int) -> list[RecallRow]:
-        """The ``limit`` best BM25 matches; the FTS table holds only active items."""
+    async def match(self, query: str, limit: int, *, newest: int | None = None) -> list[RecallRow]:
+        """The ``limit`` best BM25 matches (the FTS table holds only active items), ranked among
+        the ``newest`` matching memories when given: one statement, one round trip."""
+        window = ""
+        params: tuple[Any, ...] = (query, limit)
+        if newest is not None:
+            window = (
+                " AND rowid >= COALESCE((SELECT rowid FROM items_fts WHERE items_fts MATCH ?1"
+                " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
+            )
+            params = (query, limit, max(0, newest - 1))
         rows = await self._all(
             f"SELECT {_ITEM_COLUMNS}, f.rank FROM (SELECT rowid, rank FROM items_fts"
-            " WHERE items_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN items i ON i.id = f.rowid",
-            (query, limit),
+            f" WHERE items_fts MATCH ?1{window} ORDER BY rank LIMIT ?2) f"
+            " JOIN items i ON i.id = f.rowid",
+            params,
         )
         return [_recall_row(row, float(row[9])) for row in rows]
 
     async def doc_frequencies(self, tokens: Sequence[str]) -> dict[str, int]:
-        """How many active memories hold each token (tokens in indexed, folded form)."""
-        if not tokens:
-            return {}
-        marks = ",".join("?" * len(tokens))
-        rows = await self._all(
-            f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", list(tokens)
-        )
-        return {str(term): int(doc) for term, doc in rows}
+        """How many active memories hold each token (tokens in indexed, folded form).
+
+        FTS5 counts them by reading each word's whole posting list, so known counts are kept
+        for :data:`DF_CACHE_WRITES` writes: they only steer query planning, where a count a
+        little stale does no harm. Absent words are never cached, so a new word is found at once.
+        """
+        missing = [token for token in tokens if token not in self._df_cache]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            rows = await self._all(
+                f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", missing
+            )
+            if len(self._df_cache) > 50_000:
+                self._df_cache.clear()
+            self._df_cache.update((str(term), int(doc)) for term, doc in rows)
+        return {token: self._df_cache[token] for token in tokens if token in self._df_cache}
+
+    def _wrote(self) -> None:
+        self._writes += 1
+        if self._writes >= DF_CACHE_WRITES:
+            self._writes = 0
+            self._df_cache.clear()
 
     async def rows_by_id(self, rowids: Sequence[int]) -> list[RecallRow]:
         if not rowids:

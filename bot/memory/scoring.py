@@ -15,7 +15,10 @@
   stray fact when the text matches equally well.
 
 A hit's ``parts`` are these weighted terms, so they add up to its score. Change a weight only
-with the quality set (``python bench/recall.py --quick``) before and after.
+with the quality set (``python bench/recall.py --quick``) before and after. Measured there
+(recall@5, BM25-only / with MiniLM): these weights give .754 / .923; W_COSINE 0.5 the same,
+1.5 or 2.0 drop to .908; W_RECENCY 0 or 0.2 and W_IMPORTANCE 0 or 0.3 change nothing on that
+set (they order near-ties); MIN_COSINE 0.3 drops to .908.
 """
 
 from __future__ import annotations

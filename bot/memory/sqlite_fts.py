@@ -306,8 +306,8 @@ class SqliteFtsMemory(MemoryBackend):
             vector = (await self.embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
             cosines = self._index.cosines(vector)
         rows: list[RecallRow] = []
-        for expression in plan_match(tokens, await self._store.doc_frequencies(tokens)):
-            rows = await self._store.match(expression, pool)
+        for plan in plan_match(tokens, await self._store.doc_frequencies(tokens)):
+            rows = await self._store.match(plan.expression, pool, newest=plan.newest)
             if len(rows) >= limit:
                 break
         candidates = {row.candidate.rowid: row for row in rows}
