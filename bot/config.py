@@ -153,6 +153,8 @@ class HonchoConfig(_Section):
     base_url: str = "http://127.0.0.1:8000"
     workspace: str = "personad"
     api_key_env: str = "HONCHO_API_KEY"
+    timeout: float = Field(10.0, gt=0)
+    max_retries: int = Field(1, ge=0, le=10)
 
 
 class MemoryConfig(_Section):

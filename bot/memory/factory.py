@@ -79,6 +79,8 @@ def _build(config: Config, persona_dir: Path, embedder: Embedder | None) -> Memo
             config=config.memory.honcho,
             user=persona_dir.parent.parent.name,
             persona=persona_dir.name,
+            timeout=config.memory.honcho.timeout,
+            max_retries=config.memory.honcho.max_retries,
         )
         return honcho
     known = ", ".join(sorted(BACKENDS))
