@@ -42,9 +42,10 @@ from bot.memory.base import (
     format_citation,
 )
 from bot.memory.hrr import DIM, FUNCTIONAL, Parsed, TraceIndex, Vector, normalize, parse
+from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, looks_secret, split_candidates
 from bot.migrations import Migration, apply_migrations
-from bot.tools import Tool, ToolFailed
+from bot.tools import Tool
 
 __all__ = ["HolographicMemory", "Recalled"]
 
@@ -592,84 +593,22 @@ class HolographicMemory(MemoryBackend):
     # -- tools -----------------------------------------------------------------------------
 
     def tools(self) -> list[Tool]:
-        return [
-            Tool(
-                "memory_search",
+        return memory_tools(
+            self,
+            search_description=(
                 'Recall stored facts. Ask a question about a person or thing ("what does '
                 'Scott prefer for breakfast", "when is Holly\'s birthday"); answers come '
-                "with [category · source · confidence] and an id.",
-                {
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string"},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": 20},
-                    },
-                    "required": ["query"],
-                },
-                self._tool_search,
+                "with [category · source · confidence] and an id."
             ),
-            Tool(
-                "memory_add",
-                "Remember one durable fact, preference, decision, skill or error. Ephemeral "
-                "or trivial text and secrets are refused.",
-                {
-                    "type": "object",
-                    "properties": {
-                        "text": {"type": "string"},
-                        "category": {"type": "string", "enum": list(CATEGORIES)},
-                    },
-                    "required": ["text"],
-                },
-                self._tool_add,
-            ),
-            Tool(
-                "memory_forget",
-                "Mark a memory as forgotten by its id (it stops being recalled).",
-                {
-                    "type": "object",
-                    "properties": {"id": {"type": "string"}},
-                    "required": ["id"],
-                },
-                self._tool_forget,
-            ),
-        ]
+            source=lambda: "persona",
+            search_lines=self._search_lines,
+        )
 
-    async def _tool_search(self, args: dict[str, Any]) -> str:
-        query = args.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise ToolFailed("memory_search needs a non-empty 'query' string")
-        limit = args.get("limit", 5)
-        if not isinstance(limit, int) or not 1 <= limit <= 20:
-            raise ToolFailed("'limit' must be an integer from 1 to 20")
-        found = self.recall(query, limit=limit)
-        if not found:
-            return "No stored memory matches."
+    async def _search_lines(self, query: str, limit: int) -> list[str]:
         lines = []
-        for recalled in found:
+        for recalled in self.recall(query, limit=limit):
             item = recalled.hit.item
             how = "structure" if "hrr" in recalled.hit.parts else "word overlap"
             answer = f" answer: {' '.join(recalled.answer)};" if recalled.answer else ""
             lines.append(f"- {item.text} {format_citation(item)} ({how};{answer} id {item.id})")
-        return "\n".join(lines)
-
-    async def _tool_add(self, args: dict[str, Any]) -> str:
-        text = args.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise ToolFailed("memory_add needs a non-empty 'text' string")
-        category = args.get("category")
-        if category is not None and category not in CATEGORIES:
-            raise ToolFailed(f"'category' must be one of {', '.join(CATEGORIES)}")
-        result = await self.add(text, source="persona", category=category)
-        if result.stored:
-            return f"Stored as {result.category} (id {result.item_id})."
-        if result.duplicate_of:
-            return f"Already known (id {result.duplicate_of})."
-        return f"Not stored: {result.reason}."
-
-    async def _tool_forget(self, args: dict[str, Any]) -> str:
-        item_id = args.get("id")
-        if not isinstance(item_id, str) or not item_id.strip():
-            raise ToolFailed("memory_forget needs the memory's 'id'")
-        if not await self.forget(item_id.strip()):
-            raise ToolFailed(f"no memory has the id {item_id!r}")
-        return f"Forgotten: {item_id}."
+        return lines
