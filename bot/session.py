@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import structlog
 
@@ -30,7 +31,7 @@ from bot.persona_jobs import persona_tools
 from bot.persona_tools import scratch_tools
 from bot.sessionlog import LoggedTurn, SessionLog
 from bot.state import StateStore
-from bot.toolloop import run_tool_loop
+from bot.toolloop import ToolLoopResult, run_tool_loop
 from bot.tools import ToolRegistry
 
 __all__ = ["Clock", "Session", "SessionDeps", "TurnOutcome"]
@@ -224,6 +225,15 @@ class Session:
         log.info("session.compacted", promoted=len(result.promoted), kept=len(self.entries))
         return result
 
+    async def _keep_unanswered(self, user_entry: Entry, zone: ZoneInfo) -> None:
+        self.entries.append(user_entry)
+        if user_entry.otr:
+            return
+        try:
+            await self.log.append([LoggedTurn(self.user, user_entry)], zone)
+        except Exception as exc:
+            log.error("sessionlog.append_failed", error=str(exc))
+
     # -- the turn ---------------------------------------------------------------------------
 
     async def turn(
@@ -265,27 +275,30 @@ class Session:
         if self.memory is not None and not otr:
             for tool in self.memory.tools():
                 tools.add(tool)
+
+        async def ask() -> ToolLoopResult:
+            return await run_tool_loop(
+                self.deps.chat_llm,
+                system=system,
+                messages=to_messages([*self.entries, user_entry]),
+                tools=tools,
+                max_steps=config.llm.max_tool_steps,
+                on_text=on_text,
+            )
+
         with bind_persona(store.data_dir, self.user, self.persona):
             try:
-                result = await run_tool_loop(
-                    self.deps.chat_llm,
-                    system=system,
-                    messages=to_messages([*self.entries, user_entry]),
-                    tools=tools,
-                    max_steps=config.llm.max_tool_steps,
-                    on_text=on_text,
-                )
-            except ContextOverflow:
-                log.warning("session.overflow")
-                await self.compact(force=True, system_text=system.joined())
-                result = await run_tool_loop(
-                    self.deps.chat_llm,
-                    system=system,
-                    messages=to_messages([*self.entries, user_entry]),
-                    tools=tools,
-                    max_steps=config.llm.max_tool_steps,
-                    on_text=on_text,
-                )
+                try:
+                    result = await ask()
+                except ContextOverflow:
+                    log.warning("session.overflow")
+                    await self.compact(force=True, system_text=system.joined())
+                    result = await ask()
+            except BaseException:
+                # no answer came, but what the user said is kept: logged, and still in the
+                # conversation when they try again
+                await self._keep_unanswered(user_entry, zone)
+                raise
         reply = result.text.strip() or "(no answer)"
         reply_entry = Entry(
             "assistant", reply, self.deps.clock().astimezone(zone), platform, otr=otr

@@ -226,3 +226,18 @@ async def test_reload_reads_the_config_file_again(tmp_path: Path) -> None:
         assert "not reloaded" in adapter.texts()[-1] and "Nowhere/Land" in adapter.texts()[-1]
     finally:
         await daemon.stop()
+
+
+async def test_what_the_user_said_is_kept_when_the_model_fails(world: World) -> None:
+    from bot.errors import LLMError
+
+    world.llm.queue_error(LLMError("down", user_message="I can't reach my language model."))
+    assert await world.say("Remember: the boiler code is in the blue folder") == (
+        "I can't reach my language model."
+    )
+    log = next((world.data / "scott/persona/inara/sessions").glob("*.md")).read_text()
+    assert "the boiler code is in the blue folder" in log
+    reply = await world.say("try again")
+    assert reply.startswith("echo: ") and reply.endswith("try again")
+    last = world.llm.calls[-1].messages[-1].text
+    assert "blue folder" in last and "try again" in last  # one user message, both parts
