@@ -10,7 +10,7 @@
    expected facts is among the top five), BM25 only and with embeddings, by query kind.
 
     python bench/recall.py            # 100,000 memories, 1,000 queries
-    python bench/recall.py --quick    # 10,000 memories, 300 queries: under a minute
+    python bench/recall.py --quick    # 10,000 memories (300 embedded), 300 queries: under a minute
 """
 
 from __future__ import annotations
@@ -359,7 +359,7 @@ async def main(argv: list[str] | None = None) -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     n = args.n or (10_000 if args.quick else 100_000)
     q = args.q or (300 if args.quick else 1_000)
-    embed_n = args.embed_n or (1_000 if args.quick else 10_000)
+    embed_n = args.embed_n or (300 if args.quick else 10_000)
     embedder = None if args.no_embeddings else load_embedder()
     with tempfile.TemporaryDirectory(prefix="personad-recall-") as tmp:
         if not args.skip_speed:
