@@ -154,21 +154,20 @@ async def test_tools_search_add_forget(memory: SqliteFtsMemory) -> None:
     assert "decision" in add.input_schema["properties"]["category"]["enum"]
 
     stored = await add.handler({"text": "We decided to paint the kitchen green."})
-    assert stored == "Stored as memory 1 (decision)."
-    assert "Already remembered as memory 1" in await add.handler(
-        {"text": "We decided to paint the kitchen green."}
-    )
+    assert stored == "Stored as decision (id 1)."
+    again = await add.handler({"text": "We decided to paint the kitchen green."})
+    assert again == "Already known (id 1); it was reinforced."
     refused = await add.handler({"text": "my password is hunter2"})
     assert refused.startswith("Not stored: rejected: secret")
 
     found = await search.handler({"query": "kitchen paint"})
-    assert found.startswith("1. We decided to paint the kitchen green. [decision · assistant")
-    assert "2026-11-29 · " in found
-    assert await search.handler({"query": "submarine"}) == "No memory matches that."
+    assert found.startswith("- We decided to paint the kitchen green. [decision · assistant ")
+    assert "2026-11-29 · " in found and found.endswith("(id 1)")
+    assert await search.handler({"query": "submarine"}) == "No stored memory matches."
 
-    assert "forgotten" in await forget.handler({"id": "1"})
-    assert await search.handler({"query": "kitchen"}) == "No memory matches that."
-    with pytest.raises(ToolFailed, match="no memory with id"):
+    assert await forget.handler({"id": "1"}) == "Forgotten: 1."
+    assert await search.handler({"query": "kitchen"}) == "No stored memory matches."
+    with pytest.raises(ToolFailed, match="no memory has the id"):
         await forget.handler({"id": "42"})
     with pytest.raises(ToolFailed):
         await search.handler({"query": "  "})

@@ -89,7 +89,8 @@ async def test_accepted_write_keeps_the_policy_category(memory: SqliteFtsMemory)
 async def test_duplicates_reinforce_instead_of_repeating(memory: SqliteFtsMemory) -> None:
     first = await memory.add("I drink my coffee without sugar.", source="telegram 2026-11-01")
     again = await memory.add("i drink my COFFEE without sugar!", source="matrix 2026-11-20")
-    assert again.stored and again.duplicate_of == first.item_id
+    assert not again.stored and again.duplicate_of == first.item_id
+    assert again.reason == f"reinforced existing memory {first.item_id}"
     assert _rows(memory.path, "SELECT COUNT(*) FROM items") == [(1,)]
     details = await memory.explain(str(first.item_id))
     assert details["reinforced"] == 1

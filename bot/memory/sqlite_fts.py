@@ -7,8 +7,9 @@ same interface answers by BM25 alone.
 
 Writes go through the write policy (:mod:`bot.memory.policy`); secrets are refused even when
 forced. Repeats of a fact (same normalised text, or cosine >= 0.92 with embeddings) reinforce
-the existing item. Nothing is ever deleted: forgetting and superseding only change a status,
-and the item stays in the file, explainable.
+the existing item and come back as ``AddResult(stored=False, duplicate_of=<its id>)``.
+Nothing is ever deleted: forgetting and superseding only change a status, and the item stays
+in the file, explainable.
 
 A corrupt or locked ``memory.db`` raises :class:`~bot.errors.MemoryStoreError` naming the
 file; the file is left exactly as it was.
@@ -17,15 +18,14 @@ file; the file is left exactly as it was.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import structlog
 
-from bot.errors import MemoryStoreError
 from bot.memory.base import (
     CATEGORIES,
     AddResult,
@@ -45,9 +45,10 @@ from bot.memory.fts_query import (
     query_tokens,
 )
 from bot.memory.fts_schema import FtsStore, RecallRow
+from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, secret_kind, split_candidates
 from bot.memory.scoring import MIN_COSINE, score_parts
-from bot.tools import Tool, ToolFailed
+from bot.tools import Tool
 
 __all__ = [
     "CANDIDATE_MARGIN",
@@ -69,7 +70,6 @@ CANDIDATE_MARGIN = 12
 """Each search re-scores ``limit + CANDIDATE_MARGIN`` BM25 matches (and as many nearest
 vectors). Recency and importance move a score by under 0.1, so a match ranked deeper than that
 by BM25 alone seldom reaches the top: measured on the quality set, a larger pool changed nothing."""
-_T = TypeVar("_T")
 
 
 class SqliteFtsMemory(MemoryBackend):
@@ -213,7 +213,7 @@ class SqliteFtsMemory(MemoryBackend):
             else:
                 await self._store.reinforce(dup_id, at=stated, source=source)
                 why = f"reinforced existing memory {dup_id}"
-            return AddResult(True, dup_category, why, str(dup_id), str(dup_id))
+            return AddResult(False, dup_category, why, str(dup_id), str(dup_id))
 
     async def sync(self, turn: TurnRecord) -> None:
         await self._store_turn(turn)
@@ -240,7 +240,7 @@ class SqliteFtsMemory(MemoryBackend):
                 at=turn.at,
                 once_per_statement=True,
             )
-            stored += int(result.stored and result.duplicate_of is None)
+            stored += int(result.stored)
         return stored
 
     async def mirror(self, filename: str, text: str) -> None:
@@ -354,85 +354,15 @@ class SqliteFtsMemory(MemoryBackend):
 
     def tools(self) -> list[Tool]:
         """``memory_search``, ``memory_add`` and ``memory_forget`` for the model."""
-        return [
-            Tool(
-                "memory_search",
-                "Search your long-term memory of this user. Returns matching memories, best "
-                "first, each with its id and [category · source · confidence] citation.",
-                {
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string", "description": "What to look for."},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": 20},
-                    },
-                    "required": ["query"],
-                },
-                self._tool_search,
+        return memory_tools(
+            self,
+            search_description=(
+                "Search your long-term memory of this user (full text, accents ignored, plus "
+                "meaning when embeddings are installed). Returns memories best first, each with "
+                "its [category · source · confidence] citation and id."
             ),
-            Tool(
-                "memory_add",
-                "Store one durable fact about the user (a fact, preference, decision, skill "
-                "or error to avoid). Passing small talk or secrets is refused.",
-                {
-                    "type": "object",
-                    "properties": {
-                        "text": {"type": "string", "description": "One self-contained fact."},
-                        "category": {"type": "string", "enum": list(CATEGORIES)},
-                    },
-                    "required": ["text"],
-                },
-                self._tool_add,
-            ),
-            Tool(
-                "memory_forget",
-                "Forget one memory by its id (it is no longer recalled).",
-                {
-                    "type": "object",
-                    "properties": {"id": {"type": "string", "description": "The memory id."}},
-                    "required": ["id"],
-                },
-                self._tool_forget,
-            ),
-        ]
-
-    async def _tool_search(self, args: dict[str, Any]) -> str:
-        query = args.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise ToolFailed("memory_search needs a non-empty 'query' string")
-        limit = args.get("limit", 5)
-        limit = min(20, max(1, limit)) if isinstance(limit, int) else 5
-        hits = await _tool_call(self.search(query, limit=limit))
-        if not hits:
-            return "No memory matches that."
-        return "\n".join(f"{hit.item.id}. {hit.item.text} {hit.citation}" for hit in hits)
-
-    async def _tool_add(self, args: dict[str, Any]) -> str:
-        text, category = args.get("text"), args.get("category")
-        if not isinstance(text, str) or not text.strip():
-            raise ToolFailed("memory_add needs a non-empty 'text' string")
-        if category is not None and category not in CATEGORIES:
-            raise ToolFailed(f"category must be one of {', '.join(CATEGORIES)}")
-        source = f"assistant {self._now():%Y-%m-%d}"
-        result = await _tool_call(self.add(text, source=source, category=category))
-        if result.duplicate_of is not None:
-            return f"Already remembered as memory {result.duplicate_of}; reinforced it."
-        if result.stored:
-            return f"Stored as memory {result.item_id} ({result.category})."
-        return f"Not stored: {result.reason}."
-
-    async def _tool_forget(self, args: dict[str, Any]) -> str:
-        item_id = str(args.get("id", "")).strip()
-        if not await _tool_call(self.forget(item_id)):
-            raise ToolFailed(f"there is no memory with id {item_id!r}")
-        return f"Memory {item_id} forgotten; it will not be recalled again."
-
-
-async def _tool_call(call: Awaitable[_T]) -> _T:
-    """A store failure becomes an error the model reads, not a crash of the turn."""
-    try:
-        return await call
-    except MemoryStoreError as exc:
-        raise ToolFailed(exc.user_message) from exc
+            source=lambda: f"assistant {self._now():%Y-%m-%d}",
+        )
 
 
 def _parse_id(item_id: str) -> int | None:
