@@ -175,3 +175,9 @@ def test_durable_versus_rejected_on_the_labelled_set() -> None:
     dropped = [t for label, _, t in rows if label in DURABLE and not classify(t).accepted]
     assert len(kept_junk) <= len(rows) * 0.05, kept_junk
     assert len(dropped) <= len(rows) * 0.05, dropped
+
+
+def test_an_error_code_is_not_a_secret_but_a_door_code_is() -> None:
+    assert classify("The boiler shows error code E119 when the pressure drops.").accepted
+    assert classify("O código de erro E119 aparece quando a pressão cai.").accepted
+    assert not classify("The door code is 4821#").accepted

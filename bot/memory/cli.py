@@ -84,13 +84,13 @@ async def _add(args: argparse.Namespace, memory: MemoryBackend) -> int:
     judged = verdict.category or "rejected"
     print(f"policy: {judged} ({verdict.reason}; confidence {verdict.confidence:.2f})")
     result = await memory.add(args.text, source="cli", category=args.category, force=True)
+    if result.duplicate_of:
+        print(f"already known as {result.duplicate_of} [{result.category}]: {result.reason}")
+        return 0
     if not result.stored:
         print(f"not stored: {result.reason}")
         return 1
-    if result.duplicate_of:
-        print(f"already known as {result.duplicate_of} [{result.category}]: {result.reason}")
-    else:
-        print(f"stored as {result.item_id} [{result.category}]: {result.reason}")
+    print(f"stored as {result.item_id} [{result.category}]: {result.reason}")
     return 0
 
 

@@ -357,7 +357,9 @@ _SECRET_PHRASES = re.compile(
             rf"\b(?:{_PT_KEYS})\b{_GAP}(?:\be\b|\beh\b|\bera\b|:|=)\s*(?!(?:a mesma|o mesmo"
             r"|no|na|em|embaixo|atras|dentro|errad\w*|nova|novo|fraca|forte|muito|igual)\b)\S",
             # a keyword followed straight by a value that has a digit or a symbol in it
-            r"\b(?:password|senha|pin|passcode|code|codigo)\s+(?=\S*[\d#@!$%&*])\S{4,}",
+            # ("error code E119" is a fault, not a secret)
+            r"(?<!error )(?<!erro )(?<!fault )\b(?:password|senha|pin|passcode|code|codigo)"
+            r"\s+(?=\S*[\d#@!$%&*])\S{4,}",
             r"\b(?:login|credentials|credenciais|usuario e senha|user and password)\b"
             r"[^?!\n]{0,40}[:=]\s*\S+\s*[/,]\s*\S",
             r"\b(?:cartao|card)\b[^.?!\n]{0,20}\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,7}\b",
