@@ -256,10 +256,15 @@ class Config(_Section):
         return self.daemon.data_dir or default_data_dir()
 
     def user_for_identity(self, identity: str) -> str | None:
-        for name, user in self.users.items():
-            if identity in user.identities:
-                return name
-        return None
+        """The configured user owning ``identity``. The index is built on first use and
+        again whenever ``users`` is replaced (``/reload``) or gains or loses a user."""
+        key = (id(self.users), len(self.users))
+        cached = self.__dict__.get("_identity_index")
+        if cached is None or cached[0] != key:
+            index = {i: name for name, user in self.users.items() for i in user.identities}
+            cached = (key, index)
+            object.__setattr__(self, "_identity_index", cached)
+        return cached[1].get(identity)
 
 
 def default_data_dir() -> Path:

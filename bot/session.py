@@ -90,6 +90,7 @@ class Session:
         self.last_active = time.monotonic()
         self._unextracted: list[TurnRecord] = []
         self._mirrored: dict[str, str] = {}
+        self._tool_cache: dict[tuple[bool, str], ToolRegistry] = {}
         self.compactor = Compactor(
             window_tokens=deps.context_window,
             threshold=deps.config.memory.compact_threshold,
@@ -225,6 +226,25 @@ class Session:
         log.info("session.compacted", promoted=len(result.promoted), kept=len(self.entries))
         return result
 
+    def _tools(self, otr: bool, zone: ZoneInfo) -> ToolRegistry:
+        """The turn's tools, built once per session and mode (memory tools are left out
+        while Off The Record)."""
+        key = (otr, zone.key)
+        cached = self._tool_cache.get(key)
+        if cached is None:
+            store = self.deps.store
+            cached = ToolRegistry(
+                [
+                    *scratch_tools(store, self.user, self.persona),
+                    *persona_tools(store, self.user, self.persona, zone, clock=self.deps.clock),
+                ]
+            )
+            if self.memory is not None and not otr:
+                for tool in self.memory.tools():
+                    cached.add(tool)
+            self._tool_cache[key] = cached
+        return cached
+
     async def _keep_unanswered(self, user_entry: Entry, zone: ZoneInfo) -> None:
         self.entries.append(user_entry)
         if user_entry.otr:
@@ -266,15 +286,7 @@ class Session:
             recalled=recalled,
         )
         await self.compact(force=False, system_text=system.joined())
-        tools = ToolRegistry(
-            [
-                *scratch_tools(store, self.user, self.persona),
-                *persona_tools(store, self.user, self.persona, zone, clock=self.deps.clock),
-            ]
-        )
-        if self.memory is not None and not otr:
-            for tool in self.memory.tools():
-                tools.add(tool)
+        tools = self._tools(otr, zone)
 
         async def ask() -> ToolLoopResult:
             return await run_tool_loop(

@@ -40,6 +40,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._specs: list[ToolSpec] | None = None
         for tool in tools:
             self.add(tool)
 
@@ -47,13 +48,16 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"duplicate tool name {tool.name!r}")
         self._tools[tool.name] = tool
+        self._specs = None
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
     @property
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec for tool in self._tools.values()]
+        if self._specs is None:
+            self._specs = [tool.spec for tool in self._tools.values()]
+        return list(self._specs)
 
     def __len__(self) -> int:
         return len(self._tools)

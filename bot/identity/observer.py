@@ -60,6 +60,12 @@ class _Plan:
     file: str
 
 
+def _snapshot(state: IdentityState) -> dict[str, tuple[dict[str, int], str | None, bool]]:
+    return {
+        key: (dict(slot.counts), slot.applied, slot.explicit) for key, slot in state.slots.items()
+    }
+
+
 class IdentityObserver:
     """Learns a persona's voice from one user's messages; one instance serves every persona."""
 
@@ -68,9 +74,7 @@ class IdentityObserver:
         #: sightings an inferred trait needs, per kind; ValueError names a bad key
         self.thresholds = resolve_thresholds(thresholds)
 
-    async def observe(
-        self, user_text: str, *, user: str, persona: str, at: datetime
-    ) -> list[str]:
+    async def observe(self, user_text: str, *, user: str, persona: str, at: datetime) -> list[str]:
         """Read one on-record message; return a description of each change applied, e.g.
         ``"VOICE.md: No emojis with scott."``. Never raises for a persona problem: it logs."""
         traits = detect(user_text, persona=persona)
@@ -83,11 +87,9 @@ class IdentityObserver:
             log.error("identity.observe_failed", error=str(exc), kind=type(exc).__name__)
             return []
 
-    async def _learn(
-        self, traits: list[Trait], user: str, persona: str, at: datetime
-    ) -> list[str]:
+    async def _learn(self, traits: list[Trait], user: str, persona: str, at: datetime) -> list[str]:
         state = await load_state(self.store, user, persona)
-        before = state.to_json()
+        before = _snapshot(state)
         heading = heading_for(user)
         plans: list[_Plan] = []
         for trait in traits:
@@ -119,7 +121,7 @@ class IdentityObserver:
         for filename in dict.fromkeys(plan.file for plan in plans):
             file_plans = [plan for plan in plans if plan.file == filename]
             applied += await self._write(file_plans, state, user, persona, filename, at)
-        if state.to_json() != before:  # counts at their cap change nothing: no write, no fsync
+        if _snapshot(state) != before:  # counts at their cap change nothing: no write
             await save_state(self.store, user, persona, state)
         return applied
 
