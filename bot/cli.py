@@ -26,7 +26,8 @@ from adapters import registry
 from adapters.base import AdapterContext, Incoming
 from adapters.console import ConsoleAdapter
 from bot import __version__
-from bot.config import Config, UserConfig, collect_problems, config_path_from, load_config
+from bot.config import Config, UserConfig
+from bot.config_loader import collect_problems, config_path_from, load_config
 from bot.errors import ConfigError, PersonadError
 from bot.logs import configure_logging
 from bot.memory.cli import register as register_memory_commands

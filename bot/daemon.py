@@ -24,7 +24,8 @@ from adapters import registry
 from adapters.base import Adapter, AdapterContext, AdapterSettings
 from bot.api import build_app
 from bot.commands import command_menu
-from bot.config import Config, load_config
+from bot.config import Config
+from bot.config_loader import load_config
 from bot.distill import Distiller, DistillKind
 from bot.errors import ConfigError, PersonadError
 from bot.identity import IdentityObserver

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import collect_problems, load_config
+from bot.config_loader import collect_problems, load_config
 from bot.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent

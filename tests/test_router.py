@@ -198,7 +198,7 @@ async def test_a_persona_file_with_invalid_utf8_is_skipped_not_fatal(world: Worl
 
 
 async def test_reload_reads_the_config_file_again(tmp_path: Path) -> None:
-    from bot.config import load_config
+    from bot.config_loader import load_config
 
     make_persona(tmp_path, "scott")
     make_persona(tmp_path, "holly")

@@ -1,0 +1,184 @@
+"""Loading the configuration: the TOML file, the environment over it, one line per problem.
+
+Order of precedence, lowest first: built-in defaults, the TOML file (``--config PATH`` or
+``PERSONAD_CONFIG``), then the environment. The environment accepts the seed's own names
+(``AUTO_DISTILL``, ``DISTILL_BACKEND_MID``, ``MEMORY_BUDGET_SHORT`` ...), ``PERSONAD_DATA_DIR``,
+and ``PERSONAD__SECTION__KEY=value`` for any other key (``PERSONAD__HTTP__PORT=9000``).
+
+A wrong value raises :class:`~bot.errors.ConfigError` whose message names the key:
+``users.scott.timezone: unknown time zone 'Mars/Base'``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.config import Config, LLMConfig
+from bot.errors import ConfigError
+from bot.persona.names import validate_name
+
+__all__ = [
+    "SEED_ENV",
+    "apply_env",
+    "collect_problems",
+    "config_path_from",
+    "load_config",
+    "read_tree",
+]
+
+#: the seed's environment names and where each lands
+SEED_ENV: dict[str, tuple[str, ...]] = {
+    "AUTO_DISTILL": ("distill", "auto"),
+    "AUTO_DISTILL_SHORT": ("distill", "short"),
+    "AUTO_DISTILL_MID": ("distill", "mid"),
+    "AUTO_DISTILL_LONG": ("distill", "long"),
+    "DISTILL_BACKEND_MID": ("llm", "roles", "distill_mid", "backend"),
+    "DISTILL_BACKEND_LONG": ("llm", "roles", "distill_long", "backend"),
+    "MEMORY_BUDGET_SHORT": ("distill", "budget_short"),
+    "MEMORY_BUDGET_MID": ("distill", "budget_mid"),
+    "MEMORY_BUDGET_LONG": ("distill", "budget_long"),
+    "MEMORY_BACKEND": ("memory", "backend"),
+    "PERSONAD_DATA_DIR": ("daemon", "data_dir"),
+}
+
+
+def _set_path(tree: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    node = tree
+    for key in path[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = {}
+            node[key] = child
+        node = child
+    node[path[-1]] = value
+
+
+def _env_value(raw: str) -> Any:
+    """Environment values are strings; JSON-looking ones (lists, numbers) are decoded."""
+    text = raw.strip()
+    if text[:1] in "[{" or text in ("true", "false"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return raw
+    return raw
+
+
+def apply_env(tree: dict[str, Any], env: Mapping[str, str]) -> None:
+    for name, path in SEED_ENV.items():
+        if name in env:
+            _set_path(tree, path, _env_value(env[name]))
+    for name, value in env.items():
+        if name.startswith("PERSONAD__") and len(name) > len("PERSONAD__"):
+            path = tuple(part.lower() for part in name[len("PERSONAD__") :].split("__"))
+            _set_path(tree, path, _env_value(value))
+
+
+def _format_errors(exc: ValidationError) -> list[str]:
+    lines = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown key"
+        lines.append(f"{key}: {message}")
+    return lines
+
+
+def _cross_checks(config: Config) -> list[str]:
+    problems = []
+    for role, spec in config.llm.roles.items():
+        if spec.backend and spec.backend not in config.llm.backends:
+            known = ", ".join(sorted(config.llm.backends)) or "none"
+            problems.append(
+                f"llm.roles.{role}.backend: no backend named {spec.backend!r} (have: {known})"
+            )
+    if "chat" not in config.llm.roles or not config.llm.roles["chat"].backend:
+        problems.append("llm.roles.chat.backend: the chat role needs a backend")
+    for name in config.users:
+        try:
+            validate_name(name, "user")
+        except Exception as exc:
+            problems.append(f"users.{name}: {exc}")
+    seen: dict[str, str] = {}
+    for name, user in config.users.items():
+        for identity in user.identities:
+            if identity in seen:
+                problems.append(
+                    f"users.{name}.identities: {identity!r} already belongs to {seen[identity]!r}"
+                )
+            seen[identity] = name
+    for name, raw in config.adapters.items():
+        if not isinstance(raw, dict):
+            problems.append(f"adapters.{name}: must be a table")
+    return problems
+
+
+def _defaults() -> dict[str, Any]:
+    """The built-in defaults as a plain tree, so an override of one nested key (say
+    ``PERSONAD__LLM__BACKENDS__ANTHROPIC__MODEL``) keeps the rest of that table."""
+    return {"llm": LLMConfig().model_dump(mode="json")}
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    result = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = _merged(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def read_tree(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {path} does not exist") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: {exc.strerror}") from exc
+
+
+def collect_problems(
+    path: Path | None, env: Mapping[str, str] | None = None
+) -> tuple[Config | None, list[str]]:
+    """Load and validate; return the config (or None) and every problem found."""
+    env = os.environ if env is None else env
+    try:
+        tree = read_tree(path)
+    except ConfigError as exc:
+        return None, [str(exc)]
+    tree = _merged(_defaults(), tree)
+    apply_env(tree, env)
+    try:
+        config = Config.model_validate(tree)
+    except ValidationError as exc:
+        return None, _format_errors(exc)
+    config.source = path
+    return config, _cross_checks(config)
+
+
+def config_path_from(arg: str | None, env: Mapping[str, str] | None = None) -> Path | None:
+    env = os.environ if env is None else env
+    chosen = arg or env.get("PERSONAD_CONFIG")
+    return Path(chosen).expanduser() if chosen else None
+
+
+def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Config:
+    """Load, validate and return the configuration, or raise ConfigError naming the key."""
+    config, problems = collect_problems(path, env)
+    if problems or config is None:
+        raise ConfigError("config: " + "; ".join(problems))
+    return config
