@@ -1,18 +1,18 @@
 """The default memory backend: one SQLite file per persona, hybrid recall over FTS5.
 
-Recall takes the best FTS5 (BM25) matches of the sanitised query and, when an embedder is
-installed, the nearest vectors in the persona's in-memory matrix; the union is scored by
-:mod:`bot.memory.scoring` (BM25 + cosine + recency + importance). Without an embedder the
-same interface answers by BM25 alone.
+Recall (:mod:`bot.memory.fts_recall`) takes the best FTS5 (BM25) matches of the sanitised
+query and, when an embedder is installed, the nearest vectors in the persona's in-memory
+matrix; the union is scored by :mod:`bot.memory.scoring` (BM25 + cosine + recency +
+importance). Without an embedder the same interface answers by BM25 alone.
 
-Writes go through the write policy (:mod:`bot.memory.policy`); secrets are refused even when
-forced. Repeats of a fact (same normalised text, or cosine >= 0.92 with embeddings) reinforce
-the existing item and come back as ``AddResult(stored=False, duplicate_of=<its id>)``.
-Nothing is ever deleted: forgetting and superseding only change a status, and the item stays
-in the file, explainable.
+Writes pass :func:`bot.memory.fts_admission.admit` (length, category, the write policy of
+:mod:`bot.memory.policy`); secrets are refused even when forced. Repeats of a fact (same
+normalised text, or cosine >= 0.92 with embeddings) reinforce the existing item and come back
+as ``AddResult(stored=False, duplicate_of=<its id>)``. Nothing is ever deleted: forgetting and
+superseding only change a status, and the item stays in the file, explainable.
 
 A corrupt or locked ``memory.db`` raises :class:`~bot.errors.MemoryStoreError` naming the
-file; the file is left exactly as it was.
+file; the file is left exactly as it was. The SQL lives in :mod:`bot.memory.fts_store`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import numpy as np
 import structlog
 
 from bot.memory.base import (
-    CATEGORIES,
     AddResult,
     Category,
     MemoryBackend,
@@ -37,17 +36,12 @@ from bot.memory.base import (
     format_citation,
 )
 from bot.memory.embeddings import Embedder, VectorIndex
-from bot.memory.fts_query import (
-    MAX_QUERY_CHARS,
-    mirror_lines,
-    normalise_text,
-    plan_match,
-    query_tokens,
-)
-from bot.memory.fts_schema import FtsStore, RecallRow
+from bot.memory.fts_admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
+from bot.memory.fts_query import normalise_text
+from bot.memory.fts_recall import CANDIDATE_MARGIN, hybrid_search
+from bot.memory.fts_store import FtsStore
 from bot.memory.memory_tools import memory_tools
-from bot.memory.policy import classify, secret_kind, split_candidates
-from bot.memory.scoring import MIN_COSINE, score_parts
+from bot.memory.policy import classify, split_candidates
 from bot.tools import Tool
 
 __all__ = [
@@ -60,16 +54,9 @@ __all__ = [
 
 log = structlog.get_logger(__name__)
 
-MAX_ITEM_CHARS = 2000
 DUPLICATE_COSINE = 0.92
-FORCED_CONFIDENCE = 0.3
-"""Confidence of a fact the policy rejected as trivial or ephemeral but a person forced in."""
 _FILE_SOURCES = ("MEMORY.md", "USER.md")
 _INJECT_LIMIT = 5
-CANDIDATE_MARGIN = 12
-"""Each search re-scores ``limit + CANDIDATE_MARGIN`` BM25 matches (and as many nearest
-vectors). Recency and importance move a score by under 0.1, so a match ranked deeper than that
-by BM25 alone seldom reaches the top: measured on the quality set, a larger pool changed nothing."""
 
 
 class SqliteFtsMemory(MemoryBackend):
@@ -157,32 +144,10 @@ class SqliteFtsMemory(MemoryBackend):
         once_per_statement: bool = False,
     ) -> AddResult:
         text = text.strip()
-        if not text:
-            return AddResult(False, None, "rejected: empty text")
-        if len(text) > MAX_ITEM_CHARS:
-            return AddResult(
-                False,
-                None,
-                f"rejected: too long ({len(text)} characters; a memory holds at most "
-                f"{MAX_ITEM_CHARS}): store its facts one by one",
-            )
-        if category is not None and category not in CATEGORIES:
-            return AddResult(False, None, f"rejected: unknown category {category!r}")
-        verdict = classify(text)
-        if verdict.accepted:
-            chosen: Category = category or verdict.category or "fact"
-            confidence, reason = verdict.confidence, verdict.reason
-        elif not force:
-            return AddResult(False, None, verdict.reason)
-        elif kind := secret_kind(text):
-            return AddResult(
-                False,
-                None,
-                f"refused even though forced: secret ({kind}); secrets are never stored",
-            )
-        else:
-            chosen, confidence = category or "fact", FORCED_CONFIDENCE
-            reason = f"forced; the policy said {verdict.reason}"
+        admitted = admit(text, category=category, force=force)
+        if isinstance(admitted, AddResult):
+            return admitted
+        chosen, confidence, reason = admitted.category, admitted.confidence, admitted.reason
         vector = None
         if self.embedder is not None and self._index is not None:
             vector = (await self.embedder.embed([text]))[0]
@@ -246,10 +211,7 @@ class SqliteFtsMemory(MemoryBackend):
     async def mirror(self, filename: str, text: str) -> None:
         """Each line of ``filename`` is a memory (source = filename); vanished lines are
         marked superseded, lines that come back are active again. Secrets never enter."""
-        wanted: dict[str, str] = {}
-        for line in mirror_lines(text):
-            if len(line) <= MAX_ITEM_CHARS and secret_kind(line) is None:
-                wanted.setdefault(normalise_text(line), line)
+        wanted = mirrorable_lines(text)
         known = await self._store.mirror_state(filename)
         at = self._now().timestamp()
         for norm, line in wanted.items():
@@ -297,35 +259,14 @@ class SqliteFtsMemory(MemoryBackend):
         return await self.search(query, limit=limit)
 
     async def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
-        tokens = query_tokens(query)
-        if not tokens or limit <= 0:
-            return []
-        pool = limit + CANDIDATE_MARGIN
-        cosines = None
-        if self.embedder is not None and self._index is not None:
-            vector = (await self.embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
-            cosines = self._index.cosines(vector)
-        rows: list[RecallRow] = []
-        for plan in plan_match(tokens, await self._store.doc_frequencies(tokens)):
-            rows = await self._store.match(plan.expression, pool, newest=plan.newest)
-            if len(rows) >= limit:
-                break
-        candidates = {row.candidate.rowid: row for row in rows}
-        if cosines is not None and self._index is not None:
-            near = self._index.top(cosines, pool, MIN_COSINE)
-            extra = [rowid for rowid, _ in near if rowid not in candidates]
-            for row in await self._store.rows_by_id(extra):
-                candidates[row.candidate.rowid] = row
-            for row in candidates.values():
-                row.candidate.cosine = self._index.lookup(cosines, row.candidate.rowid)
-        best = min((row.candidate.bm25_raw for row in candidates.values()), default=0.0)
-        now = self._now().timestamp()
-        scored = []
-        for row in candidates.values():
-            parts = score_parts(row.candidate, best_bm25=best, now=now)
-            scored.append((sum(parts.values()), row, parts))
-        scored.sort(key=lambda entry: entry[0], reverse=True)
-        return [MemoryHit(row.item(), score, parts) for score, row, parts in scored[:limit]]
+        return await hybrid_search(
+            self._store,
+            query,
+            limit=limit,
+            now=self._now,
+            embedder=self.embedder,
+            index=self._index,
+        )
 
     async def list_items(
         self, *, include_inactive: bool = False, limit: int = 100

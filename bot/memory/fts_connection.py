@@ -1,0 +1,92 @@
+"""One connection to a persona's ``memory.db``: open, close, reads and write transactions.
+
+:class:`FtsConnection` is the base of :class:`~bot.memory.fts_store.FtsStore`. It opens the
+file through :func:`~bot.memory.fts_schema.open_database` (which brings the schema up to date)
+and gives its subclasses two ways to reach it: :meth:`FtsConnection._all` for a statement
+whose rows are wanted, and :meth:`FtsConnection._tx` for one write transaction, rolled back
+whole on any error. Every :class:`sqlite3.Error` becomes a
+:class:`~bot.errors.MemoryStoreError` naming the file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import structlog
+
+from bot.errors import MemoryStoreError
+from bot.memory.fts_schema import describe_sqlite_error, open_database
+
+__all__ = ["FtsConnection"]
+
+log = structlog.get_logger(__name__)
+
+
+class FtsConnection:
+    """The connection to ``memory.db`` and the two ways statements run on it."""
+
+    def __init__(self, path: Path, *, busy_timeout: float = 5.0) -> None:
+        self.path = path
+        self.busy_timeout = busy_timeout
+        self._db: aiosqlite.Connection | None = None
+
+    async def open(self) -> None:
+        if self._db is None:
+            self._db = await open_database(self.path, busy_timeout=self.busy_timeout)
+
+    async def close(self) -> None:
+        if self._db is not None:
+            db, self._db = self._db, None
+            await db.close()
+
+    @property
+    def db(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise MemoryStoreError(f"memory database {self.path} is not open")
+        return self._db
+
+    def _error(self, exc: sqlite3.Error) -> MemoryStoreError:
+        return MemoryStoreError(
+            describe_sqlite_error(self.path, exc),
+            user_message="My memory store failed; nothing was changed.",
+        )
+
+    async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        try:
+            return list(await self.db.execute_fetchall(sql, params))
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+
+    @asynccontextmanager
+    async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction; rolled back whole on any error."""
+        db = self.db
+        try:
+            await db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        try:
+            yield db
+            await db.execute("COMMIT")
+        except BaseException as exc:
+            try:
+                await db.execute("ROLLBACK")
+            except sqlite3.Error:
+                log.warning("memory.rollback_failed", path=str(self.path))
+            if isinstance(exc, sqlite3.Error):
+                raise self._error(exc) from exc
+            raise
+
+    @staticmethod
+    async def _event(
+        db: aiosqlite.Connection, rowid: int, at: float, kind: str, detail: str
+    ) -> None:
+        await db.execute(
+            "INSERT INTO item_events (item_id, at, kind, detail) VALUES (?, ?, ?, ?)",
+            (rowid, at, kind, detail),
+        )

@@ -1,0 +1,258 @@
+"""Every SQL statement the sqlite-fts5 memory backend runs on ``memory.db``.
+
+:class:`FtsStore` writes items, vectors and mirror bookkeeping (each write one transaction,
+its history recorded in ``item_events``) and answers recall: BM25 matches, document
+frequencies for query planning, rows by id and the standing preferences and decisions. The
+connection and its error handling come from :mod:`bot.memory.fts_connection`, the inspection
+reads from :mod:`bot.memory.fts_inspect`, the schema from :mod:`bot.memory.fts_schema`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.memory.base import Category, MemoryItem
+from bot.memory.fts_inspect import ITEM_COLUMNS, FtsInspection, item_from_row
+from bot.memory.scoring import Candidate
+
+__all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow"]
+
+DF_CACHE_WRITES = 500
+"""Writes after which the cached document frequencies used for query planning are dropped."""
+
+
+@dataclass(slots=True)
+class RecallRow:
+    """A recall candidate: its row, and the numbers scoring needs."""
+
+    row: Sequence[Any]
+    candidate: Candidate
+
+    def item(self) -> MemoryItem:
+        return item_from_row(self.row)
+
+
+def _recall_row(row: Sequence[Any], bm25_raw: float) -> RecallRow:
+    return RecallRow(row, Candidate(int(row[0]), row[2], float(row[7]), bm25_raw=bm25_raw))
+
+
+class FtsStore(FtsInspection):
+    """The SQL of ``memory.db``: every statement the backend runs, errors translated."""
+
+    def __init__(self, path: Path, *, busy_timeout: float = 5.0) -> None:
+        super().__init__(path, busy_timeout=busy_timeout)
+        self._df_cache: dict[str, int] = {}
+        self._writes = 0
+
+    # -- vectors ------------------------------------------------------------------------------
+
+    async def vectors(self, model: str, dim: int) -> tuple[list[int], list[bytes], list[bool]]:
+        rows = await self._all(
+            "SELECT v.item_id, v.vec, i.status = 'active' FROM vectors v"
+            " JOIN items i ON i.id = v.item_id WHERE v.model = ? AND v.dim = ? ORDER BY v.item_id",
+            (model, dim),
+        )
+        return [r[0] for r in rows], [r[1] for r in rows], [bool(r[2]) for r in rows]
+
+    async def items_without_vectors(self, model: str, dim: int) -> list[tuple[int, str]]:
+        rows = await self._all(
+            "SELECT id, text FROM items WHERE status = 'active' AND id NOT IN"
+            " (SELECT item_id FROM vectors WHERE model = ? AND dim = ?) ORDER BY id",
+            (model, dim),
+        )
+        return [(int(r[0]), str(r[1])) for r in rows]
+
+    async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:
+        async with self._tx() as db:
+            await db.executemany(
+                "INSERT INTO vectors (item_id, model, dim, vec) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (item_id) DO UPDATE SET model = excluded.model,"
+                " dim = excluded.dim, vec = excluded.vec",
+                [
+                    (rowid, model, int(vector.shape[0]), vector.astype("<f4").tobytes())
+                    for rowid, vector in zip(rowids, vectors, strict=True)
+                ],
+            )
+
+    # -- items --------------------------------------------------------------------------------
+
+    async def active_by_norm(self, norm: str) -> tuple[int, Category, float] | None:
+        rows = await self._all(
+            "SELECT id, category, last_seen FROM items WHERE norm = ? AND status = 'active'"
+            " ORDER BY id LIMIT 1",
+            (norm,),
+        )
+        return (int(rows[0][0]), rows[0][1], float(rows[0][2])) if rows else None
+
+    async def active_by_id(self, rowid: int) -> tuple[int, Category, float] | None:
+        rows = await self._all(
+            "SELECT id, category, last_seen FROM items WHERE id = ? AND status = 'active'",
+            (rowid,),
+        )
+        return (int(rows[0][0]), rows[0][1], float(rows[0][2])) if rows else None
+
+    async def is_active(self, rowid: int) -> bool:
+        return await self.active_by_id(rowid) is not None
+
+    async def insert_unless_known(
+        self,
+        text: str,
+        norm: str,
+        category: Category,
+        source: str,
+        confidence: float,
+        at: float,
+        reason: str,
+    ) -> int | None:
+        """Insert a new item unless an active one has the same normal form; its rowid or None.
+
+        One statement (a trigger records the "created" event), so one round trip.
+        """
+        rows = await self._all(
+            "INSERT INTO items (text, norm, category, source, confidence, created_at,"
+            " last_seen, reason) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
+            " (SELECT 1 FROM items WHERE norm = ? AND status = 'active') RETURNING id",
+            (text, norm, category, source, confidence, at, at, reason, norm),
+        )
+        self._wrote()
+        return int(rows[0][0]) if rows else None
+
+    async def reinforce(self, rowid: int, *, at: float, source: str) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE items SET reinforced = reinforced + 1,"
+                " confidence = MIN(0.99, confidence + (1.0 - confidence) * 0.2),"
+                " last_seen = MAX(last_seen, ?) WHERE id = ?",
+                (at, rowid),
+            )
+            await self._event(db, rowid, at, "reinforced", source)
+
+    async def forget(self, rowid: int, *, at: float) -> bool:
+        async with self._tx() as db:
+            cursor = await db.execute("SELECT status FROM items WHERE id = ?", (rowid,))
+            row = await cursor.fetchone()
+            if row is None:
+                return False
+            if row[0] != "forgotten":
+                await db.execute("UPDATE items SET status = 'forgotten' WHERE id = ?", (rowid,))
+                await self._event(db, rowid, at, "forgotten", f"was {row[0]}")
+                self._wrote()
+        return True
+
+    # -- mirror bookkeeping --------------------------------------------------------------------
+
+    async def mirror_state(self, filename: str) -> dict[str, tuple[int, bool]]:
+        rows = await self._all(
+            "SELECT norm, item_id, present FROM mirror_lines WHERE filename = ?", (filename,)
+        )
+        return {str(r[0]): (int(r[1]), bool(r[2])) for r in rows}
+
+    async def mirror_record(self, filename: str, norm: str, rowid: int) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO mirror_lines (filename, norm, item_id, present) VALUES (?, ?, ?, 1)"
+                " ON CONFLICT (filename, norm) DO UPDATE SET item_id = excluded.item_id,"
+                " present = 1",
+                (filename, norm, rowid),
+            )
+
+    async def mirror_return(self, filename: str, norm: str, rowid: int, *, at: float) -> None:
+        """A line came back to the file: its item, if superseded, is active again."""
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE mirror_lines SET present = 1 WHERE filename = ? AND norm = ?",
+                (filename, norm),
+            )
+            cursor = await db.execute(
+                "UPDATE items SET status = 'active' WHERE id = ? AND status = 'superseded'",
+                (rowid,),
+            )
+            if cursor.rowcount:
+                await self._event(db, rowid, at, "reactivated", f"line back in {filename}")
+                self._wrote()
+
+    async def mirror_leave(self, filename: str, norm: str, rowid: int, *, at: float) -> bool:
+        """A line left the file: its item, if it came from that file, is superseded."""
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE mirror_lines SET present = 0 WHERE filename = ? AND norm = ?",
+                (filename, norm),
+            )
+            cursor = await db.execute(
+                "UPDATE items SET status = 'superseded'"
+                " WHERE id = ? AND status = 'active' AND source = ?",
+                (rowid, filename),
+            )
+            if cursor.rowcount:
+                await self._event(db, rowid, at, "superseded", f"line removed from {filename}")
+                self._wrote()
+            return bool(cursor.rowcount)
+
+    # -- recall --------------------------------------------------------------------------------
+
+    async def match(self, query: str, limit: int, *, newest: int | None = None) -> list[RecallRow]:
+        """The ``limit`` best BM25 matches (the FTS table holds only active items), ranked among
+        the ``newest`` matching memories when given: one statement, one round trip."""
+        window = ""
+        params: tuple[Any, ...] = (query, limit)
+        if newest is not None:
+            window = (
+                " AND rowid >= COALESCE((SELECT rowid FROM items_fts WHERE items_fts MATCH ?1"
+                " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
+            )
+            params = (query, limit, max(0, newest - 1))
+        rows = await self._all(
+            f"SELECT {ITEM_COLUMNS}, f.rank FROM (SELECT rowid, rank FROM items_fts"
+            f" WHERE items_fts MATCH ?1{window} ORDER BY rank LIMIT ?2) f"
+            " JOIN items i ON i.id = f.rowid",
+            params,
+        )
+        return [_recall_row(row, float(row[9])) for row in rows]
+
+    async def doc_frequencies(self, tokens: Sequence[str]) -> dict[str, int]:
+        """How many active memories hold each token (tokens in indexed, folded form).
+
+        FTS5 counts them by reading each word's whole posting list, so known counts are kept
+        for :data:`DF_CACHE_WRITES` writes: they only steer query planning, where a count a
+        little stale does no harm. Absent words are never cached, so a new word is found at once.
+        """
+        missing = [token for token in tokens if token not in self._df_cache]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            rows = await self._all(
+                f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", missing
+            )
+            if len(self._df_cache) > 50_000:
+                self._df_cache.clear()
+            self._df_cache.update((str(term), int(doc)) for term, doc in rows)
+        return {token: self._df_cache[token] for token in tokens if token in self._df_cache}
+
+    def _wrote(self) -> None:
+        self._writes += 1
+        if self._writes >= DF_CACHE_WRITES:
+            self._writes = 0
+            self._df_cache.clear()
+
+    async def rows_by_id(self, rowids: Sequence[int]) -> list[RecallRow]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        rows = await self._all(
+            f"SELECT {ITEM_COLUMNS} FROM items i WHERE i.id IN ({marks}) AND status = 'active'",
+            list(rowids),
+        )
+        return [_recall_row(row, 0.0) for row in rows]
+
+    async def standing_items(self, exclude_sources: Sequence[str], limit: int) -> list[MemoryItem]:
+        """Preferences and decisions stated in conversation, most reinforced first."""
+        marks = ",".join("?" * len(exclude_sources))
+        rows = await self._all(
+            f"SELECT {ITEM_COLUMNS} FROM items i WHERE status = 'active'"
+            f" AND category IN ('preference', 'decision') AND source NOT IN ({marks})"
+            " ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?",
+            [*exclude_sources, limit],
+        )
+        return [item_from_row(row) for row in rows]
