@@ -1,0 +1,293 @@
+"""The SQLite file of the holographic backend (``holographic.db``): items and their history.
+
+Schema (numbered migrations, applied at open):
+
+* ``items``   one row per stored sentence: its text and comparison form (``norm``), category,
+  source, confidence, status (``active`` / ``superseded`` / ``forgotten``), how often it was
+  reinforced, the parsed role structure (JSON) and its trace (little-endian float32 bytes);
+* ``events``  what happened to each item (created, reinforced, superseded, forgotten), in
+  order, for ``explain``.
+
+Nothing is ever deleted: forgetting and superseding are status changes. Every write is one
+transaction; a failed one is rolled back and raised as :class:`MemoryStoreError`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import numpy as np
+
+from bot.errors import MemoryStoreError
+from bot.memory.base import MemoryItem
+from bot.memory.hrr import Vector
+from bot.migrations import Migration, apply_migrations
+
+__all__ = ["MIGRATIONS", "HolographicStore", "StoredFact"]
+
+MIGRATIONS: list[Migration] = [
+    (
+        1,
+        """
+        CREATE TABLE items (
+            id TEXT PRIMARY KEY,
+            text TEXT NOT NULL,
+            norm TEXT NOT NULL,
+            category TEXT NOT NULL,
+            source TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            status TEXT NOT NULL DEFAULT 'active',
+            reinforced INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            structure TEXT NOT NULL,
+            trace BLOB NOT NULL
+        );
+        CREATE INDEX items_norm ON items (norm, status);
+        CREATE INDEX items_status ON items (status, created_at);
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            item_id TEXT NOT NULL,
+            at TEXT NOT NULL,
+            event TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX events_item ON events (item_id, id);
+        """,
+    )
+]
+
+_ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFact:
+    """An active item as read back at open: the item, its role structure and its trace."""
+
+    item: MemoryItem
+    structure: dict[str, list[str]]
+    trace: Vector
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _item(row: Sequence[Any]) -> MemoryItem:
+    return MemoryItem(
+        id=str(row[0]),
+        text=str(row[1]),
+        category=row[2],
+        source=str(row[3]),
+        confidence=float(row[4]),
+        status=row[5],
+        reinforced=int(row[6]),
+        created_at=datetime.fromisoformat(str(row[7])),
+    )
+
+
+class HolographicStore:
+    """One ``holographic.db``: open, read, and write items with their events."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: aiosqlite.Connection | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._db is not None
+
+    async def open(self) -> None:
+        """Connect and bring the schema up to date (the folder is created if needed)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = await aiosqlite.connect(self.path)
+        except (OSError, aiosqlite.Error) as exc:
+            raise MemoryStoreError(f"cannot open {self.path}: {exc}") from exc
+        try:
+            await db.execute("PRAGMA journal_mode=WAL")
+            await db.execute("PRAGMA synchronous=NORMAL")
+            await apply_migrations(db, MIGRATIONS)
+        except (aiosqlite.Error, ValueError) as exc:
+            await db.close()
+            raise MemoryStoreError(f"cannot read {self.path}: {exc}") from exc
+        self._db = db
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    def _conn(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise MemoryStoreError("holographic memory is not open")
+        return self._db
+
+    async def active(self) -> list[StoredFact]:
+        """Every active item with its structure and stored trace (at the stored dimension)."""
+        query = f"SELECT {_ITEM_COLUMNS}, structure, trace FROM items WHERE status = 'active'"
+        try:
+            async with self._conn().execute(query) as cursor:
+                return [
+                    StoredFact(
+                        _item(row),
+                        json.loads(row[8]),
+                        np.frombuffer(row[9], dtype="<f4").astype(np.float64),
+                    )
+                    async for row in cursor
+                ]
+        except (aiosqlite.Error, ValueError) as exc:
+            raise MemoryStoreError(f"cannot read {self.path}: {exc}") from exc
+
+    # -- writes ----------------------------------------------------------------------------
+
+    async def insert(
+        self,
+        item: MemoryItem,
+        norm: str,
+        structure: dict[str, list[str]],
+        trace: Vector,
+        reason: str,
+        replaced: Sequence[str],
+    ) -> None:
+        """Store a new active item and mark the ids it ``replaced`` superseded, at once."""
+        db = self._conn()
+        stamp = item.created_at.isoformat()
+        try:
+            await db.execute(
+                "INSERT INTO items (id, text, norm, category, source, confidence, status,"
+                " reinforced, created_at, updated_at, structure, trace)"
+                " VALUES (?, ?, ?, ?, ?, ?, 'active', 0, ?, ?, ?, ?)",
+                (
+                    item.id,
+                    item.text,
+                    norm,
+                    item.category,
+                    item.source,
+                    item.confidence,
+                    stamp,
+                    stamp,
+                    json.dumps(structure, ensure_ascii=False),
+                    trace.astype("<f4").tobytes(),
+                ),
+            )
+            await self._event(item.id, "created", f"{item.source}: {reason}")
+            for old in replaced:
+                await db.execute(
+                    "UPDATE items SET status = 'superseded', updated_at = ? WHERE id = ?",
+                    (stamp, old),
+                )
+                await self._event(old, "superseded", f"by {item.id}")
+                await self._event(item.id, "supersedes", old)
+            await db.commit()
+        except aiosqlite.Error as exc:
+            await db.rollback()
+            raise MemoryStoreError(f"cannot write {self.path}: {exc}") from exc
+
+    async def reinforce(self, item_id: str, source: str) -> None:
+        """Count one more time the item was said, by ``source``."""
+        await self._write(
+            "UPDATE items SET reinforced = reinforced + 1, updated_at = ? WHERE id = ?",
+            (_now(), item_id),
+            (item_id, "reinforced", source),
+        )
+
+    async def set_status(self, item_id: str, status: str, detail: str) -> None:
+        """Mark the item ``superseded`` or ``forgotten``; the event is named after the status."""
+        await self._write(
+            "UPDATE items SET status = ?, updated_at = ? WHERE id = ?",
+            (status, _now(), item_id),
+            (item_id, status, detail),
+        )
+
+    async def _event(self, item_id: str, event: str, detail: str) -> None:
+        await self._conn().execute(
+            "INSERT INTO events (item_id, at, event, detail) VALUES (?, ?, ?, ?)",
+            (item_id, _now(), event, detail),
+        )
+
+    async def _write(
+        self, statement: str, params: Sequence[Any], event: tuple[str, str, str]
+    ) -> None:
+        db = self._conn()
+        try:
+            await db.execute(statement, params)
+            await self._event(*event)
+            await db.commit()
+        except aiosqlite.Error as exc:
+            await db.rollback()
+            raise MemoryStoreError(f"cannot write {self.path}: {exc}") from exc
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def status(self, item_id: str) -> str | None:
+        """The item's status, None when no item has this id."""
+        async with self._conn().execute(
+            "SELECT status FROM items WHERE id = ?", (item_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else str(row[0])
+
+    async def items(self, *, include_inactive: bool, limit: int) -> list[MemoryItem]:
+        """The newest items first (only active ones unless ``include_inactive``)."""
+        where = "" if include_inactive else "WHERE status = 'active'"
+        query = f"SELECT {_ITEM_COLUMNS} FROM items {where} ORDER BY created_at DESC LIMIT ?"
+        async with self._conn().execute(query, (limit,)) as cursor:
+            return [_item(row) async for row in cursor]
+
+    async def detail(
+        self, item_id: str
+    ) -> tuple[MemoryItem, dict[str, list[str]], str, list[dict[str, Any]]] | None:
+        """(item, structure, updated_at, history) of any item, None when the id is unknown."""
+        db = self._conn()
+        query = f"SELECT {_ITEM_COLUMNS}, structure, updated_at FROM items WHERE id = ?"
+        async with db.execute(query, (item_id,)) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            return None
+        async with db.execute(
+            "SELECT at, event, detail FROM events WHERE item_id = ? ORDER BY id", (item_id,)
+        ) as cursor:
+            history = [{"at": r[0], "event": r[1], "detail": r[2]} async for r in cursor]
+        return _item(row), json.loads(row[8]), row[9], history
+
+    async def counts(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Items by status, and active items by category."""
+        db = self._conn()
+        async with db.execute("SELECT status, COUNT(*) FROM items GROUP BY status") as cursor:
+            by_status = {str(r[0]): int(r[1]) async for r in cursor}
+        async with db.execute(
+            "SELECT category, COUNT(*) FROM items WHERE status = 'active' GROUP BY category"
+        ) as cursor:
+            by_category = {str(r[0]): int(r[1]) async for r in cursor}
+        return by_status, by_category
+
+    async def export(self) -> list[dict[str, Any]]:
+        """Every item, oldest first, as plain data (structure included, trace left out)."""
+        query = f"SELECT {_ITEM_COLUMNS}, structure, updated_at FROM items ORDER BY created_at"
+        async with self._conn().execute(query) as cursor:
+            rows = [row async for row in cursor]
+        exported = []
+        for row in rows:
+            item = _item(row)
+            exported.append(
+                {
+                    "id": item.id,
+                    "text": item.text,
+                    "category": item.category,
+                    "source": item.source,
+                    "confidence": item.confidence,
+                    "status": item.status,
+                    "reinforced": item.reinforced,
+                    "created_at": item.created_at.isoformat(),
+                    "updated_at": row[9],
+                    "structure": json.loads(row[8]),
+                }
+            )
+        return exported
