@@ -16,11 +16,13 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from bot.config import Config
-from bot.crons import cron_tools, run_due_crons
+from bot.cron_tools import cron_tools
+from bot.crons import run_due_crons
 from bot.llm.base import LLMBackend
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
-from bot.reminders import Clock, reminder_tools, surface_due
+from bot.reminder_tools import reminder_tools
+from bot.reminders import Clock, surface_due
 from bot.scheduler import Jobs
 from bot.tasks import task_tools
 from bot.tools import Tool

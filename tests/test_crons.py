@@ -12,7 +12,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.crons import check_schedule, cron_tools, parse_schedule, run_due_crons
+from bot.cron_schedule import check_schedule, parse_schedule
+from bot.cron_tools import cron_tools
+from bot.crons import run_due_crons
 from bot.errors import AdapterError, LLMTransientError
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore

@@ -1,0 +1,103 @@
+"""Cron schedules of CRONS.json: five crontab fields read in the user's time zone.
+
+:func:`parse_schedule` turns ``minute hour day-of-month month day-of-week`` into an
+APScheduler trigger, weekdays counted as in crontab (0 or 7 is Sunday, 1 Monday); when both
+day-of-month and day-of-week are restricted, both must match. A schedule that cannot be read
+raises :class:`ValueError` with a sentence saying what is wrong. :func:`check_schedule` also
+refuses schedules the model may not add (more often than :data:`MIN_INTERVAL`), and
+:func:`fire_due` finds the latest fire time a job has not run for yet.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, tzinfo
+
+from apscheduler.triggers.cron import CronTrigger
+
+__all__ = ["MIN_INTERVAL", "check_schedule", "fire_due", "parse_schedule"]
+
+#: the shortest gap allowed between two runs of a job added through the tools
+MIN_INTERVAL = timedelta(minutes=10)
+_ONE_SECOND = timedelta(seconds=1)
+_DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+
+
+def _day(token: str) -> int:
+    if token.isdigit() and 0 <= int(token) <= 7:
+        return int(token)
+    if token[:3] in _DAY_NAMES and len(token) >= 3:
+        return _DAY_NAMES.index(token[:3])
+    raise ValueError(f"{token!r} is not a weekday (0-7 or sun-sat)")
+
+
+def _weekdays(field: str) -> str:
+    """A crontab day-of-week field as APScheduler day names (APScheduler 3 counts 0 as
+    Monday, crontab as Sunday, so numbers are never passed through)."""
+    if field in ("*", "?"):
+        return "*"
+    days: set[int] = set()
+    for part in field.lower().split(","):
+        span, _, step_text = part.partition("/")
+        if not step_text.isdigit() and step_text:
+            raise ValueError(f"{part!r}: the step must be a number")
+        step = int(step_text) if step_text else 1
+        if step < 1:
+            raise ValueError(f"{part!r}: the step must be at least 1")
+        if span == "*":
+            low, high = 0, 6
+        elif "-" in span:
+            first, last = span.split("-", 1)
+            low, high = _day(first), _day(last)
+        else:
+            low = _day(span)
+            high = 6 if step_text else low
+        if low > high:
+            raise ValueError(f"{part!r}: the range runs backwards")
+        days.update(day % 7 for day in range(low, high + 1, step))
+    return ",".join(_DAY_NAMES[day] for day in sorted(days))
+
+
+def parse_schedule(expr: str, zone: tzinfo) -> CronTrigger:
+    """A five-field crontab expression as a trigger in ``zone``; ValueError says what is wrong."""
+    fields = expr.split()
+    if len(fields) != 5:
+        raise ValueError(
+            f"{expr!r} has {len(fields)} field(s); a schedule has five: minute hour "
+            "day-of-month month day-of-week, e.g. '0 7 * * *' for 07:00 every day"
+        )
+    try:
+        fields[4] = _weekdays(fields[4])
+        return CronTrigger.from_crontab(" ".join(fields), timezone=zone)
+    except ValueError as exc:
+        raise ValueError(f"{expr!r} is not a valid schedule: {exc}") from None
+
+
+def fire_due(trigger: CronTrigger, since: datetime, now: datetime) -> datetime | None:
+    """The latest fire time after ``since`` and not after ``now``, or None."""
+    fire: datetime | None = trigger.get_next_fire_time(None, since + _ONE_SECOND)
+    if fire is None or fire > now:
+        return None
+    for _ in range(10_000):
+        following = trigger.get_next_fire_time(None, fire + _ONE_SECOND)
+        if following is None or following > now:
+            break
+        fire = following
+    return fire
+
+
+def check_schedule(expr: str, zone: tzinfo, now: datetime) -> CronTrigger:
+    """:func:`parse_schedule`, also refusing schedules that would run more often than
+    :data:`MIN_INTERVAL` (each run is a paid model call)."""
+    trigger = parse_schedule(expr, zone)
+    fire = trigger.get_next_fire_time(None, now)
+    if fire is None:
+        raise ValueError(f"{expr!r} never runs")
+    for _ in range(60):
+        following = trigger.get_next_fire_time(None, fire + _ONE_SECOND)
+        if following is None:
+            break
+        if following - fire < MIN_INTERVAL:
+            minutes = int(MIN_INTERVAL.total_seconds() // 60)
+            raise ValueError(f"{expr!r} runs more often than every {minutes} minutes")
+        fire = following
+    return trigger

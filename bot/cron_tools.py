@@ -1,0 +1,151 @@
+"""The model's scheduled-job tools: ``cron_add``, ``cron_list`` and ``cron_remove``.
+
+They edit CRONS.json (:mod:`bot.crons`) one change at a time. A job added here must have a
+schedule that runs no more often than :data:`~bot.cron_schedule.MIN_INTERVAL` (each run is a
+paid model call), and a persona has at most :data:`MAX_JOBS` enabled jobs. Removing a job
+disables it; it stays in the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.cron_schedule import check_schedule, parse_schedule
+from bot.crons import FILENAME
+from bot.persona.store import PersonaStore
+from bot.reminders import Clock
+from bot.tasks import CorruptFile, Item, edit_json_list, load_json_list
+from bot.tools import Tool, ToolFailed
+
+__all__ = ["MAX_JOBS", "cron_tools"]
+
+#: enabled jobs a persona may have
+MAX_JOBS = 20
+
+
+def _describe(job: Item, zone: tzinfo, now: datetime) -> str:
+    line = f"#{job.get('id', '?')} [{job.get('schedule')}] {job.get('prompt')}"
+    try:
+        fire = parse_schedule(str(job.get("schedule", "")), zone).get_next_fire_time(None, now)
+    except ValueError as exc:
+        return f"{line} — not valid: {exc}"
+    if fire is not None:
+        line += f" — next {fire:%a %Y-%m-%d %H:%M}"
+    if job.get("last_error"):
+        line += f" — last try failed: {job['last_error']}"
+    return line
+
+
+def cron_tools(
+    store: PersonaStore, user: str, persona: str, zone: ZoneInfo, clock: Clock
+) -> list[Tool]:
+    """``cron_add``, ``cron_list`` and ``cron_remove`` for one persona."""
+
+    def now() -> datetime:
+        return clock().astimezone(zone).replace(microsecond=0)
+
+    async def edit(change: Callable[[list[Item]], str]) -> str:
+        try:
+            return await edit_json_list(store, user, persona, FILENAME, change)
+        except CorruptFile as exc:
+            raise ToolFailed(f"{exc}. Ask the user to repair CRONS.json.") from None
+
+    async def add(args: dict[str, Any]) -> str:
+        schedule, prompt = args.get("schedule"), args.get("prompt")
+        if not isinstance(schedule, str) or not isinstance(prompt, str) or not prompt.strip():
+            raise ToolFailed("give 'schedule' (five cron fields) and 'prompt' (what to do)")
+        if len(prompt) > 2000:
+            raise ToolFailed("keep a job's prompt under 2000 characters")
+        schedule = " ".join(schedule.split())
+        at = now()
+        try:
+            trigger = check_schedule(schedule, zone, at)
+        except ValueError as exc:
+            raise ToolFailed(str(exc)) from None
+
+        def change(items: list[Item]) -> str:
+            enabled = [item for item in items if item.get("enabled", True) is not False]
+            if len(enabled) >= MAX_JOBS:
+                raise ToolFailed(f"there are already {MAX_JOBS} jobs; remove one first")
+            ids = [item["id"] for item in items if isinstance(item.get("id"), int)]
+            job: Item = {"id": max(ids, default=0) + 1, "schedule": schedule}
+            job.update(prompt=prompt.strip(), enabled=True, created=at.isoformat())
+            items.append(job)
+            fire = trigger.get_next_fire_time(None, at)
+            return (
+                f"Scheduled job #{job['id']} added; next run {fire:%a %Y-%m-%d %H:%M} "
+                f"({zone.key}). Its answers are sent to the user's notification room."
+            )
+
+        return await edit(change)
+
+    async def list_(_args: dict[str, Any]) -> str:
+        try:
+            items = load_json_list(store, user, persona, FILENAME)
+        except CorruptFile as exc:
+            raise ToolFailed(f"{exc}. Ask the user to repair CRONS.json.") from None
+        at = now()
+        shown = [_describe(job, zone, at) for job in items if job.get("enabled", True) is not False]
+        return (
+            "\n".join([f"Scheduled jobs (times in {zone.key}):", *shown])
+            if shown
+            else ("No scheduled jobs.")
+        )
+
+    async def remove(args: dict[str, Any]) -> str:
+        ident, match = args.get("id"), args.get("match")
+
+        def change(items: list[Item]) -> str:
+            live = [item for item in items if item.get("enabled", True) is not False]
+            if ident is not None and ident != "":
+                found = [item for item in live if str(item.get("id")) == str(ident)]
+            elif isinstance(match, str) and match.strip():
+                needle = match.strip().casefold()
+                found = [item for item in live if needle in str(item.get("prompt")).casefold()]
+            else:
+                raise ToolFailed("give the job's 'id' or 'match' (words of its prompt)")
+            if len(found) != 1:
+                what = "no" if not found else "more than one"
+                raise ToolFailed(f"{what} enabled job matches; see cron_list and use 'id'")
+            found[0]["enabled"] = False
+            found[0]["disabled_at"] = now().isoformat()
+            return f"Job #{found[0].get('id')} stopped (kept in CRONS.json, disabled)."
+
+        return await edit(change)
+
+    return [
+        Tool(
+            name="cron_add",
+            description=(
+                "Schedule a job you run on your own, e.g. a morning briefing. 'schedule' is a "
+                "five-field cron expression (minute hour day-of-month month day-of-week; "
+                f"0 = Sunday) in the user's zone ({zone.key}), e.g. '0 7 * * 1-5' for 07:00 "
+                "on weekdays. 'prompt' says what to do; the answer goes to the user's "
+                "notification room."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {"schedule": {"type": "string"}, "prompt": {"type": "string"}},
+                "required": ["schedule", "prompt"],
+            },
+            handler=add,
+        ),
+        Tool(
+            name="cron_list",
+            description="List your scheduled jobs with their next run time.",
+            input_schema={"type": "object", "properties": {}},
+            handler=list_,
+        ),
+        Tool(
+            name="cron_remove",
+            description="Stop a scheduled job, by 'id' or 'match' (it stays in the file).",
+            input_schema={
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "match": {"type": "string"}},
+            },
+            handler=remove,
+        ),
+    ]

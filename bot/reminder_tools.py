@@ -1,0 +1,206 @@
+"""The model's reminder tools: ``reminder_add``, ``reminder_list`` and ``reminder_done``.
+
+They read and edit REMINDERS.md through :mod:`bot.reminders`, so a tool call and the minute
+job that surfaces due reminders never overwrite each other's change. Times the model passes
+are local to the user's zone; a mistake comes back as a :class:`~bot.tools.ToolFailed`
+sentence the model can act on, and the file stays as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.persona.store import PersonaStore
+from bot.reminders import (
+    FILENAME,
+    Clock,
+    Reminder,
+    UnreadableFile,
+    advance,
+    edit_reminders,
+    mark_done,
+    parse_line,
+    parse_reminders,
+    replace_lines,
+    reschedule,
+    unreadable_items,
+)
+from bot.tools import Tool, ToolFailed
+
+__all__ = ["reminder_tools"]
+
+_RECURRENCES = ("day", "week", "month")
+
+
+def _when_arg(value: object, zone: ZoneInfo) -> datetime:
+    if not isinstance(value, str):
+        raise ToolFailed("'when' must be a local date and time like 2026-11-30T09:00")
+    try:
+        when = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ToolFailed(f"'when' {value!r} is not a date and time like 2026-11-30T09:00") from None
+    if when.tzinfo is not None:
+        when = when.astimezone(zone).replace(tzinfo=None)
+    return when.replace(second=0, microsecond=0)
+
+
+def _text_arg(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ToolFailed("'text' must say what to remind of")
+    text = " ".join(value.split())
+    if len(text) > 500:
+        raise ToolFailed("keep a reminder under 500 characters")
+    if re.match(r"every\s+(day|week|month)\b", text, re.IGNORECASE):
+        raise ToolFailed("start the text with something else; pass the repetition as 'recurrence'")
+    return text
+
+
+def _describe(reminder: Reminder) -> str:
+    every = f" every {reminder.every}" if reminder.every else ""
+    return f"{reminder.when:%a %Y-%m-%d %H:%M}{every} — {reminder.text}"
+
+
+def _pick(pending: list[Reminder], args: dict[str, Any]) -> Reminder:
+    index, match = args.get("index"), args.get("match")
+    if isinstance(index, int) and not isinstance(index, bool):
+        if not 1 <= index <= len(pending):
+            raise ToolFailed(f"there is no pending reminder {index}; reminder_list numbers them")
+        return pending[index - 1]
+    if not isinstance(match, str) or not match.strip():
+        raise ToolFailed("give 'index' (from reminder_list) or 'match' (words of the text)")
+    needle = match.strip().casefold()
+    found = [r for r in pending if needle in r.text.casefold()]
+    exact = [r for r in found if r.text.casefold() == needle]
+    if len(exact) == 1 or len(found) == 1:
+        return (exact or found)[0]
+    if not found:
+        raise ToolFailed(f"no pending reminder mentions {match!r}")
+    listing = "; ".join(_describe(r) for r in found)
+    raise ToolFailed(f"{match!r} matches several reminders ({listing}); use 'index'")
+
+
+def reminder_tools(
+    store: PersonaStore, user: str, persona: str, zone: ZoneInfo, clock: Clock
+) -> list[Tool]:
+    """``reminder_add``, ``reminder_list`` and ``reminder_done`` for one persona."""
+
+    async def edit(change: Callable[[list[str]], list[str] | None]) -> None:
+        try:
+            await edit_reminders(store, user, persona, change)
+        except UnreadableFile as exc:
+            raise ToolFailed(f"{exc}; fix REMINDERS.md by hand first") from None
+
+    def read() -> str:
+        file = store.read(user, persona, FILENAME)
+        if file.problem:
+            raise ToolFailed(f"{file.problem}; fix REMINDERS.md by hand first")
+        return file.text
+
+    async def add(args: dict[str, Any]) -> str:
+        text = _text_arg(args.get("text"))
+        when = _when_arg(args.get("when"), zone)
+        every = args.get("recurrence") or None
+        if every is not None and every not in _RECURRENCES:
+            raise ToolFailed("'recurrence' must be day, week or month")
+        now = clock().astimezone(zone)
+        if when.replace(tzinfo=zone) < now - timedelta(minutes=1):
+            raise ToolFailed(f"{when:%Y-%m-%d %H:%M} is in the past (now: {now:%Y-%m-%d %H:%M})")
+        line = f"- [ ] {when:%Y-%m-%d %H:%M}{f' every {every}' if every else ''} {text}"
+
+        def append(lines: list[str]) -> list[str]:
+            while lines and not lines[-1].strip():
+                lines.pop()
+            return [*(lines or ["# Reminders", ""]), line]
+
+        await edit(append)
+        return f"Reminder set: {_describe(_reparse(line))} ({zone.key})."
+
+    async def list_(_args: dict[str, Any]) -> str:
+        text = read()
+        reminders = parse_reminders(text)
+        pending = [r for r in reminders if not r.done]
+        lines = [f"Pending reminders (times in {zone.key}):"]
+        lines += [f"{n}. {_describe(r)}" for n, r in enumerate(pending, 1)] or ["(none)"]
+        if done := len(reminders) - len(pending):
+            lines.append(f"({done} done reminder(s) kept in REMINDERS.md)")
+        if bad := unreadable_items(text):
+            lines.append("Lines not understood (they need '- [ ] YYYY-MM-DD HH:MM text'):")
+            lines += [f"  {raw.strip()}" for raw in bad]
+        return "\n".join(lines)
+
+    async def done(args: dict[str, Any]) -> str:
+        pending = [r for r in parse_reminders(read()) if not r.done]
+        chosen = _pick(pending, args)
+        if chosen.every is not None and not args.get("stop"):
+            after = max(clock().astimezone(zone), chosen.at(zone))
+            new = reschedule(chosen.raw, advance(chosen, after))
+            result = f"Done; next time: {_describe(_reparse(new))}."
+        else:
+            new = mark_done(chosen.raw)
+            result = f"Marked done: {chosen.text}."
+        found = False
+
+        def tick(lines: list[str]) -> list[str] | None:
+            nonlocal found
+            updated = replace_lines(lines, [(chosen, new)])
+            found = updated is not None
+            return updated
+
+        await edit(tick)
+        if not found:
+            raise ToolFailed("REMINDERS.md changed meanwhile; call reminder_list and try again")
+        return result
+
+    return [
+        Tool(
+            name="reminder_add",
+            description=(
+                "Set a reminder, sent to the user's notification room at that time. "
+                f"'when' is a local date and time in the user's zone ({zone.key}), "
+                "like 2026-11-30T09:00. 'recurrence' repeats it every day, week or month."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string", "description": "what to remind of"},
+                    "when": {"type": "string", "description": "local time, 2026-11-30T09:00"},
+                    "recurrence": {"type": "string", "enum": list(_RECURRENCES)},
+                },
+                "required": ["text", "when"],
+            },
+            handler=add,
+        ),
+        Tool(
+            name="reminder_list",
+            description="List the pending reminders, numbered (REMINDERS.md).",
+            input_schema={"type": "object", "properties": {}},
+            handler=list_,
+        ),
+        Tool(
+            name="reminder_done",
+            description=(
+                "Mark a pending reminder done, by 'index' (from reminder_list) or 'match' "
+                "(words of its text). A recurring one moves to its next time unless 'stop'."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "index": {"type": "integer", "minimum": 1},
+                    "match": {"type": "string"},
+                    "stop": {"type": "boolean", "description": "end a recurring reminder"},
+                },
+            },
+            handler=done,
+        ),
+    ]
+
+
+def _reparse(line: str) -> Reminder:
+    reminder = parse_line(0, line)
+    if reminder is None:
+        raise ToolFailed(f"could not read back the line {line!r}")
+    return reminder
