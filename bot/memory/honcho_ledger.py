@@ -1,0 +1,325 @@
+"""The local ledger of the ``honcho`` backend (``honcho.db``): what was written, and the outbox.
+
+Honcho cannot mark a conclusion forgotten, so the ledger keeps every item personad wrote (or
+was asked to forget) with its Honcho id, category, source, confidence, status and history.
+Tables (numbered migrations, applied at open):
+
+* ``items``       one row per conclusion (``kind = 'conclusion'``) or per remote conclusion or
+  message entered only to be marked (``honcho`` / ``message``), with ``honcho_id`` once sent;
+* ``events``      what happened to each item (created, reinforced, sent, forgotten …);
+* ``outbox``      writes waiting for the server, delivered in ``seq`` order;
+* ``deliveries``  the Honcho ids of every message batch that was sent.
+
+Writes that belong together are committed together. The ``outbox`` and ``deliveries`` tables
+are written by :mod:`bot.memory.honcho_outbox`, which commits once per delivered batch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from bot.errors import MemoryStoreError
+from bot.memory.base import MemoryItem
+from bot.memory.policy import fold
+from bot.migrations import Migration, apply_migrations
+
+__all__ = ["MIGRATIONS", "HonchoLedger", "normalize"]
+
+MIGRATIONS: list[Migration] = [
+    (
+        1,
+        """
+        CREATE TABLE items (
+            id TEXT PRIMARY KEY,
+            honcho_id TEXT,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            norm TEXT NOT NULL,
+            category TEXT NOT NULL,
+            source TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            status TEXT NOT NULL DEFAULT 'active',
+            reinforced INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX items_honcho ON items (honcho_id) WHERE honcho_id IS NOT NULL;
+        CREATE INDEX items_norm ON items (norm, status);
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            item_id TEXT NOT NULL,
+            at TEXT NOT NULL,
+            event TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX events_item ON events (item_id, id);
+        CREATE TABLE outbox (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            item_id TEXT,
+            session_id TEXT,
+            payload TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE deliveries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            honcho_ids TEXT NOT NULL
+        );
+        """,
+    )
+]
+
+_ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at"
+_WORD = re.compile(r"\w+")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def normalize(text: str) -> str:
+    """The comparison form of a sentence (duplicates, forgotten lines): folded words only."""
+    return " ".join(_WORD.findall(fold(text)))
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def _item(row: Sequence[Any]) -> MemoryItem:
+    return MemoryItem(
+        id=str(row[0]),
+        text=str(row[1]),
+        category=row[2],
+        source=str(row[3]),
+        confidence=float(row[4]),
+        status=row[5],
+        reinforced=int(row[6]),
+        created_at=datetime.fromisoformat(str(row[7])),
+    )
+
+
+def _record(row: Sequence[Any]) -> dict[str, Any]:
+    """A ledger row (``_ITEM_COLUMNS, honcho_id, kind, updated_at``) as a plain dict."""
+    item = _item(row)
+    return {
+        "id": item.id,
+        "text": item.text,
+        "category": item.category,
+        "source": item.source,
+        "confidence": item.confidence,
+        "status": item.status,
+        "reinforced": item.reinforced,
+        "created_at": item.created_at.isoformat(),
+        "updated_at": row[10],
+        "honcho_id": row[8],
+        "kind": row[9],
+    }
+
+
+class HonchoLedger:
+    """One ``honcho.db``: items, their history, and the outbox of writes for the server."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: aiosqlite.Connection | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._db is not None
+
+    async def open(self) -> None:
+        """Connect and bring the schema up to date (the folder is created if needed)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = await aiosqlite.connect(self.path)
+        except (OSError, aiosqlite.Error) as exc:
+            raise MemoryStoreError(f"cannot open {self.path}: {exc}") from exc
+        try:
+            await db.execute("PRAGMA journal_mode=WAL")
+            await apply_migrations(db, MIGRATIONS)
+        except aiosqlite.Error as exc:
+            await db.close()
+            raise MemoryStoreError(f"cannot read {self.path}: {exc}") from exc
+        self._db = db
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    @property
+    def conn(self) -> aiosqlite.Connection:
+        """The open connection; MemoryStoreError when the ledger is closed."""
+        if self._db is None:
+            raise MemoryStoreError("honcho memory is not open")
+        return self._db
+
+    async def commit(self) -> None:
+        await self.conn.commit()
+
+    # -- items -----------------------------------------------------------------------------
+
+    async def event(self, item_id: str, event: str, detail: str) -> None:
+        await self.conn.execute(
+            "INSERT INTO events (item_id, at, event, detail) VALUES (?, ?, ?, ?)",
+            (item_id, _now(), event, detail),
+        )
+
+    async def add_conclusion(
+        self, item_id: str, text: str, category: str, source: str, confidence: float, why: str
+    ) -> None:
+        """Enter a new conclusion and queue it for the server, in one commit."""
+        stamp = _now()
+        db = self.conn
+        await db.execute(
+            "INSERT INTO items (id, honcho_id, kind, text, norm, category, source, confidence,"
+            " created_at, updated_at) VALUES (?, NULL, 'conclusion', ?, ?, ?, ?, ?, ?, ?)",
+            (item_id, text, normalize(text), category, source, confidence, stamp, stamp),
+        )
+        await db.execute(
+            "INSERT INTO outbox (kind, item_id, payload, created_at) VALUES (?, ?, ?, ?)",
+            ("conclusion", item_id, json.dumps({"content": text}), stamp),
+        )
+        await self.event(item_id, "created", why)
+        await db.commit()
+
+    async def add_reference(self, item_id: str, remote_id: str, kind: str, text: str) -> None:
+        """Enter a conclusion or message known only to the server, so it can be marked."""
+        stamp = _now()
+        await self.conn.execute(
+            "INSERT INTO items (id, honcho_id, kind, text, norm, category, source,"
+            " confidence, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, 'fact', 'honcho', 0, 'active', ?, ?)",
+            (item_id, remote_id, kind, text, normalize(text), stamp, stamp),
+        )
+
+    async def mark(
+        self, item_id: str, event: str, detail: str, *, status: str = "", reinforce: bool = False
+    ) -> None:
+        """Record ``event``, set ``status`` (unless empty), count a reinforcement; commit."""
+        db = self.conn
+        await db.execute(
+            "UPDATE items SET status = COALESCE(NULLIF(?, ''), status),"
+            " reinforced = reinforced + ?, updated_at = ? WHERE id = ?",
+            (status, int(reinforce), _now(), item_id),
+        )
+        await self.event(item_id, event, detail)
+        await db.commit()
+
+    async def status(self, item_id: str) -> str | None:
+        async with self.conn.execute("SELECT status FROM items WHERE id = ?", (item_id,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
+
+    async def active_by_norm(self, norm: str) -> MemoryItem | None:
+        query = f"SELECT {_ITEM_COLUMNS} FROM items WHERE norm = ? AND status = 'active'"
+        async with self.conn.execute(query, (norm,)) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else _item(row)
+
+    async def active_from(self, source: str) -> list[tuple[str, str]]:
+        """(id, norm) of the active items of ``source``."""
+        query = "SELECT id, norm FROM items WHERE source = ? AND status = 'active'"
+        async with self.conn.execute(query, (source,)) as cursor:
+            return [(str(row[0]), row[1]) for row in await cursor.fetchall()]
+
+    async def inactive(self, honcho_ids: Sequence[str]) -> set[str]:
+        """Which of these Honcho ids the ledger marks forgotten or superseded."""
+        if not honcho_ids:
+            return set()
+        query = (
+            "SELECT honcho_id FROM items WHERE status != 'active'"
+            f" AND honcho_id IN ({_marks(len(honcho_ids))})"
+        )
+        async with self.conn.execute(query, tuple(honcho_ids)) as cursor:
+            return {str(row[0]) for row in await cursor.fetchall()}
+
+    async def by_honcho(self, honcho_ids: Sequence[str]) -> dict[str, MemoryItem]:
+        """The ledger's items for these Honcho ids, by Honcho id."""
+        if not honcho_ids:
+            return {}
+        marks = _marks(len(honcho_ids))
+        query = f"SELECT {_ITEM_COLUMNS}, honcho_id FROM items WHERE honcho_id IN ({marks})"
+        async with self.conn.execute(query, tuple(honcho_ids)) as cursor:
+            return {str(row[8]): _item(row) for row in await cursor.fetchall()}
+
+    async def hidden_norms(self) -> set[str]:
+        """Comparison forms of sentences marked inactive and not also said by an active item."""
+        query = "SELECT norm, status FROM items"
+        async with self.conn.execute(query) as cursor:
+            rows = await cursor.fetchall()
+        active = {str(norm) for norm, status in rows if status == "active"}
+        return {str(norm) for norm, status in rows if status != "active"} - active - {""}
+
+    # -- inspection ------------------------------------------------------------------------
+
+    async def items(self, *, include_inactive: bool, limit: int) -> list[MemoryItem]:
+        """The newest conclusions first (only active ones unless ``include_inactive``)."""
+        where = "kind != 'message'" + ("" if include_inactive else " AND status = 'active'")
+        query = f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where} ORDER BY created_at DESC LIMIT ?"
+        async with self.conn.execute(query, (limit,)) as cursor:
+            return [_item(row) for row in await cursor.fetchall()]
+
+    async def detail(
+        self, item_id: str
+    ) -> tuple[MemoryItem, dict[str, Any], list[dict[str, Any]]] | None:
+        """(item, record, history) of a ledger item, None when the id is unknown."""
+        db = self.conn
+        query = f"SELECT {_ITEM_COLUMNS}, honcho_id, kind, updated_at FROM items WHERE id = ?"
+        async with db.execute(query, (item_id,)) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            return None
+        async with db.execute(
+            "SELECT at, event, detail FROM events WHERE item_id = ? ORDER BY id", (item_id,)
+        ) as cursor:
+            history = [{"at": r[0], "event": r[1], "detail": r[2]} for r in await cursor.fetchall()]
+        return _item(row), _record(row), history
+
+    async def counts(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Items by status, and active conclusions by category."""
+        db = self.conn
+        async with db.execute("SELECT status, COUNT(*) FROM items GROUP BY status") as cursor:
+            by_status = {str(r[0]): int(r[1]) for r in await cursor.fetchall()}
+        async with db.execute(
+            "SELECT category, COUNT(*) FROM items WHERE status = 'active' AND kind = 'conclusion'"
+            " GROUP BY category"
+        ) as cursor:
+            by_category = {str(r[0]): int(r[1]) for r in await cursor.fetchall()}
+        return by_status, by_category
+
+    async def export(self) -> list[dict[str, Any]]:
+        query = (
+            f"SELECT {_ITEM_COLUMNS}, honcho_id, kind, updated_at FROM items ORDER BY created_at"
+        )
+        async with self.conn.execute(query) as cursor:
+            rows = await cursor.fetchall()
+        return [_record(row) for row in rows]
+
+    # -- delivery bookkeeping --------------------------------------------------------------
+
+    async def active_ids(self, item_ids: Sequence[str]) -> set[str]:
+        """Which of these item ids are still active."""
+        query = f"SELECT id FROM items WHERE status = 'active' AND id IN ({_marks(len(item_ids))})"
+        async with self.conn.execute(query, list(item_ids)) as cursor:
+            return {str(row[0]) for row in await cursor.fetchall()}
+
+    async def sent(self, item_id: str, honcho_id: str) -> None:
+        """A conclusion reached the server as ``honcho_id`` (committed with its batch)."""
+        await self.conn.execute(
+            "UPDATE items SET honcho_id = ?, updated_at = ? WHERE id = ?",
+            (honcho_id, _now(), item_id),
+        )
+        await self.event(item_id, "sent", f"conclusion {honcho_id}")

@@ -1,0 +1,72 @@
+"""What the ``honcho`` backend recalls: the server's answers minus what the ledger hides.
+
+Honcho cannot forget, so everything it returns is checked against the ledger
+(:mod:`bot.memory.honcho_ledger`): a conclusion or message marked forgotten or superseded there
+is left out of a recall, and a line of the representation that says a hidden sentence is left
+out of the injected text. Hits of conclusions personad wrote carry the ledger's item (category,
+source, confidence); conclusions Honcho derived itself are trusted by their reasoning level.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.memory.base import MemoryHit, MemoryItem
+from bot.memory.honcho_client import HonchoClient
+from bot.memory.honcho_ledger import HonchoLedger, normalize
+
+__all__ = ["LEVEL_CONFIDENCE", "recall", "visible_representation"]
+
+#: how much a Honcho-derived conclusion is trusted, by its reasoning level
+LEVEL_CONFIDENCE = {"explicit": 0.7, "deductive": 0.6, "inductive": 0.5, "contradiction": 0.3}
+
+
+async def recall(
+    client: HonchoClient, ledger: HonchoLedger, query: str, limit: int
+) -> list[MemoryHit]:
+    """Conclusions about the user first (ranked by Honcho), then past messages of this
+    persona's sessions; anything the ledger marks inactive is left out."""
+    query = query.strip()
+    if not query:
+        return []
+    conclusions, messages = await client.search(query, min(100, 2 * limit))
+    ids = [c.id for c in conclusions] + [m.id for m in messages]
+    hidden = await ledger.inactive(ids)
+    known = await ledger.by_honcho(ids)
+    hits: list[MemoryHit] = []
+    for rank, conclusion in enumerate(c for c in conclusions if c.id not in hidden):
+        item = known.get(conclusion.id) or MemoryItem(
+            id=f"honcho:{conclusion.id}",
+            text=conclusion.content,
+            category="fact",
+            source=f"honcho {conclusion.level}",
+            confidence=LEVEL_CONFIDENCE.get(conclusion.level, 0.5),
+            created_at=conclusion.created_at,
+        )
+        hits.append(MemoryHit(item, 1.0 / (1 + rank), {"conclusion_rank": rank + 1.0}))
+    for rank, message in enumerate(m for m in messages if m.id not in hidden):
+        item = MemoryItem(
+            id=f"message:{message.id}",
+            text=message.content,
+            category="fact",
+            source=f"said {message.created_at:%Y-%m-%d}",
+            confidence=0.5,
+            created_at=message.created_at,
+        )
+        hits.append(MemoryHit(item, 0.5 / (1 + rank), {"message_rank": rank + 1.0}))
+    hits.sort(key=lambda hit: hit.score, reverse=True)
+    return hits[:limit]
+
+
+def visible_representation(representation: str, hidden: set[str], user: str) -> str:
+    """The representation without the lines that say a ``hidden`` sentence, under a heading
+    naming ``user``; empty when nothing but headings is left."""
+    lines = [
+        line
+        for line in representation.splitlines()
+        if normalize(line.split("] ", 1)[-1]) not in hidden
+    ]
+    if not any(line.strip() and not line.startswith("#") for line in lines):
+        return ""
+    body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    return f"What Honcho has learned about {user}:\n{body}"
