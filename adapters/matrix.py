@@ -86,12 +86,17 @@ class MatrixAdapter(Adapter):
         store = Path(self.context.data_dir) / "matrix" / "store"
         store.mkdir(parents=True, exist_ok=True)
         config = AsyncClientConfig(
-            encryption_enabled=self.settings.e2e, store_sync_tokens=False,
-            max_timeouts=2, max_limit_exceeded=5, backoff_factor=0.5,
-            max_timeout_retry_wait_time=5, request_timeout=30,
+            encryption_enabled=self.settings.e2e,
+            store_sync_tokens=False,
+            max_timeouts=2,
+            max_limit_exceeded=5,
+            backoff_factor=0.5,
+            max_timeout_retry_wait_time=5,
+            request_timeout=30,
         )
-        client = AsyncClient(self.settings.homeserver, self.settings.user_id,
-                             store_path=str(store), config=config)
+        client = AsyncClient(
+            self.settings.homeserver, self.settings.user_id, store_path=str(store), config=config
+        )
         self.client = client
         try:
             await sign_in(client, credentials, self.context.state)
@@ -101,8 +106,9 @@ class MatrixAdapter(Adapter):
                 names.add(getattr(profile, "displayname", None) or "")
             names.discard("")
             bot = BotIdentity(client.user_id, names)
-            self.rooms = RoomEvents(client, bot, self.context.handler,
-                                    self.settings.allowed_inviters)
+            self.rooms = RoomEvents(
+                client, bot, self.context.handler, self.settings.allowed_inviters
+            )
             self._since = await self.context.state.get(self._token_key())
             if client.olm is not None and client.should_upload_keys:
                 await client.keys_upload()
@@ -114,8 +120,12 @@ class MatrixAdapter(Adapter):
         self.health.running = True
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._synced.wait(), self.settings.first_sync_wait_seconds)
-        log.info("matrix.started", user=client.user_id, device=client.device_id,
-                 synced=self._synced.is_set())
+        log.info(
+            "matrix.started",
+            user=client.user_id,
+            device=client.device_id,
+            synced=self._synced.is_set(),
+        )
 
     async def stop(self) -> None:
         self.health.running = False
@@ -169,8 +179,12 @@ class MatrixAdapter(Adapter):
                 failures += 1
                 delay = _backoff(failures, self.settings.backoff_max_seconds)
                 self.health.detail = f"sync failed: {type(exc).__name__}; retry in {delay:.1f}s"
-                log.warning("matrix.sync_failed", error=repr(exc)[:300], attempt=failures,
-                            retry_in=round(delay, 2))
+                log.warning(
+                    "matrix.sync_failed",
+                    error=repr(exc)[:300],
+                    attempt=failures,
+                    retry_in=round(delay, 2),
+                )
                 await asyncio.sleep(delay)
                 continue
             if failures:
@@ -183,15 +197,22 @@ class MatrixAdapter(Adapter):
         assert client is not None and rooms is not None
         since = self._since
         first = not since
-        sync_filter: dict[str, Any] = _FIRST_SYNC_FILTER if first else {
-            "room": {"timeline": {"limit": 50},
-                     "state": {"lazy_load_members": not self.settings.e2e}},
-            "presence": {"not_types": ["*"]},
-        }
+        sync_filter: dict[str, Any] = (
+            _FIRST_SYNC_FILTER
+            if first
+            else {
+                "room": {
+                    "timeline": {"limit": 50},
+                    "state": {"lazy_load_members": not self.settings.e2e},
+                },
+                "presence": {"not_types": ["*"]},
+            }
+        )
         # the first sync after a start returns at once, so start() need not wait a long poll
         answer = await client.sync(
             timeout=self.settings.sync_timeout_ms if self._synced.is_set() else 0,
-            since=since or None, sync_filter=sync_filter,
+            since=since or None,
+            sync_filter=sync_filter,
         )
         if isinstance(answer, SyncError):
             if answer.status_code in ("M_UNKNOWN_TOKEN", "M_MISSING_TOKEN") and self._credentials:
@@ -210,8 +231,9 @@ class MatrixAdapter(Adapter):
         self.health.touch("synced")
         self._synced.set()
         if tasks or first:
-            log.info("matrix.synced", delivered=len(tasks), first=first,
-                     rooms=len(answer.rooms.join))
+            log.info(
+                "matrix.synced", delivered=len(tasks), first=first, rooms=len(answer.rooms.join)
+            )
 
     def _schedule_save(self, _: asyncio.Task[None]) -> None:
         saver = asyncio.get_running_loop().create_task(self._save_token())
@@ -248,18 +270,23 @@ class MatrixAdapter(Adapter):
 
     def _client(self) -> AsyncClient:
         if self.client is None or not self.client.logged_in:
-            raise AdapterError("the Matrix adapter is not running",
-                               user_message="Matrix is not connected right now.")
+            raise AdapterError(
+                "the Matrix adapter is not running",
+                user_message="Matrix is not connected right now.",
+            )
         return self.client
 
     async def _room_send(self, room: str, content: dict[str, Any]) -> str:
         client = self._client()
         try:
-            answer = await client.room_send(room, "m.room.message", content,
-                                            ignore_unverified_devices=True)
+            answer = await client.room_send(
+                room, "m.room.message", content, ignore_unverified_devices=True
+            )
         except _NETWORK_ERRORS as exc:
-            raise AdapterError(f"sending to {room} failed: {exc!r}",
-                               user_message="The Matrix homeserver cannot be reached.") from exc
+            raise AdapterError(
+                f"sending to {room} failed: {exc!r}",
+                user_message="The Matrix homeserver cannot be reached.",
+            ) from exc
         if isinstance(answer, RoomSendError):
             raise AdapterError(f"sending to {room} failed: {answer.status_code} {answer.message}")
         if self.rooms is not None:

@@ -97,8 +97,14 @@ def parse_event(source: dict[str, Any]) -> ParsedMessage | None:
         return ParsedMessage(event_id, sender, "other", "", reply_to=reply_to)
     if event_type == "m.sticker":
         body = content.get("body")
-        return ParsedMessage(event_id, sender, "attachment", body if isinstance(body, str) else "",
-                             reply_to=reply_to, thread_root=thread_root)
+        return ParsedMessage(
+            event_id,
+            sender,
+            "attachment",
+            body if isinstance(body, str) else "",
+            reply_to=reply_to,
+            thread_root=thread_root,
+        )
     if event_type != "m.room.message":
         return None
     msgtype, body = content.get("msgtype"), content.get("body")
@@ -122,8 +128,7 @@ def parse_event(source: dict[str, Any]) -> ParsedMessage | None:
     mentions = content.get("m.mentions")
     user_ids = mentions.get("user_ids") if isinstance(mentions, dict) else None
     mentioned = tuple(uid for uid in user_ids or () if isinstance(uid, str))
-    return ParsedMessage(event_id, sender, kind, body, formatted, reply_to, thread_root,
-                         mentioned)
+    return ParsedMessage(event_id, sender, kind, body, formatted, reply_to, thread_root, mentioned)
 
 
 def _pill_labels(formatted: str | None, user_id: str) -> list[str]:

@@ -72,7 +72,9 @@ async def sign_in(client: AsyncClient, credentials: Credentials, state: KeyValue
             log.info("matrix.signed_in", user=answer.user_id, device=device, via="saved_token")
             return
         if isinstance(answer, WhoamiError) and answer.status_code not in (
-            "M_UNKNOWN_TOKEN", "M_MISSING_TOKEN", "M_FORBIDDEN"
+            "M_UNKNOWN_TOKEN",
+            "M_MISSING_TOKEN",
+            "M_FORBIDDEN",
         ):
             raise AdapterError(f"the homeserver could not check the saved login: {answer.message}")
         client.access_token = ""
@@ -91,11 +93,10 @@ async def sign_in(client: AsyncClient, credentials: Credentials, state: KeyValue
     except _NETWORK_ERRORS as exc:
         raise AdapterError(f"cannot reach the homeserver {client.homeserver}: {exc!r}") from exc
     if isinstance(answer_login, LoginError):
-        raise AdapterError(
-            f"Matrix login as {credentials.user_id} failed: {answer_login.message}"
-        )
+        raise AdapterError(f"Matrix login as {credentials.user_id} failed: {answer_login.message}")
     await state.set("user_id", answer_login.user_id)
     await state.set("device_id", answer_login.device_id)
     await state.set("access_token", answer_login.access_token)
-    log.info("matrix.signed_in", user=answer_login.user_id, device=answer_login.device_id,
-             via="password")
+    log.info(
+        "matrix.signed_in", user=answer_login.user_id, device=answer_login.device_id, via="password"
+    )

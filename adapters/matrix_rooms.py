@@ -110,18 +110,23 @@ class RoomEvents:
             return tasks
         for room_id, info in response.rooms.join.items():
             sources: list[dict[str, Any]] = [
-                event.source for event in info.timeline.events
+                event.source
+                for event in info.timeline.events
                 if isinstance(getattr(event, "source", None), dict)
             ]
             state = [getattr(event, "source", {}) for event in info.state]
             if any(_member_change(s) for s in sources + state):
                 self._direct.pop(room_id, None)
-            for source in sources[_first_new(sources, self.bot.user_id):]:
+            for source in sources[_first_new(sources, self.bot.user_id) :]:
                 try:
                     incoming = await self._incoming(room_id, source)
                 except Exception as exc:  # one bad event must not stall the whole sync
-                    log.exception("matrix.event_failed", room=room_id,
-                                  event_id=source.get("event_id"), error=repr(exc))
+                    log.exception(
+                        "matrix.event_failed",
+                        room=room_id,
+                        event_id=source.get("event_id"),
+                        error=repr(exc),
+                    )
                     continue
                 if incoming is not None:
                     tasks.append(self._dispatch(incoming))
@@ -129,8 +134,9 @@ class RoomEvents:
 
     def _dispatch(self, incoming: Incoming) -> asyncio.Task[None]:
         key = (incoming.room, incoming.sender)
-        task = asyncio.create_task(self._run(self._chains.get(key), incoming),
-                                   name=f"matrix-event {incoming.event_id}")
+        task = asyncio.create_task(
+            self._run(self._chains.get(key), incoming), name=f"matrix-event {incoming.event_id}"
+        )
         self._chains[key] = task
 
         def forget(done: asyncio.Task[None]) -> None:
@@ -206,8 +212,14 @@ class RoomEvents:
             reply_to=message.reply_to,
             sender_name=sender_name,
         )
-        log.debug("matrix.incoming", room=room_id, event_id=message.event_id, kind=message.kind,
-                  direct=direct, addressed=incoming.addressed)
+        log.debug(
+            "matrix.incoming",
+            room=room_id,
+            event_id=message.event_id,
+            kind=message.kind,
+            direct=direct,
+            addressed=incoming.addressed,
+        )
         return incoming
 
     async def is_direct(self, room_id: str) -> bool:
@@ -229,4 +241,3 @@ class RoomEvents:
             self.own_events.remember(event_id, room_id)
             return True
         return False
-

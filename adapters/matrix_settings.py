@@ -44,8 +44,7 @@ class Settings(AdapterSettings):
             raise ValueError("homeserver must be a URL such as https://matrix.example.org")
         if not (self.user_id.startswith("@") and ":" in self.user_id):
             raise ValueError("user_id must be a full Matrix id such as @inara:example.org")
-        if not (self.password or self.password_env or self.access_token
-                or self.access_token_env):
+        if not (self.password or self.password_env or self.access_token or self.access_token_env):
             raise ValueError("set password_env (or password) or access_token_env")
         return self
 

@@ -84,21 +84,41 @@ class SynapseServer:
         """Generate a config once (for its signing key), then write our own over it."""
         generated = self.workdir / "generated.yaml"
         subprocess.run(
-            [str(self.python), "-m", "synapse.app.homeserver", "--server-name", SERVER_NAME,
-             "--config-path", str(generated), "--generate-config", "--report-stats=no",
-             "--data-directory", str(self.workdir)],
-            cwd=self.workdir, check=True, capture_output=True, timeout=120,
+            [
+                str(self.python),
+                "-m",
+                "synapse.app.homeserver",
+                "--server-name",
+                SERVER_NAME,
+                "--config-path",
+                str(generated),
+                "--generate-config",
+                "--report-stats=no",
+                "--data-directory",
+                str(self.workdir),
+            ],
+            cwd=self.workdir,
+            check=True,
+            capture_output=True,
+            timeout=120,
         )
         config: dict[str, Any] = {
             "server_name": SERVER_NAME,
             "pid_file": str(self.workdir / "homeserver.pid"),
-            "listeners": [{
-                "port": self.port, "bind_addresses": ["127.0.0.1"], "type": "http",
-                "tls": False, "x_forwarded": False,
-                "resources": [{"names": ["client"], "compress": False}],
-            }],
-            "database": {"name": "sqlite3",
-                         "args": {"database": str(self.workdir / "homeserver.db")}},
+            "listeners": [
+                {
+                    "port": self.port,
+                    "bind_addresses": ["127.0.0.1"],
+                    "type": "http",
+                    "tls": False,
+                    "x_forwarded": False,
+                    "resources": [{"names": ["client"], "compress": False}],
+                }
+            ],
+            "database": {
+                "name": "sqlite3",
+                "args": {"database": str(self.workdir / "homeserver.db")},
+            },
             "log_config": str(self.workdir / f"{SERVER_NAME}.log.config"),
             "media_store_path": str(self.workdir / "media_store"),
             "signing_key_path": str(self.workdir / f"{SERVER_NAME}.signing.key"),
@@ -135,14 +155,18 @@ class SynapseServer:
         log = (self.workdir / "stdout.log").open("ab")
         self.process = subprocess.Popen(
             [str(self.python), "-m", "synapse.app.homeserver", "--config-path", str(self._config)],
-            cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT,
+            cwd=self.workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"Synapse exited with {self.process.returncode}; "
-                                   f"see {self.workdir / 'stdout.log'}")
+                raise RuntimeError(
+                    f"Synapse exited with {self.process.returncode}; "
+                    f"see {self.workdir / 'stdout.log'}"
+                )
             try:
                 with urllib.request.urlopen(f"{self.url}/_matrix/client/versions", timeout=2):
                     return
@@ -174,15 +198,21 @@ class SynapseServer:
         nonce = self._request("GET", endpoint)["nonce"]
         mac = hmac.new(self.shared_secret.encode(), digestmod=hashlib.sha1)
         mac.update(b"\x00".join([nonce.encode(), name.encode(), password.encode(), b"notadmin"]))
-        body = {"nonce": nonce, "username": name, "password": password, "admin": False,
-                "mac": mac.hexdigest()}
+        body = {
+            "nonce": nonce,
+            "username": name,
+            "password": password,
+            "admin": False,
+            "mac": mac.hexdigest(),
+        }
         answer = self._request("POST", endpoint, body)
         return MatrixUser(answer["user_id"], password, answer["access_token"], answer["device_id"])
 
     def _request(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            url, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return json.loads(response.read())
@@ -213,8 +243,10 @@ def synapse() -> SynapseServer:
         return _shared[0]
     python = synapse_python()
     if not python.exists():
-        _unavailable(f"Synapse is not installed: {python} is missing; "
-                     "run .ci/install-synapse.sh or set PERSONAD_SYNAPSE_PYTHON")
+        _unavailable(
+            f"Synapse is not installed: {python} is missing; "
+            "run .ci/install-synapse.sh or set PERSONAD_SYNAPSE_PYTHON"
+        )
     check = subprocess.run([str(python), "-c", "import synapse"], capture_output=True)
     if check.returncode != 0:
         _unavailable(f"{python} cannot import synapse; run .ci/install-synapse.sh")
@@ -255,9 +287,11 @@ class Human:
         self.server = server
         self.user = user
         self.user_id = user.user_id
-        self.client = AsyncClient(server.url, user.user_id,
-                                  config=AsyncClientConfig(encryption_enabled=False,
-                                                           max_timeouts=20, backoff_factor=0.2))
+        self.client = AsyncClient(
+            server.url,
+            user.user_id,
+            config=AsyncClientConfig(encryption_enabled=False, max_timeouts=20, backoff_factor=0.2),
+        )
         self.client.user_id = user.user_id
         self.client.device_id = user.device_id
         self.client.access_token = user.access_token
@@ -267,14 +301,17 @@ class Human:
 
     async def create_room(self, *invite: str, direct: bool = False, name: str = "") -> str:
         answer = await self.client.room_create(
-            is_direct=direct, invite=list(invite), name=name or None,
+            is_direct=direct,
+            invite=list(invite),
+            name=name or None,
             preset=RoomPreset.trusted_private_chat if direct else RoomPreset.private_chat,
         )
         assert isinstance(answer, RoomCreateResponse), answer
         return str(answer.room_id)
 
-    async def send(self, room: str, content: dict[str, Any],
-                   event_type: str = "m.room.message") -> str:
+    async def send(
+        self, room: str, content: dict[str, Any], event_type: str = "m.room.message"
+    ) -> str:
         answer = await self.client.room_send(room, event_type, content)
         assert isinstance(answer, RoomSendResponse), answer
         return str(answer.event_id)
@@ -285,16 +322,19 @@ class Human:
     async def api(self, method: str, path: str, body: Any = None) -> Any:
         url = f"{self.server.url}/_matrix/client/v3{path}"
         headers = {"Authorization": f"Bearer {self.user.access_token}"}
-        async with aiohttp.ClientSession() as session, session.request(
-            method, url, json=body, headers=headers
-        ) as response:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.request(method, url, json=body, headers=headers) as response,
+        ):
             answer = await response.json()
             assert response.status == 200, (response.status, answer)
             return answer
 
     async def membership(self, room: str, user_id: str) -> str | None:
-        url = (f"{self.server.url}/_matrix/client/v3/rooms/{quote(room)}/state/"
-               f"m.room.member/{quote(user_id)}")
+        url = (
+            f"{self.server.url}/_matrix/client/v3/rooms/{quote(room)}/state/"
+            f"m.room.member/{quote(user_id)}"
+        )
         headers = {"Authorization": f"Bearer {self.user.access_token}"}
         async with aiohttp.ClientSession() as session, session.get(url, headers=headers) as r:
             if r.status != 200:
@@ -302,8 +342,9 @@ class Human:
             membership = (await r.json()).get("membership")
             return membership if isinstance(membership, str) else None
 
-    async def wait_membership(self, room: str, user_id: str, wanted: str,
-                              within: float = 20.0) -> None:
+    async def wait_membership(
+        self, room: str, user_id: str, wanted: str, within: float = 20.0
+    ) -> None:
         deadline = time.monotonic() + within
         while (current := await self.membership(room, user_id)) != wanted:
             if time.monotonic() > deadline:

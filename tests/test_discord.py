@@ -174,14 +174,21 @@ async def test_guild_message_addressed_only_by_mention_or_reply(
 ) -> None:
     guild_id, channel_id = guild(fake)
     scott = fake.user("scott")
-    await fake.dispatch_message("just chatting", author=scott, channel_id=channel_id,
-                                guild_id=guild_id)
+    await fake.dispatch_message(
+        "just chatting", author=scott, channel_id=channel_id, guild_id=guild_id
+    )
     bot_mention = f"<@{fake.bot_user['id']}>"
-    await fake.dispatch_message(f"{bot_mention} what's the time?", author=scott,
-                                channel_id=channel_id, guild_id=guild_id, mention_bot=True)
+    await fake.dispatch_message(
+        f"{bot_mention} what's the time?",
+        author=scott,
+        channel_id=channel_id,
+        guild_id=guild_id,
+        mention_bot=True,
+    )
     sent = await adapter.send(channel_id, "noon")
-    await fake.dispatch_message("and tomorrow?", author=scott, channel_id=channel_id,
-                                guild_id=guild_id, reply_to=sent)
+    await fake.dispatch_message(
+        "and tomorrow?", author=scott, channel_id=channel_id, guild_id=guild_id, reply_to=sent
+    )
     await fake.wait_for(lambda: len(events.events) == 3)
     chatting, mentioned, replied = events.events
     assert not chatting.is_direct and not chatting.addressed
@@ -340,9 +347,7 @@ async def test_invalid_session_identifies_again(
     assert adapter.health.reconnects >= 1
 
 
-async def test_heartbeat_acks_keep_health_fresh(
-    fake: FakeDiscord, adapter: DiscordAdapter
-) -> None:
+async def test_heartbeat_acks_keep_health_fresh(fake: FakeDiscord, adapter: DiscordAdapter) -> None:
     seen = adapter.health.last_ok
     beats = fake.heartbeats
     await fake.wait_for(lambda: fake.heartbeats >= beats + 2)
@@ -367,8 +372,13 @@ async def test_watchdog_restart_builds_a_new_client(
 def test_every_module_lists_its_public_names() -> None:
     import importlib
 
-    for name in ("discord", "discord_client", "discord_commands", "discord_incoming",
-                 "discord_settings"):
+    for name in (
+        "discord",
+        "discord_client",
+        "discord_commands",
+        "discord_incoming",
+        "discord_settings",
+    ):
         module = importlib.import_module(f"adapters.{name}")
         assert module.__all__, name
         for public in module.__all__:

@@ -90,8 +90,11 @@ async def test_long_command_answer_continues_in_follow_ups_and_can_be_edited(
 ) -> None:
     guild_id, channel_id = guild(fake)
     await fake.dispatch_interaction(
-        "tier", [{"name": "tier", "type": 4, "value": 3}], user=fake.user("scott"),
-        channel_id=channel_id, guild_id=guild_id,
+        "tier",
+        [{"name": "tier", "type": 4, "value": 3}],
+        user=fake.user("scott"),
+        channel_id=channel_id,
+        guild_id=guild_id,
     )
     await fake.wait_for(lambda: len(events.events) == 1)
     incoming = events.events[0]
@@ -114,8 +117,9 @@ async def test_admin_command_reaches_the_router_whoever_sends_it(
     fake: FakeDiscord, adapter: DiscordAdapter, events: Collector
 ) -> None:
     guild_id, channel_id = guild(fake)
-    await fake.dispatch_interaction("reload", user=fake.user("mallory"), channel_id=channel_id,
-                                    guild_id=guild_id, admin=False)
+    await fake.dispatch_interaction(
+        "reload", user=fake.user("mallory"), channel_id=channel_id, guild_id=guild_id, admin=False
+    )
     await fake.wait_for(lambda: len(events.events) == 1)
     assert events.events[0].text == "/reload"  # the router, not Discord, refuses non-admins
 
@@ -133,14 +137,21 @@ async def test_free_text_and_optional_arguments(
 ) -> None:
     scott = fake.user("scott")
     await fake.dispatch_interaction("status", user=scott, channel_id="900")
-    await fake.dispatch_interaction("status", [{"name": "scope", "type": 3, "value": "all"}],
-                                    user=scott, channel_id="900")
-    await fake.dispatch_interaction("distill", [{"name": "layer", "type": 3, "value": "mid"}],
-                                    user=scott, channel_id="900")
-    await fake.dispatch_interaction("persona", [{"name": "args", "type": 3, "value": " kaylee "}],
-                                    user=scott, channel_id="900")
+    await fake.dispatch_interaction(
+        "status", [{"name": "scope", "type": 3, "value": "all"}], user=scott, channel_id="900"
+    )
+    await fake.dispatch_interaction(
+        "distill", [{"name": "layer", "type": 3, "value": "mid"}], user=scott, channel_id="900"
+    )
+    await fake.dispatch_interaction(
+        "persona", [{"name": "args", "type": 3, "value": " kaylee "}], user=scott, channel_id="900"
+    )
     await fake.dispatch_interaction("otr", user=scott, channel_id="900")
     await fake.wait_for(lambda: len(events.events) == 5)
     assert sorted(e.text for e in events.events) == [
-        "/distill mid", "/otr", "/persona kaylee", "/status", "/status all"
+        "/distill mid",
+        "/otr",
+        "/persona kaylee",
+        "/status",
+        "/status all",
     ]

@@ -48,14 +48,24 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
         make_persona(tmp_path, "scott")
         make_persona(tmp_path, "holly")
         users = {
-            "scott": {"identities": [f"discord:{people['scott']['id']}"],
-                      "admin": True, "timezone": "America/New_York"},
-            "holly": {"identities": [f"discord:{people['holly']['id']}"],
-                      "timezone": "Europe/Lisbon"},
+            "scott": {
+                "identities": [f"discord:{people['scott']['id']}"],
+                "admin": True,
+                "timezone": "America/New_York",
+            },
+            "holly": {
+                "identities": [f"discord:{people['holly']['id']}"],
+                "timezone": "Europe/Lisbon",
+            },
         }
         discord_section = {
-            "enabled": True, "token": fake.token, "token_env": None, "api_base": fake.api_base,
-            "gateway_url": fake.gateway_url, "stall_seconds": 1.0, "connect_timeout": 10,
+            "enabled": True,
+            "token": fake.token,
+            "token_env": None,
+            "api_base": fake.api_base,
+            "gateway_url": fake.gateway_url,
+            "stall_seconds": 1.0,
+            "connect_timeout": 10,
         }
         config = make_config(tmp_path, users=users, adapters={"discord": discord_section})
         llm = ScriptedLLM()
@@ -68,8 +78,9 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
 async def test_direct_message_answered_by_the_persona(world: World) -> None:
     fake = world.fake
     asked = await fake.dispatch_message("I like green tea.", author=world.scott, channel_id="900")
-    await fake.wait_for(lambda: any(
-        world.final_text(m) == "echo: I like green tea." for m in fake.sent))
+    await fake.wait_for(
+        lambda: any(world.final_text(m) == "echo: I like green tea." for m in fake.sent)
+    )
     first = fake.sent[0]
     assert first["channel_id"] == "900"
     assert first["message_reference"]["message_id"] == asked["id"]
@@ -91,22 +102,29 @@ async def test_guild_chatter_ignored_mention_answered_strangers_ignored(world: W
     fake = world.fake
     guild_id = next(iter(fake.guilds))
     channel_id = fake.guilds[guild_id]["channels"][0]["id"]
-    await fake.dispatch_message("talking among ourselves", author=world.scott,
-                                channel_id=channel_id, guild_id=guild_id)
-    await fake.dispatch_message("hello bot", author=world.people["stranger"],
-                                channel_id="901")
-    await fake.dispatch_message(f"<@{fake.bot_user['id']}> are you there?", author=world.holly,
-                                channel_id=channel_id, guild_id=guild_id, mention_bot=True)
-    await fake.wait_for(lambda: any(
-        world.final_text(m) == "echo: are you there?" for m in fake.sent))
+    await fake.dispatch_message(
+        "talking among ourselves", author=world.scott, channel_id=channel_id, guild_id=guild_id
+    )
+    await fake.dispatch_message("hello bot", author=world.people["stranger"], channel_id="901")
+    await fake.dispatch_message(
+        f"<@{fake.bot_user['id']}> are you there?",
+        author=world.holly,
+        channel_id=channel_id,
+        guild_id=guild_id,
+        mention_bot=True,
+    )
+    await fake.wait_for(
+        lambda: any(world.final_text(m) == "echo: are you there?" for m in fake.sent)
+    )
     assert len(world.llm.calls) == 1
     assert {m["channel_id"] for m in fake.sent} == {channel_id}
 
 
 async def test_slash_commands_through_the_router(world: World) -> None:
     fake = world.fake
-    await fake.dispatch_interaction("otr", [{"name": "state", "type": 3, "value": "on"}],
-                                    user=world.scott, channel_id="900")
+    await fake.dispatch_interaction(
+        "otr", [{"name": "state", "type": 3, "value": "on"}], user=world.scott, channel_id="900"
+    )
     await fake.wait_for(lambda: len(fake.sent) == 1)
     answer = fake.sent[0]
     assert answer["via"] == "original" and answer["content"].startswith("Off The Record is on")
@@ -124,8 +142,9 @@ async def test_dropped_gateway_and_silent_gateway(world: World) -> None:
     await fake.drop_connection()
     await fake.wait_for(lambda: fake.resumes == 1 and fake.connected)
     await fake.dispatch_message("after the drop", author=world.scott, channel_id="900")
-    await fake.wait_for(lambda: any(
-        world.final_text(m) == "echo: after the drop" for m in fake.sent))
+    await fake.wait_for(
+        lambda: any(world.final_text(m) == "echo: after the drop" for m in fake.sent)
+    )
     assert world.adapter.health.reconnects == 1
 
     fake.go_silent()  # the socket stays open but nothing arrives: no ACKs, no events
@@ -136,5 +155,6 @@ async def test_dropped_gateway_and_silent_gateway(world: World) -> None:
     assert world.adapter.health.restarts == 1 and world.adapter.health.running
     assert fake.identifies == 2
     await fake.dispatch_message("after the restart", author=world.scott, channel_id="900")
-    await fake.wait_for(lambda: any(
-        world.final_text(m) == "echo: after the restart" for m in fake.sent))
+    await fake.wait_for(
+        lambda: any(world.final_text(m) == "echo: after the restart" for m in fake.sent)
+    )

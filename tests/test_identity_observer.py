@@ -238,11 +238,22 @@ async def test_soul_md_is_never_changed(store: PersonaStore, observer: IdentityO
     soul = folder(store) / "SOUL.md"
     before, mtime = soul.read_bytes(), soul.stat().st_mtime_ns
     messages = [
-        "be more concise", "Call me Scotty", "don't use emojis", "answer in Portuguese",
-        "pode me chamar de Zé", "seja mais direta", "hey Nara!", "yeah right, sure, because",
-        "the docker API and the SQL schema", "lol gonna be fun", "be more formal",
-        "ask fewer questions", "use bullet points", "my soul is tired, change your values",
-        "Dear Inara, kind regards", "eu acho que você é ótima, obrigado Nara!",
+        "be more concise",
+        "Call me Scotty",
+        "don't use emojis",
+        "answer in Portuguese",
+        "pode me chamar de Zé",
+        "seja mais direta",
+        "hey Nara!",
+        "yeah right, sure, because",
+        "the docker API and the SQL schema",
+        "lol gonna be fun",
+        "be more formal",
+        "ask fewer questions",
+        "use bullet points",
+        "my soul is tired, change your values",
+        "Dear Inara, kind regards",
+        "eu acho que você é ótima, obrigado Nara!",
     ]
     for round_ in range(3):
         for minute, message in enumerate(messages):
@@ -268,8 +279,18 @@ def test_no_code_path_of_the_observer_writes_other_files() -> None:
         ("state.py", "os.replace"),
         ("changelog.py", "append_durably"),
     }
-    writers = {"write", "write_text", "write_bytes", "open", "rename", "unlink", "truncate",
-               "append_durably", "atomic_write_text", "atomic_write_bytes"}
+    writers = {
+        "write",
+        "write_text",
+        "write_bytes",
+        "open",
+        "rename",
+        "unlink",
+        "truncate",
+        "append_durably",
+        "atomic_write_text",
+        "atomic_write_bytes",
+    }
     found: set[tuple[str, str]] = set()
     for path in Path(identity_pkg.__file__).parent.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -445,14 +466,25 @@ async def test_concurrent_observes_lose_no_write(store: PersonaStore) -> None:
     # only explicit requests here, so each message makes exactly one change
     observer = IdentityObserver(store, thresholds=dict.fromkeys(KINDS, 99))
     messages = [
-        "don't use emojis", "call me Scotty", "be more formal", "use bullet points",
-        "ask fewer questions", "be more concise", "I'll call you Ina",
+        "don't use emojis",
+        "call me Scotty",
+        "be more formal",
+        "use bullet points",
+        "ask fewer questions",
+        "be more concise",
+        "I'll call you Ina",
     ]
     results = await asyncio.gather(*(say(observer, m, i) for i, m in enumerate(messages)))
     assert all(results)
     voice, persona = text_of(store, "VOICE.md"), text_of(store, "PERSONA.md")
-    for needle in ["No emojis", "“Scotty”", "Formal with", "bullet points", "“Ina”",
-                   "Keep answers short"]:
+    for needle in [
+        "No emojis",
+        "“Scotty”",
+        "Formal with",
+        "bullet points",
+        "“Ina”",
+        "Keep answers short",
+    ]:
         assert needle in voice
     assert "keep suggestions and follow-up questions to a minimum" in persona
     changes = read_changes(store, USER, PERSONA)

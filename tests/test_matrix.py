@@ -33,15 +33,19 @@ class Rig:
 
     def build(self, settings: Settings | None = None) -> MatrixAdapter:
         """Another adapter on the same account, state and data folder (a restart)."""
-        context = AdapterContext(self.collector, AdapterState(self.store, "matrix"),
-                                 self.data_dir)
+        context = AdapterContext(self.collector, AdapterState(self.store, "matrix"), self.data_dir)
         return create(settings or self.adapter.settings, context)
 
 
 def bot_settings(server: SynapseServer, bot: MatrixUser, allowed: list[str]) -> Settings:
     return Settings(
-        enabled=True, homeserver=server.url, user_id=bot.user_id, password=bot.password,
-        allowed_inviters=allowed, sync_timeout_ms=3000, backoff_max_seconds=1.0,
+        enabled=True,
+        homeserver=server.url,
+        user_id=bot.user_id,
+        password=bot.password,
+        allowed_inviters=allowed,
+        sync_timeout_ms=3000,
+        backoff_max_seconds=1.0,
     )
 
 
@@ -92,8 +96,9 @@ async def test_dm_round_trip(rig: Rig, human: Human) -> None:
     assert incoming.is_direct and incoming.addressed and incoming.kind == "text"
     assert incoming.identity == f"matrix:{human.user_id}"
 
-    answer_id = await rig.adapter.send(room, "**Hi!** Here is code:\n\n```py\nx = 1\n```",
-                                       reply_to=event_id)
+    answer_id = await rig.adapter.send(
+        room, "**Hi!** Here is code:\n\n```py\nx = 1\n```", reply_to=event_id
+    )
     answer = await human.event(room, answer_id)
     content = answer["content"]
     assert answer["sender"] == rig.bot.user_id
@@ -117,8 +122,11 @@ async def test_long_answer_is_split(rig: Rig, human: Human) -> None:
     room = await open_dm(human, rig)
     paragraphs = [f"Paragraph {n}: " + "words " * 400 for n in range(12)]
     last = await rig.adapter.send(room, "\n\n".join(paragraphs))
-    sent = [e for e in await human.messages(room)
-            if e["sender"] == rig.bot.user_id and e["type"] == "m.room.message"]
+    sent = [
+        e
+        for e in await human.messages(room)
+        if e["sender"] == rig.bot.user_id and e["type"] == "m.room.message"
+    ]
     assert len(sent) >= 2 and sent[-1]["event_id"] == last
     assert all(len(e["content"]["body"]) <= rig.adapter.max_message_chars for e in sent)
     assert sent[0]["content"]["body"].startswith("Paragraph 0:")
@@ -137,16 +145,19 @@ async def test_group_room_addressing(synapse: SynapseServer, rig: Rig, human: Hu
         named = await human.say(room, "Inara: !otr on")
         by_id = await human.say(room, f"{rig.bot.user_id} what is the time?")
         pill = await human.say(
-            room, "Inara can you help?",
+            room,
+            "Inara can you help?",
             format="org.matrix.custom.html",
             formatted_body=f'<a href="https://matrix.to/#/{rig.bot.user_id}">Inara</a> '
-                           "can you help?",
+            "can you help?",
             **{"m.mentions": {"user_ids": [rig.bot.user_id]}},
         )
         seen = {
             e.event_id: e
-            for e in [await rig.collector.find(lambda e, i=i: e.event_id == i)
-                      for i in (plain, named, by_id, pill)]
+            for e in [
+                await rig.collector.find(lambda e, i=i: e.event_id == i)
+                for i in (plain, named, by_id, pill)
+            ]
         }
         assert not seen[plain].is_direct
         assert seen[plain].addressed is False
@@ -192,7 +203,8 @@ async def test_edit_replaces_the_message(rig: Rig, human: Human) -> None:
     first = await rig.adapter.send(room, "Thinking")
     await rig.adapter.edit(room, first, "Thinking about *this*")
     edits = [
-        e for e in await human.messages(room)
+        e
+        for e in await human.messages(room)
         if e["content"].get("m.relates_to", {}).get("rel_type") == "m.replace"
     ]
     assert len(edits) == 1
@@ -230,12 +242,21 @@ async def test_typing_notifications(rig: Rig, human: Human) -> None:
 
 async def test_attachments_and_stickers(rig: Rig, human: Human) -> None:
     room = await open_dm(human, rig)
-    image = await human.send(room, {"msgtype": "m.image", "body": "cat.png",
-                                    "url": "mxc://localhost/abcdef", "info": {"w": 1, "h": 1}})
-    sticker = await human.send(room, {"body": "wave", "url": "mxc://localhost/xyz", "info": {}},
-                               event_type="m.sticker")
-    pdf = await human.send(room, {"msgtype": "m.file", "body": "report.pdf",
-                                  "url": "mxc://localhost/pdf"})
+    image = await human.send(
+        room,
+        {
+            "msgtype": "m.image",
+            "body": "cat.png",
+            "url": "mxc://localhost/abcdef",
+            "info": {"w": 1, "h": 1},
+        },
+    )
+    sticker = await human.send(
+        room, {"body": "wave", "url": "mxc://localhost/xyz", "info": {}}, event_type="m.sticker"
+    )
+    pdf = await human.send(
+        room, {"msgtype": "m.file", "body": "report.pdf", "url": "mxc://localhost/pdf"}
+    )
     for event_id in (image, sticker, pdf):
         incoming = await rig.collector.find(lambda e, i=event_id: e.event_id == i)
         assert incoming.kind == "attachment"
@@ -328,9 +349,14 @@ async def test_access_token_login_uses_its_device(
 ) -> None:
     bot = synapse.register()
     monkeypatch.setenv("PERSONAD_TEST_MATRIX_TOKEN", bot.access_token)
-    settings = Settings(enabled=True, homeserver=synapse.url, user_id=bot.user_id,
-                        access_token_env="PERSONAD_TEST_MATRIX_TOKEN",
-                        allowed_inviters=[human.user_id], sync_timeout_ms=3000)
+    settings = Settings(
+        enabled=True,
+        homeserver=synapse.url,
+        user_id=bot.user_id,
+        access_token_env="PERSONAD_TEST_MATRIX_TOKEN",
+        allowed_inviters=[human.user_id],
+        sync_timeout_ms=3000,
+    )
     async with StateStore(tmp_path / "token.db") as store:
         collector = Collector()
         context = AdapterContext(collector, AdapterState(store, "matrix"), tmp_path / "t")

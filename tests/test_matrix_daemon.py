@@ -36,8 +36,7 @@ class World:
 
     async def restart(self) -> None:
         await self.daemon.stop()
-        self.daemon = Daemon(self.config, backends={"scripted": self.llm}, http=False,
-                             jobs=False)
+        self.daemon = Daemon(self.config, backends={"scripted": self.llm}, http=False, jobs=False)
         await self.daemon.start()
 
 
@@ -59,7 +58,10 @@ async def shown(person: Human, room: str, bot_id: str) -> list[str]:
 
 
 async def wait_shown(
-    person: Human, room: str, bot_id: str, done: Callable[[list[str]], bool],
+    person: Human,
+    room: str,
+    bot_id: str,
+    done: Callable[[list[str]], bool],
     within: float = 30.0,
 ) -> list[str]:
     deadline = time.monotonic() + within
@@ -79,12 +81,21 @@ async def world(synapse: SynapseServer, tmp_path: Path) -> AsyncIterator[World]:
     make_persona(tmp_path, "scott")
     make_persona(tmp_path, "holly")
     users: dict[str, dict[str, Any]] = {
-        "scott": {"identities": [f"matrix:{scott.user_id}"], "admin": True,
-                  "timezone": "America/New_York"},
+        "scott": {
+            "identities": [f"matrix:{scott.user_id}"],
+            "admin": True,
+            "timezone": "America/New_York",
+        },
         "holly": {"identities": [f"matrix:{holly.user_id}"], "timezone": "Europe/Lisbon"},
     }
-    section = {"enabled": True, "homeserver": synapse.url, "user_id": bot.user_id,
-               "password": bot.password, "sync_timeout_ms": 3000, "backoff_max_seconds": 1.0}
+    section = {
+        "enabled": True,
+        "homeserver": synapse.url,
+        "user_id": bot.user_id,
+        "password": bot.password,
+        "sync_timeout_ms": 3000,
+        "backoff_max_seconds": 1.0,
+    }
     config = make_config(tmp_path, users=users, adapters={"matrix": section})
     llm = ScriptedLLM()
     daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
@@ -107,11 +118,16 @@ async def open_dm(person: Human, world: World) -> str:
 async def test_dm_conversation(world: World) -> None:
     room = await open_dm(world.scott, world)
     await world.scott.say(room, "I like green tea.")
-    await wait_shown(world.scott, room, world.bot.user_id,
-                     lambda t: t == ["echo: I like green tea."])
+    await wait_shown(
+        world.scott, room, world.bot.user_id, lambda t: t == ["echo: I like green tea."]
+    )
     await world.scott.say(room, "And **oolong** too.")
-    texts = await wait_shown(world.scott, room, world.bot.user_id, lambda t: len(t) == 2
-                             and t[1] == "echo: And **oolong** too.")
+    texts = await wait_shown(
+        world.scott,
+        room,
+        world.bot.user_id,
+        lambda t: len(t) == 2 and t[1] == "echo: And **oolong** too.",
+    )
     assert texts[0] == "echo: I like green tea."
     assert len(world.llm.calls) == 2
     # the second turn saw the first one
@@ -122,14 +138,23 @@ async def test_dm_conversation(world: World) -> None:
 async def test_otr_toggle_with_bang_commands(world: World) -> None:
     room = await open_dm(world.scott, world)
     await world.scott.say(room, "!otr on")
-    await wait_shown(world.scott, room, world.bot.user_id,
-                     lambda t: len(t) == 1 and t[0].startswith("Off The Record is on"))
+    await wait_shown(
+        world.scott,
+        room,
+        world.bot.user_id,
+        lambda t: len(t) == 1 and t[0].startswith("Off The Record is on"),
+    )
     await world.scott.say(room, "a secret")
-    await wait_shown(world.scott, room, world.bot.user_id,
-                     lambda t: len(t) == 2 and t[1] == "echo: a secret")
+    await wait_shown(
+        world.scott, room, world.bot.user_id, lambda t: len(t) == 2 and t[1] == "echo: a secret"
+    )
     await world.scott.say(room, "!otr off")
-    await wait_shown(world.scott, room, world.bot.user_id,
-                     lambda t: len(t) == 3 and t[2].startswith("Off The Record is off"))
+    await wait_shown(
+        world.scott,
+        room,
+        world.bot.user_id,
+        lambda t: len(t) == 3 and t[2].startswith("Off The Record is off"),
+    )
     [call] = world.llm.calls  # the commands never reached the model
     assert "Off The Record" in call.system.dynamic
 
@@ -148,8 +173,9 @@ async def test_group_room_answers_only_when_named(world: World) -> None:
     await world.scott.wait_membership(room, world.holly.user_id, "join")
     await world.scott.say(room, "holly, lunch at noon?")
     await world.holly.say(room, f"{world.bot.user_id}: what is for lunch?")
-    await wait_shown(world.scott, room, world.bot.user_id,
-                     lambda t: t == ["echo: what is for lunch?"])
+    await wait_shown(
+        world.scott, room, world.bot.user_id, lambda t: t == ["echo: what is for lunch?"]
+    )
     await asyncio.sleep(0.5)
     assert len(world.llm.calls) == 1
 
@@ -160,8 +186,7 @@ async def test_daemon_restart_mid_conversation(world: World) -> None:
     await wait_shown(world.scott, room, world.bot.user_id, lambda t: t == ["echo: before"])
     await world.daemon.stop()
     await world.scott.say(room, "while you were down")
-    world.daemon = Daemon(world.config, backends={"scripted": world.llm}, http=False,
-                          jobs=False)
+    world.daemon = Daemon(world.config, backends={"scripted": world.llm}, http=False, jobs=False)
     await world.daemon.start()
     expected = ["echo: before", "echo: while you were down"]
     await wait_shown(world.scott, room, world.bot.user_id, lambda t: t == expected)

@@ -21,16 +21,22 @@ __all__ = ["synapse"]  # the fixture, imported for pytest
 
 pytestmark = pytest.mark.skipif(not ENCRYPTION_ENABLED, reason="matrix-nio[e2e] is missing")
 
-ENCRYPTION = {"type": "m.room.encryption", "state_key": "",
-              "content": {"algorithm": "m.megolm.v1.aes-sha2"}}
+ENCRYPTION = {
+    "type": "m.room.encryption",
+    "state_key": "",
+    "content": {"algorithm": "m.megolm.v1.aes-sha2"},
+}
 
 
 async def encrypted_person(server: SynapseServer, store: Path) -> AsyncClient:
     account = server.register()
     store.mkdir(parents=True, exist_ok=True)
-    client = AsyncClient(server.url, account.user_id, store_path=str(store),
-                         config=AsyncClientConfig(encryption_enabled=True,
-                                                  store_sync_tokens=False))
+    client = AsyncClient(
+        server.url,
+        account.user_id,
+        store_path=str(store),
+        config=AsyncClientConfig(encryption_enabled=True, store_sync_tokens=False),
+    )
     client.restore_login(account.user_id, account.device_id, account.access_token)
     await client.keys_upload()
     await client.sync(timeout=0)
@@ -44,43 +50,59 @@ async def test_encrypted_dm_round_trip(synapse: SynapseServer, tmp_path: Path) -
         async with StateStore(tmp_path / "personad.db") as store:
             collector = Collector()
             context = AdapterContext(collector, AdapterState(store, "matrix"), tmp_path / "data")
-            settings = Settings(enabled=True, homeserver=synapse.url, user_id=bot.user_id,
-                                password=bot.password, e2e=True, sync_timeout_ms=2000,
-                                allowed_inviters=[person.user_id])
+            settings = Settings(
+                enabled=True,
+                homeserver=synapse.url,
+                user_id=bot.user_id,
+                password=bot.password,
+                e2e=True,
+                sync_timeout_ms=2000,
+                allowed_inviters=[person.user_id],
+            )
             adapter = create(settings, context)
             async with adapter:
                 assert (tmp_path / "data" / "matrix" / "store").is_dir()
-                created = await person.room_create(is_direct=True, invite=[bot.user_id],
-                                                   initial_state=[ENCRYPTION])
+                created = await person.room_create(
+                    is_direct=True, invite=[bot.user_id], initial_state=[ENCRYPTION]
+                )
                 assert isinstance(created, RoomCreateResponse)
                 room = created.room_id
                 deadline = time.monotonic() + 20
-                while bot.user_id not in (person.rooms.get(room).users
-                                          if room in person.rooms else {}):
+                while bot.user_id not in (
+                    person.rooms.get(room).users if room in person.rooms else {}
+                ):
                     assert time.monotonic() < deadline, "the bot did not join"
                     await person.sync(timeout=500)
-                await person.room_send(room, "m.room.message",
-                                       {"msgtype": "m.text", "body": "a secret hello"},
-                                       ignore_unverified_devices=True)
+                await person.room_send(
+                    room,
+                    "m.room.message",
+                    {"msgtype": "m.text", "body": "a secret hello"},
+                    ignore_unverified_devices=True,
+                )
 
                 incoming = await collector.find(lambda e: e.room == room)
                 assert incoming.kind == "text" and incoming.text == "a secret hello"
 
-                answer_id = await adapter.send(room, "**whispered** back",
-                                               reply_to=incoming.event_id)
+                answer_id = await adapter.send(
+                    room, "**whispered** back", reply_to=incoming.event_id
+                )
                 texts: list[Any] = []
                 deadline = time.monotonic() + 20
                 while not texts:
                     assert time.monotonic() < deadline, "no decryptable answer arrived"
                     sync: Any = await person.sync(timeout=500)
                     info = sync.rooms.join.get(room)
-                    texts = [e for e in (info.timeline.events if info else [])
-                             if isinstance(e, RoomMessageText) and e.event_id == answer_id]
+                    texts = [
+                        e
+                        for e in (info.timeline.events if info else [])
+                        if isinstance(e, RoomMessageText) and e.event_id == answer_id
+                    ]
                 assert texts[0].body == "**whispered** back"
                 assert "<strong>whispered</strong>" in (texts[0].formatted_body or "")
                 # on the wire (and in the homeserver's database) the answer is ciphertext
                 url = f"{synapse.url}/_matrix/client/v3/rooms/{quote(room)}/event/" + quote(
-                    answer_id)
+                    answer_id
+                )
                 headers = {"Authorization": f"Bearer {person.access_token}"}
                 async with aiohttp.ClientSession() as http, http.get(url, headers=headers) as r:
                     raw = await r.json()

@@ -28,8 +28,14 @@ BOT = BotIdentity("@inara:example.org", {"Inara"})
 def event(
     content: dict[str, Any], event_type: str = "m.room.message", **extra: Any
 ) -> dict[str, Any]:
-    return {"type": event_type, "event_id": "$e1", "sender": "@scott:example.org",
-            "content": content, "origin_server_ts": 1, **extra}
+    return {
+        "type": event_type,
+        "event_id": "$e1",
+        "sender": "@scott:example.org",
+        "content": content,
+        "origin_server_ts": 1,
+        **extra,
+    }
 
 
 def text(body: str, **content: Any) -> dict[str, Any]:
@@ -40,7 +46,11 @@ def test_plain_text() -> None:
     message = parse_event(text("hello"))
     assert message is not None
     assert (message.event_id, message.sender, message.kind, message.text) == (
-        "$e1", "@scott:example.org", "text", "hello")
+        "$e1",
+        "@scott:example.org",
+        "text",
+        "hello",
+    )
 
 
 @pytest.mark.parametrize("msgtype", ["m.image", "m.file", "m.audio", "m.video"])
@@ -52,21 +62,32 @@ def test_media_are_attachments(msgtype: str) -> None:
 def test_sticker_is_an_attachment_and_encrypted_is_other() -> None:
     sticker = parse_event(event({"body": "wave", "url": "mxc://a/b"}, "m.sticker"))
     assert sticker is not None and sticker.kind == "attachment"
-    secret = parse_event(event({"algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "x"},
-                               "m.room.encrypted"))
+    secret = parse_event(
+        event({"algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "x"}, "m.room.encrypted")
+    )
     assert secret is not None and secret.kind == "other"
 
 
-@pytest.mark.parametrize("source", [
-    event({"msgtype": "m.notice", "body": "another bot"}),
-    event({"membership": "join"}, "m.room.member", state_key="@scott:example.org"),
-    event({"m.relates_to": {"rel_type": "m.annotation", "event_id": "$x", "key": "👍"}},
-          "m.reaction"),
-    text("* fixed", **{"m.new_content": {"msgtype": "m.text", "body": "fixed"},
-                       "m.relates_to": {"rel_type": "m.replace", "event_id": "$old"}}),
-    {"type": "m.room.message", "content": {"body": "no id"}},
-    event("not a dict"),  # type: ignore[arg-type]
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        event({"msgtype": "m.notice", "body": "another bot"}),
+        event({"membership": "join"}, "m.room.member", state_key="@scott:example.org"),
+        event(
+            {"m.relates_to": {"rel_type": "m.annotation", "event_id": "$x", "key": "👍"}},
+            "m.reaction",
+        ),
+        text(
+            "* fixed",
+            **{
+                "m.new_content": {"msgtype": "m.text", "body": "fixed"},
+                "m.relates_to": {"rel_type": "m.replace", "event_id": "$old"},
+            },
+        ),
+        {"type": "m.room.message", "content": {"body": "no id"}},
+        event("not a dict"),  # type: ignore[arg-type]
+    ],
+)
 def test_events_nobody_answers(source: dict[str, Any]) -> None:
     assert parse_event(source) is None
 
@@ -74,8 +95,14 @@ def test_events_nobody_answers(source: dict[str, Any]) -> None:
 def test_reply_fallback_is_removed() -> None:
     body = "> <@inara:example.org> Earlier answer\n> second line\n\nMy actual question"
     html = "<mx-reply><blockquote>quoted</blockquote></mx-reply>My actual question"
-    message = parse_event(text(body, format="org.matrix.custom.html", formatted_body=html,
-                               **{"m.relates_to": {"m.in_reply_to": {"event_id": "$bot"}}}))
+    message = parse_event(
+        text(
+            body,
+            format="org.matrix.custom.html",
+            formatted_body=html,
+            **{"m.relates_to": {"m.in_reply_to": {"event_id": "$bot"}}},
+        )
+    )
     assert message is not None
     assert message.text == "My actual question" and message.reply_to == "$bot"
     assert message.formatted_body == "My actual question"
@@ -86,29 +113,42 @@ def test_reply_fallback_is_removed() -> None:
 
 
 def test_thread_messages_keep_their_root() -> None:
-    relation = {"rel_type": "m.thread", "event_id": "$root", "is_falling_back": True,
-                "m.in_reply_to": {"event_id": "$latest"}}
+    relation = {
+        "rel_type": "m.thread",
+        "event_id": "$root",
+        "is_falling_back": True,
+        "m.in_reply_to": {"event_id": "$latest"},
+    }
     message = parse_event(text("in thread", **{"m.relates_to": relation}))
     assert message is not None and message.thread_root == "$root" and message.reply_to is None
 
 
-@pytest.mark.parametrize(("body", "expected"), [
-    ("Inara: !otr on", "!otr on"),
-    ("inara, what time is it?", "what time is it?"),
-    ("@inara:example.org /status", "/status"),
-    ("@inara tell me", "tell me"),
-    ("What do you think, Inara?", "What do you think, Inara?"),
-    ("ask @inara:example.org about it", "ask Inara about it"),
-])
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("Inara: !otr on", "!otr on"),
+        ("inara, what time is it?", "what time is it?"),
+        ("@inara:example.org /status", "/status"),
+        ("@inara tell me", "tell me"),
+        ("What do you think, Inara?", "What do you think, Inara?"),
+        ("ask @inara:example.org about it", "ask Inara about it"),
+    ],
+)
 def test_mentions_are_found_and_stripped(body: str, expected: str) -> None:
     message = parse_event(text(body))
     assert message is not None
     assert find_mention(message, BOT) == (True, expected)
 
 
-@pytest.mark.parametrize("body", [
-    "nothing for the bot", "Inarah is someone else", "mail inara@example.org", "Minara",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "nothing for the bot",
+        "Inarah is someone else",
+        "mail inara@example.org",
+        "Minara",
+    ],
+)
 def test_not_mentioned(body: str) -> None:
     message = parse_event(text(body))
     assert message is not None
@@ -127,8 +167,10 @@ def test_pill_and_intentional_mentions() -> None:
 
 
 def test_message_content_renders_markdown_and_replies() -> None:
-    content = message_content("# Title\n\n- one\n- two\n\n```python\nprint(1)\n```",
-                              ReplyTarget("$q", "@scott:example.org"))
+    content = message_content(
+        "# Title\n\n- one\n- two\n\n```python\nprint(1)\n```",
+        ReplyTarget("$q", "@scott:example.org"),
+    )
     assert content["body"].startswith("# Title")
     assert content["format"] == "org.matrix.custom.html"
     assert "<h1>Title</h1>" in content["formatted_body"]
@@ -142,13 +184,17 @@ def test_message_content_renders_markdown_and_replies() -> None:
 
 def test_replies_stay_in_their_thread() -> None:
     first = message_content("a", ReplyTarget("$q", "@s:x", "$root"))
-    assert first["m.relates_to"] == {"rel_type": "m.thread", "event_id": "$root",
-                                     "is_falling_back": False,
-                                     "m.in_reply_to": {"event_id": "$q"}}
+    assert first["m.relates_to"] == {
+        "rel_type": "m.thread",
+        "event_id": "$root",
+        "is_falling_back": False,
+        "m.in_reply_to": {"event_id": "$q"},
+    }
     more = message_content("b", ReplyTarget("$a", None, "$root", quote=False))
     assert more["m.relates_to"]["is_falling_back"] is True
-    assert message_content("c", ReplyTarget("$a", None, None, quote=False)).get(
-        "m.relates_to") is None
+    assert (
+        message_content("c", ReplyTarget("$a", None, None, quote=False)).get("m.relates_to") is None
+    )
 
 
 def test_edit_content_is_an_m_replace() -> None:
@@ -192,14 +238,23 @@ def test_settings_are_checked() -> None:
     with pytest.raises(ValidationError, match="password_env"):
         Settings(enabled=True, homeserver="http://h", user_id="@a:b")
     with pytest.raises(ValidationError):
-        Settings.model_validate({"enabled": True, "homeserver": "http://h", "user_id": "@a:b",
-                                 "password": "x", "typo": 1})
-    settings = Settings(enabled=True, homeserver="http://h", user_id="@a:b",
-                        password_env="PERSONAD_TEST_MATRIX_PW")
+        Settings.model_validate(
+            {
+                "enabled": True,
+                "homeserver": "http://h",
+                "user_id": "@a:b",
+                "password": "x",
+                "typo": 1,
+            }
+        )
+    settings = Settings(
+        enabled=True, homeserver="http://h", user_id="@a:b", password_env="PERSONAD_TEST_MATRIX_PW"
+    )
     with pytest.raises(ConfigError, match="PERSONAD_TEST_MATRIX_PW"):
         settings.secret("password")
-    assert "x" not in repr(Settings(enabled=True, homeserver="http://h", user_id="@a:b",
-                                    password="x").password)
+    assert "x" not in repr(
+        Settings(enabled=True, homeserver="http://h", user_id="@a:b", password="x").password
+    )
 
 
 async def test_send_before_start_is_a_clear_error(tmp_path: Path) -> None:
@@ -216,9 +271,16 @@ async def test_send_before_start_is_a_clear_error(tmp_path: Path) -> None:
     async def handler(_: Incoming) -> None:
         return None
 
-    adapter = create(Settings(enabled=True, homeserver="http://127.0.0.1:9", user_id="@a:b",
-                              password="x", stream_edits=False),
-                     AdapterContext(handler, Memory(), tmp_path))  # type: ignore[arg-type]
+    adapter = create(
+        Settings(
+            enabled=True,
+            homeserver="http://127.0.0.1:9",
+            user_id="@a:b",
+            password="x",
+            stream_edits=False,
+        ),
+        AdapterContext(handler, Memory(), tmp_path),
+    )  # type: ignore[arg-type]
     assert adapter.supports_edit is False and adapter.max_message_chars == 16000
     with pytest.raises(AdapterError, match="not running"):
         await adapter.send("!room:b", "hello")

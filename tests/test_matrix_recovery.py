@@ -25,8 +25,13 @@ async def human(synapse: SynapseServer) -> AsyncIterator[Human]:
 
 def settings(server: SynapseServer, bot_id: str, password: str, human: Human) -> Settings:
     return Settings(
-        enabled=True, homeserver=server.url, user_id=bot_id, password=password,
-        allowed_inviters=[human.user_id], sync_timeout_ms=3000, backoff_max_seconds=1.0,
+        enabled=True,
+        homeserver=server.url,
+        user_id=bot_id,
+        password=password,
+        allowed_inviters=[human.user_id],
+        sync_timeout_ms=3000,
+        backoff_max_seconds=1.0,
         drain_seconds=0.5,
     )
 

@@ -21,8 +21,9 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run(data_dir: Path, *args: str) -> int:
-    return main(["memory", *args, "--user", "scott", "--persona", "inara",
-                 "--data-dir", str(data_dir)])
+    return main(
+        ["memory", *args, "--user", "scott", "--persona", "inara", "--data-dir", str(data_dir)]
+    )
 
 
 def test_add_prints_the_verdict_and_stores(
@@ -113,8 +114,9 @@ def test_missing_persona_is_one_clear_sentence(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
-    code = main(["memory", "list", "--user", "scott", "--persona", "nobody",
-                 "--data-dir", str(data_dir)])
+    code = main(
+        ["memory", "list", "--user", "scott", "--persona", "nobody", "--data-dir", str(data_dir)]
+    )
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
@@ -124,7 +126,8 @@ def test_missing_persona_is_one_clear_sentence(
 
 def test_bad_names_are_refused(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
-    code = main(["memory", "list", "--user", "..", "--persona", "inara",
-                 "--data-dir", str(data_dir)])
+    code = main(
+        ["memory", "list", "--user", "..", "--persona", "inara", "--data-dir", str(data_dir)]
+    )
     assert code == 2
     assert "user name" in capsys.readouterr().err

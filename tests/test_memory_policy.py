@@ -78,8 +78,22 @@ def test_talk_about_passwords_is_not_a_secret(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["ok", "thanks!", "valeu", "kkkk", "hahaha", "👍", "😂😂😂", "Bom dia!", "obrigada!!",
-     "What time is it?", "Que horas são?", "got it, thanks", "rsrs", "tudo bem e você?"],
+    [
+        "ok",
+        "thanks!",
+        "valeu",
+        "kkkk",
+        "hahaha",
+        "👍",
+        "😂😂😂",
+        "Bom dia!",
+        "obrigada!!",
+        "What time is it?",
+        "Que horas são?",
+        "got it, thanks",
+        "rsrs",
+        "tudo bem e você?",
+    ],
 )
 def test_trivia_is_rejected(text: str) -> None:
     verdict = classify(text)
@@ -89,8 +103,15 @@ def test_trivia_is_rejected(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["I'm eating now", "estou almoçando agora", "Estou almocando agora", "Running late, be there "
-     "in 10.", "tô indo pro mercado agora", "Just got home.", "Acabei de chegar em casa."],
+    [
+        "I'm eating now",
+        "estou almoçando agora",
+        "Estou almocando agora",
+        "Running late, be there in 10.",
+        "tô indo pro mercado agora",
+        "Just got home.",
+        "Acabei de chegar em casa.",
+    ],
 )
 def test_ephemeral_is_rejected(text: str) -> None:
     verdict = classify(text)

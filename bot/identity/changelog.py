@@ -137,4 +137,3 @@ async def append_change(store: PersonaStore, user: str, persona: str, change: Ch
         text = _HEADER + text
     await asyncio.to_thread(append_durably, path, text)
     log.info("identity.changelog_appended", change=change.id, op=change.op, file=change.file)
-

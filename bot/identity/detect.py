@@ -135,9 +135,12 @@ def _explicit(message: _Message) -> dict[str, Trait]:
     chosen: dict[str, Trait] = {}
     for kind, matches in found.items():
         outer = [
-            m for m in matches
-            if not any(o is not m and o[0] <= m[0] and m[1] <= o[1] and o[1] - o[0] > m[1] - m[0]
-                       for o in matches)
+            m
+            for m in matches
+            if not any(
+                o is not m and o[0] <= m[0] and m[1] <= o[1] and o[1] - o[0] > m[1] - m[0]
+                for o in matches
+            )
         ]
         chosen[kind] = max(outer, key=lambda m: m[0])[2]
     return chosen

@@ -126,9 +126,10 @@ def restore_block(text: str, heading: str, section_before: str, separator: str) 
             before = before[: -len(separator)]
         return before + after
     if not section:
-        separator = "" if not before or before.endswith("\n\n") else (
-            "\n" if before.endswith("\n") else "\n\n"
+        separator = (
+            ""
+            if not before or before.endswith("\n\n")
+            else ("\n" if before.endswith("\n") else "\n\n")
         )
         return before + separator + section_before
     return before + section_before + after
-

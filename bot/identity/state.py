@@ -101,7 +101,8 @@ class IdentityState:
                 raise ValueError(f"slot {key!r}: counts must map text to whole numbers")
             applied = raw.get("applied")
             state.slots[str(key)] = SlotState(
-                dict(counts), applied if isinstance(applied, str) else None,
+                dict(counts),
+                applied if isinstance(applied, str) else None,
                 bool(raw.get("explicit", False)),
             )
         return state

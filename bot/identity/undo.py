@@ -109,9 +109,7 @@ async def undo_last(
     if target.bullet_before is not None:
         return f"Undone: {target.file} is back to “{bullet_sentence(target.bullet_before)}”.{more}"
     assert target.bullet_after is not None
-    return (
-        f"Undone: {target.file} no longer says “{bullet_sentence(target.bullet_after)}”.{more}"
-    )
+    return f"Undone: {target.file} no longer says “{bullet_sentence(target.bullet_after)}”.{more}"
 
 
 def undo_command() -> Command:

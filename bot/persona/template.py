@@ -19,6 +19,7 @@ from bot.persona.store import PERSONA_FILES, PersonaStore
 
 __all__ = ["TEMPLATES_DIR", "available_templates", "create_persona"]
 
+
 def _templates_dir() -> Path:
     """``$PERSONAD_TEMPLATES``, else the source checkout's ``personas/``, else the copy an
     install puts in ``<prefix>/share/personad/personas``."""

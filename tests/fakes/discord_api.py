@@ -119,30 +119,81 @@ class FakeDiscord:
         return str(next(self._ids))
 
     def user(self, name: str, *, bot: bool = False) -> Json:
-        return {"id": self.snowflake(), "username": name, "discriminator": "0",
-                "global_name": name.title(), "avatar": None, "bot": bot, "flags": 0}
+        return {
+            "id": self.snowflake(),
+            "username": name,
+            "discriminator": "0",
+            "global_name": name.title(),
+            "avatar": None,
+            "bot": bot,
+            "flags": 0,
+        }
 
     def add_guild(self, name: str = "home") -> tuple[str, str]:
         """A guild with one text channel; returns ``(guild_id, channel_id)``."""
         guild_id, channel_id = self.snowflake(), self.snowflake()
         self.guilds[guild_id] = {
-            "id": guild_id, "name": name, "icon": None, "owner_id": self.owner["id"],
-            "roles": [{"id": guild_id, "name": "@everyone", "permissions": "0", "position": 0,
-                       "color": 0, "hoist": False, "managed": False, "mentionable": False}],
-            "emojis": [], "stickers": [], "features": [], "member_count": 2, "large": False,
-            "members": [], "threads": [], "presences": [], "voice_states": [],
-            "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
-            "channels": [{"id": channel_id, "type": 0, "guild_id": guild_id, "name": "general",
-                          "position": 0, "permission_overwrites": [], "nsfw": False}],
+            "id": guild_id,
+            "name": name,
+            "icon": None,
+            "owner_id": self.owner["id"],
+            "roles": [
+                {
+                    "id": guild_id,
+                    "name": "@everyone",
+                    "permissions": "0",
+                    "position": 0,
+                    "color": 0,
+                    "hoist": False,
+                    "managed": False,
+                    "mentionable": False,
+                }
+            ],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "member_count": 2,
+            "large": False,
+            "members": [],
+            "threads": [],
+            "presences": [],
+            "voice_states": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+            "channels": [
+                {
+                    "id": channel_id,
+                    "type": 0,
+                    "guild_id": guild_id,
+                    "name": "general",
+                    "position": 0,
+                    "permission_overwrites": [],
+                    "nsfw": False,
+                }
+            ],
         }
         return guild_id, channel_id
 
     def _message(self, channel_id: str, author: Json, content: str, **extra: Any) -> Json:
-        message = {"id": self.snowflake(), "channel_id": channel_id, "author": author,
-                   "content": content, "timestamp": _now(), "edited_timestamp": None,
-                   "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
-                   "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0,
-                   "components": []}
+        message = {
+            "id": self.snowflake(),
+            "channel_id": channel_id,
+            "author": author,
+            "content": content,
+            "timestamp": _now(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": False,
+            "type": 0,
+            "flags": 0,
+            "components": [],
+        }
         message.update(extra)
         self.messages[message["id"]] = message
         return message
@@ -170,16 +221,27 @@ class FakeDiscord:
             if reply_to in self.messages:
                 extra["referenced_message"] = self.messages[reply_to]
         extra["attachments"] = [
-            {"id": self.snowflake(), "filename": name, "size": 1024, "url": f"https://cdn/{name}",
-             "proxy_url": f"https://cdn/{name}"} for name in attachments
+            {
+                "id": self.snowflake(),
+                "filename": name,
+                "size": 1024,
+                "url": f"https://cdn/{name}",
+                "proxy_url": f"https://cdn/{name}",
+            }
+            for name in attachments
         ]
         extra["sticker_items"] = [
             {"id": self.snowflake(), "name": name, "format_type": 1} for name in stickers
         ]
         if guild_id is not None:
             extra["guild_id"] = guild_id
-            extra["member"] = {"roles": [], "joined_at": _now(), "deaf": False, "mute": False,
-                               "flags": 0}
+            extra["member"] = {
+                "roles": [],
+                "joined_at": _now(),
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+            }
         message = self._message(channel_id, author, content, **extra)
         await self.dispatch("MESSAGE_CREATE", message)
         return message
@@ -200,23 +262,45 @@ class FakeDiscord:
     ) -> Json:
         """Deliver INTERACTION_CREATE for a slash command; returns its payload."""
         interaction_id = self.snowflake()
-        data: Json = {"id": interaction_id, "application_id": self.application_id, "type": 2,
-                      "token": f"itoken-{interaction_id}", "version": 1, "locale": "en-US",
-                      "attachment_size_limit": 8_388_608, "entitlements": [],
-                      "app_permissions": "0",
-                      "authorizing_integration_owners": {"0": guild_id or "0"},
-                      "data": {"id": self.snowflake(), "name": name, "type": 1,
-                               "options": options or []}}
+        data: Json = {
+            "id": interaction_id,
+            "application_id": self.application_id,
+            "type": 2,
+            "token": f"itoken-{interaction_id}",
+            "version": 1,
+            "locale": "en-US",
+            "attachment_size_limit": 8_388_608,
+            "entitlements": [],
+            "app_permissions": "0",
+            "authorizing_integration_owners": {"0": guild_id or "0"},
+            "data": {"id": self.snowflake(), "name": name, "type": 1, "options": options or []},
+        }
         if guild_id is None:
-            data.update(user=user, context=1, channel={"id": channel_id, "type": 1,
-                                                       "recipients": [user]})
+            data.update(
+                user=user, context=1, channel={"id": channel_id, "type": 1, "recipients": [user]}
+            )
         else:
-            data.update(guild_id=guild_id, context=0,
-                        channel={"id": channel_id, "type": 0, "guild_id": guild_id,
-                                 "name": "general", "position": 0, "permission_overwrites": []},
-                        member={"user": user, "roles": [], "joined_at": _now(), "deaf": False,
-                                "mute": False, "flags": 0,
-                                "permissions": str(ADMINISTRATOR if admin else 0)})
+            data.update(
+                guild_id=guild_id,
+                context=0,
+                channel={
+                    "id": channel_id,
+                    "type": 0,
+                    "guild_id": guild_id,
+                    "name": "general",
+                    "position": 0,
+                    "permission_overwrites": [],
+                },
+                member={
+                    "user": user,
+                    "roles": [],
+                    "joined_at": _now(),
+                    "deaf": False,
+                    "mute": False,
+                    "flags": 0,
+                    "permissions": str(ADMINISTRATOR if admin else 0),
+                },
+            )
         self._interactions[data["token"]] = data
         await self.dispatch("INTERACTION_CREATE", data)
         return data
@@ -292,12 +376,18 @@ class FakeDiscord:
         self.identifies += 1
         self._session_id = self.snowflake()
         self._log = []
-        await self.dispatch("READY", {
-            "v": 10, "user": self.bot_user, "session_id": self._session_id,
-            "resume_gateway_url": self.gateway_url, "shard": [0, 1],
-            "guilds": [{"id": guild_id, "unavailable": True} for guild_id in self.guilds],
-            "application": {"id": self.application_id, "flags": 0},
-        })
+        await self.dispatch(
+            "READY",
+            {
+                "v": 10,
+                "user": self.bot_user,
+                "session_id": self._session_id,
+                "resume_gateway_url": self.gateway_url,
+                "shard": [0, 1],
+                "guilds": [{"id": guild_id, "unavailable": True} for guild_id in self.guilds],
+                "application": {"id": self.application_id, "flags": 0},
+            },
+        )
         for guild in self.guilds.values():
             await self.dispatch("GUILD_CREATE", guild)
 
@@ -314,17 +404,37 @@ class FakeDiscord:
         if route == ("GET", "users", "@me"):
             return _json(self.bot_user)
         if route == ("GET", "oauth2", "applications", "@me"):
-            return _json({"id": self.application_id, "name": "personad", "icon": None,
-                          "description": "", "bot_public": False, "bot_require_code_grant": False,
-                          "owner": self.owner, "verify_key": "00" * 32, "flags": 0,
-                          "interactions_endpoint_url": None, "bot": self.bot_user})
+            return _json(
+                {
+                    "id": self.application_id,
+                    "name": "personad",
+                    "icon": None,
+                    "description": "",
+                    "bot_public": False,
+                    "bot_require_code_grant": False,
+                    "owner": self.owner,
+                    "verify_key": "00" * 32,
+                    "flags": 0,
+                    "interactions_endpoint_url": None,
+                    "bot": self.bot_user,
+                }
+            )
         if route in (("GET", "gateway"), ("GET", "gateway", "bot")):
-            return _json({"url": self.gateway_url, "shards": 1, "session_start_limit": {
-                "total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}})
+            return _json(
+                {
+                    "url": self.gateway_url,
+                    "shards": 1,
+                    "session_start_limit": {
+                        "total": 1000,
+                        "remaining": 1000,
+                        "reset_after": 0,
+                        "max_concurrency": 1,
+                    },
+                }
+            )
         if route == ("POST", "users", "@me", "channels"):
             user_id = str(body["recipient_id"])
-            recipient = {"id": user_id, "username": "someone", "discriminator": "0",
-                         "avatar": None}
+            recipient = {"id": user_id, "username": "someone", "discriminator": "0", "avatar": None}
             return _json({"id": user_id + "1", "type": 1, "recipients": [recipient]})
         if route == ("PUT", "applications", "{}", "commands"):
             self.command_puts += 1
@@ -342,9 +452,13 @@ class FakeDiscord:
     def _registered(self, command: Json, application_id: str) -> Json:
         """A command as Discord answers it: with ids, permissions as a string."""
         permissions = command.get("default_member_permissions")
-        return {**command, "id": self.snowflake(), "application_id": application_id,
-                "version": self.snowflake(),
-                "default_member_permissions": None if permissions is None else str(permissions)}
+        return {
+            **command,
+            "id": self.snowflake(),
+            "application_id": application_id,
+            "version": self.snowflake(),
+            "default_member_permissions": None if permissions is None else str(permissions),
+        }
 
     def _post_message(self, channel_id: str, body: Json, via: str = "channel") -> web.Response:
         extra: Json = {}
@@ -374,11 +488,18 @@ class FakeDiscord:
             self.callbacks.append({"interaction_id": parts[1], **body})
             original = self._message(channel_id, self.bot_user, "")
             interaction["original"] = original["id"]
-            return _json({"interaction": {"id": parts[1], "type": 2,
-                                          "response_message_id": original["id"],
-                                          "response_message_loading": body.get("type") == 5,
-                                          "response_message_ephemeral": False},
-                          "resource": {"type": body.get("type"), "message": original}})
+            return _json(
+                {
+                    "interaction": {
+                        "id": parts[1],
+                        "type": 2,
+                        "response_message_id": original["id"],
+                        "response_message_loading": body.get("type") == 5,
+                        "response_message_ephemeral": False,
+                    },
+                    "resource": {"type": body.get("type"), "message": original},
+                }
+            )
         if method == "POST" and len(parts) == 3:
             return self._post_message(channel_id, body, via="followup")
         if method == "DELETE" and parts[3:] == ["messages", "@original"]:
@@ -388,8 +509,9 @@ class FakeDiscord:
             target = interaction.get("original", "") if parts[4] == "@original" else parts[4]
             via = "original" if parts[4] == "@original" else "followup"
             if via == "original" and target and target not in {m["id"] for m in self.sent}:
-                self.sent.append({**self.messages[target], "content": body.get("content"),
-                                  "via": via})
+                self.sent.append(
+                    {**self.messages[target], "content": body.get("content"), "via": via}
+                )
                 self.messages[target]["content"] = body.get("content")
                 return _json(self.messages[target])
             return self._edit_message(target, body, via=via)
