@@ -16,7 +16,8 @@ import aiosqlite
 
 from adapters.base import KeyValueStore
 from bot.errors import StoreError
-from bot.migrations import Migration, apply_migrations
+from bot.migrations import Migration
+from bot.sqlite_db import open_sqlite
 
 __all__ = ["AdapterState", "EventClaim", "StateStore"]
 
@@ -69,16 +70,10 @@ class StateStore:
         self._db: aiosqlite.Connection | None = None
 
     async def open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = await aiosqlite.connect(self.path, isolation_level=None)
-            await self._db.execute("PRAGMA journal_mode=WAL")
-            await self._db.execute("PRAGMA synchronous=NORMAL")
-            await self._db.execute("PRAGMA busy_timeout=5000")
-            await apply_migrations(self._db, MIGRATIONS)
-        except sqlite3.Error as exc:
-            await self.close()
-            raise StoreError(f"cannot open state database {self.path}: {exc}") from exc
+            self._db = await open_sqlite(self.path, MIGRATIONS, error=StoreError, autocommit=True)
+        except StoreError as exc:
+            raise StoreError(f"cannot open state database: {exc}") from exc
 
     async def close(self) -> None:
         if self._db is not None:

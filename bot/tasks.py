@@ -16,6 +16,7 @@ may hold the user's hand edits. CRONS.json (:mod:`bot.crons`) follows the same r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import weakref
 from collections.abc import Callable
@@ -106,15 +107,12 @@ def _due_arg(value: object, zone: ZoneInfo) -> str | None:
         return None
     if isinstance(value, str):
         text = value.strip()
-        try:
+        with contextlib.suppress(ValueError):
             return date.fromisoformat(text).isoformat()
-        except ValueError:
-            pass
-        try:
+        when: datetime | None = None
+        with contextlib.suppress(ValueError):
             when = datetime.fromisoformat(text)
-        except ValueError:
-            pass
-        else:
+        if when is not None:
             if when.tzinfo is not None:
                 when = when.astimezone(zone)
             return when.replace(tzinfo=None).isoformat(timespec="minutes")

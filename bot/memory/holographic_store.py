@@ -27,7 +27,8 @@ import numpy as np
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem
 from bot.memory.hrr import Vector
-from bot.migrations import Migration, apply_migrations
+from bot.migrations import Migration
+from bot.sqlite_db import open_sqlite
 
 __all__ = ["MIGRATIONS", "HolographicStore", "StoredFact"]
 
@@ -105,19 +106,7 @@ class HolographicStore:
 
     async def open(self) -> None:
         """Connect and bring the schema up to date (the folder is created if needed)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = await aiosqlite.connect(self.path)
-        except (OSError, aiosqlite.Error) as exc:
-            raise MemoryStoreError(f"cannot open {self.path}: {exc}") from exc
-        try:
-            await db.execute("PRAGMA journal_mode=WAL")
-            await db.execute("PRAGMA synchronous=NORMAL")
-            await apply_migrations(db, MIGRATIONS)
-        except (aiosqlite.Error, ValueError) as exc:
-            await db.close()
-            raise MemoryStoreError(f"cannot read {self.path}: {exc}") from exc
-        self._db = db
+        self._db = await open_sqlite(self.path, MIGRATIONS, error=MemoryStoreError)
 
     async def close(self) -> None:
         if self._db is not None:
