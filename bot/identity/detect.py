@@ -68,6 +68,8 @@ _EMOJI = re.compile(
 def fold_with_offsets(text: str) -> tuple[str, list[int]]:
     """``text`` folded (lower case, no accents, straight quotes, single spaces), and for each
     folded character the index of the original character it came from."""
+    if text.isascii():
+        return _fold_ascii(text)
     out: list[str] = []
     offsets: list[int] = []
     for index, char in enumerate(text):
@@ -86,6 +88,26 @@ def fold_with_offsets(text: str) -> tuple[str, list[int]]:
     if out and out[-1] == " ":
         out.pop()
         offsets.pop()
+    return "".join(out), offsets
+
+
+_NON_SPACE = re.compile(r"\S+")
+
+
+def _fold_ascii(text: str) -> tuple[str, list[int]]:
+    """The same folding for plain ASCII text (most messages), without the per-character walk:
+    lower case is one character for one, and only runs of white space collapse."""
+    out: list[str] = []
+    offsets: list[int] = []
+    previous_end = -1
+    for match in _NON_SPACE.finditer(text):
+        start, end = match.span()
+        if previous_end >= 0:
+            out.append(" ")
+            offsets.append(previous_end)
+        out.append(match.group().lower())
+        offsets.extend(range(start, end))
+        previous_end = end
     return "".join(out), offsets
 
 
@@ -164,7 +186,11 @@ def _nicknames(message: _Message, persona: str) -> list[Trait]:
 def _terms(message: _Message, vocabulary: frozenset[str]) -> list[str]:
     joined = " ".join(message.words)
     single = {word for word in message.words if word in vocabulary}
-    multi = {t for t in vocabulary if " " in t and re.search(rf"\b{re.escape(t)}\b", joined)}
+    multi = {
+        t
+        for t in vocabulary
+        if " " in t and t in joined and re.search(rf"\b{re.escape(t)}\b", joined)
+    }
     return sorted(single | multi)
 
 
