@@ -194,7 +194,13 @@ class PersonaStore:
         path = self.file_path(user, persona, filename)
         async with self.lock(user, persona):
             await asyncio.to_thread(atomic_write_text, path, text, durable=durable)
-        self._cache.pop(path, None)
+            # what was just written is what the next read would find: keep it cached
+            try:
+                stat = os.stat(path)
+            except OSError:
+                self._cache.pop(path, None)
+            else:
+                self._cache[path] = (stat.st_mtime_ns, stat.st_size, FileText(filename, text))
 
     def invalidate(self) -> None:
         self._cache.clear()
