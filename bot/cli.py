@@ -237,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command != "run":
-        configure_logging(fmt="console", level=os.environ.get("PERSONAD_LOG_LEVEL", "warning"))
+        configure_logging(fmt="console", level=os.environ.get("PERSONAD_LOG_LEVEL", "error"))
     try:
         if args.command == "memory":
             result = asyncio.run(args.func(args, _load(args)))
