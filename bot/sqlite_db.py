@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import ClassVar
 
 import aiosqlite
 
 from bot.errors import PersonadError
 from bot.migrations import Migration, apply_migrations
 
-__all__ = ["open_sqlite"]
+__all__ = ["SqliteFile", "open_sqlite"]
 
 
 async def open_sqlite(
@@ -48,3 +49,36 @@ async def open_sqlite(
         await db.close()
         raise error(f"cannot read {path}: {exc}") from exc
     return db
+
+
+class SqliteFile:
+    """One SQLite file a store owns: opened through :func:`open_sqlite` with the subclass's
+    ``migrations``, closed, and reached through :attr:`conn` (the subclass's ``error`` when it
+    is not open)."""
+
+    migrations: ClassVar[list[Migration]] = []
+    error: ClassVar[type[PersonadError]] = PersonadError
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: aiosqlite.Connection | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._db is not None
+
+    async def open(self) -> None:
+        """Connect and bring the schema up to date (the folder is created if needed)."""
+        if self._db is None:
+            self._db = await open_sqlite(self.path, self.migrations, error=self.error)
+
+    async def close(self) -> None:
+        if self._db is not None:
+            db, self._db = self._db, None
+            await db.close()
+
+    @property
+    def conn(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise self.error(f"{self.path.name} is not open")
+        return self._db

@@ -18,7 +18,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import aiosqlite
@@ -28,7 +27,7 @@ from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem
 from bot.memory.hrr import Vector
 from bot.migrations import Migration
-from bot.sqlite_db import open_sqlite
+from bot.sqlite_db import SqliteFile
 
 __all__ = ["MIGRATIONS", "HolographicStore", "StoredFact"]
 
@@ -93,36 +92,17 @@ def _item(row: Sequence[Any]) -> MemoryItem:
     )
 
 
-class HolographicStore:
+class HolographicStore(SqliteFile):
     """One ``holographic.db``: open, read, and write items with their events."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._db: aiosqlite.Connection | None = None
-
-    @property
-    def is_open(self) -> bool:
-        return self._db is not None
-
-    async def open(self) -> None:
-        """Connect and bring the schema up to date (the folder is created if needed)."""
-        self._db = await open_sqlite(self.path, MIGRATIONS, error=MemoryStoreError)
-
-    async def close(self) -> None:
-        if self._db is not None:
-            await self._db.close()
-            self._db = None
-
-    def _conn(self) -> aiosqlite.Connection:
-        if self._db is None:
-            raise MemoryStoreError("holographic memory is not open")
-        return self._db
+    migrations = MIGRATIONS
+    error = MemoryStoreError
 
     async def active(self) -> list[StoredFact]:
         """Every active item with its structure and stored trace (at the stored dimension)."""
         query = f"SELECT {_ITEM_COLUMNS}, structure, trace FROM items WHERE status = 'active'"
         try:
-            async with self._conn().execute(query) as cursor:
+            async with self.conn.execute(query) as cursor:
                 return [
                     StoredFact(
                         _item(row),
@@ -146,7 +126,7 @@ class HolographicStore:
         replaced: Sequence[str],
     ) -> None:
         """Store a new active item and mark the ids it ``replaced`` superseded, at once."""
-        db = self._conn()
+        db = self.conn
         stamp = item.created_at.isoformat()
         try:
             await db.execute(
@@ -196,7 +176,7 @@ class HolographicStore:
         )
 
     async def _event(self, item_id: str, event: str, detail: str) -> None:
-        await self._conn().execute(
+        await self.conn.execute(
             "INSERT INTO events (item_id, at, event, detail) VALUES (?, ?, ?, ?)",
             (item_id, _now(), event, detail),
         )
@@ -204,7 +184,7 @@ class HolographicStore:
     async def _write(
         self, statement: str, params: Sequence[Any], event: tuple[str, str, str]
     ) -> None:
-        db = self._conn()
+        db = self.conn
         try:
             await db.execute(statement, params)
             await self._event(*event)
@@ -217,9 +197,7 @@ class HolographicStore:
 
     async def status(self, item_id: str) -> str | None:
         """The item's status, None when no item has this id."""
-        async with self._conn().execute(
-            "SELECT status FROM items WHERE id = ?", (item_id,)
-        ) as cursor:
+        async with self.conn.execute("SELECT status FROM items WHERE id = ?", (item_id,)) as cursor:
             row = await cursor.fetchone()
         return None if row is None else str(row[0])
 
@@ -227,14 +205,14 @@ class HolographicStore:
         """The newest items first (only active ones unless ``include_inactive``)."""
         where = "" if include_inactive else "WHERE status = 'active'"
         query = f"SELECT {_ITEM_COLUMNS} FROM items {where} ORDER BY created_at DESC LIMIT ?"
-        async with self._conn().execute(query, (limit,)) as cursor:
+        async with self.conn.execute(query, (limit,)) as cursor:
             return [_item(row) async for row in cursor]
 
     async def detail(
         self, item_id: str
     ) -> tuple[MemoryItem, dict[str, list[str]], str, list[dict[str, Any]]] | None:
         """(item, structure, updated_at, history) of any item, None when the id is unknown."""
-        db = self._conn()
+        db = self.conn
         query = f"SELECT {_ITEM_COLUMNS}, structure, updated_at FROM items WHERE id = ?"
         async with db.execute(query, (item_id,)) as cursor:
             row = await cursor.fetchone()
@@ -248,7 +226,7 @@ class HolographicStore:
 
     async def counts(self) -> tuple[dict[str, int], dict[str, int]]:
         """Items by status, and active items by category."""
-        db = self._conn()
+        db = self.conn
         async with db.execute("SELECT status, COUNT(*) FROM items GROUP BY status") as cursor:
             by_status = {str(r[0]): int(r[1]) async for r in cursor}
         async with db.execute(
@@ -260,7 +238,7 @@ class HolographicStore:
     async def export(self) -> list[dict[str, Any]]:
         """Every item, oldest first, as plain data (structure included, trace left out)."""
         query = f"SELECT {_ITEM_COLUMNS}, structure, updated_at FROM items ORDER BY created_at"
-        async with self._conn().execute(query) as cursor:
+        async with self.conn.execute(query) as cursor:
             rows = [row async for row in cursor]
         exported = []
         for row in rows:

@@ -20,16 +20,13 @@ import json
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
-
-import aiosqlite
 
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem
 from bot.memory.policy import fold
 from bot.migrations import Migration
-from bot.sqlite_db import open_sqlite
+from bot.sqlite_db import SqliteFile
 
 __all__ = ["MIGRATIONS", "HonchoLedger", "normalize"]
 
@@ -129,32 +126,11 @@ def _record(row: Sequence[Any]) -> dict[str, Any]:
     }
 
 
-class HonchoLedger:
+class HonchoLedger(SqliteFile):
     """One ``honcho.db``: items, their history, and the outbox of writes for the server."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._db: aiosqlite.Connection | None = None
-
-    @property
-    def is_open(self) -> bool:
-        return self._db is not None
-
-    async def open(self) -> None:
-        """Connect and bring the schema up to date (the folder is created if needed)."""
-        self._db = await open_sqlite(self.path, MIGRATIONS, error=MemoryStoreError)
-
-    async def close(self) -> None:
-        if self._db is not None:
-            await self._db.close()
-            self._db = None
-
-    @property
-    def conn(self) -> aiosqlite.Connection:
-        """The open connection; MemoryStoreError when the ledger is closed."""
-        if self._db is None:
-            raise MemoryStoreError("honcho memory is not open")
-        return self._db
+    migrations = MIGRATIONS
+    error = MemoryStoreError
 
     async def commit(self) -> None:
         await self.conn.commit()
