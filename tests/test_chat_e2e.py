@@ -49,6 +49,20 @@ def personad(
     )
 
 
+def chat(data_dir: Path, fake: FakeAnthropic, stdin: str) -> subprocess.CompletedProcess[str]:
+    """``personad chat`` as scott with inara, talking to ``fake``."""
+    return personad(
+        "chat",
+        "--user",
+        "scott",
+        "--persona",
+        "inara",
+        data_dir=data_dir,
+        base_url=fake.base_url,
+        stdin=stdin,
+    )
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeAnthropic]:
     with FakeAnthropic.run_in_thread() as server:
@@ -68,16 +82,7 @@ def test_chat_end_to_end_with_otr(tmp_path: Path, fake: FakeAnthropic) -> None:
         "/otr off",
         "Back on the record now.",
     ]
-    result = personad(
-        "chat",
-        "--user",
-        "scott",
-        "--persona",
-        "inara",
-        data_dir=data,
-        base_url=fake.base_url,
-        stdin="\n".join(lines) + "\n",
-    )
+    result = chat(data, fake, "\n".join(lines) + "\n")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "echo: I take my coffee without sugar." in out
@@ -112,27 +117,9 @@ def test_chat_end_to_end_with_otr(tmp_path: Path, fake: FakeAnthropic) -> None:
 def test_restart_restores_todays_conversation(tmp_path: Path, fake: FakeAnthropic) -> None:
     data = tmp_path / "data"
     personad("persona", "new", "scott", "inara", data_dir=data)
-    personad(
-        "chat",
-        "--user",
-        "scott",
-        "--persona",
-        "inara",
-        data_dir=data,
-        base_url=fake.base_url,
-        stdin="My cat is called Miso.\n",
-    )
+    chat(data, fake, "My cat is called Miso.\n")
     fake.requests.clear()
-    result = personad(
-        "chat",
-        "--user",
-        "scott",
-        "--persona",
-        "inara",
-        data_dir=data,
-        base_url=fake.base_url,
-        stdin="What is my cat called?\n",
-    )
+    result = chat(data, fake, "What is my cat called?\n")
     assert result.returncode == 0, result.stderr
     texts = [str(m["content"]) for m in fake.requests[0].body["messages"]]
     assert any("My cat is called Miso." in t for t in texts)
