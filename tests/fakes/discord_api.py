@@ -18,10 +18,11 @@ import itertools
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
-from types import TracebackType
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from tests.fakes.lifecycle import ServerContext
 
 __all__ = ["FakeDiscord"]
 
@@ -39,7 +40,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-class FakeDiscord:
+class FakeDiscord(ServerContext):
     """One bot account, its application, its guilds, and one gateway session at a time."""
 
     def __init__(self, *, token: str = "fake-bot-token", heartbeat_ms: int = 41250) -> None:
@@ -89,18 +90,6 @@ class FakeDiscord:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-
-    async def __aenter__(self) -> FakeDiscord:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
 
     @property
     def api_base(self) -> str:

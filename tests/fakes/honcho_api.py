@@ -25,9 +25,11 @@ import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Self
+from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.lifecycle import ServerContext
 
 __all__ = ["FakeHoncho", "Workspace"]
 
@@ -100,7 +102,7 @@ def _matches(record: dict[str, Any], filters: dict[str, Any] | None) -> bool:
     return True
 
 
-class FakeHoncho:
+class FakeHoncho(ServerContext):
     """The server and its state; ``async with`` starts it on a free loopback port."""
 
     def __init__(self, *, api_key: str | None = None) -> None:
@@ -112,13 +114,6 @@ class FakeHoncho:
         self.base_url = ""
 
     # -- lifecycle and test controls ---------------------------------------------------------
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
 
     async def start(self, port: int = 0) -> str:
         app = web.Application(middlewares=[self._middleware])

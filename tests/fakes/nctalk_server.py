@@ -32,13 +32,13 @@ import string
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
 from adapters.base import AdapterContext, Handler, KeyValueStore
+from tests.fakes.lifecycle import ServerContext
 
 __all__ = ["BotApp", "Delivery", "FakeTalkServer", "MemoryStore", "PostedMessage", "php_json"]
 
@@ -82,7 +82,7 @@ class BotRequest:
     headers: dict[str, str]
 
 
-class FakeTalkServer:
+class FakeTalkServer(ServerContext):
     def __init__(self, secret: str, *, max_length: int = 32000) -> None:
         self.secret = secret
         self.max_length = max_length
@@ -119,18 +119,6 @@ class FakeTalkServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-
-    async def __aenter__(self) -> FakeTalkServer:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
 
     # -- webhooks to the bot ----------------------------------------------------------------
 

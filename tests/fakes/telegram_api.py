@@ -27,11 +27,12 @@ import itertools
 import json
 import re
 import time
-from types import TracebackType
 from typing import Any
 
 import aiohttp
 from aiohttp import web
+
+from tests.fakes.lifecycle import ServerContext
 
 __all__ = ["FakeTelegram"]
 
@@ -57,7 +58,7 @@ class _ApiError(Exception):
         self.description = description
 
 
-class FakeTelegram:
+class FakeTelegram(ServerContext):
     """One bot account with its update queue, the chats it talks in and what it sent."""
 
     def __init__(self, *, token: str = "123456:TEST-token", username: str = "persona_bot") -> None:
@@ -115,18 +116,6 @@ class FakeTelegram:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-
-    async def __aenter__(self) -> FakeTelegram:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
 
     # ---------------------------------------------------------------- test controls
     def fail_next(self, count: int = 1, status: int = 502) -> None:
