@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.errors import AdapterError
 
@@ -88,7 +88,7 @@ class AdapterSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = False
-    stall_seconds: float = 300.0
+    stall_seconds: float = Field(300.0, gt=0)
 
 
 class KeyValueStore(ABC):

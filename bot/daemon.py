@@ -73,6 +73,9 @@ class Daemon:
         self.store = PersonaStore(config.data_dir)
         self.state = StateStore(config.data_dir / "personad.db")
         self.adapters: dict[str, Adapter] = {}
+        #: the watchdog's limit per configured adapter (adapters attached by the caller,
+        #: such as the console, are not watched)
+        self._stall_seconds: dict[str, float] = {}
         self.backends: dict[str, LLMBackend] = {}
         self.sessions: SessionManager | None = None
         self.router: Router | None = None
@@ -149,11 +152,7 @@ class Daemon:
         if app is not None:
             await self._start_http(app)
         await self._start_adapters()
-        stall = {
-            name: float(getattr(adapter, "stall_seconds", 0) or 0)
-            for name, adapter in self.adapters.items()
-        }
-        self.watchdog = Watchdog(self.adapters, {name: s for name, s in stall.items() if s > 0})
+        self.watchdog = Watchdog(self.adapters, self._stall_seconds)
         self.watchdog.start()
         if self.jobs_enabled:
             self._schedule()
@@ -208,9 +207,8 @@ class Daemon:
                 add_route=add_route if app is not None else None,
             )
             context.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            adapter = registry.create(name, settings, context)
-            adapter.stall_seconds = settings.stall_seconds  # type: ignore[attr-defined]
-            self.adapters[name] = adapter
+            self.adapters[name] = registry.create(name, settings, context)
+            self._stall_seconds[name] = settings.stall_seconds
         self.adapters.update(self._given_adapters)
 
     async def _start_http(self, app: web.Application) -> None:

@@ -83,6 +83,3 @@ class SessionManager:
                     except Exception as exc:
                         log.error("memory.close_failed", error=str(exc))
         self._sessions.clear()
-
-    def forget(self, user: str, persona: str) -> None:
-        self._sessions.pop((user, persona), None)
