@@ -28,7 +28,7 @@ from bot.memory.compaction import CompactionResult, Compactor
 from bot.persona.context import build_system_prompt
 from bot.persona.store import FileText, PersonaStore, bind_persona
 from bot.persona_jobs import persona_tools
-from bot.persona_tools import scratch_tools
+from bot.scratch_tools import scratch_tools
 from bot.sessionlog import LoggedTurn, SessionLog
 from bot.state import StateStore
 from bot.toolloop import ToolLoopResult, run_tool_loop

@@ -16,9 +16,9 @@ from bot.llm.base import Message, SystemPrompt
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
 from bot.persona_jobs import persona_tools, schedule_persona_jobs, surface_reminders_once
-from bot.persona_tools import scratch_tools
 from bot.reminders import advance, due, parse_reminders, surface_due, unreadable_items
 from bot.scheduler import Jobs
+from bot.scratch_tools import scratch_tools
 from bot.toolloop import run_tool_loop
 from bot.tools import Tool, ToolFailed, ToolRegistry
 from tests.fakes.nctalk_server import MemoryStore

@@ -1,4 +1,4 @@
-"""The persona's own tools for the model: read and write its scratchpad (SCRATCH.md)."""
+"""The scratchpad tools for the model: read and write the persona's SCRATCH.md."""
 
 from __future__ import annotations
 
