@@ -131,7 +131,7 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
         replies: list[float] = []
         handled: list[float] = []
         try:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             for turn in range(turns):
                 for i in range(sessions):
                     t = time.perf_counter()
@@ -139,7 +139,8 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
                     handled.append(time.perf_counter() - t)
                     replies.append(adapter.last_send - t)
             sequential = time.perf_counter() - started
-            started = time.perf_counter()
+            sequential_cpu = time.thread_time() - cpu
+            started, cpu = time.perf_counter(), time.thread_time()
 
             async def converse(i: int) -> None:
                 for turn in range(turns, 2 * turns):
@@ -147,6 +148,7 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
 
             await asyncio.gather(*(converse(i) for i in range(sessions)))
             concurrent = time.perf_counter() - started
+            concurrent_cpu = time.thread_time() - cpu
         finally:
             await daemon.stop()
         print(
@@ -155,8 +157,15 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
         )
         print(f"  until the answer is sent: {_percentiles(replies)}")
         print(f"  whole turn (log, memory): {_percentiles(handled)}")
-        print(f"  one turn at a time:       {len(handled) / sequential:,.0f} turns/s")
-        print(f"  all sessions at once:     {sessions * turns / concurrent:,.0f} turns/s")
+        total = sessions * turns
+        print(
+            f"  one turn at a time:       {total / sequential:,.0f} turns/s,"
+            f" event loop CPU {sequential_cpu / total * 1000:.2f} ms/turn"
+        )
+        print(
+            f"  all sessions at once:     {total / concurrent:,.0f} turns/s,"
+            f" event loop CPU {concurrent_cpu / total * 1000:.2f} ms/turn"
+        )
 
 
 def _message(i: int, turn: int) -> Incoming:

@@ -48,13 +48,20 @@ def atomic_write_text(path: Path, text: str, *, mode: int = 0o600, durable: bool
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode, durable=durable)
 
 
-def append_durably(path: Path, text: str) -> None:
-    """Append ``text`` to ``path`` and fsync it before returning (used by the session log)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    created = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+def append_durably(path: Path, text: str, header: str = "") -> None:
+    """Append ``text`` to ``path`` and fsync it before returning (used by the session log).
+    A file this call creates starts with ``header``."""
+    created = False
     try:
-        data = text.encode("utf-8")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    except FileNotFoundError:
+        try:
+            fd = _create(path)
+            created = True
+        except FileExistsError:  # made meanwhile by another writer
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        data = ((header if created else "") + text).encode("utf-8")
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
@@ -63,3 +70,13 @@ def append_durably(path: Path, text: str) -> None:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
+
+
+def _create(path: Path) -> int:
+    """A new file at ``path`` (making its folder if needed); FileExistsError if it is there."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
+    try:
+        return os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags, 0o600)

@@ -29,6 +29,7 @@ from bot.config_loader import load_config
 from bot.distill import Distiller, DistillKind
 from bot.errors import ConfigError, PersonadError
 from bot.identity import IdentityObserver
+from bot.identity.state import flush_states
 from bot.llm.base import LLMBackend
 from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
@@ -113,6 +114,7 @@ class Daemon:
         register_secrets_from_env(self.env)
         self.config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         await self.state.open()
+        self.store.watch_files()
         if self._given_backends is not None:
             self.backends = dict(self._given_backends)
         else:
@@ -297,6 +299,8 @@ class Daemon:
             except Exception as exc:
                 log.error("adapter.stop_failed", adapter=name, error=str(exc))
         await self.drain(10)
+        await flush_states(self.store)
+        self.store.unwatch_files()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -25,7 +25,7 @@ from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.compaction import CompactionResult, Compactor
-from bot.persona.context import build_system_prompt
+from bot.persona.context import StableCache, build_system_prompt
 from bot.persona.store import FileText, PersonaStore, bind_persona
 from bot.persona_jobs import persona_tools
 from bot.scratch_tools import scratch_tools
@@ -91,6 +91,7 @@ class Session:
         self._unextracted: list[TurnRecord] = []
         self._mirrored: dict[str, str] = {}
         self._tool_cache: dict[tuple[bool, str], ToolRegistry] = {}
+        self._stable = StableCache()
         self.compactor = Compactor(
             window_tokens=deps.context_window,
             threshold=deps.config.memory.compact_threshold,
@@ -208,7 +209,7 @@ class Session:
             log.error("identity.observe_failed", error=str(exc))
             return []
 
-    async def compact(self, *, force: bool, system_text: str = "") -> CompactionResult | None:
+    async def compact(self, *, force: bool, system_chars: int = 0) -> CompactionResult | None:
         """Promote the durable facts of older turns to memory, then fold them into a pointer."""
         memory = self.memory
 
@@ -217,10 +218,10 @@ class Session:
                 return None
             return await memory.add(text, source=source)
 
-        if not force and not self.compactor.needs(system_text, self.entries):
+        if not force and not self.compactor.needs(system_chars, self.entries):
             return None
         result = await self.compactor.compact(
-            self.entries, system_text=system_text, promote=promote, force=force
+            self.entries, system_chars=system_chars, promote=promote, force=force
         )
         self.entries = list(result.entries)
         log.info("session.compacted", promoted=len(result.promoted), kept=len(self.entries))
@@ -284,8 +285,9 @@ class Session:
             inject_datetime=config.llm.roles["chat"].inject_datetime,
             memory_inject=inject,
             recalled=recalled,
+            cache=self._stable,
         )
-        await self.compact(force=False, system_text=system.joined())
+        await self.compact(force=False, system_chars=system.chars())
         tools = self._tools(otr, zone)
 
         async def ask() -> ToolLoopResult:
@@ -304,7 +306,7 @@ class Session:
                     result = await ask()
                 except ContextOverflow:
                     log.warning("session.overflow")
-                    await self.compact(force=True, system_text=system.joined())
+                    await self.compact(force=True, system_chars=system.chars())
                     result = await ask()
             except BaseException:
                 # no answer came, but what the user said is kept: logged, and still in the

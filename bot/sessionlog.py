@@ -19,7 +19,6 @@ Nothing is ever written here while a session is Off The Record: callers check, a
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from zoneinfo import ZoneInfo
 
 from bot.atomic import append_durably
 from bot.conversation import Entry
+from bot.disk import run_blocking
 
 __all__ = ["LoggedTurn", "SessionLog"]
 
@@ -84,18 +84,17 @@ class SessionLog:
         """Append ``turns`` (all of one local day) and fsync before returning."""
         day, text = self._render(turns, zone)
         path = self.path_for(day)
-        if not path.exists():
-            text = f"# Session log {day.isoformat()} · {self.persona}\n\n" + text
-        await asyncio.to_thread(append_durably, path, text)
+        await run_blocking(append_durably, path, text, self._header(day))
         return path
+
+    def _header(self, day: date) -> str:
+        return f"# Session log {day.isoformat()} · {self.persona}\n\n"
 
     async def mark_new_conversation(self, at: datetime, zone: ZoneInfo) -> None:
         local = at.astimezone(zone)
         path = self.path_for(local.date())
         text = f"### {local:%H:%M:%S} · event · new conversation\n\n"
-        if not path.exists():
-            text = f"# Session log {local.date().isoformat()} · {self.persona}\n\n" + text
-        await asyncio.to_thread(append_durably, path, text)
+        await run_blocking(append_durably, path, text, self._header(local.date()))
 
     def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | None]:
         """Entries of one day in order; ``None`` marks a new-conversation event."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +23,7 @@ from bot.identity.changelog import CHANGELOG_FILE, pending_changes, read_changes
 from bot.identity.detect import detect
 from bot.identity.files import WRITABLE_FILES, write_identity_file
 from bot.identity.kinds import KINDS
-from bot.identity.state import STATE_FILE
+from bot.identity.state import STATE_FILE, flush_states, load_state
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
 
@@ -31,10 +32,11 @@ T0 = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> PersonaStore:
+async def store(tmp_path: Path) -> AsyncIterator[PersonaStore]:
     store = PersonaStore(tmp_path)
     create_persona(store, USER, PERSONA)
-    return store
+    yield store
+    await flush_states(store)
 
 
 @pytest.fixture
@@ -392,6 +394,7 @@ async def test_undo_of_an_inferred_trait_resets_its_count(
     assert "Nara" not in text_of(store, "VOICE.md")
     assert await say(observer, "hi Nara, me again", 2) == []
     assert await say(observer, "hey Nara, once more", 3) != []
+    await flush_states(store)
     state = json.loads(text_of(store, STATE_FILE))
     assert state["slots"]["persona_nickname:nara"]["applied"] == "Nara"
 
@@ -498,5 +501,33 @@ async def test_messages_without_traits_write_nothing(
     store: PersonaStore, observer: IdentityObserver
 ) -> None:
     assert await say(observer, "ok thanks") == []
+    await flush_states(store)
     assert not (folder(store) / STATE_FILE).exists()
     assert not (folder(store) / CHANGELOG_FILE).exists()
+
+
+async def test_counts_are_written_once_per_burst_and_on_flush(
+    store: PersonaStore, observer: IdentityObserver
+) -> None:
+    path = folder(store) / STATE_FILE
+    await say(observer, "hey Nara, hello")
+    await say(observer, "hey Nara, how are you", 1)
+    # deferred: nothing on disk until the delay passes or the daemon flushes
+    assert not path.exists()
+    await flush_states(store)
+    counts = json.loads(path.read_text())["slots"]["persona_nickname:nara"]["counts"]
+    assert counts == {"Nara": 2}
+    mtime = path.stat().st_mtime_ns
+    await flush_states(store)  # nothing pending: no write
+    assert path.stat().st_mtime_ns == mtime
+
+
+async def test_a_state_file_changed_on_disk_is_read_again(
+    store: PersonaStore, observer: IdentityObserver
+) -> None:
+    await say(observer, "hey Nara, hello")
+    await flush_states(store)
+    path = folder(store) / STATE_FILE
+    path.write_text(json.dumps({"version": 1, "slots": {"emoji": {"counts": {"none": 1}}}}))
+    state = await load_state(store, USER, PERSONA)
+    assert set(state.slots) == {"emoji"}

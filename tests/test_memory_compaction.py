@@ -59,19 +59,19 @@ def test_threshold_maths() -> None:
     assert compactor.budget == 7200
     entries = [Entry("user", "x" * 3500, DAY), Entry("assistant", "y" * 3500, DAY)]
     # 1000 + 4 tokens each: 2008, plus a system prompt
-    assert compactor.total_tokens("", entries) == 2008
+    assert compactor.total_tokens(0, entries) == 2008
     more = [*entries, Entry("user", "z" * 700, DAY)]
-    total = compactor.total_tokens("s" * 17_500, more)
+    total = compactor.total_tokens(17_500, more)
     assert total == 5000 + 2008 + 204
-    assert compactor.needs("s" * 17_500, more) == (total >= 7200)
-    assert compactor.needs("s" * 17_500, more)
-    assert not compactor.needs("s" * 17_000, more)
+    assert compactor.needs(17_500, more) == (total >= 7200)
+    assert compactor.needs(17_500, more)
+    assert not compactor.needs(17_000, more)
 
 
 def test_needs_is_false_when_only_recent_entries_remain() -> None:
     compactor = Compactor(window_tokens=2000, keep_recent=4)
     huge = [Entry("user", "x" * 20_000, DAY), Entry("assistant", "ok", DAY)]
-    assert not compactor.needs("", huge)
+    assert not compactor.needs(0, huge)
 
 
 def test_invalid_settings_are_refused() -> None:
@@ -85,7 +85,7 @@ async def test_promotion_happens_before_the_cut() -> None:
     compactor = Compactor(window_tokens=2000, keep_recent=4)
     facts = Entry("user", "ok! I take my coffee without sugar. Estou almoçando agora.", DAY)
     entries = [facts, Entry("assistant", "Noted.", DAY), *_turns(30, start=DAY)]
-    assert compactor.needs("system", entries)
+    assert compactor.needs(6, entries)
     recorder = Recorder()
     seen_during_promotion: list[int] = []
 
@@ -94,7 +94,7 @@ async def test_promotion_happens_before_the_cut() -> None:
         seen_during_promotion.append(len(entries))
         return await recorder(text, source)
 
-    result = await compactor.compact(entries, system_text="system", promote=promote)
+    result = await compactor.compact(entries, system_chars=6, promote=promote)
     assert recorder.calls == [("I take my coffee without sugar.", "sessions/2026-11-29.md")]
     assert seen_during_promotion == [32]
     assert result.promoted == ["I take my coffee without sugar."]
@@ -102,7 +102,7 @@ async def test_promotion_happens_before_the_cut() -> None:
     assert result.entries[0] is result.pointer
     assert result.entries[-4:] == entries[-4:]
     assert len(result.entries) < len(entries)
-    assert compactor.total_tokens("system", result.entries) < compactor.budget
+    assert compactor.total_tokens(6, result.entries) < compactor.budget
 
 
 async def test_nothing_is_cut_when_a_promotion_fails() -> None:
@@ -115,7 +115,7 @@ async def test_nothing_is_cut_when_a_promotion_fails() -> None:
     before = list(entries)
     recorder = Recorder(fail_on="kitchen")
     with pytest.raises(MemoryStoreError) as info:
-        await compactor.compact(entries, system_text="", promote=recorder)
+        await compactor.compact(entries, system_chars=0, promote=recorder)
     assert "nothing was cut" in str(info.value)
     assert entries == before
     # the first fact was promoted before the failure; the failing one was attempted
@@ -135,7 +135,7 @@ async def test_off_the_record_is_never_promoted_nor_shown() -> None:
         *_turns(20),
     ]
     recorder = Recorder()
-    result = await compactor.compact(entries, system_text="", promote=recorder, force=True)
+    result = await compactor.compact(entries, system_chars=0, promote=recorder, force=True)
     assert [text for text, _ in recorder.calls] == ["I prefer tea over coffee in the afternoon."]
     assert result.pointer is not None
     pointer = result.pointer.text
@@ -154,7 +154,7 @@ async def test_pointer_wording_is_history_not_instructions() -> None:
         *_turns(4, start=DAY + timedelta(days=1)),
     ]
     result = await compactor.compact(
-        entries, system_text="", promote=Recorder(), sessions_hint="sessions", force=True
+        entries, system_chars=0, promote=Recorder(), sessions_hint="sessions", force=True
     )
     assert result.pointer is not None
     assert result.pointer.role == "user" and result.pointer.kind == "pointer"
@@ -171,7 +171,7 @@ async def test_an_earlier_pointer_is_merged_into_the_new_one() -> None:
     compactor = Compactor(window_tokens=4000, keep_recent=2)
     first = await compactor.compact(
         [Entry("user", "My mom lives with us since last year", DAY), *_turns(4)],
-        system_text="",
+        system_chars=0,
         promote=Recorder(),
         force=True,
     )
@@ -182,7 +182,7 @@ async def test_an_earlier_pointer_is_merged_into_the_new_one() -> None:
         *_turns(4, start=later),
     ]
     recorder = Recorder()
-    second = await compactor.compact(second_input, system_text="", promote=recorder, force=True)
+    second = await compactor.compact(second_input, system_chars=0, promote=recorder, force=True)
     assert second.pointer is not None
     assert sum(entry.kind == "pointer" for entry in second.entries) == 1
     text = second.pointer.text
@@ -198,7 +198,7 @@ async def test_refused_promotions_are_not_listed_as_kept() -> None:
     text = "I live in Porto Alegre. We decided to sell the car."
     entries = [Entry("user", text, DAY), *_turns(4)]
     recorder = Recorder(refuse={"I live in Porto Alegre."})
-    result = await compactor.compact(entries, system_text="", promote=recorder, force=True)
+    result = await compactor.compact(entries, system_chars=0, promote=recorder, force=True)
     assert len(recorder.calls) == 2
     assert result.promoted == ["We decided to sell the car."]
     assert result.pointer is not None
@@ -209,10 +209,10 @@ async def test_below_the_threshold_nothing_happens_unless_forced() -> None:
     compactor = Compactor(window_tokens=200_000, keep_recent=6)
     entries = [Entry("user", "I live in Lisbon.", DAY), *_turns(10)]
     recorder = Recorder()
-    calm = await compactor.compact(entries, system_text="", promote=recorder)
+    calm = await compactor.compact(entries, system_chars=0, promote=recorder)
     assert calm.entries == entries and calm.pointer is None and recorder.calls == []
 
-    forced = await compactor.compact(entries, system_text="", promote=recorder, force=True)
+    forced = await compactor.compact(entries, system_chars=0, promote=recorder, force=True)
     assert forced.pointer is not None
     assert forced.entries[1:] == entries[-6:]
     assert recorder.calls == [("I live in Lisbon.", "sessions/2026-11-29.md")]
@@ -221,14 +221,14 @@ async def test_below_the_threshold_nothing_happens_unless_forced() -> None:
 async def test_force_with_nothing_old_to_fold() -> None:
     compactor = Compactor(window_tokens=1000, keep_recent=6)
     entries = _turns(5)
-    result = await compactor.compact(entries, system_text="", promote=Recorder(), force=True)
+    result = await compactor.compact(entries, system_chars=0, promote=Recorder(), force=True)
     assert result.pointer is None and result.entries == entries
 
 
 async def test_the_cut_does_not_leave_an_orphan_reply_first() -> None:
     compactor = Compactor(window_tokens=3000, keep_recent=3)
     entries = _turns(40)
-    result = await compactor.compact(entries, system_text="", promote=Recorder())
+    result = await compactor.compact(entries, system_chars=0, promote=Recorder())
     assert result.pointer is not None
     assert result.entries[1].role == "user"
 
@@ -237,7 +237,7 @@ async def test_pointer_stays_small_when_many_facts_are_kept() -> None:
     compactor = Compactor(window_tokens=4000, keep_recent=2)
     many = [Entry("user", f"My cousin number {n} lives in town {n}.", DAY) for n in range(80)]
     result = await compactor.compact(
-        [*many, *_turns(2)], system_text="", promote=Recorder(), force=True
+        [*many, *_turns(2)], system_chars=0, promote=Recorder(), force=True
     )
     assert result.pointer is not None
     assert len(result.pointer.text) <= compactor.max_pointer_chars

@@ -241,3 +241,15 @@ async def test_what_the_user_said_is_kept_when_the_model_fails(world: World) -> 
     assert reply.startswith("echo: ") and reply.endswith("try again")
     last = world.llm.calls[-1].messages[-1].text
     assert "blue folder" in last and "try again" in last  # one user message, both parts
+
+
+async def test_a_persona_file_edited_while_running_reaches_the_next_prompt(world: World) -> None:
+    await world.say("first")
+    soul = world.data / "scott/persona/inara/SOUL.md"
+    soul.write_text("Values: answer like a lighthouse keeper.")
+    for _ in range(500):  # the daemon's watcher reads the change as the loop runs
+        await world.say("next")
+        if "lighthouse keeper" in world.llm.calls[-1].system.stable:
+            break
+        await asyncio.sleep(0.01)
+    assert "lighthouse keeper" in world.llm.calls[-1].system.stable

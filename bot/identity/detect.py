@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
+from bot.identity.prefilter import PatternSet
 from bot.identity.traits import (
     DOMAIN_TERMS,
     EXPLICIT,
@@ -39,22 +41,27 @@ LONG_WORDS = 60
 _MIN_LANGUAGE_WORDS = 4
 _EVIDENCE_CHARS = 80
 
-_EXPLICIT = [
-    (re.compile(pattern), kind, value)
-    for rows in EXPLICIT.values()
-    for pattern, kind, value in rows
-]
-_SARCASM = [re.compile(p) for rows in SARCASM_MARKERS.values() for p in rows]
-_SLANG = [re.compile(p) for p in SLANG.values()]
-_FORMAL = [re.compile(p) for p in FORMAL_MARKERS.values()]
+_EXPLICIT_ROWS = [row for rows in EXPLICIT.values() for row in rows]
+_EXPLICIT = PatternSet([pattern for pattern, _kind, _value in _EXPLICIT_ROWS])
+_SARCASM = PatternSet([p for rows in SARCASM_MARKERS.values() for p in rows])
+_SLANG = PatternSet(list(SLANG.values()))
+_FORMAL = PatternSet(list(FORMAL_MARKERS.values()))
 _NAME_CHARS = r"[^\W\d_][\w'\-]{1,19}"
-_VOCATIVES = [
-    re.compile(rf"^{VOCATIVE_OPENERS},? (?P<name>{_NAME_CHARS})\s*(?:$|[!.,?:;])"),
-    re.compile(
+_VOCATIVES = PatternSet(
+    [
+        rf"^{VOCATIVE_OPENERS},? (?P<name>{_NAME_CHARS})\s*(?:$|[!.,?:;])",
         r"\b(?:thanks|thank you|thx|obrigad[oa]|brigad[oa]|valeu)\b[^.!?]{0,20},\s*"
-        rf"(?P<name>{_NAME_CHARS})\s*[!.?]*\s*$"
-    ),
-]
+        rf"(?P<name>{_NAME_CHARS})\s*[!.?]*\s*$",
+    ]
+)
+#: each vocabulary as (single words, multi-word terms), split once
+_VOCABULARIES: dict[frozenset[str], tuple[frozenset[str], tuple[str, ...]]] = {
+    vocabulary: (
+        frozenset(t for t in vocabulary if " " not in t),
+        tuple(sorted(t for t in vocabulary if " " in t)),
+    )
+    for vocabulary in (JARGON, *DOMAIN_TERMS.values())
+}
 _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s+at [\w.$]+\(", re.MULTILINE)
@@ -65,7 +72,7 @@ _EMOJI = re.compile(
 )
 
 
-def fold_with_offsets(text: str) -> tuple[str, list[int]]:
+def fold_with_offsets(text: str) -> tuple[str, Sequence[int]]:
     """``text`` folded (lower case, no accents, straight quotes, single spaces), and for each
     folded character the index of the original character it came from."""
     if text.isascii():
@@ -94,9 +101,11 @@ def fold_with_offsets(text: str) -> tuple[str, list[int]]:
 _NON_SPACE = re.compile(r"\S+")
 
 
-def _fold_ascii(text: str) -> tuple[str, list[int]]:
+def _fold_ascii(text: str) -> tuple[str, Sequence[int]]:
     """The same folding for plain ASCII text (most messages), without the per-character walk:
     lower case is one character for one, and only runs of white space collapse."""
+    if " ".join(text.split()) == text:  # single spaces only: every character maps to itself
+        return text.lower(), range(len(text))
     out: list[str] = []
     offsets: list[int] = []
     previous_end = -1
@@ -120,6 +129,7 @@ class _Message:
         self.prose = _INLINE_CODE.sub(" ", _CODE_BLOCK.sub(" ", text))
         self.folded, self._offsets = fold_with_offsets(self.prose)
         self.words = _WORD.findall(self.folded)
+        self.joined = " ".join(self.words)
 
     def original(self, start: int, end: int) -> str:
         if start >= end:
@@ -143,17 +153,17 @@ def _clean_name(name: str) -> str | None:
 
 def _explicit(message: _Message) -> dict[str, Trait]:
     found: dict[str, list[tuple[int, int, Trait]]] = {}
-    for pattern, kind, value in _EXPLICIT:
-        for match in pattern.finditer(message.folded):
-            resolved: str | None = value
-            if value == "{lang}":
-                resolved = LANGUAGE_WORDS[next(g for g in match.groups("") if g in LANGUAGE_WORDS)]
-            elif value == "{name}":
-                resolved = _clean_name(message.original(*match.span("name")))
-            if resolved is None:
-                continue
-            trait = Trait(kind, resolved, True, _evidence(message.original(*match.span())))
-            found.setdefault(kind, []).append((match.start(), match.end(), trait))
+    for index, match in _EXPLICIT.matches(message.folded):
+        _pattern, kind, value = _EXPLICIT_ROWS[index]
+        resolved: str | None = value
+        if value == "{lang}":
+            resolved = LANGUAGE_WORDS[next(g for g in match.groups("") if g in LANGUAGE_WORDS)]
+        elif value == "{name}":
+            resolved = _clean_name(message.original(*match.span("name")))
+        if resolved is None:
+            continue
+        trait = Trait(kind, resolved, True, _evidence(message.original(*match.span())))
+        found.setdefault(kind, []).append((match.start(), match.end(), trait))
     chosen: dict[str, Trait] = {}
     for kind, matches in found.items():
         outer = [
@@ -170,8 +180,8 @@ def _explicit(message: _Message) -> dict[str, Trait]:
 
 def _nicknames(message: _Message, persona: str) -> list[Trait]:
     traits: list[Trait] = []
-    for pattern in _VOCATIVES:
-        match = pattern.search(message.folded)
+    for index in _VOCATIVES.candidates(message.folded):
+        match = _VOCATIVES.regexes[index].search(message.folded)
         if match is None:
             continue
         name = message.original(*match.span("name"))
@@ -184,14 +194,14 @@ def _nicknames(message: _Message, persona: str) -> list[Trait]:
 
 
 def _terms(message: _Message, vocabulary: frozenset[str]) -> list[str]:
-    joined = " ".join(message.words)
-    single = {word for word in message.words if word in vocabulary}
-    multi = {
-        t
-        for t in vocabulary
-        if " " in t and t in joined and re.search(rf"\b{re.escape(t)}\b", joined)
-    }
-    return sorted(single | multi)
+    singles, multis = _VOCABULARIES[vocabulary]
+    found = {word for word in message.words if word in singles}
+    if multis:
+        joined = message.joined
+        found.update(
+            t for t in multis if t in joined and re.search(rf"\b{re.escape(t)}\b", joined)
+        )
+    return sorted(found)
 
 
 def _inferred(message: _Message, persona: str) -> list[Trait]:
@@ -206,11 +216,11 @@ def _inferred(message: _Message, persona: str) -> list[Trait]:
         if len(terms) >= 2 or (domain == "programming" and message.code):
             why = "terms: " + ", ".join(terms[:4]) if terms else "code in the message"
             traits.append(Trait("expertise", domain, False, why))
-    if any(p.search(message.folded) for p in _SARCASM):
+    if _SARCASM.any_match(message.folded):
         traits.append(Trait("humour", "sarcastic", False, quote))
-    if any(p.search(message.folded) for p in _FORMAL):
+    if _FORMAL.any_match(message.folded):
         traits.append(Trait("formality", "formal", False, quote))
-    elif any(p.search(message.folded) for p in _SLANG):
+    elif _SLANG.any_match(message.folded):
         traits.append(Trait("formality", "casual", False, quote))
     if _EMOJI.search(message.prose):
         traits.append(Trait("emoji", "welcome", False, quote))

@@ -122,7 +122,7 @@ class IdentityObserver:
             file_plans = [plan for plan in plans if plan.file == filename]
             applied += await self._write(file_plans, state, user, persona, filename, at)
         if _snapshot(state) != before:  # counts at their cap change nothing: no write
-            await save_state(self.store, user, persona, state)
+            await save_state(self.store, user, persona, state, defer=True)
         return applied
 
     async def _write(

@@ -44,6 +44,10 @@ class SystemPrompt:
     def joined(self) -> str:
         return "\n\n".join(part for part in (self.stable, self.dynamic) if part)
 
+    def chars(self) -> int:
+        """``len(self.joined())``, without building it."""
+        return len(self.stable) + len(self.dynamic) + (2 if self.stable and self.dynamic else 0)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:

@@ -53,7 +53,11 @@ _OTR = re.compile(r"(\d+) off-the-record turns? (?:was|were) left out")
 
 def estimate_tokens(text: str) -> int:
     """A cheap, deliberately high token count: one token for every 3.5 characters."""
-    return math.ceil(len(text) / 3.5)
+    return _chars_tokens(len(text))
+
+
+def _chars_tokens(chars: int) -> int:
+    return math.ceil(chars / 3.5)
 
 
 def _entry_tokens(entry: Entry) -> int:
@@ -146,21 +150,21 @@ class Compactor:
     def max_pointer_chars(self) -> int:
         return max(200, min(MAX_POINTER_CHARS, int(self.window_tokens * POINTER_SHARE * 3.5)))
 
-    def total_tokens(self, system_text: str, entries: Sequence[Entry]) -> int:
-        return estimate_tokens(system_text) + sum(_entry_tokens(entry) for entry in entries)
+    def total_tokens(self, system_chars: int, entries: Sequence[Entry]) -> int:
+        return _chars_tokens(system_chars) + sum(_entry_tokens(entry) for entry in entries)
 
-    def needs(self, system_text: str, entries: Sequence[Entry]) -> bool:
+    def needs(self, system_chars: int, entries: Sequence[Entry]) -> bool:
         """True when the prompt is at the threshold and there is something old to fold."""
         if len(entries) <= self.keep_recent:
             return False
-        return self.total_tokens(system_text, entries) >= self.budget
+        return self.total_tokens(system_chars, entries) >= self.budget
 
-    def _cut_index(self, system_text: str, entries: Sequence[Entry], force: bool) -> int:
+    def _cut_index(self, system_chars: int, entries: Sequence[Entry], force: bool) -> int:
         """How many of the oldest entries to remove."""
         latest = max(0, len(entries) - self.keep_recent)
         if force:
             return latest
-        target = self.budget * HEADROOM - estimate_tokens(system_text)
+        target = self.budget * HEADROOM - _chars_tokens(system_chars)
         target -= estimate_tokens("x" * self.max_pointer_chars) + MESSAGE_OVERHEAD
         remaining = sum(_entry_tokens(entry) for entry in entries)
         cut = 0
@@ -176,7 +180,7 @@ class Compactor:
         self,
         entries: Sequence[Entry],
         *,
-        system_text: str,
+        system_chars: int,
         promote: Callable[[str, str], Awaitable[object]],
         sessions_hint: str = "sessions",
         force: bool = False,
@@ -187,9 +191,9 @@ class Compactor:
         the backend refused it, so it is not listed as kept. If any promotion raises, nothing
         is cut and :class:`~bot.errors.MemoryStoreError` is raised.
         """
-        if not force and not self.needs(system_text, entries):
+        if not force and not self.needs(system_chars, entries):
             return CompactionResult(list(entries))
-        cut = self._cut_index(system_text, entries, force)
+        cut = self._cut_index(system_chars, entries, force)
         removed, kept = list(entries[:cut]), list(entries[cut:])
         if not removed:
             return CompactionResult(list(entries))

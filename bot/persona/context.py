@@ -22,6 +22,7 @@ from bot.persona.store import FileText
 __all__ = [
     "OTR_LINE",
     "TIER_FILES",
+    "StableCache",
     "build_system_prompt",
     "datetime_line",
     "files_for_tier",
@@ -56,7 +57,13 @@ def files_for_tier(tier: int) -> list[str]:
     """Every file loaded at ``tier``, in prompt order."""
     if tier not in TIER_FILES:
         raise ValueError(f"tier must be 1-4, not {tier}")
-    return [name for level in range(1, tier + 1) for name in TIER_FILES[level]]
+    return list(_TIER_NAMES[tier])
+
+
+_TIER_NAMES = {
+    tier: tuple(name for level in range(1, tier + 1) for name in TIER_FILES[level])
+    for tier in TIER_FILES
+}
 
 
 def render_file(file: FileText, limit: int) -> str:
@@ -92,6 +99,28 @@ def _memory_section(inject: str, recalled: Sequence[MemoryHit]) -> str:
     return "\n".join(lines)
 
 
+class StableCache:
+    """The persona text of one session's last prompt, rebuilt only when one of the files it
+    was made of (as the store's cache hands them out) or one of their limits changes."""
+
+    def __init__(self) -> None:
+        self._files: tuple[FileText, ...] = ()
+        self._limits: tuple[int, ...] = ()
+        self._text = ""
+
+    def render(self, files: tuple[FileText, ...], limits: tuple[int, ...]) -> str:
+        if (
+            limits == self._limits
+            and len(files) == len(self._files)
+            and all(new is old for new, old in zip(files, self._files, strict=True))
+        ):
+            return self._text
+        sections = [render_file(f, cap) for f, cap in zip(files, limits, strict=True)]
+        self._text = "\n\n".join(section for section in sections if section)
+        self._files, self._limits = files, limits
+        return self._text
+
+
 def build_system_prompt(
     *,
     read: Callable[[str], FileText],
@@ -102,10 +131,14 @@ def build_system_prompt(
     inject_datetime: bool = True,
     memory_inject: str = "",
     recalled: Sequence[MemoryHit] = (),
+    cache: StableCache | None = None,
 ) -> SystemPrompt:
-    """Assemble the prompt; ``read(name)`` gives a persona file, ``limit(name)`` its cap."""
-    sections = [render_file(read(name), limit(name)) for name in files_for_tier(tier)]
-    stable = "\n\n".join(section for section in sections if section)
+    """Assemble the prompt; ``read(name)`` gives a persona file, ``limit(name)`` its cap.
+    With ``cache``, unchanged persona text is not rendered again."""
+    names = files_for_tier(tier)
+    files = tuple(read(name) for name in names)
+    limits = tuple(limit(name) for name in names)
+    stable = (cache or StableCache()).render(files, limits)
     system_lines = []
     if inject_datetime:
         system_lines.append(datetime_line(now))

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
+import structlog
+
 from bot.atomic import atomic_write_text
 from bot.errors import PersonaError
 from bot.persona.names import validate_name
+from bot.persona.watch import DirectoryWatcher
 
 __all__ = [
     "PERSONA_FILES",
@@ -50,6 +54,8 @@ PERSONA_FILES: tuple[str, ...] = (
     "TASKS.json",
     "CRONS.json",
 )
+
+log = structlog.get_logger(__name__)
 
 _user: ContextVar[str | None] = ContextVar("personad_user", default=None)
 _persona: ContextVar[str | None] = ContextVar("personad_persona", default=None)
@@ -96,15 +102,34 @@ class FileText:
     problem: str | None = None
 
 
+#: a watched file is checked on disk at least this often, even without a change reported
+RECHECK_SECONDS = 10.0
+
+
+@dataclass(slots=True)
+class _Cached:
+    mtime_ns: int  # -1: the file was missing
+    size: int
+    file: FileText
+    #: until then (time.monotonic) no check is needed: the folder is watched
+    trusted_until: float = 0.0
+
+
 class PersonaStore:
     """Reads and writes persona files under one data directory."""
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        self._cache: dict[Path, tuple[int, int, FileText]] = {}
+        #: by the file's path as text
+        self._cache: dict[str, _Cached] = {}
+        self._watcher: DirectoryWatcher | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._locks: dict[Path, asyncio.Lock] = {}
         self._dirs: dict[tuple[str, str], Path] = {}
         self._paths: dict[tuple[str, str, str], Path] = {}
+        self._texts: dict[tuple[str, str, str], str] = {}
+        #: what a missing file reads as, one object per name (so callers can cache on it)
+        self._missing: dict[str, FileText] = {}
 
     def directory(self, user: str, persona: str) -> Path:
         """The persona's folder (the names are validated the first time they are seen)."""
@@ -158,23 +183,45 @@ class PersonaStore:
         return lock
 
     def read(self, user: str, persona: str, filename: str) -> FileText:
-        """The file's text, from cache while its mtime and size are unchanged.
+        """The file's text, from cache while it is unchanged.
 
-        A missing file reads as empty; a file that is not valid UTF-8 reads as empty with
-        ``problem`` saying so, so one bad file never stops a conversation.
+        Unchanged means: no change reported for it by the watcher (see :meth:`watch_files`),
+        or, without one, the same mtime and size as when it was read. A missing file reads as
+        empty; a file that is not valid UTF-8 reads as empty with ``problem`` saying so, so
+        one bad file never stops a conversation.
         """
-        path = self.file_path(user, persona, filename)
+        path = self._texts.get((user, persona, filename))
+        if path is None:
+            path = self._texts[(user, persona, filename)] = os.fspath(
+                self.file_path(user, persona, filename)
+            )
+        cached = self._cache.get(path)
+        if cached is not None and cached.trusted_until > time.monotonic():
+            return cached.file
+        trusted_until = 0.0
+        if self._watcher is not None and self._watcher.watch(os.path.dirname(path)):
+            # watched before the stat below: any change after it is reported
+            trusted_until = time.monotonic() + RECHECK_SECONDS
         try:
             stat = os.stat(path)
         except FileNotFoundError:
-            self._cache.pop(path, None)
-            return FileText(filename, "")
-        key = (stat.st_mtime_ns, stat.st_size)
-        cached = self._cache.get(path)
-        if cached is not None and cached[:2] == key:
-            return cached[2]
+            missing = self._missing.get(filename)
+            if missing is None:
+                missing = self._missing[filename] = FileText(filename, "")
+            if trusted_until:
+                self._cache[path] = _Cached(-1, -1, missing, trusted_until)
+            else:
+                self._cache.pop(path, None)
+            return missing
+        if cached is not None and (cached.mtime_ns, cached.size) == (
+            stat.st_mtime_ns,
+            stat.st_size,
+        ):
+            cached.trusted_until = trusted_until
+            return cached.file
         try:
-            raw = path.read_bytes()
+            with open(path, "rb") as file:
+                raw = file.read()
         except OSError as exc:
             return FileText(filename, "", f"cannot read {filename}: {exc.strerror}")
         try:
@@ -183,8 +230,43 @@ class PersonaStore:
             result = FileText(
                 filename, "", f"{filename} is not valid UTF-8 (byte {exc.start}); it was skipped"
             )
-        self._cache[path] = (*key, result)
+        self._cache[path] = _Cached(stat.st_mtime_ns, stat.st_size, result, trusted_until)
         return result
+
+    def watch_files(self) -> bool:
+        """Let the running event loop tell this store when persona files change (Linux
+        inotify), so reads need not check the disk; False where that is not available."""
+        if self._watcher is not None:
+            return True
+        try:
+            watcher = DirectoryWatcher(self._changed)
+        except OSError as exc:
+            log.info("persona.watch_unavailable", error=str(exc))
+            return False
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(watcher.fd, watcher.read_events)
+        self._watcher = watcher
+        return True
+
+    def unwatch_files(self) -> None:
+        """Stop watching; reads check the disk again."""
+        watcher, self._watcher = self._watcher, None
+        if watcher is None:
+            return
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(watcher.fd)
+        self._loop = None
+        watcher.close()
+
+    def _changed(self, directory: str | None, name: str | None) -> None:
+        if directory is None:
+            self._cache.clear()
+        elif name is not None:
+            self._cache.pop(os.path.join(directory, name), None)
+        else:
+            prefix = directory + os.sep
+            for path in [p for p in self._cache if p.startswith(prefix)]:
+                del self._cache[path]
 
     async def write(
         self, user: str, persona: str, filename: str, text: str, *, durable: bool = True
@@ -198,9 +280,43 @@ class PersonaStore:
             try:
                 stat = os.stat(path)
             except OSError:
-                self._cache.pop(path, None)
+                self._cache.pop(os.fspath(path), None)
             else:
-                self._cache[path] = (stat.st_mtime_ns, stat.st_size, FileText(filename, text))
+                self._remember(os.fspath(path), stat, FileText(filename, text))
+
+    async def write_many(
+        self, files: Sequence[tuple[str, str, str, str]], *, durable: bool = True
+    ) -> list[OSError | None]:
+        """Atomically replace several ``(user, persona, filename, text)`` files in one trip to
+        a worker thread; for each, ``None`` or the error that stopped it. Only for files with
+        one writer of their own (it does not take the persona locks)."""
+        paths = [self.file_path(user, persona, name) for user, persona, name, _text in files]
+
+        def write_all() -> list[os.stat_result | OSError]:
+            results: list[os.stat_result | OSError] = []
+            for path, (_u, _p, _n, text) in zip(paths, files, strict=True):
+                try:
+                    atomic_write_text(path, text, durable=durable)
+                    results.append(os.stat(path))
+                except OSError as exc:
+                    results.append(exc)
+            return results
+
+        outcomes = await asyncio.to_thread(write_all)
+        errors: list[OSError | None] = []
+        for path, (_u, _p, name, text), outcome in zip(paths, files, outcomes, strict=True):
+            if isinstance(outcome, OSError):
+                self._cache.pop(os.fspath(path), None)
+                errors.append(outcome)
+            else:
+                self._remember(os.fspath(path), outcome, FileText(name, text))
+                errors.append(None)
+        return errors
+
+    def _remember(self, path: str, stat: os.stat_result, file: FileText) -> None:
+        """What was just written is what the next read would find (checked by mtime and size
+        until the watcher reports the write)."""
+        self._cache[path] = _Cached(stat.st_mtime_ns, stat.st_size, file)
 
     def invalidate(self) -> None:
         self._cache.clear()

@@ -1,0 +1,64 @@
+"""The disk pool runs blocking calls for coroutines: results, errors, many at once."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from bot.disk import DiskPool
+
+
+async def test_results_and_errors_reach_the_caller() -> None:
+    pool = DiskPool(2)
+    assert await pool.run(sum, [1, 2, 3]) == 6
+    with pytest.raises(ZeroDivisionError):
+        await pool.run(lambda: 1 / 0)
+    # the pool is still working after a failure
+    assert await pool.run(str.upper, "ok") == "OK"
+
+
+async def test_calls_run_off_the_event_loop_thread_and_overlap() -> None:
+    pool = DiskPool(3)
+    gate = threading.Barrier(3, timeout=10)
+
+    def meet() -> str:
+        gate.wait()  # returns only when three calls run at the same time
+        return threading.current_thread().name
+
+    names = await asyncio.gather(*(pool.run(meet) for _ in range(3)))
+    assert len(set(names)) == 3
+    assert threading.current_thread().name not in names
+
+
+async def test_many_queued_calls_all_complete_in_their_own_order() -> None:
+    pool = DiskPool(1)
+    seen: list[int] = []
+    results = await asyncio.gather(*(pool.run(lambda i=i: seen.append(i) or i) for i in range(200)))
+    assert results == list(range(200))
+    assert seen == list(range(200))
+
+
+async def test_a_cancelled_caller_does_not_break_the_pool() -> None:
+    pool = DiskPool(1)
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> str:
+        started.set()
+        release.wait(10)
+        return "late"
+
+    task = asyncio.create_task(pool.run(slow))
+    await asyncio.to_thread(started.wait, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    release.set()
+    assert await pool.run(lambda: "next") == "next"
+
+
+def test_one_pool_serves_successive_event_loops() -> None:
+    pool = DiskPool(1)
+    assert asyncio.run(pool.run(len, "abc")) == 3
+    assert asyncio.run(pool.run(len, "abcd")) == 4

@@ -1,0 +1,100 @@
+"""Persona files edited by hand are seen without the store asking the disk on every read."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from bot.persona import store as store_module
+from bot.persona.store import PersonaStore
+from bot.persona.template import create_persona
+from bot.persona.watch import inotify_available
+
+pytestmark = pytest.mark.skipif(not inotify_available(), reason="inotify is Linux only")
+
+USER, PERSONA = "scott", "inara"
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[PersonaStore]:
+    store = PersonaStore(tmp_path)
+    create_persona(store, USER, PERSONA)
+    assert store.watch_files()
+    yield store
+    store.unwatch_files()
+
+
+async def eventually(check: Callable[[], bool]) -> None:
+    """Let the event loop run until ``check()`` holds (the watcher's events are read by the
+    loop); fail after a generous while."""
+    for _ in range(500):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the change was never seen")
+
+
+def soul(store: PersonaStore) -> str:
+    return store.read(USER, PERSONA, "SOUL.md").text
+
+
+async def test_an_edit_by_hand_is_seen(store: PersonaStore) -> None:
+    path = store.file_path(USER, PERSONA, "SOUL.md")
+    original = soul(store)
+    # same length, written in place: the kind of edit mtime and size can miss
+    path.write_text("X" + original[1:])
+    await eventually(lambda: soul(store).startswith("X"))
+
+
+async def test_reads_trust_the_cache_until_a_change_is_reported(store: PersonaStore) -> None:
+    path = store.file_path(USER, PERSONA, "SOUL.md")
+    original = soul(store)
+    path.unlink()
+    # the loop has not run since: no event handled, and the read did not go to the disk
+    assert soul(store) == original
+    await eventually(lambda: soul(store) == "")
+
+
+async def test_a_file_created_later_is_seen(store: PersonaStore) -> None:
+    assert store.read(USER, PERSONA, "SCRATCH.md").text == ""
+    store.file_path(USER, PERSONA, "SCRATCH.md").write_text("remember the milk")
+    await eventually(lambda: store.read(USER, PERSONA, "SCRATCH.md").text == "remember the milk")
+
+
+async def test_a_folder_replaced_by_hand_is_watched_again(store: PersonaStore) -> None:
+    folder = store.directory(USER, PERSONA)
+    soul(store)
+    shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / "SOUL.md").write_text("a new soul")
+    await eventually(lambda: soul(store) == "a new soul")
+    (folder / "SOUL.md").write_text("edited again")
+    await eventually(lambda: soul(store) == "edited again")
+
+
+async def test_writes_through_the_store_are_read_back_at_once(store: PersonaStore) -> None:
+    await store.write(USER, PERSONA, "SCRATCH.md", "one")
+    assert store.read(USER, PERSONA, "SCRATCH.md").text == "one"
+    await store.write(USER, PERSONA, "SCRATCH.md", "two")
+    assert store.read(USER, PERSONA, "SCRATCH.md").text == "two"
+
+
+async def test_without_a_change_reported_the_disk_is_still_checked_now_and_then(
+    store: PersonaStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The safety net for file systems where inotify sees nothing (NFS)."""
+    monkeypatch.setattr(store_module, "RECHECK_SECONDS", 0.0)
+    soul(store)
+    store.file_path(USER, PERSONA, "SOUL.md").write_text("changed unseen")
+    assert soul(store) == "changed unseen"
+
+
+async def test_after_unwatching_every_read_checks_the_disk(store: PersonaStore) -> None:
+    soul(store)
+    store.unwatch_files()
+    store.file_path(USER, PERSONA, "SOUL.md").write_text("checked on read")
+    assert soul(store) == "checked on read"
