@@ -198,9 +198,7 @@ def _terms(message: _Message, vocabulary: frozenset[str]) -> list[str]:
     found = {word for word in message.words if word in singles}
     if multis:
         joined = message.joined
-        found.update(
-            t for t in multis if t in joined and re.search(rf"\b{re.escape(t)}\b", joined)
-        )
+        found.update(t for t in multis if t in joined and re.search(rf"\b{re.escape(t)}\b", joined))
     return sorted(found)
 
 
