@@ -15,7 +15,7 @@ from typing import Literal
 
 from bot.llm.base import Message
 
-__all__ = ["Entry", "to_messages"]
+__all__ = ["Entry", "MessageCache", "to_messages"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,10 @@ class Entry:
 def to_messages(entries: Iterable[Entry]) -> list[Message]:
     """LLM messages for ``entries``: consecutive entries of one role are joined, and the list
     starts with a user message, as every provider requires."""
-    messages: list[Message] = []
+    return _from_first_user(_append([], entries))
+
+
+def _append(messages: list[Message], entries: Iterable[Entry]) -> list[Message]:
     for entry in entries:
         if not entry.text:
             continue
@@ -39,6 +42,30 @@ def to_messages(entries: Iterable[Entry]) -> list[Message]:
             messages[-1] = Message(entry.role, messages[-1].text + "\n\n" + entry.text)
         else:
             messages.append(Message(entry.role, entry.text))
-    while messages and messages[0].role != "user":
-        messages.pop(0)
     return messages
+
+
+def _from_first_user(messages: list[Message]) -> list[Message]:
+    for index, message in enumerate(messages):
+        if message.role == "user":
+            return messages[index:] if index else messages
+    return []
+
+
+class MessageCache:
+    """:func:`to_messages` for a conversation that grows by appending: each entry is turned
+    into a message once, not again on every turn. A conversation replaced by another list
+    (compaction, ``/new``) or shortened is converted afresh."""
+
+    def __init__(self) -> None:
+        self._entries: list[Entry] | None = None
+        self._count = 0
+        self._messages: list[Message] = []
+
+    def messages(self, entries: list[Entry], *more: Entry) -> list[Message]:
+        """``to_messages([*entries, *more])``."""
+        if entries is not self._entries or len(entries) < self._count:
+            self._entries, self._count, self._messages = entries, 0, []
+        _append(self._messages, entries[self._count :])
+        self._count = len(entries)
+        return _from_first_user(_append(list(self._messages), more))

@@ -14,12 +14,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from zoneinfo import ZoneInfo
 
 import structlog
 
 from bot.config import Config, UserConfig
-from bot.conversation import Entry, to_messages
+from bot.conversation import Entry, MessageCache
+from bot.disk import run_blocking
 from bot.errors import ContextOverflow
 from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
@@ -92,6 +94,7 @@ class Session:
         self._mirrored: dict[str, str] = {}
         self._tool_cache: dict[tuple[bool, str], ToolRegistry] = {}
         self._stable = StableCache()
+        self._messages = MessageCache()
         self.compactor = Compactor(
             window_tokens=deps.context_window,
             threshold=deps.config.memory.compact_threshold,
@@ -108,13 +111,12 @@ class Session:
 
     async def load(self) -> None:
         """Restore settings and today's conversation after a (re)start."""
-        self.otr = await self.deps.state.get_otr(self.user, self.persona)
-        self.tier = await self.deps.state.get_tier(self.user, self.persona) or self.tier
+        self.otr, tier = await self.deps.state.session_settings(self.user, self.persona)
+        self.tier = tier or self.tier
         zone = self.user_config.zone
         today = self.deps.clock().astimezone(zone).date()
-        self.entries = await asyncio.to_thread(
-            self.log.restore, today, zone, limit=self.deps.config.daemon.history_messages
-        )
+        limit = self.deps.config.daemon.history_messages
+        self.entries = await run_blocking(partial(self.log.restore, today, zone, limit=limit))
         if self.entries:
             log.info("session.restored", entries=len(self.entries))
 
@@ -294,7 +296,7 @@ class Session:
             return await run_tool_loop(
                 self.deps.chat_llm,
                 system=system,
-                messages=to_messages([*self.entries, user_entry]),
+                messages=self._messages.messages(self.entries, user_entry),
                 tools=tools,
                 max_steps=config.llm.max_tool_steps,
                 on_text=on_text,

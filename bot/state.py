@@ -15,6 +15,7 @@ from typing import Literal
 import aiosqlite
 
 from adapters.base import KeyValueStore
+from bot.batching import Batcher
 from bot.errors import StoreError
 from bot.migrations import Migration
 from bot.sqlite_db import open_sqlite
@@ -68,6 +69,9 @@ class StateStore:
         self.path = path
         self.boot_id = uuid.uuid4().hex
         self._db: aiosqlite.Connection | None = None
+        # every turn claims and finishes an event: under load, in one statement each
+        self._claims: Batcher[tuple[str, str], bool] = Batcher(self._insert_claims)
+        self._finishes: Batcher[tuple[str, str], None] = Batcher(self._mark_done)
 
     async def open(self) -> None:
         try:
@@ -116,12 +120,7 @@ class StateStore:
         ``new``: first time seen. ``retry``: an earlier process claimed it and died before
         finishing, so it was never answered. ``duplicate``: handled (or being handled) already.
         """
-        inserted = await self._write(
-            "INSERT OR IGNORE INTO events (platform, event_id, status, boot_id, received_at)"
-            " VALUES (?, ?, 'processing', ?, ?)",
-            (platform, event_id, self.boot_id, time.time()),
-        )
-        if inserted:
+        if await self._claims.submit((platform, event_id)):
             return "new"
         row = await self._one(
             "SELECT status, boot_id FROM events WHERE platform = ? AND event_id = ?",
@@ -138,10 +137,39 @@ class StateStore:
         return "duplicate"
 
     async def finish_event(self, platform: str, event_id: str) -> None:
+        await self._finishes.submit((platform, event_id))
+
+    async def _insert_claims(self, events: list[tuple[str, str]]) -> list[bool]:
+        """Insert the events not seen before; for each, whether this call inserted it."""
+        now = time.time()
+        params = [
+            v for platform, event_id in events for v in (platform, event_id, self.boot_id, now)
+        ]
+        rows = ", ".join(["(?, ?, 'processing', ?, ?)"] * len(events))
+        try:
+            inserted = {
+                (str(row[0]), str(row[1]))
+                for row in await self.db.execute_fetchall(
+                    "INSERT OR IGNORE INTO events (platform, event_id, status, boot_id,"
+                    f" received_at) VALUES {rows} RETURNING platform, event_id",
+                    params,
+                )
+            }
+        except sqlite3.Error as exc:
+            raise StoreError(f"state database write failed: {exc}") from exc
+        result = []
+        for event in events:  # the same event twice in one batch: only the first is new
+            result.append(event in inserted)
+            inserted.discard(event)
+        return result
+
+    async def _mark_done(self, events: list[tuple[str, str]]) -> list[None]:
+        rows = ", ".join(["(?, ?)"] * len(events))
         await self._write(
-            "UPDATE events SET status = 'done' WHERE platform = ? AND event_id = ?",
-            (platform, event_id),
+            f"UPDATE events SET status = 'done' WHERE (platform, event_id) IN (VALUES {rows})",
+            tuple(v for event in events for v in event),
         )
+        return [None] * len(events)
 
     async def prune_events(self, older_than_days: float = 30.0) -> int:
         cutoff = time.time() - older_than_days * 86400
@@ -151,11 +179,15 @@ class StateStore:
 
     # -- per-session settings -----------------------------------------------------------------
 
-    async def get_otr(self, user: str, persona: str) -> bool:
+    async def session_settings(self, user: str, persona: str) -> tuple[bool, int | None]:
+        """Whether the session is Off The Record, and its tier (None: the default)."""
         row = await self._one(
-            "SELECT otr FROM session_state WHERE user = ? AND persona = ?", (user, persona)
+            "SELECT otr, tier FROM session_state WHERE user = ? AND persona = ?", (user, persona)
         )
-        return bool(row and row[0])
+        if row is None:
+            return False, None
+        tier = row[1]
+        return bool(row[0]), int(tier) if isinstance(tier, int) else None
 
     async def set_otr(self, user: str, persona: str, on: bool) -> None:
         await self._write(
@@ -163,12 +195,6 @@ class StateStore:
             " ON CONFLICT (user, persona) DO UPDATE SET otr = excluded.otr",
             (user, persona, int(on)),
         )
-
-    async def get_tier(self, user: str, persona: str) -> int | None:
-        row = await self._one(
-            "SELECT tier FROM session_state WHERE user = ? AND persona = ?", (user, persona)
-        )
-        return int(row[0]) if row and row[0] is not None else None  # type: ignore[call-overload]
 
     async def set_tier(self, user: str, persona: str, tier: int) -> None:
         await self._write(

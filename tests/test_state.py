@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -44,6 +45,21 @@ async def test_an_event_is_claimed_once_and_retried_after_a_crash(tmp_path: Path
         assert await second.claim_event("telegram", "$a") == "new"
 
 
+async def test_claims_and_finishes_arriving_together_are_exact(tmp_path: Path) -> None:
+    """Under load claims go to the database in batches; each event still gets its own answer."""
+    path = tmp_path / "personad.db"
+    ids = [f"${n}" for n in range(600)]
+    async with StateStore(path) as first:
+        # every event twice at once (a platform redelivering while the first is handled)
+        claims = await asyncio.gather(*(first.claim_event("matrix", i) for i in ids + ids))
+        assert claims[: len(ids)] == ["new"] * len(ids)
+        assert claims[len(ids) :] == ["duplicate"] * len(ids)
+        await asyncio.gather(*(first.finish_event("matrix", i) for i in ids[:300]))
+    async with StateStore(path) as second:
+        again = await asyncio.gather(*(second.claim_event("matrix", i) for i in ids))
+    assert again == ["duplicate"] * 300 + ["retry"] * 300  # the unfinished are retried once
+
+
 async def test_settings_survive_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "personad.db"
     async with StateStore(path) as state:
@@ -51,8 +67,8 @@ async def test_settings_survive_a_restart(tmp_path: Path) -> None:
         await state.set_tier("scott", "inara", 3)
         await state.for_adapter("matrix").set("next_batch", "s123")
     async with StateStore(path) as state:
-        assert await state.get_otr("scott", "inara") is True
-        assert await state.get_tier("scott", "inara") == 3
+        assert await state.session_settings("scott", "inara") == (True, 3)
+        assert await state.session_settings("scott", "developer") == (False, None)
         assert await state.for_adapter("matrix").get("next_batch") == "s123"
         assert await state.for_adapter("telegram").get("next_batch") is None
 

@@ -113,6 +113,8 @@ class _Cached:
     file: FileText
     #: until then (time.monotonic) no check is needed: the folder is watched
     trusted_until: float = 0.0
+    #: this store wrote the text (so a reported change is checked by mtime and size)
+    written: bool = False
 
 
 class PersonaStore:
@@ -259,13 +261,20 @@ class PersonaStore:
         watcher.close()
 
     def _changed(self, directory: str | None, name: str | None) -> None:
-        if directory is None:
-            self._cache.clear()
-        elif name is not None:
-            self._cache.pop(os.path.join(directory, name), None)
+        """The watcher reports a change: a file changed by someone else is read again; one
+        this store wrote is only checked (its own write is most likely what was reported)."""
+        if name is not None and directory is not None:
+            paths = [os.path.join(directory, name)]
         else:
-            prefix = directory + os.sep
-            for path in [p for p in self._cache if p.startswith(prefix)]:
+            prefix = "" if directory is None else directory + os.sep
+            paths = [path for path in self._cache if path.startswith(prefix)]
+        for path in paths:
+            cached = self._cache.get(path)
+            if cached is None:
+                continue
+            if cached.written:
+                cached.trusted_until = 0.0
+            else:
                 del self._cache[path]
 
     async def write(
@@ -316,7 +325,7 @@ class PersonaStore:
     def _remember(self, path: str, stat: os.stat_result, file: FileText) -> None:
         """What was just written is what the next read would find (checked by mtime and size
         until the watcher reports the write)."""
-        self._cache[path] = _Cached(stat.st_mtime_ns, stat.st_size, file)
+        self._cache[path] = _Cached(stat.st_mtime_ns, stat.st_size, file, written=True)
 
     def invalidate(self) -> None:
         self._cache.clear()
