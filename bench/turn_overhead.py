@@ -9,9 +9,11 @@ prints the per-turn p50/p99 overhead and turns per second.
                                   [--dir /dev/shm]
 
 It prints the time until the answer is handed to the platform (what a person waits for,
-beyond the model), the whole turn including the work after the answer (memory sync, the
-identity observer), and throughput one turn at a time and with every session talking at
-once. ``--dir /dev/shm`` puts the data on tmpfs, leaving the CPU cost alone.
+beyond the model), for every turn and split into the first turn of each session (which opens
+it: settings, today's log, the persona files read from disk) and the later ones; the whole
+turn including the work after the answer (memory sync, the identity observer); and
+throughput one turn at a time and with every session talking at once, with the event loop's
+CPU time per turn. ``--dir /dev/shm`` puts the data on tmpfs, leaving the CPU cost alone.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.base import Adapter, AdapterContext, Incoming
+from bot.collector import settle_collector
 from bot.config import Config
 from bot.daemon import Daemon
 from bot.llm.base import (
@@ -128,6 +131,7 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
         )
         daemon.attach("console", adapter)
         await daemon.start()
+        settle_collector()  # as `personad run` does once started
         replies: list[float] = []
         handled: list[float] = []
         try:
@@ -156,6 +160,8 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
             f" {sessions:,} sessions x {turns} turns"
         )
         print(f"  until the answer is sent: {_percentiles(replies)}")
+        print(f"    first turn of a session: {_percentiles(replies[:sessions])}")
+        print(f"    later turns:             {_percentiles(replies[sessions:])}")
         print(f"  whole turn (log, memory): {_percentiles(handled)}")
         total = sessions * turns
         print(

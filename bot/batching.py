@@ -1,9 +1,9 @@
 """Group commit: requests that arrive while the database is busy go in together.
 
-A :class:`Batcher` holds the requests of one kind (claims of events, say). The first one
-starts a drain task; while that task's batch is in the database, new requests queue, and the
-next round takes them all in one statement. One at a time, this costs a task per request;
-under load, it turns hundreds of trips to the database thread into a few.
+A :class:`Batcher` holds the requests of one kind (claims of events, say). A request that
+finds nothing under way goes to the database at once, alone; while it (or a batch) is there,
+new requests queue, and a drain task then takes them all in one statement. One at a time it
+costs nothing extra; under load it turns hundreds of trips to the database thread into a few.
 """
 
 from __future__ import annotations
@@ -27,14 +27,26 @@ class Batcher(Generic[T, R]):
         self._run = run
         self.max_batch = max_batch
         self._pending: list[tuple[T, asyncio.Future[R]]] = []
+        self._busy = False
         self._drain: asyncio.Task[None] | None = None
 
     async def submit(self, item: T) -> R:
-        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
-        self._pending.append((item, future))
-        if self._drain is None:
-            self._drain = asyncio.create_task(self._drain_all())
-        return await future
+        if self._busy:  # a batch is in the database: go in the next one
+            future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+            self._pending.append((item, future))
+            return await future
+        # nothing under way: run this one at once, without a task
+        self._busy = True
+        try:
+            return (await self._run([item]))[0]
+        finally:
+            self._busy = False
+            if self._pending:
+                self._start_drain()
+
+    def _start_drain(self) -> None:
+        self._busy = True
+        self._drain = asyncio.create_task(self._drain_all())
 
     async def _drain_all(self) -> None:
         try:
@@ -56,6 +68,7 @@ class Batcher(Generic[T, R]):
                     if not future.done():
                         future.set_result(result)
         finally:
+            self._busy = False
             self._drain = None
             for _item, future in self._pending:  # only if this task itself was cancelled
                 if not future.done():

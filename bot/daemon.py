@@ -23,6 +23,7 @@ from aiohttp import web
 from adapters import registry
 from adapters.base import Adapter, AdapterContext, AdapterSettings
 from bot.api import build_app
+from bot.collector import settle_collector
 from bot.commands import command_menu
 from bot.config import Config
 from bot.config_loader import load_config
@@ -321,6 +322,7 @@ class Daemon:
             loop.add_signal_handler(sig, self._stopping.set)
         loop.add_signal_handler(signal.SIGHUP, self._reload_in_background)
         await self.start()
+        settle_collector()
         try:
             await self._stopping.wait()
             log.info("daemon.stopping")
