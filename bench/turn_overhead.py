@@ -161,7 +161,8 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
         )
         print(f"  until the answer is sent: {_percentiles(replies)}")
         print(f"    first turn of a session: {_percentiles(replies[:sessions])}")
-        print(f"    later turns:             {_percentiles(replies[sessions:])}")
+        if turns > 1:
+            print(f"    later turns:             {_percentiles(replies[sessions:])}")
         print(f"  whole turn (log, memory): {_percentiles(handled)}")
         total = sessions * turns
         print(

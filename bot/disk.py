@@ -35,7 +35,7 @@ def _resolve(future: asyncio.Future[Any], result: Any, error: BaseException | No
 class DiskPool:
     """Daemon threads, started on first use, that run blocking calls for coroutines."""
 
-    def __init__(self, threads: int = 4) -> None:
+    def __init__(self, threads: int = 8) -> None:
         self.size = threads
         self._queue: SimpleQueue[_Job] = SimpleQueue()
         self._started = False

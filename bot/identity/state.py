@@ -50,7 +50,7 @@ STATE_FILE = "identity_state.json"
 _VERSION = 1
 
 #: seconds between a deferred save and its write
-SAVE_DELAY = 5.0
+SAVE_DELAY = 30.0
 
 _locks: weakref.WeakKeyDictionary[PersonaStore, dict[Path, asyncio.Lock]] = (
     weakref.WeakKeyDictionary()
