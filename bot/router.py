@@ -78,6 +78,13 @@ class Router:
 
         task.add_done_callback(done)
 
+    async def load_active_personas(self) -> None:
+        """Read every configured user's chosen persona once, at start, instead of on each
+        user's first message."""
+        chosen = await self.state.active_personas()
+        for user in self.config.users:
+            self._active[user] = chosen.get(user)
+
     async def set_active_persona(self, user: str, persona: str) -> None:
         await self.state.set_active_persona(user, persona)
         self._active[user] = persona

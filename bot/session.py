@@ -111,11 +111,11 @@ class Session:
 
     async def load(self) -> None:
         """Restore settings and today's conversation after a (re)start."""
-        self.otr, tier = await self.deps.state.session_settings(self.user, self.persona)
-        self.tier = tier or self.tier
         zone = self.user_config.zone
         today = self.deps.clock().astimezone(zone).date()
         limit = self.deps.config.daemon.history_messages
+        self.otr, tier = await self.deps.state.session_settings(self.user, self.persona)
+        self.tier = tier or self.tier
         self.entries = await run_blocking(partial(self.log.restore, today, zone, limit=limit))
         if self.entries:
             log.info("session.restored", entries=len(self.entries))

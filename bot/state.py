@@ -207,6 +207,14 @@ class StateStore:
         row = await self._one("SELECT persona FROM active_persona WHERE user = ?", (user,))
         return str(row[0]) if row else None
 
+    async def active_personas(self) -> dict[str, str]:
+        """Every user's chosen persona (users who never chose are absent)."""
+        try:
+            rows = await self.db.execute_fetchall("SELECT user, persona FROM active_persona", ())
+        except sqlite3.Error as exc:
+            raise StoreError(f"state database read failed: {exc}") from exc
+        return {str(row[0]): str(row[1]) for row in rows}
+
     async def set_active_persona(self, user: str, persona: str) -> None:
         await self._write(
             "INSERT INTO active_persona (user, persona) VALUES (?, ?)"

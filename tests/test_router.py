@@ -253,3 +253,21 @@ async def test_a_persona_file_edited_while_running_reaches_the_next_prompt(world
             break
         await asyncio.sleep(0.01)
     assert "lighthouse keeper" in world.llm.calls[-1].system.stable
+
+
+async def test_the_chosen_persona_survives_a_restart(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "scott", "developer")
+    llm = ScriptedLLM()
+    daemon, adapter = await _world(make_config(tmp_path), tmp_path, llm)
+    try:
+        await adapter.deliver("/persona developer", sender="scott", event_id="p1")
+    finally:
+        await daemon.stop()
+    daemon, adapter = await _world(make_config(tmp_path), tmp_path, llm)
+    try:
+        await adapter.deliver("hello again", sender="scott", event_id="p2")
+    finally:
+        await daemon.stop()
+    assert (tmp_path / "scott/persona/developer/sessions").is_dir()
+    assert not list((tmp_path / "scott/persona/inara/sessions").glob("*.md"))

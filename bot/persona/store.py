@@ -194,14 +194,13 @@ class PersonaStore:
         """
         path = self._texts.get((user, persona, filename))
         if path is None:
-            path = self._texts[(user, persona, filename)] = os.fspath(
-                self.file_path(user, persona, filename)
-            )
+            folder = os.fspath(self.directory(user, persona))
+            path = self._texts[(user, persona, filename)] = os.path.join(folder, _checked(filename))
         cached = self._cache.get(path)
         if cached is not None and cached.trusted_until > time.monotonic():
             return cached.file
         trusted_until = 0.0
-        if self._watcher is not None and self._watcher.watch(os.path.dirname(path)):
+        if self._watcher is not None and self._watcher.watch(path[: path.rindex(os.sep)]):
             # watched before the stat below: any change after it is reported
             trusted_until = time.monotonic() + RECHECK_SECONDS
         try:
