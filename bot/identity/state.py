@@ -5,7 +5,7 @@ The file lives in the persona folder and is written through :meth:`PersonaStore.
 observer's saves are deferred: :func:`save_state` with ``defer=True`` marks it to be written
 :data:`SAVE_DELAY` seconds later, so a burst of messages costs one write; :func:`flush_states`
 writes what is pending now (the daemon calls it when it stops). A crash loses at most the
-last few seconds of counts, which are soft state.
+last half minute of counts, which are soft state.
 
 Per slot it keeps the sightings per value, the value applied and whether that value came
 from an explicit request. Exclusive kinds compete: a sighting of one value takes one off
