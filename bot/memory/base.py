@@ -64,6 +64,19 @@ class MemoryItem:
     status: Literal["active", "superseded", "archived", "forgotten"] = "active"
     reinforced: int = 0
 
+    def record(self) -> dict[str, Any]:
+        """The item as plain data (for inspection and export)."""
+        return {
+            "id": self.id,
+            "text": self.text,
+            "category": self.category,
+            "source": self.source,
+            "confidence": self.confidence,
+            "status": self.status,
+            "reinforced": self.reinforced,
+            "created_at": self.created_at.isoformat(),
+        }
+
 
 @dataclass(slots=True)
 class MemoryHit:

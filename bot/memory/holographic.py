@@ -240,14 +240,7 @@ class HolographicMemory(MemoryBackend):
             if role != "keywords" and item_id in self._facts.index
         }
         return {
-            "id": item.id,
-            "text": item.text,
-            "category": item.category,
-            "source": item.source,
-            "confidence": item.confidence,
-            "status": item.status,
-            "reinforced": item.reinforced,
-            "created_at": item.created_at.isoformat(),
+            **item.record(),
             "updated_at": updated_at,
             "citation": format_citation(item),
             "structure": structure,

@@ -26,6 +26,7 @@ import numpy as np
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem
 from bot.memory.hrr import Vector
+from bot.memory.item_rows import ITEM_COLUMNS, item_from_row
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
 
@@ -63,7 +64,6 @@ MIGRATIONS: list[Migration] = [
     )
 ]
 
-_ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +79,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def _item(row: Sequence[Any]) -> MemoryItem:
-    return MemoryItem(
-        id=str(row[0]),
-        text=str(row[1]),
-        category=row[2],
-        source=str(row[3]),
-        confidence=float(row[4]),
-        status=row[5],
-        reinforced=int(row[6]),
-        created_at=datetime.fromisoformat(str(row[7])),
-    )
-
 
 class HolographicStore(SqliteFile):
     """One ``holographic.db``: open, read, and write items with their events."""
@@ -100,12 +88,12 @@ class HolographicStore(SqliteFile):
 
     async def active(self) -> list[StoredFact]:
         """Every active item with its structure and stored trace (at the stored dimension)."""
-        query = f"SELECT {_ITEM_COLUMNS}, structure, trace FROM items WHERE status = 'active'"
+        query = f"SELECT {ITEM_COLUMNS}, structure, trace FROM items WHERE status = 'active'"
         try:
             async with self.conn.execute(query) as cursor:
                 return [
                     StoredFact(
-                        _item(row),
+                        item_from_row(row),
                         json.loads(row[8]),
                         np.frombuffer(row[9], dtype="<f4").astype(np.float64),
                     )
@@ -204,16 +192,16 @@ class HolographicStore(SqliteFile):
     async def items(self, *, include_inactive: bool, limit: int) -> list[MemoryItem]:
         """The newest items first (only active ones unless ``include_inactive``)."""
         where = "" if include_inactive else "WHERE status = 'active'"
-        query = f"SELECT {_ITEM_COLUMNS} FROM items {where} ORDER BY created_at DESC LIMIT ?"
+        query = f"SELECT {ITEM_COLUMNS} FROM items {where} ORDER BY created_at DESC LIMIT ?"
         async with self.conn.execute(query, (limit,)) as cursor:
-            return [_item(row) async for row in cursor]
+            return [item_from_row(row) async for row in cursor]
 
     async def detail(
         self, item_id: str
     ) -> tuple[MemoryItem, dict[str, list[str]], str, list[dict[str, Any]]] | None:
         """(item, structure, updated_at, history) of any item, None when the id is unknown."""
         db = self.conn
-        query = f"SELECT {_ITEM_COLUMNS}, structure, updated_at FROM items WHERE id = ?"
+        query = f"SELECT {ITEM_COLUMNS}, structure, updated_at FROM items WHERE id = ?"
         async with db.execute(query, (item_id,)) as cursor:
             row = await cursor.fetchone()
         if row is None:
@@ -222,7 +210,7 @@ class HolographicStore(SqliteFile):
             "SELECT at, event, detail FROM events WHERE item_id = ? ORDER BY id", (item_id,)
         ) as cursor:
             history = [{"at": r[0], "event": r[1], "detail": r[2]} async for r in cursor]
-        return _item(row), json.loads(row[8]), row[9], history
+        return item_from_row(row), json.loads(row[8]), row[9], history
 
     async def counts(self) -> tuple[dict[str, int], dict[str, int]]:
         """Items by status, and active items by category."""
@@ -237,22 +225,14 @@ class HolographicStore(SqliteFile):
 
     async def export(self) -> list[dict[str, Any]]:
         """Every item, oldest first, as plain data (structure included, trace left out)."""
-        query = f"SELECT {_ITEM_COLUMNS}, structure, updated_at FROM items ORDER BY created_at"
+        query = f"SELECT {ITEM_COLUMNS}, structure, updated_at FROM items ORDER BY created_at"
         async with self.conn.execute(query) as cursor:
             rows = [row async for row in cursor]
         exported = []
         for row in rows:
-            item = _item(row)
             exported.append(
                 {
-                    "id": item.id,
-                    "text": item.text,
-                    "category": item.category,
-                    "source": item.source,
-                    "confidence": item.confidence,
-                    "status": item.status,
-                    "reinforced": item.reinforced,
-                    "created_at": item.created_at.isoformat(),
+                    **item_from_row(row).record(),
                     "updated_at": row[9],
                     "structure": json.loads(row[8]),
                 }

@@ -24,6 +24,7 @@ from typing import Any
 
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem
+from bot.memory.item_rows import ITEM_COLUMNS, item_from_row
 from bot.memory.policy import fold
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
@@ -78,7 +79,6 @@ MIGRATIONS: list[Migration] = [
     )
 ]
 
-_ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at"
 _WORD = re.compile(r"\w+")
 
 
@@ -95,31 +95,11 @@ def _marks(count: int) -> str:
     return ",".join("?" * count)
 
 
-def _item(row: Sequence[Any]) -> MemoryItem:
-    return MemoryItem(
-        id=str(row[0]),
-        text=str(row[1]),
-        category=row[2],
-        source=str(row[3]),
-        confidence=float(row[4]),
-        status=row[5],
-        reinforced=int(row[6]),
-        created_at=datetime.fromisoformat(str(row[7])),
-    )
-
 
 def _record(row: Sequence[Any]) -> dict[str, Any]:
-    """A ledger row (``_ITEM_COLUMNS, honcho_id, kind, updated_at``) as a plain dict."""
-    item = _item(row)
+    """A ledger row (``ITEM_COLUMNS, honcho_id, kind, updated_at``) as a plain dict."""
     return {
-        "id": item.id,
-        "text": item.text,
-        "category": item.category,
-        "source": item.source,
-        "confidence": item.confidence,
-        "status": item.status,
-        "reinforced": item.reinforced,
-        "created_at": item.created_at.isoformat(),
+        **item_from_row(row).record(),
         "updated_at": row[10],
         "honcho_id": row[8],
         "kind": row[9],
@@ -190,10 +170,10 @@ class HonchoLedger(SqliteFile):
         return None if row is None else str(row[0])
 
     async def active_by_norm(self, norm: str) -> MemoryItem | None:
-        query = f"SELECT {_ITEM_COLUMNS} FROM items WHERE norm = ? AND status = 'active'"
+        query = f"SELECT {ITEM_COLUMNS} FROM items WHERE norm = ? AND status = 'active'"
         async with self.conn.execute(query, (norm,)) as cursor:
             row = await cursor.fetchone()
-        return None if row is None else _item(row)
+        return None if row is None else item_from_row(row)
 
     async def active_from(self, source: str) -> list[tuple[str, str]]:
         """(id, norm) of the active items of ``source``."""
@@ -217,9 +197,9 @@ class HonchoLedger(SqliteFile):
         if not honcho_ids:
             return {}
         marks = _marks(len(honcho_ids))
-        query = f"SELECT {_ITEM_COLUMNS}, honcho_id FROM items WHERE honcho_id IN ({marks})"
+        query = f"SELECT {ITEM_COLUMNS}, honcho_id FROM items WHERE honcho_id IN ({marks})"
         async with self.conn.execute(query, tuple(honcho_ids)) as cursor:
-            return {str(row[8]): _item(row) for row in await cursor.fetchall()}
+            return {str(row[8]): item_from_row(row) for row in await cursor.fetchall()}
 
     async def hidden_norms(self) -> set[str]:
         """Comparison forms of sentences marked inactive and not also said by an active item."""
@@ -234,16 +214,16 @@ class HonchoLedger(SqliteFile):
     async def items(self, *, include_inactive: bool, limit: int) -> list[MemoryItem]:
         """The newest conclusions first (only active ones unless ``include_inactive``)."""
         where = "kind != 'message'" + ("" if include_inactive else " AND status = 'active'")
-        query = f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where} ORDER BY created_at DESC LIMIT ?"
+        query = f"SELECT {ITEM_COLUMNS} FROM items WHERE {where} ORDER BY created_at DESC LIMIT ?"
         async with self.conn.execute(query, (limit,)) as cursor:
-            return [_item(row) for row in await cursor.fetchall()]
+            return [item_from_row(row) for row in await cursor.fetchall()]
 
     async def detail(
         self, item_id: str
     ) -> tuple[MemoryItem, dict[str, Any], list[dict[str, Any]]] | None:
         """(item, record, history) of a ledger item, None when the id is unknown."""
         db = self.conn
-        query = f"SELECT {_ITEM_COLUMNS}, honcho_id, kind, updated_at FROM items WHERE id = ?"
+        query = f"SELECT {ITEM_COLUMNS}, honcho_id, kind, updated_at FROM items WHERE id = ?"
         async with db.execute(query, (item_id,)) as cursor:
             row = await cursor.fetchone()
         if row is None:
@@ -252,7 +232,7 @@ class HonchoLedger(SqliteFile):
             "SELECT at, event, detail FROM events WHERE item_id = ? ORDER BY id", (item_id,)
         ) as cursor:
             history = [{"at": r[0], "event": r[1], "detail": r[2]} for r in await cursor.fetchall()]
-        return _item(row), _record(row), history
+        return item_from_row(row), _record(row), history
 
     async def counts(self) -> tuple[dict[str, int], dict[str, int]]:
         """Items by status, and active conclusions by category."""
@@ -268,7 +248,7 @@ class HonchoLedger(SqliteFile):
 
     async def export(self) -> list[dict[str, Any]]:
         query = (
-            f"SELECT {_ITEM_COLUMNS}, honcho_id, kind, updated_at FROM items ORDER BY created_at"
+            f"SELECT {ITEM_COLUMNS}, honcho_id, kind, updated_at FROM items ORDER BY created_at"
         )
         async with self.conn.execute(query) as cursor:
             rows = await cursor.fetchall()

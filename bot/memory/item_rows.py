@@ -1,0 +1,32 @@
+"""An item's row in ``holographic.db`` and ``honcho.db`` (text ids, ISO times), and back.
+
+Both stores select :data:`ITEM_COLUMNS` first in their queries, so :func:`item_from_row`
+reads the first eight values of any such row; their own columns follow. (``memory.db`` keeps
+numeric ids and epoch times: :mod:`bot.memory.fts_inspect`.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from bot.memory.base import MemoryItem
+
+__all__ = ["ITEM_COLUMNS", "item_from_row"]
+
+ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at"
+
+
+def item_from_row(row: Sequence[Any]) -> MemoryItem:
+    """The item of a row selected with :data:`ITEM_COLUMNS` first."""
+    return MemoryItem(
+        id=str(row[0]),
+        text=str(row[1]),
+        category=row[2],
+        source=str(row[3]),
+        confidence=float(row[4]),
+        status=row[5],
+        reinforced=int(row[6]),
+        created_at=datetime.fromisoformat(str(row[7])),
+    )
