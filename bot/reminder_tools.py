@@ -29,7 +29,7 @@ from bot.reminders import (
     reschedule,
     unreadable_items,
 )
-from bot.tools import Tool, ToolFailed
+from bot.tools import Tool, ToolFailed, find_by_words
 
 __all__ = ["reminder_tools"]
 
@@ -72,15 +72,15 @@ def _pick(pending: list[Reminder], args: dict[str, Any]) -> Reminder:
         return pending[index - 1]
     if not isinstance(match, str) or not match.strip():
         raise ToolFailed("give 'index' (from reminder_list) or 'match' (words of the text)")
-    needle = match.strip().casefold()
-    found = [r for r in pending if needle in r.text.casefold()]
-    exact = [r for r in found if r.text.casefold() == needle]
-    if len(exact) == 1 or len(found) == 1:
-        return (exact or found)[0]
-    if not found:
-        raise ToolFailed(f"no pending reminder mentions {match!r}")
-    listing = "; ".join(_describe(r) for r in found)
-    raise ToolFailed(f"{match!r} matches several reminders ({listing}); use 'index'")
+    return find_by_words(
+        pending,
+        match,
+        lambda reminder: reminder.text,
+        _describe,
+        subject="pending reminder",
+        plural="reminders",
+        key="index",
+    )
 
 
 def reminder_tools(

@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 
 from bot.persona.store import PersonaStore
 from bot.reminders import Clock
-from bot.tools import Tool, ToolFailed
+from bot.tools import Tool, ToolFailed, find_by_words
 
 __all__ = ["FILENAME", "CorruptFile", "edit_json_list", "load_json_list", "task_tools"]
 
@@ -129,15 +129,15 @@ def _pick(items: list[Item], args: dict[str, Any], statuses: tuple[str, ...]) ->
         raise ToolFailed(f"there is no {' or '.join(statuses)} task #{ident}; see task_list")
     if not isinstance(match, str) or not match.strip():
         raise ToolFailed("give the task's 'id' or 'match' (words of its title)")
-    needle = match.strip().casefold()
-    found = [item for item in live if needle in _title(item).casefold()]
-    exact = [item for item in found if _title(item).casefold() == needle]
-    if len(exact) == 1 or len(found) == 1:
-        return (exact or found)[0]
-    if not found:
-        raise ToolFailed(f"no {' or '.join(statuses)} task mentions {match!r}")
-    listing = "; ".join(_describe(item) for item in found)
-    raise ToolFailed(f"{match!r} matches several tasks ({listing}); use 'id'")
+    return find_by_words(
+        live,
+        match,
+        _title,
+        _describe,
+        subject=f"{' or '.join(statuses)} task",
+        plural="tasks",
+        key="id",
+    )
 
 
 def task_tools(

@@ -8,13 +8,15 @@ model as an internal error, never raised into the turn.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.llm.base import ToolSpec
 
-__all__ = ["Tool", "ToolFailed", "ToolHandler", "ToolRegistry"]
+T = TypeVar("T")
+
+__all__ = ["Tool", "ToolFailed", "ToolHandler", "ToolRegistry", "find_by_words"]
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[str]]
 
@@ -64,3 +66,26 @@ class ToolRegistry:
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
+
+
+def find_by_words(
+    items: Sequence[T],
+    match: str,
+    text: Callable[[T], str],
+    describe: Callable[[T], str],
+    *,
+    subject: str,
+    plural: str,
+    key: str,
+) -> T:
+    """The one item whose ``text`` contains ``match`` (an exact match wins among several),
+    or a ToolFailed naming the candidates and telling the model to use ``key`` instead."""
+    needle = match.strip().casefold()
+    found = [item for item in items if needle in text(item).casefold()]
+    exact = [item for item in found if text(item).casefold() == needle]
+    if len(exact) == 1 or len(found) == 1:
+        return (exact or found)[0]
+    if not found:
+        raise ToolFailed(f"no {subject} mentions {match!r}")
+    listing = "; ".join(describe(item) for item in found)
+    raise ToolFailed(f"{match!r} matches several {plural} ({listing}); use {key!r}")
