@@ -30,9 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.base import Adapter, AdapterContext, Incoming
-from bot.collector import settle_collector
 from bot.config import Config
 from bot.daemon import Daemon
+from bot.gc_settings import settle_collector
 from bot.llm.base import (
     Completion,
     LLMBackend,

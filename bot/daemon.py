@@ -23,12 +23,12 @@ from aiohttp import web
 from adapters import registry
 from adapters.base import Adapter, AdapterContext, AdapterSettings
 from bot.api import build_app
-from bot.collector import settle_collector
 from bot.commands import command_menu
 from bot.config import Config
 from bot.config_loader import load_config
 from bot.distill import Distiller, DistillKind
 from bot.errors import ConfigError, PersonadError
+from bot.gc_settings import settle_collector
 from bot.identity import IdentityObserver
 from bot.identity.state import flush_states
 from bot.llm.base import LLMBackend

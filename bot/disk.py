@@ -1,4 +1,4 @@
-"""A few threads for the blocking file work of a turn: appends with fsync, atomic writes.
+"""A few threads for the blocking file work of a turn: session-log appends, persona writes.
 
 ``asyncio.to_thread`` hands work over through ``concurrent.futures`` (a future with its own
 condition variable, a context copy, a chained asyncio future); the session log appends on

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import time
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -104,6 +105,12 @@ class StateStore:
         except sqlite3.Error as exc:
             raise StoreError(f"state database write failed: {exc}") from exc
 
+    async def _all(self, sql: str, params: Sequence[object]) -> list[tuple[object, ...]]:
+        try:
+            return [tuple(row) for row in await self.db.execute_fetchall(sql, params)]
+        except sqlite3.Error as exc:
+            raise StoreError(f"state database query failed: {exc}") from exc
+
     async def _one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None:
         try:
             async with self.db.execute(sql, params) as cursor:
@@ -146,17 +153,14 @@ class StateStore:
             v for platform, event_id in events for v in (platform, event_id, self.boot_id, now)
         ]
         rows = ", ".join(["(?, ?, 'processing', ?, ?)"] * len(events))
-        try:
-            inserted = {
-                (str(row[0]), str(row[1]))
-                for row in await self.db.execute_fetchall(
-                    "INSERT OR IGNORE INTO events (platform, event_id, status, boot_id,"
-                    f" received_at) VALUES {rows} RETURNING platform, event_id",
-                    params,
-                )
-            }
-        except sqlite3.Error as exc:
-            raise StoreError(f"state database write failed: {exc}") from exc
+        inserted = {
+            (str(row[0]), str(row[1]))
+            for row in await self._all(
+                "INSERT OR IGNORE INTO events (platform, event_id, status, boot_id,"
+                f" received_at) VALUES {rows} RETURNING platform, event_id",
+                params,
+            )
+        }
         result = []
         for event in events:  # the same event twice in one batch: only the first is new
             result.append(event in inserted)
@@ -209,10 +213,7 @@ class StateStore:
 
     async def active_personas(self) -> dict[str, str]:
         """Every user's chosen persona (users who never chose are absent)."""
-        try:
-            rows = await self.db.execute_fetchall("SELECT user, persona FROM active_persona", ())
-        except sqlite3.Error as exc:
-            raise StoreError(f"state database read failed: {exc}") from exc
+        rows = await self._all("SELECT user, persona FROM active_persona", ())
         return {str(row[0]): str(row[1]) for row in rows}
 
     async def set_active_persona(self, user: str, persona: str) -> None:

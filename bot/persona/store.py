@@ -21,6 +21,7 @@ from pathlib import Path
 import structlog
 
 from bot.atomic import atomic_write_text
+from bot.disk import run_blocking
 from bot.errors import PersonaError
 from bot.persona.names import validate_name
 from bot.persona.watch import DirectoryWatcher
@@ -128,8 +129,8 @@ class PersonaStore:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._locks: dict[Path, asyncio.Lock] = {}
         self._dirs: dict[tuple[str, str], Path] = {}
-        self._paths: dict[tuple[str, str, str], Path] = {}
-        self._texts: dict[tuple[str, str, str], str] = {}
+        #: (user, persona, filename) -> the file's path as text
+        self._paths: dict[tuple[str, str, str], str] = {}
         #: what a missing file reads as, one object per name (so callers can cache on it)
         self._missing: dict[str, FileText] = {}
 
@@ -144,10 +145,14 @@ class PersonaStore:
         return directory
 
     def file_path(self, user: str, persona: str, filename: str) -> Path:
+        return Path(self._path(user, persona, filename))
+
+    def _path(self, user: str, persona: str, filename: str) -> str:
         key = (user, persona, filename)
         path = self._paths.get(key)
         if path is None:
-            path = self._paths[key] = self.directory(user, persona) / _checked(filename)
+            folder = os.fspath(self.directory(user, persona))
+            path = self._paths[key] = os.path.join(folder, _checked(filename))
         return path
 
     def exists(self, user: str, persona: str) -> bool:
@@ -192,10 +197,7 @@ class PersonaStore:
         empty; a file that is not valid UTF-8 reads as empty with ``problem`` saying so, so
         one bad file never stops a conversation.
         """
-        path = self._texts.get((user, persona, filename))
-        if path is None:
-            folder = os.fspath(self.directory(user, persona))
-            path = self._texts[(user, persona, filename)] = os.path.join(folder, _checked(filename))
+        path = self._path(user, persona, filename)
         cached = self._cache.get(path)
         if cached is not None and cached.trusted_until > time.monotonic():
             return cached.file
@@ -281,16 +283,10 @@ class PersonaStore:
     ) -> None:
         """Atomically replace one persona file, holding the persona's lock
         (``durable=False``: see :func:`bot.atomic.atomic_write_bytes`)."""
-        path = self.file_path(user, persona, filename)
         async with self.lock(user, persona):
-            await asyncio.to_thread(atomic_write_text, path, text, durable=durable)
-            # what was just written is what the next read would find: keep it cached
-            try:
-                stat = os.stat(path)
-            except OSError:
-                self._cache.pop(os.fspath(path), None)
-            else:
-                self._remember(os.fspath(path), stat, FileText(filename, text))
+            [error] = await self.write_many([(user, persona, filename, text)], durable=durable)
+        if error is not None:
+            raise error
 
     async def write_many(
         self, files: Sequence[tuple[str, str, str, str]], *, durable: bool = True
@@ -298,33 +294,32 @@ class PersonaStore:
         """Atomically replace several ``(user, persona, filename, text)`` files in one trip to
         a worker thread; for each, ``None`` or the error that stopped it. Only for files with
         one writer of their own (it does not take the persona locks)."""
-        paths = [self.file_path(user, persona, name) for user, persona, name, _text in files]
+        paths = [self._path(user, persona, name) for user, persona, name, _text in files]
 
         def write_all() -> list[os.stat_result | OSError]:
             results: list[os.stat_result | OSError] = []
             for path, (_u, _p, _n, text) in zip(paths, files, strict=True):
                 try:
-                    atomic_write_text(path, text, durable=durable)
+                    atomic_write_text(Path(path), text, durable=durable)
                     results.append(os.stat(path))
                 except OSError as exc:
                     results.append(exc)
             return results
 
-        outcomes = await asyncio.to_thread(write_all)
+        outcomes = await run_blocking(write_all)
         errors: list[OSError | None] = []
         for path, (_u, _p, name, text), outcome in zip(paths, files, outcomes, strict=True):
             if isinstance(outcome, OSError):
-                self._cache.pop(os.fspath(path), None)
+                self._cache.pop(path, None)
                 errors.append(outcome)
             else:
-                self._remember(os.fspath(path), outcome, FileText(name, text))
+                # what was just written is what the next read would find (checked by mtime
+                # and size once the watcher reports the write)
+                self._cache[path] = _Cached(
+                    outcome.st_mtime_ns, outcome.st_size, FileText(name, text), written=True
+                )
                 errors.append(None)
         return errors
-
-    def _remember(self, path: str, stat: os.stat_result, file: FileText) -> None:
-        """What was just written is what the next read would find (checked by mtime and size
-        until the watcher reports the write)."""
-        self._cache[path] = _Cached(stat.st_mtime_ns, stat.st_size, file, written=True)
 
     def invalidate(self) -> None:
         self._cache.clear()
