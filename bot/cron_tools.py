@@ -17,7 +17,7 @@ from bot.cron_schedule import check_schedule, parse_schedule
 from bot.crons import FILENAME
 from bot.persona.store import PersonaStore
 from bot.reminders import Clock
-from bot.tasks import CorruptFile, Item, edit_json_list, load_json_list
+from bot.tasks import Item, corrupt_file_as_tool_failure, edit_json_list, load_json_list
 from bot.tools import Tool, ToolFailed
 
 __all__ = ["MAX_JOBS", "cron_tools"]
@@ -48,10 +48,8 @@ def cron_tools(
         return clock().astimezone(zone).replace(microsecond=0)
 
     async def edit(change: Callable[[list[Item]], str]) -> str:
-        try:
+        with corrupt_file_as_tool_failure(FILENAME):
             return await edit_json_list(store, user, persona, FILENAME, change)
-        except CorruptFile as exc:
-            raise ToolFailed(f"{exc}. Ask the user to repair CRONS.json.") from None
 
     async def add(args: dict[str, Any]) -> str:
         schedule, prompt = args.get("schedule"), args.get("prompt")
@@ -83,10 +81,8 @@ def cron_tools(
         return await edit(change)
 
     async def list_(_args: dict[str, Any]) -> str:
-        try:
+        with corrupt_file_as_tool_failure(FILENAME):
             items = load_json_list(store, user, persona, FILENAME)
-        except CorruptFile as exc:
-            raise ToolFailed(f"{exc}. Ask the user to repair CRONS.json.") from None
         at = now()
         shown = [_describe(job, zone, at) for job in items if job.get("enabled", True) is not False]
         return (

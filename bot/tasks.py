@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import json
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
@@ -28,7 +28,14 @@ from bot.persona.store import PersonaStore
 from bot.reminders import Clock
 from bot.tools import Tool, ToolFailed, find_by_words
 
-__all__ = ["FILENAME", "CorruptFile", "edit_json_list", "load_json_list", "task_tools"]
+__all__ = [
+    "FILENAME",
+    "CorruptFile",
+    "corrupt_file_as_tool_failure",
+    "edit_json_list",
+    "load_json_list",
+    "task_tools",
+]
 
 FILENAME = "TASKS.json"
 
@@ -59,6 +66,16 @@ def load_json_list(store: PersonaStore, user: str, persona: str, filename: str) 
             f"{filename} must be a JSON list of objects; it was left untouched, fix it by hand"
         )
     return data
+
+
+@contextlib.contextmanager
+def corrupt_file_as_tool_failure(filename: str) -> Iterator[None]:
+    """Inside a tool: a :class:`CorruptFile` becomes a ToolFailed asking the user to repair
+    ``filename``."""
+    try:
+        yield
+    except CorruptFile as exc:
+        raise ToolFailed(f"{exc}. Ask the user to repair {filename}.") from None
 
 
 _locks: weakref.WeakKeyDictionary[PersonaStore, dict[tuple[str, str, str], asyncio.Lock]] = (
@@ -149,10 +166,8 @@ def task_tools(
         return clock().astimezone(zone).isoformat(timespec="minutes")
 
     async def edit(change: Callable[[list[Item]], str]) -> str:
-        try:
+        with corrupt_file_as_tool_failure(FILENAME):
             return await edit_json_list(store, user, persona, FILENAME, change)
-        except CorruptFile as exc:
-            raise ToolFailed(f"{exc}. Ask the user to repair TASKS.json.") from None
 
     async def add(args: dict[str, Any]) -> str:
         title = args.get("title")
@@ -175,10 +190,8 @@ def task_tools(
         return await edit(change)
 
     async def list_(args: dict[str, Any]) -> str:
-        try:
+        with corrupt_file_as_tool_failure(FILENAME):
             items = load_json_list(store, user, persona, FILENAME)
-        except CorruptFile as exc:
-            raise ToolFailed(f"{exc}. Ask the user to repair TASKS.json.") from None
         wanted = ("open", "done") if args.get("include_done") else ("open",)
         shown = [_describe(item) for item in items if item.get("status", "open") in wanted]
         return "\n".join(shown) if shown else "No open tasks."
