@@ -35,7 +35,7 @@ def _corpus() -> list[str]:
     pieces = [
         needle
         for table in (_explicit_set(), detect._SARCASM, detect._SLANG, detect._FORMAL)
-        for needle in table._needles
+        for needle in table.needles
     ]
     rng = random.Random(7)
     for _ in range(400):

@@ -90,12 +90,13 @@ class PatternSet:
                 continue
             for needle in found:
                 self._by_needle.setdefault(needle, []).append(index)
-        self._needles = tuple(self._by_needle)
+        #: every string looked for in a text, once
+        self.needles = tuple(self._by_needle)
 
     def candidates(self, text: str) -> list[int]:
         """Indices, in order, of the patterns that may match ``text``."""
         chosen = set(self._always)
-        for needle in self._needles:
+        for needle in self.needles:
             if needle in text:
                 chosen.update(self._by_needle[needle])
         return sorted(chosen)
