@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -33,7 +34,10 @@ class ReplyStream:
         reply_to: str | None = None,
         interval: float = 1.0,
         stream: bool = True,
+        before_send: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
+        """``before_send`` is awaited before the first message goes out (if it raises,
+        nothing is sent)."""
         self.adapter = adapter
         self.room = room
         self.reply_to = reply_to
@@ -45,6 +49,7 @@ class ReplyStream:
         self._last_push = 0.0
         self._typing_task: asyncio.Task[None] | None = None
         self._push_lock = asyncio.Lock()
+        self._before_send = before_send
 
     async def __aenter__(self) -> ReplyStream:
         self._typing_task = asyncio.create_task(self._keep_typing())
@@ -87,6 +92,7 @@ class ReplyStream:
         self._last_push = time.monotonic()
         try:
             if self.message_id is None:
+                await self._ready()
                 self.message_id = await self.adapter.send(self.room, text, reply_to=self.reply_to)
             else:
                 await self.adapter.edit(self.room, self.message_id, text)
@@ -96,11 +102,17 @@ class ReplyStream:
             log.warning("reply.stream_failed", error=str(exc))
             self.stream = False
 
+    async def _ready(self) -> None:
+        if self._before_send is not None:
+            await self._before_send()
+            self._before_send = None
+
     async def finish(self, final: str) -> None:
         """Deliver ``final`` as the whole answer."""
         await self._stop_typing()
         async with self._push_lock:
             if self.message_id is None:
+                await self._ready()
                 await self.adapter.send(self.room, final, reply_to=self.reply_to)
             else:
                 limit = self.adapter.max_message_chars

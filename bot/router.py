@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from functools import partial
 from typing import Any
 
 import structlog
@@ -176,6 +177,7 @@ class Router:
         return user_config.default_persona if user_config else "inara"
 
     async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
+        await self.state.event_recorded(incoming.platform, incoming.event_id)
         try:
             await adapter.send(incoming.room, text, reply_to=incoming.event_id)
             await adapter.reply_done(incoming.room)
@@ -226,6 +228,9 @@ class Router:
                 incoming.room,
                 reply_to=incoming.event_id,
                 interval=self.config.daemon.stream_edit_seconds,
+                before_send=partial(
+                    self.state.event_recorded, incoming.platform, incoming.event_id
+                ),
             )
             async with reply:
                 try:

@@ -6,6 +6,7 @@ anybody said: only ids, flags and adapter bookkeeping (sync tokens, update offse
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 import uuid
@@ -73,14 +74,23 @@ class StateStore:
         # every turn claims and finishes an event: under load, in one statement each
         self._claims: Batcher[tuple[str, str], bool] = Batcher(self._insert_claims)
         self._finishes: Batcher[tuple[str, str], None] = Batcher(self._mark_done)
+        #: every (platform, event id) the events table holds or is being given: one not
+        #: here is new without asking the database (read at open; pruning keeps it small)
+        self._known: set[tuple[str, str]] = set()
+        #: claims of new events on their way to the database, until the event is finished
+        self._recording: dict[tuple[str, str], asyncio.Task[bool]] = {}
 
     async def open(self) -> None:
         try:
             self._db = await open_sqlite(self.path, MIGRATIONS, error=StoreError, autocommit=True)
         except StoreError as exc:
             raise StoreError(f"cannot open state database: {exc}") from exc
+        rows = await self._all("SELECT platform, event_id FROM events", ())
+        self._known = {(str(platform), str(event_id)) for platform, event_id in rows}
 
     async def close(self) -> None:
+        if self._recording:  # claims still being written go in first
+            await asyncio.wait(list(self._recording.values()))
         if self._db is not None:
             await self._db.close()
             self._db = None
@@ -112,12 +122,9 @@ class StateStore:
             raise StoreError(f"state database query failed: {exc}") from exc
 
     async def _one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None:
-        try:
-            async with self.db.execute(sql, params) as cursor:
-                row = await cursor.fetchone()
-        except sqlite3.Error as exc:
-            raise StoreError(f"state database read failed: {exc}") from exc
-        return tuple(row) if row is not None else None
+        # one trip to the database thread (a cursor's execute, fetch and close are three)
+        rows = await self._all(sql, params)
+        return rows[0] if rows else None
 
     # -- events: exactly-once handling ------------------------------------------------------
 
@@ -126,8 +133,19 @@ class StateStore:
 
         ``new``: first time seen. ``retry``: an earlier process claimed it and died before
         finishing, so it was never answered. ``duplicate``: handled (or being handled) already.
+
+        An event the database has never held is ``new`` at once; its record is written while
+        the turn runs, and :meth:`event_recorded` waits for it: call that before anything
+        about the event reaches the outside world, so a restart never answers it twice.
         """
-        if await self._claims.submit((platform, event_id)):
+        event = (platform, event_id)
+        if event not in self._known:
+            self._known.add(event)
+            self._recording[event] = asyncio.create_task(self._claims.submit(event))
+            return "new"
+        if event in self._recording:
+            return "duplicate"  # this process is handling it right now
+        if await self._claims.submit(event):  # known once, pruned since
             return "new"
         row = await self._one(
             "SELECT status, boot_id FROM events WHERE platform = ? AND event_id = ?",
@@ -143,8 +161,32 @@ class StateStore:
                 return "retry"
         return "duplicate"
 
+    async def event_recorded(self, platform: str, event_id: str) -> None:
+        """Wait until the claim of an event is in the database; StoreError if it is not."""
+        recording = self._recording.get((platform, event_id))
+        if recording is None:
+            return
+        if not recording.done():
+            await asyncio.wait([recording])  # the caller may be cancelled, the write is not
+        if recording.cancelled():
+            raise StoreError(f"the claim of event {event_id} was not written: stopping")
+        error = recording.exception()
+        if error is not None:
+            raise error
+        if not recording.result():
+            # the database had it after all: leave it to whoever recorded it
+            raise StoreError(f"event {event_id} of {platform} is already being handled")
+
     async def finish_event(self, platform: str, event_id: str) -> None:
-        await self._finishes.submit((platform, event_id))
+        """Mark a claimed event handled (after its claim, if that is still being written)."""
+        event = (platform, event_id)
+        recording = self._recording.pop(event, None)
+        if recording is not None:
+            if not recording.done():
+                await asyncio.wait([recording])
+            if recording.cancelled() or recording.exception() or not recording.result():
+                return  # never recorded as this process's claim: nothing to finish
+        await self._finishes.submit(event)
 
     async def _insert_claims(self, events: list[tuple[str, str]]) -> list[bool]:
         """Insert the events not seen before; for each, whether this call inserted it."""
@@ -177,9 +219,14 @@ class StateStore:
 
     async def prune_events(self, older_than_days: float = 30.0) -> int:
         cutoff = time.time() - older_than_days * 86400
-        return await self._write(
-            "DELETE FROM events WHERE status = 'done' AND received_at < ?", (cutoff,)
+        rows = await self._all(
+            "DELETE FROM events WHERE status = 'done' AND received_at < ?"
+            " RETURNING platform, event_id",
+            (cutoff,),
         )
+        for platform, event_id in rows:
+            self._known.discard((str(platform), str(event_id)))
+        return len(rows)
 
     # -- per-session settings -----------------------------------------------------------------
 

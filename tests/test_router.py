@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -80,6 +81,35 @@ async def test_duplicate_event_is_answered_once(world: World) -> None:
     await world.adapter.deliver("once", sender="scott", event_id="dup")
     await world.adapter.deliver("once", sender="scott", event_id="dup")
     assert world.adapter.texts() == ["echo: once"]
+
+
+async def test_no_answer_goes_out_before_its_event_is_recorded(world: World) -> None:
+    """The claim of a new event is written while the turn runs; whatever reaches the room
+    (an answer, a command's reply, a refusal) waits for it, so a restart never answers twice."""
+    database = world.data / "personad.db"
+    recorded_at_send: list[bool] = []
+    send = world.adapter.send
+
+    async def checking_send(room: str, text: str, *, reply_to: str | None = None) -> str:
+        with sqlite3.connect(database) as con:
+            row = con.execute("SELECT 1 FROM events WHERE event_id = ?", (reply_to,)).fetchone()
+        recorded_at_send.append(row is not None)
+        return await send(room, text, reply_to=reply_to)
+
+    await world.say("hello")  # the session is open: the turn below touches no database
+    world.adapter.send = checking_send  # type: ignore[method-assign]
+    # another writer holds the database for a moment: the claim's write waits, the turn not
+    blocker = sqlite3.connect(database, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    asyncio.get_running_loop().call_later(0.3, blocker.rollback)
+    try:
+        assert await world.say("a question") == "echo: a question"
+    finally:
+        blocker.close()
+    assert world.llm.calls  # the model was asked while the claim was still being written
+    await world.say("/otr")
+    await world.say("   ")
+    assert recorded_at_send == [True, True, True]
 
 
 async def test_admin_command_refused_for_non_admin(world: World) -> None:

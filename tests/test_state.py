@@ -60,6 +60,42 @@ async def test_claims_and_finishes_arriving_together_are_exact(tmp_path: Path) -
     assert again == ["duplicate"] * 300 + ["retry"] * 300  # the unfinished are retried once
 
 
+async def test_a_new_claim_is_written_while_the_turn_runs(tmp_path: Path) -> None:
+    """A new event is "new" at once; event_recorded waits until the database holds it, and a
+    finish that comes before the write completes lands after it."""
+    path = tmp_path / "personad.db"
+    async with StateStore(path) as first:
+        assert await first.claim_event("matrix", "$a") == "new"
+        await first.event_recorded("matrix", "$a")
+        rows = sqlite3.connect(path).execute("SELECT event_id, status FROM events").fetchall()
+        assert rows == [("$a", "processing")]
+        assert await first.claim_event("matrix", "$b") == "new"
+        await first.finish_event("matrix", "$b")  # no wait in between
+        await first.event_recorded("matrix", "$b")  # finished: nothing left to wait for
+    async with StateStore(path) as second:
+        assert await second.claim_event("matrix", "$b") == "duplicate"
+        assert await second.claim_event("matrix", "$a") == "retry"
+
+
+async def test_a_claim_that_cannot_be_written_stops_the_answer(tmp_path: Path) -> None:
+    async with StateStore(tmp_path / "personad.db") as state:
+        await state.db.execute("DROP TABLE events")
+        assert await state.claim_event("matrix", "$a") == "new"
+        with pytest.raises(StoreError, match="no such table"):
+            await state.event_recorded("matrix", "$a")
+        await state.finish_event("matrix", "$a")  # nothing to finish, and no error
+
+
+async def test_pruned_events_are_forgotten(tmp_path: Path) -> None:
+    async with StateStore(tmp_path / "personad.db") as state:
+        assert await state.claim_event("telegram", "7") == "new"
+        await state.finish_event("telegram", "7")
+        assert await state.claim_event("telegram", "7") == "duplicate"
+        assert await state.prune_events(older_than_days=-1) == 1
+        assert await state.claim_event("telegram", "7") == "new"
+        await state.event_recorded("telegram", "7")
+
+
 async def test_settings_survive_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "personad.db"
     async with StateStore(path) as state:
