@@ -27,7 +27,7 @@ from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.compaction import CompactionResult, Compactor
-from bot.persona.context import StableCache, build_system_prompt
+from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.store import FileText, PersonaStore, bind_persona
 from bot.persona_jobs import persona_tools
 from bot.scratch_tools import scratch_tools
@@ -114,9 +114,14 @@ class Session:
         zone = self.user_config.zone
         today = self.deps.clock().astimezone(zone).date()
         limit = self.deps.config.daemon.history_messages
-        self.otr, tier = await self.deps.state.session_settings(self.user, self.persona)
+        # three waits at once: the settings from the database, today's log and the persona
+        # files of the default tier from the disk threads
+        (self.otr, tier), self.entries, _ = await asyncio.gather(
+            self.deps.state.session_settings(self.user, self.persona),
+            run_blocking(partial(self.log.restore, today, zone, limit=limit)),
+            self.deps.store.preload(self.user, self.persona, files_for_tier(self.tier)),
+        )
         self.tier = tier or self.tier
-        self.entries = await run_blocking(partial(self.log.restore, today, zone, limit=limit))
         if self.entries:
             log.info("session.restored", entries=len(self.entries))
 

@@ -83,14 +83,46 @@ async def test_writes_through_the_store_are_read_back_at_once(store: PersonaStor
     assert store.read(USER, PERSONA, "SCRATCH.md").text == "two"
 
 
-async def test_without_a_change_reported_the_disk_is_still_checked_now_and_then(
-    store: PersonaStore, monkeypatch: pytest.MonkeyPatch
+async def test_a_change_inotify_cannot_see_is_found_by_the_disk_check(
+    store: PersonaStore, tmp_path: Path
 ) -> None:
-    """The safety net for file systems where inotify sees nothing (NFS)."""
-    monkeypatch.setattr(store_module, "RECHECK_SECONDS", 0.0)
-    soul(store)
-    store.file_path(USER, PERSONA, "SOUL.md").write_text("changed unseen")
-    assert soul(store) == "changed unseen"
+    """The safety net for changes no event reports: here SOUL.md is a symlink to a file in
+    another folder, edited there."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    target = elsewhere / "soul.md"
+    target.write_text("the original soul")
+    path = store.file_path(USER, PERSONA, "SOUL.md")
+    path.unlink()
+    path.symlink_to(target)
+    await eventually(lambda: soul(store) == "the original soul")
+    target.write_text("edited far away")
+    for _ in range(20):  # no event will come for this one
+        await asyncio.sleep(0.01)
+    assert soul(store) == "the original soul"
+    assert await store.recheck() == 1
+    assert soul(store) == "edited far away"
+    assert await store.recheck() == 0
+
+
+async def test_the_disk_check_runs_by_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "RECHECK_SECONDS", 0.02)
+    store = PersonaStore(tmp_path)
+    create_persona(store, USER, PERSONA)
+    target = tmp_path / "soul.md"
+    target.write_text("before")
+    path = store.file_path(USER, PERSONA, "SOUL.md")
+    path.unlink()
+    path.symlink_to(target)
+    assert store.watch_files()
+    try:
+        assert soul(store) == "before"
+        target.write_text("after, unreported")
+        await eventually(lambda: soul(store) == "after, unreported")
+    finally:
+        store.unwatch_files()
 
 
 async def test_after_unwatching_every_read_checks_the_disk(store: PersonaStore) -> None:

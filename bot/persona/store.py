@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -103,7 +102,8 @@ class FileText:
     problem: str | None = None
 
 
-#: a watched file is checked on disk at least this often, even without a change reported
+#: how often the cached files are checked on disk in the background, for changes the watcher
+#: cannot see (a file system inotify is blind to, a symlinked file edited elsewhere)
 RECHECK_SECONDS = 10.0
 
 
@@ -112,8 +112,8 @@ class _Cached:
     mtime_ns: int  # -1: the file was missing
     size: int
     file: FileText
-    #: until then (time.monotonic) no check is needed: the folder is watched
-    trusted_until: float = 0.0
+    #: reads need no check: the folder is watched and no change was reported or found since
+    trusted: bool = False
     #: this store wrote the text (so a reported change is checked by mtime and size)
     written: bool = False
 
@@ -133,6 +133,9 @@ class PersonaStore:
         self._paths: dict[tuple[str, str, str], str] = {}
         #: what a missing file reads as, one object per name (so callers can cache on it)
         self._missing: dict[str, FileText] = {}
+        #: how many changes the watcher reported (a preload checks none came in meanwhile)
+        self._changes = 0
+        self._rechecking: asyncio.Task[None] | None = None
 
     def directory(self, user: str, persona: str) -> Path:
         """The persona's folder (the names are validated the first time they are seen)."""
@@ -199,41 +202,62 @@ class PersonaStore:
         """
         path = self._path(user, persona, filename)
         cached = self._cache.get(path)
-        if cached is not None and cached.trusted_until > time.monotonic():
+        if cached is not None and cached.trusted:
             return cached.file
-        trusted_until = 0.0
-        if self._watcher is not None and self._watcher.watch(path[: path.rindex(os.sep)]):
-            # watched before the stat below: any change after it is reported
-            trusted_until = time.monotonic() + RECHECK_SECONDS
-        try:
-            stat = os.stat(path)
-        except FileNotFoundError:
+        # watched before the stat in _load: any change after it is reported
+        trusted = self._watch(path)
+        return self._remember(path, filename, _load(path, cached), trusted)
+
+    async def preload(self, user: str, persona: str, filenames: Sequence[str]) -> None:
+        """Read the files not yet cached in a disk thread, so the turn that needs them next
+        finds them in memory instead of reading on the event loop."""
+        wanted = [(name, self._path(user, persona, name)) for name in filenames]
+        wanted = [(name, path) for name, path in wanted if path not in self._cache]
+        if not wanted:
+            return
+        changes = self._changes
+        trusted = self._watch(wanted[0][1])
+
+        def load_all() -> list[_Loaded]:
+            return [_load(path, None) for _name, path in wanted]
+
+        loaded = await run_blocking(load_all)
+        if self._changes != changes:
+            trusted = False  # a change came in while reading: check each file on use
+        for (name, path), outcome in zip(wanted, loaded, strict=True):
+            if path not in self._cache:  # a read or write meanwhile knows better
+                self._remember(path, name, outcome, trusted)
+
+    def _watch(self, path: str) -> bool:
+        """Watch the folder of ``path``; whether reads of it may skip the disk check."""
+        return self._watcher is not None and self._watcher.watch(path[: path.rindex(os.sep)])
+
+    def _remember(
+        self, path: str, filename: str, loaded: _Loaded, trusted: bool
+    ) -> FileText:
+        """Cache what :func:`_load` found and return the file's text."""
+        if loaded is None:
             missing = self._missing.get(filename)
             if missing is None:
                 missing = self._missing[filename] = FileText(filename, "")
-            if trusted_until:
-                self._cache[path] = _Cached(-1, -1, missing, trusted_until)
+            if trusted:
+                self._cache[path] = _Cached(-1, -1, missing, trusted)
             else:
                 self._cache.pop(path, None)
             return missing
-        if cached is not None and (cached.mtime_ns, cached.size) == (
-            stat.st_mtime_ns,
-            stat.st_size,
-        ):
-            cached.trusted_until = trusted_until
-            return cached.file
-        try:
-            with open(path, "rb") as file:
-                raw = file.read()
-        except OSError as exc:
-            return FileText(filename, "", f"cannot read {filename}: {exc.strerror}")
+        if isinstance(loaded, OSError):
+            return FileText(filename, "", f"cannot read {filename}: {loaded.strerror}")
+        if isinstance(loaded, _Cached):  # unchanged on disk
+            loaded.trusted = trusted
+            return loaded.file
+        stat, raw = loaded
         try:
             result = FileText(filename, raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
             result = FileText(
                 filename, "", f"{filename} is not valid UTF-8 (byte {exc.start}); it was skipped"
             )
-        self._cache[path] = _Cached(stat.st_mtime_ns, stat.st_size, result, trusted_until)
+        self._cache[path] = _Cached(stat.st_mtime_ns, stat.st_size, result, trusted)
         return result
 
     def watch_files(self) -> bool:
@@ -249,6 +273,7 @@ class PersonaStore:
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(watcher.fd, watcher.read_events)
         self._watcher = watcher
+        self._rechecking = self._loop.create_task(self._recheck_forever())
         return True
 
     def unwatch_files(self) -> None:
@@ -256,10 +281,39 @@ class PersonaStore:
         watcher, self._watcher = self._watcher, None
         if watcher is None:
             return
+        if self._rechecking is not None:
+            self._rechecking.cancel()
+            self._rechecking = None
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(watcher.fd)
         self._loop = None
         watcher.close()
+
+    async def _recheck_forever(self) -> None:
+        while True:
+            await asyncio.sleep(RECHECK_SECONDS)
+            try:
+                await self.recheck()
+            except Exception as exc:  # never let the safety net stop
+                log.error("persona.recheck_failed", error=str(exc))
+
+    async def recheck(self) -> int:
+        """Check every trusted cached file on disk (in a disk thread) and forget those that
+        changed without a report; how many did."""
+        entries = [(path, cached) for path, cached in self._cache.items() if cached.trusted]
+        if not entries:
+            return 0
+        found = await run_blocking(_stat_all, [path for path, _cached in entries])
+        changed = 0
+        for (path, cached), (mtime_ns, size) in zip(entries, found, strict=True):
+            if self._cache.get(path) is not cached or not cached.trusted:
+                continue  # read, written or reported meanwhile
+            if (mtime_ns, size) != (cached.mtime_ns, cached.size):
+                del self._cache[path]
+                changed += 1
+        if changed:
+            log.info("persona.changed_unreported", files=changed)
+        return changed
 
     def _changed(self, directory: str | None, name: str | None) -> None:
         """The watcher reports a change: a file changed by someone else is read again; one
@@ -269,12 +323,13 @@ class PersonaStore:
         else:
             prefix = "" if directory is None else directory + os.sep
             paths = [path for path in self._cache if path.startswith(prefix)]
+        self._changes += 1
         for path in paths:
             cached = self._cache.get(path)
             if cached is None:
                 continue
             if cached.written:
-                cached.trusted_until = 0.0
+                cached.trusted = False
             else:
                 del self._cache[path]
 
@@ -323,6 +378,41 @@ class PersonaStore:
 
     def invalidate(self) -> None:
         self._cache.clear()
+
+
+#: what :func:`_load` found: nothing (missing), an error, the cached entry (unchanged on
+#: disk), or the file's stat and bytes
+_Loaded = None | OSError | _Cached | tuple[os.stat_result, bytes]
+
+
+def _stat_all(paths: list[str]) -> list[tuple[int, int]]:
+    """Each file's mtime and size; ``(-1, -1)`` for one that is missing or unreadable."""
+    found = []
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            found.append((-1, -1))
+        else:
+            found.append((stat.st_mtime_ns, stat.st_size))
+    return found
+
+
+def _load(path: str, cached: _Cached | None) -> _Loaded:
+    """The file at ``path`` as it is on disk; ``cached`` is returned when it is unchanged."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return exc
+    if cached is not None and (cached.mtime_ns, cached.size) == (stat.st_mtime_ns, stat.st_size):
+        return cached
+    try:
+        with open(path, "rb") as file:
+            return stat, file.read()
+    except OSError as exc:
+        return exc
 
 
 def _checked(filename: str) -> str:

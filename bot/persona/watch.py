@@ -5,8 +5,10 @@ and size on every read: about fifteen ``stat`` calls a turn. Each one releases t
 while the worker threads are busy (fsyncs, SQLite) the event loop then waits to get it back;
 under load that was the largest single cost of a turn. With a :class:`DirectoryWatcher`, the
 store watches each persona folder it reads from and trusts its cache until the kernel reports
-a change to that file (then the file is read again), or until a safety interval passes (for
-file systems where inotify sees nothing, such as NFS).
+a change to that file (then the file is read again). As a safety net for changes inotify
+cannot see (file systems such as NFS, a symlinked file edited in another folder), the store
+checks its cached files' mtimes and sizes in a disk thread every few seconds, off the turn's
+path.
 
 The watcher reads its events when the event loop finds the inotify descriptor readable, so an
 edit is seen by every read that starts after the loop has next polled: in practice at once.
