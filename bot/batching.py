@@ -44,6 +44,15 @@ class Batcher(Generic[T, R]):
             if self._pending:
                 self._start_drain()
 
+    def schedule(self, item: T) -> asyncio.Future[R]:
+        """Queue ``item`` without waiting: the future gives its result (no task of its own,
+        so a burst of them costs one drain task)."""
+        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+        self._pending.append((item, future))
+        if not self._busy:
+            self._start_drain()
+        return future
+
     def _start_drain(self) -> None:
         self._busy = True
         self._drain = asyncio.create_task(self._drain_all())

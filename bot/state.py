@@ -78,7 +78,7 @@ class StateStore:
         #: here is new without asking the database (read at open; pruning keeps it small)
         self._known: set[tuple[str, str]] = set()
         #: claims of new events on their way to the database, until the event is finished
-        self._recording: dict[tuple[str, str], asyncio.Task[bool]] = {}
+        self._recording: dict[tuple[str, str], asyncio.Future[bool]] = {}
 
     async def open(self) -> None:
         try:
@@ -141,7 +141,7 @@ class StateStore:
         event = (platform, event_id)
         if event not in self._known:
             self._known.add(event)
-            self._recording[event] = asyncio.create_task(self._claims.submit(event))
+            self._recording[event] = self._claims.schedule(event)
             return "new"
         if event in self._recording:
             return "duplicate"  # this process is handling it right now

@@ -56,3 +56,19 @@ async def test_a_caller_that_gives_up_does_not_stop_the_others() -> None:
     assert await patient == 2
     with pytest.raises(asyncio.CancelledError):
         await impatient
+
+
+async def test_scheduled_items_share_a_batch_and_report_through_their_futures() -> None:
+    batches: list[list[int]] = []
+
+    async def double(items: list[int]) -> list[int]:
+        batches.append(items)
+        await asyncio.sleep(0)
+        return [2 * n for n in items]
+
+    batcher: Batcher[int, int] = Batcher(double)
+    futures = [batcher.schedule(n) for n in range(5)]
+    assert not any(future.done() for future in futures)
+    assert await asyncio.gather(*futures) == [0, 2, 4, 6, 8]
+    assert batches == [[0, 1, 2, 3, 4]]
+    assert await batcher.submit(7) == 14  # and the direct path still works after
