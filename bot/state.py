@@ -75,7 +75,8 @@ class StateStore:
         self._claims: Batcher[tuple[str, str], bool] = Batcher(self._insert_claims)
         self._finishes: Batcher[tuple[str, str], None] = Batcher(self._mark_done)
         #: every (platform, event id) the events table holds or is being given: one not
-        #: here is new without asking the database (read at open; pruning keeps it small)
+        #: here is new without asking the database (read at open; pruned with the table;
+        #: a claim whose write failed is dropped)
         self._known: set[tuple[str, str]] = set()
         #: claims of new events on their way to the database, until the event is finished
         self._recording: dict[tuple[str, str], asyncio.Future[bool]] = {}
@@ -139,13 +140,11 @@ class StateStore:
         about the event reaches the outside world, so a restart never answers it twice.
         """
         event = (platform, event_id)
+        if event in self._recording:
+            return "duplicate"  # this process is handling it right now
         if event not in self._known:
             self._known.add(event)
             self._recording[event] = self._claims.schedule(event)
-            return "new"
-        if event in self._recording:
-            return "duplicate"  # this process is handling it right now
-        if await self._claims.submit(event):  # known once, pruned since
             return "new"
         row = await self._one(
             "SELECT status, boot_id FROM events WHERE platform = ? AND event_id = ?",
@@ -164,28 +163,20 @@ class StateStore:
     async def event_recorded(self, platform: str, event_id: str) -> None:
         """Wait until the claim of an event is in the database; StoreError if it is not."""
         recording = self._recording.get((platform, event_id))
-        if recording is None:
-            return
-        if not recording.done():
-            await asyncio.wait([recording])  # the caller may be cancelled, the write is not
-        if recording.cancelled():
-            raise StoreError(f"the claim of event {event_id} was not written: stopping")
-        error = recording.exception()
-        if error is not None:
-            raise error
-        if not recording.result():
-            # the database had it after all: leave it to whoever recorded it
-            raise StoreError(f"event {event_id} of {platform} is already being handled")
+        if recording is not None:
+            problem = await _unwritten(recording)
+            if problem is not None:
+                raise problem
 
     async def finish_event(self, platform: str, event_id: str) -> None:
         """Mark a claimed event handled (after its claim, if that is still being written)."""
         event = (platform, event_id)
         recording = self._recording.pop(event, None)
-        if recording is not None:
-            if not recording.done():
-                await asyncio.wait([recording])
-            if recording.cancelled() or recording.exception() or not recording.result():
-                return  # never recorded as this process's claim: nothing to finish
+        if recording is not None and await _unwritten(recording) is not None:
+            # never recorded as this process's claim: nothing to finish, and a redelivery
+            # is claimed afresh
+            self._known.discard(event)
+            return
         await self._finishes.submit(event)
 
     async def _insert_claims(self, events: list[tuple[str, str]]) -> list[bool]:
@@ -285,6 +276,21 @@ class StateStore:
 
     def for_adapter(self, platform: str) -> AdapterState:
         return AdapterState(self, platform)
+
+
+async def _unwritten(recording: asyncio.Future[bool]) -> BaseException | None:
+    """Wait for a claim's write (a cancelled caller does not cancel it); None when it put this
+    process's row in the database, else why it did not."""
+    if not recording.done():
+        await asyncio.wait([recording])
+    if recording.cancelled():
+        return StoreError("the claim of the event was not written: stopping")
+    error = recording.exception()
+    if error is not None:
+        return error
+    if not recording.result():  # the database had it after all: whoever wrote it handles it
+        return StoreError("the event is already being handled")
+    return None
 
 
 class AdapterState(KeyValueStore):

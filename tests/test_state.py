@@ -84,6 +84,8 @@ async def test_a_claim_that_cannot_be_written_stops_the_answer(tmp_path: Path) -
         with pytest.raises(StoreError, match="no such table"):
             await state.event_recorded("matrix", "$a")
         await state.finish_event("matrix", "$a")  # nothing to finish, and no error
+        assert await state.claim_event("matrix", "$a") == "new"  # a redelivery tries again
+        await state.finish_event("matrix", "$a")
 
 
 async def test_pruned_events_are_forgotten(tmp_path: Path) -> None:
