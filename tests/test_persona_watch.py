@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.persona import store as store_module
+from bot.persona import file_cache
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
 from bot.persona.watch import inotify_available
@@ -108,7 +108,7 @@ async def test_a_change_inotify_cannot_see_is_found_by_the_disk_check(
 async def test_the_disk_check_runs_by_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "RECHECK_SECONDS", 0.02)
+    monkeypatch.setattr(file_cache, "RECHECK_SECONDS", 0.02)
     store = PersonaStore(tmp_path)
     create_persona(store, USER, PERSONA)
     target = tmp_path / "soul.md"

@@ -3,8 +3,8 @@
 ``DATA_DIR/{user}/persona/{name}/`` holds the persona's markdown files. The current user and
 persona of a request travel in the ``_user`` and ``_persona`` context variables (set once per
 turn by the session); everything downstream calls :func:`persona_path` instead of passing
-paths around. Reads are cached by modification time; writes are atomic and serialised per
-persona by an asyncio lock.
+paths around. Reads come from memory while a file is unchanged (:mod:`bot.persona.file_cache`);
+writes are atomic and serialised per persona by an asyncio lock.
 """
 
 from __future__ import annotations
@@ -14,16 +14,13 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
-
-import structlog
 
 from bot.atomic import atomic_write_text
 from bot.disk import run_blocking
 from bot.errors import PersonaError
+from bot.persona.file_cache import FileCache, FileText
 from bot.persona.names import validate_name
-from bot.persona.watch import DirectoryWatcher
 
 __all__ = [
     "PERSONA_FILES",
@@ -54,8 +51,6 @@ PERSONA_FILES: tuple[str, ...] = (
     "TASKS.json",
     "CRONS.json",
 )
-
-log = structlog.get_logger(__name__)
 
 _user: ContextVar[str | None] = ContextVar("personad_user", default=None)
 _persona: ContextVar[str | None] = ContextVar("personad_persona", default=None)
@@ -93,49 +88,16 @@ def persona_path(*parts: str) -> Path:
     return data_dir.joinpath(user, "persona", persona, *parts)
 
 
-@dataclass(frozen=True, slots=True)
-class FileText:
-    """A persona file's text as read, or the reason it could not be used."""
-
-    name: str
-    text: str
-    problem: str | None = None
-
-
-#: how often the cached files are checked on disk in the background, for changes the watcher
-#: cannot see (a file system inotify is blind to, a symlinked file edited elsewhere)
-RECHECK_SECONDS = 10.0
-
-
-@dataclass(slots=True)
-class _Cached:
-    mtime_ns: int  # -1: the file was missing
-    size: int
-    file: FileText
-    #: reads need no check: the folder is watched and no change was reported or found since
-    trusted: bool = False
-    #: this store wrote the text (so a reported change is checked by mtime and size)
-    written: bool = False
-
-
 class PersonaStore:
     """Reads and writes persona files under one data directory."""
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        #: by the file's path as text
-        self._cache: dict[str, _Cached] = {}
-        self._watcher: DirectoryWatcher | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._files = FileCache()
         self._locks: dict[Path, asyncio.Lock] = {}
         self._dirs: dict[tuple[str, str], Path] = {}
         #: (user, persona, filename) -> the file's path as text
         self._paths: dict[tuple[str, str, str], str] = {}
-        #: what a missing file reads as, one object per name (so callers can cache on it)
-        self._missing: dict[str, FileText] = {}
-        #: how many changes the watcher reported (a preload checks none came in meanwhile)
-        self._changes = 0
-        self._rechecking: asyncio.Task[None] | None = None
 
     def directory(self, user: str, persona: str) -> Path:
         """The persona's folder (the names are validated the first time they are seen)."""
@@ -193,145 +155,30 @@ class PersonaStore:
         return lock
 
     def read(self, user: str, persona: str, filename: str) -> FileText:
-        """The file's text, from cache while it is unchanged.
+        """The file's text, from memory while it is unchanged (see :mod:`bot.persona.file_cache`).
 
-        Unchanged means: no change reported for it by the watcher (see :meth:`watch_files`),
-        or, without one, the same mtime and size as when it was read. A missing file reads as
-        empty; a file that is not valid UTF-8 reads as empty with ``problem`` saying so, so
-        one bad file never stops a conversation.
+        A missing file reads as empty; a file that is not valid UTF-8 reads as empty with
+        ``problem`` saying so, so one bad file never stops a conversation.
         """
-        path = self._path(user, persona, filename)
-        cached = self._cache.get(path)
-        if cached is not None and cached.trusted:
-            return cached.file
-        # watched before the stat in _load: any change after it is reported
-        trusted = self._watch(path)
-        return self._remember(path, filename, _load(path, cached), trusted)
+        return self._files.read(self._path(user, persona, filename), filename)
 
     async def preload(self, user: str, persona: str, filenames: Sequence[str]) -> None:
-        """Read the files not yet cached in a disk thread, so the turn that needs them next
-        finds them in memory instead of reading on the event loop."""
-        wanted = [(name, self._path(user, persona, name)) for name in filenames]
-        wanted = [(name, path) for name, path in wanted if path not in self._cache]
-        if not wanted:
-            return
-        changes = self._changes
-        trusted = self._watch(wanted[0][1])
-
-        def load_all() -> list[_Loaded]:
-            return [_load(path, None) for _name, path in wanted]
-
-        loaded = await run_blocking(load_all)
-        if self._changes != changes:
-            trusted = False  # a change came in while reading: check each file on use
-        for (name, path), outcome in zip(wanted, loaded, strict=True):
-            if path not in self._cache:  # a read or write meanwhile knows better
-                self._remember(path, name, outcome, trusted)
-
-    def _watch(self, path: str) -> bool:
-        """Watch the folder of ``path``; whether reads of it may skip the disk check."""
-        return self._watcher is not None and self._watcher.watch(path[: path.rindex(os.sep)])
-
-    def _remember(
-        self, path: str, filename: str, loaded: _Loaded, trusted: bool
-    ) -> FileText:
-        """Cache what :func:`_load` found and return the file's text."""
-        if loaded is None:
-            missing = self._missing.get(filename)
-            if missing is None:
-                missing = self._missing[filename] = FileText(filename, "")
-            if trusted:
-                self._cache[path] = _Cached(-1, -1, missing, trusted)
-            else:
-                self._cache.pop(path, None)
-            return missing
-        if isinstance(loaded, OSError):
-            return FileText(filename, "", f"cannot read {filename}: {loaded.strerror}")
-        if isinstance(loaded, _Cached):  # unchanged on disk
-            loaded.trusted = trusted
-            return loaded.file
-        stat, raw = loaded
-        try:
-            result = FileText(filename, raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            result = FileText(
-                filename, "", f"{filename} is not valid UTF-8 (byte {exc.start}); it was skipped"
-            )
-        self._cache[path] = _Cached(stat.st_mtime_ns, stat.st_size, result, trusted)
-        return result
+        """Read the files not yet in memory in a disk thread, so the turn that needs them next
+        does not read them on the event loop."""
+        await self._files.preload([(self._path(user, persona, name), name) for name in filenames])
 
     def watch_files(self) -> bool:
         """Let the running event loop tell this store when persona files change (Linux
         inotify), so reads need not check the disk; False where that is not available."""
-        if self._watcher is not None:
-            return True
-        try:
-            watcher = DirectoryWatcher(self._changed)
-        except OSError as exc:
-            log.info("persona.watch_unavailable", error=str(exc))
-            return False
-        self._loop = asyncio.get_running_loop()
-        self._loop.add_reader(watcher.fd, watcher.read_events)
-        self._watcher = watcher
-        self._rechecking = self._loop.create_task(self._recheck_forever())
-        return True
+        return self._files.watch()
 
     def unwatch_files(self) -> None:
         """Stop watching; reads check the disk again."""
-        watcher, self._watcher = self._watcher, None
-        if watcher is None:
-            return
-        if self._rechecking is not None:
-            self._rechecking.cancel()
-            self._rechecking = None
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.remove_reader(watcher.fd)
-        self._loop = None
-        watcher.close()
-
-    async def _recheck_forever(self) -> None:
-        while True:
-            await asyncio.sleep(RECHECK_SECONDS)
-            try:
-                await self.recheck()
-            except Exception as exc:  # never let the safety net stop
-                log.error("persona.recheck_failed", error=str(exc))
+        self._files.unwatch()
 
     async def recheck(self) -> int:
-        """Check every trusted cached file on disk (in a disk thread) and forget those that
-        changed without a report; how many did."""
-        entries = [(path, cached) for path, cached in self._cache.items() if cached.trusted]
-        if not entries:
-            return 0
-        found = await run_blocking(_stat_all, [path for path, _cached in entries])
-        changed = 0
-        for (path, cached), (mtime_ns, size) in zip(entries, found, strict=True):
-            if self._cache.get(path) is not cached or not cached.trusted:
-                continue  # read, written or reported meanwhile
-            if (mtime_ns, size) != (cached.mtime_ns, cached.size):
-                del self._cache[path]
-                changed += 1
-        if changed:
-            log.info("persona.changed_unreported", files=changed)
-        return changed
-
-    def _changed(self, directory: str | None, name: str | None) -> None:
-        """The watcher reports a change: a file changed by someone else is read again; one
-        this store wrote is only checked (its own write is most likely what was reported)."""
-        if name is not None and directory is not None:
-            paths = [os.path.join(directory, name)]
-        else:
-            prefix = "" if directory is None else directory + os.sep
-            paths = [path for path in self._cache if path.startswith(prefix)]
-        self._changes += 1
-        for path in paths:
-            cached = self._cache.get(path)
-            if cached is None:
-                continue
-            if cached.written:
-                cached.trusted = False
-            else:
-                del self._cache[path]
+        """Check the files held in memory on disk now; how many had changed unreported."""
+        return await self._files.recheck()
 
     async def write(
         self, user: str, persona: str, filename: str, text: str, *, durable: bool = True
@@ -365,54 +212,15 @@ class PersonaStore:
         errors: list[OSError | None] = []
         for path, (_u, _p, name, text), outcome in zip(paths, files, outcomes, strict=True):
             if isinstance(outcome, OSError):
-                self._cache.pop(path, None)
+                self._files.forget(path)
                 errors.append(outcome)
             else:
-                # what was just written is what the next read would find (checked by mtime
-                # and size once the watcher reports the write)
-                self._cache[path] = _Cached(
-                    outcome.st_mtime_ns, outcome.st_size, FileText(name, text), written=True
-                )
+                self._files.wrote(path, name, text, outcome)
                 errors.append(None)
         return errors
 
     def invalidate(self) -> None:
-        self._cache.clear()
-
-
-#: what :func:`_load` found: nothing (missing), an error, the cached entry (unchanged on
-#: disk), or the file's stat and bytes
-_Loaded = None | OSError | _Cached | tuple[os.stat_result, bytes]
-
-
-def _stat_all(paths: list[str]) -> list[tuple[int, int]]:
-    """Each file's mtime and size; ``(-1, -1)`` for one that is missing or unreadable."""
-    found = []
-    for path in paths:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            found.append((-1, -1))
-        else:
-            found.append((stat.st_mtime_ns, stat.st_size))
-    return found
-
-
-def _load(path: str, cached: _Cached | None) -> _Loaded:
-    """The file at ``path`` as it is on disk; ``cached`` is returned when it is unchanged."""
-    try:
-        stat = os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return exc
-    if cached is not None and (cached.mtime_ns, cached.size) == (stat.st_mtime_ns, stat.st_size):
-        return cached
-    try:
-        with open(path, "rb") as file:
-            return stat, file.read()
-    except OSError as exc:
-        return exc
+        self._files.clear()
 
 
 def _checked(filename: str) -> str:

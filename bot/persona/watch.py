@@ -1,19 +1,17 @@
 """Telling when a persona file changes without asking the disk on every read (Linux inotify).
 
-Without a watcher, :class:`~bot.persona.store.PersonaStore` checks each cached file's mtime
+Without a watcher, :class:`~bot.persona.file_cache.FileCache` checks each cached file's mtime
 and size on every read: about fifteen ``stat`` calls a turn. Each one releases the GIL, and
 while the worker threads are busy (fsyncs, SQLite) the event loop then waits to get it back;
 under load that was the largest single cost of a turn. With a :class:`DirectoryWatcher`, the
-store watches each persona folder it reads from and trusts its cache until the kernel reports
-a change to that file (then the file is read again). As a safety net for changes inotify
-cannot see (file systems such as NFS, a symlinked file edited in another folder), the store
-checks its cached files' mtimes and sizes in a disk thread every few seconds, off the turn's
-path.
+cache watches each persona folder it reads from and trusts its entries until the kernel
+reports a change to that file (then the file is read again); its background check on disk
+covers what inotify cannot see.
 
 The watcher reads its events when the event loop finds the inotify descriptor readable, so an
 edit is seen by every read that starts after the loop has next polled: in practice at once.
 Where inotify is missing (not Linux) or a folder cannot be watched (the per-user watch limit),
-the store falls back to checking every read.
+the cache falls back to checking every read.
 """
 
 from __future__ import annotations

@@ -1,0 +1,236 @@
+"""Persona files held in memory, so a turn's prompt does not read fifteen files from disk.
+
+A :class:`FileCache` keeps each file's text with the mtime and size it had. Without a watcher,
+every read checks those on disk. With one (:meth:`FileCache.watch`, Linux inotify, see
+:mod:`bot.persona.watch`), a read trusts the cache until the kernel reports a change to the
+file; as a safety net for changes inotify cannot see (file systems such as NFS, a symlinked
+file edited in another folder), every trusted entry is checked on disk in a disk thread each
+:data:`RECHECK_SECONDS`, off the turn's path. A missing file reads as empty; one that is not
+valid UTF-8 reads as empty with ``problem`` saying so, so one bad file never stops a
+conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from bot.disk import run_blocking
+from bot.persona.watch import DirectoryWatcher
+
+__all__ = ["RECHECK_SECONDS", "FileCache", "FileText"]
+
+log = structlog.get_logger(__name__)
+
+#: how often the trusted entries are checked on disk in the background
+RECHECK_SECONDS = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class FileText:
+    """A persona file's text as read, or the reason it could not be used."""
+
+    name: str
+    text: str
+    problem: str | None = None
+
+
+@dataclass(slots=True)
+class _Cached:
+    mtime_ns: int  # -1: the file was missing
+    size: int
+    file: FileText
+    #: reads need no check: the folder is watched and no change was reported or found since
+    trusted: bool = False
+    #: this process wrote the text (so a reported change is checked by mtime and size)
+    written: bool = False
+
+
+class FileCache:
+    """Files by their path as text."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, _Cached] = {}
+        self._watcher: DirectoryWatcher | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._rechecking: asyncio.Task[None] | None = None
+        #: what a missing file reads as, one object per name (so callers can cache on it)
+        self._missing: dict[str, FileText] = {}
+        #: how many changes the watcher reported (a preload checks none came in meanwhile)
+        self._changes = 0
+
+    def read(self, path: str, filename: str) -> FileText:
+        cached = self._entries.get(path)
+        if cached is not None and cached.trusted:
+            return cached.file
+        # watched before the stat in _load: any change after it is reported
+        trusted = self._watch(path)
+        return self._remember(path, filename, _load(path, cached), trusted)
+
+    async def preload(self, files: Sequence[tuple[str, str]]) -> None:
+        """Read the ``(path, filename)`` files not cached yet, all from one folder, in a disk
+        thread, so the turn that needs them finds them in memory."""
+        wanted = [(path, name) for path, name in files if path not in self._entries]
+        if not wanted:
+            return
+        changes = self._changes
+        trusted = self._watch(wanted[0][0])
+        loaded = await run_blocking(lambda: [_load(path, None) for path, _name in wanted])
+        if self._changes != changes:
+            trusted = False  # a change came in while reading: check each file on use
+        for (path, name), outcome in zip(wanted, loaded, strict=True):
+            if path not in self._entries:  # a read or write meanwhile knows better
+                self._remember(path, name, outcome, trusted)
+
+    def wrote(self, path: str, filename: str, text: str, stat: os.stat_result) -> None:
+        """This process just wrote ``text`` to ``path``: what the next read would find
+        (checked by mtime and size once the watcher reports the write)."""
+        self._entries[path] = _Cached(
+            stat.st_mtime_ns, stat.st_size, FileText(filename, text), written=True
+        )
+
+    def forget(self, path: str) -> None:
+        self._entries.pop(path, None)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def _watch(self, path: str) -> bool:
+        """Watch the folder of ``path``; whether reads of it may skip the disk check."""
+        return self._watcher is not None and self._watcher.watch(path[: path.rindex(os.sep)])
+
+    def _remember(self, path: str, filename: str, loaded: _Loaded, trusted: bool) -> FileText:
+        """Cache what :func:`_load` found and return the file's text."""
+        if loaded is None:
+            missing = self._missing.get(filename)
+            if missing is None:
+                missing = self._missing[filename] = FileText(filename, "")
+            if trusted:
+                self._entries[path] = _Cached(-1, -1, missing, trusted)
+            else:
+                self._entries.pop(path, None)
+            return missing
+        if isinstance(loaded, OSError):
+            return FileText(filename, "", f"cannot read {filename}: {loaded.strerror}")
+        if isinstance(loaded, _Cached):  # unchanged on disk
+            loaded.trusted = trusted
+            return loaded.file
+        stat, raw = loaded
+        try:
+            result = FileText(filename, raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            result = FileText(
+                filename, "", f"{filename} is not valid UTF-8 (byte {exc.start}); it was skipped"
+            )
+        self._entries[path] = _Cached(stat.st_mtime_ns, stat.st_size, result, trusted)
+        return result
+
+    # -- watching ---------------------------------------------------------------------------
+
+    def watch(self) -> bool:
+        """Let the running event loop report changes, so reads need not check the disk;
+        False where inotify is not available."""
+        if self._watcher is not None:
+            return True
+        try:
+            watcher = DirectoryWatcher(self._changed)
+        except OSError as exc:
+            log.info("persona.watch_unavailable", error=str(exc))
+            return False
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(watcher.fd, watcher.read_events)
+        self._watcher = watcher
+        self._rechecking = self._loop.create_task(self._recheck_forever())
+        return True
+
+    def unwatch(self) -> None:
+        """Stop watching; reads check the disk again."""
+        watcher, self._watcher = self._watcher, None
+        if watcher is None:
+            return
+        if self._rechecking is not None:
+            self._rechecking.cancel()
+            self._rechecking = None
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(watcher.fd)
+        self._loop = None
+        watcher.close()
+
+    async def _recheck_forever(self) -> None:
+        while True:
+            await asyncio.sleep(RECHECK_SECONDS)
+            try:
+                await self.recheck()
+            except Exception as exc:  # never let the safety net stop
+                log.error("persona.recheck_failed", error=str(exc))
+
+    async def recheck(self) -> int:
+        """Check every trusted entry on disk (in a disk thread) and forget those that changed
+        without a report; how many did."""
+        entries = [(path, cached) for path, cached in self._entries.items() if cached.trusted]
+        if not entries:
+            return 0
+        found = await run_blocking(lambda: [_signature(path) for path, _cached in entries])
+        changed = 0
+        for (path, cached), signature in zip(entries, found, strict=True):
+            if self._entries.get(path) is not cached or not cached.trusted:
+                continue  # read, written or reported meanwhile
+            if signature != (cached.mtime_ns, cached.size):
+                del self._entries[path]
+                changed += 1
+        if changed:
+            log.info("persona.changed_unreported", files=changed)
+        return changed
+
+    def _changed(self, directory: str | None, name: str | None) -> None:
+        """The watcher reports a change: a file changed by someone else is read again; one
+        this process wrote is only checked (its own write is most likely what was reported)."""
+        if name is not None and directory is not None:
+            paths = [os.path.join(directory, name)]
+        else:
+            prefix = "" if directory is None else directory + os.sep
+            paths = [path for path in self._entries if path.startswith(prefix)]
+        self._changes += 1
+        for path in paths:
+            cached = self._entries.get(path)
+            if cached is None:
+                continue
+            if cached.written:
+                cached.trusted = False
+            else:
+                del self._entries[path]
+
+
+#: what :func:`_load` found: nothing (missing), an error, the cached entry (unchanged on
+#: disk), or the file's stat and bytes
+_Loaded = None | OSError | _Cached | tuple[os.stat_result, bytes]
+
+
+def _signature(path: str) -> tuple[int, int]:
+    """The file's mtime and size; ``(-1, -1)`` when it is missing or cannot be stat'ed."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return -1, -1
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _load(path: str, cached: _Cached | None) -> _Loaded:
+    """The file at ``path`` as it is on disk; ``cached`` is returned when it is unchanged."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return exc
+    if cached is not None and (cached.mtime_ns, cached.size) == (stat.st_mtime_ns, stat.st_size):
+        return cached
+    try:
+        with open(path, "rb") as file:
+            return stat, file.read()
+    except OSError as exc:
+        return exc
