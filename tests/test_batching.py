@@ -9,15 +9,20 @@ import pytest
 from bot.batching import Batcher
 
 
-async def test_requests_arriving_while_a_batch_runs_go_in_the_next_one() -> None:
-    batches: list[list[int]] = []
+def doubling(batches: list[list[int]], *, max_batch: int = 256) -> Batcher[int, int]:
+    """A batcher that doubles numbers, recording each batch it runs in ``batches``."""
 
     async def double(items: list[int]) -> list[int]:
         batches.append(items)
         await asyncio.sleep(0)
         return [2 * item for item in items]
 
-    batcher: Batcher[int, int] = Batcher(double, max_batch=50)
+    return Batcher(double, max_batch=max_batch)
+
+
+async def test_requests_arriving_while_a_batch_runs_go_in_the_next_one() -> None:
+    batches: list[list[int]] = []
+    batcher = doubling(batches, max_batch=50)
     results = await asyncio.gather(*(batcher.submit(n) for n in range(120)))
     assert results == [2 * n for n in range(120)]
     assert [n for batch in batches for n in batch] == list(range(120))
@@ -60,13 +65,7 @@ async def test_a_caller_that_gives_up_does_not_stop_the_others() -> None:
 
 async def test_scheduled_items_share_a_batch_and_report_through_their_futures() -> None:
     batches: list[list[int]] = []
-
-    async def double(items: list[int]) -> list[int]:
-        batches.append(items)
-        await asyncio.sleep(0)
-        return [2 * n for n in items]
-
-    batcher: Batcher[int, int] = Batcher(double)
+    batcher = doubling(batches)
     futures = [batcher.schedule(n) for n in range(5)]
     assert not any(future.done() for future in futures)
     assert await asyncio.gather(*futures) == [0, 2, 4, 6, 8]
