@@ -188,12 +188,11 @@ async def save_state(
     """Write ``state`` now, or (``defer``) within :data:`SAVE_DELAY` seconds. Call it holding
     :func:`edit_lock`."""
     book = _book(store)
+    book.held[(user, persona)] = _Held(state, None, dirty=True)
     if defer:
-        book.held[(user, persona)] = _Held(state, None, dirty=True)
         if book.timer is None or book.timer.done():
             book.timer = asyncio.create_task(_flush_later(store))
         return
-    book.held[(user, persona)] = _Held(state, None, dirty=True)
     errors = await _flush(store, only=(user, persona))
     if errors:
         raise errors[0]
