@@ -58,6 +58,8 @@ class SqliteFile:
 
     migrations: ClassVar[list[Migration]] = []
     error: ClassVar[type[PersonadError]] = PersonadError
+    #: every statement commits by itself (no implicit transactions)
+    autocommit: ClassVar[bool] = False
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -70,7 +72,9 @@ class SqliteFile:
     async def open(self) -> None:
         """Connect and bring the schema up to date (the folder is created if needed)."""
         if self._db is None:
-            self._db = await open_sqlite(self.path, self.migrations, error=self.error)
+            self._db = await open_sqlite(
+                self.path, self.migrations, error=self.error, autocommit=self.autocommit
+            )
 
     async def close(self) -> None:
         if self._db is not None:

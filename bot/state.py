@@ -14,13 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-import aiosqlite
-
 from adapters.base import KeyValueStore
 from bot.batching import Batcher
 from bot.errors import StoreError
 from bot.migrations import Migration
-from bot.sqlite_db import open_sqlite
+from bot.sqlite_db import SqliteFile
 
 __all__ = ["AdapterState", "EventClaim", "StateStore"]
 
@@ -64,13 +62,16 @@ MIGRATIONS: list[Migration] = [
 ]
 
 
-class StateStore:
+class StateStore(SqliteFile):
     """Async access to ``personad.db``. Use as ``async with StateStore(path) as state``."""
 
+    migrations = MIGRATIONS
+    error = StoreError
+    autocommit = True
+
     def __init__(self, path: Path) -> None:
-        self.path = path
+        super().__init__(path)
         self.boot_id = uuid.uuid4().hex
-        self._db: aiosqlite.Connection | None = None
         # every turn claims and finishes an event: under load, in one statement each
         self._claims: Batcher[tuple[str, str], bool] = Batcher(self._insert_claims)
         self._finishes: Batcher[tuple[str, str], None] = Batcher(self._mark_done)
@@ -83,7 +84,7 @@ class StateStore:
 
     async def open(self) -> None:
         try:
-            self._db = await open_sqlite(self.path, MIGRATIONS, error=StoreError, autocommit=True)
+            await super().open()
         except StoreError as exc:
             raise StoreError(f"cannot open state database: {exc}") from exc
         rows = await self._all("SELECT platform, event_id FROM events", ())
@@ -92,9 +93,7 @@ class StateStore:
     async def close(self) -> None:
         if self._recording:  # claims still being written go in first
             await asyncio.wait(list(self._recording.values()))
-        if self._db is not None:
-            await self._db.close()
-            self._db = None
+        await super().close()
 
     async def __aenter__(self) -> StateStore:
         await self.open()
@@ -103,22 +102,16 @@ class StateStore:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    @property
-    def db(self) -> aiosqlite.Connection:
-        if self._db is None:
-            raise StoreError("state database is not open")
-        return self._db
-
     async def _write(self, sql: str, params: tuple[object, ...]) -> int:
         try:
-            cursor = await self.db.execute(sql, params)
+            cursor = await self.conn.execute(sql, params)
             return cursor.rowcount
         except sqlite3.Error as exc:
             raise StoreError(f"state database write failed: {exc}") from exc
 
     async def _all(self, sql: str, params: Sequence[object]) -> list[tuple[object, ...]]:
         try:
-            return [tuple(row) for row in await self.db.execute_fetchall(sql, params)]
+            return [tuple(row) for row in await self.conn.execute_fetchall(sql, params)]
         except sqlite3.Error as exc:
             raise StoreError(f"state database query failed: {exc}") from exc
 

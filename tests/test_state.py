@@ -79,7 +79,7 @@ async def test_a_new_claim_is_written_while_the_turn_runs(tmp_path: Path) -> Non
 
 async def test_a_claim_that_cannot_be_written_stops_the_answer(tmp_path: Path) -> None:
     async with StateStore(tmp_path / "personad.db") as state:
-        await state.db.execute("DROP TABLE events")
+        await state.conn.execute("DROP TABLE events")
         assert await state.claim_event("matrix", "$a") == "new"
         with pytest.raises(StoreError, match="no such table"):
             await state.event_recorded("matrix", "$a")
