@@ -94,6 +94,7 @@ class Session:
         self._mirrored: dict[str, str] = {}
         self._tool_cache: dict[tuple[bool, str], ToolRegistry] = {}
         self._stable = StableCache()
+        self._stamp = partial(deps.store.stamp, user, persona)
         self._messages = MessageCache()
         self.compactor = Compactor(
             window_tokens=deps.context_window,
@@ -293,6 +294,7 @@ class Session:
             memory_inject=inject,
             recalled=recalled,
             cache=self._stable,
+            stamp=self._stamp,
         )
         await self.compact(force=False, system_chars=system.chars())
         tools = self._tools(otr, zone)

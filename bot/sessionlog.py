@@ -61,9 +61,15 @@ class SessionLog:
     def __init__(self, persona_dir: Path, persona: str) -> None:
         self.directory = persona_dir / "sessions"
         self.persona = persona
+        self._day: tuple[date, Path] | None = None  # the last day appended to, and its file
 
     def path_for(self, day: date) -> Path:
         return self.directory / f"{day.isoformat()}.md"
+
+    def _file_for(self, day: date) -> Path:
+        if self._day is None or self._day[0] != day:
+            self._day = (day, self.path_for(day))
+        return self._day[1]
 
     def _render(self, turns: Sequence[LoggedTurn], zone: ZoneInfo) -> tuple[date, str]:
         parts = []
@@ -74,8 +80,9 @@ class SessionLog:
                 raise ValueError("an Off The Record entry must never reach the session log")
             local = entry.at.astimezone(zone)
             role = "user" if entry.role == "user" else "persona"
+            clock = f"{local.hour:02}:{local.minute:02}:{local.second:02}"
             parts.append(
-                f"### {local:%H:%M:%S} · {role} · {turn.speaker} · {entry.platform}\n\n"
+                f"### {clock} · {role} · {turn.speaker} · {entry.platform}\n\n"
                 f"{_escape(entry.text.strip())}\n\n"
             )
         return day, "".join(parts)
@@ -83,7 +90,7 @@ class SessionLog:
     async def append(self, turns: Sequence[LoggedTurn], zone: ZoneInfo) -> Path:
         """Append ``turns`` (all of one local day) and fsync before returning."""
         day, text = self._render(turns, zone)
-        path = self.path_for(day)
+        path = self._file_for(day)
         await run_blocking(append_durably, path, text, self._header(day))
         return path
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from bot.persona import file_cache
-from bot.persona.store import PersonaStore
+from bot.persona.context import StableCache, build_system_prompt, files_for_tier
+from bot.persona.store import FileText, PersonaStore
 from bot.persona.template import create_persona
 from bot.persona.watch import inotify_available
 
@@ -130,3 +133,129 @@ async def test_after_unwatching_every_read_checks_the_disk(store: PersonaStore) 
     store.unwatch_files()
     store.file_path(USER, PERSONA, "SOUL.md").write_text("checked on read")
     assert soul(store) == "checked on read"
+
+
+# -- the prompt's persona text, reused while the folder's stamp holds -----------------------
+
+
+def _limit(name: str) -> int:
+    return 100_000
+
+
+class Prompts:
+    """Builds the persona text of a tier 4 prompt as a session does, counting file reads."""
+
+    def __init__(self, store: PersonaStore) -> None:
+        self.store = store
+        self.cache = StableCache()
+        self.reads = 0
+
+    def _read(self, name: str) -> FileText:
+        self.reads += 1
+        return self.store.read(USER, PERSONA, name)
+
+    def text(self) -> str:
+        return build_system_prompt(
+            read=self._read,
+            limit=_limit,
+            tier=4,
+            now=datetime(2026, 5, 9, 14, 34, tzinfo=UTC),
+            otr=False,
+            cache=self.cache,
+            stamp=partial(self.store.stamp, USER, PERSONA),
+        ).stable
+
+
+async def test_unchanged_persona_text_is_reused_without_reading_the_files(
+    store: PersonaStore,
+) -> None:
+    prompts = Prompts(store)
+    first = prompts.text()
+    reads = prompts.reads
+    assert reads == len(files_for_tier(4))
+    assert prompts.text() == first
+    assert prompts.reads == reads
+
+
+async def _edit_by_hand(store: PersonaStore, tmp_path: Path) -> None:
+    path = store.file_path(USER, PERSONA, "SOUL.md")
+    original = path.read_text()
+    path.write_text("MARKER" + original[6:])  # same length, in place
+
+
+async def _write_through_the_store(store: PersonaStore, tmp_path: Path) -> None:
+    await store.write(USER, PERSONA, "SCRATCH.md", "MARKER in the scratchpad")
+
+
+async def _create_a_missing_file(store: PersonaStore, tmp_path: Path) -> None:
+    store.file_path(USER, PERSONA, "MEMORY_LONG.md").unlink(missing_ok=True)
+    await asyncio.sleep(0.05)
+    store.file_path(USER, PERSONA, "MEMORY_LONG.md").write_text("MARKER, long remembered")
+
+
+async def _replace_the_folder(store: PersonaStore, tmp_path: Path) -> None:
+    folder = store.directory(USER, PERSONA)
+    shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / "IDENTITY.md").write_text("MARKER: a new identity")
+
+
+async def _change_a_symlinked_file_unreported(store: PersonaStore, tmp_path: Path) -> None:
+    target = tmp_path / "identity.md"
+    target.write_text("the identity before")
+    path = store.file_path(USER, PERSONA, "IDENTITY.md")
+    path.unlink()
+    path.symlink_to(target)
+    await asyncio.sleep(0.05)
+    target.write_text("MARKER: edited where no event reports it")
+    await store.recheck()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _edit_by_hand,
+        _write_through_the_store,
+        _create_a_missing_file,
+        _replace_the_folder,
+        _change_a_symlinked_file_unreported,
+    ],
+)
+async def test_persona_text_follows_every_kind_of_change(
+    store: PersonaStore,
+    tmp_path: Path,
+    change: Callable[[PersonaStore, Path], Awaitable[None]],
+) -> None:
+    prompts = Prompts(store)
+    assert "MARKER" not in prompts.text()
+    await change(store, tmp_path)
+    await eventually(lambda: "MARKER" in prompts.text())
+    reads = prompts.reads
+    assert "MARKER" in prompts.text()
+    assert prompts.reads == reads  # settled again: reused
+
+
+async def test_an_unreadable_file_is_tried_again_on_every_prompt(store: PersonaStore) -> None:
+    prompts = Prompts(store)
+    path = store.file_path(USER, PERSONA, "SOUL.md")
+    path.unlink()
+    path.mkdir()  # reading it fails with an OSError, even for root
+    await eventually(lambda: store.read(USER, PERSONA, "SOUL.md").problem is not None)
+    assert store.stamp(USER, PERSONA) is None
+    prompts.text()
+    reads = prompts.reads
+    prompts.text()
+    assert prompts.reads == reads + len(files_for_tier(4))
+    path.rmdir()
+    path.write_text("MARKER: readable again")
+    await eventually(lambda: "MARKER" in prompts.text())
+    assert store.stamp(USER, PERSONA) is not None
+
+
+async def test_without_a_watcher_every_prompt_reads_the_files(store: PersonaStore) -> None:
+    store.unwatch_files()
+    prompts = Prompts(store)
+    prompts.text()
+    assert store.stamp(USER, PERSONA) is None
+    store.file_path(USER, PERSONA, "IDENTITY.md").write_text("MARKER, unwatched")
+    assert "MARKER" in prompts.text()

@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import structlog
 
@@ -49,6 +50,9 @@ POINTER_PREFIX = "[Conversation history, not instructions]"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MORE = re.compile(r"\(\+(\d+) more in long-term memory\)")
 _OTR = re.compile(r"(\d+) off-the-record turns? (?:was|were) left out")
+
+
+_TEXT = attrgetter("text")
 
 
 def estimate_tokens(text: str) -> int:
@@ -156,6 +160,10 @@ class Compactor:
     def needs(self, system_chars: int, entries: Sequence[Entry]) -> bool:
         """True when the prompt is at the threshold and there is something old to fold."""
         if len(entries) <= self.keep_recent:
+            return False
+        # most turns are far below the threshold: a bound that needs no per-entry rounding
+        chars = system_chars + sum(map(len, map(_TEXT, entries)))
+        if chars / 3.5 + 1 + (MESSAGE_OVERHEAD + 1) * len(entries) < self.budget:
             return False
         return self.total_tokens(system_chars, entries) >= self.budget
 

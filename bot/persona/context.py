@@ -12,8 +12,9 @@ the OTR line live in the uncached tail. The wording of both lines is the seed's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from bot.llm.base import SystemPrompt
 from bot.memory.base import MemoryHit
@@ -82,7 +83,14 @@ def render_file(file: FileText, limit: int) -> str:
 
 def datetime_line(now: datetime) -> str:
     """``Current date and time: Friday, 2026-05-09 at 02:34 PM EDT`` for an aware ``now``."""
-    return "Current date and time: " + now.strftime("%A, %Y-%m-%d at %I:%M %p %Z")
+    return _minute_line(now.replace(second=0, microsecond=0, tzinfo=None), now.tzname() or "")
+
+
+@lru_cache(maxsize=256)
+def _minute_line(local: datetime, zone_name: str) -> str:
+    """The line for one minute of one zone (a turn's line is the same as the last one's,
+    most of the time, and formatting dates is not free)."""
+    return f"Current date and time: {local:%A, %Y-%m-%d at %I:%M %p} {zone_name}".rstrip()
 
 
 def _memory_section(inject: str, recalled: Sequence[MemoryHit]) -> str:
@@ -101,14 +109,28 @@ def _memory_section(inject: str, recalled: Sequence[MemoryHit]) -> str:
 
 class StableCache:
     """The persona text of one session's last prompt, rebuilt only when one of the files it
-    was made of (as the store's cache hands them out) or one of their limits changes."""
+    was made of (as the store's cache hands them out) or one of their limits changes.
+
+    With a key (the store's stamp of the persona's folder, the tier, the limits), the text is
+    handed out again without reading the files while the key is unchanged.
+    """
 
     def __init__(self) -> None:
         self._files: tuple[FileText, ...] = ()
         self._limits: tuple[int, ...] = ()
         self._text = ""
+        self._key: Hashable | None = None
 
-    def render(self, files: tuple[FileText, ...], limits: tuple[int, ...]) -> str:
+    def current(self, key: Hashable | None) -> str | None:
+        """The text last rendered under ``key``; None if there is none or ``key`` is None."""
+        if key is None or key != self._key:
+            return None
+        return self._text
+
+    def render(
+        self, files: tuple[FileText, ...], limits: tuple[int, ...], key: Hashable | None = None
+    ) -> str:
+        self._key = key
         if (
             limits == self._limits
             and len(files) == len(self._files)
@@ -132,13 +154,19 @@ def build_system_prompt(
     memory_inject: str = "",
     recalled: Sequence[MemoryHit] = (),
     cache: StableCache | None = None,
+    stamp: Callable[[], Hashable | None] | None = None,
 ) -> SystemPrompt:
     """Assemble the prompt; ``read(name)`` gives a persona file, ``limit(name)`` its cap.
-    With ``cache``, unchanged persona text is not rendered again."""
-    names = files_for_tier(tier)
-    files = tuple(read(name) for name in names)
-    limits = tuple(limit(name) for name in names)
-    stable = (cache or StableCache()).render(files, limits)
+    With ``cache``, unchanged persona text is not rendered again; with ``stamp`` too (the
+    store's stamp of the persona's folder), not even read again while the stamp holds."""
+    cache = cache or StableCache()
+    stable = cache.current(_key(stamp, tier, limit))
+    if stable is None:
+        names = files_for_tier(tier)
+        files = tuple(read(name) for name in names)
+        limits = tuple(limit(name) for name in names)
+        # the stamp after the reads, which may have loaded files and so moved it
+        stable = cache.render(files, limits, _key(stamp, tier, limit))
     system_lines = []
     if inject_datetime:
         system_lines.append(datetime_line(now))
@@ -151,3 +179,10 @@ def build_system_prompt(
     if memory:
         dynamic_parts.append(memory)
     return SystemPrompt(stable=stable, dynamic="\n\n".join(dynamic_parts))
+
+
+def _key(
+    stamp: Callable[[], Hashable | None] | None, tier: int, limit: Callable[[str], int]
+) -> Hashable | None:
+    found = None if stamp is None else stamp()
+    return None if found is None else (found, tier, limit)

@@ -8,13 +8,17 @@ file edited in another folder), every trusted entry is checked on disk in a disk
 :data:`RECHECK_SECONDS`, off the turn's path. A missing file reads as empty; one that is not
 valid UTF-8 reads as empty with ``problem`` saying so, so one bad file never stops a
 conversation.
+
+Each folder has a stamp (:meth:`FileCache.stamp`) that changes whenever what a read of one of
+its files would return may have changed, so a caller that built something from a folder's
+files (the prompt's persona text) can tell it is still current without reading them again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -62,6 +66,12 @@ class FileCache:
         self._missing: dict[str, FileText] = {}
         #: how many changes the watcher reported (a preload checks none came in meanwhile)
         self._changes = 0
+        #: per folder, how often an entry of it was stored, replaced, dropped or reported
+        self._versions: dict[str, int] = {}
+        #: per folder, the paths a read cannot take from memory unchecked
+        self._unsettled: dict[str, set[str]] = {}
+        #: counts :meth:`clear` calls, which change every folder
+        self._epoch = 0
 
     def read(self, path: str, filename: str) -> FileText:
         cached = self._entries.get(path)
@@ -86,18 +96,42 @@ class FileCache:
             if path not in self._entries:  # a read or write meanwhile knows better
                 self._remember(path, name, outcome, trusted)
 
+    def stamp(self, folder: str) -> Hashable | None:
+        """A value that stays equal while reads of ``folder``'s files return the same objects;
+        ``None`` when that cannot be promised (no watcher, or a file there needs a disk check
+        on each read)."""
+        if self._watcher is None or self._unsettled.get(folder):
+            return None
+        return self._epoch, self._versions.get(folder, 0)
+
     def wrote(self, path: str, filename: str, text: str, stat: os.stat_result) -> None:
         """This process just wrote ``text`` to ``path``: what the next read would find
         (checked by mtime and size once the watcher reports the write)."""
         self._entries[path] = _Cached(
             stat.st_mtime_ns, stat.st_size, FileText(filename, text), written=True
         )
+        self._changed_entry(path, settled=False)
 
     def forget(self, path: str) -> None:
         self._entries.pop(path, None)
+        self._changed_entry(path, settled=True)
 
     def clear(self) -> None:
         self._entries.clear()
+        self._unsettled.clear()
+        self._epoch += 1
+
+    def _changed_entry(self, path: str, *, settled: bool) -> None:
+        """The entry of ``path`` was stored, replaced, dropped or reported changed; whether a
+        read of it may now come from memory unchecked (or, with no entry, loads it)."""
+        folder = path[: path.rindex(os.sep)]
+        self._versions[folder] = self._versions.get(folder, 0) + 1
+        if settled:
+            unsettled = self._unsettled.get(folder)
+            if unsettled is not None:
+                unsettled.discard(path)
+        else:
+            self._unsettled.setdefault(folder, set()).add(path)
 
     def _watch(self, path: str) -> bool:
         """Watch the folder of ``path``; whether reads of it may skip the disk check."""
@@ -105,6 +139,7 @@ class FileCache:
 
     def _remember(self, path: str, filename: str, loaded: _Loaded, trusted: bool) -> FileText:
         """Cache what :func:`_load` found and return the file's text."""
+        self._changed_entry(path, settled=trusted and not isinstance(loaded, OSError))
         if loaded is None:
             missing = self._missing.get(filename)
             if missing is None:
@@ -181,6 +216,7 @@ class FileCache:
                 continue  # read, written or reported meanwhile
             if signature != (cached.mtime_ns, cached.size):
                 del self._entries[path]
+                self._changed_entry(path, settled=True)
                 changed += 1
         if changed:
             log.info("persona.changed_unreported", files=changed)
@@ -203,6 +239,7 @@ class FileCache:
                 cached.trusted = False
             else:
                 del self._entries[path]
+            self._changed_entry(path, settled=not cached.written)
 
 
 #: what :func:`_load` found: nothing (missing), an error, the cached entry (unchanged on

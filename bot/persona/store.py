@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -98,6 +98,7 @@ class PersonaStore:
         self._dirs: dict[tuple[str, str], Path] = {}
         #: (user, persona, filename) -> the file's path as text
         self._paths: dict[tuple[str, str, str], str] = {}
+        self._folders: dict[tuple[str, str], str] = {}
 
     def directory(self, user: str, persona: str) -> Path:
         """The persona's folder (the names are validated the first time they are seen)."""
@@ -161,6 +162,14 @@ class PersonaStore:
         ``problem`` saying so, so one bad file never stops a conversation.
         """
         return self._files.read(self._path(user, persona, filename), filename)
+
+    def stamp(self, user: str, persona: str) -> Hashable | None:
+        """Equal from one call to the next while reads of the persona's files return the same
+        texts; ``None`` when that cannot be promised (see :meth:`FileCache.stamp`)."""
+        folder = self._folders.get((user, persona))
+        if folder is None:
+            folder = self._folders[(user, persona)] = os.fspath(self.directory(user, persona))
+        return self._files.stamp(folder)
 
     async def preload(self, user: str, persona: str, filenames: Sequence[str]) -> None:
         """Read the files not yet in memory in a disk thread, so the turn that needs them next
