@@ -129,6 +129,16 @@ async def test_otr_keeps_everything_off_disk(world: World) -> None:
             assert marker.encode() not in path.read_bytes(), path
 
 
+async def test_an_off_the_record_first_turn_leaves_no_day_file(world: World) -> None:
+    await world.say("/otr on")
+    await world.say("nobody should know we spoke today")
+    assert not list(world.data.rglob("sessions/*.md"))
+    await world.say("/otr off")
+    await world.say("on the record now")
+    [day] = world.data.rglob("sessions/*.md")
+    assert "on the record now" in day.read_text()
+
+
 async def test_bad_input_gets_clear_answers(world: World) -> None:
     assert "empty" in await world.say("   ")
     long = "x" * 9000
