@@ -115,14 +115,19 @@ class Session:
         zone = self.user_config.zone
         today = self.deps.clock().astimezone(zone).date()
         limit = self.deps.config.daemon.history_messages
-        # three waits at once: the settings from the database, today's log and the persona
-        # files of the default tier from the disk threads
-        (self.otr, tier), self.entries, _ = await asyncio.gather(
-            self.deps.state.session_settings(self.user, self.persona),
-            run_blocking(partial(self.log.restore, today, zone, limit=limit)),
-            self.deps.store.preload(self.user, self.persona, files_for_tier(self.tier)),
-        )
+        # one wait after the other: threads working at once mostly wait for each other
+        # (Python runs one at a time), so the settings, then in one trip to a disk thread
+        # today's log and the persona files of the session's tier
+        self.otr, tier = await self.deps.state.session_settings(self.user, self.persona)
         self.tier = tier or self.tier
+        preload = self.deps.store.start_preload(self.user, self.persona, files_for_tier(self.tier))
+
+        def from_disk() -> list[Entry]:
+            preload.read()
+            return self.log.restore(today, zone, limit=limit)
+
+        self.entries = await run_blocking(from_disk)
+        preload.finish()
         if self.entries:
             log.info("session.restored", entries=len(self.entries))
 

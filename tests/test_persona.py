@@ -60,6 +60,20 @@ def test_reads_are_cached_by_mtime_and_invalid_utf8_is_reported(tmp_path: Path) 
         store.read("scott", "inara", "../../etc/passwd")
 
 
+async def test_odd_files_in_place_of_a_persona_file_never_hang_or_crash(tmp_path: Path) -> None:
+    store = PersonaStore(tmp_path)
+    directory = create_persona(store, "scott", "inara")
+    (directory / "SOUL.md").unlink()
+    os.mkfifo(directory / "SOUL.md")  # nobody writes to it: a blocking open would wait forever
+    assert store.read("scott", "inara", "SOUL.md").text == ""
+    (directory / "VOICE.md").unlink()
+    (directory / "VOICE.md").mkdir()
+    folder = store.read("scott", "inara", "VOICE.md")
+    assert folder.text == "" and folder.problem and "VOICE.md" in folder.problem
+    await store.preload("scott", "inara", ["SOUL.md", "VOICE.md", "PERSONA.md"])
+    assert store.read("scott", "inara", "PERSONA.md").text.strip()
+
+
 async def test_writes_are_atomic_and_private(tmp_path: Path) -> None:
     store = PersonaStore(tmp_path)
     directory = create_persona(store, "scott", "inara")

@@ -19,7 +19,7 @@ from pathlib import Path
 from bot.atomic import atomic_write_text
 from bot.disk import run_blocking
 from bot.errors import PersonaError
-from bot.persona.file_cache import FileCache, FileText
+from bot.persona.file_cache import FileCache, FileText, Preload
 from bot.persona.names import validate_name
 
 __all__ = [
@@ -175,6 +175,13 @@ class PersonaStore:
         """Read the files not yet in memory in a disk thread, so the turn that needs them next
         does not read them on the event loop."""
         await self._files.preload([(self._path(user, persona, name), name) for name in filenames])
+
+    def start_preload(self, user: str, persona: str, filenames: Sequence[str]) -> Preload:
+        """:meth:`preload` for a caller that reads other files in the same disk thread (see
+        :meth:`FileCache.start_preload`)."""
+        return self._files.start_preload(
+            [(self._path(user, persona, name), name) for name in filenames]
+        )
 
     def watch_files(self) -> bool:
         """Let the running event loop tell this store when persona files change (Linux
