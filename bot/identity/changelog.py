@@ -9,15 +9,17 @@ names the change it reverses; nothing is ever cut from the file. Entries are app
 
 from __future__ import annotations
 
-import asyncio
 import json
+import os
 import re
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any, Literal
 
 import structlog
 
 from bot.atomic import append_durably
+from bot.disk import run_blocking
 from bot.errors import PersonaError
 from bot.identity.section import bullet_sentence
 from bot.persona.store import PersonaStore
@@ -119,6 +121,15 @@ def read_changes(store: PersonaStore, user: str, persona: str) -> list[Change]:
     return _parse(file.text)
 
 
+def _append_entry(path: Path, text: str) -> None:
+    """Append one rendered entry, after the header when the file is new or empty."""
+    try:
+        empty = os.stat(path).st_size == 0
+    except FileNotFoundError:
+        empty = True
+    append_durably(path, _HEADER + text if empty else text)
+
+
 def pending_changes(changes: list[Change]) -> list[Change]:
     """The applied changes not undone yet, oldest first."""
     undone = {c.undoes for c in changes if c.op == "undo"}
@@ -132,8 +143,5 @@ def next_id(changes: list[Change]) -> int:
 async def append_change(store: PersonaStore, user: str, persona: str, change: Change) -> None:
     """Append one entry durably (the header first, when the file is new or empty)."""
     path = store.file_path(user, persona, CHANGELOG_FILE)
-    text = render(change)
-    if not path.exists() or path.stat().st_size == 0:
-        text = _HEADER + text
-    await asyncio.to_thread(append_durably, path, text)
+    await run_blocking(_append_entry, path, render(change))
     log.info("identity.changelog_appended", change=change.id, op=change.op, file=change.file)

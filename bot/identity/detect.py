@@ -195,7 +195,7 @@ def _nicknames(message: _Message, persona: str) -> list[Trait]:
 
 def _terms(message: _Message, vocabulary: frozenset[str]) -> list[str]:
     singles, multis = _VOCABULARIES[vocabulary]
-    found = {word for word in message.words if word in singles}
+    found = set(singles.intersection(message.words))
     if multis:
         joined = message.joined
         found.update(t for t in multis if t in joined and re.search(rf"\b{re.escape(t)}\b", joined))
