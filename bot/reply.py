@@ -1,6 +1,8 @@
 """Delivering one answer to a room: typing while the model works, streaming by edits.
 
-While the turn runs, a typing indicator is refreshed every few seconds. When the adapter can
+While the turn runs, a typing indicator is refreshed every few seconds, from
+:data:`TYPING_DELAY` after the start on: an answer quicker than that (a command, a short
+local model's reply) goes out without the indicator flickering on and off. When the adapter can
 edit messages, the growing answer is sent once and then edited at most every
 ``interval`` seconds, only while it fits one message. At the end the final text replaces
 the streamed one; an answer longer than one message is split and the rest sent after it.
@@ -18,11 +20,13 @@ import structlog
 from adapters.base import Adapter
 from bot.formatting import split_markdown
 
-__all__ = ["ReplyStream"]
+__all__ = ["TYPING_DELAY", "ReplyStream"]
 
 log = structlog.get_logger(__name__)
 
 _TYPING_REFRESH = 4.0
+#: seconds from the start of a turn to the first typing indicator
+TYPING_DELAY = 0.3
 
 
 class ReplyStream:
@@ -35,6 +39,7 @@ class ReplyStream:
         interval: float = 1.0,
         stream: bool = True,
         before_send: Callable[[], Awaitable[None]] | None = None,
+        typing_delay: float = TYPING_DELAY,
     ) -> None:
         """``before_send`` is awaited before the first message goes out (if it raises,
         nothing is sent)."""
@@ -47,13 +52,20 @@ class ReplyStream:
         self.message_id: str | None = None
         self._shown = ""
         self._last_push = 0.0
+        self.typing_delay = typing_delay
+        self._typing_timer: asyncio.TimerHandle | None = None
         self._typing_task: asyncio.Task[None] | None = None
         self._push_lock = asyncio.Lock()
         self._before_send = before_send
 
     async def __aenter__(self) -> ReplyStream:
-        self._typing_task = asyncio.create_task(self._keep_typing())
+        loop = asyncio.get_running_loop()
+        self._typing_timer = loop.call_later(self.typing_delay, self._start_typing)
         return self
+
+    def _start_typing(self) -> None:
+        self._typing_timer = None
+        self._typing_task = asyncio.create_task(self._keep_typing())
 
     async def __aexit__(self, *exc: object) -> None:
         await self._stop_typing()
@@ -65,6 +77,9 @@ class ReplyStream:
             await asyncio.sleep(_TYPING_REFRESH)
 
     async def _stop_typing(self) -> None:
+        if self._typing_timer is not None:
+            self._typing_timer.cancel()  # never shown: nothing to turn off
+            self._typing_timer = None
         if self._typing_task is not None:
             self._typing_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

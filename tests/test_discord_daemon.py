@@ -14,6 +14,7 @@ import pytest
 from adapters.discord import DiscordAdapter
 from bot.commands import ADMIN_ONLY
 from bot.daemon import Daemon
+from bot.reply import TYPING_DELAY
 from tests.fakes.discord_api import FakeDiscord, Json
 from tests.harness import ScriptedLLM, make_config, make_persona
 
@@ -77,6 +78,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
 
 async def test_direct_message_answered_by_the_persona(world: World) -> None:
     fake = world.fake
+    world.llm.delay = TYPING_DELAY * 2  # long enough for the typing indicator to show
     asked = await fake.dispatch_message("I like green tea.", author=world.scott, channel_id="900")
     await fake.wait_for(
         lambda: any(world.final_text(m) == "echo: I like green tea." for m in fake.sent)

@@ -15,6 +15,7 @@ from adapters.telegram import TelegramAdapter
 from bot.commands import ADMIN_ONLY
 from bot.daemon import Daemon
 from bot.formatting import strip_markdown
+from bot.reply import TYPING_DELAY
 from tests.fakes.telegram_api import FakeTelegram
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.test_telegram import until
@@ -81,10 +82,12 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
 
 
 async def test_conversation_in_a_private_chat(world: World) -> None:
+    world.llm.delay = TYPING_DELAY * 2  # long enough for the typing indicator to show
     asked = world.fake.push_message(SCOTT, "I like green tea.")["message"]["message_id"]
     await world.answered(SCOTT, "echo: I like green tea.")
     assert world.fake.sent[0]["reply_to"] == asked
     assert (str(SCOTT), "typing") in world.fake.actions
+    world.llm.delay = 0
     world.fake.push_message(SCOTT, "And oolong.")
     await world.answered(SCOTT, "echo: And oolong.")
     assert len(world.llm.calls) == 2
