@@ -355,7 +355,7 @@ async def test_changelog_is_append_only(store: PersonaStore, observer: IdentityO
         now = path.read_text()
         assert now.startswith(seen) and len(now) > len(seen)
         seen = now
-    entries = read_changes(store, USER, PERSONA)
+    entries = await read_changes(store, USER, PERSONA)
     assert [c.op for c in entries] == ["apply"] * 4 + ["undo"] * 3
     assert [c.undoes for c in entries[4:]] == [4, 3, 2]
     first = seen.split("\n## ")[1]
@@ -452,7 +452,7 @@ async def test_invalid_utf8_file_is_not_overwritten(
     answer = await undo_last(store, USER, PERSONA)
     assert "not valid UTF-8" in answer
     assert path.read_bytes() == broken
-    assert len(pending_changes(read_changes(store, USER, PERSONA))) == 1
+    assert len(pending_changes(await read_changes(store, USER, PERSONA))) == 1
 
 
 async def test_unreadable_state_is_moved_aside_not_lost(
@@ -490,7 +490,7 @@ async def test_concurrent_observes_lose_no_write(store: PersonaStore) -> None:
     ]:
         assert needle in voice
     assert "keep suggestions and follow-up questions to a minimum" in persona
-    changes = read_changes(store, USER, PERSONA)
+    changes = await read_changes(store, USER, PERSONA)
     assert sorted(c.id for c in changes) == list(range(1, len(messages) + 1))
     await asyncio.gather(*(undo_last(store, USER, PERSONA) for _ in messages))
     assert "## Learned from" not in text_of(store, "VOICE.md")

@@ -259,3 +259,26 @@ async def test_without_a_watcher_every_prompt_reads_the_files(store: PersonaStor
     assert store.stamp(USER, PERSONA) is None
     store.file_path(USER, PERSONA, "IDENTITY.md").write_text("MARKER, unwatched")
     assert "MARKER" in prompts.text()
+
+
+async def test_load_reads_a_file_off_the_loop_and_follows_its_changes(
+    store: PersonaStore,
+) -> None:
+    name = "IDENTITY_CHANGELOG.md"
+    path = store.file_path(USER, PERSONA, name)
+    path.write_text("one")
+    first = await store.load(USER, PERSONA, name)
+    assert first.text == "one"
+    assert await store.load(USER, PERSONA, name) is first  # in memory: no read
+    with path.open("a") as file:
+        file.write(" two")
+    for _ in range(500):
+        if (await store.load(USER, PERSONA, name)).text == "one two":
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("the append was never seen")
+    assert store.read(USER, PERSONA, name).text == "one two"
+    path.unlink()
+    await eventually(lambda: store.read(USER, PERSONA, name).text == "")
+    assert (await store.load(USER, PERSONA, name)).text == ""

@@ -109,9 +109,9 @@ def _parse(text: str) -> list[Change]:
     return changes
 
 
-def read_changes(store: PersonaStore, user: str, persona: str) -> list[Change]:
+async def read_changes(store: PersonaStore, user: str, persona: str) -> list[Change]:
     """Every entry of the changelog, oldest first; PersonaError if the file is unreadable."""
-    file = store.read(user, persona, CHANGELOG_FILE)
+    file = await store.load(user, persona, CHANGELOG_FILE)
     if file.problem:
         raise PersonaError(
             f"{CHANGELOG_FILE}: {file.problem}",

@@ -139,7 +139,7 @@ class IdentityObserver:
         if text is None:
             return []
         heading = heading_for(user)
-        first_id = next_id(read_changes(self.store, user, persona))
+        first_id = next_id(await read_changes(self.store, user, persona))
         changes: list[Change] = []
         for offset, plan in enumerate(plans):
             trait, entry = plan.trait, state.slot(plan.slot)

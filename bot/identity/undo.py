@@ -58,7 +58,7 @@ async def undo_last(
     """Revert the newest change not yet undone; return the sentence for the user."""
     async with edit_lock(store, user, persona):
         try:
-            changes = read_changes(store, user, persona)
+            changes = await read_changes(store, user, persona)
         except PersonaError as exc:
             log.warning("identity.undo_refused", error=str(exc))
             return exc.user_message

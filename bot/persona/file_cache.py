@@ -81,6 +81,21 @@ class FileCache:
         trusted = self._watch(path)
         return self._remember(path, filename, _load(path, cached), trusted)
 
+    async def load(self, path: str, filename: str) -> FileText:
+        """:meth:`read` for a file that may not be in memory, reading it in a disk thread
+        (a file that grows, such as a changelog, is read again after each change)."""
+        cached = self._entries.get(path)
+        if cached is not None and cached.trusted:
+            return cached.file
+        trusted = self._watch(path)
+        changes = self._changes
+        loaded = await run_blocking(_load, path, cached)
+        if self._entries.get(path) is not cached:
+            return self.read(path, filename)  # written or read meanwhile: that one is newer
+        if self._changes != changes:
+            trusted = False  # a change came in while reading: check the file on use
+        return self._remember(path, filename, loaded, trusted)
+
     async def preload(self, files: Sequence[tuple[str, str]]) -> None:
         """Read the ``(path, filename)`` files not cached yet, all from one folder, in a disk
         thread, so the turn that needs them finds them in memory."""

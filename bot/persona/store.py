@@ -171,6 +171,10 @@ class PersonaStore:
             folder = self._folders[(user, persona)] = os.fspath(self.directory(user, persona))
         return self._files.stamp(folder)
 
+    async def load(self, user: str, persona: str, filename: str) -> FileText:
+        """:meth:`read`, but a file not in memory is read in a disk thread."""
+        return await self._files.load(self._path(user, persona, filename), filename)
+
     async def preload(self, user: str, persona: str, filenames: Sequence[str]) -> None:
         """Read the files not yet in memory in a disk thread, so the turn that needs them next
         does not read them on the event loop."""
