@@ -62,3 +62,21 @@ def test_one_pool_serves_successive_event_loops() -> None:
     pool = DiskPool(1)
     assert asyncio.run(pool.run(len, "abc")) == 3
     assert asyncio.run(pool.run(len, "abcd")) == 4
+
+
+async def test_the_pool_grows_only_while_every_thread_is_busy() -> None:
+    pool = DiskPool(4)
+    for _ in range(20):  # one call at a time: one thread does it all
+        await pool.run(len, "abc")
+    assert pool.threads == 1
+    release = threading.Event()
+    waiting = [pool.run(release.wait, 10) for _ in range(6)]
+    calls = [asyncio.ensure_future(call) for call in waiting]
+    for _ in range(200):
+        if pool.threads == 4:
+            break
+        await asyncio.sleep(0.01)
+    assert pool.threads == 4  # never more than its size
+    release.set()
+    assert await asyncio.gather(*calls) == [True] * 6
+    assert pool.threads == 4
