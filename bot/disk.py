@@ -81,13 +81,13 @@ class DiskPool:
                 result = function(*args)
             except BaseException as exc:  # handed to the caller, as to_thread does
                 error = exc
+            with lock:  # free again before the caller hears back, so its next call finds it
+                self._idle += 1
             try:
                 loop.call_soon_threadsafe(_resolve, future, result, error)
             except RuntimeError:
                 pass  # the loop closed while this ran: nobody is waiting any more
             del future, result, error
-            with lock:
-                self._idle += 1
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in one of the threads."""

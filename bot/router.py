@@ -22,6 +22,7 @@ from adapters.base import Adapter, Incoming
 from bot.commands import ADMIN_ONLY, CommandContext, lookup, parse_command
 from bot.config import Config
 from bot.errors import PersonadError
+from bot.logs import bound
 from bot.persona.store import PersonaStore
 from bot.reply import ReplyStream
 from bot.sessions import SessionManager
@@ -105,7 +106,7 @@ class Router:
 
     async def handle(self, incoming: Incoming) -> None:
         """The handler every adapter calls. Never raises."""
-        with structlog.contextvars.bound_contextvars(
+        with bound(
             platform=incoming.platform, room=incoming.room, event_id=incoming.event_id
         ):
             self.in_flight += 1
@@ -127,7 +128,7 @@ class Router:
         if claim == "duplicate":
             log.info("router.duplicate")
             return
-        with structlog.contextvars.bound_contextvars(user=user):
+        with bound(user=user):
             if claim == "retry":
                 log.info("router.retry_unfinished")
             try:
@@ -160,7 +161,7 @@ class Router:
             await self._say(adapter, incoming, problem)
             return
         persona = self.pinned.get((user, incoming.platform)) or await self.persona_for(user)
-        with structlog.contextvars.bound_contextvars(persona=persona):
+        with bound(persona=persona):
             command = parse_command(incoming.text)
             if command is not None:
                 await self._command(adapter, incoming, user, persona, *command)

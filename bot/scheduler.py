@@ -15,6 +15,8 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.logs import bound
+
 __all__ = ["JobFunc", "Jobs"]
 
 log = structlog.get_logger(__name__)
@@ -29,7 +31,7 @@ class Jobs:
         self.failures: dict[str, int] = {}
 
     async def _run(self, name: str, func: JobFunc) -> None:
-        with structlog.contextvars.bound_contextvars(job=name):
+        with bound(job=name):
             try:
                 await func()
                 self.runs[name] = self.runs.get(name, 0) + 1

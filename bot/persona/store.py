@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Hashable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 
@@ -57,16 +56,23 @@ _persona: ContextVar[str | None] = ContextVar("personad_persona", default=None)
 _data_dir: ContextVar[Path | None] = ContextVar("personad_data_dir", default=None)
 
 
-@contextmanager
-def bind_persona(data_dir: Path, user: str, persona: str) -> Iterator[None]:
+class bind_persona:  # named like the function it reads as: ``with bind_persona(...):``
     """Set the current user and persona for the code running inside the block."""
-    tokens = (_data_dir.set(data_dir), _user.set(user), _persona.set(persona))
-    try:
-        yield
-    finally:
-        _persona.reset(tokens[2])
-        _user.reset(tokens[1])
-        _data_dir.reset(tokens[0])
+
+    __slots__ = ("_tokens", "_values")
+
+    def __init__(self, data_dir: Path, user: str, persona: str) -> None:
+        self._values = (data_dir, user, persona)
+
+    def __enter__(self) -> None:
+        data_dir, user, persona = self._values
+        self._tokens = (_data_dir.set(data_dir), _user.set(user), _persona.set(persona))
+
+    def __exit__(self, *exc: object) -> None:
+        data_dir, user, persona = self._tokens
+        _persona.reset(persona)
+        _user.reset(user)
+        _data_dir.reset(data_dir)
 
 
 def current_persona() -> tuple[str, str]:
