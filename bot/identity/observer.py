@@ -73,6 +73,20 @@ class IdentityObserver:
         self.store = store
         #: sightings an inferred trait needs, per kind; ValueError names a bad key
         self.thresholds = resolve_thresholds(thresholds)
+        #: the last bullet looked up per (heading, slot), with the file text it was found in
+        self._bullets: dict[tuple[str, str], tuple[str, str | None]] = {}
+
+    def _bullet(self, text: str, heading: str, slot: str) -> str | None:
+        """The bullet of ``slot`` in ``heading``'s section of ``text``. Most messages check
+        the same unchanged file again, which the store hands out as the same string: the
+        answer found for that string is kept rather than parsed out of it again."""
+        key = (heading, slot)
+        found = self._bullets.get(key)
+        if found is not None and found[0] is text:
+            return found[1]
+        bullet = find_bullet(split_section(text, heading)[1], slot)
+        self._bullets[key] = (text, bullet)
+        return bullet
 
     async def observe(self, user_text: str, *, user: str, persona: str, at: datetime) -> list[str]:
         """Read one on-record message; return a description of each change applied, e.g.
@@ -104,8 +118,7 @@ class IdentityObserver:
             text = read_identity_file(self.store, user, persona, spec.file)
             if text is None:
                 continue
-            section = split_section(text, heading)[1]
-            if entry.applied is not None and find_bullet(section, slot) is None:
+            if entry.applied is not None and self._bullet(text, heading, slot) is None:
                 log.info("identity.removed_by_hand", slot=slot, value=entry.applied)
                 entry.counts.pop(entry.applied, None)
                 entry.applied, entry.explicit = None, False
