@@ -1,4 +1,5 @@
-"""The regex prefilter never changes what the identity patterns find; it only skips work."""
+"""The regex prefilter never changes what the patterns find (identity, memory policy); it only
+skips work."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot.identity import detect
-from bot.identity.prefilter import PatternSet, needles
 from bot.identity.traits import EXPLICIT, FORMAL_MARKERS, SARCASM_MARKERS, SLANG
+from bot.memory import policy
+from bot.memory.policy_rules import fold
+from bot.prefilter import PatternSet, needles
 
 DATA = Path(__file__).parent / "data" / "policy_labelled.tsv"
 
@@ -70,6 +73,29 @@ def test_pattern_set_finds_exactly_what_every_regex_finds(patterns: list[str]) -
         assert guarded.any_match(text) == bool(expected)
         hits += bool(expected)
     assert hits > 0  # the corpus does reach the patterns
+
+
+def test_memory_policy_rules_score_as_if_every_rule_ran() -> None:
+    """The write policy's weighted rules go through a PatternSet too: the scores and the
+    evidence for every sentence of the labelled set are those of running every rule."""
+    tables = [*policy._RULES_BY_LANG.values(), policy._CATEGORY_RULES]
+    rule_sets = [rules for table in tables for rules in table.values()]
+    rule_sets += [*policy._EPHEMERAL_BY_LANG.values(), policy._EPHEMERAL_RULES]
+    corpus = [fold(s) for s in DATA.read_text(encoding="utf-8").splitlines()]
+    scored = 0
+    for rules in rule_sets:
+        plain = list(zip(rules.patterns.regexes, rules.weights, strict=True))
+        for folded in corpus:
+            total, best, evidence = 0.0, 0.0, ""
+            for regex, weight in plain:
+                match = regex.search(folded)
+                if match:
+                    total += weight
+                    if weight > best:
+                        best, evidence = weight, match.group(0).strip()
+            assert policy._score(folded, rules) == (total, evidence), folded
+            scored += total > 0
+    assert scored > 100  # the corpus does reach the rules
 
 
 def test_needles_are_what_a_match_must_contain() -> None:

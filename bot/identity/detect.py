@@ -17,7 +17,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from bot.identity.prefilter import PatternSet
 from bot.identity.traits import (
     DOMAIN_TERMS,
     EXPLICIT,
@@ -31,6 +30,7 @@ from bot.identity.traits import (
     Trait,
 )
 from bot.memory.policy import FILLER_WORDS, guess_language
+from bot.prefilter import PatternSet
 
 __all__ = ["LONG_WORDS", "SHORT_WORDS", "detect", "fold_with_offsets"]
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from bot.memory.base import CATEGORIES, Category
 from bot.memory.policy_rules import EPHEMERAL, RULES, fold
 from bot.memory.policy_secrets import looks_secret, secret_kind
+from bot.prefilter import PatternSet
 
 __all__ = [
     "FILLER_WORDS",
@@ -92,17 +93,30 @@ class Verdict:
         return self.category is not None
 
 
-_Compiled = list[tuple[re.Pattern[str], float]]
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """One label's rules: the patterns (each run only when the text holds a substring it
+    needs) and their weights, in the table's order."""
+
+    patterns: PatternSet
+    weights: tuple[float, ...]
 
 
 def _compile(table: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, _Compiled]:
-    merged: dict[str, _Compiled] = {}
+    merged: dict[str, list[tuple[str, float]]] = {}
     for by_label in table.values():
         for label, rules in by_label.items():
-            merged.setdefault(label, []).extend(
-                (re.compile(pattern), weight) for pattern, weight in rules
-            )
-    return merged
+            merged.setdefault(label, []).extend(rules)
+    return {
+        label: _Compiled(
+            PatternSet([pattern for pattern, _weight in rules]),
+            tuple(weight for _pattern, weight in rules),
+        )
+        for label, rules in merged.items()
+    }
+
+
+_NO_RULES = _Compiled(PatternSet([]), ())
 
 
 _RULES_BY_LANG = {lang: _compile({lang: RULES[lang]}) for lang in RULES}
@@ -149,9 +163,11 @@ def _score(folded: str, rules: _Compiled) -> tuple[float, str]:
     total = 0.0
     best_weight = 0.0
     evidence = ""
-    for pattern, weight in rules:
-        match = pattern.search(folded)
+    regexes = rules.patterns.regexes
+    for index in rules.patterns.candidates(folded):
+        match = regexes[index].search(folded)
         if match:
+            weight = rules.weights[index]
             total += weight
             if weight > best_weight:
                 best_weight, evidence = weight, match.group(0).strip()
@@ -187,7 +203,7 @@ def classify(text: str) -> Verdict:
 
     lang = guess_language(words)
     rules = _RULES_BY_LANG[lang] if lang else _CATEGORY_RULES
-    scores = {label: _score(folded, rules.get(label, [])) for label in CATEGORIES}
+    scores = {label: _score(folded, rules.get(label, _NO_RULES)) for label in CATEGORIES}
     best: Category = max(_TIE_ORDER, key=lambda label: scores[label][0])
     best_score, evidence = scores[best]
     ephemeral, ephemeral_evidence = _score(

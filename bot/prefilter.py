@@ -1,7 +1,8 @@
 """Regexes that skip text which cannot match: a cheap substring test before the regex runs.
 
-The identity observer reads every message with some sixty patterns full of lookbehinds; most
-messages match none of them. :func:`needles` works out, from the parsed pattern, a set of
+The identity observer reads every message with some sixty patterns full of lookbehinds, and
+the memory write policy scores every sentence with a few hundred weighted rules; most text
+matches almost none of them. :func:`needles` works out, from the parsed pattern, a set of
 strings of which every match must contain at least one ("call me" for ``\\bcall me (?P<name>...)``,
 ``{"answer", "reply"}`` for ``(?:answer|reply) in``). :class:`PatternSet` runs a regex only when one
 of its needles is in the text, so the answer is always the regexes' own; only the cost changes.
