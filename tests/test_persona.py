@@ -70,8 +70,10 @@ async def test_odd_files_in_place_of_a_persona_file_never_hang_or_crash(tmp_path
     (directory / "VOICE.md").mkdir()
     folder = store.read("scott", "inara", "VOICE.md")
     assert folder.text == "" and folder.problem and "VOICE.md" in folder.problem
-    await store.preload("scott", "inara", ["SOUL.md", "VOICE.md", "PERSONA.md"])
-    assert store.read("scott", "inara", "PERSONA.md").text.strip()
+    # the same in a disk thread
+    assert (await store.load("scott", "inara", "SOUL.md")).text == ""
+    assert (await store.load("scott", "inara", "VOICE.md")).problem
+    assert (await store.load("scott", "inara", "PERSONA.md")).text.strip()
 
 
 async def test_writes_are_atomic_and_private(tmp_path: Path) -> None:

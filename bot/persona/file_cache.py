@@ -87,27 +87,21 @@ class FileCache:
         cached = self._entries.get(path)
         if cached is not None and cached.trusted:
             return cached.file
-        trusted = self._watch(path)
-        changes = self._changes
-        loaded = await run_blocking(_load, path, cached)
-        if self._entries.get(path) is not cached:
-            return self.read(path, filename)  # written or read meanwhile: that one is newer
-        if self._changes != changes:
-            trusted = False  # a change came in while reading: check the file on use
-        return self._remember(path, filename, loaded, trusted)
-
-    async def preload(self, files: Sequence[tuple[str, str]]) -> None:
-        """Read the ``(path, filename)`` files not cached yet, all from one folder, in a disk
-        thread, so the turn that needs them finds them in memory."""
-        preload = self.start_preload(files)
+        preload = self.start_preload([(path, filename)])
         await run_blocking(preload.read)
-        preload.finish()
+        [file] = preload.finish()
+        return file
 
     def start_preload(self, files: Sequence[tuple[str, str]]) -> Preload:
-        """A :meth:`preload` in three steps, for a caller with more to do in the same disk
-        thread: this one and :meth:`Preload.finish` on the event loop, :meth:`Preload.read`
-        in between in a disk thread."""
-        wanted = [(path, name) for path, name in files if path not in self._entries]
+        """Bring the ``(path, filename)`` files of one folder into memory in three steps, so
+        the disk work is done in a disk thread (with whatever else the caller reads there):
+        this one and :meth:`Preload.finish` on the event loop, :meth:`Preload.read` in
+        between. Files already in memory and trusted are left out."""
+        wanted = []
+        for path, name in files:
+            cached = self._entries.get(path)
+            if cached is None or not cached.trusted:
+                wanted.append((path, name, cached))
         trusted = bool(wanted) and self._watch(wanted[0][0])
         return Preload(self, wanted, trusted)
 
@@ -260,25 +254,31 @@ class FileCache:
 class Preload:
     """Files being read into a :class:`FileCache` (see :meth:`FileCache.start_preload`)."""
 
-    def __init__(self, cache: FileCache, wanted: list[tuple[str, str]], trusted: bool) -> None:
+    def __init__(
+        self, cache: FileCache, wanted: list[tuple[str, str, _Cached | None]], trusted: bool
+    ) -> None:
         self._cache = cache
-        self._wanted = wanted
+        self._wanted = wanted  # (path, filename, the entry held when it started)
         self._trusted = trusted
         self._changes = cache._changes
         self._loaded: list[_Loaded] = []
 
     def read(self) -> None:
         """Read the files (blocking: in a disk thread)."""
-        self._loaded = [_load(path, None) for path, _name in self._wanted]
+        self._loaded = [_load(path, cached) for path, _name, cached in self._wanted]
 
-    def finish(self) -> None:
-        """Keep what :meth:`read` found."""
+    def finish(self) -> list[FileText]:
+        """Keep what :meth:`read` found; the texts of the files read."""
         cache = self._cache
         # a change reported while reading: check each file on use
         trusted = self._trusted and cache._changes == self._changes
-        for (path, name), outcome in zip(self._wanted, self._loaded, strict=True):
-            if path not in cache._entries:  # a read or write meanwhile knows better
-                cache._remember(path, name, outcome, trusted)
+        texts = []
+        for (path, name, cached), outcome in zip(self._wanted, self._loaded, strict=True):
+            if cache._entries.get(path) is not cached:  # read or written meanwhile: newer
+                texts.append(cache.read(path, name))
+            else:
+                texts.append(cache._remember(path, name, outcome, trusted))
+        return texts
 
 
 #: what :func:`_load` found: nothing (missing), an error, the cached entry (unchanged on

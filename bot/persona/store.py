@@ -181,14 +181,9 @@ class PersonaStore:
         """:meth:`read`, but a file not in memory is read in a disk thread."""
         return await self._files.load(self._path(user, persona, filename), filename)
 
-    async def preload(self, user: str, persona: str, filenames: Sequence[str]) -> None:
-        """Read the files not yet in memory in a disk thread, so the turn that needs them next
-        does not read them on the event loop."""
-        await self._files.preload([(self._path(user, persona, name), name) for name in filenames])
-
     def start_preload(self, user: str, persona: str, filenames: Sequence[str]) -> Preload:
-        """:meth:`preload` for a caller that reads other files in the same disk thread (see
-        :meth:`FileCache.start_preload`)."""
+        """Bring files into memory with their disk work in a disk thread, beside whatever
+        else the caller reads there (see :meth:`FileCache.start_preload`)."""
         return self._files.start_preload(
             [(self._path(user, persona, name), name) for name in filenames]
         )
