@@ -61,14 +61,11 @@ class SessionLog:
     def __init__(self, persona_dir: Path, persona: str) -> None:
         self.directory = persona_dir / "sessions"
         self.persona = persona
-        self._day: tuple[date, Path] | None = None  # the last day appended to, and its file
+        self._day: tuple[date, Path] | None = None  # the last day asked for, and its file
 
     def path_for(self, day: date) -> Path:
-        return self.directory / f"{day.isoformat()}.md"
-
-    def _file_for(self, day: date) -> Path:
-        if self._day is None or self._day[0] != day:
-            self._day = (day, self.path_for(day))
+        if self._day is None or self._day[0] != day:  # one day after another: made once
+            self._day = (day, self.directory / f"{day.isoformat()}.md")
         return self._day[1]
 
     def _render(self, turns: Sequence[LoggedTurn], zone: ZoneInfo) -> tuple[date, str]:
@@ -90,7 +87,7 @@ class SessionLog:
     async def append(self, turns: Sequence[LoggedTurn], zone: ZoneInfo) -> Path:
         """Append ``turns`` (all of one local day) and fsync before returning."""
         day, text = self._render(turns, zone)
-        path = self._file_for(day)
+        path = self.path_for(day)
         await run_blocking(append_durably, path, text, self._header(day))
         return path
 
