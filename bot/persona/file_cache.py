@@ -26,7 +26,7 @@ import structlog
 from bot.disk import run_blocking
 from bot.persona.watch import DirectoryWatcher
 
-__all__ = ["RECHECK_SECONDS", "FileCache", "FileText"]
+__all__ = ["RECHECK_SECONDS", "FileCache", "FileText", "Preload"]
 
 log = structlog.get_logger(__name__)
 
