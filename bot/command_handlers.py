@@ -23,24 +23,50 @@ async def _help(ctx: CommandContext) -> str:
     return f"**Commands**\n{table}"
 
 
+def _mode_line(otr: bool) -> str:
+    """The mode as a reply that changes persona states it."""
+    if otr:
+        return "Off The Record is on in this room: nothing is logged or remembered."
+    return "Off The Record is off: this conversation is logged and remembered."
+
+
 async def _otr(ctx: CommandContext) -> str:
-    session = await ctx.router.sessions.get(ctx.user, ctx.persona)
     arg = ctx.args[0].lower() if ctx.args else ""
     if arg not in ("", "on", "off"):
         return "Use `/otr on`, `/otr off`, or `/otr` to see whether Off The Record is on."
-    if arg:
-        async with session.lock:
-            await session.set_otr(arg == "on")
-    if session.otr:
-        if arg == "on":
-            return (
-                "Off The Record is on. Nothing from now on is logged or remembered,"
-                " until you say `/otr off`."
+    if not arg:
+        return _mode_line(ctx.otr)
+    saved = await ctx.router.otr.switch(ctx.user, ctx.room, arg == "on")
+    if arg == "on":
+        answer = (
+            "Off The Record is on in this room, whichever persona you talk to. Nothing from"
+            " now on is logged or remembered, until you say `/otr off`."
+        )
+        if not saved:
+            answer += (
+                " I could not save this setting (a problem with my storage), so after a"
+                " restart of mine you should check `/otr` before saying anything private."
             )
-        return "Off The Record is on: nothing is logged or remembered."
-    if arg == "off":
-        return "Off The Record is off. The conversation is logged and remembered again."
-    return "Off The Record is off: this conversation is logged and remembered."
+        return answer
+    if not saved:
+        return (
+            "I could not save that (a problem with my storage), so Off The Record stays on:"
+            " nothing is logged or remembered. Try `/otr off` again later."
+        )
+    let_go = await _let_go(ctx)
+    answer = "Off The Record is off. The conversation is logged and remembered again."
+    if let_go:
+        answer += " I have let go of what we said off the record; it is not in what I remember."
+    return answer
+
+
+async def _let_go(ctx: CommandContext) -> int:
+    """Drop the Off The Record turns of this room from every live conversation of the user."""
+    dropped = 0
+    for session in ctx.router.sessions.of_user(ctx.user):
+        async with session.lock:
+            dropped += session.forget_off_the_record(ctx.room)
+    return dropped
 
 
 async def _tier(ctx: CommandContext) -> str:
@@ -69,9 +95,9 @@ async def _status(ctx: CommandContext) -> str:
     return "\n".join(
         [
             f"**{ctx.persona}** with **{ctx.user}** via {ctx.incoming.platform}",
-            f"- Off The Record: {'on' if session.otr else 'off'}",
+            f"- Off The Record: {'on' if ctx.otr else 'off'}",
             f"- Context tier: {session.tier}",
-            f"- Messages in this conversation: {len(session.entries)}",
+            f"- Messages in this conversation: {len(session.entries(ctx.room))}",
             f"- Model: {llm.model or llm.name}",
             f"- Memory: {memory}",
         ]
@@ -92,21 +118,21 @@ def _status_all(ctx: CommandContext) -> str:
             f" restarts {health.restarts}{(' — ' + health.detail) if health.detail else ''}"
         )
     sessions = router.sessions.all()
-    lines.append(f"- sessions: {len(sessions)} live, {sum(s.otr for s in sessions)} off the record")
+    lines.append(f"- sessions: {len(sessions)} live; off the record in {router.otr.count()} rooms")
     return "\n".join(lines)
 
 
 async def _new(ctx: CommandContext) -> str:
     session = await ctx.router.sessions.get(ctx.user, ctx.persona)
     async with session.lock:
-        await session.new_conversation()
+        await session.new_conversation(ctx.room, otr=ctx.otr)
     return "Fresh start. (Earlier turns stay in the day's log.)"
 
 
 async def _compact(ctx: CommandContext) -> str:
     session = await ctx.router.sessions.get(ctx.user, ctx.persona)
     async with session.lock:
-        result = await session.compact(force=True)
+        result = await session.compact(ctx.room, force=True)
     if result is None or result.pointer is None:
         return "Nothing to compact yet."
     return f"Compacted older turns; {len(result.promoted)} facts were kept in memory."
@@ -116,7 +142,10 @@ async def _persona(ctx: CommandContext) -> str:
     names = ctx.router.store.list_personas(ctx.user)
     if not ctx.args:
         listed = ", ".join(names) or "none"
-        return f"You are talking with **{ctx.persona}**. Your personas: {listed}."
+        return (
+            f"You are talking with **{ctx.persona}**. Your personas: {listed}."
+            f" {_mode_line(ctx.otr)}"
+        )
     wanted = ctx.args[0]
     try:
         validate_name(wanted, "persona")
@@ -124,7 +153,7 @@ async def _persona(ctx: CommandContext) -> str:
     except PersonaError as exc:
         return exc.user_message
     await ctx.router.set_active_persona(ctx.user, wanted)
-    return f"You are now talking with **{wanted}**."
+    return f"You are now talking with **{wanted}**. {_mode_line(ctx.otr)}"
 
 
 async def _reload(ctx: CommandContext) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adapters.base import Incoming
+from bot.rooms import Room
 
 if TYPE_CHECKING:
     from bot.router import Router
@@ -38,6 +39,15 @@ class CommandContext:
     admin: bool
     args: list[str]
     router: Router
+
+    @property
+    def room(self) -> Room:
+        return Room(self.incoming.platform, self.incoming.room, shared=not self.incoming.is_direct)
+
+    @property
+    def otr(self) -> bool:
+        """Whether the user is Off The Record in this room."""
+        return self.router.otr.is_on(self.user, self.room)
 
 
 CommandHandler = Callable[[CommandContext], Awaitable[str]]

@@ -26,6 +26,8 @@ class Entry:
     platform: str = "console"
     otr: bool = False
     kind: Literal["turn", "pointer"] = "turn"
+    #: the room it was said in, ``platform:id`` (empty: not known, from an older log)
+    room: str = ""
 
 
 def to_messages(entries: Iterable[Entry]) -> list[Message]:

@@ -146,7 +146,7 @@ class Daemon:
             distill=self.distill,
         )
         self.router.adapters = self.adapters
-        await self.router.load_active_personas()
+        await self.router.load()
         self.router.pinned.update(self._pinned)
         self.distiller = Distiller(
             self.config, self.store, self.backends, notify=self.notifier.notify

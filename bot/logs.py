@@ -5,7 +5,10 @@ persona, platform, event id) is bound once per turn through context variables. T
 :func:`redact` processor runs last before rendering, so no secret reaches a log by accident:
 fields whose names look secret are masked, known secret values (API keys, bot tokens read from
 the environment at start) are replaced wherever they appear, and strings shaped like common
-tokens are masked.
+tokens are masked. While a turn is Off The Record (``otr=True`` bound in its context),
+:func:`withhold_off_the_record` keeps only the fields that name things (user, persona, room,
+counts, the error's kind) and replaces every other text, tracebacks and model error bodies
+included, so nothing said Off The Record reaches a log line at any level.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ __all__ = [
     "redact",
     "register_secret",
     "register_secrets_from_env",
+    "withhold_off_the_record",
 ]
 
 _SECRET_KEYS = re.compile(r"(token|secret|password|passwd|api[_-]?key|authorization|cookie)", re.I)
@@ -34,6 +38,14 @@ _SECRET_SHAPES = re.compile(
     r"|(?i:bearer)\s+[A-Za-z0-9._\-]{16,})"
 )
 _MASK = "[redacted]"
+_WITHHELD = "[withheld: off the record]"
+#: the text fields an Off The Record log line keeps: names and kinds, never what was said
+_NAMING_FIELDS = frozenset(
+    {
+        "event", "level", "timestamp", "logger", "user", "persona", "platform", "room",
+        "event_id", "adapter", "command", "kind", "reason", "file", "tool", "status",
+    }
+)
 _known_secrets: set[str] = set()
 
 
@@ -93,6 +105,27 @@ def redact(
     return event_dict
 
 
+def withhold_off_the_record(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    if event_dict.get("otr") is not True:
+        return event_dict
+    for key, value in event_dict.items():
+        if key not in _NAMING_FIELDS and not isinstance(value, (bool, int, float)):
+            event_dict[key] = _WITHHELD
+    return event_dict
+
+
+class _OffTheRecordFilter(logging.Filter):
+    """The same for the standard library's log records (libraries' own warnings)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if structlog.contextvars.get_contextvars().get("otr") is True:
+            record.msg, record.args = _WITHHELD, ()
+            record.exc_info = record.exc_text = None
+        return True
+
+
 class _Stderr:
     """Whatever ``sys.stderr`` is at the moment of writing (it may be replaced after setup)."""
 
@@ -122,6 +155,7 @@ def configure_logging(
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.format_exc_info,
+        withhold_off_the_record,
         redact,
     )
     renderer: Any = (
@@ -138,6 +172,7 @@ def configure_logging(
     )
     handler = logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    handler.addFilter(_OffTheRecordFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(max(numeric, logging.WARNING))

@@ -25,6 +25,7 @@ from bot.errors import PersonadError
 from bot.logs import bound
 from bot.persona.store import PersonaStore
 from bot.reply import ReplyStream
+from bot.rooms import OffTheRecord, Room
 from bot.sessions import SessionManager
 from bot.state import StateStore
 
@@ -60,6 +61,8 @@ class Router:
         self._distill = distill
         self.started_at = time.monotonic()
         self.in_flight = 0
+        #: which users are Off The Record in which rooms
+        self.otr = OffTheRecord(state)
         self._active: dict[str, str | None] = {}
         self._background: set[asyncio.Task[object]] = set()
         #: (user, platform) -> persona, for a console started with ``--persona``
@@ -80,9 +83,10 @@ class Router:
 
         task.add_done_callback(done)
 
-    async def load_active_personas(self) -> None:
-        """Read every configured user's chosen persona once, at start, instead of on each
-        user's first message."""
+    async def load(self) -> None:
+        """Read every configured user's chosen persona and the rooms' Off The Record modes
+        once, at start, instead of on each user's first message."""
+        await self.otr.load()
         chosen = await self.state.active_personas()
         for user in self.config.users:
             self._active[user] = chosen.get(user)
@@ -103,6 +107,10 @@ class Router:
 
     def identify(self, incoming: Incoming) -> str | None:
         return self.config.user_for_identity(incoming.identity)
+
+    @staticmethod
+    def room_of(incoming: Incoming) -> Room:
+        return Room(incoming.platform, incoming.room, shared=not incoming.is_direct)
 
     async def handle(self, incoming: Incoming) -> None:
         """The handler every adapter calls. Never raises."""
@@ -161,12 +169,18 @@ class Router:
             await self._say(adapter, incoming, problem)
             return
         persona = self.pinned.get((user, incoming.platform)) or await self.persona_for(user)
-        with bound(persona=persona):
+        room = self.room_of(incoming)
+        # while Off The Record, the log context says so and no log line carries what was
+        # said (bot.logs withholds free text from such lines)
+        mode = bound(persona=persona, otr=True) if self.otr.is_on(user, room) else bound(
+            persona=persona
+        )
+        with mode:
             command = parse_command(incoming.text)
             if command is not None:
                 await self._command(adapter, incoming, user, persona, *command)
             else:
-                await self._turn(adapter, incoming, user, persona)
+                await self._turn(adapter, incoming, user, persona, room)
 
     async def persona_for(self, user: str) -> str:
         if user not in self._active:
@@ -216,7 +230,9 @@ class Router:
             answer = SORRY
         await self._say(adapter, incoming, answer)
 
-    async def _turn(self, adapter: Adapter, incoming: Incoming, user: str, persona: str) -> None:
+    async def _turn(
+        self, adapter: Adapter, incoming: Incoming, user: str, persona: str, room: Room
+    ) -> None:
         started = time.perf_counter()
         try:
             session = await self.sessions.get(user, persona)
@@ -236,7 +252,10 @@ class Router:
             async with reply:
                 try:
                     outcome = await session.turn(
-                        incoming.text, platform=incoming.platform, on_text=reply.on_text
+                        incoming.text,
+                        room=room,
+                        otr=self.otr.is_on(user, room),
+                        on_text=reply.on_text,
                     )
                 except PersonadError as exc:
                     log.warning("turn.failed", error=str(exc), kind=type(exc).__name__)

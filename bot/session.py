@@ -1,10 +1,12 @@
-"""One conversation of one user with one persona, whichever platform they write from.
+"""One user with one persona, whichever platform and room they write from.
 
-A session owns the live conversation (its :class:`~bot.conversation.Entry` list), its Off The
-Record flag and tier, and drives one turn from the user's text to the persona's reply:
-recall, prompt, compaction, the model with its tools, the session log. Turns of one session
-run strictly in order under :attr:`Session.lock`, which the router holds from the turn
-until the reply is sent and the memory synced; different sessions run concurrently.
+A session owns the live conversation of each room (its :class:`~bot.conversation.Entry`
+list: what is said in one room never enters the context of a reply in another), its tier,
+and drives one turn from the user's text to the persona's reply: recall, prompt, compaction,
+the model with its tools, the session log. Whether a turn is Off The Record is the room's
+mode (:mod:`bot.rooms`), which the router passes in. Turns of one session run strictly in
+order under :attr:`Session.lock`, which the router holds from the turn until the reply is
+sent and the memory synced; different sessions run concurrently.
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ from bot.memory.compaction import CompactionResult, Compactor
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.store import FileText, PersonaStore, bind_persona
 from bot.persona_jobs import persona_tools
+from bot.rooms import Room
 from bot.scratch_tools import scratch_tools
 from bot.sessionlog import LoggedTurn, SessionLog
 from bot.state import StateStore
 from bot.toolloop import ToolLoopResult, run_tool_loop
 from bot.tools import ToolRegistry
 
-__all__ = ["Clock", "Session", "SessionDeps", "TurnOutcome"]
+__all__ = ["Clock", "Conversation", "Session", "SessionDeps", "TurnOutcome"]
 
 log = structlog.get_logger(__name__)
 
@@ -68,6 +71,17 @@ class TurnOutcome:
     user_entry: Entry
     reply_entry: Entry
     otr: bool
+    room: Room
+
+
+class Conversation:
+    """The live conversation of one room."""
+
+    __slots__ = ("entries", "messages")
+
+    def __init__(self, entries: list[Entry] | None = None) -> None:
+        self.entries: list[Entry] = entries or []
+        self.messages = MessageCache()
 
 
 class Session:
@@ -86,8 +100,7 @@ class Session:
         self.lock = asyncio.Lock()
         self.directory = deps.store.require(user, persona)
         self.log = SessionLog(self.directory, persona)
-        self.entries: list[Entry] = []
-        self.otr = False
+        self.rooms: dict[str, Conversation] = {}
         self.tier = deps.config.prompt.default_tier
         self.last_active = time.monotonic()
         self._unextracted: list[TurnRecord] = []
@@ -95,7 +108,6 @@ class Session:
         self._tool_cache: dict[tuple[bool, str], ToolRegistry] = {}
         self._stable = StableCache()
         self._stamp = partial(deps.store.stamp, user, persona)
-        self._messages = MessageCache()
         self.compactor = Compactor(
             window_tokens=deps.context_window,
             threshold=deps.config.memory.compact_threshold,
@@ -118,24 +130,35 @@ class Session:
         # one wait after the other: threads working at once mostly wait for each other
         # (Python runs one at a time), so the settings, then in one trip to a disk thread
         # today's log and the persona files of the session's tier
-        self.otr, tier = await self.deps.state.session_settings(self.user, self.persona)
-        self.tier = tier or self.tier
+        self.tier = await self.deps.state.session_tier(self.user, self.persona) or self.tier
         preload = self.deps.store.start_preload(self.user, self.persona, files_for_tier(self.tier))
 
-        def from_disk() -> list[Entry]:
+        def from_disk() -> dict[str, list[Entry]]:
             preload.read()
             return self.log.restore(today, zone, limit=limit)
 
-        self.entries = await run_blocking(from_disk)
+        restored = await run_blocking(from_disk)
         preload.finish()
-        if self.entries:
-            log.info("session.restored", entries=len(self.entries))
+        self.rooms = {room: Conversation(entries) for room, entries in restored.items()}
+        if restored:
+            log.info(
+                "session.restored",
+                rooms=len(restored),
+                entries=sum(len(entries) for entries in restored.values()),
+            )
+
+    def conversation(self, room: Room) -> Conversation:
+        conversation = self.rooms.get(room.key)
+        if conversation is None:
+            conversation = self.rooms[room.key] = Conversation()
+        return conversation
+
+    def entries(self, room: Room) -> list[Entry]:
+        """The live conversation of ``room``."""
+        found = self.rooms.get(room.key)
+        return found.entries if found is not None else []
 
     # -- settings ---------------------------------------------------------------------------
-
-    async def set_otr(self, on: bool) -> None:
-        await self.deps.state.set_otr(self.user, self.persona, on)
-        self.otr = on
 
     async def set_tier(self, tier: int) -> None:
         if tier not in (1, 2, 3, 4):
@@ -143,17 +166,30 @@ class Session:
         await self.deps.state.set_tier(self.user, self.persona, tier)
         self.tier = tier
 
-    async def new_conversation(self) -> None:
-        """End the current conversation (extracting its facts) and start an empty one."""
+    async def new_conversation(self, room: Room, *, otr: bool) -> None:
+        """End the room's conversation (extracting the facts of what was on the record) and
+        start an empty one."""
         await self.end("new")
-        if not self.otr:
-            await self.log.mark_new_conversation(self.deps.clock(), self.user_config.zone)
-        self.entries = []
+        if not otr:
+            await self.log.mark_new_conversation(self.deps.clock(), self.user_config.zone, room.key)
+        self.rooms.pop(room.key, None)
+
+    def forget_off_the_record(self, room: Room) -> int:
+        """Drop the room's Off The Record entries from the live conversation (when the mode
+        ends, what was said in it is let go); returns how many there were."""
+        conversation = self.rooms.get(room.key)
+        if conversation is None:
+            return 0
+        kept = [entry for entry in conversation.entries if not entry.otr]
+        dropped = len(conversation.entries) - len(kept)
+        if dropped:
+            self.rooms[room.key] = Conversation(kept)
+        return dropped
 
     async def end(self, reason: str) -> int:
         """Session end: distill the on-record turns not yet extracted into memory."""
         turns, self._unextracted = self._unextracted, []
-        if not turns or self.memory is None or self.otr:
+        if not turns or self.memory is None:  # only on-record turns are ever queued
             return 0
         try:
             stored = await self.memory.extract(turns)
@@ -174,8 +210,8 @@ class Session:
                 await self.memory.mirror(name, text)
                 self._mirrored[name] = text
 
-    async def _recall(self, text: str) -> tuple[str, list[MemoryHit]]:
-        if self.memory is None or self.otr:
+    async def _recall(self, text: str, *, otr: bool) -> tuple[str, list[MemoryHit]]:
+        if self.memory is None or otr:
             return "", []
         try:
             await self._mirror_files()
@@ -222,22 +258,26 @@ class Session:
             log.error("identity.observe_failed", error=str(exc))
             return []
 
-    async def compact(self, *, force: bool, system_chars: int = 0) -> CompactionResult | None:
-        """Promote the durable facts of older turns to memory, then fold them into a pointer."""
+    async def compact(
+        self, room: Room, *, force: bool, system_chars: int = 0
+    ) -> CompactionResult | None:
+        """Promote the durable facts of the room's older turns to memory, then fold them into
+        a pointer."""
         memory = self.memory
+        conversation = self.conversation(room)
 
         async def promote(text: str, source: str) -> object:
             if memory is None:
                 return None
             return await memory.add(text, source=source)
 
-        if not force and not self.compactor.needs(system_chars, self.entries):
+        if not force and not self.compactor.needs(system_chars, conversation.entries):
             return None
         result = await self.compactor.compact(
-            self.entries, system_chars=system_chars, promote=promote, force=force
+            conversation.entries, system_chars=system_chars, promote=promote, force=force
         )
-        self.entries = list(result.entries)
-        log.info("session.compacted", promoted=len(result.promoted), kept=len(self.entries))
+        conversation.entries = list(result.entries)
+        log.info("session.compacted", promoted=len(result.promoted), kept=len(result.entries))
         return result
 
     def _tools(self, otr: bool, zone: ZoneInfo) -> ToolRegistry:
@@ -259,8 +299,10 @@ class Session:
             self._tool_cache[key] = cached
         return cached
 
-    async def _keep_unanswered(self, user_entry: Entry, zone: ZoneInfo) -> None:
-        self.entries.append(user_entry)
+    async def _keep_unanswered(
+        self, conversation: Conversation, user_entry: Entry, zone: ZoneInfo
+    ) -> None:
+        conversation.entries.append(user_entry)
         if user_entry.otr:
             return
         try:
@@ -271,17 +313,19 @@ class Session:
     # -- the turn ---------------------------------------------------------------------------
 
     async def turn(
-        self, text: str, *, platform: str, on_text: TextSink | None = None
+        self, text: str, *, room: Room, otr: bool, on_text: TextSink | None = None
     ) -> TurnOutcome:
-        """Answer one message. The caller holds :attr:`lock`."""
+        """Answer one message said in ``room`` (Off The Record when ``otr``). The caller
+        holds :attr:`lock`."""
         self.last_active = time.monotonic()
         config = self.deps.config
         store = self.deps.store
         zone = self.user_config.zone
         now = self.deps.clock().astimezone(zone)
-        otr = self.otr
-        user_entry = Entry("user", text, now, platform, otr=otr)
-        inject, recalled = await self._recall(text)
+        platform = room.platform
+        conversation = self.conversation(room)
+        user_entry = Entry("user", text, now, platform, otr=otr, room=room.key)
+        inject, recalled = await self._recall(text, otr=otr)
 
         def read(name: str) -> FileText:
             file = store.read(self.user, self.persona, name)
@@ -301,14 +345,14 @@ class Session:
             cache=self._stable,
             stamp=self._stamp,
         )
-        await self.compact(force=False, system_chars=system.chars())
+        await self.compact(room, force=False, system_chars=system.chars())
         tools = self._tools(otr, zone)
 
         async def ask() -> ToolLoopResult:
             return await run_tool_loop(
                 self.deps.chat_llm,
                 system=system,
-                messages=self._messages.messages(self.entries, user_entry),
+                messages=conversation.messages.messages(conversation.entries, user_entry),
                 tools=tools,
                 max_steps=config.llm.max_tool_steps,
                 on_text=on_text,
@@ -320,21 +364,22 @@ class Session:
                     result = await ask()
                 except ContextOverflow:
                     log.warning("session.overflow")
-                    await self.compact(force=True, system_chars=system.chars())
+                    await self.compact(room, force=True, system_chars=system.chars())
                     result = await ask()
             except BaseException:
                 # no answer came, but what the user said is kept: logged, and still in the
                 # conversation when they try again
-                await self._keep_unanswered(user_entry, zone)
+                await self._keep_unanswered(self.conversation(room), user_entry, zone)
                 raise
         reply = result.text.strip() or "(no answer)"
         reply_entry = Entry(
-            "assistant", reply, self.deps.clock().astimezone(zone), platform, otr=otr
+            "assistant", reply, self.deps.clock().astimezone(zone), platform, otr=otr,
+            room=room.key,
         )
         if not otr:
             await self.log.append(
                 [LoggedTurn(self.user, user_entry), LoggedTurn(self.persona, reply_entry)], zone
             )
-        self.entries.extend((user_entry, reply_entry))
+        self.conversation(room).entries.extend((user_entry, reply_entry))
         self.last_active = time.monotonic()
-        return TurnOutcome(reply, user_entry, reply_entry, otr)
+        return TurnOutcome(reply, user_entry, reply_entry, otr, room)

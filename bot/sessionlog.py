@@ -2,17 +2,19 @@
 
 Each turn is appended as markdown and fsynced before the reply goes out::
 
-    ### 14:02:11 · user · scott · telegram
+    ### 14:02:11 · user · scott · telegram:123456
 
     What time is the dentist tomorrow?
 
-    ### 14:02:15 · persona · inara · telegram
+    ### 14:02:15 · persona · inara · telegram:123456
 
     At 9:30. Want a reminder at 8?
 
-The date and times are the user's local ones. ``/new`` appends an ``event`` heading; the
-conversation restored after a restart starts after the last one. A message line that looks
-like a heading is written with a leading backslash and read back without it.
+The date and times are the user's local ones; the last field is the room (``platform:id``;
+older logs name only the platform). ``/new`` appends an ``event`` heading naming its room;
+the conversation of a room restored after a restart starts after the last one there. A
+message line that looks like a heading is written with a leading backslash and read back
+without it.
 Nothing is ever written here while a session is Off The Record: callers check, and
 :meth:`SessionLog.append` refuses an Off The Record entry as a last line of defence.
 """
@@ -30,10 +32,17 @@ from bot.atomic import append_durably
 from bot.conversation import Entry
 from bot.disk import run_blocking
 
-__all__ = ["LoggedTurn", "SessionLog"]
+__all__ = ["LoggedTurn", "NewConversation", "SessionLog"]
 
 _HEADING = re.compile(r"^### (\d\d:\d\d:\d\d) · (user|persona|event) · (.*)$")
 _ESCAPED = re.compile(r"^\\+### \d\d:\d\d:\d\d · ")
+
+
+@dataclass(frozen=True, slots=True)
+class NewConversation:
+    """A ``/new`` in the log: in ``room``, or in every room when the log names none."""
+
+    room: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +88,7 @@ class SessionLog:
             role = "user" if entry.role == "user" else "persona"
             clock = f"{local.hour:02}:{local.minute:02}:{local.second:02}"
             parts.append(
-                f"### {clock} · {role} · {turn.speaker} · {entry.platform}\n\n"
+                f"### {clock} · {role} · {turn.speaker} · {entry.room or entry.platform}\n\n"
                 f"{_escape(entry.text.strip())}\n\n"
             )
         return day, "".join(parts)
@@ -94,20 +103,20 @@ class SessionLog:
     def _header(self, day: date) -> str:
         return f"# Session log {day.isoformat()} · {self.persona}\n\n"
 
-    async def mark_new_conversation(self, at: datetime, zone: ZoneInfo) -> None:
+    async def mark_new_conversation(self, at: datetime, zone: ZoneInfo, room: str) -> None:
         local = at.astimezone(zone)
         path = self.path_for(local.date())
-        text = f"### {local:%H:%M:%S} · event · new conversation\n\n"
+        text = f"### {local:%H:%M:%S} · event · new conversation · {room}\n\n"
         await run_blocking(append_durably, path, text, self._header(local.date()))
 
-    def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | None]:
-        """Entries of one day in order; ``None`` marks a new-conversation event."""
+    def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | NewConversation]:
+        """Entries of one day in order, with the new-conversation events among them."""
         path = self.path_for(day)
         try:
             raw = path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             return []
-        result: list[Entry | None] = []
+        result: list[Entry | NewConversation] = []
         current: tuple[str, str, str] | None = None
         body: list[str] = []
 
@@ -117,10 +126,12 @@ class SessionLog:
             clock, role, rest = current
             at = datetime.combine(day, time.fromisoformat(clock), tzinfo=zone)
             if role == "event":
-                if rest.strip() == "new conversation":
-                    result.append(None)
+                what, _, room = rest.strip().partition(" · ")
+                if what == "new conversation":
+                    result.append(NewConversation(room))
                 return
-            _speaker, _, platform = rest.rpartition(" · ")
+            _speaker, _, where = rest.rpartition(" · ")
+            platform, colon, _id = where.partition(":")
             text = "\n".join(body).strip()
             result.append(
                 Entry(
@@ -128,6 +139,7 @@ class SessionLog:
                     text=text,
                     at=at,
                     platform=platform or "console",
+                    room=where if colon else "",
                 )
             )
 
@@ -142,13 +154,20 @@ class SessionLog:
         flush()
         return result
 
-    def restore(self, day: date, zone: ZoneInfo, *, limit: int) -> list[Entry]:
-        """The current conversation of ``day``: entries after the last ``/new``, newest
-        ``limit`` of them."""
-        entries = self.read_day(day, zone)
-        last_new = max((i for i, e in enumerate(entries) if e is None), default=-1)
-        current = [e for e in entries[last_new + 1 :] if e is not None]
-        return current[-limit:]
+    def restore(self, day: date, zone: ZoneInfo, *, limit: int) -> dict[str, list[Entry]]:
+        """The current conversation of each room on ``day``: its entries after the last
+        ``/new`` there, newest ``limit`` of them. Entries of an older log that names no room
+        belong to no room: they are not restored anywhere."""
+        rooms: dict[str, list[Entry]] = {}
+        for item in self.read_day(day, zone):
+            if isinstance(item, NewConversation):
+                if item.room:
+                    rooms.pop(item.room, None)
+                else:
+                    rooms.clear()
+            elif item.room:
+                rooms.setdefault(item.room, []).append(item)
+        return {room: entries[-limit:] for room, entries in rooms.items()}
 
     def days(self) -> list[date]:
         if not self.directory.is_dir():

@@ -59,6 +59,10 @@ class SessionManager:
     def all(self) -> list[Session]:
         return list(self._sessions.values())
 
+    def of_user(self, user: str) -> list[Session]:
+        """The live sessions of ``user``, one per persona they talked to."""
+        return [session for (owner, _), session in self._sessions.items() if owner == user]
+
     async def end_idle(self, idle_seconds: float) -> int:
         """End (extract memories of) sessions idle longer than ``idle_seconds``."""
         ended = 0

@@ -59,6 +59,20 @@ MIGRATIONS: list[Migration] = [
         );
         """,
     ),
+    (
+        4,
+        # Off The Record belongs to a user in a room (a row: on); a session's old flag
+        # becomes "on in every room" until the user turns it off
+        """
+        CREATE TABLE otr_room (
+            user TEXT NOT NULL,
+            room TEXT NOT NULL,
+            PRIMARY KEY (user, room)
+        );
+        INSERT OR IGNORE INTO otr_room (user, room)
+            SELECT DISTINCT user, '*' FROM session_state WHERE otr = 1;
+        """,
+    ),
 ]
 
 
@@ -214,22 +228,30 @@ class StateStore(SqliteFile):
 
     # -- per-session settings -----------------------------------------------------------------
 
-    async def session_settings(self, user: str, persona: str) -> tuple[bool, int | None]:
-        """Whether the session is Off The Record, and its tier (None: the default)."""
+    async def session_tier(self, user: str, persona: str) -> int | None:
+        """The session's tier (None: the default)."""
         row = await self._one(
-            "SELECT otr, tier FROM session_state WHERE user = ? AND persona = ?", (user, persona)
+            "SELECT tier FROM session_state WHERE user = ? AND persona = ?", (user, persona)
         )
-        if row is None:
-            return False, None
-        tier = row[1]
-        return bool(row[0]), int(tier) if isinstance(tier, int) else None
+        tier = row[0] if row else None
+        return int(tier) if isinstance(tier, int) else None
 
-    async def set_otr(self, user: str, persona: str, on: bool) -> None:
-        await self._write(
-            "INSERT INTO session_state (user, persona, otr) VALUES (?, ?, ?)"
-            " ON CONFLICT (user, persona) DO UPDATE SET otr = excluded.otr",
-            (user, persona, int(on)),
-        )
+    async def otr_rooms(self) -> list[tuple[str, str]]:
+        """Every (user, room) that is Off The Record (room ``*``: every room)."""
+        rows = await self._all("SELECT user, room FROM otr_room", ())
+        return [(str(row[0]), str(row[1])) for row in rows]
+
+    async def set_otr_room(self, user: str, room: str, on: bool) -> None:
+        """Switch Off The Record for ``user`` in ``room``; off also ends an "every room"
+        mode left from before modes belonged to rooms."""
+        if on:
+            await self._write(
+                "INSERT OR IGNORE INTO otr_room (user, room) VALUES (?, ?)", (user, room)
+            )
+        else:
+            await self._write(
+                "DELETE FROM otr_room WHERE user = ? AND room IN (?, '*')", (user, room)
+            )
 
     async def set_tier(self, user: str, persona: str, tier: int) -> None:
         await self._write(

@@ -70,8 +70,10 @@ async def test_a_fact_survives_compaction_and_comes_back_through_recall(
     for i in range(40):
         await chat.say(f"Update {i}: {filler}")
     session = chat.daemon.sessions.all()[0]  # type: ignore[union-attr]
-    assert any(e.kind == "pointer" for e in session.entries), "the conversation was compacted"
-    texts_in_window = " ".join(e.text for e in session.entries if e.kind == "turn")
+    (conversation,) = session.rooms.values()
+    entries = conversation.entries
+    assert any(e.kind == "pointer" for e in entries), "the conversation was compacted"
+    texts_in_window = " ".join(e.text for e in entries if e.kind == "turn")
     assert "Beatriz" not in texts_in_window
     await chat.say("Where does Beatriz live?")
     prompt = chat.llm.calls[-1].system.dynamic

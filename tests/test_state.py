@@ -101,14 +101,32 @@ async def test_pruned_events_are_forgotten(tmp_path: Path) -> None:
 async def test_settings_survive_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "personad.db"
     async with StateStore(path) as state:
-        await state.set_otr("scott", "inara", True)
+        await state.set_otr_room("scott", "matrix:!dm", True)
         await state.set_tier("scott", "inara", 3)
         await state.for_adapter("matrix").set("next_batch", "s123")
     async with StateStore(path) as state:
-        assert await state.session_settings("scott", "inara") == (True, 3)
-        assert await state.session_settings("scott", "developer") == (False, None)
+        assert await state.otr_rooms() == [("scott", "matrix:!dm")]
+        assert await state.session_tier("scott", "inara") == 3
+        assert await state.session_tier("scott", "developer") is None
         assert await state.for_adapter("matrix").get("next_batch") == "s123"
         assert await state.for_adapter("telegram").get("next_batch") is None
+
+
+async def test_an_older_off_the_record_flag_stays_on_in_every_room(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for version, script in MIGRATIONS:
+        if version <= 2:
+            con.executescript(script)
+            con.execute("INSERT INTO schema_version VALUES (?)", (version,))
+    con.execute("INSERT INTO session_state (user, persona, otr) VALUES ('scott', 'inara', 1)")
+    con.commit()
+    con.close()
+    async with StateStore(path) as state:
+        assert await state.otr_rooms() == [("scott", "*")]
+        await state.set_otr_room("scott", "telegram:1", False)  # off ends it everywhere
+        assert await state.otr_rooms() == []
 
 
 async def test_a_corrupt_database_is_a_clear_error(tmp_path: Path) -> None:

@@ -1,0 +1,76 @@
+"""Rooms and their Off The Record mode.
+
+A conversation belongs to one room: what is said in a direct conversation never enters the
+context of a reply in a shared room. A :class:`Room` names one (platform and the platform's
+room id) and says whether it is shared. Off The Record is a mode of a user in a room: it
+follows the user across persona switches there, and :class:`OffTheRecord` keeps it.
+
+The mode is read once at start and held in memory; switching it writes ``personad.db`` first.
+Switching fails closed: when the write fails, the room is still treated as Off The Record
+(turning it on takes effect at once; turning it off does not), and the caller says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import structlog
+
+from bot.errors import StoreError
+from bot.state import StateStore
+
+__all__ = ["ANY_ROOM", "OffTheRecord", "Room"]
+
+log = structlog.get_logger(__name__)
+
+#: the room of a mode switched on before modes belonged to rooms: on in every room
+ANY_ROOM = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    platform: str
+    id: str
+    shared: bool = False
+
+    @property
+    def key(self) -> str:
+        """``platform:id``, as the session log and the state database name the room."""
+        return f"{self.platform}:{self.id}"
+
+    @property
+    def kind(self) -> str:
+        return "shared" if self.shared else "direct"
+
+
+class OffTheRecord:
+    """Which (user, room) pairs are Off The Record."""
+
+    def __init__(self, state: StateStore) -> None:
+        self._state = state
+        self._on: set[tuple[str, str]] = set()
+
+    async def load(self) -> None:
+        self._on = set(await self._state.otr_rooms())
+
+    def is_on(self, user: str, room: Room) -> bool:
+        return (user, room.key) in self._on or (user, ANY_ROOM) in self._on
+
+    async def switch(self, user: str, room: Room, on: bool) -> bool:
+        """Switch the mode; True when it was saved. On a failed save the room stays (or
+        becomes) Off The Record in memory."""
+        if on:
+            self._on.add((user, room.key))
+        try:
+            await self._state.set_otr_room(user, room.key, on)
+        except StoreError as exc:
+            log.error("otr.save_failed", on=on, error=type(exc).__name__)
+            self._on.add((user, room.key))
+            return False
+        if not on:
+            self._on.discard((user, room.key))
+            self._on.discard((user, ANY_ROOM))
+        return True
+
+    def count(self) -> int:
+        return len(self._on)
