@@ -1,30 +1,24 @@
-"""The persona's own scheduled jobs, CRONS.json: a morning briefing, a weekly review.
+"""The minute job of CRONS.json: each job whose time has come asks the model once.
 
-CRONS.json is a JSON list of objects::
+Schedules are five-field cron expressions read in the user's zone (:mod:`.schedule`); the
+file and its changes are :mod:`.jobfile`. Every minute the daemon calls
+:func:`run_due_crons`. A job whose schedule fired since it last ran (or was tried, or
+created) asks the persona's chat model once — the system prompt is the persona's IDENTITY,
+SOUL and VOICE with the current date and time, the job's prompt is the user message — and
+the answer goes to the user's notification room. ``last_run`` is written atomically. A
+failed model call is logged, written to ``last_error`` and tried again at the next fire
+time; an answer that could not be delivered waits in ``undelivered`` and is sent as soon as
+the room is reachable. A fire time missed by more than :data:`STALE_AFTER` (the daemon was
+not running) is skipped, not caught up.
 
-    [{"id": 1, "schedule": "0 7 * * 1-5", "prompt": "Give me a short morning briefing.",
-      "enabled": true, "created": "2026-11-30T09:00:00-05:00",
-      "last_run": "2026-12-01T07:00:02-05:00"}]
+Before anything is sent, CRONS.json must take a write: a run is recorded after its answer
+went out, and a file that cannot be saved would have the job asked and answered again every
+minute. Such a file is put on hold with a growing pause and the user gets one notice
+(:mod:`bot.tools.backoff`).
 
-``schedule`` is a standard five-field cron expression (minute hour day-of-month month
-day-of-week) read in the user's time zone; weekdays count as in crontab (0 or 7 is Sunday,
-1 Monday). When both day-of-month and day-of-week are restricted, both must match. Schedules
-are read by :mod:`bot.cron_schedule`; the model adds and removes jobs with the tools of
-:mod:`bot.cron_tools`.
-
-Every minute the daemon calls :func:`run_due_crons`. A job whose schedule fired since it
-last ran (or was tried, or created) asks the persona's chat model once — the system prompt is
-the persona's IDENTITY, SOUL and VOICE with the current date and time, the job's prompt is the
-user message — and the answer goes to the user's notification room. ``last_run`` is written
-atomically. A failed model call is logged, written to ``last_error`` and tried again at the
-next fire time; an answer that could not be delivered waits in ``undelivered`` and is sent
-as soon as the room is reachable. A fire time missed by more than :data:`STALE_AFTER`
-(the daemon was not running) is skipped, not caught up.
-
-Off The Record does not pause the jobs: OTR promises that a conversation is not logged and
-not remembered, and a job's answer never enters a conversation, a session log or memory
-(its prompt holds no conversation or memory either); skipping it would silently drop a
-briefing the user asked for because a private conversation was left open.
+Off The Record does not pause the jobs: a job's answer never enters a conversation, a
+session log or memory, and its prompt holds no conversation or memory. While Off The Record
+no job can be added (the gate withholds ``cron_add``), so no OTR text ever becomes a job.
 """
 
 from __future__ import annotations
@@ -35,49 +29,30 @@ from typing import Any
 import structlog
 
 from bot.config import Config, UserConfig
-from bot.cron_schedule import MIN_INTERVAL, check_schedule, fire_due, parse_schedule
 from bot.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.notify import Notifier
 from bot.persona.context import datetime_line, render_file
 from bot.persona.store import PersonaStore
-from bot.tasks import CorruptFile, Item, edit_json_list, load_json_list
+from bot.tools.backoff import SaveBackoff, backoff_for
+from bot.tools.crons.jobfile import (
+    FILENAME,
+    edit_crons,
+    is_enabled,
+    last_seen,
+    stamp_of,
+    update_job,
+)
+from bot.tools.crons.schedule import fire_due, parse_schedule
+from bot.tools.jsonlist import CorruptFile, Item, load_json_list
 
-__all__ = [
-    "FILENAME",
-    "IDENTITY_FILES",
-    "MIN_INTERVAL",
-    "STALE_AFTER",
-    "check_schedule",
-    "fire_due",
-    "last_seen",
-    "parse_schedule",
-    "run_due_crons",
-]
+__all__ = ["IDENTITY_FILES", "STALE_AFTER", "run_due_crons"]
 
 log = structlog.get_logger(__name__)
 
-FILENAME = "CRONS.json"
 IDENTITY_FILES = ("IDENTITY.md", "SOUL.md", "VOICE.md")
 #: a fire time older than this when first noticed is skipped, not run late
 STALE_AFTER = timedelta(hours=2)
-
-
-def _stamp(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        when = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else None
-
-
-def last_seen(job: Item) -> datetime | None:
-    """When the job last ran, was tried, or was created, whichever is latest."""
-    stamps = [_stamp(job.get(key)) for key in ("last_run", "last_attempt", "created")]
-    known = [stamp for stamp in stamps if stamp is not None]
-    return max(known) if known else None
 
 
 def _system_prompt(
@@ -121,18 +96,12 @@ async def _update(
     user: str,
     persona: str,
     job_id: object,
+    now: datetime,
     set_: dict[str, Any],
     drop: tuple[str, ...] = (),
 ) -> None:
-    def change(items: list[Item]) -> None:
-        for item in items:
-            if item.get("id") == job_id:
-                item.update(set_)
-                for key in drop:
-                    item.pop(key, None)
-
     try:
-        await edit_json_list(store, user, persona, FILENAME, change)
+        await update_job(store, user, persona, job_id, now, set_, drop)
     except CorruptFile as exc:
         log.warning("crons.unreadable", user=user, persona=persona, problem=str(exc))
 
@@ -156,6 +125,9 @@ async def run_due_crons(
     now: datetime,
 ) -> int:
     """Run one persona's jobs whose time has come; returns how many answers were sent."""
+    holds = backoff_for(store)
+    if holds.waiting(user, persona, FILENAME, now):
+        return 0
     zone = (config.users.get(user) or UserConfig()).zone
     local = now.astimezone(zone).replace(microsecond=0)
     try:
@@ -163,38 +135,70 @@ async def run_due_crons(
     except CorruptFile as exc:
         _warn_once(user, persona, "crons.unreadable", str(exc))
         return 0
-    sent = 0
+    work: list[tuple[Item, datetime | None]] = []
     for job in jobs:
-        if job.get("enabled", True) is False or "id" not in job:
+        if not is_enabled(job) or "id" not in job:
             continue
-        sent += await _deliver_waiting(store, notifier, user, persona, job)
         try:
             trigger = parse_schedule(str(job.get("schedule", "")), zone)
         except ValueError as exc:
             _warn_once(user, persona, "cron.bad_schedule", str(exc))
+            if "undelivered" in job:
+                work.append((job, None))
             continue
         since = last_seen(job)
-        if since is None:  # written by hand without dates: its schedule starts now
-            await _update(store, user, persona, job["id"], {"created": local.isoformat()})
-            continue
-        fire = fire_due(trigger, since, local)
-        if fire is None:
-            continue
-        sent += await _run_job(store, notifier, config, llm, user, persona, job, fire, local)
+        fire = fire_due(trigger, since, local) if since is not None else None
+        if since is None or fire is not None or "undelivered" in job:
+            work.append((job, fire))
+    if not work:
+        return 0
+    return await _work(store, notifier, config, llm, user, persona, work, local, holds)
+
+
+async def _work(
+    store: PersonaStore,
+    notifier: Notifier,
+    config: Config,
+    llm: LLMBackend,
+    user: str,
+    persona: str,
+    work: list[tuple[Item, datetime | None]],
+    local: datetime,
+    holds: SaveBackoff,
+) -> int:
+    sent = 0
+    try:
+        # a run is recorded after its answer went out: the file proves it can be saved
+        # first, or the same job would be asked and answered again every minute
+        await edit_crons(store, user, persona, lambda items: None, local)
+        for job, fire in work:
+            sent += await _deliver_waiting(store, notifier, user, persona, job, local)
+            if last_seen(job) is None:  # written by hand without dates: it starts now
+                await _update(
+                    store, user, persona, job["id"], local, {"created": local.isoformat()}
+                )
+            elif fire is not None:
+                sent += await _run_job(
+                    store, notifier, config, llm, user, persona, job, fire, local
+                )
+    except OSError as exc:
+        await holds.failed(notifier, user, persona, FILENAME, exc, local)
+        return sent
+    holds.succeeded(user, persona, FILENAME)
     return sent
 
 
 async def _deliver_waiting(
-    store: PersonaStore, notifier: Notifier, user: str, persona: str, job: Item
+    store: PersonaStore, notifier: Notifier, user: str, persona: str, job: Item, now: datetime
 ) -> int:
     waiting = job.get("undelivered")
     if not isinstance(waiting, dict) or not isinstance(waiting.get("text"), str):
         return 0
-    written = _stamp(waiting.get("at"))
+    written = stamp_of(waiting.get("at"))
     note = f"\n(written {written:%Y-%m-%d %H:%M})" if written else ""
     if not await notifier.notify(user, waiting["text"] + note):
         return 0
-    await _update(store, user, persona, job["id"], {}, drop=("undelivered",))
+    await _update(store, user, persona, job["id"], now, {}, drop=("undelivered",))
     return 1
 
 
@@ -213,27 +217,30 @@ async def _run_job(
     job_id = job["id"]
     if now - fire > STALE_AFTER:
         log.info("cron.missed", user=user, persona=persona, job=job_id, due=fire.isoformat())
-        await _update(
-            store, user, persona, job_id, {"last_attempt": stamp, "last_missed": fire.isoformat()}
-        )
+        missed = {"last_attempt": stamp, "last_missed": fire.isoformat()}
+        await _update(store, user, persona, job_id, now, missed)
         return 0
     if notifier.room_for(user) is None:
         problem = "no notification_room is configured for the user, so answers cannot be sent"
         _warn_once(user, persona, "cron.no_room", problem)
-        await _update(store, user, persona, job_id, {"last_attempt": stamp, "last_error": problem})
+        await _update(
+            store, user, persona, job_id, now, {"last_attempt": stamp, "last_error": problem}
+        )
         return 0
     try:
         answer = await _ask(llm, store, config, user, persona, job, now)
     except Exception as exc:
         log.error("cron.failed", user=user, persona=persona, job=job_id, error=str(exc))
         failure = f"{type(exc).__name__}: {exc}"[:300]
-        await _update(store, user, persona, job_id, {"last_attempt": stamp, "last_error": failure})
+        await _update(
+            store, user, persona, job_id, now, {"last_attempt": stamp, "last_error": failure}
+        )
         return 0
     text = f"🗓️ {persona.capitalize()} (scheduled job #{job_id}):\n{answer}"
     delivered = await notifier.notify(user, text)
     update: dict[str, Any] = {"last_run": stamp, "last_attempt": stamp}
     if not delivered:
         update["undelivered"] = {"text": text, "at": stamp}
-    await _update(store, user, persona, job_id, update, drop=("last_error",))
+    await _update(store, user, persona, job_id, now, update, drop=("last_error",))
     log.info("cron.ran", user=user, persona=persona, job=job_id, delivered=delivered)
     return 1 if delivered else 0

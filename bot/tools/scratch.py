@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.persona.store import PersonaStore
-from bot.tools import Tool, ToolFailed
+from bot.tools.registry import Tool, ToolFailed
 
 __all__ = ["SCRATCH_LIMIT", "scratch_tools"]
 
@@ -42,6 +42,7 @@ def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
             description="Read your scratchpad (SCRATCH.md): notes you keep during longer tasks.",
             input_schema={"type": "object", "properties": {}},
             handler=read,
+            private=True,
         ),
         Tool(
             name="scratch_write",
@@ -58,5 +59,6 @@ def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
                 "required": ["text"],
             },
             handler=write,
+            persists=True,
         ),
     ]

@@ -1,0 +1,2 @@
+"""CRONS.json: schedules (schedule), the file and its pruning (jobfile), the model's tools
+(tools) and the minute job that runs due jobs (job)."""
