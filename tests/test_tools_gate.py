@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.config_loader import collect_problems
 from bot.llm.base import Completion, Message, SystemPrompt, ToolCall
 from bot.persona.store import PersonaStore
 from bot.tools.catalog import persona_tools, turn_tools
@@ -121,3 +122,15 @@ async def test_the_turn_cap_stops_offering_tools(tmp_path: Path) -> None:
 def test_call_limits_must_be_positive() -> None:
     with pytest.raises(ValueError):
         CallLimits(0, 5)
+
+
+def test_the_caps_are_validated_in_the_config(tmp_path: Path) -> None:
+    path = tmp_path / "caps.toml"
+    path.write_text("[llm]\nmax_tool_calls_per_step = 0\nmax_tool_calls_per_turn = 9000\n")
+    _config, problems = collect_problems(path, {})
+    text = "\n".join(problems)
+    assert "llm.max_tool_calls_per_step" in text and "llm.max_tool_calls_per_turn" in text
+    path.write_text("[llm]\nmax_tool_calls_per_step = 4\n")
+    config, problems = collect_problems(path, {})
+    assert not problems and config is not None
+    assert config.llm.max_tool_calls_per_step == 4 and config.llm.max_tool_calls_per_turn == 32
