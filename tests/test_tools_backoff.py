@@ -18,9 +18,11 @@ from bot.config import Config
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
 from bot.tools.backoff import FIRST_WAIT, MAX_WAIT
+from bot.tools.catalog import persona_tools
 from bot.tools.crons.job import run_due_crons
 from bot.tools.crons.jobfile import KEEP_REMOVED, MAX_REMOVED
 from bot.tools.crons.tools import cron_tools
+from bot.tools.registry import ToolFailed
 from bot.tools.reminders.job import surface_due
 from tests.fakes.nctalk_server import MemoryStore
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
@@ -163,3 +165,29 @@ async def test_removed_jobs_are_pruned(tmp_path: Path) -> None:
     assert len(removed) == MAX_REMOVED
     assert [job["prompt"] for job in removed][-1] == f"job {MAX_REMOVED + 4}"
     assert hand_paused in jobs and all(job["id"] != 2 for job in jobs)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "filename"),
+    [
+        ("scratch_write", {"text": "a note"}, "SCRATCH.md"),
+        ("reminder_add", {"text": "Call the dentist", "when": "2026-12-01T09:00"}, "REMINDERS.md"),
+        ("task_add", {"title": "Renew the passport"}, "TASKS.json"),
+        ("cron_add", {"schedule": "0 7 * * *", "prompt": "Morning briefing."}, "CRONS.json"),
+    ],
+)
+async def test_a_tool_on_a_full_disk_says_nothing_was_saved(
+    world: World, tool: str, args: dict[str, Any], filename: str
+) -> None:
+    tools = {
+        t.name: t
+        for t in persona_tools(world.store, "scott", "inara", NY, clock=lambda: ny(30, 9, 0))
+    }
+    before = _snapshot(world.dir)
+    with pytest.raises(ToolFailed, match=f"{filename} could not be saved .No space left"):
+        await tools[tool].handler(args)
+    assert _snapshot(world.dir) == before
+
+
+def _snapshot(folder: Path) -> dict[Path, bytes]:
+    return {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from bot.persona.store import PersonaStore
-from bot.tools.registry import ToolFailed
+from bot.tools.registry import ToolFailed, saving
 
 __all__ = [
     "CorruptFile",
@@ -58,9 +58,10 @@ def load_json_list(store: PersonaStore, user: str, persona: str, filename: str) 
 @contextlib.contextmanager
 def corrupt_file_as_tool_failure(filename: str) -> Iterator[None]:
     """Inside a tool: a :class:`CorruptFile` becomes a ToolFailed asking the user to repair
-    ``filename``."""
+    ``filename``, and a file that cannot be written one saying nothing changed."""
     try:
-        yield
+        with saving(filename):
+            yield
     except CorruptFile as exc:
         raise ToolFailed(f"{exc}. Ask the user to repair {filename}.") from None
 

@@ -13,7 +13,8 @@ never raised into the turn.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -21,13 +22,32 @@ from bot.llm.base import ToolSpec
 
 T = TypeVar("T")
 
-__all__ = ["CallLimits", "Tool", "ToolFailed", "ToolHandler", "ToolRegistry", "find_by_words"]
+__all__ = [
+    "CallLimits",
+    "Tool",
+    "ToolFailed",
+    "ToolHandler",
+    "ToolRegistry",
+    "find_by_words",
+    "saving",
+]
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[str]]
 
 
 class ToolFailed(Exception):
     """A tool call that cannot be carried out, explained for the model."""
+
+
+@contextlib.contextmanager
+def saving(filename: str) -> Iterator[None]:
+    """Inside a tool: a file that cannot be written (disk full, read-only folder) becomes a
+    ToolFailed the model can pass on; the atomic write left the old file as it was."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ToolFailed(f"{filename} could not be saved ({reason}); nothing changed") from None
 
 
 @dataclass(frozen=True, slots=True)

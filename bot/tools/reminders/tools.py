@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
-from bot.tools.registry import Tool, ToolFailed, find_by_words
+from bot.tools.registry import Tool, ToolFailed, find_by_words, saving
 from bot.tools.reminders.checklist import (
     FILENAME,
     Reminder,
@@ -91,7 +91,8 @@ def reminder_tools(
 
     async def edit(change: Callable[[list[str]], list[str] | None]) -> None:
         try:
-            await edit_reminders(store, user, persona, change)
+            with saving(FILENAME):
+                await edit_reminders(store, user, persona, change)
         except UnreadableFile as exc:
             raise ToolFailed(f"{exc}; fix REMINDERS.md by hand first") from None
 
