@@ -23,6 +23,7 @@ no job can be added (the gate withholds ``cron_add``), so no OTR text ever becom
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -34,7 +35,7 @@ from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.notify import Notifier
 from bot.persona.context import datetime_line, render_file
 from bot.persona.store import PersonaStore
-from bot.tools.backoff import SaveBackoff, backoff_for
+from bot.tools.backoff import backoff_for
 from bot.tools.crons.jobfile import (
     FILENAME,
     edit_crons,
@@ -71,39 +72,6 @@ def _system_prompt(
         " job and write only what should be sent."
     )
     return SystemPrompt(stable=stable, dynamic=dynamic)
-
-
-async def _ask(
-    llm: LLMBackend,
-    store: PersonaStore,
-    config: Config,
-    user: str,
-    persona: str,
-    job: Item,
-    now: datetime,
-) -> str:
-    system = _system_prompt(store, config, user, persona, now)
-    question = f"Scheduled job #{job.get('id')} ({job.get('schedule')}): {job.get('prompt')}"
-    completion = await llm.complete(system=system, messages=[Message("user", question)])
-    answer = completion.text.strip()
-    if not answer:
-        raise LLMError("the model returned an empty answer")
-    return answer
-
-
-async def _update(
-    store: PersonaStore,
-    user: str,
-    persona: str,
-    job_id: object,
-    now: datetime,
-    set_: dict[str, Any],
-    drop: tuple[str, ...] = (),
-) -> None:
-    try:
-        await update_job(store, user, persona, job_id, now, set_, drop)
-    except CorruptFile as exc:
-        log.warning("crons.unreadable", user=user, persona=persona, problem=str(exc))
 
 
 _warned: dict[tuple[str, str], str] = {}
@@ -152,95 +120,91 @@ async def run_due_crons(
             work.append((job, fire))
     if not work:
         return 0
-    return await _work(store, notifier, config, llm, user, persona, work, local, holds)
-
-
-async def _work(
-    store: PersonaStore,
-    notifier: Notifier,
-    config: Config,
-    llm: LLMBackend,
-    user: str,
-    persona: str,
-    work: list[tuple[Item, datetime | None]],
-    local: datetime,
-    holds: SaveBackoff,
-) -> int:
-    sent = 0
+    run = _PersonaRun(store, notifier, config, llm, user, persona, local)
     try:
         # a run is recorded after its answer went out: the file proves it can be saved
         # first, or the same job would be asked and answered again every minute
         await edit_crons(store, user, persona, lambda items: None, local)
-        for job, fire in work:
-            sent += await _deliver_waiting(store, notifier, user, persona, job, local)
-            if last_seen(job) is None:  # written by hand without dates: it starts now
-                await _update(
-                    store, user, persona, job["id"], local, {"created": local.isoformat()}
-                )
-            elif fire is not None:
-                sent += await _run_job(
-                    store, notifier, config, llm, user, persona, job, fire, local
-                )
+        sent = await run.work(work)
     except OSError as exc:
         await holds.failed(notifier, user, persona, FILENAME, exc, local)
-        return sent
+        return run.sent
     holds.succeeded(user, persona, FILENAME)
     return sent
 
 
-async def _deliver_waiting(
-    store: PersonaStore, notifier: Notifier, user: str, persona: str, job: Item, now: datetime
-) -> int:
-    waiting = job.get("undelivered")
-    if not isinstance(waiting, dict) or not isinstance(waiting.get("text"), str):
-        return 0
-    written = stamp_of(waiting.get("at"))
-    note = f"\n(written {written:%Y-%m-%d %H:%M})" if written else ""
-    if not await notifier.notify(user, waiting["text"] + note):
-        return 0
-    await _update(store, user, persona, job["id"], now, {}, drop=("undelivered",))
-    return 1
+@dataclass(slots=True)
+class _PersonaRun:
+    """The due work of one persona's jobs at one minute (``now``, in the user's zone)."""
 
+    store: PersonaStore
+    notifier: Notifier
+    config: Config
+    llm: LLMBackend
+    user: str
+    persona: str
+    now: datetime
+    sent: int = 0
 
-async def _run_job(
-    store: PersonaStore,
-    notifier: Notifier,
-    config: Config,
-    llm: LLMBackend,
-    user: str,
-    persona: str,
-    job: Item,
-    fire: datetime,
-    now: datetime,
-) -> int:
-    stamp = now.isoformat()
-    job_id = job["id"]
-    if now - fire > STALE_AFTER:
-        log.info("cron.missed", user=user, persona=persona, job=job_id, due=fire.isoformat())
-        missed = {"last_attempt": stamp, "last_missed": fire.isoformat()}
-        await _update(store, user, persona, job_id, now, missed)
-        return 0
-    if notifier.room_for(user) is None:
-        problem = "no notification_room is configured for the user, so answers cannot be sent"
-        _warn_once(user, persona, "cron.no_room", problem)
-        await _update(
-            store, user, persona, job_id, now, {"last_attempt": stamp, "last_error": problem}
-        )
-        return 0
-    try:
-        answer = await _ask(llm, store, config, user, persona, job, now)
-    except Exception as exc:
-        log.error("cron.failed", user=user, persona=persona, job=job_id, error=str(exc))
-        failure = f"{type(exc).__name__}: {exc}"[:300]
-        await _update(
-            store, user, persona, job_id, now, {"last_attempt": stamp, "last_error": failure}
-        )
-        return 0
-    text = f"🗓️ {persona.capitalize()} (scheduled job #{job_id}):\n{answer}"
-    delivered = await notifier.notify(user, text)
-    update: dict[str, Any] = {"last_run": stamp, "last_attempt": stamp}
-    if not delivered:
-        update["undelivered"] = {"text": text, "at": stamp}
-    await _update(store, user, persona, job_id, now, update, drop=("last_error",))
-    log.info("cron.ran", user=user, persona=persona, job=job_id, delivered=delivered)
-    return 1 if delivered else 0
+    async def work(self, work: list[tuple[Item, datetime | None]]) -> int:
+        for job, fire in work:
+            await self.deliver_waiting(job)
+            if last_seen(job) is None:  # written by hand without dates: it starts now
+                await self.update(job["id"], {"created": self.now.isoformat()})
+            elif fire is not None:
+                await self.run_job(job, fire)
+        return self.sent
+
+    async def update(
+        self, job_id: object, set_: dict[str, Any], drop: tuple[str, ...] = ()
+    ) -> None:
+        try:
+            await update_job(self.store, self.user, self.persona, job_id, self.now, set_, drop)
+        except CorruptFile as exc:
+            log.warning("crons.unreadable", user=self.user, persona=self.persona, problem=str(exc))
+
+    async def deliver_waiting(self, job: Item) -> None:
+        waiting = job.get("undelivered")
+        if not isinstance(waiting, dict) or not isinstance(waiting.get("text"), str):
+            return
+        written = stamp_of(waiting.get("at"))
+        note = f"\n(written {written:%Y-%m-%d %H:%M})" if written else ""
+        if await self.notifier.notify(self.user, waiting["text"] + note):
+            await self.update(job["id"], {}, drop=("undelivered",))
+            self.sent += 1
+
+    async def ask(self, job: Item) -> str:
+        system = _system_prompt(self.store, self.config, self.user, self.persona, self.now)
+        question = f"Scheduled job #{job.get('id')} ({job.get('schedule')}): {job.get('prompt')}"
+        completion = await self.llm.complete(system=system, messages=[Message("user", question)])
+        answer = completion.text.strip()
+        if not answer:
+            raise LLMError("the model returned an empty answer")
+        return answer
+
+    async def run_job(self, job: Item, fire: datetime) -> None:
+        user, persona, stamp, job_id = self.user, self.persona, self.now.isoformat(), job["id"]
+        if self.now - fire > STALE_AFTER:
+            log.info("cron.missed", user=user, persona=persona, job=job_id, due=fire.isoformat())
+            await self.update(job_id, {"last_attempt": stamp, "last_missed": fire.isoformat()})
+            return
+        if self.notifier.room_for(user) is None:
+            problem = "no notification_room is configured for the user, so answers cannot be sent"
+            _warn_once(user, persona, "cron.no_room", problem)
+            await self.update(job_id, {"last_attempt": stamp, "last_error": problem})
+            return
+        try:
+            answer = await self.ask(job)
+        except Exception as exc:
+            log.error("cron.failed", user=user, persona=persona, job=job_id, error=str(exc))
+            failure = f"{type(exc).__name__}: {exc}"[:300]
+            await self.update(job_id, {"last_attempt": stamp, "last_error": failure})
+            return
+        text = f"🗓️ {persona.capitalize()} (scheduled job #{job_id}):\n{answer}"
+        delivered = await self.notifier.notify(user, text)
+        update: dict[str, Any] = {"last_run": stamp, "last_attempt": stamp}
+        if not delivered:
+            update["undelivered"] = {"text": text, "at": stamp}
+        await self.update(job_id, update, drop=("last_error",))
+        log.info("cron.ran", user=user, persona=persona, job=job_id, delivered=delivered)
+        self.sent += 1 if delivered else 0
