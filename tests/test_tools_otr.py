@@ -154,3 +154,18 @@ async def test_the_configured_call_cap_holds_in_a_turn(tmp_path: Path) -> None:
         await world.daemon.stop()
     tasks = json.loads((tmp_path / "scott/persona/inara/TASKS.json").read_text())
     assert len(tasks) == 3
+
+
+async def test_a_session_gates_its_tools_by_room_and_mode(world: World) -> None:
+    await world.say("hello")
+    assert world.daemon.sessions is not None
+    session = await world.daemon.sessions.get("scott", "inara")
+    zone = session.user_config.zone
+    direct = session._tools(False, zone)
+    assert "memory_search" in direct and "scratch_read" in direct
+    shared = session._tools(False, zone, shared_room=True)
+    assert "memory_search" not in shared and "scratch_read" not in shared
+    assert "task_add" in shared and "memory_add" in shared
+    private = session._tools(True, zone)
+    assert "memory_search" not in private and "task_add" not in private
+    assert private.withheld("memory_add") is not None
