@@ -9,6 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+import structlog
 
 from bot.config_loader import collect_problems
 from bot.llm.base import Completion, Message, SystemPrompt, ToolCall
@@ -134,3 +135,30 @@ def test_the_caps_are_validated_in_the_config(tmp_path: Path) -> None:
     config, problems = collect_problems(path, {})
     assert not problems and config is not None
     assert config.llm.max_tool_calls_per_step == 4 and config.llm.max_tool_calls_per_turn == 32
+
+
+async def test_the_log_never_quotes_what_the_model_passed(tmp_path: Path) -> None:
+    secret = "PRIVATE-TEXT-9917"
+
+    async def broken(args: dict[str, Any]) -> str:
+        raise ValueError(f"cannot use {args['text']}")
+
+    tool = Tool("note", "a note", {"type": "object"}, broken)
+    llm = BurstLLM()
+    llm.queue_calls([("note", {"text": secret}), (f"save {secret}", {"text": secret})])
+    llm.queue("Sorry.")
+    with structlog.testing.capture_logs() as logs:
+        await run_tool_loop(
+            llm,
+            system=SystemPrompt("you"),
+            messages=[Message("user", secret)],
+            tools=gate([tool], TurnMode(otr=True)),
+            max_steps=3,
+        )
+    assert secret not in repr(logs)
+    failed = next(entry for entry in logs if entry["event"] == "tool.failed")
+    assert failed["error"] == "ValueError" and failed["tool"] == "note"
+    called = next(entry for entry in logs if entry["event"] == "tools.called")
+    assert called["tools"] == ["note", "(unknown)"]
+    results = llm.calls[1].messages[-1].tool_results
+    assert "failed internally" in results[0].content and "no tool named" in results[1].content
