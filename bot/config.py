@@ -121,6 +121,9 @@ class LLMConfig(_Section):
     backends: dict[str, BackendConfig] = Field(default_factory=_default_backends)
     roles: dict[str, RoleConfig] = Field(default_factory=_default_roles)
     max_tool_steps: int = Field(6, ge=1, le=50)
+    # calls past these caps are refused, not run (bot/tools/loop.py)
+    max_tool_calls_per_step: int = Field(8, ge=1, le=100)
+    max_tool_calls_per_turn: int = Field(32, ge=1, le=500)
     context_windows: dict[str, int] = Field(default_factory=dict)
 
     def backend_for(self, role: str) -> tuple[str, BackendConfig]:

@@ -36,12 +36,12 @@ from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
-from bot.persona_jobs import schedule_persona_jobs
 from bot.router import Router
 from bot.scheduler import Jobs
 from bot.session import Clock, SessionDeps, utc_now
 from bot.sessions import SessionManager
 from bot.state import StateStore
+from bot.tools.jobs import schedule_persona_jobs
 from bot.watchdog import Watchdog
 
 __all__ = ["Daemon"]

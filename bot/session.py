@@ -31,13 +31,13 @@ from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.compaction import CompactionResult, Compactor
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.store import FileText, PersonaStore, bind_persona
-from bot.persona_jobs import persona_tools
 from bot.rooms import Room
-from bot.scratch_tools import scratch_tools
 from bot.sessionlog import LoggedTurn, SessionLog
 from bot.state import StateStore
-from bot.toolloop import ToolLoopResult, run_tool_loop
-from bot.tools import ToolRegistry
+from bot.tools.catalog import turn_tools
+from bot.tools.gate import TurnMode
+from bot.tools.loop import ToolLoopResult, run_tool_loop
+from bot.tools.registry import CallLimits, ToolRegistry
 
 __all__ = ["Clock", "Conversation", "Session", "SessionDeps", "TurnOutcome"]
 
@@ -105,7 +105,7 @@ class Session:
         self.last_active = time.monotonic()
         self._unextracted: list[TurnRecord] = []
         self._mirrored: dict[str, str] = {}
-        self._tool_cache: dict[tuple[bool, str], ToolRegistry] = {}
+        self._tool_cache: dict[tuple[TurnMode, CallLimits, str], ToolRegistry] = {}
         self._stable = StableCache()
         self._stamp = partial(deps.store.stamp, user, persona)
         self.compactor = Compactor(
@@ -280,23 +280,25 @@ class Session:
         log.info("session.compacted", promoted=len(result.promoted), kept=len(result.entries))
         return result
 
-    def _tools(self, otr: bool, zone: ZoneInfo) -> ToolRegistry:
-        """The turn's tools, built once per session and mode (memory tools are left out
-        while Off The Record)."""
-        key = (otr, zone.key)
+    def _tools(self, otr: bool, zone: ZoneInfo, shared_room: bool = False) -> ToolRegistry:
+        """The turn's tools, built once per session and mode; the gate
+        (:mod:`bot.tools.gate`) decides which of them the turn may use."""
+        llm = self.deps.config.llm
+        mode = TurnMode(otr=otr, shared_room=shared_room, admin=self.user_config.admin)
+        limits = CallLimits(llm.max_tool_calls_per_step, llm.max_tool_calls_per_turn)
+        key = (mode, limits, zone.key)
         cached = self._tool_cache.get(key)
         if cached is None:
-            store = self.deps.store
-            cached = ToolRegistry(
-                [
-                    *scratch_tools(store, self.user, self.persona),
-                    *persona_tools(store, self.user, self.persona, zone, clock=self.deps.clock),
-                ]
+            cached = self._tool_cache[key] = turn_tools(
+                self.deps.store,
+                self.user,
+                self.persona,
+                zone,
+                mode=mode,
+                limits=limits,
+                memory=self.memory.tools() if self.memory is not None else (),
+                clock=self.deps.clock,
             )
-            if self.memory is not None and not otr:
-                for tool in self.memory.tools():
-                    cached.add(tool)
-            self._tool_cache[key] = cached
         return cached
 
     async def _keep_unanswered(
@@ -346,7 +348,7 @@ class Session:
             stamp=self._stamp,
         )
         await self.compact(room, force=False, system_chars=system.chars())
-        tools = self._tools(otr, zone)
+        tools = self._tools(otr, zone, shared_room=room.shared)
 
         async def ask() -> ToolLoopResult:
             return await run_tool_loop(

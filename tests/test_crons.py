@@ -12,14 +12,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.cron_schedule import check_schedule, parse_schedule
-from bot.cron_tools import cron_tools
-from bot.crons import run_due_crons
 from bot.errors import AdapterError, LLMTransientError
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
-from bot.persona_jobs import run_crons_once
-from bot.tools import Tool, ToolFailed
+from bot.tools.crons.job import run_due_crons
+from bot.tools.crons.schedule import check_schedule, parse_schedule
+from bot.tools.crons.tools import cron_tools
+from bot.tools.jobs import run_crons_once
+from bot.tools.registry import Tool, ToolFailed
 from tests.fakes.nctalk_server import MemoryStore
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 

@@ -233,3 +233,13 @@ async def test_no_log_line_carries_what_was_said_off_the_record(tmp_path: Path) 
     assert SECRET not in text
     failed = [json.loads(line) for line in text.splitlines() if "turn.failed" in line]
     assert failed and all(line["otr"] is True for line in failed)
+
+
+async def test_a_shared_room_is_not_offered_private_tools(world: World, llm: ScriptedLLM) -> None:
+    await world.say("hello", room="dm")
+    direct = {tool.name for tool in llm.calls[-1].tools}
+    await world.say("hello all", room="family", direct=False)
+    shared = {tool.name for tool in llm.calls[-1].tools}
+    assert "scratch_read" in direct or "memory_search" in direct
+    assert "memory_search" not in shared and "scratch_read" not in shared
+    assert shared < direct

@@ -15,12 +15,13 @@ from bot.errors import AdapterError
 from bot.llm.base import Message, SystemPrompt
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
-from bot.persona_jobs import persona_tools, schedule_persona_jobs, surface_reminders_once
-from bot.reminders import advance, due, parse_reminders, surface_due, unreadable_items
 from bot.scheduler import Jobs
-from bot.scratch_tools import scratch_tools
-from bot.toolloop import run_tool_loop
-from bot.tools import Tool, ToolFailed, ToolRegistry
+from bot.tools.catalog import persona_tools
+from bot.tools.jobs import schedule_persona_jobs, surface_reminders_once
+from bot.tools.loop import run_tool_loop
+from bot.tools.registry import Tool, ToolFailed, ToolRegistry
+from bot.tools.reminders.checklist import advance, due, parse_reminders, unreadable_items
+from bot.tools.reminders.job import surface_due
 from tests.fakes.nctalk_server import MemoryStore
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
@@ -353,10 +354,7 @@ async def test_the_model_sets_a_reminder_in_a_tool_loop(world: dict[str, Any]) -
     llm.queue("I'll remind you at 09:00 tomorrow.")
     store = world["store"]
     registry = ToolRegistry(
-        [
-            *scratch_tools(store, "scott", "inara"),
-            *persona_tools(store, "scott", "inara", NY, clock=lambda: ny(2026, 11, 29, 20, 0)),
-        ]
+        persona_tools(store, "scott", "inara", NY, clock=lambda: ny(2026, 11, 29, 20, 0))
     )
     result = await run_tool_loop(
         llm,

@@ -197,7 +197,7 @@ async def test_a_reminder_set_in_conversation_reaches_the_notification_room(
 ) -> None:
     from datetime import UTC, datetime
 
-    from bot.persona_jobs import surface_reminders_once
+    from bot.tools.jobs import surface_reminders_once
 
     make_persona(tmp_path, "scott")
     users = {

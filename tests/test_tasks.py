@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.persona.store import PersonaStore
-from bot.tasks import task_tools
-from bot.tools import Tool, ToolFailed
+from bot.tools.registry import Tool, ToolFailed
+from bot.tools.tasks import task_tools
 from tests.harness import make_persona
 
 NY = ZoneInfo("America/New_York")

@@ -7,9 +7,9 @@ from pathlib import Path
 from bot.llm.base import Message, SystemPrompt
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
-from bot.scratch_tools import scratch_tools
-from bot.toolloop import run_tool_loop
-from bot.tools import ToolRegistry
+from bot.tools.loop import run_tool_loop
+from bot.tools.registry import ToolRegistry
+from bot.tools.scratch import scratch_tools
 from tests.harness import ScriptedLLM
 
 

@@ -2,7 +2,9 @@
 
 A backend supplies what differs (how a search is described and how its hits read); argument
 checks, the policy's answer for ``memory_add`` and error reporting are the same everywhere.
-Errors the model can act on come back as :class:`~bot.tools.ToolFailed`.
+Errors the model can act on come back as :class:`~bot.tools.registry.ToolFailed`. Each tool
+declares ``memory`` (so the gate leaves all three out while Off The Record), search is
+``private`` (its hits are not shown in a shared room) and add and forget ``persist``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from bot.errors import MemoryStoreError
 from bot.memory.base import CATEGORIES, MemoryBackend
-from bot.tools import Tool, ToolFailed
+from bot.tools.registry import Tool, ToolFailed
 
 __all__ = ["SearchLines", "memory_tools"]
 
@@ -97,6 +99,8 @@ def memory_tools(
                 "required": ["query"],
             },
             search,
+            private=True,
+            memory=True,
         ),
         Tool(
             "memory_add",
@@ -111,6 +115,8 @@ def memory_tools(
                 "required": ["text"],
             },
             add,
+            persists=True,
+            memory=True,
         ),
         Tool(
             "memory_forget",
@@ -121,5 +127,7 @@ def memory_tools(
                 "required": ["id"],
             },
             forget,
+            persists=True,
+            memory=True,
         ),
     ]

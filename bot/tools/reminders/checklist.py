@@ -7,11 +7,9 @@ One reminder a line, in the user's local time zone, optionally recurring::
     - [x] 2026-11-02 18:30 Book the train
 
 Any other line (headings, notes, a checklist item with a date that does not exist) is kept
-exactly as it is; an edit rewrites only the line it concerns. Every minute the daemon calls
-:func:`surface_due`: each due reminder is sent once to the user's notification room, then
-marked done, or moved to its next time when it recurs. A notice that could not be sent leaves
-the reminder pending, so it is tried again the next minute. The model manages reminders
-through the tools of :func:`bot.reminder_tools.reminder_tools`.
+exactly as it is; an edit rewrites only the line it concerns, through :func:`edit_reminders`,
+which the model's tools (:mod:`bot.tools.reminders.tools`) and the minute job that surfaces
+due reminders (:mod:`bot.tools.reminders.job`) share.
 """
 
 from __future__ import annotations
@@ -25,16 +23,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import Literal
 
-import structlog
-
-from bot.config import Config, UserConfig
-from bot.notify import Notifier
 from bot.persona.store import PersonaStore
 
 __all__ = [
     "FILENAME",
     "LATE_AFTER",
-    "Clock",
     "Recurrence",
     "Reminder",
     "UnreadableFile",
@@ -47,18 +40,14 @@ __all__ = [
     "parse_reminders",
     "replace_lines",
     "reschedule",
-    "surface_due",
     "unreadable_items",
 ]
-
-log = structlog.get_logger(__name__)
 
 FILENAME = "REMINDERS.md"
 #: a reminder surfaced later than this after its time says when it was due
 LATE_AFTER = timedelta(minutes=5)
 
 Recurrence = Literal["day", "week", "month"]
-Clock = Callable[[], datetime]
 
 _LINE = re.compile(
     r"^(?P<lead>\s*[-*+]\s+\[)(?P<mark>[ xX])(?P<close>\]\s+)"
@@ -218,46 +207,6 @@ async def edit_reminders(
         text = newline.join(lines) + newline
         await store.write(user, persona, FILENAME, text)
         return text
-
-
-# -- the minute job -----------------------------------------------------------------------
-
-
-async def surface_due(
-    store: PersonaStore,
-    notifier: Notifier,
-    config: Config,
-    user: str,
-    persona: str,
-    now: datetime,
-) -> int:
-    """Send each due reminder of one persona to the user's notification room; returns how
-    many were sent. Sent ones are ticked (or moved on, when recurring); the rest wait."""
-    zone = (config.users.get(user) or UserConfig()).zone
-    local = now.astimezone(zone)
-    file = store.read(user, persona, FILENAME)
-    if file.problem:
-        log.warning("reminders.unreadable", user=user, persona=persona, problem=file.problem)
-        return 0
-    pending = due(parse_reminders(file.text), local)
-    if not pending:
-        return 0
-    sent: list[tuple[Reminder, str]] = []
-    for reminder in pending:
-        if not await notifier.notify(user, format_notice(reminder, persona, local)):
-            log.info("reminder.deferred", user=user, persona=persona, line=reminder.line)
-            continue
-        if reminder.every is None:
-            sent.append((reminder, mark_done(reminder.raw)))
-        else:
-            sent.append((reminder, reschedule(reminder.raw, advance(reminder, local))))
-    if sent:
-        try:
-            await edit_reminders(store, user, persona, lambda lines: replace_lines(lines, sent))
-        except UnreadableFile as exc:
-            log.warning("reminders.unreadable", user=user, persona=persona, problem=str(exc))
-        log.info("reminders.surfaced", user=user, persona=persona, sent=len(sent))
-    return len(sent)
 
 
 def replace_lines(lines: list[str], sent: list[tuple[Reminder, str]]) -> list[str] | None:

@@ -1,9 +1,10 @@
 """The model's scheduled-job tools: ``cron_add``, ``cron_list`` and ``cron_remove``.
 
-They edit CRONS.json (:mod:`bot.crons`) one change at a time. A job added here must have a
-schedule that runs no more often than :data:`~bot.cron_schedule.MIN_INTERVAL` (each run is a
-paid model call), and a persona has at most :data:`MAX_JOBS` enabled jobs. Removing a job
-disables it; it stays in the file.
+They edit CRONS.json through :func:`~bot.tools.crons.jobfile.edit_crons`, one change at a
+time. A job added here must have a schedule that runs no more often than
+:data:`~bot.tools.crons.schedule.MIN_INTERVAL` (each run is a paid model call), and a persona
+has at most :data:`MAX_JOBS` enabled jobs. Removing a job disables it; it stays in the file
+for a while and is then pruned (:func:`~bot.tools.crons.jobfile.prune_removed`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from datetime import datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.cron_schedule import check_schedule, parse_schedule
-from bot.crons import FILENAME
 from bot.persona.store import PersonaStore
-from bot.reminders import Clock
-from bot.tasks import Item, corrupt_file_as_tool_failure, edit_json_list, load_json_list
-from bot.tools import Tool, ToolFailed
+from bot.tools.clock import Clock
+from bot.tools.crons.jobfile import FILENAME, KEEP_REMOVED, edit_crons, is_enabled
+from bot.tools.crons.schedule import check_schedule, parse_schedule
+from bot.tools.jsonlist import Item, corrupt_file_as_tool_failure, load_json_list
+from bot.tools.registry import Tool, ToolFailed
 
 __all__ = ["MAX_JOBS", "cron_tools"]
 
@@ -49,7 +50,7 @@ def cron_tools(
 
     async def edit(change: Callable[[list[Item]], str]) -> str:
         with corrupt_file_as_tool_failure(FILENAME):
-            return await edit_json_list(store, user, persona, FILENAME, change)
+            return await edit_crons(store, user, persona, change, now())
 
     async def add(args: dict[str, Any]) -> str:
         schedule, prompt = args.get("schedule"), args.get("prompt")
@@ -65,7 +66,7 @@ def cron_tools(
             raise ToolFailed(str(exc)) from None
 
         def change(items: list[Item]) -> str:
-            enabled = [item for item in items if item.get("enabled", True) is not False]
+            enabled = [item for item in items if is_enabled(item)]
             if len(enabled) >= MAX_JOBS:
                 raise ToolFailed(f"there are already {MAX_JOBS} jobs; remove one first")
             ids = [item["id"] for item in items if isinstance(item.get("id"), int)]
@@ -84,7 +85,7 @@ def cron_tools(
         with corrupt_file_as_tool_failure(FILENAME):
             items = load_json_list(store, user, persona, FILENAME)
         at = now()
-        shown = [_describe(job, zone, at) for job in items if job.get("enabled", True) is not False]
+        shown = [_describe(job, zone, at) for job in items if is_enabled(job)]
         return (
             "\n".join([f"Scheduled jobs (times in {zone.key}):", *shown])
             if shown
@@ -95,7 +96,7 @@ def cron_tools(
         ident, match = args.get("id"), args.get("match")
 
         def change(items: list[Item]) -> str:
-            live = [item for item in items if item.get("enabled", True) is not False]
+            live = [item for item in items if is_enabled(item)]
             if ident is not None and ident != "":
                 found = [item for item in live if str(item.get("id")) == str(ident)]
             elif isinstance(match, str) and match.strip():
@@ -108,7 +109,10 @@ def cron_tools(
                 raise ToolFailed(f"{what} enabled job matches; see cron_list and use 'id'")
             found[0]["enabled"] = False
             found[0]["disabled_at"] = now().isoformat()
-            return f"Job #{found[0].get('id')} stopped (kept in CRONS.json, disabled)."
+            return (
+                f"Job #{found[0].get('id')} stopped (kept in CRONS.json, disabled, for "
+                f"{KEEP_REMOVED.days} days)."
+            )
 
         return await edit(change)
 
@@ -128,20 +132,24 @@ def cron_tools(
                 "required": ["schedule", "prompt"],
             },
             handler=add,
+            persists=True,
         ),
         Tool(
             name="cron_list",
             description="List your scheduled jobs with their next run time.",
             input_schema={"type": "object", "properties": {}},
             handler=list_,
+            private=True,
         ),
         Tool(
             name="cron_remove",
-            description="Stop a scheduled job, by 'id' or 'match' (it stays in the file).",
+            description="Stop a scheduled job, by 'id' or 'match'.",
             input_schema={
                 "type": "object",
                 "properties": {"id": {"type": "integer"}, "match": {"type": "string"}},
             },
             handler=remove,
+            persists=True,
+            private=True,
         ),
     ]

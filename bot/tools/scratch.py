@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.persona.store import PersonaStore
-from bot.tools import Tool, ToolFailed
+from bot.tools.registry import Tool, ToolFailed, saving
 
 __all__ = ["SCRATCH_LIMIT", "scratch_tools"]
 
@@ -33,7 +33,10 @@ def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
             raise ToolFailed(
                 f"the scratchpad holds at most {SCRATCH_LIMIT} characters; shorten it first"
             )
-        await store.write(user, persona, "SCRATCH.md", text if text.endswith("\n") else text + "\n")
+        with saving("SCRATCH.md"):
+            await store.write(
+                user, persona, "SCRATCH.md", text if text.endswith("\n") else text + "\n"
+            )
         return f"Scratchpad saved ({len(text)} characters)."
 
     return [
@@ -42,6 +45,7 @@ def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
             description="Read your scratchpad (SCRATCH.md): notes you keep during longer tasks.",
             input_schema={"type": "object", "properties": {}},
             handler=read,
+            private=True,
         ),
         Tool(
             name="scratch_write",
@@ -58,5 +62,6 @@ def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
                 "required": ["text"],
             },
             handler=write,
+            persists=True,
         ),
     ]

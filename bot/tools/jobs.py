@@ -1,59 +1,33 @@
-"""What the daemon and the session add for reminders, tasks and the persona's own jobs.
+"""The every-minute jobs the daemon schedules for the persona's reminders and own jobs.
 
 The daemon calls :func:`schedule_persona_jobs` once at start: two jobs run at the start of
 every minute, one surfacing due reminders and one running due scheduled jobs, for every
 persona of every configured user. They are separate so a slow model answering a scheduled
-job never delays a reminder. The session calls :func:`persona_tools` each turn for the
-model's reminder, task and scheduled-job tools.
+job never delays a reminder.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
-from zoneinfo import ZoneInfo
+from datetime import datetime
 
 import structlog
 
 from bot.config import Config
-from bot.cron_tools import cron_tools
-from bot.crons import run_due_crons
 from bot.llm.base import LLMBackend
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
-from bot.reminder_tools import reminder_tools
-from bot.reminders import Clock, surface_due
 from bot.scheduler import Jobs
-from bot.tasks import task_tools
-from bot.tools import Tool
+from bot.tools.clock import Clock, utc_now
+from bot.tools.crons.job import run_due_crons
+from bot.tools.reminders.job import surface_due
 
-__all__ = [
-    "CRON_ROLE",
-    "persona_tools",
-    "run_crons_once",
-    "schedule_persona_jobs",
-    "surface_reminders_once",
-]
+__all__ = ["CRON_ROLE", "run_crons_once", "schedule_persona_jobs", "surface_reminders_once"]
 
 log = structlog.get_logger(__name__)
 
 #: the LLM role scheduled jobs use; without an ``llm.roles.cron`` entry, the chat backend
 CRON_ROLE = "cron"
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def persona_tools(
-    store: PersonaStore, user: str, persona: str, zone: ZoneInfo, *, clock: Clock = _utc_now
-) -> list[Tool]:
-    """The reminder, task and scheduled-job tools of one persona for one turn."""
-    return [
-        *reminder_tools(store, user, persona, zone, clock),
-        *task_tools(store, user, persona, zone, clock),
-        *cron_tools(store, user, persona, zone, clock),
-    ]
 
 
 def _personas(config: Config, store: PersonaStore) -> Iterator[tuple[str, str]]:
@@ -110,7 +84,7 @@ def schedule_persona_jobs(
     store: PersonaStore,
     notifier: Notifier,
     backends: Mapping[str, LLMBackend],
-    clock: Clock = _utc_now,
+    clock: Clock = utc_now,
 ) -> None:
     """Add the two every-minute jobs (``persona.reminders`` and ``persona.crons``).
 

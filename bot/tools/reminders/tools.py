@@ -1,8 +1,9 @@
 """The model's reminder tools: ``reminder_add``, ``reminder_list`` and ``reminder_done``.
 
-They read and edit REMINDERS.md through :mod:`bot.reminders`, so a tool call and the minute
-job that surfaces due reminders never overwrite each other's change. Times the model passes
-are local to the user's zone; a mistake comes back as a :class:`~bot.tools.ToolFailed`
+They read and edit REMINDERS.md through :mod:`bot.tools.reminders.checklist`, so a tool call
+and the minute job that surfaces due reminders never overwrite each other's change. Times the
+model passes are local to the user's zone; a mistake comes back as a
+:class:`~bot.tools.registry.ToolFailed`
 sentence the model can act on, and the file stays as it was.
 """
 
@@ -15,9 +16,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.persona.store import PersonaStore
-from bot.reminders import (
+from bot.tools.clock import Clock
+from bot.tools.registry import Tool, ToolFailed, find_by_words, saving
+from bot.tools.reminders.checklist import (
     FILENAME,
-    Clock,
     Reminder,
     UnreadableFile,
     advance,
@@ -29,7 +31,6 @@ from bot.reminders import (
     reschedule,
     unreadable_items,
 )
-from bot.tools import Tool, ToolFailed, find_by_words
 
 __all__ = ["reminder_tools"]
 
@@ -90,7 +91,8 @@ def reminder_tools(
 
     async def edit(change: Callable[[list[str]], list[str] | None]) -> None:
         try:
-            await edit_reminders(store, user, persona, change)
+            with saving(FILENAME):
+                await edit_reminders(store, user, persona, change)
         except UnreadableFile as exc:
             raise ToolFailed(f"{exc}; fix REMINDERS.md by hand first") from None
 
@@ -173,12 +175,14 @@ def reminder_tools(
                 "required": ["text", "when"],
             },
             handler=add,
+            persists=True,
         ),
         Tool(
             name="reminder_list",
             description="List the pending reminders, numbered (REMINDERS.md).",
             input_schema={"type": "object", "properties": {}},
             handler=list_,
+            private=True,
         ),
         Tool(
             name="reminder_done",
@@ -195,6 +199,8 @@ def reminder_tools(
                 },
             },
             handler=done,
+            persists=True,
+            private=True,
         ),
     ]
 

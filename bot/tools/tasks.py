@@ -1,4 +1,4 @@
-"""The persona's task list, TASKS.json, and the JSON list files it shares a format with.
+"""The persona's task list, TASKS.json, and the model's tools for it.
 
 TASKS.json is a JSON list of objects::
 
@@ -6,100 +6,32 @@ TASKS.json is a JSON list of objects::
       "created": "2026-11-30T09:00-05:00", "due": "2026-12-15"}]
 
 ``status`` is ``open``, ``done`` (with ``done_at``) or ``removed`` (with ``removed_at``):
-removing a task keeps it in the file, so nothing the user wrote is ever deleted. Keys the
-tools do not know are kept as they are. A file that is not valid JSON, or not a list of
-objects, is never overwritten: every tool refuses and says how to fix it, because the file
-may hold the user's hand edits. CRONS.json (:mod:`bot.crons`) follows the same rules through
-:func:`load_json_list` and :func:`edit_json_list`.
+removing a task keeps it in the file, so nothing the user wrote is ever deleted. The file is
+read and written through :mod:`bot.tools.jsonlist`: keys the tools do not know are kept, and a
+file that cannot be read is refused, never overwritten.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import json
-import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.persona.store import PersonaStore
-from bot.reminders import Clock
-from bot.tools import Tool, ToolFailed, find_by_words
+from bot.tools.clock import Clock
+from bot.tools.jsonlist import (
+    Item,
+    corrupt_file_as_tool_failure,
+    edit_json_list,
+    load_json_list,
+)
+from bot.tools.registry import Tool, ToolFailed, find_by_words
 
-__all__ = [
-    "FILENAME",
-    "CorruptFile",
-    "corrupt_file_as_tool_failure",
-    "edit_json_list",
-    "load_json_list",
-    "task_tools",
-]
+__all__ = ["FILENAME", "task_tools"]
 
 FILENAME = "TASKS.json"
-
-T = TypeVar("T")
-Item = dict[str, Any]
-
-
-class CorruptFile(Exception):
-    """A JSON list file that cannot be read as one; its message says how to fix it."""
-
-
-def load_json_list(store: PersonaStore, user: str, persona: str, filename: str) -> list[Item]:
-    """The objects of a JSON list file; a missing or empty file is an empty list."""
-    file = store.read(user, persona, filename)
-    if file.problem:
-        raise CorruptFile(f"{file.problem}; fix {filename} by hand, it was left untouched")
-    if not file.text.strip():
-        return []
-    try:
-        data = json.loads(file.text)
-    except json.JSONDecodeError as exc:
-        raise CorruptFile(
-            f"{filename} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg});"
-            f" it was left untouched, fix it by hand"
-        ) from None
-    if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
-        raise CorruptFile(
-            f"{filename} must be a JSON list of objects; it was left untouched, fix it by hand"
-        )
-    return data
-
-
-@contextlib.contextmanager
-def corrupt_file_as_tool_failure(filename: str) -> Iterator[None]:
-    """Inside a tool: a :class:`CorruptFile` becomes a ToolFailed asking the user to repair
-    ``filename``."""
-    try:
-        yield
-    except CorruptFile as exc:
-        raise ToolFailed(f"{exc}. Ask the user to repair {filename}.") from None
-
-
-_locks: weakref.WeakKeyDictionary[PersonaStore, dict[tuple[str, str, str], asyncio.Lock]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-async def edit_json_list(
-    store: PersonaStore,
-    user: str,
-    persona: str,
-    filename: str,
-    change: Callable[[list[Item]], T],
-) -> T:
-    """Load the list, let ``change`` edit it in place, write it back atomically; returns what
-    ``change`` returned. Edits of one file run one at a time; an exception from ``change``
-    (or :class:`CorruptFile` from loading) leaves the file untouched."""
-    lock = _locks.setdefault(store, {}).setdefault((user, persona, filename), asyncio.Lock())
-    async with lock:
-        items = load_json_list(store, user, persona, filename)
-        result = change(items)
-        text = json.dumps(items, indent=2, ensure_ascii=False) + "\n"
-        await store.write(user, persona, filename, text)
-        return result
 
 
 # -- tools for the model ------------------------------------------------------------------
@@ -232,6 +164,7 @@ def task_tools(
                 "required": ["title"],
             },
             handler=add,
+            persists=True,
         ),
         Tool(
             name="task_list",
@@ -241,17 +174,22 @@ def task_tools(
                 "properties": {"include_done": {"type": "boolean"}},
             },
             handler=list_,
+            private=True,
         ),
         Tool(
             name="task_done",
             description="Mark an open task done, by 'id' or 'match'.",
             input_schema=pick_schema,
             handler=done,
+            persists=True,
+            private=True,
         ),
         Tool(
             name="task_remove",
             description="Take a task off the list, by 'id' or 'match' (it stays in the file).",
             input_schema=pick_schema,
             handler=remove,
+            persists=True,
+            private=True,
         ),
     ]

@@ -1,0 +1,67 @@
+"""The one place that decides which of the persona's tools a turn may use.
+
+Every tool declares what it does (:class:`~bot.tools.registry.Tool`: ``persists``,
+``private``, ``memory``, ``admin``); a turn is described by a :class:`TurnMode`. The rules:
+
+- Off The Record, nothing may be kept: every tool that persists is withheld, and so is
+  every memory tool (an OTR turn neither recalls nor remembers).
+- In a shared (group) room, tools whose results show the user's private material are
+  withheld, so nothing of a direct conversation surfaces in front of others.
+- Admin-only tools need an admin.
+
+A withheld tool is not offered to the model. A model can still name any tool, so a call to
+a withheld one is answered with the reason from :func:`refusal` and its handler never runs:
+nothing is written, nothing is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.tools.registry import CallLimits, Tool, ToolRegistry
+
+__all__ = ["ADMIN_ONLY", "OFF_THE_RECORD", "SHARED_ROOM", "TurnMode", "gate", "refusal"]
+
+OFF_THE_RECORD = (
+    "Off The Record: nothing may be kept. This tool was not run and nothing was saved; "
+    "tell the user it can be done once Off The Record is off."
+)
+SHARED_ROOM = (
+    "This is a shared room: the user's private notes, lists and memories are not shown here. "
+    "This tool was not run; offer to continue in a direct conversation."
+)
+ADMIN_ONLY = "Only an admin may use this tool; it was not run."
+
+
+@dataclass(frozen=True, slots=True)
+class TurnMode:
+    """What a turn is: Off The Record or not, in a shared room or not, by an admin or not."""
+
+    otr: bool = False
+    shared_room: bool = False
+    admin: bool = False
+
+
+def refusal(tool: Tool, mode: TurnMode) -> str | None:
+    """Why ``tool`` may not run in a turn of ``mode``, or None when it may."""
+    if mode.otr and (tool.persists or tool.memory):
+        return OFF_THE_RECORD
+    if mode.shared_room and tool.private:
+        return SHARED_ROOM
+    if tool.admin and not mode.admin:
+        return ADMIN_ONLY
+    return None
+
+
+def gate(tools: Iterable[Tool], mode: TurnMode, limits: CallLimits | None = None) -> ToolRegistry:
+    """The registry of one turn: the tools ``mode`` allows, the others withheld with the
+    reason a call to them gets, and the turn's call ``limits``."""
+    registry = ToolRegistry(limits=limits)
+    for tool in tools:
+        reason = refusal(tool, mode)
+        if reason is None:
+            registry.add(tool)
+        else:
+            registry.withhold(tool, reason)
+    return registry

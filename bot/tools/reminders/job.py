@@ -1,0 +1,90 @@
+"""The minute job of REMINDERS.md: each due reminder is sent once, then ticked.
+
+Every minute the daemon calls :func:`surface_due` for each persona: each due reminder is sent
+once to the user's notification room, then marked done, or moved to its next time when it
+recurs. A notice that could not be sent leaves the reminder pending, so it is tried again the
+next minute. A reminder is ticked after its notice went out, so the file must take a write
+first: when it cannot be saved the persona's reminders wait with a growing pause and the user
+gets one notice (:mod:`bot.tools.backoff`), instead of the same reminder every minute.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import structlog
+
+from bot.config import Config, UserConfig
+from bot.notify import Notifier
+from bot.persona.store import PersonaStore
+from bot.tools.backoff import backoff_for
+from bot.tools.reminders.checklist import (
+    FILENAME,
+    Reminder,
+    UnreadableFile,
+    advance,
+    due,
+    edit_reminders,
+    format_notice,
+    mark_done,
+    parse_reminders,
+    replace_lines,
+    reschedule,
+)
+
+__all__ = ["surface_due"]
+
+log = structlog.get_logger(__name__)
+
+
+async def surface_due(
+    store: PersonaStore,
+    notifier: Notifier,
+    config: Config,
+    user: str,
+    persona: str,
+    now: datetime,
+) -> int:
+    """Send each due reminder of one persona to the user's notification room; returns how
+    many were sent. Sent ones are ticked (or moved on, when recurring); the rest wait."""
+    zone = (config.users.get(user) or UserConfig()).zone
+    local = now.astimezone(zone)
+    holds = backoff_for(store)
+    if holds.waiting(user, persona, FILENAME, now):
+        return 0
+    file = store.read(user, persona, FILENAME)
+    if file.problem:
+        log.warning("reminders.unreadable", user=user, persona=persona, problem=file.problem)
+        return 0
+    pending = due(parse_reminders(file.text), local)
+    if not pending:
+        return 0
+    try:
+        # a sent reminder is ticked afterwards; a file that cannot take that write would
+        # have it sent again every minute, so the file proves it can be saved first
+        await edit_reminders(store, user, persona, lambda lines: lines)
+    except OSError as exc:
+        await holds.failed(notifier, user, persona, FILENAME, exc, now)
+        return 0
+    except UnreadableFile:
+        return 0
+    sent: list[tuple[Reminder, str]] = []
+    for reminder in pending:
+        if not await notifier.notify(user, format_notice(reminder, persona, local)):
+            log.info("reminder.deferred", user=user, persona=persona, line=reminder.line)
+            continue
+        if reminder.every is None:
+            sent.append((reminder, mark_done(reminder.raw)))
+        else:
+            sent.append((reminder, reschedule(reminder.raw, advance(reminder, local))))
+    if sent:
+        try:
+            await edit_reminders(store, user, persona, lambda lines: replace_lines(lines, sent))
+        except UnreadableFile as exc:
+            log.warning("reminders.unreadable", user=user, persona=persona, problem=str(exc))
+        except OSError as exc:
+            await holds.failed(notifier, user, persona, FILENAME, exc, now)
+            return len(sent)
+        log.info("reminders.surfaced", user=user, persona=persona, sent=len(sent))
+    holds.succeeded(user, persona, FILENAME)
+    return len(sent)
