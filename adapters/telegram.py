@@ -256,10 +256,14 @@ class TelegramAdapter(Adapter):
             raise AdapterError("the Telegram adapter is not running")
         return self._client
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
+        # the Bot API takes no idempotency key: a send that reached Telegram but whose
+        # answer was lost (or a crash before the ledger recorded its id) shows twice
         return await self._require_client().send_markdown(room, text, reply_to)
 
-    async def edit(self, room: str, message_id: str, text: str) -> None:
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         await self._require_client().edit_markdown(room, message_id, text)
 
     async def typing(self, room: str, on: bool) -> None:

@@ -270,8 +270,19 @@ class Session:
 
     # -- the turn ---------------------------------------------------------------------------
 
+    def _take_unanswered(self, text: str, event_id: str) -> Entry | None:
+        """The conversation's last entry, taken out, if it is this message kept unanswered
+        by an attempt that was cut off (restored from the log it has no event id, so the
+        same text counts): answered again, it is neither repeated nor logged twice."""
+        last = self.entries[-1] if self.entries else None
+        if last is None or last.role != "user" or last.kind != "turn" or last.otr != self.otr:
+            return None
+        if last.event_id != event_id and (last.event_id or last.text != text):
+            return None
+        return self.entries.pop()
+
     async def turn(
-        self, text: str, *, platform: str, on_text: TextSink | None = None
+        self, text: str, *, platform: str, on_text: TextSink | None = None, event_id: str = ""
     ) -> TurnOutcome:
         """Answer one message. The caller holds :attr:`lock`."""
         self.last_active = time.monotonic()
@@ -280,7 +291,8 @@ class Session:
         zone = self.user_config.zone
         now = self.deps.clock().astimezone(zone)
         otr = self.otr
-        user_entry = Entry("user", text, now, platform, otr=otr)
+        kept = self._take_unanswered(text, event_id) if event_id else None
+        user_entry = kept or Entry("user", text, now, platform, otr=otr, event_id=event_id)
         inject, recalled = await self._recall(text)
 
         def read(name: str) -> FileText:
@@ -325,16 +337,20 @@ class Session:
             except BaseException:
                 # no answer came, but what the user said is kept: logged, and still in the
                 # conversation when they try again
-                await self._keep_unanswered(user_entry, zone)
+                if kept is None:
+                    await self._keep_unanswered(user_entry, zone)
+                else:
+                    self.entries.append(kept)
                 raise
         reply = result.text.strip() or "(no answer)"
         reply_entry = Entry(
             "assistant", reply, self.deps.clock().astimezone(zone), platform, otr=otr
         )
         if not otr:
-            await self.log.append(
-                [LoggedTurn(self.user, user_entry), LoggedTurn(self.persona, reply_entry)], zone
-            )
+            logged = [LoggedTurn(self.persona, reply_entry)]
+            if kept is None:
+                logged.insert(0, LoggedTurn(self.user, user_entry))
+            await self.log.append(logged, zone)
         self.entries.extend((user_entry, reply_entry))
         self.last_active = time.monotonic()
         return TurnOutcome(reply, user_entry, reply_entry, otr)

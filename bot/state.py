@@ -1,7 +1,13 @@
-"""The daemon's own durable state in SQLite: seen events, per-session settings, adapter state.
+"""The daemon's own durable state in SQLite: seen events, per-session settings, adapter state,
+and the delivery ledger and outbox.
 
-One file, ``DATA_DIR/personad.db``, opened through aiosqlite in WAL mode. It never holds what
-anybody said: only ids, flags and adapter bookkeeping (sync tokens, update offsets).
+One file, ``DATA_DIR/personad.db``, opened through aiosqlite in WAL mode. It holds ids, flags
+and adapter bookkeeping (sync tokens, update offsets); the only text it holds is an on-record
+answer waiting in the outbox, removed once the platform took it.
+
+An event is ``processing`` from its claim until its whole answer is delivered (``done``), or
+``queued`` while the rest of its answer waits in the outbox: one statement puts the answer
+there and marks the event (a trigger), and one removes it and marks the event done.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from bot.errors import StoreError
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
 
-__all__ = ["AdapterState", "EventClaim", "StateStore"]
+__all__ = ["AdapterState", "EventClaim", "OutboxRow", "StateStore"]
 
 EventClaim = Literal["new", "retry", "duplicate"]
 
@@ -59,7 +65,40 @@ MIGRATIONS: list[Migration] = [
         );
         """,
     ),
+    (
+        3,
+        """
+        CREATE TABLE deliveries (
+            platform TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            room TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            PRIMARY KEY (platform, event_id)
+        );
+        CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            platform TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            user TEXT NOT NULL,
+            persona TEXT NOT NULL,
+            steps TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            next_at REAL NOT NULL
+        );
+        CREATE TRIGGER outbox_queued AFTER INSERT ON outbox BEGIN
+            UPDATE events SET status = 'queued'
+            WHERE platform = NEW.platform AND event_id = NEW.event_id; END;
+        CREATE TRIGGER outbox_delivered AFTER DELETE ON outbox BEGIN
+            UPDATE events SET status = 'done'
+            WHERE platform = OLD.platform AND event_id = OLD.event_id; END;
+        """,
+    ),
 ]
+
+#: one outbox row: id, platform, event id, user, persona, steps (JSON), attempts, created
+#: at and next try at (both ``time.time()``)
+OutboxRow = tuple[int, str, str, str, str, str, int, float, float]
 
 
 class StateStore(SqliteFile):
@@ -81,6 +120,9 @@ class StateStore(SqliteFile):
         self._known: set[tuple[str, str]] = set()
         #: claims of new events on their way to the database, until the event is finished
         self._recording: dict[tuple[str, str], asyncio.Future[bool]] = {}
+        #: events this process gave up unanswered (cancelled, failed): a redelivery retries
+        #: them, with the claim they had
+        self._released: dict[tuple[str, str], asyncio.Future[bool] | None] = {}
 
     async def open(self) -> None:
         try:
@@ -135,6 +177,11 @@ class StateStore(SqliteFile):
         event = (platform, event_id)
         if event in self._recording:
             return "duplicate"  # this process is handling it right now
+        if event in self._released:
+            recording = self._released.pop(event)
+            if recording is not None:
+                self._recording[event] = recording
+            return "retry"
         if event not in self._known:
             self._known.add(event)
             self._recording[event] = self._claims.schedule(event)
@@ -171,6 +218,17 @@ class StateStore(SqliteFile):
             self._known.discard(event)
             return
         await self._finishes.submit(event)
+
+    def release_event(self, platform: str, event_id: str) -> None:
+        """Give up a claimed event unanswered (its turn was cancelled or failed): it stays
+        unfinished, so a redelivery, in this process or the next, answers it."""
+        event = (platform, event_id)
+        self._released[event] = self._recording.pop(event, None)
+
+    def event_queued(self, platform: str, event_id: str) -> None:
+        """The rest of the event's answer went to the durable outbox, whose row marks the
+        event ``queued``: a redelivery is a duplicate; its removal finishes the event."""
+        self._recording.pop((platform, event_id), None)
 
     async def _insert_claims(self, events: list[tuple[str, str]]) -> list[bool]:
         """Insert the events not seen before; for each, whether this call inserted it."""
@@ -210,7 +268,75 @@ class StateStore(SqliteFile):
         )
         for platform, event_id in rows:
             self._known.discard((str(platform), str(event_id)))
+        await self._write(
+            "DELETE FROM deliveries WHERE NOT EXISTS (SELECT 1 FROM events e"
+            " WHERE e.platform = deliveries.platform AND e.event_id = deliveries.event_id)",
+            (),
+        )
         return len(rows)
+
+    # -- delivery ledger and outbox -----------------------------------------------------------
+
+    async def record_message(
+        self, platform: str, event_id: str, room: str, message_id: str
+    ) -> None:
+        """The first message of an event's answer is in the room as ``message_id``."""
+        await self._write(
+            "INSERT OR REPLACE INTO deliveries (platform, event_id, room, message_id)"
+            " VALUES (?, ?, ?, ?)",
+            (platform, event_id, room, message_id),
+        )
+
+    async def first_message(self, platform: str, event_id: str) -> str | None:
+        """The message an earlier attempt at answering the event put in the room, if any."""
+        row = await self._one(
+            "SELECT message_id FROM deliveries WHERE platform = ? AND event_id = ?",
+            (platform, event_id),
+        )
+        return str(row[0]) if row else None
+
+    async def outbox_add(
+        self, platform: str, event_id: str, user: str, persona: str, steps: str, next_at: float
+    ) -> int:
+        """Put an answer in the outbox (the event becomes ``queued``); returns its row id."""
+        row = await self._one(
+            "INSERT INTO outbox (platform, event_id, user, persona, steps, created_at, next_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (platform, event_id, user, persona, steps, time.time(), next_at),
+        )
+        assert row is not None
+        return int(str(row[0]))
+
+    async def outbox_update(self, row: int, steps: str, attempts: int, next_at: float) -> None:
+        await self._write(
+            "UPDATE outbox SET steps = ?, attempts = ?, next_at = ? WHERE id = ?",
+            (steps, attempts, next_at, row),
+        )
+
+    async def outbox_remove(self, row: int) -> None:
+        """The answer was delivered: remove it (the event becomes ``done``)."""
+        await self._write("DELETE FROM outbox WHERE id = ?", (row,))
+
+    async def outbox_rows(self) -> list[OutboxRow]:
+        rows = await self._all(
+            "SELECT id, platform, event_id, user, persona, steps, attempts, created_at,"
+            " next_at FROM outbox ORDER BY id",
+            (),
+        )
+        return [
+            (
+                int(str(r[0])),
+                str(r[1]),
+                str(r[2]),
+                str(r[3]),
+                str(r[4]),
+                str(r[5]),
+                int(str(r[6])),
+                float(str(r[7])),
+                float(str(r[8])),
+            )
+            for r in rows
+        ]
 
     # -- per-session settings -----------------------------------------------------------------
 
