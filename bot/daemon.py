@@ -31,6 +31,7 @@ from bot.config_loader import load_config
 from bot.distill import Distiller, DistillKind
 from bot.errors import ConfigError, PersonadError
 from bot.gc_settings import settle_collector
+from bot.health import HealthCheck
 from bot.identity import IdentityObserver
 from bot.identity.state import flush_states
 from bot.llm.base import LLMBackend
@@ -90,6 +91,7 @@ class Daemon:
         self.jobs = Jobs()
         self.watchdog: Watchdog | None = None
         self.outbox = Outbox(self.state, self.adapters, on_delivered=self._log_delivered)
+        self.health = HealthCheck(self.adapters, self._stall_seconds, self.outbox)
         #: how long stop waits for turns in flight before cancelling them
         self.drain_seconds = DRAIN_SECONDS
         self.started_at = time.monotonic()
@@ -154,6 +156,7 @@ class Daemon:
         )
         self.router.adapters = self.adapters
         self.router.outbox = self.outbox
+        self.router.health = self.health
         await self.outbox.load()
         await self.router.load_active_personas()
         self.router.pinned.update(self._pinned)

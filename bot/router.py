@@ -29,6 +29,7 @@ from bot.commands import ADMIN_ONLY, CommandContext, lookup, parse_command
 from bot.config import Config
 from bot.delivery import Undelivered, answer_key
 from bot.errors import PersonadError
+from bot.health import HealthCheck
 from bot.logs import bound
 from bot.outbox import Outbox, Parcel
 from bot.persona.store import PersonaStore
@@ -78,6 +79,8 @@ class Router:
         self.pinned: dict[tuple[str, str], str] = {}
         #: where answers the platform did not take wait (set by the daemon)
         self.outbox: Outbox | None = None
+        #: why adapters are unhealthy, for ``/status all`` (set by the daemon)
+        self.health: HealthCheck | None = None
         #: events being answered again after an earlier attempt was cut off
         self._retrying: set[tuple[str, str]] = set()
         #: events whose answer went to the outbox (finished when it is delivered)
