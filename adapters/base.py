@@ -150,6 +150,8 @@ class Adapter(ABC):
     max_message_chars: int = 4000
     #: whether :meth:`edit` works, so answers can stream in by editing one message
     supports_edit: bool = False
+    #: whether the platform answers a repeated ``key`` with the message it already made
+    idempotent: bool = False
 
     def __init__(self, context: AdapterContext) -> None:
         self.context = context

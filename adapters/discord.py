@@ -52,6 +52,8 @@ class DiscordAdapter(Adapter):
     platform = "discord"
     max_message_chars = DISCORD_MAX_CHARS
     supports_edit = True
+    # a repeated nonce (sent with enforce_nonce) is answered with the message it made
+    idempotent = True
 
     def __init__(self, settings: Settings, context: AdapterContext) -> None:
         super().__init__(context)

@@ -94,6 +94,8 @@ class NCTalkAdapter(Adapter):
     platform = "nctalk"
     max_message_chars = TALK_MAX_CHARS
     supports_edit = False
+    # a message's referenceId is derived from its key
+    idempotent = True
 
     def __init__(self, settings: Settings, context: AdapterContext, secret: str) -> None:
         super().__init__(context)

@@ -48,7 +48,7 @@ class Step:
             await adapter.edit(self.room, self.message_id, self.text, key=self.key)
             return self.message_id
         message_id = await adapter.send(self.room, self.text, reply_to=self.reply_to, key=self.key)
-        if self.confirm and adapter.supports_edit:
+        if self.confirm and adapter.supports_edit and adapter.idempotent:
             await adapter.edit(self.room, message_id, self.text, key=answer_key("", self.key, "e"))
         return message_id
 

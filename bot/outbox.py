@@ -81,25 +81,17 @@ class Outbox:
         self._task: asyncio.Task[None] | None = None
 
     async def load(self) -> None:
-        """Read the parcels an earlier process left (call once, at start)."""
-        for (
-            row,
-            platform,
-            event_id,
-            user,
-            persona,
-            raw,
-            attempts,
-            created,
-            next_at,
-        ) in await self.state.outbox_rows():
+        """Read the parcels an earlier process left (call once, at start); each is tried at
+        once, its backoff going on from its attempts so far."""
+        for row in await self.state.outbox_rows():
+            number, platform, event_id, user, persona, raw, attempts, created, _next = row
             try:
                 steps = steps_from_json(json.loads(raw))
             except (ValueError, KeyError) as exc:
-                log.error("outbox.unreadable", row=row, error=str(exc))
+                log.error("outbox.unreadable", row=number, error=str(exc))
                 continue
             parcel = Parcel(platform, event_id, user, persona, steps, True, created, attempts)
-            parcel.next_at, parcel.row = next_at, row
+            parcel.row = number
             self.parcels.append(parcel)
         if self.parcels:
             log.info("outbox.loaded", parcels=len(self.parcels))

@@ -148,8 +148,10 @@ class ReplyStream:
     def plan(self, final: str) -> list[Step]:
         """The steps that deliver ``final`` from where the room stands now."""
         first_key = self._key("0")
-        editable = self.adapter.supports_edit
-        if self.message_id is None and not (self._first_tried and editable):
+        # a send with the first key may have made a message (with a beginning of the
+        # answer): where the platform finds it again by its key, it is edited to the end
+        found = self.adapter.supports_edit and self.adapter.idempotent
+        if self.message_id is None and not (self._first_tried and found):
             # nothing of this answer is in the room: one send, split by the adapter
             return [Step("send", self.room, final, first_key, reply_to=self.reply_to)]
         limit = self.adapter.max_message_chars

@@ -102,6 +102,7 @@ class RecordingAdapter(Adapter):
         super().__init__(context)
         self.platform = platform
         self.supports_edit = supports_edit
+        self.idempotent = True
         self.max_message_chars = max_message_chars
         self.sent: list[tuple[str, str]] = []
         self.edits: list[tuple[str, str, str]] = []
