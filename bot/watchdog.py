@@ -62,7 +62,7 @@ class Watchdog:
         limit = self.stall_seconds.get(name)
         if limit is None:
             return False
-        return not adapter.health.running or adapter.health.age() > limit
+        return not adapter.health.synced(limit)
 
     async def check(self) -> list[str]:
         """One pass; returns the names of adapters restarted."""
