@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from adapters.base import Adapter
+from bot.backoff import LoopTask, jittered_backoff
 from bot.delivery import Step, Undelivered, perform_all, steps_from_json, steps_to_json
 from bot.state import StateStore
 
@@ -78,7 +78,7 @@ class Outbox:
         self.max_delay = max_delay
         self.parcels: list[Parcel] = []
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._task = LoopTask(self._loop)
 
     async def load(self) -> None:
         """Read the parcels an earlier process left (call once, at start); each is tried at
@@ -131,21 +131,15 @@ class Outbox:
         return None
 
     def _delay(self, attempts: int) -> float:
-        delay: float = min(self.max_delay, self.base_delay * 2.0 ** (attempts - 1))
-        return delay * random.uniform(0.5, 1.0)
+        return jittered_backoff(attempts, self.base_delay, self.max_delay)
 
     # -- the delivery task ------------------------------------------------------------------
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._loop())
+        self._task.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._task.stop()
         in_memory = sum(not p.durable for p in self.parcels)
         if in_memory:  # their events stay unfinished: a redelivery is answered afresh
             log.warning("outbox.memory_parcels_dropped", count=in_memory)

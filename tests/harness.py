@@ -51,6 +51,8 @@ class ScriptedLLM(LLMBackend):
     _queue: deque[Completion | Exception] = field(default_factory=deque)
     chunk: int = 8
     delay: float = 0.0
+    #: when given, streaming stops after the first piece until it is set (a slow model)
+    hold: asyncio.Event | None = None
 
     def queue(self, text: str) -> None:
         self._queue.append(Completion(text=text))
@@ -85,6 +87,8 @@ class ScriptedLLM(LLMBackend):
         if on_text is not None and completion.text:
             for start in range(0, len(completion.text), self.chunk):
                 await on_text(completion.text[start : start + self.chunk])
+                if self.hold is not None:
+                    await self.hold.wait()
         return completion
 
 

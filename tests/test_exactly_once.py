@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,39 +15,16 @@ import pytest
 
 from adapters.base import AdapterContext, Incoming
 from bot.daemon import Daemon
-from bot.llm.base import Completion, Message, SystemPrompt, TextSink, ToolSpec
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 ANSWER = "The whole answer, every word of it, " * 3
 
 
-@dataclass
-class HangingLLM(ScriptedLLM):
-    """Streams the first words of :data:`ANSWER`, then waits for ``release`` forever."""
-
-    release: asyncio.Event = field(default_factory=asyncio.Event)
-    started: asyncio.Event = field(default_factory=asyncio.Event)
-
-    async def complete(
-        self,
-        *,
-        system: SystemPrompt,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        max_tokens: int | None = None,
-        on_text: TextSink | None = None,
-    ) -> Completion:
-        self.calls.append(self._record(system, messages, tools))
-        if on_text is not None:
-            await on_text(ANSWER[:20])
-        self.started.set()
-        await self.release.wait()
-        return Completion(text=ANSWER)
-
-    def _record(self, system: SystemPrompt, messages: Sequence[Message], tools: Sequence[ToolSpec]):  # type: ignore[no-untyped-def]
-        from tests.harness import RecordedCall
-
-        return RecordedCall(system, list(messages), list(tools))
+def hanging() -> ScriptedLLM:
+    """A model that streams the first words of :data:`ANSWER`, then waits for ``hold``."""
+    llm = ScriptedLLM(chunk=20, hold=asyncio.Event())
+    llm.queue(ANSWER)
+    return llm
 
 
 @dataclass
@@ -98,10 +75,9 @@ async def test_a_crash_mid_stream_is_completed_by_editing_the_streamed_message(
     data: Path,
 ) -> None:
     room = Room()
-    hanging = HangingLLM()
-    first, adapter = await start_daemon(data, hanging, room)
+    slow = hanging()
+    first, adapter = await start_daemon(data, slow, room)
     turn = asyncio.create_task(adapter.deliver("tell me everything", sender="scott", event_id="$1"))
-    await hanging.started.wait()
     await _wait(lambda: len(room.sent) == 1)  # the first streamed chunk is in the room
     # the process dies here: nothing more of it runs; the next one gets the event again
     second_llm = ScriptedLLM()
@@ -120,11 +96,11 @@ async def test_a_crash_mid_stream_is_completed_by_editing_the_streamed_message(
 
 async def test_a_turn_cut_by_shutdown_is_answered_after_the_restart(data: Path) -> None:
     room = Room()
-    hanging = HangingLLM()
-    first, adapter = await start_daemon(data, hanging, room)
+    slow = hanging()
+    first, adapter = await start_daemon(data, slow, room)
     first.drain_seconds = 0.2
     turn = asyncio.create_task(adapter.deliver("slow question", sender="scott", event_id="$2"))
-    await hanging.started.wait()
+    await _wait(lambda: len(room.sent) == 1)
     await first.stop()  # the drain ends with the turn still running: it is cut off
     with pytest.raises(asyncio.CancelledError):
         await turn
@@ -151,19 +127,20 @@ async def test_a_turn_cut_by_shutdown_is_answered_after_the_restart(data: Path) 
 
 async def test_a_cancelled_turn_is_retried_in_the_same_process(data: Path) -> None:
     room = Room()
-    hanging = HangingLLM()
-    daemon, adapter = await start_daemon(data, hanging, room)
+    slow = hanging()
+    daemon, adapter = await start_daemon(data, slow, room)
     try:
         turn = asyncio.create_task(adapter.deliver("hello?", sender="scott", event_id="$4"))
-        await hanging.started.wait()
         await _wait(lambda: len(room.sent) == 1)
         turn.cancel()  # an adapter restart cuts the handler off
         with pytest.raises(asyncio.CancelledError):
             await turn
-        hanging.release.set()
+        assert slow.hold is not None
+        slow.hold.set()
         await adapter.deliver("hello?", sender="scott", event_id="$4")  # redelivered
+        # the retried turn's answer replaces the fragment the cut-off one left
         assert len(room.sent) == 1
-        assert adapter.final_texts() == [ANSWER.strip()]
-        assert _user_texts(hanging) == ["hello?"]
+        assert adapter.final_texts() == ["echo: hello?"]
+        assert _user_texts(slow) == ["hello?"]
     finally:
         await daemon.stop()
