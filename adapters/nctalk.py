@@ -94,8 +94,9 @@ class NCTalkAdapter(Adapter):
     platform = "nctalk"
     max_message_chars = TALK_MAX_CHARS
     supports_edit = False
-    # a message's referenceId is derived from its key
-    idempotent = True
+    # a message's referenceId is derived from its key, the same on every retry, but Talk is
+    # not documented to drop a repeated one
+    idempotent = False
 
     def __init__(self, settings: Settings, context: AdapterContext, secret: str) -> None:
         super().__init__(context)

@@ -96,11 +96,15 @@ class Outbox:
         if self.parcels:
             log.info("outbox.loaded", parcels=len(self.parcels))
 
-    async def put(self, parcel: Parcel) -> None:
+    async def put(self, parcel: Parcel, *, tried: bool = True) -> None:
         """Keep ``parcel`` until delivered: in the database when durable (its event becomes
-        ``queued``), else in memory. The first retry comes after the base delay."""
-        parcel.attempts = max(parcel.attempts, 1)
-        parcel.next_at = time.time() + self._delay(parcel.attempts)
+        ``queued``), else in memory. The first retry comes after the base delay; an
+        untried parcel (queued behind others) goes as soon as those before it did."""
+        if tried:
+            parcel.attempts = max(parcel.attempts, 1)
+            parcel.next_at = time.time() + self._delay(parcel.attempts)
+        else:
+            parcel.next_at = time.time()
         if parcel.durable:
             parcel.row = await self.state.outbox_add(
                 parcel.platform,
@@ -116,6 +120,10 @@ class Outbox:
 
     def holds(self, platform: str, event_id: str) -> bool:
         return any(p.platform == platform and p.event_id == event_id for p in self.parcels)
+
+    def waiting_in(self, platform: str, room: str) -> bool:
+        """Whether answers to ``room`` wait here (a new one must go after them)."""
+        return any(p.platform == platform and p.room == room for p in self.parcels)
 
     def backlog(self, platform: str) -> tuple[int, float]:
         """How many parcels wait for ``platform``, and the age in seconds of the oldest."""

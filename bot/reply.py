@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from adapters.base import Adapter
-from bot.delivery import Step, perform_all
+from bot.delivery import Step, Undelivered, perform_all
 from bot.formatting import split_markdown
 
 __all__ = ["TYPING_DELAY", "ReplyStream"]
@@ -171,13 +171,16 @@ class ReplyStream:
         )
         return steps
 
-    async def finish(self, final: str) -> None:
+    async def finish(self, final: str, *, behind: str | None = None) -> None:
         """Deliver ``final`` as the whole answer; :class:`~bot.delivery.Undelivered` with
-        the steps left if the platform does not take one."""
+        the steps left if the platform does not take one. ``behind`` (why earlier answers
+        to the room still wait) sends nothing: every step is left to go after them."""
         await self._stop_typing()
         async with self._push_lock:
             await self._ready()
             steps = self.plan(final)
+            if behind is not None:
+                raise Undelivered(steps, behind)
             await perform_all(self.adapter, steps)
         await self.adapter.reply_done(self.room)
 

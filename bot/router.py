@@ -41,6 +41,8 @@ __all__ = ["DELIVERED", "QUEUED", "Router"]
 
 log = structlog.get_logger(__name__)
 
+#: why an answer goes to the outbox untried: earlier answers to its room wait there
+BEHIND = "earlier answers to this room wait in the outbox"
 #: the session log's event lines around an answer the outbox delivers later
 QUEUED = "answer queued"
 DELIVERED = "answer delivered"
@@ -254,15 +256,18 @@ class Router:
     ) -> bool:
         """Deliver ``text`` as the whole answer; what the platform does not take goes to the
         outbox (in memory only when Off The Record). Whether it was delivered now."""
+        outbox = self.outbox
+        behind = outbox is not None and outbox.waiting_in(incoming.platform, incoming.room)
         try:
-            await reply.finish(text)
+            await reply.finish(text, behind=BEHIND if behind else None)
             return True
         except Undelivered as exc:
-            log.warning("reply.undelivered", error=exc.error, steps=len(exc.steps))
-            if self.outbox is None:
+            if outbox is None:
                 raise
+            if not behind:
+                log.warning("reply.undelivered", error=exc.error, steps=len(exc.steps))
             parcel = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, not otr)
-            await self.outbox.put(parcel)
+            await outbox.put(parcel, tried=not behind)
             self._queued.add((incoming.platform, incoming.event_id))
             if parcel.durable:
                 self.state.event_queued(incoming.platform, incoming.event_id)
@@ -312,7 +317,11 @@ class Router:
         event = (incoming.platform, incoming.event_id)
         async with session.lock:
             first = await self.state.first_message(*event) if event in self._retrying else None
-            reply = self._reply(adapter, incoming, stream=True, first=first)
+            # while earlier answers to the room wait, this one does not stream ahead of them
+            waiting = self.outbox is not None and self.outbox.waiting_in(
+                incoming.platform, incoming.room
+            )
+            reply = self._reply(adapter, incoming, stream=not waiting, first=first)
             owner = (user, persona)
             async with reply:
                 try:

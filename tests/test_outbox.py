@@ -193,3 +193,17 @@ async def test_status_all_says_why(rig: Rig) -> None:
     await adapter.deliver("/status all", sender="scott", event_id="$8")
     assert len(adapter.sent) == before + 2
     assert "- console: stalled: no success for 90s, the limit is 30s" in adapter.texts()[-1]
+
+
+async def test_a_new_answer_waits_behind_earlier_ones_to_its_room(rig: Rig) -> None:
+    adapter = await rig.start(down=True)
+    assert rig.daemon is not None
+    rig.daemon.outbox.base_delay = rig.daemon.outbox.max_delay = 3600.0  # no retry by itself
+    await adapter.deliver("first", sender="scott", event_id="$9")
+    adapter.down = False
+    await adapter.deliver("second", sender="scott", event_id="$10")
+    assert adapter.sent == []  # not ahead of the answer still waiting
+    assert rig.status("$10") == "queued"
+    await rig.daemon.outbox.run_due(now=time.time() + 7200)
+    assert adapter.texts() == ["echo: first", "echo: second"]
+    assert rig.status("$9") == rig.status("$10") == "done"

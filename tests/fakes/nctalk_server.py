@@ -310,11 +310,6 @@ class FakeTalkServer(ServerContext):
         return 201
 
     async def _record(self, token: str, body: dict[str, Any]) -> None:
-        reference = str(body.get("referenceId", ""))
-        if reference and any(
-            m.token == token and m.reference_id == reference for m in self.messages
-        ):
-            return  # the same message again: kept once, as a retry by reference id
         self._next_id += 1
         self._known_ids.setdefault(token, set()).add(self._next_id)
         message = PostedMessage(
