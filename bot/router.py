@@ -330,6 +330,7 @@ class Router:
                         platform=incoming.platform,
                         on_text=reply.on_text,
                         event_id=incoming.event_id,
+                        retry=event in self._retrying,
                     )
                 except PersonadError as exc:
                     log.warning("turn.failed", error=str(exc), kind=type(exc).__name__)

@@ -281,10 +281,32 @@ class Session:
             return None
         return self.entries.pop()
 
+    def _answered(self, text: str, event_id: str, retry: bool) -> TurnOutcome | None:
+        """This message and its answer, if an attempt cut off before delivering the answer
+        got as far as the conversation (restored from the log, on a retry: the same text):
+        the answer is delivered again, not asked for a second time."""
+        if len(self.entries) < 2:
+            return None
+        asked, answer = self.entries[-2], self.entries[-1]
+        if asked.role != "user" or answer.role != "assistant" or asked.otr != self.otr:
+            return None
+        same = asked.event_id == event_id or (retry and not asked.event_id and asked.text == text)
+        return TurnOutcome(answer.text, asked, answer, answer.otr) if same else None
+
     async def turn(
-        self, text: str, *, platform: str, on_text: TextSink | None = None, event_id: str = ""
+        self,
+        text: str,
+        *,
+        platform: str,
+        on_text: TextSink | None = None,
+        event_id: str = "",
+        retry: bool = False,
     ) -> TurnOutcome:
-        """Answer one message. The caller holds :attr:`lock`."""
+        """Answer one message. The caller holds :attr:`lock`. ``event_id`` names the
+        platform event; ``retry`` says an earlier attempt at it was cut off."""
+        earlier = self._answered(text, event_id, retry) if event_id else None
+        if earlier is not None:
+            return earlier
         self.last_active = time.monotonic()
         config = self.deps.config
         store = self.deps.store

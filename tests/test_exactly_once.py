@@ -36,7 +36,19 @@ class Room:
     keys: dict[str, str] = field(default_factory=dict)
 
 
-async def start_daemon(data: Path, llm: ScriptedLLM, room: Room) -> tuple[Daemon, RecordingAdapter]:
+class StuckAdapter(RecordingAdapter):
+    """A platform that never answers a send: the process dies while it waits."""
+
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+async def start_daemon(
+    data: Path, llm: ScriptedLLM, room: Room, kind: type[RecordingAdapter] = RecordingAdapter
+) -> tuple[Daemon, RecordingAdapter]:
     daemon = Daemon(make_config(data), backends={"scripted": llm}, http=False, jobs=False)
     daemon.outbox.base_delay = 0.05
 
@@ -44,9 +56,9 @@ async def start_daemon(data: Path, llm: ScriptedLLM, room: Room) -> tuple[Daemon
         assert daemon.router is not None
         await daemon.router.handle(incoming)
 
-    adapter = RecordingAdapter(
+    adapter = kind(
         AdapterContext(handler=handler, state=daemon.state.for_adapter("console"), data_dir=data),
-        supports_edit=True,
+        supports_edit=kind is RecordingAdapter,
     )
     adapter.sent, adapter.edits, adapter.keys = room.sent, room.edits, room.keys
     adapter._ids = len(room.sent)
@@ -144,3 +156,24 @@ async def test_a_cancelled_turn_is_retried_in_the_same_process(data: Path) -> No
         assert _user_texts(slow) == ["hello?"]
     finally:
         await daemon.stop()
+
+
+async def test_an_answer_logged_but_never_sent_is_sent_after_the_restart(data: Path) -> None:
+    room = Room()
+    first, stuck = await start_daemon(data, ScriptedLLM(), room, StuckAdapter)
+    turn = asyncio.create_task(stuck.deliver("what now?", sender="scott", event_id="$5"))
+    log_dir = data / "scott/persona/inara/sessions"
+    await _wait(lambda: any("echo: what now?" in p.read_text() for p in log_dir.glob("*.md")))
+    # the process dies while the platform holds the send; the next one gets the event again
+    llm = ScriptedLLM()
+    second, adapter = await start_daemon(data, llm, room)
+    try:
+        await adapter.deliver("what now?", sender="scott", event_id="$5")
+        assert adapter.final_texts() == ["echo: what now?"]
+        assert llm.calls == []  # the answer the log holds is delivered, not asked again
+        log = next(log_dir.glob("*.md")).read_text()
+        assert log.count("what now?") == 2  # the question once, its echo once
+    finally:
+        await second.stop()
+        turn.cancel()
+        await first.stop()
