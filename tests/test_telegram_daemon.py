@@ -6,6 +6,7 @@ the scripted model (streaming by edits), and the watchdog restarts it when polli
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -165,3 +166,17 @@ async def test_a_queued_answer_is_delivered_by_the_next_process(world: World) ->
         await until(lambda: not again.outbox.parcels, "the outbox to empty")
     assert world.answers(SCOTT) == ["echo: Before the restart"]
     assert len(world.llm.calls) == 1
+
+
+async def test_a_turn_cut_by_a_watchdog_restart_is_completed_in_its_message(
+    world: World,
+) -> None:
+    assert world.daemon.watchdog is not None
+    world.adapter.settings.drain_seconds = 0.05
+    world.llm.hold = hold = asyncio.Event()
+    world.fake.push_message(SCOTT, "Tell me a long story")
+    await until(lambda: world.answers(SCOTT), "the first streamed words")
+    assert await world.daemon.watchdog.restart("telegram", world.adapter)
+    hold.set()  # the turn was cut off; the redelivered update is answered now
+    await world.answered(SCOTT, "echo: Tell me a long story")
+    assert world.answers(SCOTT) == ["echo: Tell me a long story"]
