@@ -293,7 +293,9 @@ class MatrixAdapter(Adapter):
             self.rooms.own_events.remember(answer.event_id, room)
         return str(answer.event_id)
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         pieces = chunks_that_fit(text, self.max_message_chars)
         if not pieces:
             raise AdapterError("refusing to send an empty Matrix message")
@@ -309,7 +311,7 @@ class MatrixAdapter(Adapter):
         log.info("matrix.sent", room=room, event_id=last, pieces=len(pieces))
         return last
 
-    async def edit(self, room: str, message_id: str, text: str) -> None:
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         if not text.strip():
             raise AdapterError("refusing to edit a Matrix message to nothing")
         await self._room_send(room, edit_content(message_id, text))

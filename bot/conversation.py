@@ -28,6 +28,8 @@ class Entry:
     kind: Literal["turn", "pointer"] = "turn"
     #: the room it was said in, ``platform:id`` (empty: not known, from an older log)
     room: str = ""
+    #: the platform event a user entry came from ("" when restored from the session log)
+    event_id: str = ""
 
 
 def to_messages(entries: Iterable[Entry]) -> list[Message]:

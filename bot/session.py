@@ -314,19 +314,65 @@ class Session:
 
     # -- the turn ---------------------------------------------------------------------------
 
+    @staticmethod
+    def _take_unanswered(
+        conversation: Conversation, text: str, event_id: str, otr: bool
+    ) -> Entry | None:
+        """The conversation's last entry, taken out, if it is this message kept unanswered
+        by an attempt that was cut off (restored from the log it has no event id, so the
+        same text counts): answered again, it is neither repeated nor logged twice."""
+        entries = conversation.entries
+        last = entries[-1] if entries else None
+        if last is None or last.role != "user" or last.kind != "turn" or last.otr != otr:
+            return None
+        if last.event_id != event_id and (last.event_id or last.text != text):
+            return None
+        return entries.pop()
+
+    @staticmethod
+    def _answered(
+        conversation: Conversation, room: Room, text: str, event_id: str, retry: bool, otr: bool
+    ) -> TurnOutcome | None:
+        """This message and its answer, if an attempt cut off before delivering the answer
+        got as far as the conversation (restored from the log, on a retry: the same text):
+        the answer is delivered again, not asked for a second time."""
+        entries = conversation.entries
+        if len(entries) < 2:
+            return None
+        asked, answer = entries[-2], entries[-1]
+        if asked.role != "user" or answer.role != "assistant" or asked.otr != otr:
+            return None
+        same = asked.event_id == event_id or (retry and not asked.event_id and asked.text == text)
+        return TurnOutcome(answer.text, asked, answer, answer.otr, room) if same else None
+
     async def turn(
-        self, text: str, *, room: Room, otr: bool, on_text: TextSink | None = None
+        self,
+        text: str,
+        *,
+        room: Room,
+        otr: bool,
+        on_text: TextSink | None = None,
+        event_id: str = "",
+        retry: bool = False,
     ) -> TurnOutcome:
         """Answer one message said in ``room`` (Off The Record when ``otr``). The caller
-        holds :attr:`lock`."""
+        holds :attr:`lock`. ``event_id`` names the platform event; ``retry`` says an earlier
+        attempt at it was cut off."""
+        conversation = self.conversation(room)
+        if event_id:
+            earlier = self._answered(conversation, room, text, event_id, retry, otr)
+            if earlier is not None:
+                return earlier
         self.last_active = time.monotonic()
         config = self.deps.config
         store = self.deps.store
         zone = self.user_config.zone
         now = self.deps.clock().astimezone(zone)
         platform = room.platform
-        conversation = self.conversation(room)
-        user_entry = Entry("user", text, now, platform, otr=otr, room=room.key)
+        kept = self._take_unanswered(conversation, text, event_id, otr) if event_id else None
+        user_entry = kept or Entry(
+            "user", text, now, platform, otr=otr, event_id=event_id, room=room.key
+        )
         inject, recalled = await self._recall(text, otr=otr)
 
         def read(name: str) -> FileText:
@@ -371,7 +417,10 @@ class Session:
             except BaseException:
                 # no answer came, but what the user said is kept: logged, and still in the
                 # conversation when they try again
-                await self._keep_unanswered(self.conversation(room), user_entry, zone)
+                if kept is None:
+                    await self._keep_unanswered(self.conversation(room), user_entry, zone)
+                else:
+                    self.conversation(room).entries.append(kept)
                 raise
         reply = result.text.strip() or "(no answer)"
         reply_entry = Entry(
@@ -379,9 +428,10 @@ class Session:
             room=room.key,
         )
         if not otr:
-            await self.log.append(
-                [LoggedTurn(self.user, user_entry), LoggedTurn(self.persona, reply_entry)], zone
-            )
+            logged = [LoggedTurn(self.persona, reply_entry)]
+            if kept is None:
+                logged.insert(0, LoggedTurn(self.user, user_entry))
+            await self.log.append(logged, zone)
         self.conversation(room).entries.extend((user_entry, reply_entry))
         self.last_active = time.monotonic()
         return TurnOutcome(reply, user_entry, reply_entry, otr, room)

@@ -12,9 +12,11 @@ Each turn is appended as markdown and fsynced before the reply goes out::
 
 The date and times are the user's local ones; the last field is the room (``platform:id``;
 older logs name only the platform). ``/new`` appends an ``event`` heading naming its room;
-the conversation of a room restored after a restart starts after the last one there. A
-message line that looks like a heading is written with a leading backslash and read back
-without it.
+the conversation of a room restored after a restart starts after the last one there. An
+answer the platform did not take at once is followed by an ``answer queued`` event, and by
+``answer delivered`` when the outbox delivered it: a queued answer with no delivered line
+after it never reached the room. A message line that looks like a heading is written with a
+leading backslash and read back without it.
 Nothing is ever written here while a session is Off The Record: callers check, and
 :meth:`SessionLog.append` refuses an Off The Record entry as a last line of defence.
 """
@@ -104,9 +106,13 @@ class SessionLog:
         return f"# Session log {day.isoformat()} · {self.persona}\n\n"
 
     async def mark_new_conversation(self, at: datetime, zone: ZoneInfo, room: str) -> None:
+        await self.mark_event(at, zone, f"new conversation · {room}")
+
+    async def mark_event(self, at: datetime, zone: ZoneInfo, what: str) -> None:
+        """Append an ``event`` heading (``new conversation · ROOM``, ``answer queued``, ...)."""
         local = at.astimezone(zone)
         path = self.path_for(local.date())
-        text = f"### {local:%H:%M:%S} · event · new conversation · {room}\n\n"
+        text = f"### {local:%H:%M:%S} · event · {what}\n\n"
         await run_blocking(append_durably, path, text, self._header(local.date()))
 
     def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | NewConversation]:
