@@ -10,6 +10,7 @@ until the reply is sent and the memory synced; different sessions run concurrent
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ import structlog
 from bot.config import Config, UserConfig
 from bot.conversation import Entry, MessageCache
 from bot.disk import run_blocking
-from bot.errors import ContextOverflow
+from bot.errors import ContextOverflow, RequestRejected
 from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
@@ -260,7 +261,10 @@ class Session:
         return cached
 
     async def _keep_unanswered(self, user_entry: Entry, zone: ZoneInfo) -> None:
-        self.entries.append(user_entry)
+        # called while the turn's error is being handled; a message the model server refused
+        # as invalid would be refused again with every later turn, so it is only logged
+        if not isinstance(sys.exception(), RequestRejected):
+            self.entries.append(user_entry)
         if user_entry.otr:
             return
         try:
