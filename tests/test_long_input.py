@@ -1,0 +1,69 @@
+"""A message of a megabyte (``daemon.max_message_chars`` raised) does not hold the event loop:
+another user's short turn is answered while the long one is still being read, and the long
+one is still read in full."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+import bot.identity.observer as observer_module
+from adapters.base import AdapterContext
+from bot.daemon import Daemon
+from bot.identity.detect import Trait
+from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+
+LONG = "a " * 499_980 + "Please call me Captain."
+
+
+async def test_a_short_turn_is_answered_while_a_megabyte_message_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "holly")
+    config = make_config(tmp_path, extra={"daemon": {"max_message_chars": 1_000_000}})
+    llm = ScriptedLLM()
+    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
+
+    async def handler(incoming):  # type: ignore[no-untyped-def]
+        assert daemon.router is not None
+        await daemon.router.handle(incoming)
+
+    context = AdapterContext(
+        handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
+    )
+    adapter = RecordingAdapter(context)
+    daemon.attach("console", adapter)
+    await daemon.start()
+
+    # the long message's reading for traits waits (a bounded while) until the other user was
+    # answered: that can only happen if the loop keeps running meanwhile
+    reading, holly_answered = threading.Event(), threading.Event()
+    answered_meanwhile: list[bool] = []
+    real_detect = observer_module.detect
+
+    def watched_detect(text: str, *, persona: str = "") -> list[Trait]:
+        if len(text) > 100_000:
+            reading.set()
+            answered_meanwhile.append(holly_answered.wait(timeout=10))
+        return real_detect(text, persona=persona)
+
+    monkeypatch.setattr(observer_module, "detect", watched_detect)
+    try:
+        await adapter.deliver("hello", sender="holly", room="holly", event_id="h0")
+        llm.queue("That is a lot of a's.")
+        await adapter.deliver(LONG, sender="scott", room="scott", event_id="s1")
+        assert adapter.sent[-1] == ("scott", "That is a lot of a's.")
+        assert await asyncio.to_thread(reading.wait, 30)
+        await adapter.deliver("a short question", sender="holly", room="holly", event_id="h1")
+        assert adapter.sent[-1] == ("holly", "echo: a short question")
+        holly_answered.set()
+    finally:
+        holly_answered.set()
+        await daemon.stop()  # waits for the work after each answer
+    assert answered_meanwhile == [True]
+    voice = (tmp_path / "scott/persona/inara/VOICE.md").read_text()
+    assert "Captain" in voice  # the end of the long message was read too
