@@ -13,6 +13,7 @@ import pytest
 import bot.identity.observer as observer_module
 from adapters.base import AdapterContext
 from bot.daemon import Daemon
+from bot.disk import INLINE_TEXT, run_on_text
 from bot.identity.detect import Trait
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
@@ -67,3 +68,22 @@ async def test_a_short_turn_is_answered_while_a_megabyte_message_is_read(
     assert answered_meanwhile == [True]
     voice = (tmp_path / "scott/persona/inara/VOICE.md").read_text()
     assert "Captain" in voice  # the end of the long message was read too
+
+
+async def test_work_over_a_long_text_leaves_the_loop_running() -> None:
+    """What memory backends and the identity observer run over a message: a short text on
+    the loop (no hand-over cost), a long one beside it while the loop goes on."""
+    loop_thread = threading.get_ident()
+    ran_in: list[int] = []
+    loop_ran = threading.Event()
+
+    def analyse(text: str) -> int:
+        ran_in.append(threading.get_ident())
+        if len(text) > INLINE_TEXT:
+            assert loop_ran.wait(timeout=10), "the event loop stood still meanwhile"
+        return len(text)
+
+    assert await run_on_text("short", analyse) == 5
+    asyncio.get_running_loop().call_soon(loop_ran.set)  # runs only if the loop turns
+    assert await run_on_text("x" * (INLINE_TEXT + 1), analyse) == INLINE_TEXT + 1
+    assert ran_in[0] == loop_thread and ran_in[1] != loop_thread

@@ -23,7 +23,7 @@ from functools import partial
 
 import structlog
 
-from bot.disk import run_blocking
+from bot.disk import run_on_text
 from bot.errors import PersonadError
 from bot.identity.changelog import Change, append_change, next_id, read_changes
 from bot.identity.detect import detect
@@ -47,14 +47,9 @@ from bot.identity.state import IdentityState, edit_lock, load_state, save_state
 from bot.identity.traits import Trait
 from bot.persona.store import PersonaStore
 
-__all__ = ["INLINE_CHARS", "IdentityObserver"]
+__all__ = ["IdentityObserver"]
 
 log = structlog.get_logger(__name__)
-
-#: messages up to this long are read for traits on the event loop (well under a millisecond);
-#: a longer one is read in a worker thread, which a megabyte message keeps busy for most of a
-#: second that the loop would otherwise not answer anyone
-INLINE_CHARS = 4000
 
 #: sightings are counted up to this many times the kind's threshold
 _COUNT_CAP_FACTOR = 2
@@ -98,10 +93,7 @@ class IdentityObserver:
     async def observe(self, user_text: str, *, user: str, persona: str, at: datetime) -> list[str]:
         """Read one on-record message; return a description of each change applied, e.g.
         ``"VOICE.md: No emojis with scott."``. Never raises for a persona problem: it logs."""
-        if len(user_text) > INLINE_CHARS:
-            traits = await run_blocking(partial(detect, user_text, persona=persona))
-        else:
-            traits = detect(user_text, persona=persona)
+        traits = await run_on_text(user_text, partial(detect, persona=persona))
         if not traits:
             return []
         try:
