@@ -22,13 +22,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.base import AdapterContext
-from bot.daemon import Daemon
 from bot.router import Router
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.rig import start_daemon
 
 _WORDS = (
     "I really love the garden and my sister went to Lisbon yesterday please call me later"
@@ -56,8 +57,8 @@ def long_text(kind: str, chars: int, seed: int = 1) -> str:
 class _Adapter(RecordingAdapter):
     """Tells when the long message's answer went out."""
 
-    def __init__(self, context: AdapterContext) -> None:
-        super().__init__(context)
+    def __init__(self, context: AdapterContext, **kw: Any) -> None:
+        super().__init__(context, **kw)
         self.replied = asyncio.Event()
 
     async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
@@ -82,18 +83,9 @@ async def run_once(text: str, memory: str) -> tuple[float, float, float]:
     config = make_config(
         data, memory_backend=memory, extra={"daemon": {"max_message_chars": len(text)}}
     )
-    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
-
-    async def handler(incoming):  # type: ignore[no-untyped-def]
-        assert daemon.router is not None
-        await daemon.router.handle(incoming)
-
-    context = AdapterContext(
-        handler=handler, state=daemon.state.for_adapter("console"), data_dir=data
-    )
-    adapter = _Adapter(context)
-    daemon.attach("console", adapter)
-    await daemon.start()
+    daemon, recording = await start_daemon(config, data, llm=llm, adapter_class=_Adapter)
+    assert isinstance(recording, _Adapter)
+    adapter = recording
     router = daemon.router
     assert router is not None
     for who in ("scott", "holly"):  # open both sessions first

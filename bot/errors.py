@@ -89,4 +89,3 @@ class ContextOverflow(LLMError):
 class RequestRejected(LLMError):
     """The model server refused the request itself as invalid (HTTP 400, 422 ...): sending
     the same conversation again would be refused again."""
-

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.base import AdapterContext
 from bot.daemon import Daemon
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.rig import start_daemon
 
 T0 = 1_900_000_000.0  # when the platform delivered the first message (seconds since epoch)
 
@@ -54,18 +54,7 @@ async def _room(tmp_path: Path, llm: ScriptedLLM, **daemon: object) -> Room:
     make_persona(tmp_path, "scott")
     make_persona(tmp_path, "holly")
     config = make_config(tmp_path, users=USERS, extra={"daemon": daemon})
-    running = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
-
-    async def handler(incoming):  # type: ignore[no-untyped-def]
-        assert running.router is not None
-        await running.router.handle(incoming)
-
-    context = AdapterContext(
-        handler=handler, state=running.state.for_adapter("matrix"), data_dir=tmp_path
-    )
-    adapter = RecordingAdapter(context, platform="matrix")
-    running.attach("matrix", adapter)
-    await running.start()
+    running, adapter = await start_daemon(config, tmp_path, llm=llm, platform="matrix")
     return Room(running, adapter, llm)
 
 

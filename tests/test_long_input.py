@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 import bot.identity.observer as observer_module
-from adapters.base import AdapterContext
-from bot.daemon import Daemon
 from bot.disk import INLINE_TEXT, run_on_text
 from bot.identity.detect import Trait
-from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.harness import ScriptedLLM, make_config, make_persona
+from tests.rig import start_daemon
 
 LONG = "a " * 499_980 + "Please call me Captain."
 
@@ -27,18 +26,7 @@ async def test_a_short_turn_is_answered_while_a_megabyte_message_is_read(
     make_persona(tmp_path, "holly")
     config = make_config(tmp_path, extra={"daemon": {"max_message_chars": 1_000_000}})
     llm = ScriptedLLM()
-    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
-
-    async def handler(incoming):  # type: ignore[no-untyped-def]
-        assert daemon.router is not None
-        await daemon.router.handle(incoming)
-
-    context = AdapterContext(
-        handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
-    )
-    adapter = RecordingAdapter(context)
-    daemon.attach("console", adapter)
-    await daemon.start()
+    daemon, adapter = await start_daemon(config, tmp_path, llm=llm)
 
     # the long message's reading for traits waits (a bounded while) until the other user was
     # answered: that can only happen if the loop keeps running meanwhile

@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from adapters.base import AdapterContext
-from bot.daemon import Daemon
 from tests.fakes.anthropic_api import Error, FakeAnthropic, FakeLLMServer
 from tests.fakes.openai_api import FakeOpenAI
 from tests.harness import RecordingAdapter, make_config, make_persona
+from tests.rig import start_daemon
 
 REFUSED = "a message the server refuses 7f3a"
 
@@ -37,18 +36,8 @@ async def rig(
             tmp_path,
             extra={"llm": {"backends": {"scripted": _backend(request.param, fake.base_url)}}},
         )
-        daemon = Daemon(config, env={"ANTHROPIC_API_KEY": "test-key-0123456789"}, jobs=False)
-
-        async def handler(incoming):  # type: ignore[no-untyped-def]
-            assert daemon.router is not None
-            await daemon.router.handle(incoming)
-
-        context = AdapterContext(
-            handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
-        )
-        adapter = RecordingAdapter(context)
-        daemon.attach("console", adapter)
-        await daemon.start()
+        env = {"ANTHROPIC_API_KEY": "test-key-0123456789"}
+        daemon, adapter = await start_daemon(config, tmp_path, env=env)
         try:
             yield fake, adapter, tmp_path
         finally:
