@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import structlog
 
@@ -70,7 +70,7 @@ class _User:
     messages: _Bucket
     commands: _Bucket
     pending: int = 0
-    noticed_at: float | None = field(default=None)
+    noticed_at: float | None = None
 
 
 class Admission:
@@ -94,9 +94,11 @@ class Admission:
         return state
 
     def _refuse(self, state: _User, now: float, reason: str, wait: float | None) -> Verdict:
-        log.info("admission.refused", reason=reason, pending=state.pending)
         if state.noticed_at is not None and 0.0 <= now - state.noticed_at < NOTICE_PERIOD:
+            # a flood is logged once a period too, not once a message
+            log.debug("admission.refused", reason=reason, pending=state.pending)
             return Verdict(False)
+        log.warning("admission.limited", reason=reason, pending=state.pending, wait_s=wait)
         state.noticed_at = now
         if wait is None:
             when = "once I've answered what you sent before"

@@ -3,6 +3,9 @@ message naming it, never converted into something else."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from bot.persona.names import validate_name
 from tests.harness import ScriptedLLM, make_config, make_persona
 
 TOKEN = "api-token-0123456789abcdef"
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(
@@ -138,3 +142,19 @@ async def test_distill_refuses_a_name_with_a_trailing_newline(
     async with http.post(f"{base}/distill/short?user=scott%0A&persona=inara") as response:
         assert response.status == 400
         assert (await response.json())["field"] == "user"
+
+
+def test_check_config_names_a_short_api_token(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
+    env.update(PYTHONPATH=str(REPO), PERSONAD_API_TOKEN="1234", PERSONAD_DATA_DIR=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "check-config"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "PERSONAD_API_TOKEN is 4 characters long; it needs at least 16" in done.stderr
+    assert "1234" not in done.stderr  # the token itself is never printed
