@@ -39,3 +39,4 @@ bench: setup
 	$(PY) bench/turn_overhead.py
 	$(PY) bench/recall.py --quick
 	$(PY) bench/policy_accuracy.py
+	$(PY) bench/long_input.py --runs 1

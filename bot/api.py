@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from aiohttp import web
 
+from bot.api_input import Field, json_fields, query_fields
 from bot.errors import PersonadError
-from bot.persona.names import validate_name
 from bot.persona.template import create_persona
 from bot.session_search import search_sessions
 
@@ -79,12 +79,7 @@ async def _errors_middleware(request: web.Request, handler: Handler) -> web.Stre
         return web.json_response({"error": "internal error"}, status=500)
 
 
-def _user_persona(request: web.Request) -> tuple[str, str]:
-    user = request.query.get("user", "")
-    persona = request.query.get("persona", "")
-    validate_name(user, "user")
-    validate_name(persona, "persona")
-    return user, persona
+_USER, _PERSONA = Field("user"), Field("persona")
 
 
 async def _healthz(request: web.Request) -> web.Response:
@@ -118,8 +113,8 @@ async def _distill(request: web.Request) -> web.Response:
     kind = request.match_info["kind"]
     if kind not in ("short", "mid", "long"):
         raise web.HTTPNotFound()
-    user, persona = _user_persona(request)
-    outcome = await daemon.distill(user, persona, kind)
+    fields = query_fields(request, _USER, _PERSONA)
+    outcome = await daemon.distill(fields["user"], fields["persona"], kind)
     return web.json_response({"kind": kind, "result": outcome})
 
 
@@ -130,25 +125,17 @@ async def _distill_status(request: web.Request) -> web.Response:
 
 async def _search(request: web.Request) -> web.Response:
     daemon = request.app[_DAEMON]
-    user, persona = _user_persona(request)
-    query = request.query.get("q", "")
-    directory = daemon.store.require(user, persona)
+    fields = query_fields(request, Field("q", "text"), _USER, _PERSONA)
+    query = fields["q"]
+    directory = daemon.store.require(fields["user"], fields["persona"])
     results = await search_sessions(directory / "sessions", query)
     return web.json_response({"query": query, "results": results})
 
 
 async def _setup_persona(request: web.Request) -> web.Response:
     daemon = request.app[_DAEMON]
-    try:
-        body = await request.json()
-    except ValueError:
-        return web.json_response({"error": "the body must be JSON"}, status=400)
-    if not isinstance(body, dict):
-        return web.json_response({"error": "the body must be a JSON object"}, status=400)
-    user = str(body.get("user", ""))
-    name = str(body.get("name", ""))
-    template = body.get("template")
-    path = create_persona(daemon.store, user, name, template=str(template) if template else None)
+    body = await json_fields(request, _USER, Field("name"), Field("template", optional=True))
+    path = create_persona(daemon.store, body["user"], body["name"], template=body.get("template"))
     return web.json_response({"created": str(path)}, status=201)
 
 

@@ -25,6 +25,7 @@ from bot.errors import ConfigError
 from bot.persona.names import validate_name
 
 __all__ = [
+    "MIN_API_TOKEN",
     "SEED_ENV",
     "apply_env",
     "collect_problems",
@@ -121,6 +122,22 @@ def _cross_checks(config: Config) -> list[str]:
     return problems
 
 
+#: the shortest bearer token the HTTP API accepts: anything shorter can be guessed
+MIN_API_TOKEN = 16
+
+
+def _env_checks(config: Config, env: Mapping[str, str]) -> list[str]:
+    """Problems with secrets the environment holds for the configuration."""
+    name = config.http.token_env
+    token = env.get(name, "")
+    if config.http.enabled and token and len(token.strip()) < MIN_API_TOKEN:
+        return [
+            f"http.token_env: the API token in {name} is {len(token.strip())} characters long;"
+            f" it needs at least {MIN_API_TOKEN} (e.g. `openssl rand -hex 24`)"
+        ]
+    return []
+
+
 def _defaults() -> dict[str, Any]:
     """The built-in defaults as a plain tree, so an override of one nested key (say
     ``PERSONAD__LLM__BACKENDS__ANTHROPIC__MODEL``) keeps the rest of that table."""
@@ -167,7 +184,7 @@ def collect_problems(
     except ValidationError as exc:
         return None, _format_errors(exc)
     config.source = path
-    return config, _cross_checks(config)
+    return config, _cross_checks(config) + _env_checks(config, env)
 
 
 def config_path_from(arg: str | None, env: Mapping[str, str] | None = None) -> Path | None:

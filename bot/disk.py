@@ -1,4 +1,5 @@
-"""Threads for the blocking file work of a turn: session-log appends, persona reads and writes.
+"""Threads for the blocking work of a turn: session-log appends, persona reads and writes, and
+the analysis of a very long message (:func:`run_on_text`).
 
 ``asyncio.to_thread`` hands work over through ``concurrent.futures`` (a future with its own
 condition variable, a context copy, a chained asyncio future); the session log appends on
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from queue import SimpleQueue
 from typing import Any, TypeVar
 
-__all__ = ["MAX_THREADS", "DiskPool", "run_blocking"]
+__all__ = ["INLINE_TEXT", "MAX_THREADS", "DiskPool", "run_blocking", "run_on_text"]
 
 T = TypeVar("T")
 
@@ -105,3 +106,17 @@ _pool = DiskPool()
 async def run_blocking(function: Callable[..., T], *args: Any) -> T:
     """``function(*args)`` in the shared disk pool."""
     return await _pool.run(function, *args)
+
+
+#: text up to this long is analysed on the event loop (well under a millisecond); a longer
+#: message (``daemon.max_message_chars`` can be raised to a megabyte) goes to a pool thread
+INLINE_TEXT = 4000
+
+
+async def run_on_text(text: str, function: Callable[[str], T]) -> T:
+    """``function(text)`` for CPU work over a user's message: on the event loop when the text
+    is short, in the pool when it is long, so a long message never holds the loop for the
+    other users' turns (regular expressions over a megabyte take most of a second)."""
+    if len(text) <= INLINE_TEXT:
+        return function(text)
+    return await _pool.run(function, text)

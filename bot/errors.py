@@ -10,7 +10,9 @@ Each layer raises its own subclass; a library's error is translated at the bound
     ├── StoreError           the daemon's SQLite state cannot be read or written
     ├── LLMError             the language model could not answer
     │   ├── LLMTransientError    worth another try (429, 5xx, overloaded, time-out)
-    │   └── ContextOverflow      the request was longer than the model's context window
+    │   ├── ContextOverflow      the request was longer than the model's context window
+    │   └── RequestRejected      the server refused the request as invalid (a 4xx): the
+    │                            same message would be refused again
     ├── MemoryStoreError     a memory backend failed
     └── AdapterError         a chat platform misbehaved
 
@@ -29,6 +31,7 @@ __all__ = [
     "NameRejected",
     "PersonaError",
     "PersonadError",
+    "RequestRejected",
     "StoreError",
 ]
 
@@ -81,3 +84,8 @@ class AdapterError(PersonadError):
 
 class ContextOverflow(LLMError):
     """The prompt and conversation did not fit the model's context window."""
+
+
+class RequestRejected(LLMError):
+    """The model server refused the request itself as invalid (HTTP 400, 422 ...): sending
+    the same conversation again would be refused again."""

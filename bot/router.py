@@ -2,7 +2,8 @@
 
 Deciding runs the cross-cutting layers in order: bind the log context, identify the sender
 (unknown senders are ignored), skip group messages not addressed to the persona, claim the
-event id (a duplicate is dropped, across restarts), and check the input (kind, empty,
+event id (a duplicate is dropped, across restarts), admit it under the sender's queue bound
+and rate limit (:mod:`bot.admission`), and check the input (kind, empty,
 too long). Handling is either a command from the shared table or a turn of the sender's
 session. No failure escapes :meth:`Router.handle`: it becomes a short reply and a log line.
 
@@ -25,6 +26,7 @@ import structlog
 
 import bot.command_handlers  # noqa: F401  (fills the command table)
 from adapters.base import Adapter, Incoming
+from bot.admission import Admission
 from bot.commands import ADMIN_ONLY, CommandContext, lookup, parse_command
 from bot.config import Config
 from bot.delivery import Undelivered, answer_key
@@ -80,6 +82,7 @@ class Router:
         self.otr = OffTheRecord(state)
         self._active: dict[str, str | None] = {}
         self._background: set[asyncio.Task[object]] = set()
+        self.admission = Admission(lambda: self.config.daemon)
         #: (user, platform) -> persona, for a console started with ``--persona``
         self.pinned: dict[tuple[str, str], str] = {}
         #: where answers the platform did not take wait (set by the daemon)
@@ -178,7 +181,11 @@ class Router:
                 log.info("router.retry_unfinished")
                 self._retrying.add(event)
             try:
-                await self._handle(incoming, user)
+                async with self.admission.enter(user, incoming) as verdict:
+                    if verdict.admitted:
+                        await self._handle(incoming, user)
+                    elif verdict.notice and (adapter := self.adapters.get(incoming.platform)):
+                        await self._say(adapter, incoming, verdict.notice)
             except BaseException:
                 # cut off before its answer was delivered: a redelivery answers it
                 self.state.release_event(*event)

@@ -12,6 +12,7 @@ sent and the memory synced; different sessions run concurrently.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ import structlog
 from bot.config import Config, UserConfig
 from bot.conversation import Entry, MessageCache
 from bot.disk import run_blocking
-from bot.errors import ContextOverflow
+from bot.errors import ContextOverflow, RequestRejected
 from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
@@ -304,7 +305,10 @@ class Session:
     async def _keep_unanswered(
         self, conversation: Conversation, user_entry: Entry, zone: ZoneInfo
     ) -> None:
-        conversation.entries.append(user_entry)
+        # called while the turn's error is being handled; a message the model server refused
+        # as invalid would be refused again with every later turn, so it is only logged
+        if not isinstance(sys.exception(), RequestRejected):
+            conversation.entries.append(user_entry)
         if user_entry.otr:
             return
         try:

@@ -19,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
 import structlog
 
+from bot.disk import run_on_text
 from bot.errors import PersonadError
 from bot.identity.changelog import Change, append_change, next_id, read_changes
 from bot.identity.detect import detect
@@ -91,7 +93,7 @@ class IdentityObserver:
     async def observe(self, user_text: str, *, user: str, persona: str, at: datetime) -> list[str]:
         """Read one on-record message; return a description of each change applied, e.g.
         ``"VOICE.md: No emojis with scott."``. Never raises for a persona problem: it logs."""
-        traits = detect(user_text, persona=persona)
+        traits = await run_on_text(user_text, partial(detect, persona=persona))
         if not traits:
             return []
         try:

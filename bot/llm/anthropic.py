@@ -9,6 +9,7 @@ Errors are translated here::
     429, 5xx, 529 overloaded, time-out, lost connection   -> LLMTransientError (retry_after)
     400 "prompt is too long", 413                          -> ContextOverflow
     401, 403                                               -> LLMError (the key was refused)
+    another 4xx (400 invalid_request_error, 422 ...)       -> RequestRejected (not replayed)
     anything else                                          -> LLMError
 """
 
@@ -32,7 +33,7 @@ from bot.llm.base import (
     ToolSpec,
     Usage,
 )
-from bot.llm.retry import SinkFailed, guard_sink, unreachable
+from bot.llm.retry import SinkFailed, guard_sink, refused, unreachable
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicBackend", "system_blocks", "to_wire_messages"]
 
@@ -173,10 +174,7 @@ def translate_error(exc: BaseException, *, key_env: str) -> LLMError:
             where,
             user_message=f"My Anthropic API key was refused; please check {key_env}.",
         )
-    return LLMError(
-        f"{where}: {exc.api_message}",
-        user_message=f"My language model rejected the request (HTTP {status}).",
-    )
+    return refused(f"{where}: {exc.api_message}", status)
 
 
 class AnthropicBackend(LLMBackend):

@@ -12,6 +12,7 @@ Errors are translated here::
     429, 408, 5xx, time-out, refused or lost connection   -> LLMTransientError (retry_after)
     a 400/413 about the context length                     -> ContextOverflow
     401, 403                                               -> LLMError (the key was refused)
+    another 4xx (400, 422 ...)                             -> RequestRejected (not replayed)
     anything else, or an answer that is not JSON           -> LLMError
 """
 
@@ -35,7 +36,7 @@ from bot.llm.base import (
     ToolSpec,
     Usage,
 )
-from bot.llm.retry import SinkFailed, guard_sink, unreachable
+from bot.llm.retry import SinkFailed, guard_sink, refused, unreachable
 
 __all__ = ["OpenAICompatBackend", "parse_arguments", "to_wire_messages"]
 
@@ -286,10 +287,7 @@ class OpenAICompatBackend(LLMBackend):
                 f"{where}: {detail}",
                 user_message=f"My language model {self.model!r} is not available on its server.",
             )
-        return LLMError(
-            f"{where}: {detail}",
-            user_message=f"My language model rejected the request (HTTP {status}).",
-        )
+        return refused(f"{where}: {detail}", status)
 
     def _completion(self, data: Any) -> Completion:
         if not isinstance(data, dict) or not data.get("choices"):

@@ -21,10 +21,10 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import structlog
 
-from bot.errors import LLMError, LLMTransientError
+from bot.errors import LLMError, LLMTransientError, RequestRejected
 from bot.llm.base import Completion, LLMBackend, Message, SystemPrompt, TextSink, ToolSpec
 
-__all__ = ["CUT_OFF", "RetryingBackend", "SinkFailed", "guard_sink", "unreachable"]
+__all__ = ["CUT_OFF", "RetryingBackend", "SinkFailed", "guard_sink", "refused", "unreachable"]
 
 log = structlog.get_logger(__name__)
 
@@ -34,6 +34,24 @@ CUT_OFF = "My answer was cut off because my language model stopped responding. P
 def unreachable(reason: str) -> str:
     """The sentence a user reads when the model cannot be reached, e.g. ``"it is overloaded"``."""
     return f"I can't reach my language model right now ({reason}). Please try again in a minute."
+
+
+def refused(message: str, status: int) -> LLMError:
+    """The error for a 4xx that is not about the key, the model name, the load or the length:
+    the request itself was refused, and sending the same conversation again would be too, so
+    it is a :class:`~bot.errors.RequestRejected` (the session sets the message aside)."""
+    if 400 <= status < 500 and status not in (401, 403, 404, 408, 409, 429):
+        return RequestRejected(
+            message,
+            user_message=(
+                f"My language model refused that message (HTTP {status}), so I have set it"
+                " aside: it is in today's log, but I won't send it to the model again."
+                " Please rephrase it or send something else."
+            ),
+        )
+    return LLMError(
+        message, user_message=f"My language model rejected the request (HTTP {status})."
+    )
 
 
 class SinkFailed(Exception):

@@ -29,6 +29,7 @@ from typing import Any
 
 import structlog
 
+from bot.disk import run_on_text
 from bot.errors import MemoryStoreError
 from bot.memory.base import (
     CATEGORIES,
@@ -155,13 +156,13 @@ class HolographicMemory(MemoryBackend):
         return AddResult(True, category, reason, item_id=item.id)
 
     async def sync(self, turn: TurnRecord) -> None:
-        for sentence in split_candidates(turn.user_text):
+        for sentence in await run_on_text(turn.user_text, split_candidates):
             await self._add(sentence, source=turn.platform)
 
     async def extract(self, turns: Sequence[TurnRecord]) -> int:
         stored = 0
         for turn in turns:
-            for sentence in split_candidates(turn.user_text):
+            for sentence in await run_on_text(turn.user_text, split_candidates):
                 result = await self._add(sentence, source=turn.platform, reinforce=False)
                 stored += result.stored
         return stored

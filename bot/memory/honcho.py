@@ -45,6 +45,7 @@ import structlog
 from honcho import Conclusion
 
 from bot.config import HonchoConfig
+from bot.disk import run_on_text
 from bot.errors import MemoryStoreError
 from bot.memory.base import (
     CATEGORIES,
@@ -187,7 +188,7 @@ class HonchoMemory(MemoryBackend):
         accepts from the user's side as explicit conclusions."""
         stored = 0
         for turn in turns:
-            for sentence in split_candidates(turn.user_text):
+            for sentence in await run_on_text(turn.user_text, split_candidates):
                 result = await self._add(
                     sentence, source=turn.platform, reinforce=False, deliver=False
                 )

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import structlog
 
+from bot.disk import run_on_text
 from bot.memory.base import (
     AddResult,
     Category,
@@ -196,7 +197,7 @@ class SqliteFtsMemory(MemoryBackend):
     async def _store_turn(self, turn: TurnRecord) -> int:
         source = f"{turn.platform} {turn.at:%Y-%m-%d}"
         stored = 0
-        for candidate in split_candidates(turn.user_text):
+        for candidate in await run_on_text(turn.user_text, split_candidates):
             result = await self._add(
                 candidate,
                 source=source,
