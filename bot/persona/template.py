@@ -76,6 +76,6 @@ def create_persona(
         text = text.replace("{{user}}", user).replace("{{persona}}", persona)
         if chosen == "inara" and persona != "inara":
             text = text.replace("Inara", persona.capitalize())
-        atomic_write_text(directory / filename, text)
+        atomic_write_text(directory / filename, text, root=store.data_dir)
     (directory / "sessions").mkdir(mode=0o700, exist_ok=True)
     return directory
