@@ -14,12 +14,20 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from bot.permissions import make_private_dirs
 
-__all__ = ["LinkRefused", "folder_below", "open_folder", "open_in_folder", "parts_below"]
+__all__ = [
+    "LinkRefused",
+    "folder_below",
+    "open_folder",
+    "open_in_folder",
+    "parts_below",
+    "read_own_text",
+]
 
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
@@ -91,3 +99,17 @@ def open_in_folder(folder_fd: int, name: str, flags: int, mode: int = 0o600) -> 
         if exc.errno == errno.ELOOP:
             raise LinkRefused(errno.ELOOP, f"{name} is a symbolic link", name) from exc
         raise
+
+
+def read_own_text(path: Path) -> str:
+    """The text of the regular file at ``path`` (bytes that are not UTF-8 replaced), never
+    through a link at it: :class:`LinkRefused` for a link, FileNotFoundError when missing."""
+    folder = os.open(path.parent, _DIRECTORY)
+    try:
+        fd = open_in_folder(folder, path.name, os.O_RDONLY | os.O_NONBLOCK)
+    finally:
+        os.close(folder)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"{path.name} is not a regular file", path.name)
+        return handle.read().decode("utf-8", errors="replace")

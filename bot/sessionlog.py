@@ -26,11 +26,16 @@ from datetime import date, datetime, time
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import structlog
+
 from bot.atomic import append_durably
 from bot.conversation import Entry
 from bot.disk import run_blocking
+from bot.nofollow import LinkRefused, read_own_text
 
 __all__ = ["LoggedTurn", "SessionLog"]
+
+log = structlog.get_logger(__name__)
 
 _HEADING = re.compile(r"^### (\d\d:\d\d:\d\d) · (user|persona|event) · (.*)$")
 _ESCAPED = re.compile(r"^\\+### \d\d:\d\d:\d\d · ")
@@ -104,8 +109,11 @@ class SessionLog:
         """Entries of one day in order; ``None`` marks a new-conversation event."""
         path = self.path_for(day)
         try:
-            raw = path.read_text(encoding="utf-8", errors="replace")
+            raw = read_own_text(path)
         except FileNotFoundError:
+            return []
+        except LinkRefused:  # a link planted here would feed another file to the model
+            log.warning("sessionlog.link_refused", file=path.name)
             return []
         result: list[Entry | None] = []
         current: tuple[str, str, str] | None = None
@@ -155,6 +163,8 @@ class SessionLog:
             return []
         found = []
         for path in self.directory.glob("????-??-??.md"):
+            if path.is_symlink():  # never read (see read_day), so not a day of the log
+                continue
             try:
                 found.append(date.fromisoformat(path.stem))
             except ValueError:

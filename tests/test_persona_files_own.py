@@ -8,7 +8,9 @@ import os
 import sqlite3
 import stat
 import threading
+from datetime import date
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from structlog.testing import capture_logs
@@ -17,11 +19,13 @@ from adapters.base import AdapterContext, Incoming
 from bot.atomic import append_durably
 from bot.config import DEFAULT_LIMITS
 from bot.daemon import Daemon
+from bot.distill import Distiller
 from bot.nofollow import LinkRefused
 from bot.persona.context import render_file
 from bot.persona.safe_read import WHOLE_FILE_LIMIT
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
+from bot.sessionlog import SessionLog
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 USER, PERSONA = "scott", "inara"
@@ -219,3 +223,20 @@ async def test_a_linked_user_file_reaches_neither_the_prompt_nor_the_memory(
     refused = {entry["file"] for entry in logs if entry["event"] == "persona.file_refused"}
     assert refused == {"USER.md", "MEMORY.md"}
     assert "hunter2" not in repr(logs) and "root:x:0:0" not in repr(logs)
+
+
+async def test_a_linked_session_log_is_neither_restored_nor_distilled(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    folder = make_persona(data, USER)
+    day = folder / "sessions" / "2026-05-09.md"
+    day.symlink_to(
+        outside(tmp_path, "passwd", f"### 10:00:00 · user · scott · console\n\n{PASSWD}\n")
+    )
+    log = SessionLog(folder, PERSONA)
+    assert log.days() == []
+    with capture_logs() as logs:
+        assert log.read_day(date(2026, 5, 9), ZoneInfo("UTC")) == []
+    assert [entry["event"] for entry in logs] == ["sessionlog.link_refused"]
+    store = PersonaStore(data)
+    await Distiller(make_config(data), store, {}).run(USER, PERSONA, "short")
+    assert "root:x:0:0" not in (folder / "MEMORY_SHORT.md").read_text()
