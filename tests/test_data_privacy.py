@@ -19,7 +19,10 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
+from bot.atomic import append_durably, atomic_write_text
 from bot.daemon import Daemon
+from bot.memory.fts_store import FtsStore
+from bot.state import StateStore
 from tests.fakes.telegram_api import FakeTelegram
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.test_telegram import until
@@ -233,3 +236,25 @@ def test_run_warns_about_a_readable_config_holding_secrets(tmp_path: Path) -> No
     assert warning["file"] == str(config) and warning["fix"] == f"chmod 600 {config}"
     assert "syt_a_real_token" not in out + err
     assert exposed(tmp_path / "data") == []
+
+
+async def test_writers_create_private_files_whatever_the_umask(
+    tmp_path: Path, shell_umask: None
+) -> None:
+    """The daemon sets a private umask, but a file must not depend on it: a library caller
+    (a test, a script) keeps its own."""
+    data = tmp_path / "data"
+    state = StateStore(data / "state" / "personad.db")
+    memory = FtsStore(data / "scott" / "persona" / "inara" / "memory.db")
+    await state.open()
+    await memory.open()
+    try:
+        await state.set_tier("scott", "inara", 3)
+        atomic_write_text(data / "a" / "b" / "file.md", "text")
+        append_durably(data / "c" / "log.md", "line\n")
+        names = {p.name for p in data.rglob("*")}
+        assert {"personad.db-wal", "personad.db-shm", "memory.db-wal", "memory.db-shm"} <= names
+        assert exposed(data) == []
+    finally:
+        await memory.close()
+        await state.close()
