@@ -72,16 +72,20 @@ def create_private_file(path: Path) -> None:
         os.close(fd)
 
 
-def tighten_tree(root: Path) -> int:
+def tighten_tree(root: Path) -> tuple[int, int]:
     """Take the group's and others' bits off every folder and file under ``root`` (and
-    ``root`` itself); how many had them. Links are neither followed nor changed."""
-    changed = 0
+    ``root`` itself); how many had them, and how many of those could not be changed (owned
+    by another user, say). Links are neither followed nor changed."""
+    changed = failed = 0
 
     def tighten(path: str, mode: int) -> None:
-        nonlocal changed
+        nonlocal changed, failed
         if mode & _OTHERS and (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-            os.chmod(path, stat.S_IMODE(mode) & ~_OTHERS)
-            changed += 1
+            try:
+                os.chmod(path, stat.S_IMODE(mode) & ~_OTHERS)
+                changed += 1
+            except OSError:
+                failed += 1
 
     tighten(os.fspath(root), os.stat(root).st_mode)
     for folder, dirs, files in os.walk(root, followlinks=False):
@@ -91,14 +95,16 @@ def tighten_tree(root: Path) -> int:
                 tighten(path, os.lstat(path).st_mode)
             except FileNotFoundError:  # removed meanwhile
                 continue
-    return changed
+    return changed, failed
 
 
 async def secure_data_dir(data_dir: Path) -> None:
     """At start: a private umask, the data folder made (0700) and an existing install
-    tightened, with one log line when anything was looser."""
+    tightened, with one log line when anything was looser (and one for what stayed so)."""
     private_umask()
     await run_blocking(make_private_dirs, data_dir)
-    count = await run_blocking(tighten_tree, data_dir)
+    count, failed = await run_blocking(tighten_tree, data_dir)
     if count:
         log.warning("data_dir.tightened", count=count, path=str(data_dir))
+    if failed:
+        log.error("data_dir.tighten_failed", count=failed, path=str(data_dir))

@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from bot.persona import file_cache
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
@@ -254,6 +255,31 @@ async def test_an_unreadable_file_is_tried_again_on_every_prompt(store: PersonaS
     path.write_text("MARKER: readable again")
     await eventually(lambda: "MARKER" in prompts.text())
     assert store.stamp(USER, PERSONA) is not None
+
+
+async def test_a_refused_link_is_settled_and_its_replacement_is_seen(
+    store: PersonaStore, tmp_path: Path
+) -> None:
+    prompts = Prompts(store)
+    prompts.text()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("MARKER: someone else's file")
+    path = store.file_path(USER, PERSONA, "IDENTITY.md")
+    path.unlink()
+    with capture_logs() as logs:
+        path.symlink_to(elsewhere)
+        await eventually(lambda: store.read(USER, PERSONA, "IDENTITY.md").problem is not None)
+        assert "MARKER" not in prompts.text()
+        reads = prompts.reads
+        assert "MARKER" not in prompts.text()
+        assert prompts.reads == reads  # the refusal holds until a change: nothing re-read
+        assert await store.recheck() == 0
+    assert [e["event"] for e in logs if e["event"] == "persona.file_refused"] == [
+        "persona.file_refused"
+    ]
+    path.unlink()
+    path.write_text("MARKER: the persona's own file again")
+    await eventually(lambda: "MARKER" in prompts.text())
 
 
 async def test_without_a_watcher_every_prompt_reads_the_files(store: PersonaStore) -> None:
