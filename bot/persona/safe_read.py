@@ -81,8 +81,9 @@ def read_files(
 
     Paths below ``root`` are reached without following a link; each folder is opened once.
     A byte limit cuts the file there; ``None`` reads it whole up to
-    :data:`WHOLE_FILE_LIMIT`. Few system calls per file (open, fstat, read, close): each
-    lets another thread take Python's lock, and a preload reads fifteen files."""
+    :data:`WHOLE_FILE_LIMIT`. Few system calls per file (open, fstat, read, close; one
+    ``lstat`` for a file whose signature is the one held): each lets another thread take
+    Python's lock, and a preload reads fifteen files."""
     folders: dict[str, int | OSError | None] = {}
     try:
         return [_read(root, folders, path, held, limit) for path, held, limit in wanted]
@@ -112,6 +113,10 @@ def _read(
     held: tuple[int, int] | None,
     limit: int | None,
 ) -> Outcome:
+    if held is not None and signature(path) == held:
+        # one system call for a file read before; safe, as what is handed out again is what
+        # was read the safe way (and a refusal stays one)
+        return UNCHANGED
     folder, _, name = path.rpartition(os.sep)
     if folder not in folders:
         folders[folder] = _open_folder(root, folder)
