@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from bot.memory.fts_store import FtsStore
 from bot.state import StateStore
 from tests.fakes.telegram_api import FakeTelegram
 from tests.harness import ScriptedLLM, make_config, make_persona
+from tests.test_run_daemon import _free_port
 from tests.test_telegram import until
 
 REPO = Path(__file__).resolve().parent.parent
@@ -198,12 +198,6 @@ def test_check_config_is_quiet_when_the_config_only_names_variables(tmp_path: Pa
     result = personad("check-config", "--config", str(config), env=clean_env())
     [line] = warnings(result.stderr)
     assert f"chmod 600 {env_file}" in line
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_run_warns_about_a_readable_config_holding_secrets(tmp_path: Path) -> None:

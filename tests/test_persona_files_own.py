@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sqlite3
 import stat
 import threading
 from datetime import date
@@ -15,10 +14,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from structlog.testing import capture_logs
 
-from adapters.base import AdapterContext, Incoming
 from bot.atomic import append_durably
 from bot.config import DEFAULT_LIMITS
-from bot.daemon import Daemon
 from bot.distill import Distiller
 from bot.nofollow import LinkRefused
 from bot.persona.context import render_file
@@ -26,7 +23,8 @@ from bot.persona.safe_read import WHOLE_FILE_LIMIT
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
 from bot.sessionlog import SessionLog
-from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.harness import make_config, make_persona
+from tests.test_session_memory import Chat, _memory_rows, chat  # noqa: F401 (a fixture)
 
 USER, PERSONA = "scott", "inara"
 SECRET = "PERSONAD_API_TOKEN=hunter2-the-daemons-own-token"
@@ -184,41 +182,23 @@ def test_appends_refuse_a_planted_link(store: PersonaStore, tmp_path: Path) -> N
 
 
 async def test_a_linked_user_file_reaches_neither_the_prompt_nor_the_memory(
+    chat: Chat,  # noqa: F811 (the fixture imported above)
     tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    data = tmp_path / "data"
-    folder = make_persona(data, USER)
+    folder = tmp_path / USER / "persona" / PERSONA  # the chat's data folder is tmp_path
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
     for name, text in (("USER.md", SECRET), ("MEMORY.md", PASSWD)):
         (folder / name).unlink()
-        (folder / name).symlink_to(outside(tmp_path, name.lower(), text))
-    config = make_config(data, memory_backend="sqlite-fts5")
-    config.prompt.default_tier = 2
-    llm = ScriptedLLM()
-    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
-
-    async def handler(incoming: Incoming) -> None:
-        assert daemon.router is not None
-        await daemon.router.handle(incoming)
-
-    adapter = RecordingAdapter(
-        AdapterContext(handler=handler, state=daemon.state.for_adapter("console"), data_dir=data)
-    )
-    daemon.attach("console", adapter)
+        (folder / name).symlink_to(outside(elsewhere, name.lower(), text))
     with capture_logs() as logs:
-        await daemon.start()
-        try:
-            await adapter.deliver("What do you know about me?", sender=USER, event_id="m1")
-        finally:
-            await daemon.stop()
-    system = llm.calls[-1].system
+        await chat.say("/tier 2")
+        await chat.say("What do you know about me?")
+    system = chat.llm.calls[-1].system
     assert "--- IDENTITY.md ---" in system.stable  # the prompt was built from the folder
     assert SECRET not in system.stable + system.dynamic
     assert "root:x:0:0" not in system.stable + system.dynamic
-    con = sqlite3.connect(folder / "memory.db")
-    try:
-        rows = repr(con.execute("SELECT * FROM items").fetchall())
-    finally:
-        con.close()
+    rows = repr(_memory_rows(tmp_path))
     assert "root:x:0:0" not in rows and "hunter2" not in rows
     refused = {entry["file"] for entry in logs if entry["event"] == "persona.file_refused"}
     assert refused == {"USER.md", "MEMORY.md"}

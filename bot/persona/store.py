@@ -62,16 +62,7 @@ PERSONA_FILES: tuple[str, ...] = (
 #: files the daemon only reads (for the prompt, the memory mirrors and /help), never rewrites:
 #: what lies past their prompt limit is never used, so it is never read
 PROMPT_ONLY_FILES = frozenset(
-    {
-        "IDENTITY.md",
-        "SOUL.md",
-        "PROTOCOLS.md",
-        "CONTEXT_TIERS.md",
-        "USER.md",
-        "AGENTS.md",
-        "HELP.md",
-        "MEMORY.md",
-    }
+    "IDENTITY.md SOUL.md PROTOCOLS.md CONTEXT_TIERS.md USER.md AGENTS.md HELP.md MEMORY.md".split()
 )
 
 _user: ContextVar[str | None] = ContextVar("personad_user", default=None)
