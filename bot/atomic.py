@@ -75,7 +75,7 @@ def atomic_write_text(
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode, durable=durable, root=root)
 
 
-def append_durably(path: Path, text: str, header: str = "", *, root: Path | None = None) -> None:
+def append_durably(path: Path, text: str, header: str = "", root: Path | None = None) -> None:
     """Append ``text`` to ``path`` and fsync it before returning (used by the session log).
     A file this call creates starts with ``header``. A link at ``path`` is refused, as is a
     folder link between ``root`` and ``path``."""

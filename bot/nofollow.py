@@ -78,8 +78,8 @@ def open_folder(root: str, parts: Sequence[str], *, create: bool = False) -> int
 
 
 def folder_below(root: Path, folder: Path, *, create: bool = False) -> int:
-    """:func:`open_folder` for a ``folder`` given as a path; ``root`` itself when it is
-    not below ``root`` (a file written outside the data folder, by a test or a tool)."""
+    """:func:`open_folder` for a ``folder`` given as a path; ``folder`` opened as given when
+    it is not below ``root`` (a file written outside the data folder, by a test or a tool)."""
     parts = parts_below(os.fspath(root), os.fspath(folder))
     if parts is None:
         if create:
@@ -101,10 +101,11 @@ def open_in_folder(folder_fd: int, name: str, flags: int, mode: int = 0o600) -> 
         raise
 
 
-def read_own_text(path: Path) -> str:
+def read_own_text(path: Path, root: Path | None = None) -> str:
     """The text of the regular file at ``path`` (bytes that are not UTF-8 replaced), never
-    through a link at it: :class:`LinkRefused` for a link, FileNotFoundError when missing."""
-    folder = os.open(path.parent, _DIRECTORY)
+    through a link at it or at a folder below ``root``: :class:`LinkRefused` for a link,
+    FileNotFoundError when it (or its folder) is missing."""
+    folder = folder_below(root or path.parent, path.parent)
     try:
         fd = open_in_folder(folder, path.name, os.O_RDONLY | os.O_NONBLOCK)
     finally:

@@ -66,6 +66,8 @@ class SessionLog:
     def __init__(self, persona_dir: Path, persona: str) -> None:
         self.directory = persona_dir / "sessions"
         self.persona = persona
+        #: the data folder (``DATA_DIR/user/persona/NAME``): no folder below it may be a link
+        self._root = persona_dir.parent.parent.parent
         self._day: tuple[date, Path] | None = None  # the last day asked for, and its file
 
     def path_for(self, day: date) -> Path:
@@ -93,7 +95,7 @@ class SessionLog:
         """Append ``turns`` (all of one local day) and fsync before returning."""
         day, text = self._render(turns, zone)
         path = self.path_for(day)
-        await run_blocking(append_durably, path, text, self._header(day))
+        await run_blocking(append_durably, path, text, self._header(day), self._root)
         return path
 
     def _header(self, day: date) -> str:
@@ -103,13 +105,13 @@ class SessionLog:
         local = at.astimezone(zone)
         path = self.path_for(local.date())
         text = f"### {local:%H:%M:%S} · event · new conversation\n\n"
-        await run_blocking(append_durably, path, text, self._header(local.date()))
+        await run_blocking(append_durably, path, text, self._header(local.date()), self._root)
 
     def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | None]:
         """Entries of one day in order; ``None`` marks a new-conversation event."""
         path = self.path_for(day)
         try:
-            raw = read_own_text(path)
+            raw = read_own_text(path, self._root)
         except FileNotFoundError:
             return []
         except LinkRefused:  # a link planted here would feed another file to the model

@@ -7,7 +7,7 @@ import asyncio
 import os
 import stat
 import threading
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -220,3 +220,19 @@ async def test_a_linked_session_log_is_neither_restored_nor_distilled(tmp_path: 
     store = PersonaStore(data)
     await Distiller(make_config(data), store, {}).run(USER, PERSONA, "short")
     assert "root:x:0:0" not in (folder / "MEMORY_SHORT.md").read_text()
+
+
+async def test_a_linked_sessions_folder_is_neither_written_nor_read(tmp_path: Path) -> None:
+    folder = make_persona(tmp_path / "data", USER)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "2026-05-09.md").write_text(f"### 10:00:00 · user · scott · console\n\n{PASSWD}\n")
+    (folder / "sessions").rmdir()
+    (folder / "sessions").symlink_to(elsewhere)
+    log = SessionLog(folder, PERSONA)
+    with pytest.raises(LinkRefused):
+        await log.mark_new_conversation(datetime(2026, 5, 9, 11, tzinfo=UTC), ZoneInfo("UTC"))
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["2026-05-09.md"]
+    assert "new conversation" not in (elsewhere / "2026-05-09.md").read_text()
+    with capture_logs():
+        assert log.read_day(date(2026, 5, 9), ZoneInfo("UTC")) == []
