@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import subprocess
+import sys
 import threading
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -26,6 +28,7 @@ from bot.sessionlog import SessionLog
 from tests.harness import make_config, make_persona
 from tests.test_session_memory import Chat, _memory_rows, chat  # noqa: F401 (a fixture)
 
+REPO = Path(__file__).resolve().parent.parent
 USER, PERSONA = "scott", "inara"
 SECRET = "PERSONAD_API_TOKEN=hunter2-the-daemons-own-token"
 PASSWD = "root:x:0:0:root:/root:/bin/bash"
@@ -236,3 +239,23 @@ async def test_a_linked_sessions_folder_is_neither_written_nor_read(tmp_path: Pa
     assert "new conversation" not in (elsewhere / "2026-05-09.md").read_text()
     with capture_logs():
         assert log.read_day(date(2026, 5, 9), ZoneInfo("UTC")) == []
+
+
+def test_persona_new_refuses_a_linked_user_folder_in_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (data / USER).symlink_to(elsewhere)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
+    result = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "persona", "new", USER, PERSONA],
+        capture_output=True,
+        text=True,
+        env={**env, "PERSONAD_DATA_DIR": str(data), "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "symbolic link" in result.stderr and "Traceback" not in result.stderr
+    assert list(elsewhere.iterdir()) == []
