@@ -90,7 +90,7 @@ class FileCache:
         cached = self._entries.get(path)
         if cached is not None and cached.trusted:
             return cached.file
-        # watched before the stat in _load: any change after it is reported
+        # watched before the stat in read_files: any change after it is reported
         trusted = self._watch(path)
         [loaded] = read_files(self._root, [self._wanted(path, filename, cached)])
         return self._remember(path, filename, loaded, trusted)
