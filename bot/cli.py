@@ -11,6 +11,10 @@
 ``--config PATH`` (or ``PERSONAD_CONFIG``) names the TOML file; without one, defaults apply and
 the data directory is ``PERSONAD_DATA_DIR`` or ``~/.local/share/personad``. A problem is
 reported as one clear sentence on stderr with exit status 2, never a traceback.
+
+Every command runs with a private umask (what it creates is the user's alone), and ``run`` and
+``check-config`` warn when the config file holding secrets, or a ``.env`` beside it, can be
+read by other users.
 """
 
 from __future__ import annotations
@@ -22,15 +26,23 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import structlog
+
 from adapters import registry
 from adapters.base import AdapterContext, Incoming
 from adapters.console import ConsoleAdapter
 from bot import __version__
 from bot.config import Config, UserConfig
-from bot.config_loader import collect_problems, config_path_from, load_config
+from bot.config_loader import (
+    collect_problems,
+    config_path_from,
+    exposed_secret_files,
+    load_config,
+)
 from bot.errors import ConfigError, PersonadError
 from bot.logs import configure_logging
 from bot.memory.cli import register as register_memory_commands
+from bot.permissions import private_umask
 from bot.persona.names import validate_name
 from bot.persona.store import PersonaStore
 from bot.persona.template import available_templates, create_persona
@@ -122,6 +134,9 @@ async def _run(args: argparse.Namespace) -> int:
 
     config = _load(args)
     configure_logging(fmt=config.daemon.log_format, level=config.daemon.log_level)
+    log = structlog.get_logger(__name__)
+    for exposed in exposed_secret_files(config.source):
+        log.warning("config.readable_by_others", file=str(exposed), fix=f"chmod 600 {exposed}")
     await Daemon(config).run_until_signalled()
     return 0
 
@@ -136,6 +151,12 @@ def _check_config(args: argparse.Namespace) -> int:
                     registry.settings_for(name, raw)
                 except ConfigError as exc:
                     problems.extend(str(exc).split("; "))
+    for exposed in exposed_secret_files(path):
+        print(
+            f"config: warning: {exposed} holds secrets and other users can read it;"
+            f" fix: chmod 600 {exposed}",
+            file=sys.stderr,
+        )
     if problems:
         for problem in problems:
             print(f"config: {problem}", file=sys.stderr)
@@ -180,7 +201,7 @@ async def _distill(args: argparse.Namespace) -> int:
     from bot.llm.factory import build_backends
 
     config = _load(args)
-    store = PersonaStore(config.data_dir)
+    store = PersonaStore(config.data_dir, config.prompt.limit)
     store.require(args.user, args.persona)
     backends = build_backends(config.llm, os.environ) if args.kind != "short" else {}
     try:
@@ -234,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command != "run":

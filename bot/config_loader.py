@@ -7,12 +7,19 @@ and ``PERSONAD__SECTION__KEY=value`` for any other key (``PERSONAD__HTTP__PORT=9
 
 A wrong value raises :class:`~bot.errors.ConfigError` whose message names the key:
 ``users.scott.timezone: unknown time zone 'Mars/Base'``.
+
+Secrets belong in the environment, but a config file may hold one anyway (an adapter's
+``access_token = "..."``). :func:`exposed_secret_files` names the config file when it does and
+other local users can read it, and a ``.env`` beside it that they can read, so ``run`` and
+``check-config`` can warn (a warning: the daemon still starts).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +37,7 @@ __all__ = [
     "apply_env",
     "collect_problems",
     "config_path_from",
+    "exposed_secret_files",
     "load_config",
     "read_tree",
 ]
@@ -199,3 +207,44 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     if problems or config is None:
         raise ConfigError("config: " + "; ".join(problems))
     return config
+
+
+#: a key whose value is a secret (``token_env`` and the like only name a variable)
+_SECRET_KEY = re.compile(r"(?:^|_)(?:token|password|passwd|secret|api_?key|apikey)$", re.I)
+
+
+def _holds_secret(tree: Any) -> bool:
+    if isinstance(tree, dict):
+        return any(
+            (isinstance(key, str) and _SECRET_KEY.search(key) and value not in ("", None))
+            or _holds_secret(value)
+            for key, value in tree.items()
+        )
+    if isinstance(tree, list):
+        return any(_holds_secret(item) for item in tree)
+    return False
+
+
+def _readable_by_others(path: Path) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & (stat.S_IRGRP | stat.S_IROTH))
+    except OSError:
+        return False
+
+
+def exposed_secret_files(path: Path | None) -> list[Path]:
+    """The config file when it holds a secret and the group or others may read it, and a
+    ``.env`` beside it that they may read; each wants ``chmod 600``."""
+    if path is None:
+        return []
+    exposed = []
+    if _readable_by_others(path):
+        try:
+            if _holds_secret(read_tree(path)):
+                exposed.append(path)
+        except ConfigError:
+            pass  # reported as a problem by whoever loads it
+    env_file = path.parent / ".env"
+    if env_file.is_file() and _readable_by_others(env_file):
+        exposed.append(env_file)
+    return exposed

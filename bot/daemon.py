@@ -39,6 +39,7 @@ from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
 from bot.notify import Notifier
 from bot.outbox import Outbox, Parcel
+from bot.permissions import secure_data_dir
 from bot.persona.store import PersonaStore
 from bot.router import DELIVERED, Router
 from bot.scheduler import Jobs
@@ -77,7 +78,7 @@ class Daemon:
         self.http_enabled = config.http.enabled if http is None else http
         self.jobs_enabled = jobs
         self._pinned = dict(pinned or {})
-        self.store = PersonaStore(config.data_dir)
+        self.store = PersonaStore(config.data_dir, lambda name: self.config.prompt.limit(name))
         self.state = StateStore(config.data_dir / "personad.db")
         self.adapters: dict[str, Adapter] = {}
         #: the watchdog's limit per configured adapter (adapters attached by the caller,
@@ -122,7 +123,7 @@ class Daemon:
 
     async def _start(self) -> None:
         register_secrets_from_env(self.env)
-        self.config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        await secure_data_dir(self.config.data_dir)
         await self.state.open()
         self.store.watch_files()
         if self._given_backends is not None:

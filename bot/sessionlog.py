@@ -30,11 +30,16 @@ from datetime import date, datetime, time
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import structlog
+
 from bot.atomic import append_durably
 from bot.conversation import Entry
 from bot.disk import run_blocking
+from bot.nofollow import LinkRefused, read_own_text
 
 __all__ = ["LoggedTurn", "NewConversation", "SessionLog"]
+
+log = structlog.get_logger(__name__)
 
 _HEADING = re.compile(r"^### (\d\d:\d\d:\d\d) · (user|persona|event) · (.*)$")
 _ESCAPED = re.compile(r"^\\+### \d\d:\d\d:\d\d · ")
@@ -72,6 +77,8 @@ class SessionLog:
     def __init__(self, persona_dir: Path, persona: str) -> None:
         self.directory = persona_dir / "sessions"
         self.persona = persona
+        #: the data folder (``DATA_DIR/user/persona/NAME``): no folder below it may be a link
+        self._root = persona_dir.parent.parent.parent
         self._day: tuple[date, Path] | None = None  # the last day asked for, and its file
 
     def path_for(self, day: date) -> Path:
@@ -99,7 +106,7 @@ class SessionLog:
         """Append ``turns`` (all of one local day) and fsync before returning."""
         day, text = self._render(turns, zone)
         path = self.path_for(day)
-        await run_blocking(append_durably, path, text, self._header(day))
+        await run_blocking(append_durably, path, text, self._header(day), self._root)
         return path
 
     def _header(self, day: date) -> str:
@@ -113,14 +120,17 @@ class SessionLog:
         local = at.astimezone(zone)
         path = self.path_for(local.date())
         text = f"### {local:%H:%M:%S} · event · {what}\n\n"
-        await run_blocking(append_durably, path, text, self._header(local.date()))
+        await run_blocking(append_durably, path, text, self._header(local.date()), self._root)
 
     def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | NewConversation]:
         """Entries of one day in order, with the new-conversation events among them."""
         path = self.path_for(day)
         try:
-            raw = path.read_text(encoding="utf-8", errors="replace")
+            raw = read_own_text(path, self._root)
         except FileNotFoundError:
+            return []
+        except LinkRefused:  # a link planted here would feed another file to the model
+            log.warning("sessionlog.link_refused", file=path.name)
             return []
         result: list[Entry | NewConversation] = []
         current: tuple[str, str, str] | None = None
@@ -180,6 +190,8 @@ class SessionLog:
             return []
         found = []
         for path in self.directory.glob("????-??-??.md"):
+            if path.is_symlink():  # never read (see read_day), so not a day of the log
+                continue
             try:
                 found.append(date.fromisoformat(path.stem))
             except ValueError:

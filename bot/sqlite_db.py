@@ -2,8 +2,10 @@
 
 WAL journal, ``synchronous=NORMAL`` (a crash of the process loses nothing; a power cut may
 lose the last commits but never corrupts the file), a busy timeout so a short lock is waited
-out, and the store's numbered migrations applied. Any failure closes the connection and is
-raised as the caller's error class, naming the file.
+out, and the store's numbered migrations applied. The file is created 0600 (and tightened if
+looser) before SQLite opens it: SQLite gives its ``-wal`` and ``-shm`` files the database's
+mode, so they are private too. Any failure closes the connection and is raised as the
+caller's error class, naming the file.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from typing import ClassVar
 
 import aiosqlite
 
+from bot.disk import run_blocking
 from bot.errors import PersonadError
 from bot.migrations import Migration, apply_migrations
+from bot.permissions import create_private_file
 
 __all__ = ["SqliteFile", "open_sqlite"]
 
@@ -30,9 +34,9 @@ async def open_sqlite(
 ) -> aiosqlite.Connection:
     """Open ``path`` (creating its folder) and bring its schema up to date."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        await run_blocking(create_private_file, path)
     except OSError as exc:
-        raise error(f"cannot create the folder of {path}: {exc}") from exc
+        raise error(f"cannot create {path}: {exc}") from exc
     try:
         if autocommit:
             db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from bot.persona import file_cache
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
@@ -89,15 +92,15 @@ async def test_writes_through_the_store_are_read_back_at_once(store: PersonaStor
 async def test_a_change_inotify_cannot_see_is_found_by_the_disk_check(
     store: PersonaStore, tmp_path: Path
 ) -> None:
-    """The safety net for changes no event reports: here SOUL.md is a symlink to a file in
-    another folder, edited there."""
+    """The safety net for changes no event reports: here SOUL.md is a hard link to a file in
+    another folder, edited there (inotify reports a change to the folder it was made in)."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     target = elsewhere / "soul.md"
     target.write_text("the original soul")
     path = store.file_path(USER, PERSONA, "SOUL.md")
     path.unlink()
-    path.symlink_to(target)
+    path.hardlink_to(target)
     await eventually(lambda: soul(store) == "the original soul")
     target.write_text("edited far away")
     for _ in range(20):  # no event will come for this one
@@ -118,7 +121,7 @@ async def test_the_disk_check_runs_by_itself(
     target.write_text("before")
     path = store.file_path(USER, PERSONA, "SOUL.md")
     path.unlink()
-    path.symlink_to(target)
+    path.hardlink_to(target)
     assert store.watch_files()
     try:
         assert soul(store) == "before"
@@ -200,12 +203,12 @@ async def _replace_the_folder(store: PersonaStore, tmp_path: Path) -> None:
     (folder / "IDENTITY.md").write_text("MARKER: a new identity")
 
 
-async def _change_a_symlinked_file_unreported(store: PersonaStore, tmp_path: Path) -> None:
+async def _change_a_hard_linked_file_unreported(store: PersonaStore, tmp_path: Path) -> None:
     target = tmp_path / "identity.md"
     target.write_text("the identity before")
     path = store.file_path(USER, PERSONA, "IDENTITY.md")
     path.unlink()
-    path.symlink_to(target)
+    path.hardlink_to(target)
     await asyncio.sleep(0.05)
     target.write_text("MARKER: edited where no event reports it")
     await store.recheck()
@@ -218,7 +221,7 @@ async def _change_a_symlinked_file_unreported(store: PersonaStore, tmp_path: Pat
         _write_through_the_store,
         _create_a_missing_file,
         _replace_the_folder,
-        _change_a_symlinked_file_unreported,
+        _change_a_hard_linked_file_unreported,
     ],
 )
 async def test_persona_text_follows_every_kind_of_change(
@@ -239,17 +242,44 @@ async def test_an_unreadable_file_is_tried_again_on_every_prompt(store: PersonaS
     prompts = Prompts(store)
     path = store.file_path(USER, PERSONA, "SOUL.md")
     path.unlink()
-    path.mkdir()  # reading it fails with an OSError, even for root
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(os.fspath(path))  # opening a socket fails with an OSError, even for root
+    listener.close()
     await eventually(lambda: store.read(USER, PERSONA, "SOUL.md").problem is not None)
     assert store.stamp(USER, PERSONA) is None
     prompts.text()
     reads = prompts.reads
     prompts.text()
     assert prompts.reads == reads + len(files_for_tier(4))
-    path.rmdir()
+    path.unlink()
     path.write_text("MARKER: readable again")
     await eventually(lambda: "MARKER" in prompts.text())
     assert store.stamp(USER, PERSONA) is not None
+
+
+async def test_a_refused_link_is_settled_and_its_replacement_is_seen(
+    store: PersonaStore, tmp_path: Path
+) -> None:
+    prompts = Prompts(store)
+    prompts.text()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("MARKER: someone else's file")
+    path = store.file_path(USER, PERSONA, "IDENTITY.md")
+    path.unlink()
+    with capture_logs() as logs:
+        path.symlink_to(elsewhere)
+        await eventually(lambda: store.read(USER, PERSONA, "IDENTITY.md").problem is not None)
+        assert "MARKER" not in prompts.text()
+        reads = prompts.reads
+        assert "MARKER" not in prompts.text()
+        assert prompts.reads == reads  # the refusal holds until a change: nothing re-read
+        assert await store.recheck() == 0
+    assert [e["event"] for e in logs if e["event"] == "persona.file_refused"] == [
+        "persona.file_refused"
+    ]
+    path.unlink()
+    path.write_text("MARKER: the persona's own file again")
+    await eventually(lambda: "MARKER" in prompts.text())
 
 
 async def test_without_a_watcher_every_prompt_reads_the_files(store: PersonaStore) -> None:

@@ -19,8 +19,10 @@ from typing import Any
 import aiosqlite
 import structlog
 
+from bot.disk import run_blocking
 from bot.errors import MemoryStoreError
 from bot.memory.fts_schema import describe_sqlite_error, open_database
+from bot.permissions import create_private_file
 
 __all__ = ["FtsConnection"]
 
@@ -37,6 +39,14 @@ class FtsConnection:
 
     async def open(self) -> None:
         if self._db is None:
+            # created 0600 before SQLite opens it, which gives -wal and -shm the same mode
+            try:
+                await run_blocking(create_private_file, self.path)
+            except OSError as exc:
+                raise MemoryStoreError(
+                    f"cannot create memory database {self.path}: {exc}",
+                    user_message="My memory store cannot be opened right now.",
+                ) from exc
             self._db = await open_database(self.path, busy_timeout=self.busy_timeout)
 
     async def close(self) -> None:

@@ -3,11 +3,13 @@
 A :class:`FileCache` keeps each file's text with the mtime and size it had. Without a watcher,
 every read checks those on disk. With one (:meth:`FileCache.watch`, Linux inotify, see
 :mod:`bot.persona.watch`), a read trusts the cache until the kernel reports a change to the
-file; as a safety net for changes inotify cannot see (file systems such as NFS, a symlinked
-file edited in another folder), every trusted entry is checked on disk in a disk thread each
-:data:`RECHECK_SECONDS`, off the turn's path. A missing file reads as empty; one that is not
-valid UTF-8 reads as empty with ``problem`` saying so, so one bad file never stops a
-conversation.
+file; as a safety net for changes inotify cannot see (file systems such as NFS, a hard-linked
+file edited through its name in another folder), every trusted entry is checked on disk in a
+disk thread each :data:`RECHECK_SECONDS`, off the turn's path. A missing file reads as empty;
+one that is not valid UTF-8, or that :mod:`bot.persona.safe_read` refuses (a symbolic link,
+not a regular file, too large to read whole), reads as empty with ``problem`` saying so, so
+one bad file never stops a conversation. A file is read only up to its byte limit
+(``read_limit``): a longer one that only feeds the prompt is kept cut there.
 
 Each folder has a stamp (:meth:`FileCache.stamp`) that changes whenever what a read of one of
 its files would return may have changed, so a caller that built something from a folder's
@@ -17,13 +19,15 @@ files (the prompt's persona text) can tell it is still current without reading t
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import structlog
 
 from bot.disk import run_blocking
+from bot.persona.safe_read import UNCHANGED, Outcome, Read, Refused, read_files, signature
 from bot.persona.watch import DirectoryWatcher
 
 __all__ = ["RECHECK_SECONDS", "FileCache", "FileText", "Preload"]
@@ -45,7 +49,7 @@ class FileText:
 
 @dataclass(slots=True)
 class _Cached:
-    mtime_ns: int  # -1: the file was missing
+    mtime_ns: int  # -1: the file was missing; for a refused file, its safe_read signature
     size: int
     file: FileText
     #: reads need no check: the folder is watched and no change was reported or found since
@@ -55,9 +59,18 @@ class _Cached:
 
 
 class FileCache:
-    """Files by their path as text."""
+    """Files by their path as text. Files below ``root`` are reached without following a
+    link; ``read_limit(filename)`` is how many bytes of a file can be used (``None``: the
+    whole file is needed, so a larger one than :data:`~bot.persona.safe_read.WHOLE_FILE_LIMIT`
+    is refused rather than cut)."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        root: str | None = None,
+        read_limit: Callable[[str], int | None] | None = None,
+    ) -> None:
+        self._root = root
+        self._read_limit = read_limit or _whole
         self._entries: dict[str, _Cached] = {}
         self._watcher: DirectoryWatcher | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -77,9 +90,17 @@ class FileCache:
         cached = self._entries.get(path)
         if cached is not None and cached.trusted:
             return cached.file
-        # watched before the stat in _load: any change after it is reported
+        # watched before the stat in read_files: any change after it is reported
         trusted = self._watch(path)
-        return self._remember(path, filename, _load(path, cached), trusted)
+        [loaded] = read_files(self._root, [self._wanted(path, filename, cached)])
+        return self._remember(path, filename, loaded, trusted)
+
+    def _wanted(
+        self, path: str, filename: str, cached: _Cached | None
+    ) -> tuple[str, tuple[int, int] | None, int | None]:
+        """What :func:`read_files` needs to read ``path``."""
+        held = None if cached is None else (cached.mtime_ns, cached.size)
+        return path, held, self._read_limit(filename)
 
     async def load(self, path: str, filename: str) -> FileText:
         """:meth:`read` for a file that may not be in memory, reading it in a disk thread
@@ -146,8 +167,8 @@ class FileCache:
         """Watch the folder of ``path``; whether reads of it may skip the disk check."""
         return self._watcher is not None and self._watcher.watch(path[: path.rindex(os.sep)])
 
-    def _remember(self, path: str, filename: str, loaded: _Loaded, trusted: bool) -> FileText:
-        """Cache what :func:`_load` found and return the file's text."""
+    def _remember(self, path: str, filename: str, loaded: Outcome, trusted: bool) -> FileText:
+        """Cache what :func:`read_files` found and return the file's text."""
         self._changed_entry(path, settled=trusted and not isinstance(loaded, OSError))
         if loaded is None:
             missing = self._missing.get(filename)
@@ -160,17 +181,27 @@ class FileCache:
             return missing
         if isinstance(loaded, OSError):
             return FileText(filename, "", f"cannot read {filename}: {loaded.strerror}")
-        if isinstance(loaded, _Cached):  # unchanged on disk
-            loaded.trusted = trusted
-            return loaded.file
-        stat, raw = loaded
-        try:
-            result = FileText(filename, raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            result = FileText(
-                filename, "", f"{filename} is not valid UTF-8 (byte {exc.start}); it was skipped"
-            )
-        self._entries[path] = _Cached(stat.st_mtime_ns, stat.st_size, result, trusted)
+        if loaded is UNCHANGED:
+            cached = self._entries[path]
+            cached.trusted = trusted
+            return cached.file
+        if isinstance(loaded, Refused):
+            return self._refused(path, filename, loaded, trusted)
+        assert isinstance(loaded, Read)
+        result = _decoded(filename, loaded)
+        self._entries[path] = _Cached(*loaded.signature, result, trusted)
+        return result
+
+    def _refused(self, path: str, filename: str, refused: Refused, trusted: bool) -> FileText:
+        """Keep a refusal like a text (so it is logged once, not at every read)."""
+        previous = self._entries.get(path)
+        if previous is not None and previous.file.problem == refused.problem:
+            result = previous.file
+        else:
+            # the name and the reason only: the file's content is someone else's
+            log.warning("persona.file_refused", file=filename, path=path, problem=refused.problem)
+            result = FileText(filename, "", refused.problem)
+        self._entries[path] = _Cached(*refused.signature, result, trusted)
         return result
 
     # -- watching ---------------------------------------------------------------------------
@@ -218,12 +249,12 @@ class FileCache:
         entries = [(path, cached) for path, cached in self._entries.items() if cached.trusted]
         if not entries:
             return 0
-        found = await run_blocking(lambda: [_signature(path) for path, _cached in entries])
+        found = await run_blocking(lambda: [signature(path) for path, _cached in entries])
         changed = 0
-        for (path, cached), signature in zip(entries, found, strict=True):
+        for (path, cached), now in zip(entries, found, strict=True):
             if self._entries.get(path) is not cached or not cached.trusted:
                 continue  # read, written or reported meanwhile
-            if signature != (cached.mtime_ns, cached.size):
+            if now != (cached.mtime_ns, cached.size):
                 del self._entries[path]
                 self._changed_entry(path, settled=True)
                 changed += 1
@@ -261,11 +292,14 @@ class Preload:
         self._wanted = wanted  # (path, filename, the entry held when it started)
         self._trusted = trusted
         self._changes = cache._changes
-        self._loaded: list[_Loaded] = []
+        self._loaded: list[Outcome] = []
 
     def read(self) -> None:
         """Read the files (blocking: in a disk thread)."""
-        self._loaded = [_load(path, cached) for path, _name, cached in self._wanted]
+        self._loaded = read_files(
+            self._cache._root,
+            [self._cache._wanted(path, name, cached) for path, name, cached in self._wanted],
+        )
 
     def finish(self) -> list[FileText]:
         """Keep what :meth:`read` found; the texts of the files read."""
@@ -281,45 +315,17 @@ class Preload:
         return texts
 
 
-#: what :func:`_load` found: nothing (missing), an error, the cached entry (unchanged on
-#: disk), or the file's stat and bytes
-_Loaded = None | OSError | _Cached | tuple[os.stat_result, bytes]
+def _whole(_filename: str) -> None:
+    return None
 
 
-def _signature(path: str) -> tuple[int, int]:
-    """The file's mtime and size; ``(-1, -1)`` when it is missing or cannot be stat'ed."""
+def _decoded(filename: str, read: Read) -> FileText:
+    """The text of what was read; a cut may end inside a character, which is dropped."""
     try:
-        stat = os.stat(path)
-    except OSError:
-        return -1, -1
-    return stat.st_mtime_ns, stat.st_size
-
-
-def _load(path: str, cached: _Cached | None) -> _Loaded:
-    """The file at ``path`` as it is on disk; ``cached`` is returned when it is unchanged.
-    Few system calls (open, fstat, read, close): each lets another thread take Python's lock,
-    and a preload reads fifteen files. Non-blocking, so a FIFO put there cannot hang it."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return exc
-    try:
-        stat = os.fstat(fd)
-        if cached is not None and (cached.mtime_ns, cached.size) == (
-            stat.st_mtime_ns,
-            stat.st_size,
-        ):
-            return cached
-        data = os.read(fd, stat.st_size + 1)
-        if len(data) > stat.st_size:  # grown since the fstat: read on to the end
-            chunks = [data]
-            while chunk := os.read(fd, 65536):
-                chunks.append(chunk)
-            data = b"".join(chunks)
-        return stat, data
-    except OSError as exc:
-        return exc
-    finally:
-        os.close(fd)
+        if read.cut:
+            return FileText(filename, codecs.getincrementaldecoder("utf-8")().decode(read.data))
+        return FileText(filename, read.data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return FileText(
+            filename, "", f"{filename} is not valid UTF-8 (byte {exc.start}); it was skipped"
+        )

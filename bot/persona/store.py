@@ -5,17 +5,24 @@ persona of a request travel in the ``_user`` and ``_persona`` context variables 
 turn by the session); everything downstream calls :func:`persona_path` instead of passing
 paths around. Reads come from memory while a file is unchanged (:mod:`bot.persona.file_cache`);
 writes are atomic and serialised per persona by an asyncio lock.
+
+Persona files are the persona's own: nothing below the data folder is read or written through
+a symbolic link, and only regular files are read (:mod:`bot.persona.safe_read`). A file in
+:data:`PROMPT_ONLY_FILES` is read only as far as its prompt limit can use (at most
+``4 * limit + 4`` bytes, as a character is at most four); every other file is rewritten by the
+daemon and so is read whole, or refused when it is too large to be a real one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 
 from bot.atomic import atomic_write_text
+from bot.config import DEFAULT_LIMITS
 from bot.disk import run_blocking
 from bot.errors import PersonaError
 from bot.persona.file_cache import FileCache, FileText, Preload
@@ -23,6 +30,7 @@ from bot.persona.names import validate_name
 
 __all__ = [
     "PERSONA_FILES",
+    "PROMPT_ONLY_FILES",
     "FileText",
     "PersonaStore",
     "bind_persona",
@@ -49,6 +57,12 @@ PERSONA_FILES: tuple[str, ...] = (
     "SCRATCH.md",
     "TASKS.json",
     "CRONS.json",
+)
+
+#: files the daemon only reads (for the prompt, the memory mirrors and /help), never rewrites:
+#: what lies past their prompt limit is never used, so it is never read
+PROMPT_ONLY_FILES = frozenset(
+    "IDENTITY.md SOUL.md PROTOCOLS.md CONTEXT_TIERS.md USER.md AGENTS.md HELP.md MEMORY.md".split()
 )
 
 _user: ContextVar[str | None] = ContextVar("personad_user", default=None)
@@ -94,12 +108,18 @@ def persona_path(*parts: str) -> Path:
     return data_dir.joinpath(user, "persona", persona, *parts)
 
 
-class PersonaStore:
-    """Reads and writes persona files under one data directory."""
+def _default_limit(filename: str) -> int:
+    return DEFAULT_LIMITS.get(filename, 4000)
 
-    def __init__(self, data_dir: Path) -> None:
+
+class PersonaStore:
+    """Reads and writes persona files under one data directory; ``limit(filename)`` is the
+    prompt's character limit for a file (the configured one: ``config.prompt.limit``)."""
+
+    def __init__(self, data_dir: Path, limit: Callable[[str], int] = _default_limit) -> None:
         self.data_dir = data_dir
-        self._files = FileCache()
+        self._limit = limit
+        self._files = FileCache(os.fspath(data_dir), self._read_limit)
         self._locks: dict[Path, asyncio.Lock] = {}
         self._dirs: dict[tuple[str, str], Path] = {}
         #: (user, persona, filename) -> the file's path as text
@@ -115,6 +135,12 @@ class PersonaStore:
             validate_name(persona, "persona")
             directory = self._dirs[key] = self.data_dir / user / "persona" / persona
         return directory
+
+    def _read_limit(self, filename: str) -> int | None:
+        """How many bytes of ``filename`` can be used; None: all (it is rewritten)."""
+        if filename in PROMPT_ONLY_FILES:
+            return 4 * self._limit(filename) + 4
+        return None
 
     def file_path(self, user: str, persona: str, filename: str) -> Path:
         return Path(self._path(user, persona, filename))
@@ -164,8 +190,9 @@ class PersonaStore:
     def read(self, user: str, persona: str, filename: str) -> FileText:
         """The file's text, from memory while it is unchanged (see :mod:`bot.persona.file_cache`).
 
-        A missing file reads as empty; a file that is not valid UTF-8 reads as empty with
-        ``problem`` saying so, so one bad file never stops a conversation.
+        A missing file reads as empty; a file that is not valid UTF-8 or is refused (a link,
+        not a regular file, too large) reads as empty with ``problem`` saying so, so one bad
+        file never stops a conversation.
         """
         return self._files.read(self._path(user, persona, filename), filename)
 
@@ -223,8 +250,8 @@ class PersonaStore:
             results: list[os.stat_result | OSError] = []
             for path, (_u, _p, _n, text) in zip(paths, files, strict=True):
                 try:
-                    atomic_write_text(Path(path), text, durable=durable)
-                    results.append(os.stat(path))
+                    atomic_write_text(Path(path), text, durable=durable, root=self.data_dir)
+                    results.append(os.stat(path, follow_symlinks=False))
                 except OSError as exc:
                     results.append(exc)
             return results

@@ -71,11 +71,14 @@ def create_persona(
     directory = store.directory(user, persona)
     if directory.exists():
         raise PersonaError(f"persona {persona!r} of user {user!r} already exists at {directory}")
-    for filename in PERSONA_FILES:
-        text = _template_text(template_dir, filename)
-        text = text.replace("{{user}}", user).replace("{{persona}}", persona)
-        if chosen == "inara" and persona != "inara":
-            text = text.replace("Inara", persona.capitalize())
-        atomic_write_text(directory / filename, text)
-    (directory / "sessions").mkdir(mode=0o700, exist_ok=True)
+    try:
+        for filename in PERSONA_FILES:
+            text = _template_text(template_dir, filename)
+            text = text.replace("{{user}}", user).replace("{{persona}}", persona)
+            if chosen == "inara" and persona != "inara":
+                text = text.replace("Inara", persona.capitalize())
+            atomic_write_text(directory / filename, text, root=store.data_dir)
+        (directory / "sessions").mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:  # a link on the way (refused), a full disk, no permission
+        raise PersonaError(f"cannot create persona {persona!r} of user {user!r}: {exc}") from exc
     return directory
