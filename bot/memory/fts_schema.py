@@ -10,6 +10,10 @@ Tables:
 * ``item_events`` (v3): the history ``explain`` shows (created, reinforced, superseded, ...).
 * ``mirror_lines`` (v3): which line of which file each mirrored item came from.
 * ``items_vocab`` (v3): FTS5's own term statistics (documents per term) for query planning.
+* ``items.room`` (v4): ``direct`` or ``shared``, the kind of room the item was learned in
+  (:data:`bot.memory.base.RoomKind`). Items from before v4 count as direct, except the lines
+  mirrored from MEMORY.md/USER.md and ``personad memory add`` (source ``cli``): the file layer
+  is in every room's prompt anyway.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.fts_store`.
 
@@ -100,7 +104,13 @@ CREATE VIRTUAL TABLE items_vocab USING fts5vocab (items_fts, row);
 """
 )
 
-MIGRATIONS: list[Migration] = [(1, _V1), (2, _V2), (3, _V3)]
+_V4 = """
+ALTER TABLE items ADD COLUMN room TEXT NOT NULL DEFAULT 'direct';
+UPDATE items SET room = 'shared' WHERE source IN ('MEMORY.md', 'USER.md', 'cli')
+    OR id IN (SELECT item_id FROM mirror_lines WHERE present = 1);
+"""
+
+MIGRATIONS: list[Migration] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4)]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
 

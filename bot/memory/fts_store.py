@@ -2,7 +2,8 @@
 
 :class:`FtsStore` writes items, vectors and mirror bookkeeping (each write one transaction,
 its history recorded in ``item_events``) and answers recall: BM25 matches, document
-frequencies for query planning, rows by id and the standing preferences and decisions. The
+frequencies for query planning, rows by id and the standing preferences and decisions, each
+read limited to shared items when asked (``shared_only``: a turn in a shared room). The
 connection and its error handling come from :mod:`bot.memory.fts_connection`, the inspection
 reads from :mod:`bot.memory.fts_inspect`, the schema from :mod:`bot.memory.fts_schema`.
 """
@@ -12,16 +13,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from bot.memory.base import Category, MemoryItem
+from bot.memory.base import Category, MemoryItem, RoomKind
 from bot.memory.fts_inspect import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.scoring import Candidate
 
-__all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow"]
+__all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
+
+_SHARED_MATCH = " AND rowid IN (SELECT id FROM items WHERE room = 'shared')"
+"""Keeps the FTS matches of shared items (see ``match``)."""
 
 DF_CACHE_WRITES = 500
 """Writes after which the cached document frequencies used for query planning are dropped."""
+
+
+class StoredVectors(NamedTuple):
+    """The stored vectors of one model, by item: the index is loaded from these."""
+
+    rowids: list[int]
+    blobs: list[bytes]
+    active: list[bool]
+    shared: list[bool]
 
 
 @dataclass(slots=True)
@@ -49,21 +62,27 @@ class FtsStore(FtsInspection):
 
     # -- vectors ------------------------------------------------------------------------------
 
-    async def vectors(self, model: str, dim: int) -> tuple[list[int], list[bytes], list[bool]]:
+    async def vectors(self, model: str, dim: int) -> StoredVectors:
         rows = await self._all(
-            "SELECT v.item_id, v.vec, i.status = 'active' FROM vectors v"
+            "SELECT v.item_id, v.vec, i.status = 'active', i.room = 'shared' FROM vectors v"
             " JOIN items i ON i.id = v.item_id WHERE v.model = ? AND v.dim = ? ORDER BY v.item_id",
             (model, dim),
         )
-        return [r[0] for r in rows], [r[1] for r in rows], [bool(r[2]) for r in rows]
+        return StoredVectors(
+            [r[0] for r in rows],
+            [r[1] for r in rows],
+            [bool(r[2]) for r in rows],
+            [bool(r[3]) for r in rows],
+        )
 
-    async def items_without_vectors(self, model: str, dim: int) -> list[tuple[int, str]]:
+    async def items_without_vectors(self, model: str, dim: int) -> list[tuple[int, str, bool]]:
+        """(rowid, text, shared) of the active items that have no vector of ``model``."""
         rows = await self._all(
-            "SELECT id, text FROM items WHERE status = 'active' AND id NOT IN"
+            "SELECT id, text, room = 'shared' FROM items WHERE status = 'active' AND id NOT IN"
             " (SELECT item_id FROM vectors WHERE model = ? AND dim = ?) ORDER BY id",
             (model, dim),
         )
-        return [(int(r[0]), str(r[1])) for r in rows]
+        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
 
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:
         async with self._tx() as db:
@@ -106,6 +125,7 @@ class FtsStore(FtsInspection):
         confidence: float,
         at: float,
         reason: str,
+        room: RoomKind = "direct",
     ) -> int | None:
         """Insert a new item unless an active one has the same normal form; its rowid or None.
 
@@ -113,14 +133,18 @@ class FtsStore(FtsInspection):
         """
         rows = await self._all(
             "INSERT INTO items (text, norm, category, source, confidence, created_at,"
-            " last_seen, reason) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
+            " last_seen, reason, room) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
             " (SELECT 1 FROM items WHERE norm = ? AND status = 'active') RETURNING id",
-            (text, norm, category, source, confidence, at, at, reason, norm),
+            (text, norm, category, source, confidence, at, at, reason, room, norm),
         )
         self._wrote()
         return int(rows[0][0]) if rows else None
 
-    async def reinforce(self, rowid: int, *, at: float, source: str) -> None:
+    async def reinforce(
+        self, rowid: int, *, at: float, source: str, room: RoomKind = "direct"
+    ) -> bool:
+        """Count one more statement of the item; said in a shared room, it becomes shared.
+        True when it became shared just now."""
         async with self._tx() as db:
             await db.execute(
                 "UPDATE items SET reinforced = reinforced + 1,"
@@ -129,12 +153,22 @@ class FtsStore(FtsInspection):
                 (at, rowid),
             )
             await self._event(db, rowid, at, "reinforced", source)
+            if room != "shared":
+                return False
+            cursor = await db.execute(
+                "UPDATE items SET room = 'shared' WHERE id = ? AND room != 'shared'", (rowid,)
+            )
+            if cursor.rowcount:
+                await self._event(db, rowid, at, "shared", f"said in a shared room ({source})")
+            return bool(cursor.rowcount)
 
-    async def forget(self, rowid: int, *, at: float) -> bool:
+    async def forget(self, rowid: int, *, at: float, shared_only: bool = False) -> bool:
+        """Mark the item forgotten; False when there is none (or, ``shared_only``, when it is
+        not a shared one)."""
         async with self._tx() as db:
-            cursor = await db.execute("SELECT status FROM items WHERE id = ?", (rowid,))
+            cursor = await db.execute("SELECT status, room FROM items WHERE id = ?", (rowid,))
             row = await cursor.fetchone()
-            if row is None:
+            if row is None or (shared_only and row[1] != "shared"):
                 return False
             if row[0] != "forgotten":
                 await db.execute("UPDATE items SET status = 'forgotten' WHERE id = ?", (rowid,))
@@ -193,24 +227,28 @@ class FtsStore(FtsInspection):
 
     # -- recall --------------------------------------------------------------------------------
 
-    async def match(self, query: str, limit: int, *, newest: int | None = None) -> list[RecallRow]:
+    async def match(
+        self, query: str, limit: int, *, newest: int | None = None, shared_only: bool = False
+    ) -> list[RecallRow]:
         """The ``limit`` best BM25 matches (the FTS table holds only active items), ranked among
-        the ``newest`` matching memories when given: one statement, one round trip."""
+        the ``newest`` matching memories when given: one statement, one round trip.
+        ``shared_only`` keeps the matches of shared items, before ranking."""
+        scope = _SHARED_MATCH if shared_only else ""
         window = ""
         params: tuple[Any, ...] = (query, limit)
         if newest is not None:
             window = (
                 " AND rowid >= COALESCE((SELECT rowid FROM items_fts WHERE items_fts MATCH ?1"
-                " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
+                f"{scope} ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
             )
             params = (query, limit, max(0, newest - 1))
         rows = await self._all(
             f"SELECT {ITEM_COLUMNS}, f.rank FROM (SELECT rowid, rank FROM items_fts"
-            f" WHERE items_fts MATCH ?1{window} ORDER BY rank LIMIT ?2) f"
+            f" WHERE items_fts MATCH ?1{scope}{window} ORDER BY rank LIMIT ?2) f"
             " JOIN items i ON i.id = f.rowid",
             params,
         )
-        return [_recall_row(row, float(row[9])) for row in rows]
+        return [_recall_row(row, float(row[10])) for row in rows]
 
     async def doc_frequencies(self, tokens: Sequence[str]) -> dict[str, int]:
         """How many active memories hold each token (tokens in indexed, folded form).
@@ -236,21 +274,28 @@ class FtsStore(FtsInspection):
             self._writes = 0
             self._df_cache.clear()
 
-    async def rows_by_id(self, rowids: Sequence[int]) -> list[RecallRow]:
+    async def rows_by_id(
+        self, rowids: Sequence[int], *, shared_only: bool = False
+    ) -> list[RecallRow]:
         if not rowids:
             return []
         marks = ",".join("?" * len(rowids))
+        scope = " AND room = 'shared'" if shared_only else ""
         rows = await self._all(
-            f"SELECT {ITEM_COLUMNS} FROM items i WHERE i.id IN ({marks}) AND status = 'active'",
+            f"SELECT {ITEM_COLUMNS} FROM items i WHERE i.id IN ({marks}) AND status = 'active'"
+            f"{scope}",
             list(rowids),
         )
         return [_recall_row(row, 0.0) for row in rows]
 
-    async def standing_items(self, exclude_sources: Sequence[str], limit: int) -> list[MemoryItem]:
+    async def standing_items(
+        self, exclude_sources: Sequence[str], limit: int, *, shared_only: bool = False
+    ) -> list[MemoryItem]:
         """Preferences and decisions stated in conversation, most reinforced first."""
         marks = ",".join("?" * len(exclude_sources))
+        scope = " AND room = 'shared'" if shared_only else ""
         rows = await self._all(
-            f"SELECT {ITEM_COLUMNS} FROM items i WHERE status = 'active'"
+            f"SELECT {ITEM_COLUMNS} FROM items i WHERE status = 'active'{scope}"
             f" AND category IN ('preference', 'decision') AND source NOT IN ({marks})"
             " ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?",
             [*exclude_sources, limit],
