@@ -232,16 +232,15 @@ class HonchoMemory(MemoryBackend):
     async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
         """Mark forgotten in the ledger. Ids of Honcho's own conclusions (``honcho:<id>``) and
         of recalled messages (``message:<id>``) are entered into the ledger to be marked. From
-        a shared room only what it may recall: shared items and messages, never Honcho's own
-        conclusions."""
+        a shared room only the ledger's shared items: the server cannot say cheaply where a
+        message or its own conclusion came from."""
         known = await self._ledger.status(item_id)
-        if known is not None and shared_room and known[1] != "shared":
+        if shared_room and (known is None or known[1] != "shared"):
             return False
         status = None if known is None else known[0]
         if status is None:
             kind, _, remote_id = item_id.partition(":")
-            allowed = ("message",) if shared_room else ("honcho", "message")
-            if kind not in allowed or not remote_id:
+            if kind not in ("honcho", "message") or not remote_id:
                 return False
             text = ""
             if kind == "honcho":
@@ -253,8 +252,7 @@ class HonchoMemory(MemoryBackend):
                     if remote is None:
                         return False
                     text = remote.content
-            room: RoomKind = "shared" if shared_room else "direct"
-            await self._ledger.add_reference(item_id, remote_id, kind, text, room)
+            await self._ledger.add_reference(item_id, remote_id, kind, text)
         elif status == "forgotten":
             return True
         await self._ledger.mark(item_id, "forgotten", "", status="forgotten")

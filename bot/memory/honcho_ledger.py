@@ -157,16 +157,14 @@ class HonchoLedger(SqliteFile):
         await self.event(item_id, "created", why)
         await db.commit()
 
-    async def add_reference(
-        self, item_id: str, remote_id: str, kind: str, text: str, room: RoomKind = "direct"
-    ) -> None:
+    async def add_reference(self, item_id: str, remote_id: str, kind: str, text: str) -> None:
         """Enter a conclusion or message known only to the server, so it can be marked."""
         stamp = _now()
         await self.conn.execute(
             "INSERT INTO items (id, honcho_id, kind, text, norm, category, source,"
-            " confidence, status, created_at, updated_at, room)"
-            " VALUES (?, ?, ?, ?, ?, 'fact', 'honcho', 0, 'active', ?, ?, ?)",
-            (item_id, remote_id, kind, text, normalize(text), stamp, stamp, room),
+            " confidence, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, 'fact', 'honcho', 0, 'active', ?, ?)",
+            (item_id, remote_id, kind, text, normalize(text), stamp, stamp),
         )
 
     async def mark(
