@@ -22,8 +22,13 @@ __all__: list[str] = []
 
 
 def forget_rooms(db_path: Path, version: int) -> None:
-    """Turn a store back into its last version without rooms (the column dropped)."""
+    """Turn a store back into its last version without rooms (the column dropped, and in
+    ``memory.db`` the index of shared items)."""
     with sqlite3.connect(db_path) as db:
+        db.execute("DROP TRIGGER IF EXISTS items_shared_fts_insert")
+        db.execute("DROP TRIGGER IF EXISTS items_shared_fts_update")
+        db.execute("DROP TABLE IF EXISTS items_shared_vocab")
+        db.execute("DROP TABLE IF EXISTS items_shared_fts")
         db.execute("ALTER TABLE items DROP COLUMN room")
         db.execute("DELETE FROM schema_version WHERE version > ?", (version,))
 

@@ -169,3 +169,13 @@ async def test_export_names_the_room_of_every_item(memory: MemoryBackend) -> Non
     await learn(memory, GROUP, "shared")
     rooms = {row["text"]: row["room"] for row in await memory.export() if "room" in row}
     assert rooms[PRIVATE] == "direct" and rooms[GROUP] == "shared"
+
+
+async def test_a_forgotten_shared_memory_leaves_every_room(memory: MemoryBackend) -> None:
+    await learn(memory, GROUP, "shared")
+    (item,) = [item for item in await memory.list_items() if item.text == GROUP]
+    tools = {tool.name: tool for tool in memory.tools(shared_room=True)}
+    assert (await tools["memory_forget"].handler({"id": item.id})).startswith("Forgotten")
+    for shared_room in (True, False):
+        hits = await memory.prefetch(GROUP_QUERY, limit=5, shared_room=shared_room)
+        assert item.id not in [hit.item.id for hit in hits]

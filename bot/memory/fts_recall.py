@@ -4,8 +4,8 @@
 (:func:`bot.memory.fts_query.plan_match`) and, when an embedder and its vector index are
 loaded, the nearest vectors; the union is scored by :mod:`bot.memory.scoring` (BM25 + cosine
 + recency + importance). Without an embedder it answers by BM25 alone. ``shared_only`` (a
-turn in a shared room) filters both sources before the pool is cut: the FTS statement keeps
-shared items only and the vector mask hides the rest.
+turn in a shared room) filters both sources before the pool is cut: the BM25 matches come from
+the index of shared items and the vector mask hides the rest.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ async def hybrid_search(
         vector = (await embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
         cosines = index.cosines(vector, shared_only=shared_only)
     rows: list[RecallRow] = []
-    for plan in plan_match(tokens, await store.doc_frequencies(tokens)):
+    frequencies = await store.doc_frequencies(tokens, shared_only=shared_only)
+    for plan in plan_match(tokens, frequencies):
         rows = await store.match(plan.expression, pool, newest=plan.newest, shared_only=shared_only)
         if len(rows) >= limit:
             break

@@ -21,8 +21,9 @@ from bot.memory.scoring import Candidate
 
 __all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
 
-_SHARED_MATCH = " AND rowid IN (SELECT id FROM items WHERE room = 'shared')"
-"""Keeps the FTS matches of shared items (see ``match``)."""
+#: the FTS index and its term statistics, of all active items (False) or the shared (True)
+_FTS = {False: "items_fts", True: "items_shared_fts"}
+_VOCAB = {False: "items_vocab", True: "items_shared_vocab"}
 
 DF_CACHE_WRITES = 500
 """Writes after which the cached document frequencies used for query planning are dropped."""
@@ -57,7 +58,8 @@ class FtsStore(FtsInspection):
 
     def __init__(self, path: Path, *, busy_timeout: float = 5.0) -> None:
         super().__init__(path, busy_timeout=busy_timeout)
-        self._df_cache: dict[str, int] = {}
+        #: known document frequencies, of all active items (False) and of the shared (True)
+        self._df_cache: dict[bool, dict[str, int]] = {False: {}, True: {}}
         self._writes = 0
 
     # -- vectors ------------------------------------------------------------------------------
@@ -160,6 +162,7 @@ class FtsStore(FtsInspection):
             )
             if cursor.rowcount:
                 await self._event(db, rowid, at, "shared", f"said in a shared room ({source})")
+                self._wrote()
             return bool(cursor.rowcount)
 
     async def forget(self, rowid: int, *, at: float, shared_only: bool = False) -> bool:
@@ -232,47 +235,52 @@ class FtsStore(FtsInspection):
     ) -> list[RecallRow]:
         """The ``limit`` best BM25 matches (the FTS table holds only active items), ranked among
         the ``newest`` matching memories when given: one statement, one round trip.
-        ``shared_only`` keeps the matches of shared items, before ranking."""
-        scope = _SHARED_MATCH if shared_only else ""
+        ``shared_only`` searches the index of shared items instead."""
+        fts = _FTS[shared_only]
         window = ""
         params: tuple[Any, ...] = (query, limit)
         if newest is not None:
             window = (
-                " AND rowid >= COALESCE((SELECT rowid FROM items_fts WHERE items_fts MATCH ?1"
-                f"{scope} ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
+                f" AND rowid >= COALESCE((SELECT rowid FROM {fts} WHERE {fts} MATCH ?1"
+                " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
             )
             params = (query, limit, max(0, newest - 1))
         rows = await self._all(
-            f"SELECT {ITEM_COLUMNS}, f.rank FROM (SELECT rowid, rank FROM items_fts"
-            f" WHERE items_fts MATCH ?1{scope}{window} ORDER BY rank LIMIT ?2) f"
+            f"SELECT {ITEM_COLUMNS}, f.rank FROM (SELECT rowid, rank FROM {fts}"
+            f" WHERE {fts} MATCH ?1{window} ORDER BY rank LIMIT ?2) f"
             " JOIN items i ON i.id = f.rowid",
             params,
         )
         return [_recall_row(row, float(row[10])) for row in rows]
 
-    async def doc_frequencies(self, tokens: Sequence[str]) -> dict[str, int]:
-        """How many active memories hold each token (tokens in indexed, folded form).
+    async def doc_frequencies(
+        self, tokens: Sequence[str], *, shared_only: bool = False
+    ) -> dict[str, int]:
+        """How many active memories (``shared_only``: active shared ones) hold each token
+        (tokens in indexed, folded form).
 
         FTS5 counts them by reading each word's whole posting list, so known counts are kept
         for :data:`DF_CACHE_WRITES` writes: they only steer query planning, where a count a
         little stale does no harm. Absent words are never cached, so a new word is found at once.
         """
-        missing = [token for token in tokens if token not in self._df_cache]
+        cache = self._df_cache[shared_only]
+        missing = [token for token in tokens if token not in cache]
         if missing:
             marks = ",".join("?" * len(missing))
             rows = await self._all(
-                f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", missing
+                f"SELECT term, doc FROM {_VOCAB[shared_only]} WHERE term IN ({marks})", missing
             )
-            if len(self._df_cache) > 50_000:
-                self._df_cache.clear()
-            self._df_cache.update((str(term), int(doc)) for term, doc in rows)
-        return {token: self._df_cache[token] for token in tokens if token in self._df_cache}
+            if len(cache) > 50_000:
+                cache.clear()
+            cache.update((str(term), int(doc)) for term, doc in rows)
+        return {token: cache[token] for token in tokens if token in cache}
 
     def _wrote(self) -> None:
         self._writes += 1
         if self._writes >= DF_CACHE_WRITES:
             self._writes = 0
-            self._df_cache.clear()
+            for cache in self._df_cache.values():
+                cache.clear()
 
     async def rows_by_id(
         self, rowids: Sequence[int], *, shared_only: bool = False
