@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import HonchoConfig
 from bot.memory.base import MemoryBackend, TurnRecord
 from bot.memory.holographic import HolographicMemory
 from bot.memory.honcho import HonchoMemory
 from bot.memory.sqlite_fts import SqliteFtsMemory
 from tests.fakes.honcho_api import FakeHoncho
 from tests.test_memory_embeddings import ConceptEmbedder
-from tests.test_memory_room_scope import AT, KEY, PRIVATE, learn, recalled
+from tests.test_memory_room_scope import AT, KEY, PRIVATE, honcho_memory, learn, recalled
 
 __all__: list[str] = []
 
@@ -132,21 +131,9 @@ async def fake() -> AsyncIterator[FakeHoncho]:
         yield server
 
 
-def honcho(fake: FakeHoncho, folder: Path) -> HonchoMemory:
-    config = HonchoConfig(base_url=fake.base_url, workspace="personad")
-    return HonchoMemory(
-        folder,
-        config=config,
-        user="alice",
-        persona="inara",
-        env={"HONCHO_API_KEY": KEY},
-        max_retries=0,
-    )
-
-
 @pytest.fixture
 async def ledger(fake: FakeHoncho, tmp_path: Path) -> AsyncIterator[HonchoMemory]:
-    memory = honcho(fake, tmp_path)
+    memory = honcho_memory(fake, tmp_path)
     await memory.open()
     try:
         yield memory
@@ -187,10 +174,10 @@ async def test_honcho_own_conclusions_and_representation_stay_out_of_shared_room
 async def test_honcho_ledger_from_before_rooms_is_upgraded(
     fake: FakeHoncho, tmp_path: Path
 ) -> None:
-    memory = honcho(fake, tmp_path)
+    memory = honcho_memory(fake, tmp_path)
     await memory.open()
     await old_store(memory, memory.path, 1)
-    upgraded = honcho(fake, tmp_path)
+    upgraded = honcho_memory(fake, tmp_path)
     await upgraded.open()
     try:
         rooms = {row["text"]: row["room"] for row in await upgraded.export()}

@@ -35,15 +35,7 @@ async def memory(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
     folder = tmp_path / "inara"
     if kind == "honcho":
         async with FakeHoncho(api_key=KEY) as fake:
-            config = HonchoConfig(base_url=fake.base_url, workspace="personad")
-            honcho = HonchoMemory(
-                folder,
-                config=config,
-                user="alice",
-                persona="inara",
-                env={"HONCHO_API_KEY": KEY},
-                max_retries=0,
-            )
+            honcho = honcho_memory(fake, folder)
             await honcho.open()
             try:
                 yield honcho
@@ -61,6 +53,19 @@ async def memory(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
         yield backend
     finally:
         await backend.close()
+
+
+def honcho_memory(fake: FakeHoncho, folder: Path) -> HonchoMemory:
+    """Alice's inara on the fake server, without SDK retries (not opened yet)."""
+    config = HonchoConfig(base_url=fake.base_url, workspace="personad")
+    return HonchoMemory(
+        folder,
+        config=config,
+        user="alice",
+        persona="inara",
+        env={"HONCHO_API_KEY": KEY},
+        max_retries=0,
+    )
 
 
 async def learn(memory: MemoryBackend, text: str, room: RoomKind, at: datetime = AT) -> TurnRecord:

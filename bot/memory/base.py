@@ -151,11 +151,12 @@ class MemoryBackend(ABC):
         """Text for the system prompt; empty when there is nothing to say. In a shared room
         only what was learned in shared rooms."""
 
-    @abstractmethod
     async def prefetch(
         self, query: str, *, limit: int = 8, shared_room: bool = False
     ) -> list[MemoryHit]:
-        """Memories relevant to ``query``, best first (in a shared room: shared ones only)."""
+        """Memories relevant to ``query``, best first (in a shared room: shared ones only);
+        by default what ``search`` finds."""
+        return await self.search(query, limit=limit, shared_room=shared_room)
 
     @abstractmethod
     async def sync(self, turn: TurnRecord) -> None:

@@ -234,11 +234,6 @@ class HolographicMemory(MemoryBackend):
         """Structural matches first (``hrr``), then explicitly lexical ones (``lexical``)."""
         return self._facts.recall(query, limit=limit, category=category, shared_only=shared_room)
 
-    async def prefetch(
-        self, query: str, *, limit: int = 8, shared_room: bool = False
-    ) -> list[MemoryHit]:
-        return await self.search(query, limit=limit, shared_room=shared_room)
-
     async def search(
         self, query: str, *, limit: int = 10, shared_room: bool = False
     ) -> list[MemoryHit]:

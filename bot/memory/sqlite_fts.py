@@ -293,11 +293,6 @@ class SqliteFtsMemory(MemoryBackend):
         lines = [f"- {item.text} {format_citation(item)}" for item in items]
         return "What you remember from earlier conversations:\n" + "\n".join(lines)
 
-    async def prefetch(
-        self, query: str, *, limit: int = 8, shared_room: bool = False
-    ) -> list[MemoryHit]:
-        return await self.search(query, limit=limit, shared_room=shared_room)
-
     async def search(
         self, query: str, *, limit: int = 10, shared_room: bool = False
     ) -> list[MemoryHit]:
