@@ -68,6 +68,8 @@ class TurnRecord:
     at: datetime
     user: str
     persona: str
+    #: the kind of room the exchange happened in; what it teaches is recalled only there
+    #: (``direct``) or everywhere (``shared``)
     room: RoomKind = "direct"
 
 
