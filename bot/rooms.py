@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import structlog
 
 from bot.errors import StoreError
+from bot.memory.base import RoomKind
 from bot.state import StateStore
 
 __all__ = ["ANY_ROOM", "OffTheRecord", "Room"]
@@ -39,7 +40,7 @@ class Room:
         return f"{self.platform}:{self.id}"
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> RoomKind:
         return "shared" if self.shared else "direct"
 
 

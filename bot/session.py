@@ -211,14 +211,22 @@ class Session:
                 await self.memory.mirror(name, text)
                 self._mirrored[name] = text
 
-    async def _recall(self, text: str, *, otr: bool) -> tuple[str, list[MemoryHit]]:
+    async def _recall(
+        self, text: str, *, otr: bool, shared_room: bool
+    ) -> tuple[str, list[MemoryHit]]:
+        """What memory brings to a turn; in a shared room only what was learned in shared
+        rooms (and the file layer)."""
         if self.memory is None or otr:
             return "", []
         try:
             await self._mirror_files()
-            inject = await self.memory.inject()
+            inject = await self.memory.inject(shared_room=shared_room)
             limit = self.deps.config.memory.recall_limit
-            hits = await self.memory.prefetch(text, limit=limit) if limit else []
+            hits = (
+                await self.memory.prefetch(text, limit=limit, shared_room=shared_room)
+                if limit
+                else []
+            )
         except Exception as exc:
             log.error("memory.recall_failed", error=str(exc))
             return "", []
@@ -235,6 +243,7 @@ class Session:
             at=outcome.user_entry.at,
             user=self.user,
             persona=self.persona,
+            room=outcome.room.kind,
         )
         self._unextracted.append(record)
         try:
@@ -270,7 +279,7 @@ class Session:
         async def promote(text: str, source: str) -> object:
             if memory is None:
                 return None
-            return await memory.add(text, source=source)
+            return await memory.add(text, source=source, room=room.kind)
 
         if not force and not self.compactor.needs(system_chars, conversation.entries):
             return None
@@ -297,7 +306,9 @@ class Session:
                 zone,
                 mode=mode,
                 limits=limits,
-                memory=self.memory.tools() if self.memory is not None else (),
+                memory=(
+                    self.memory.tools(shared_room=shared_room) if self.memory is not None else ()
+                ),
                 clock=self.deps.clock,
             )
         return cached
@@ -377,7 +388,7 @@ class Session:
         user_entry = kept or Entry(
             "user", text, now, platform, otr=otr, event_id=event_id, room=room.key
         )
-        inject, recalled = await self._recall(text, otr=otr)
+        inject, recalled = await self._recall(text, otr=otr, shared_room=room.shared)
 
         def read(name: str) -> FileText:
             file = store.read(self.user, self.persona, name)

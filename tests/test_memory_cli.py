@@ -131,3 +131,20 @@ def test_bad_names_are_refused(data_dir: Path, capsys: pytest.CaptureFixture[str
     )
     assert code == 2
     assert "user name" in capsys.readouterr().err
+
+
+def test_added_facts_are_shared_unless_private_and_search_shows_a_rooms_view(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(data_dir, "add", "Our dog Biscuit is a four year old beagle.") == 0
+    assert run(data_dir, "add", "My sister Ana lives in Porto.", "--private") == 0
+    capsys.readouterr()
+    assert run(data_dir, "list") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[2] for line in lines if "Biscuit" in line] == ["shared"]
+    assert [line.split()[2] for line in lines if "Porto" in line] == ["direct"]
+    assert run(data_dir, "search", "Biscuit Ana Porto", "--shared") == 0
+    shown = capsys.readouterr().out
+    assert "Biscuit" in shown and "Porto" not in shown
+    assert run(data_dir, "search", "Biscuit Ana Porto") == 0
+    assert "Porto" in capsys.readouterr().out

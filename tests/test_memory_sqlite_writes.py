@@ -228,7 +228,7 @@ async def test_inject_stats_and_export(memory: SqliteFtsMemory) -> None:
     stats = await memory.stats()
     assert stats["items"] == 4
     assert stats["by_status"] == {"active": 3, "forgotten": 1}
-    assert stats["backend"] == "sqlite-fts5" and stats["schema_version"] == 3
+    assert stats["backend"] == "sqlite-fts5" and stats["schema_version"] == 4
     exported = await memory.export()
     assert [row["status"] for row in exported] == ["active", "active", "forgotten", "active"]
     assert {"id", "text", "category", "source", "confidence", "created", "last_seen"} <= set(

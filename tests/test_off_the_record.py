@@ -240,6 +240,21 @@ async def test_a_shared_room_is_not_offered_private_tools(world: World, llm: Scr
     direct = {tool.name for tool in llm.calls[-1].tools}
     await world.say("hello all", room="family", direct=False)
     shared = {tool.name for tool in llm.calls[-1].tools}
-    assert "scratch_read" in direct or "memory_search" in direct
-    assert "memory_search" not in shared and "scratch_read" not in shared
+    assert "scratch_read" in direct and "scratch_read" not in shared
     assert shared < direct
+    # memory search stays, built to find only what was learned in shared rooms
+
+
+async def test_a_memory_learned_in_a_direct_room_is_not_recalled_in_a_shared_one(
+    world: World, llm: ScriptedLLM
+) -> None:
+    await world.say("I am allergic to penicillin, since childhood.", room="dm")
+    await world.say("We adopted a beagle named Biscuit.", room="family", direct=False)
+    await world.say(
+        "What am I allergic to, and what is our beagle called?", room="family", direct=False
+    )
+    shared = llm.calls[-1].system.dynamic
+    assert "Biscuit" in shared and "penicillin" not in shared
+    await world.say("What am I allergic to? And the beagle?", room="dm")
+    direct = llm.calls[-1].system.dynamic
+    assert "penicillin" in direct and "Biscuit" in direct

@@ -234,7 +234,9 @@ async def test_a_linked_sessions_folder_is_neither_written_nor_read(tmp_path: Pa
     (folder / "sessions").symlink_to(elsewhere)
     log = SessionLog(folder, PERSONA)
     with pytest.raises(LinkRefused):
-        await log.mark_new_conversation(datetime(2026, 5, 9, 11, tzinfo=UTC), ZoneInfo("UTC"), "console:c")
+        await log.mark_new_conversation(
+            datetime(2026, 5, 9, 11, tzinfo=UTC), ZoneInfo("UTC"), "console:c"
+        )
     assert sorted(p.name for p in elsewhere.iterdir()) == ["2026-05-09.md"]
     assert "new conversation" not in (elsewhere / "2026-05-09.md").read_text()
     with capture_logs():

@@ -9,6 +9,15 @@ Exactly one backend is active per persona. A session drives it through six hook 
 * ``mirror(f,t)`` copy the file layer's writes (MEMORY.md, USER.md) into the backend
 * ``tools()``     the backend's own tools for the model: search, add, forget
 
+Memories are scoped by the kind of room they were learned in (:data:`RoomKind`). A turn in a
+``"direct"`` conversation (the user alone with the persona) sees every memory; a turn in a
+``"shared"`` room (a group others read) sees only what was learned in shared rooms and the
+persona's own file layer (MEMORY.md and USER.md mirrors, ``personad memory add``), which every
+room's prompt carries anyway. An item said again in a shared room becomes shared; nothing
+ever narrows back. Old items, from before rooms were recorded, count as direct. The hooks
+that read (``inject``, ``prefetch``, ``search``, ``tools``, ``forget``) take ``shared_room``;
+the writes take the room (``sync`` and ``extract`` from :attr:`TurnRecord.room`).
+
 None of them is called while the session is Off The Record: the session checks that, and
 backends may rely on it. ``add`` is the write path for a single candidate fact (compaction's
 promotion and ``personad memory add`` use it); it runs the write policy unless forced, and
@@ -28,17 +37,25 @@ from bot.tools import Tool
 
 __all__ = [
     "CATEGORIES",
+    "ROOM_KINDS",
     "AddResult",
     "Category",
     "MemoryBackend",
     "MemoryHit",
     "MemoryItem",
+    "RoomKind",
     "TurnRecord",
     "format_citation",
+    "visible_in",
 ]
 
 Category = Literal["fact", "preference", "decision", "skill", "error"]
 CATEGORIES: tuple[Category, ...] = ("fact", "preference", "decision", "skill", "error")
+
+RoomKind = Literal["direct", "shared"]
+"""Where something was said: ``direct`` (the user alone with the persona) or ``shared`` (a
+room other people read)."""
+ROOM_KINDS: tuple[RoomKind, ...] = ("direct", "shared")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +68,9 @@ class TurnRecord:
     at: datetime
     user: str
     persona: str
+    #: the kind of room the exchange happened in; what it teaches is recalled only there
+    #: (``direct``) or everywhere (``shared``)
+    room: RoomKind = "direct"
 
 
 @dataclass(slots=True)
@@ -63,6 +83,8 @@ class MemoryItem:
     created_at: datetime
     status: Literal["active", "superseded", "archived", "forgotten"] = "active"
     reinforced: int = 0
+    #: "shared" once the fact was stated in a shared room (or came from the file layer)
+    room: RoomKind = "direct"
 
     def record(self) -> dict[str, Any]:
         """The item as plain data (for inspection and export)."""
@@ -74,6 +96,7 @@ class MemoryItem:
             "confidence": self.confidence,
             "status": self.status,
             "reinforced": self.reinforced,
+            "room": self.room,
             "created_at": self.created_at.isoformat(),
         }
 
@@ -100,6 +123,11 @@ class AddResult:
     duplicate_of: str | None = None
 
 
+def visible_in(item: MemoryItem, *, shared_room: bool) -> bool:
+    """Whether a turn in a shared room (or a direct one) may see ``item``."""
+    return not shared_room or item.room == "shared"
+
+
 def format_citation(item: MemoryItem) -> str:
     """``[category · source · confidence]`` as every injected memory carries it."""
     return f"[{item.category} · {item.source} · {item.confidence:.2f}]"
@@ -121,12 +149,16 @@ class MemoryBackend(ABC):
         return None
 
     @abstractmethod
-    async def inject(self) -> str:
-        """Text for the system prompt; empty when there is nothing to say."""
+    async def inject(self, *, shared_room: bool = False) -> str:
+        """Text for the system prompt; empty when there is nothing to say. In a shared room
+        only what was learned in shared rooms."""
 
-    @abstractmethod
-    async def prefetch(self, query: str, *, limit: int = 8) -> list[MemoryHit]:
-        """Memories relevant to ``query``, best first."""
+    async def prefetch(
+        self, query: str, *, limit: int = 8, shared_room: bool = False
+    ) -> list[MemoryHit]:
+        """Memories relevant to ``query``, best first (in a shared room: shared ones only);
+        by default what ``search`` finds."""
+        return await self.search(query, limit=limit, shared_room=shared_room)
 
     @abstractmethod
     async def sync(self, turn: TurnRecord) -> None:
@@ -142,18 +174,27 @@ class MemoryBackend(ABC):
 
     @abstractmethod
     async def add(
-        self, text: str, *, source: str, category: Category | None = None, force: bool = False
+        self,
+        text: str,
+        *,
+        source: str,
+        category: Category | None = None,
+        force: bool = False,
+        room: RoomKind = "direct",
     ) -> AddResult:
-        """Store one candidate fact through the write policy."""
+        """Store one candidate fact through the write policy, learned in a ``room`` of that
+        kind (a repeat from a shared room makes a direct item shared)."""
 
     @abstractmethod
-    def tools(self) -> list[Tool]:
-        """The backend's own tools (search, add, forget) for the model."""
+    def tools(self, *, shared_room: bool = False) -> list[Tool]:
+        """The backend's own tools (search, add, forget) for the model, scoped to the room."""
 
     # -- inspection, for the ``personad memory`` commands ------------------------------------
 
     @abstractmethod
-    async def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
+    async def search(
+        self, query: str, *, limit: int = 10, shared_room: bool = False
+    ) -> list[MemoryHit]:
         """Like ``prefetch`` but for a person: every hit carries its score parts."""
 
     @abstractmethod
@@ -167,8 +208,9 @@ class MemoryBackend(ABC):
         """Everything known about one item: text, category, source, status, history."""
 
     @abstractmethod
-    async def forget(self, item_id: str) -> bool:
-        """Mark an item forgotten (never deleted); False if there is no such item."""
+    async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
+        """Mark an item forgotten (never deleted); False if there is no such item, or, from a
+        shared room, none that room may see."""
 
     @abstractmethod
     async def stats(self) -> dict[str, Any]:

@@ -1,12 +1,16 @@
 """``personad memory ...``: look into and edit one persona's long-term memory from a shell.
 
     personad memory add "I take my coffee black" --user scott --persona inara [--category C]
-    personad memory search "coffee" --user scott --persona inara [--limit N]
+                                                                 [--private]
+    personad memory search "coffee" --user scott --persona inara [--limit N] [--shared]
     personad memory list | explain ID | forget ID | stats | export [--output FILE]
 
 Every command opens the configured backend for ``DATA_DIR/USER/persona/PERSONA`` and closes it
 when done. ``add`` forces the write (you are being explicit) but the policy still classifies the
-sentence and its verdict is printed; secrets are refused even then.
+sentence and its verdict is printed; secrets are refused even then. What you add belongs to the
+persona's file layer, so it is shared (recalled in group rooms too) unless ``--private`` keeps
+it to direct conversations. ``search --shared`` shows what a turn in a shared room would
+recall; ``list`` shows each item's room (``direct`` or ``shared``).
 """
 
 from __future__ import annotations
@@ -23,7 +27,14 @@ from typing import Any
 from bot.atomic import atomic_write_text
 from bot.config import Config
 from bot.errors import PersonadError, PersonaError
-from bot.memory.base import CATEGORIES, MemoryBackend, MemoryHit, MemoryItem, format_citation
+from bot.memory.base import (
+    CATEGORIES,
+    MemoryBackend,
+    MemoryHit,
+    MemoryItem,
+    RoomKind,
+    format_citation,
+)
 from bot.memory.factory import open_memory
 from bot.memory.policy import classify
 from bot.persona.names import validate_name
@@ -67,7 +78,7 @@ def _runner(handler: Handler) -> Callable[[argparse.Namespace, Config], Awaitabl
 
 
 def _line(item: MemoryItem) -> str:
-    return f"{item.id}  {item.status:<10}  {format_citation(item)}  {item.text}"
+    return f"{item.id}  {item.status:<10}  {item.room:<6}  {format_citation(item)}  {item.text}"
 
 
 def _hit_lines(hit: MemoryHit) -> list[str]:
@@ -83,7 +94,10 @@ async def _add(args: argparse.Namespace, memory: MemoryBackend) -> int:
     verdict = classify(args.text)
     judged = verdict.category or "rejected"
     print(f"policy: {judged} ({verdict.reason}; confidence {verdict.confidence:.2f})")
-    result = await memory.add(args.text, source="cli", category=args.category, force=True)
+    room: RoomKind = "direct" if args.private else "shared"
+    result = await memory.add(
+        args.text, source="cli", category=args.category, force=True, room=room
+    )
     if result.duplicate_of:
         print(f"already known as {result.duplicate_of} [{result.category}]: {result.reason}")
         return 0
@@ -95,7 +109,7 @@ async def _add(args: argparse.Namespace, memory: MemoryBackend) -> int:
 
 
 async def _search(args: argparse.Namespace, memory: MemoryBackend) -> int:
-    hits = await memory.search(args.query, limit=args.limit)
+    hits = await memory.search(args.query, limit=args.limit, shared_room=args.shared)
     if not hits:
         print("no memories match")
     for hit in hits:
@@ -188,9 +202,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add = command("add", _add, "store a fact (forced, but still classified)")
     add.add_argument("text", help="the fact, one sentence")
     add.add_argument("--category", choices=CATEGORIES, help="override the policy's category")
+    add.add_argument(
+        "--private", action="store_true", help="recall it only in direct conversations"
+    )
     search = command("search", _search, "find memories, with their score parts")
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=10)
+    search.add_argument(
+        "--shared", action="store_true", help="only what a shared (group) room may recall"
+    )
     listing = command("list", _list, "newest memories first")
     listing.add_argument("--all", action="store_true", help="include forgotten and superseded")
     listing.add_argument("--limit", type=int, default=100)

@@ -190,13 +190,15 @@ class VectorIndex:
     """Every stored vector of one persona in one float32 matrix, rows appended in place.
 
     Search and duplicate checks are one matrix-vector product over the live rows; rows of
-    inactive items stay but are masked out.
+    inactive items stay but are masked out, and so are the rows of items not learned in a
+    shared room when a turn in a shared room asks (``shared_only``).
     """
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self._matrix: Matrix = np.zeros((256, dim), dtype=np.float32)
         self._active = np.zeros(256, dtype=bool)
+        self._shared = np.zeros(256, dtype=bool)
         self._rowids = np.zeros(256, dtype=np.int64)
         self._row_of: dict[int, int] = {}
         self._size = 0
@@ -205,7 +207,11 @@ class VectorIndex:
         return self._size
 
     def load(
-        self, rowids: npt.NDArray[np.int64], matrix: Matrix, active: npt.NDArray[np.bool_]
+        self,
+        rowids: npt.NDArray[np.int64],
+        matrix: Matrix,
+        active: npt.NDArray[np.bool_],
+        shared: npt.NDArray[np.bool_] | None = None,
     ) -> None:
         """Replace the contents with ``matrix`` (one row per rowid), in one copy."""
         size = len(rowids)
@@ -214,12 +220,15 @@ class VectorIndex:
         self._matrix[:size] = matrix
         self._active = np.zeros(capacity, dtype=bool)
         self._active[:size] = active
+        self._shared = np.zeros(capacity, dtype=bool)
+        if shared is not None:
+            self._shared[:size] = shared
         self._rowids = np.zeros(capacity, dtype=np.int64)
         self._rowids[:size] = rowids
         self._row_of = {int(rowid): row for row, rowid in enumerate(rowids.tolist())}
         self._size = size
 
-    def add(self, rowid: int, vector: Matrix, *, active: bool = True) -> None:
+    def add(self, rowid: int, vector: Matrix, *, active: bool = True, shared: bool = False) -> None:
         if rowid in self._row_of:
             row = self._row_of[rowid]
         else:
@@ -227,6 +236,7 @@ class VectorIndex:
                 grow = len(self._matrix) * 2
                 self._matrix = np.resize(self._matrix, (grow, self.dim))
                 self._active = np.resize(self._active, grow)
+                self._shared = np.resize(self._shared, grow)
                 self._rowids = np.resize(self._rowids, grow)
             row = self._size
             self._size += 1
@@ -234,19 +244,30 @@ class VectorIndex:
             self._rowids[row] = rowid
         self._matrix[row] = vector
         self._active[row] = active
+        self._shared[row] = shared
 
     def set_active(self, rowid: int, active: bool) -> None:
         row = self._row_of.get(rowid)
         if row is not None:
             self._active[row] = active
 
+    def set_shared(self, rowid: int) -> None:
+        """The item was said in a shared room: shared-room searches see it from now on."""
+        row = self._row_of.get(rowid)
+        if row is not None:
+            self._shared[row] = True
+
     def has(self, rowid: int) -> bool:
         return rowid in self._row_of
 
-    def cosines(self, query: Matrix) -> Matrix:
-        """Cosine of ``query`` (a normalised row) against every row; inactive rows get -1."""
+    def cosines(self, query: Matrix, *, shared_only: bool = False) -> Matrix:
+        """Cosine of ``query`` (a normalised row) against every row; inactive rows (and with
+        ``shared_only`` the rows of items not shared) get -1."""
         scores: Matrix = self._matrix[: self._size] @ query.reshape(-1).astype(np.float32)
-        scores[~self._active[: self._size]] = -1.0
+        hidden = ~self._active[: self._size]
+        if shared_only:
+            hidden |= ~self._shared[: self._size]
+        scores[hidden] = -1.0
         return scores
 
     def top(self, cosines: Matrix, k: int, floor: float) -> list[tuple[int, float]]:

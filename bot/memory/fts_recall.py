@@ -3,7 +3,9 @@
 :func:`hybrid_search` takes the best FTS5 (BM25) matches of the planned query
 (:func:`bot.memory.fts_query.plan_match`) and, when an embedder and its vector index are
 loaded, the nearest vectors; the union is scored by :mod:`bot.memory.scoring` (BM25 + cosine
-+ recency + importance). Without an embedder it answers by BM25 alone.
++ recency + importance). Without an embedder it answers by BM25 alone. ``shared_only`` (a
+turn in a shared room) filters both sources before the pool is cut: the BM25 matches come from
+the index of shared items and the vector mask hides the rest.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ async def hybrid_search(
     now: Callable[[], datetime],
     embedder: Embedder | None,
     index: VectorIndex | None,
+    shared_only: bool = False,
 ) -> list[MemoryHit]:
     """The ``limit`` best memories for ``query``, best first, each with its score parts."""
     tokens = query_tokens(query)
@@ -42,17 +45,18 @@ async def hybrid_search(
     cosines = None
     if embedder is not None and index is not None:
         vector = (await embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
-        cosines = index.cosines(vector)
+        cosines = index.cosines(vector, shared_only=shared_only)
     rows: list[RecallRow] = []
-    for plan in plan_match(tokens, await store.doc_frequencies(tokens)):
-        rows = await store.match(plan.expression, pool, newest=plan.newest)
+    frequencies = await store.doc_frequencies(tokens, shared_only=shared_only)
+    for plan in plan_match(tokens, frequencies):
+        rows = await store.match(plan.expression, pool, newest=plan.newest, shared_only=shared_only)
         if len(rows) >= limit:
             break
     candidates = {row.candidate.rowid: row for row in rows}
     if cosines is not None and index is not None:
         near = index.top(cosines, pool, MIN_COSINE)
         extra = [rowid for rowid, _ in near if rowid not in candidates]
-        for row in await store.rows_by_id(extra):
+        for row in await store.rows_by_id(extra, shared_only=shared_only):
             candidates[row.candidate.rowid] = row
         for row in candidates.values():
             row.candidate.cosine = index.lookup(cosines, row.candidate.rowid)

@@ -2,7 +2,8 @@
 
 :class:`FtsStore` writes items, vectors and mirror bookkeeping (each write one transaction,
 its history recorded in ``item_events``) and answers recall: BM25 matches, document
-frequencies for query planning, rows by id and the standing preferences and decisions. The
+frequencies for query planning, rows by id and the standing preferences and decisions, each
+read limited to shared items when asked (``shared_only``: a turn in a shared room). The
 connection and its error handling come from :mod:`bot.memory.fts_connection`, the inspection
 reads from :mod:`bot.memory.fts_inspect`, the schema from :mod:`bot.memory.fts_schema`.
 """
@@ -12,16 +13,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from bot.memory.base import Category, MemoryItem
+from bot.memory.base import Category, MemoryItem, RoomKind
 from bot.memory.fts_inspect import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.scoring import Candidate
 
-__all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow"]
+__all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
+
+#: the FTS index and its term statistics, of all active items (False) or the shared (True)
+_FTS = {False: "items_fts", True: "items_shared_fts"}
+_VOCAB = {False: "items_vocab", True: "items_shared_vocab"}
 
 DF_CACHE_WRITES = 500
 """Writes after which the cached document frequencies used for query planning are dropped."""
+
+
+class StoredVectors(NamedTuple):
+    """The stored vectors of one model, by item: the index is loaded from these."""
+
+    rowids: list[int]
+    blobs: list[bytes]
+    active: list[bool]
+    shared: list[bool]
 
 
 @dataclass(slots=True)
@@ -44,26 +58,33 @@ class FtsStore(FtsInspection):
 
     def __init__(self, path: Path, *, busy_timeout: float = 5.0) -> None:
         super().__init__(path, busy_timeout=busy_timeout)
-        self._df_cache: dict[str, int] = {}
+        #: known document frequencies, of all active items (False) and of the shared (True)
+        self._df_cache: dict[bool, dict[str, int]] = {False: {}, True: {}}
         self._writes = 0
 
     # -- vectors ------------------------------------------------------------------------------
 
-    async def vectors(self, model: str, dim: int) -> tuple[list[int], list[bytes], list[bool]]:
+    async def vectors(self, model: str, dim: int) -> StoredVectors:
         rows = await self._all(
-            "SELECT v.item_id, v.vec, i.status = 'active' FROM vectors v"
+            "SELECT v.item_id, v.vec, i.status = 'active', i.room = 'shared' FROM vectors v"
             " JOIN items i ON i.id = v.item_id WHERE v.model = ? AND v.dim = ? ORDER BY v.item_id",
             (model, dim),
         )
-        return [r[0] for r in rows], [r[1] for r in rows], [bool(r[2]) for r in rows]
+        return StoredVectors(
+            [r[0] for r in rows],
+            [r[1] for r in rows],
+            [bool(r[2]) for r in rows],
+            [bool(r[3]) for r in rows],
+        )
 
-    async def items_without_vectors(self, model: str, dim: int) -> list[tuple[int, str]]:
+    async def items_without_vectors(self, model: str, dim: int) -> list[tuple[int, str, bool]]:
+        """(rowid, text, shared) of the active items that have no vector of ``model``."""
         rows = await self._all(
-            "SELECT id, text FROM items WHERE status = 'active' AND id NOT IN"
+            "SELECT id, text, room = 'shared' FROM items WHERE status = 'active' AND id NOT IN"
             " (SELECT item_id FROM vectors WHERE model = ? AND dim = ?) ORDER BY id",
             (model, dim),
         )
-        return [(int(r[0]), str(r[1])) for r in rows]
+        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
 
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:
         async with self._tx() as db:
@@ -106,6 +127,7 @@ class FtsStore(FtsInspection):
         confidence: float,
         at: float,
         reason: str,
+        room: RoomKind = "direct",
     ) -> int | None:
         """Insert a new item unless an active one has the same normal form; its rowid or None.
 
@@ -113,14 +135,18 @@ class FtsStore(FtsInspection):
         """
         rows = await self._all(
             "INSERT INTO items (text, norm, category, source, confidence, created_at,"
-            " last_seen, reason) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
+            " last_seen, reason, room) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
             " (SELECT 1 FROM items WHERE norm = ? AND status = 'active') RETURNING id",
-            (text, norm, category, source, confidence, at, at, reason, norm),
+            (text, norm, category, source, confidence, at, at, reason, room, norm),
         )
         self._wrote()
         return int(rows[0][0]) if rows else None
 
-    async def reinforce(self, rowid: int, *, at: float, source: str) -> None:
+    async def reinforce(
+        self, rowid: int, *, at: float, source: str, room: RoomKind = "direct"
+    ) -> bool:
+        """Count one more statement of the item; said in a shared room, it becomes shared.
+        True when it became shared just now."""
         async with self._tx() as db:
             await db.execute(
                 "UPDATE items SET reinforced = reinforced + 1,"
@@ -129,12 +155,23 @@ class FtsStore(FtsInspection):
                 (at, rowid),
             )
             await self._event(db, rowid, at, "reinforced", source)
+            if room != "shared":
+                return False
+            cursor = await db.execute(
+                "UPDATE items SET room = 'shared' WHERE id = ? AND room != 'shared'", (rowid,)
+            )
+            if cursor.rowcount:
+                await self._event(db, rowid, at, "shared", f"said in a shared room ({source})")
+                self._wrote()
+            return bool(cursor.rowcount)
 
-    async def forget(self, rowid: int, *, at: float) -> bool:
+    async def forget(self, rowid: int, *, at: float, shared_only: bool = False) -> bool:
+        """Mark the item forgotten; False when there is none (or, ``shared_only``, when it is
+        not a shared one)."""
         async with self._tx() as db:
-            cursor = await db.execute("SELECT status FROM items WHERE id = ?", (rowid,))
+            cursor = await db.execute("SELECT status, room FROM items WHERE id = ?", (rowid,))
             row = await cursor.fetchone()
-            if row is None:
+            if row is None or (shared_only and row[1] != "shared"):
                 return False
             if row[0] != "forgotten":
                 await db.execute("UPDATE items SET status = 'forgotten' WHERE id = ?", (rowid,))
@@ -193,64 +230,80 @@ class FtsStore(FtsInspection):
 
     # -- recall --------------------------------------------------------------------------------
 
-    async def match(self, query: str, limit: int, *, newest: int | None = None) -> list[RecallRow]:
+    async def match(
+        self, query: str, limit: int, *, newest: int | None = None, shared_only: bool = False
+    ) -> list[RecallRow]:
         """The ``limit`` best BM25 matches (the FTS table holds only active items), ranked among
-        the ``newest`` matching memories when given: one statement, one round trip."""
+        the ``newest`` matching memories when given: one statement, one round trip.
+        ``shared_only`` searches the index of shared items instead."""
+        fts = _FTS[shared_only]
         window = ""
         params: tuple[Any, ...] = (query, limit)
         if newest is not None:
             window = (
-                " AND rowid >= COALESCE((SELECT rowid FROM items_fts WHERE items_fts MATCH ?1"
+                f" AND rowid >= COALESCE((SELECT rowid FROM {fts} WHERE {fts} MATCH ?1"
                 " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
             )
             params = (query, limit, max(0, newest - 1))
         rows = await self._all(
-            f"SELECT {ITEM_COLUMNS}, f.rank FROM (SELECT rowid, rank FROM items_fts"
-            f" WHERE items_fts MATCH ?1{window} ORDER BY rank LIMIT ?2) f"
+            f"SELECT {ITEM_COLUMNS}, f.rank FROM (SELECT rowid, rank FROM {fts}"
+            f" WHERE {fts} MATCH ?1{window} ORDER BY rank LIMIT ?2) f"
             " JOIN items i ON i.id = f.rowid",
             params,
         )
-        return [_recall_row(row, float(row[9])) for row in rows]
+        return [_recall_row(row, float(row[10])) for row in rows]
 
-    async def doc_frequencies(self, tokens: Sequence[str]) -> dict[str, int]:
-        """How many active memories hold each token (tokens in indexed, folded form).
+    async def doc_frequencies(
+        self, tokens: Sequence[str], *, shared_only: bool = False
+    ) -> dict[str, int]:
+        """How many active memories (``shared_only``: active shared ones) hold each token
+        (tokens in indexed, folded form).
 
         FTS5 counts them by reading each word's whole posting list, so known counts are kept
         for :data:`DF_CACHE_WRITES` writes: they only steer query planning, where a count a
         little stale does no harm. Absent words are never cached, so a new word is found at once.
         """
-        missing = [token for token in tokens if token not in self._df_cache]
+        cache = self._df_cache[shared_only]
+        missing = [token for token in tokens if token not in cache]
         if missing:
             marks = ",".join("?" * len(missing))
             rows = await self._all(
-                f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", missing
+                f"SELECT term, doc FROM {_VOCAB[shared_only]} WHERE term IN ({marks})", missing
             )
-            if len(self._df_cache) > 50_000:
-                self._df_cache.clear()
-            self._df_cache.update((str(term), int(doc)) for term, doc in rows)
-        return {token: self._df_cache[token] for token in tokens if token in self._df_cache}
+            if len(cache) > 50_000:
+                cache.clear()
+            cache.update((str(term), int(doc)) for term, doc in rows)
+        return {token: cache[token] for token in tokens if token in cache}
 
     def _wrote(self) -> None:
         self._writes += 1
         if self._writes >= DF_CACHE_WRITES:
             self._writes = 0
-            self._df_cache.clear()
+            for cache in self._df_cache.values():
+                cache.clear()
 
-    async def rows_by_id(self, rowids: Sequence[int]) -> list[RecallRow]:
+    async def rows_by_id(
+        self, rowids: Sequence[int], *, shared_only: bool = False
+    ) -> list[RecallRow]:
         if not rowids:
             return []
         marks = ",".join("?" * len(rowids))
+        scope = " AND room = 'shared'" if shared_only else ""
         rows = await self._all(
-            f"SELECT {ITEM_COLUMNS} FROM items i WHERE i.id IN ({marks}) AND status = 'active'",
+            f"SELECT {ITEM_COLUMNS} FROM items i WHERE i.id IN ({marks}) AND status = 'active'"
+            f"{scope}",
             list(rowids),
         )
         return [_recall_row(row, 0.0) for row in rows]
 
-    async def standing_items(self, exclude_sources: Sequence[str], limit: int) -> list[MemoryItem]:
+    async def standing_items(
+        self, exclude_sources: Sequence[str], limit: int, *, shared_only: bool = False
+    ) -> list[MemoryItem]:
         """Preferences and decisions stated in conversation, most reinforced first."""
         marks = ",".join("?" * len(exclude_sources))
+        scope = " AND room = 'shared'" if shared_only else ""
         rows = await self._all(
-            f"SELECT {ITEM_COLUMNS} FROM items i WHERE status = 'active'"
+            f"SELECT {ITEM_COLUMNS} FROM items i WHERE status = 'active'{scope}"
             f" AND category IN ('preference', 'decision') AND source NOT IN ({marks})"
             " ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?",
             [*exclude_sources, limit],

@@ -13,6 +13,10 @@ A query the parser cannot structure is answered through the ``keywords`` role, w
 item's content words: that is word overlap, and its hits say so with a ``lexical`` score part
 (structural hits carry ``hrr``). Lexical hits always rank below structural ones.
 
+Every item records the kind of room it was learned in; a turn in a shared room recalls only
+shared items (the file layer's lines are shared), and a sentence said again in a shared room
+makes its item shared.
+
 Layout: this module is the :class:`MemoryBackend` (write policy, lifecycle, inspection, tools);
 :mod:`bot.memory.holographic_recall` holds the active facts and recall over their traces;
 :mod:`bot.memory.holographic_store` is the SQLite file.
@@ -38,8 +42,10 @@ from bot.memory.base import (
     MemoryBackend,
     MemoryHit,
     MemoryItem,
+    RoomKind,
     TurnRecord,
     format_citation,
+    visible_in,
 )
 from bot.memory.holographic_recall import ActiveFacts, Recalled, fact_structure
 from bot.memory.holographic_store import HolographicStore
@@ -91,15 +97,22 @@ class HolographicMemory(MemoryBackend):
     # -- writes ----------------------------------------------------------------------------
 
     async def add(
-        self, text: str, *, source: str, category: Category | None = None, force: bool = False
+        self,
+        text: str,
+        *,
+        source: str,
+        category: Category | None = None,
+        force: bool = False,
+        room: RoomKind = "direct",
     ) -> AddResult:
-        return await self._add(text, source=source, category=category, force=force)
+        return await self._add(text, source=source, category=category, force=force, room=room)
 
     async def _add(
         self,
         text: str,
         *,
         source: str,
+        room: RoomKind,
         category: Category | None = None,
         force: bool = False,
         reinforce: bool = True,
@@ -114,25 +127,33 @@ class HolographicMemory(MemoryBackend):
         async with self._lock:
             duplicate = self._facts.duplicate(text)
             if duplicate is not None:  # said again: the policy already let it in once
-                return await self._reinforce(duplicate, source, reinforce)
+                return await self._reinforce(duplicate, source, room, reinforce)
             verdict = classify(text)
             if not verdict.accepted and not force:
                 return AddResult(False, None, verdict.reason)
             chosen: Category = category or verdict.category or "fact"
             reason = verdict.reason if verdict.accepted else f"forced ({verdict.reason})"
             confidence = 1.0 if force else verdict.confidence
-            return await self._store_new(text, source, chosen, confidence, reason)
+            return await self._store_new(text, source, room, chosen, confidence, reason)
 
-    async def _reinforce(self, item: MemoryItem, source: str, reinforce: bool) -> AddResult:
+    async def _reinforce(
+        self, item: MemoryItem, source: str, room: RoomKind, reinforce: bool
+    ) -> AddResult:
+        """A sentence said again: counted (when ``reinforce``), and shared from now on if
+        this time it was said in a shared room."""
         if reinforce:
             item.reinforced += 1
             await self._store.reinforce(item.id, source)
+        if room == "shared" and item.room != "shared":
+            await self._store.share(item.id, source)
+            item.room = "shared"
         return AddResult(False, item.category, "duplicate", duplicate_of=item.id)
 
     async def _store_new(
         self,
         text: str,
         source: str,
+        room: RoomKind,
         category: Category,
         confidence: float,
         reason: str,
@@ -146,6 +167,7 @@ class HolographicMemory(MemoryBackend):
             source=source,
             confidence=confidence,
             created_at=datetime.now(UTC),
+            room=room,
         )
         replaced = self._facts.conflicts(structure)
         await self._store.insert(item, normalize(text), structure, trace, reason, replaced)
@@ -157,25 +179,28 @@ class HolographicMemory(MemoryBackend):
 
     async def sync(self, turn: TurnRecord) -> None:
         for sentence in await run_on_text(turn.user_text, split_candidates):
-            await self._add(sentence, source=turn.platform)
+            await self._add(sentence, source=turn.platform, room=turn.room)
 
     async def extract(self, turns: Sequence[TurnRecord]) -> int:
         stored = 0
         for turn in turns:
             for sentence in await run_on_text(turn.user_text, split_candidates):
-                result = await self._add(sentence, source=turn.platform, reinforce=False)
+                result = await self._add(
+                    sentence, source=turn.platform, room=turn.room, reinforce=False
+                )
                 stored += result.stored
         return stored
 
     async def mirror(self, filename: str, text: str) -> None:
         """Keep ``file:<filename>`` items equal to the file's lines: new lines are added
-        (forced: the file layer wrote them on purpose), vanished ones are superseded."""
+        (forced: the file layer wrote them on purpose; shared: every room's prompt holds the
+        file anyway), vanished ones are superseded."""
         source = f"file:{filename}"
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
         sentences = split_candidates("\n".join(lines))
         kept = {normalize(sentence) for sentence in sentences}
         for sentence in sentences:
-            await self._add(sentence, source=source, force=True, reinforce=False)
+            await self._add(sentence, source=source, room="shared", force=True, reinforce=False)
         async with self._lock:
             stale = [
                 item.id
@@ -186,12 +211,12 @@ class HolographicMemory(MemoryBackend):
                 await self._store.set_status(item_id, "superseded", f"no longer in {filename}")
                 self._facts.remove(item_id)
 
-    async def forget(self, item_id: str) -> bool:
+    async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
         async with self._lock:
-            status = await self._store.status(item_id)
-            if status is None:
+            known = await self._store.status(item_id)
+            if known is None or (shared_room and known[1] != "shared"):
                 return False
-            if status != "forgotten":
+            if known[0] != "forgotten":
                 await self._store.set_status(item_id, "forgotten", "")
             self._facts.remove(item_id)
             log.info("memory.holographic.forget", item=item_id)
@@ -200,21 +225,30 @@ class HolographicMemory(MemoryBackend):
     # -- recall ----------------------------------------------------------------------------
 
     def recall(
-        self, query: str, *, limit: int = 8, category: Category | None = None
+        self,
+        query: str,
+        *,
+        limit: int = 8,
+        category: Category | None = None,
+        shared_room: bool = False,
     ) -> list[Recalled]:
         """Structural matches first (``hrr``), then explicitly lexical ones (``lexical``)."""
-        return self._facts.recall(query, limit=limit, category=category)
+        return self._facts.recall(query, limit=limit, category=category, shared_only=shared_room)
 
-    async def prefetch(self, query: str, *, limit: int = 8) -> list[MemoryHit]:
-        return [recalled.hit for recalled in self.recall(query, limit=limit)]
+    async def search(
+        self, query: str, *, limit: int = 10, shared_room: bool = False
+    ) -> list[MemoryHit]:
+        found = self.recall(query, limit=limit, shared_room=shared_room)
+        return [recalled.hit for recalled in found]
 
-    async def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
-        return [recalled.hit for recalled in self.recall(query, limit=limit)]
-
-    async def inject(self) -> str:
+    async def inject(self, *, shared_room: bool = False) -> str:
         """The facts that keep coming back (reinforced at least once), with citations."""
         frequent = sorted(
-            (item for item in self._facts.items.values() if item.reinforced > 0),
+            (
+                item
+                for item in self._facts.items.values()
+                if item.reinforced > 0 and visible_in(item, shared_room=shared_room)
+            ),
             key=lambda item: (item.reinforced, item.confidence, item.created_at),
             reverse=True,
         )[:6]
@@ -268,7 +302,7 @@ class HolographicMemory(MemoryBackend):
 
     # -- tools -----------------------------------------------------------------------------
 
-    def tools(self) -> list[Tool]:
+    def tools(self, *, shared_room: bool = False) -> list[Tool]:
         return memory_tools(
             self,
             search_description=(
@@ -278,11 +312,12 @@ class HolographicMemory(MemoryBackend):
             ),
             source=lambda: "persona",
             search_lines=self._search_lines,
+            shared_room=shared_room,
         )
 
-    async def _search_lines(self, query: str, limit: int) -> list[str]:
+    async def _search_lines(self, query: str, limit: int, shared_room: bool) -> list[str]:
         lines = []
-        for recalled in self.recall(query, limit=limit):
+        for recalled in self.recall(query, limit=limit, shared_room=shared_room):
             item = recalled.hit.item
             how = "structure" if "hrr" in recalled.hit.parts else "word overlap"
             answer = f" answer: {' '.join(recalled.answer)};" if recalled.answer else ""

@@ -11,6 +11,9 @@ one). Recall comes in two kinds:
   score parts);
 * lexical: the query's content words against each item's ``keywords`` role, i.e. word overlap,
   scaled down so it always ranks below a structural hit (``lexical`` score part).
+
+A turn in a shared room (``shared_only``) keeps only shared items in the candidate mask of
+both kinds, before the best are taken.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from bot.memory.base import Category, MemoryHit, MemoryItem
+from bot.memory.base import Category, MemoryHit, MemoryItem, visible_in
 from bot.memory.hrr import TraceIndex, Vector
 from bot.memory.hrr_lexicon import FUNCTIONAL
 from bot.memory.hrr_parse import Parsed, normalize, parse
@@ -59,6 +62,19 @@ class Recalled:
 
     hit: MemoryHit
     answer: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """Which items a recall may return: of one category (None: any), shared ones only."""
+
+    category: Category | None
+    shared_only: bool
+
+    def admits(self, item: MemoryItem) -> bool:
+        if self.category is not None and item.category != self.category:
+            return False
+        return visible_in(item, shared_room=self.shared_only)
 
 
 def fact_structure(parsed: Parsed, category: Category) -> dict[str, list[str]]:
@@ -146,22 +162,29 @@ class ActiveFacts:
     # -- recall ----------------------------------------------------------------------------
 
     def recall(
-        self, query: str, *, limit: int = 8, category: Category | None = None
+        self,
+        query: str,
+        *,
+        limit: int = 8,
+        category: Category | None = None,
+        shared_only: bool = False,
     ) -> list[Recalled]:
         """Structural matches first (``hrr``), then explicitly lexical ones (``lexical``)."""
         parsed = parse(query)
-        found = self._structural(parsed, category, limit) if parsed.structured else []
+        scope = _Scope(category, shared_only)
+        found = self._structural(parsed, scope, limit) if parsed.structured else []
         if len(found) < limit:
             taken = {recalled.hit.item.id for recalled in found}
-            found += self._lexical(parsed, category, limit - len(found), taken)
+            found += self._lexical(parsed, scope, limit - len(found), taken)
         return found
 
-    def _allowed(self, ids: list[str], category: Category | None) -> npt.NDArray[np.bool_]:
-        if category is None:
+    def _allowed(self, ids: list[str], scope: _Scope) -> npt.NDArray[np.bool_]:
+        if scope.category is None and not scope.shared_only:
             return np.ones(len(ids), dtype=bool)
-        return np.array([self.items[item_id].category == category for item_id in ids])
+        return np.array([scope.admits(self.items[item_id]) for item_id in ids], dtype=bool)
 
-    def _structural(self, parsed: Parsed, category: Category | None, limit: int) -> list[Recalled]:
+    def _structural(self, parsed: Parsed, scope: _Scope, limit: int) -> list[Recalled]:
+        category = scope.category
         query = {role: list(words) for role, words in parsed.roles.items() if words}
         if category is not None:
             query["category"] = [f"category:{category}"]
@@ -171,7 +194,7 @@ class ActiveFacts:
         weights = np.array([WEIGHTS[role] for role in roles])
         scores = sims @ weights / weights.sum()
         required = [j for j, role in enumerate(roles) if role in _REQUIRED]
-        keep = (scores >= STRUCTURE_MIN) & self._allowed(ids, category)
+        keep = (scores >= STRUCTURE_MIN) & self._allowed(ids, scope)
         if required:
             keep &= np.all(sims[:, required] >= REQUIRED_MIN, axis=1)
         found = []
@@ -197,7 +220,7 @@ class ActiveFacts:
         return [(word, sim) for word, sim in decoded if sim >= best * 0.6]
 
     def _lexical(
-        self, parsed: Parsed, category: Category | None, limit: int, taken: set[str]
+        self, parsed: Parsed, scope: _Scope, limit: int, taken: set[str]
     ) -> list[Recalled]:
         if not parsed.keywords or limit <= 0:
             return []
@@ -205,7 +228,7 @@ class ActiveFacts:
         if not ids:
             return []
         cosines = sims[:, 0]
-        keep = (cosines >= LEXICAL_MIN) & self._allowed(ids, category)
+        keep = (cosines >= LEXICAL_MIN) & self._allowed(ids, scope)
         keep &= np.array([item_id not in taken for item_id in ids])
         found = []
         for position in _best(cosines, keep, limit):

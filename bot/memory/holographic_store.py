@@ -4,7 +4,9 @@ Schema (numbered migrations, applied at open):
 
 * ``items``   one row per stored sentence: its text and comparison form (``norm``), category,
   source, confidence, status (``active`` / ``superseded`` / ``forgotten``), how often it was
-  reinforced, the parsed role structure (JSON) and its trace (little-endian float32 bytes);
+  reinforced, the parsed role structure (JSON) and its trace (little-endian float32 bytes),
+  and (v2) the kind of room it was learned in (``direct`` / ``shared``; older items count as
+  direct, except the file layer's ``file:...`` and ``cli`` items, which every room sees);
 * ``events``  what happened to each item (created, reinforced, superseded, forgotten), in
   order, for ``explain``.
 
@@ -61,9 +63,15 @@ MIGRATIONS: list[Migration] = [
         );
         CREATE INDEX events_item ON events (item_id, id);
         """,
-    )
+    ),
+    (
+        2,
+        """
+        ALTER TABLE items ADD COLUMN room TEXT NOT NULL DEFAULT 'direct';
+        UPDATE items SET room = 'shared' WHERE source LIKE 'file:%' OR source = 'cli';
+        """,
+    ),
 ]
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +85,6 @@ class StoredFact:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
-
 
 
 class HolographicStore(SqliteFile):
@@ -94,8 +101,8 @@ class HolographicStore(SqliteFile):
                 return [
                     StoredFact(
                         item_from_row(row),
-                        json.loads(row[8]),
-                        np.frombuffer(row[9], dtype="<f4").astype(np.float64),
+                        json.loads(row[9]),
+                        np.frombuffer(row[10], dtype="<f4").astype(np.float64),
                     )
                     async for row in cursor
                 ]
@@ -119,8 +126,8 @@ class HolographicStore(SqliteFile):
         try:
             await db.execute(
                 "INSERT INTO items (id, text, norm, category, source, confidence, status,"
-                " reinforced, created_at, updated_at, structure, trace)"
-                " VALUES (?, ?, ?, ?, ?, ?, 'active', 0, ?, ?, ?, ?)",
+                " reinforced, created_at, updated_at, structure, trace, room)"
+                " VALUES (?, ?, ?, ?, ?, ?, 'active', 0, ?, ?, ?, ?, ?)",
                 (
                     item.id,
                     item.text,
@@ -132,6 +139,7 @@ class HolographicStore(SqliteFile):
                     stamp,
                     json.dumps(structure, ensure_ascii=False),
                     trace.astype("<f4").tobytes(),
+                    item.room,
                 ),
             )
             await self._event(item.id, "created", f"{item.source}: {reason}")
@@ -153,6 +161,14 @@ class HolographicStore(SqliteFile):
             "UPDATE items SET reinforced = reinforced + 1, updated_at = ? WHERE id = ?",
             (_now(), item_id),
             (item_id, "reinforced", source),
+        )
+
+    async def share(self, item_id: str, source: str) -> None:
+        """The item was said in a shared room (by ``source``): every room may recall it."""
+        await self._write(
+            "UPDATE items SET room = 'shared', updated_at = ? WHERE id = ?",
+            (_now(), item_id),
+            (item_id, "shared", f"said in a shared room ({source})"),
         )
 
     async def set_status(self, item_id: str, status: str, detail: str) -> None:
@@ -183,11 +199,12 @@ class HolographicStore(SqliteFile):
 
     # -- reads -----------------------------------------------------------------------------
 
-    async def status(self, item_id: str) -> str | None:
-        """The item's status, None when no item has this id."""
-        async with self.conn.execute("SELECT status FROM items WHERE id = ?", (item_id,)) as cursor:
+    async def status(self, item_id: str) -> tuple[str, str] | None:
+        """The item's status and room kind, None when no item has this id."""
+        query = "SELECT status, room FROM items WHERE id = ?"
+        async with self.conn.execute(query, (item_id,)) as cursor:
             row = await cursor.fetchone()
-        return None if row is None else str(row[0])
+        return None if row is None else (str(row[0]), str(row[1]))
 
     async def items(self, *, include_inactive: bool, limit: int) -> list[MemoryItem]:
         """The newest items first (only active ones unless ``include_inactive``)."""
@@ -210,7 +227,7 @@ class HolographicStore(SqliteFile):
             "SELECT at, event, detail FROM events WHERE item_id = ? ORDER BY id", (item_id,)
         ) as cursor:
             history = [{"at": r[0], "event": r[1], "detail": r[2]} async for r in cursor]
-        return item_from_row(row), json.loads(row[8]), row[9], history
+        return item_from_row(row), json.loads(row[9]), row[10], history
 
     async def counts(self) -> tuple[dict[str, int], dict[str, int]]:
         """Items by status, and active items by category."""
@@ -233,8 +250,8 @@ class HolographicStore(SqliteFile):
             exported.append(
                 {
                     **item_from_row(row).record(),
-                    "updated_at": row[9],
-                    "structure": json.loads(row[8]),
+                    "updated_at": row[10],
+                    "structure": json.loads(row[9]),
                 }
             )
         return exported

@@ -16,6 +16,11 @@ Forgotten or superseded ids are filtered out of every recall and out of the repr
 nothing is deleted on the server. The ledger is also an outbox: writes are queued there first
 and delivered in order, so a turn made while the server is down is sent on a later call.
 
+Scoping by room: the ledger records the kind of room each conclusion was learned in, and a
+turn's messages go to the day's direct or shared session. A turn in a shared room recalls only
+shared conclusions and shared-session messages, and gets no injected representation (Honcho
+builds it from every conversation, direct ones included).
+
 An unreachable server never breaks a turn: ``inject`` and ``prefetch`` answer empty, ``sync``
 queues, and after a connection failure the turn hooks skip the server for ``RETRY_AFTER``
 seconds. Calls a person makes (``search``, the tools) raise :class:`MemoryStoreError` with a
@@ -54,6 +59,7 @@ from bot.memory.base import (
     MemoryBackend,
     MemoryHit,
     MemoryItem,
+    RoomKind,
     TurnRecord,
     format_citation,
 )
@@ -140,15 +146,22 @@ class HonchoMemory(MemoryBackend):
         await self._outbox.deliver_soon()
 
     async def add(
-        self, text: str, *, source: str, category: Category | None = None, force: bool = False
+        self,
+        text: str,
+        *,
+        source: str,
+        category: Category | None = None,
+        force: bool = False,
+        room: RoomKind = "direct",
     ) -> AddResult:
-        return await self._add(text, source=source, category=category, force=force)
+        return await self._add(text, source=source, category=category, force=force, room=room)
 
     async def _add(
         self,
         text: str,
         *,
         source: str,
+        room: RoomKind,
         category: Category | None = None,
         force: bool = False,
         reinforce: bool = True,
@@ -166,6 +179,8 @@ class HonchoMemory(MemoryBackend):
             if duplicate is not None:
                 if reinforce:
                     await self._ledger.mark(duplicate.id, "reinforced", source, reinforce=True)
+                if room == "shared" and duplicate.room != "shared":
+                    await self._ledger.share(duplicate.id, source)
                 return AddResult(False, duplicate.category, "duplicate", duplicate_of=duplicate.id)
             verdict = classify(text)
             if not verdict.accepted and not force:
@@ -175,7 +190,7 @@ class HonchoMemory(MemoryBackend):
             item_id = uuid.uuid4().hex[:12]
             confidence = 1.0 if force else verdict.confidence
             await self._ledger.add_conclusion(
-                item_id, text, chosen, source, confidence, f"{source}: {reason}"
+                item_id, text, chosen, source, confidence, f"{source}: {reason}", room
             )
         delivered = await self._outbox.deliver_soon() if deliver else False
         if not delivered:
@@ -190,19 +205,22 @@ class HonchoMemory(MemoryBackend):
         for turn in turns:
             for sentence in await run_on_text(turn.user_text, split_candidates):
                 result = await self._add(
-                    sentence, source=turn.platform, reinforce=False, deliver=False
+                    sentence, source=turn.platform, room=turn.room, reinforce=False, deliver=False
                 )
                 stored += result.stored
         await self._outbox.deliver_soon()
         return stored
 
     async def mirror(self, filename: str, text: str) -> None:
-        """New lines of ``filename`` become conclusions; lines gone from it are superseded."""
+        """New lines of ``filename`` become conclusions (shared: every room's prompt holds the
+        file anyway); lines gone from it are superseded."""
         source = f"file:{filename}"
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
         sentences = split_candidates("\n".join(lines))
         for sentence in sentences:
-            await self._add(sentence, source=source, force=True, reinforce=False, deliver=False)
+            await self._add(
+                sentence, source=source, room="shared", force=True, reinforce=False, deliver=False
+            )
         await self._outbox.deliver_soon()
         kept = {normalize(sentence) for sentence in sentences}
         stale = [
@@ -212,10 +230,15 @@ class HonchoMemory(MemoryBackend):
             detail = f"no longer in {filename}"
             await self._ledger.mark(item_id, "superseded", detail, status="superseded")
 
-    async def forget(self, item_id: str) -> bool:
+    async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
         """Mark forgotten in the ledger. Ids of Honcho's own conclusions (``honcho:<id>``) and
-        of recalled messages (``message:<id>``) are entered into the ledger to be marked."""
-        status = await self._ledger.status(item_id)
+        of recalled messages (``message:<id>``) are entered into the ledger to be marked. From
+        a shared room only the ledger's shared items: the server cannot say cheaply where a
+        message or its own conclusion came from."""
+        known = await self._ledger.status(item_id)
+        if shared_room and (known is None or known[1] != "shared"):
+            return False
+        status = None if known is None else known[0]
         if status is None:
             kind, _, remote_id = item_id.partition(":")
             if kind not in ("honcho", "message") or not remote_id:
@@ -239,25 +262,30 @@ class HonchoMemory(MemoryBackend):
 
     # -- recall ----------------------------------------------------------------------------
 
-    async def _recall(self, query: str, limit: int) -> list[MemoryHit]:
-        return await recall(self._client, self._ledger, query, limit)
+    async def _recall(self, query: str, limit: int, shared_room: bool) -> list[MemoryHit]:
+        return await recall(self._client, self._ledger, query, limit, shared_only=shared_room)
 
-    async def prefetch(self, query: str, *, limit: int = 8) -> list[MemoryHit]:
+    async def prefetch(
+        self, query: str, *, limit: int = 8, shared_room: bool = False
+    ) -> list[MemoryHit]:
         if self._client.is_down():
             return []
         try:
-            return await self._recall(query, limit)
+            return await self._recall(query, limit, shared_room)
         except MemoryStoreError as exc:
             log.warning("memory.honcho.prefetch_failed", error=str(exc))
             return []
 
-    async def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
-        return await self._recall(query, limit)
+    async def search(
+        self, query: str, *, limit: int = 10, shared_room: bool = False
+    ) -> list[MemoryHit]:
+        return await self._recall(query, limit, shared_room)
 
-    async def inject(self) -> str:
+    async def inject(self, *, shared_room: bool = False) -> str:
         """The persona's representation of the user, minus what the ledger marks inactive;
-        empty when there is none or the server cannot be reached."""
-        if self._client.is_down():
+        empty when there is none, the server cannot be reached, or the turn is in a shared
+        room (the representation draws on direct conversations too)."""
+        if shared_room or self._client.is_down():
             return ""
         try:
             representation = await self._client.representation()
@@ -325,7 +353,7 @@ class HonchoMemory(MemoryBackend):
 
     # -- tools -----------------------------------------------------------------------------
 
-    def tools(self) -> list[Tool]:
+    def tools(self, *, shared_room: bool = False) -> list[Tool]:
         return memory_tools(
             self,
             search_description=(
@@ -334,8 +362,9 @@ class HonchoMemory(MemoryBackend):
             ),
             source=lambda: "persona",
             search_lines=self._search_lines,
+            shared_room=shared_room,
         )
 
-    async def _search_lines(self, query: str, limit: int) -> list[str]:
-        hits = await self._recall(query, limit)
+    async def _search_lines(self, query: str, limit: int, shared_room: bool) -> list[str]:
+        hits = await self._recall(query, limit, shared_room)
         return [f"- {hit.item.text} {hit.citation} (id {hit.item.id})" for hit in hits]

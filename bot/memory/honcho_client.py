@@ -6,7 +6,9 @@ refused …") and remembers a connection failure or timeout for ``RETRY_AFTER`` 
 turn hooks can leave an unreachable server alone (:meth:`HonchoClient.is_down`).
 
 The workspace, the two peers (user and persona) and the day sessions are created on the server
-on first use and cached; :meth:`HonchoClient.reconnect` forgets them after the server lost them.
+on first use and cached. A day has two sessions: ``<persona peer>-<day>`` for the direct
+conversation and ``<persona peer>-shared-<day>`` for shared rooms, so a search can tell where a
+message was said; :meth:`HonchoClient.reconnect` forgets them after the server lost them.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from honcho.api_types import SessionPeerConfig
 
 from bot.config import HonchoConfig
 from bot.errors import MemoryStoreError
+from bot.memory.base import RoomKind
 
 __all__ = ["RETRY_AFTER", "HonchoClient", "conclusion_summary", "peer_id"]
 
@@ -42,6 +45,7 @@ T = TypeVar("T")
 RETRY_AFTER = 30.0
 
 _SAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_SESSION = re.compile(r"(shared-)?\d{4}-\d{2}-\d{2}")
 
 
 def peer_id(name: str) -> str:
@@ -143,10 +147,19 @@ class HonchoClient:
             self._peers = (user, persona)
         return self._peers
 
-    def session_id(self, at: datetime) -> str:
-        """The persona's session of the day ``at`` falls on (UTC when it has no zone)."""
+    def session_id(self, at: datetime, room: RoomKind = "direct") -> str:
+        """The persona's session for ``room`` on the day ``at`` falls on (UTC when it has no
+        zone)."""
         day = (at if at.tzinfo else at.replace(tzinfo=UTC)).date().isoformat()
-        return f"{self.persona_peer}-{day}"
+        kind = "shared-" if room == "shared" else ""
+        return f"{self.persona_peer}-{kind}{day}"
+
+    def session_room(self, session_id: str) -> RoomKind | None:
+        """The room kind of one of this persona's sessions; None for any other session."""
+        found = _SESSION.fullmatch(session_id.removeprefix(f"{self.persona_peer}-"))
+        if found is None or not session_id.startswith(f"{self.persona_peer}-"):
+            return None
+        return "shared" if found.group(1) else "direct"
 
     async def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
@@ -213,7 +226,7 @@ class HonchoClient:
         messages: list[Message] = await self._remote(
             "message search", user.aio.search(query, filters=None, limit=top)
         )
-        messages = [m for m in messages if m.session_id.startswith(f"{self.persona_peer}-")]
+        messages = [m for m in messages if self.session_room(m.session_id) is not None]
         return conclusions, messages
 
     async def representation(self) -> str:

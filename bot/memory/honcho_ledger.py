@@ -5,7 +5,9 @@ was asked to forget) with its Honcho id, category, source, confidence, status an
 Tables (numbered migrations, applied at open):
 
 * ``items``       one row per conclusion (``kind = 'conclusion'``) or per remote conclusion or
-  message entered only to be marked (``honcho`` / ``message``), with ``honcho_id`` once sent;
+  message entered only to be marked (``honcho`` / ``message``), with ``honcho_id`` once sent,
+  and (v2) the kind of room it was learned in (``direct`` / ``shared``; older rows count as
+  direct, except the file layer's ``file:...`` and ``cli`` conclusions, which every room sees);
 * ``events``      what happened to each item (created, reinforced, sent, forgotten …);
 * ``outbox``      writes waiting for the server, delivered in ``seq`` order;
 * ``deliveries``  the Honcho ids of every message batch that was sent.
@@ -23,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.errors import MemoryStoreError
-from bot.memory.base import MemoryItem
+from bot.memory.base import MemoryItem, RoomKind
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row
 from bot.memory.policy import fold
 from bot.migrations import Migration
@@ -76,7 +78,14 @@ MIGRATIONS: list[Migration] = [
             honcho_ids TEXT NOT NULL
         );
         """,
-    )
+    ),
+    (
+        2,
+        """
+        ALTER TABLE items ADD COLUMN room TEXT NOT NULL DEFAULT 'direct';
+        UPDATE items SET room = 'shared' WHERE source LIKE 'file:%' OR source = 'cli';
+        """,
+    ),
 ]
 
 _WORD = re.compile(r"\w+")
@@ -95,14 +104,13 @@ def _marks(count: int) -> str:
     return ",".join("?" * count)
 
 
-
 def _record(row: Sequence[Any]) -> dict[str, Any]:
     """A ledger row (``ITEM_COLUMNS, honcho_id, kind, updated_at``) as a plain dict."""
     return {
         **item_from_row(row).record(),
-        "updated_at": row[10],
-        "honcho_id": row[8],
-        "kind": row[9],
+        "updated_at": row[11],
+        "honcho_id": row[9],
+        "kind": row[10],
     }
 
 
@@ -124,15 +132,23 @@ class HonchoLedger(SqliteFile):
         )
 
     async def add_conclusion(
-        self, item_id: str, text: str, category: str, source: str, confidence: float, why: str
+        self,
+        item_id: str,
+        text: str,
+        category: str,
+        source: str,
+        confidence: float,
+        why: str,
+        room: RoomKind = "direct",
     ) -> None:
         """Enter a new conclusion and queue it for the server, in one commit."""
         stamp = _now()
         db = self.conn
         await db.execute(
             "INSERT INTO items (id, honcho_id, kind, text, norm, category, source, confidence,"
-            " created_at, updated_at) VALUES (?, NULL, 'conclusion', ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, text, normalize(text), category, source, confidence, stamp, stamp),
+            " created_at, updated_at, room)"
+            " VALUES (?, NULL, 'conclusion', ?, ?, ?, ?, ?, ?, ?, ?)",
+            (item_id, text, normalize(text), category, source, confidence, stamp, stamp, room),
         )
         await db.execute(
             "INSERT INTO outbox (kind, item_id, payload, created_at) VALUES (?, ?, ?, ?)",
@@ -164,10 +180,21 @@ class HonchoLedger(SqliteFile):
         await self.event(item_id, event, detail)
         await db.commit()
 
-    async def status(self, item_id: str) -> str | None:
-        async with self.conn.execute("SELECT status FROM items WHERE id = ?", (item_id,)) as cur:
+    async def share(self, item_id: str, source: str) -> None:
+        """The item was said in a shared room (by ``source``): every room may recall it."""
+        db = self.conn
+        await db.execute(
+            "UPDATE items SET room = 'shared', updated_at = ? WHERE id = ?", (_now(), item_id)
+        )
+        await self.event(item_id, "shared", f"said in a shared room ({source})")
+        await db.commit()
+
+    async def status(self, item_id: str) -> tuple[str, str] | None:
+        """The item's status and room kind, None when the ledger does not know the id."""
+        query = "SELECT status, room FROM items WHERE id = ?"
+        async with self.conn.execute(query, (item_id,)) as cur:
             row = await cur.fetchone()
-        return None if row is None else str(row[0])
+        return None if row is None else (str(row[0]), str(row[1]))
 
     async def active_by_norm(self, norm: str) -> MemoryItem | None:
         query = f"SELECT {ITEM_COLUMNS} FROM items WHERE norm = ? AND status = 'active'"
@@ -199,7 +226,7 @@ class HonchoLedger(SqliteFile):
         marks = _marks(len(honcho_ids))
         query = f"SELECT {ITEM_COLUMNS}, honcho_id FROM items WHERE honcho_id IN ({marks})"
         async with self.conn.execute(query, tuple(honcho_ids)) as cursor:
-            return {str(row[8]): item_from_row(row) for row in await cursor.fetchall()}
+            return {str(row[9]): item_from_row(row) for row in await cursor.fetchall()}
 
     async def hidden_norms(self) -> set[str]:
         """Comparison forms of sentences marked inactive and not also said by an active item."""
@@ -247,9 +274,7 @@ class HonchoLedger(SqliteFile):
         return by_status, by_category
 
     async def export(self) -> list[dict[str, Any]]:
-        query = (
-            f"SELECT {ITEM_COLUMNS}, honcho_id, kind, updated_at FROM items ORDER BY created_at"
-        )
+        query = f"SELECT {ITEM_COLUMNS}, honcho_id, kind, updated_at FROM items ORDER BY created_at"
         async with self.conn.execute(query) as cursor:
             rows = await cursor.fetchall()
         return [_record(row) for row in rows]

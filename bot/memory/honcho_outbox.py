@@ -76,7 +76,7 @@ class Outbox:
         self._lock = asyncio.Lock()
 
     async def queue_turn(self, turn: TurnRecord) -> None:
-        """Queue the turn's two messages for the persona's session of that day."""
+        """Queue the turn's two messages for the persona's session of that day and room kind."""
         at = (turn.at if turn.at.tzinfo else turn.at.replace(tzinfo=UTC)).isoformat()
         metadata = {"platform": turn.platform}
         payload = [
@@ -96,7 +96,7 @@ class Outbox:
         db = self._ledger.conn
         await db.execute(
             "INSERT INTO outbox (kind, session_id, payload, created_at) VALUES (?, ?, ?, ?)",
-            ("messages", self._client.session_id(turn.at), json.dumps(payload), _now()),
+            ("messages", self._client.session_id(turn.at, turn.room), json.dumps(payload), _now()),
         )
         await db.commit()
 

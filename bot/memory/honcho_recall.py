@@ -5,6 +5,10 @@ Honcho cannot forget, so everything it returns is checked against the ledger
 is left out of a recall, and a line of the representation that says a hidden sentence is left
 out of the injected text. Hits of conclusions personad wrote carry the ledger's item (category,
 source, confidence); conclusions Honcho derived itself are trusted by their reasoning level.
+
+A turn in a shared room (``shared_only``) keeps, of the server's answers, the conclusions the
+ledger records as shared and the messages of shared-room sessions. Honcho's own conclusions
+are left out there: they may rest on what was said in a direct conversation.
 """
 
 from __future__ import annotations
@@ -22,17 +26,27 @@ LEVEL_CONFIDENCE = {"explicit": 0.7, "deductive": 0.6, "inductive": 0.5, "contra
 
 
 async def recall(
-    client: HonchoClient, ledger: HonchoLedger, query: str, limit: int
+    client: HonchoClient,
+    ledger: HonchoLedger,
+    query: str,
+    limit: int,
+    *,
+    shared_only: bool = False,
 ) -> list[MemoryHit]:
     """Conclusions about the user first (ranked by Honcho), then past messages of this
-    persona's sessions; anything the ledger marks inactive is left out."""
+    persona's sessions; anything the ledger marks inactive is left out, and with
+    ``shared_only`` anything not known to come from a shared room."""
     query = query.strip()
     if not query:
         return []
     conclusions, messages = await client.search(query, min(100, 2 * limit))
+    if shared_only:
+        messages = [m for m in messages if client.session_room(m.session_id) == "shared"]
     ids = [c.id for c in conclusions] + [m.id for m in messages]
     hidden = await ledger.inactive(ids)
     known = await ledger.by_honcho(ids)
+    if shared_only:
+        conclusions = [c for c in conclusions if c.id in known and known[c.id].room == "shared"]
     hits: list[MemoryHit] = []
     for rank, conclusion in enumerate(c for c in conclusions if c.id not in hidden):
         item = known.get(conclusion.id) or MemoryItem(

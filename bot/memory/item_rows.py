@@ -1,7 +1,7 @@
 """An item's row in ``holographic.db`` and ``honcho.db`` (text ids, ISO times), and back.
 
 Both stores select :data:`ITEM_COLUMNS` first in their queries, so :func:`item_from_row`
-reads the first eight values of any such row; their own columns follow. (``memory.db`` keeps
+reads the first nine values of any such row; their own columns follow. (``memory.db`` keeps
 numeric ids and epoch times: :mod:`bot.memory.fts_inspect`.)
 """
 
@@ -15,7 +15,7 @@ from bot.memory.base import MemoryItem
 
 __all__ = ["ITEM_COLUMNS", "item_from_row"]
 
-ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at"
+ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at, room"
 
 
 def item_from_row(row: Sequence[Any]) -> MemoryItem:
@@ -29,4 +29,5 @@ def item_from_row(row: Sequence[Any]) -> MemoryItem:
         status=row[5],
         reinforced=int(row[6]),
         created_at=datetime.fromisoformat(str(row[7])),
+        room=row[8],
     )

@@ -3,8 +3,12 @@
 A backend supplies what differs (how a search is described and how its hits read); argument
 checks, the policy's answer for ``memory_add`` and error reporting are the same everywhere.
 Errors the model can act on come back as :class:`~bot.tools.registry.ToolFailed`. Each tool
-declares ``memory`` (so the gate leaves all three out while Off The Record), search is
-``private`` (its hits are not shown in a shared room) and add and forget ``persist``.
+declares ``memory`` (so the gate leaves all three out while Off The Record) and add and forget
+``persist``.
+
+The tools are built for one kind of room: in a shared room ``memory_search`` finds only
+shared memories, ``memory_forget`` reaches only those, and ``memory_add`` stores a shared one;
+built for a direct room, search is ``private`` (the gate never offers it in a shared room).
 """
 
 from __future__ import annotations
@@ -13,13 +17,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.errors import MemoryStoreError
-from bot.memory.base import CATEGORIES, MemoryBackend
+from bot.memory.base import CATEGORIES, MemoryBackend, RoomKind
 from bot.tools.registry import Tool, ToolFailed
 
 __all__ = ["SearchLines", "memory_tools"]
 
-#: (query, limit) -> one line of text per hit, best first
-SearchLines = Callable[[str, int], Awaitable[list[str]]]
+#: (query, limit, shared_room) -> one line of text per hit, best first
+SearchLines = Callable[[str, int, bool], Awaitable[list[str]]]
 
 _MAX_LIMIT = 20
 
@@ -30,6 +34,7 @@ def memory_tools(
     search_description: str,
     source: Callable[[], str],
     search_lines: SearchLines | None = None,
+    shared_room: bool = False,
 ) -> list[Tool]:
     """``memory_search``, ``memory_add`` and ``memory_forget`` for ``backend``.
 
@@ -38,8 +43,10 @@ def memory_tools(
     and id.
     """
 
-    async def default_lines(query: str, limit: int) -> list[str]:
-        hits = await backend.search(query, limit=limit)
+    room: RoomKind = "shared" if shared_room else "direct"
+
+    async def default_lines(query: str, limit: int, shared: bool) -> list[str]:
+        hits = await backend.search(query, limit=limit, shared_room=shared)
         return [f"- {hit.item.text} {hit.citation} (id {hit.item.id})" for hit in hits]
 
     lines_for = search_lines or default_lines
@@ -52,7 +59,7 @@ def memory_tools(
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= _MAX_LIMIT:
             raise ToolFailed(f"'limit' must be a whole number from 1 to {_MAX_LIMIT}")
         try:
-            lines = await lines_for(query, limit)
+            lines = await lines_for(query, limit, shared_room)
         except MemoryStoreError as exc:
             raise ToolFailed(str(exc)) from exc
         return "\n".join(lines) if lines else "No stored memory matches."
@@ -65,7 +72,7 @@ def memory_tools(
         if category is not None and category not in CATEGORIES:
             raise ToolFailed(f"'category' must be one of {', '.join(CATEGORIES)}")
         try:
-            result = await backend.add(text, source=source(), category=category)
+            result = await backend.add(text, source=source(), category=category, room=room)
         except MemoryStoreError as exc:
             raise ToolFailed(str(exc)) from exc
         if result.stored:
@@ -79,7 +86,7 @@ def memory_tools(
         if not isinstance(item_id, str) or not item_id.strip():
             raise ToolFailed("memory_forget needs the memory's 'id'")
         try:
-            found = await backend.forget(item_id.strip())
+            found = await backend.forget(item_id.strip(), shared_room=shared_room)
         except MemoryStoreError as exc:
             raise ToolFailed(str(exc)) from exc
         if not found:
@@ -99,7 +106,7 @@ def memory_tools(
                 "required": ["query"],
             },
             search,
-            private=True,
+            private=not shared_room,
             memory=True,
         ),
         Tool(

@@ -3,7 +3,9 @@
 Recall (:mod:`bot.memory.fts_recall`) takes the best FTS5 (BM25) matches of the sanitised
 query and, when an embedder is installed, the nearest vectors in the persona's in-memory
 matrix; the union is scored by :mod:`bot.memory.scoring` (BM25 + cosine + recency +
-importance). Without an embedder the same interface answers by BM25 alone.
+importance). Without an embedder the same interface answers by BM25 alone. A turn in a shared
+room recalls only shared items: the FTS match and the vector mask drop the others before
+anything is ranked, so its pool is as full as a direct turn's.
 
 Writes pass :func:`bot.memory.fts_admission.admit` (length, category, the write policy of
 :mod:`bot.memory.policy`); secrets are refused even when forced. Repeats of a fact (same
@@ -33,6 +35,7 @@ from bot.memory.base import (
     MemoryBackend,
     MemoryHit,
     MemoryItem,
+    RoomKind,
     TurnRecord,
     format_citation,
 )
@@ -112,27 +115,40 @@ class SqliteFtsMemory(MemoryBackend):
     async def _load_vectors(self, embedder: Embedder) -> None:
         """Read every stored vector into one matrix; embed active items that have none."""
         index = VectorIndex(embedder.dim)
-        rowids, blobs, active = await self._store.vectors(self.model_name, embedder.dim)
-        if rowids:
-            matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, embedder.dim)
-            index.load(np.array(rowids, dtype=np.int64), matrix, np.array(active, dtype=bool))
+        stored = await self._store.vectors(self.model_name, embedder.dim)
+        if stored.rowids:
+            matrix = np.frombuffer(b"".join(stored.blobs), dtype=np.float32)
+            index.load(
+                np.array(stored.rowids, dtype=np.int64),
+                matrix.reshape(-1, embedder.dim),
+                np.array(stored.active, dtype=bool),
+                np.array(stored.shared, dtype=bool),
+            )
         missing = await self._store.items_without_vectors(self.model_name, embedder.dim)
         for start in range(0, len(missing), 256):
             batch = missing[start : start + 256]
-            vectors = await embedder.embed([text for _, text in batch])
-            ids = [rowid for rowid, _ in batch]
+            vectors = await embedder.embed([text for _, text, _ in batch])
+            ids = [rowid for rowid, _, _ in batch]
             await self._store.put_vectors(ids, vectors, self.model_name)
-            for rowid, vector in zip(ids, vectors, strict=True):
-                index.add(rowid, vector)
+            for (rowid, _, shared), vector in zip(batch, vectors, strict=True):
+                index.add(rowid, vector, shared=shared)
         self._index = index
         log.info("memory.vectors_loaded", vectors=len(index), embedded=len(missing))
 
     # -- writes ------------------------------------------------------------------------------
 
     async def add(
-        self, text: str, *, source: str, category: Category | None = None, force: bool = False
+        self,
+        text: str,
+        *,
+        source: str,
+        category: Category | None = None,
+        force: bool = False,
+        room: RoomKind = "direct",
     ) -> AddResult:
-        return await self._add(text, source=source, category=category, force=force, at=None)
+        return await self._add(
+            text, source=source, category=category, force=force, at=None, room=room
+        )
 
     async def _add(
         self,
@@ -142,8 +158,13 @@ class SqliteFtsMemory(MemoryBackend):
         category: Category | None,
         force: bool,
         at: datetime | None,
+        room: RoomKind,
         once_per_statement: bool = False,
     ) -> AddResult:
+        """Store ``text`` learned in a ``room`` of that kind. A repeat of an item (same normal
+        form) reinforces it, and said in a shared room makes it shared. A near repeat (by
+        cosine) counts only among the items that room may see: in a shared room, a private
+        item's wording is never what a new shared statement becomes."""
         text = text.strip()
         admitted = admit(text, category=category, force=force)
         if isinstance(admitted, AddResult):
@@ -156,18 +177,20 @@ class SqliteFtsMemory(MemoryBackend):
         norm = normalise_text(text)
         async with self._write_lock:
             duplicate = None
+            shared = room == "shared"
             if vector is not None and self._index is not None:
-                near = self._index.top(self._index.cosines(vector), 1, DUPLICATE_COSINE)
+                cosines = self._index.cosines(vector, shared_only=shared)
+                near = self._index.top(cosines, 1, DUPLICATE_COSINE)
                 if near:
                     duplicate = await self._store.active_by_id(near[0][0])
             if duplicate is None:
                 rowid = await self._store.insert_unless_known(
-                    text, norm, chosen, source, confidence, stated, reason
+                    text, norm, chosen, source, confidence, stated, reason, room
                 )
                 if rowid is not None:
                     if vector is not None and self._index is not None:
                         await self._store.put_vectors([rowid], vector[None, :], self.model_name)
-                        self._index.add(rowid, vector)
+                        self._index.add(rowid, vector, shared=shared)
                     log.debug("memory.stored", item=rowid, category=chosen, source=source)
                     return AddResult(True, chosen, reason, str(rowid))
                 duplicate = await self._store.active_by_norm(norm)
@@ -177,7 +200,11 @@ class SqliteFtsMemory(MemoryBackend):
             if once_per_statement and abs(last_seen - stated) < 1e-3:
                 why = "already recorded from this statement"
             else:
-                await self._store.reinforce(dup_id, at=stated, source=source)
+                became_shared = await self._store.reinforce(
+                    dup_id, at=stated, source=source, room=room
+                )
+                if became_shared and self._index is not None:
+                    self._index.set_shared(dup_id)
                 why = f"reinforced existing memory {dup_id}"
             return AddResult(False, dup_category, why, str(dup_id), str(dup_id))
 
@@ -204,6 +231,7 @@ class SqliteFtsMemory(MemoryBackend):
                 category=None,
                 force=False,
                 at=turn.at,
+                room=turn.room,
                 once_per_statement=True,
             )
             stored += int(result.stored)
@@ -211,7 +239,8 @@ class SqliteFtsMemory(MemoryBackend):
 
     async def mirror(self, filename: str, text: str) -> None:
         """Each line of ``filename`` is a memory (source = filename); vanished lines are
-        marked superseded, lines that come back are active again. Secrets never enter."""
+        marked superseded, lines that come back are active again. Secrets never enter. The
+        lines are shared: the file layer is in every room's prompt anyway."""
         wanted = mirrorable_lines(text)
         known = await self._store.mirror_state(filename)
         at = self._now().timestamp()
@@ -226,7 +255,12 @@ class SqliteFtsMemory(MemoryBackend):
                 continue
             verdict = classify(line)
             result = await self._add(
-                line, source=filename, category=verdict.category, force=True, at=None
+                line,
+                source=filename,
+                category=verdict.category,
+                force=True,
+                at=None,
+                room="shared",
             )
             if result.item_id is not None:
                 await self._store.mirror_record(filename, norm, int(result.item_id))
@@ -237,29 +271,32 @@ class SqliteFtsMemory(MemoryBackend):
                     self._index.set_active(rowid, False)
         log.info("memory.mirrored", file=filename, lines=len(wanted))
 
-    async def forget(self, item_id: str) -> bool:
+    async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
         rowid = _parse_id(item_id)
         if rowid is None:
             return False
         async with self._write_lock:
-            found = await self._store.forget(rowid, at=self._now().timestamp())
+            found = await self._store.forget(
+                rowid, at=self._now().timestamp(), shared_only=shared_room
+            )
         if found and self._index is not None:
             self._index.set_active(rowid, False)
         return found
 
     # -- reads -------------------------------------------------------------------------------
 
-    async def inject(self) -> str:
-        items = await self._store.standing_items(_FILE_SOURCES, _INJECT_LIMIT)
+    async def inject(self, *, shared_room: bool = False) -> str:
+        items = await self._store.standing_items(
+            _FILE_SOURCES, _INJECT_LIMIT, shared_only=shared_room
+        )
         if not items:
             return ""
         lines = [f"- {item.text} {format_citation(item)}" for item in items]
         return "What you remember from earlier conversations:\n" + "\n".join(lines)
 
-    async def prefetch(self, query: str, *, limit: int = 8) -> list[MemoryHit]:
-        return await self.search(query, limit=limit)
-
-    async def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
+    async def search(
+        self, query: str, *, limit: int = 10, shared_room: bool = False
+    ) -> list[MemoryHit]:
         return await hybrid_search(
             self._store,
             query,
@@ -267,6 +304,7 @@ class SqliteFtsMemory(MemoryBackend):
             now=self._now,
             embedder=self.embedder,
             index=self._index,
+            shared_only=shared_room,
         )
 
     async def list_items(
@@ -294,7 +332,7 @@ class SqliteFtsMemory(MemoryBackend):
     async def export(self) -> list[dict[str, Any]]:
         return await self._store.export()
 
-    def tools(self) -> list[Tool]:
+    def tools(self, *, shared_room: bool = False) -> list[Tool]:
         """``memory_search``, ``memory_add`` and ``memory_forget`` for the model."""
         return memory_tools(
             self,
@@ -304,6 +342,7 @@ class SqliteFtsMemory(MemoryBackend):
                 "its [category · source · confidence] citation and id."
             ),
             source=lambda: f"assistant {self._now():%Y-%m-%d}",
+            shared_room=shared_room,
         )
 
 
