@@ -19,16 +19,28 @@ from dataclasses import dataclass
 
 from bot.memory.base import CATEGORIES, Category
 from bot.memory.policy_rules import EPHEMERAL, RULES, fold
-from bot.memory.policy_secrets import looks_secret, secret_kind
+from bot.memory.policy_secrets import (
+    WITHHELD,
+    Span,
+    find_secrets,
+    looks_secret,
+    redact_secrets,
+    secret_kind,
+)
 from bot.prefilter import PatternSet
 
 __all__ = [
     "FILLER_WORDS",
+    "WITHHELD",
+    "Span",
     "Verdict",
     "classify",
+    "find_secrets",
     "fold",
     "guess_language",
+    "lines_with_secrets",
     "looks_secret",
+    "redact_secrets",
     "secret_kind",
     "split_candidates",
 ]
@@ -150,13 +162,38 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 def split_candidates(text: str) -> list[str]:
     """The sentences of a message worth classifying: split on sentence ends and new lines,
-    bullets stripped, fragments without a letter or digit dropped."""
+    bullets stripped, fragments without a letter or digit dropped, and every sentence that
+    holds part of a secret dropped too. Secrets are found in the whole message first, so a
+    value on the line after its keyword ("my password is below.\nhunter2!") goes as well."""
+    secrets = find_secrets(text)
     candidates = []
-    for piece in _SENTENCE_END.split(text):
+    start = 0
+    for end, next_start in [
+        *((m.start(), m.end()) for m in _SENTENCE_END.finditer(text)),
+        (len(text), len(text)),
+    ]:
+        piece, piece_start = text[start:end], start
+        start = next_start
+        if any(span.start < end and piece_start < span.end for span in secrets):
+            continue
         sentence = _BULLET.sub("", piece).strip()
         if any(ch.isalnum() for ch in sentence):
             candidates.append(sentence)
     return candidates
+
+
+def lines_with_secrets(text: str) -> list[str]:
+    """The lines of ``text`` (stripped) that hold part of a secret, the value on the line
+    after an announcing line included."""
+    flagged: list[str] = []
+    offset = 0
+    secrets = find_secrets(text)
+    for line in text.split("\n"):
+        end = offset + len(line)
+        if any(span.start < end and offset < span.end for span in secrets):
+            flagged.append(line.strip())
+        offset = end + 1
+    return flagged
 
 
 def _score(folded: str, rules: _Compiled) -> tuple[float, str]:

@@ -1,84 +1,83 @@
-"""Secret detection for the write policy: passwords, API keys, tokens, card numbers.
+"""The secret detector: where a text carries a password, key, token, card, account or id number.
 
-:func:`secret_kind` names what kind of credential a text carries, trying in turn: known key
-formats (matched on the original text, where case matters), "my password is ..." phrases in
-English and Portuguese (on :func:`~bot.memory.policy_rules.fold`-ed text), long tokens mixing
-letters and digits with high entropy, and digit runs that pass the Luhn check. A secret is
-never stored, not even when a person forces a write.
+One detector for every path that writes what people said (memory writes, automatic
+extraction, mirrored files, distillation, the identity changelog): :func:`find_secrets` gives
+the :class:`Span` of each value, :func:`redact_secrets` replaces each by :data:`WITHHELD`, and
+:func:`secret_kind` / :func:`looks_secret` answer for a whole text. It tries, in turn: known
+key formats (``sk-…``, ``ghp_…``, private key blocks), numbers that pass their check digits
+(cards by Luhn, CPF and CNPJ, IBAN by mod 97), long or mixed-class tokens, and phrases in
+English and Portuguese that name a credential and give its value ("pw for the router is …",
+"coloquei X como senha", "cvv 737", "agência 1234 conta 98765-4"), including a value on the
+line after a line that announces it ("my password is below.\\nhunter2!"). The tables are in
+:mod:`bot.memory.policy_secret_rules`.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
 
-from bot.memory.policy_rules import fold
+from bot.memory import policy_secret_rules as rules
 
-__all__ = ["looks_secret", "secret_kind"]
-
-#: credential formats, matched on the original text (case matters), each with its kind
-_SECRET_FORMATS: list[tuple[str, re.Pattern[str]]] = [
-    (kind, re.compile(pattern))
-    for kind, pattern in (
-        ("api key", r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
-        ("api key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}"),
-        ("token", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-        ("token", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
-        ("token", r"\bglpat-[A-Za-z0-9_-]{16,}"),
-        ("token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-        ("aws key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
-        ("api key", r"\bAIza[0-9A-Za-z_-]{30,}"),
-        ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
-        ("password in url", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s/@]+@"),
-        ("id number", r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"),  # Brazilian CPF
-        ("id number", r"\b\d{3}-\d{2}-\d{4}\b"),  # US social security number
-    )
+__all__ = [
+    "WITHHELD",
+    "Span",
+    "find_secrets",
+    "fold_in_place",
+    "looks_secret",
+    "redact_secrets",
+    "secret_kind",
 ]
 
-#: up to 30 characters of anything but a sentence end ("gov.br" is not one)
-_GAP = r"(?:[^?!\n.]|\.(?=\S)){0,30}?"
-_EN_KEYS = (
-    r"password|passwd|passcode|passphrase|pin(?: code| number)?|api[ _-]?key|access[ _-]?token"
-    r"|auth[ _-]?token|bearer token|secret[ _-]?key|private key|recovery (?:code|phrase|key)"
-    r"|seed phrase|security (?:code|question|answer)|cvv|cvc|2fa code|otp|verification code"
-    r"|(?:alarm|gate|door|garage|safe|locker|lock|entry|building) code|token|maiden name"
-)
-_PT_KEYS = (
-    r"senha|pin|codigo (?:de acesso|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio))"
-    r"|chave (?:da|de) (?:api|acesso)|chave secreta|token|cvv|codigo de (?:seguranca|verificacao)"
-    r"|frase de recuperacao|pergunta (?:de|secreta)|resposta secreta|nome de solteira da mae"
-)
+#: what a secret value is replaced by
+WITHHELD = "[secret withheld]"
 
-#: "my password is ...", "minha senha é ...", "api_key=...", on folded text
-_SECRET_PHRASES = re.compile(
-    "|".join(
-        (
-            rf"\b(?:{_EN_KEYS})\b{_GAP}(?:\bis\b|\bwas\b|:|=)\s*(?!(?:on|in|under|inside"
-            r"|written|saved|stored|behind|at|somewhere|the same|in the|expired|wrong|not"
-            r"|too|changed|reset)\b)\S",
-            rf"\b(?:{_PT_KEYS})\b{_GAP}(?:\be\b|\beh\b|\bera\b|:|=)\s*(?!(?:a mesma|o mesmo"
-            r"|no|na|em|embaixo|atras|dentro|errad\w*|nova|novo|fraca|forte|muito|igual)\b)\S",
-            # a keyword followed straight by a value that has a digit or a symbol in it
-            # ("error code E119" is a fault, not a secret)
-            r"(?<!error )(?<!erro )(?<!fault )\b(?:password|senha|pin|passcode|code|codigo)"
-            r"\s+(?=\S*[\d#@!$%&*])\S{4,}",
-            r"\b(?:login|credentials|credenciais|usuario e senha|user and password)\b"
-            r"[^?!\n]{0,40}[:=]\s*\S+\s*[/,]\s*\S",
-            r"\b(?:cartao|card)\b[^.?!\n]{0,20}\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,7}\b",
-        )
-    )
-)
 
-_LONG_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{24,}")
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where one secret value sits in a text: ``text[start:end]``, and what kind it is."""
+
+    start: int
+    end: int
+    kind: str
+
+
+_WHITESPACE = str.maketrans("\t\r\f\v\xa0", "     ")
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(char: str) -> str:
+    if char.isspace():
+        return "\n" if char == "\n" else " "
+    if char in "’‘":
+        return "'"
+    lower = char.lower()
+    if len(lower) != 1:
+        lower = char
+    base = "".join(c for c in unicodedata.normalize("NFKD", lower) if not unicodedata.combining(c))
+    return base if len(base) == 1 else lower
+
+
+def fold_in_place(text: str) -> str:
+    """Lower case, no accents, one character for one, so offsets stay the original's."""
+    if text.isascii():
+        return text.lower().translate(_WHITESPACE)
+    return "".join(map(_fold_char, text))
+
+
+# -- values that carry their own proof ----------------------------------------------------------
+
 _CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
-
-
-def _entropy(token: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in token:
-        counts[ch] = counts.get(ch, 0) + 1
-    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+_ELEVEN = re.compile(r"\b\d{11}\b")
+_FOURTEEN = re.compile(r"\b\d{14}\b")
+_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}")
+_LONG_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{24,}")
+_TOKEN = re.compile(r"\S{8,}")
+_SYMBOLS = frozenset("!#$%&*+=?@^~|\\<>")
 
 
 def _luhn(digits: str) -> bool:
@@ -89,33 +88,220 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _random_looking(token: str) -> bool:
-    """A long token mixing letters and digits with high entropy: a key, not a word."""
-    stripped = token.strip("=-_")
-    has_digit = any(ch.isdigit() for ch in stripped)
-    has_alpha = any(ch.isalpha() for ch in stripped)
-    if not (has_digit and has_alpha) or len(stripped) < 24:
+def _check_digit(digits: str, weights: range | list[int]) -> int:
+    rest = sum(int(d) * w for d, w in zip(digits, weights, strict=False)) % 11
+    return 0 if rest < 2 else 11 - rest
+
+
+def _cpf(digits: str) -> bool:
+    if len(set(digits)) == 1:
         return False
-    return _entropy(stripped) >= 3.5
+    first = _check_digit(digits[:9], range(10, 1, -1))
+    return first == int(digits[9]) and _check_digit(digits[:10], range(11, 1, -1)) == int(
+        digits[10]
+    )
 
 
-def secret_kind(text: str) -> str | None:
-    """What kind of credential ``text`` carries, or None: a known key format, a "password
-    is" phrase, a card number, or a long high-entropy token."""
-    for kind, pattern in _SECRET_FORMATS:
-        if pattern.search(text):
-            return kind
-    if _SECRET_PHRASES.search(fold(text)):
-        return "credential"
-    if any(_random_looking(match.group(0)) for match in _LONG_TOKEN.finditer(text)):
-        return "high-entropy string"
-    for match in _CARD.finditer(text):
-        digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and _luhn(digits):
-            return "card number"
+def _cnpj(digits: str) -> bool:
+    weights = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
+    first = _check_digit(digits[:12], weights[1:])
+    return first == int(digits[12]) and _check_digit(digits[:13], weights) == int(digits[13])
+
+
+def _iban_end(match: re.Match[str]) -> int | None:
+    """End of the longest prefix of ``match`` that is a valid IBAN, or None."""
+    positions = [match.start() + i for i, ch in enumerate(match.group(0)) if ch != " "]
+    compact = match.group(0).replace(" ", "").upper()
+    for length in range(min(len(compact), 34), 14, -1):
+        candidate = compact[4:length] + compact[:4]
+        if candidate.isalnum() and int("".join(str(int(c, 36)) for c in candidate)) % 97 == 1:
+            return positions[length - 1] + 1
     return None
 
 
+def _entropy(token: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in token:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+
+
+def _random_looking(token: str) -> bool:
+    """A long token mixing letters and digits with high entropy: a key, not a word."""
+    stripped = token.strip("=-_")
+    if len(stripped) < 24 or not any(c.isdigit() for c in stripped):
+        return False
+    return any(c.isalpha() for c in stripped) and _entropy(stripped) >= 3.5
+
+
+def _password_shaped(token: str) -> bool:
+    """Lower and upper case, a digit and a symbol in one word of 8 or more: "Xk9#mP2qLw"."""
+    core = token.strip("\"'()[]{}").rstrip(".,;:?!")
+    if len(core) < 8 or core[0] in "#@" or "@" in core or "://" in core:
+        return False
+    return (
+        any(c.islower() for c in core)
+        and any(c.isupper() for c in core)
+        and any(c.isdigit() for c in core)
+        and any(c in _SYMBOLS for c in core)
+    )
+
+
+def _self_evident(text: str) -> list[Span]:
+    spans = [
+        Span(m.start(), m.end(), kind)
+        for kind, pattern in rules.FORMATS
+        for m in pattern.finditer(text)
+    ]
+    for match in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", match.group(0))
+        if 13 <= len(digits) <= 19 and _luhn(digits):
+            spans.append(Span(match.start(), match.end(), "card number"))
+    spans += [Span(*m.span(), "id number") for m in _ELEVEN.finditer(text) if _cpf(m.group(0))]
+    spans += [Span(*m.span(), "id number") for m in _FOURTEEN.finditer(text) if _cnpj(m.group(0))]
+    for match in _IBAN.finditer(text):
+        if (end := _iban_end(match)) is not None:
+            spans.append(Span(match.start(), end, "bank account"))
+    for match in _LONG_TOKEN.finditer(text):
+        if _random_looking(match.group(0)):
+            spans.append(Span(match.start(), match.end(), "high-entropy string"))
+    for match in _TOKEN.finditer(text):
+        if _password_shaped(match.group(0)):
+            spans.append(Span(match.start(), match.end(), "password-shaped string"))
+    return spans
+
+
+# -- values a phrase announces ------------------------------------------------------------------
+
+_CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|\n|\s(?:but|mas)\s")
+_VALUE = re.compile(r"\S+")
+_UNIT = re.compile(r"\d+(?:[.,]\d+)?(?:mbps|ghz|mhz|gb|mb|kg|km|g|h|x|mega|reais|%)")
+
+
+def _to_clause_end(folded: str, start: int) -> int:
+    """Where the clause that starts at ``start`` ends; never inside its first word
+    ("Admin4321!" keeps its "!")."""
+    first = _VALUE.match(folded, start)
+    found = _CLAUSE_END.search(folded, first.end() if first else start)
+    end = found.start() if found else len(folded)
+    return max(end, first.end()) if first else end
+
+
+def _credential_like(value: str, *, strong: bool) -> bool:
+    """A value that reads as a credential: digits or symbols in it (a weak key asks more:
+    a code of digits, or letters and digits mixed, six or more)."""
+    core = value.rstrip(".,;:?!)")
+    digits = sum(c.isdigit() for c in core)
+    symbols = any(not c.isalnum() for c in core)
+    if strong:
+        return len(core) >= 3 and (digits > 0 or symbols) and not _UNIT.fullmatch(core)
+    if core.replace(" ", "").isdigit():
+        return 3 <= len(core) <= 12
+    letters = any(c.isalpha() for c in core)
+    return len(core) >= 6 and digits > 0 and (letters or symbols) and not _UNIT.fullmatch(core)
+
+
+def _plain_e(text: str, match: re.Match[str]) -> bool:
+    """Whether the copula is a bare "e" ("and" in Portuguese, or "é" typed without its
+    accent): then only a value with a digit or symbol counts."""
+    start, end = match.span("copula")
+    return text[start:end] in ("e", "E", "eh")
+
+
+def _first_word(folded: str, start: int) -> str:
+    found = _VALUE.match(folded, start)
+    return found.group(0) if found else ""
+
+
+def _phrases(text: str, folded: str) -> list[Span]:
+    spans: list[Span] = []
+    for match in rules.STRONG_PHRASE.finditer(folded):
+        value = _first_word(folded, match.end())
+        if _plain_e(text, match) and not _credential_like(value, strong=True):
+            continue
+        spans.append(Span(match.end(), _to_clause_end(folded, match.end()), "credential"))
+    for match in rules.WEAK_PHRASE.finditer(folded):
+        if _credential_like(_first_word(folded, match.end()), strong=False):
+            spans.append(Span(match.end(), _to_clause_end(folded, match.end()), "credential"))
+    for match in rules.STRONG_RIGHT_AFTER.finditer(folded):
+        value = _first_word(folded, match.end())
+        strong = rules.WEAK_KEYS_ONLY.fullmatch(match.group("key")) is None
+        if _credential_like(value, strong=strong):
+            spans.append(Span(match.end(), match.end() + len(value), "credential"))
+    for match in rules.VALUE_FIRST.finditer(folded):
+        if _credential_like(match.group("value"), strong=True):
+            spans.append(Span(*match.span("value"), "credential"))
+    for match in rules.ID_NUMBER.finditer(folded):
+        if sum(c.isdigit() for c in match.group("value")) >= 6:
+            spans.append(Span(*match.span("value"), "id or account number"))
+    for pattern, kind in (
+        (rules.BARE_CODE, "code"),
+        (rules.EXPIRY, "card expiry"),
+        (rules.LOGIN_PAIR, "credential"),
+    ):
+        spans += [Span(*m.span("value"), kind) for m in pattern.finditer(folded)]
+    for match in rules.EMAIL_PAIR.finditer(folded):
+        if _credential_like(match.group("value"), strong=True):
+            spans.append(Span(*match.span("value"), "credential"))
+    return spans + _next_lines(folded)
+
+
+def _next_lines(folded: str) -> list[Span]:
+    """A line that announces a value ("senha:", "my password is below.") makes the next
+    non-empty line a secret."""
+    spans: list[Span] = []
+    lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]*", folded) if m.group(0).strip()]
+    for (_start, line), (next_start, next_line) in pairwise(lines):
+        if rules.ANNOUNCE_LINE.search(line) or rules.LABEL_LINE.match(line):
+            lead = len(next_line) - len(next_line.lstrip())
+            spans.append(
+                Span(next_start + lead, next_start + len(next_line.rstrip()), "credential")
+            )
+    return spans
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if span.end <= span.start:
+            continue
+        if merged and span.start <= merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Span(last.start, max(last.end, span.end), last.kind)
+        else:
+            merged.append(span)
+    return merged
+
+
+def find_secrets(text: str) -> list[Span]:
+    """Every secret value in ``text``, in order, overlapping finds merged."""
+    spans = _self_evident(text)
+    folded = fold_in_place(text)
+    if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
+        spans += _phrases(text, folded)
+    return _merged(spans)
+
+
+def redact_secrets(text: str, marker: str = WITHHELD) -> str:
+    """``text`` with every secret value replaced by ``marker``; the rest is left as it is."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    parts: list[str] = []
+    done = 0
+    for span in spans:
+        parts += [text[done : span.start], marker]
+        done = span.end
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+def secret_kind(text: str) -> str | None:
+    """What kind of secret ``text`` carries first, or None."""
+    spans = find_secrets(text)
+    return spans[0].kind if spans else None
+
+
 def looks_secret(text: str) -> bool:
-    """True when ``text`` carries a password, key, token or card number."""
-    return secret_kind(text) is not None
+    """True when ``text`` carries a password, key, token, card, account or id number."""
+    return bool(find_secrets(text))
