@@ -17,11 +17,13 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
 from bot.memory import policy_secret_rules as rules
+from bot.prefilter import PatternSet
 
 __all__ = [
     "WITHHELD",
@@ -147,18 +149,24 @@ def _password_shaped(token: str) -> bool:
     )
 
 
+_FORMATS = PatternSet([pattern.pattern for _kind, pattern in rules.FORMATS])
+_DIGIT = re.compile(r"\d")
+
+
 def _self_evident(text: str) -> list[Span]:
     spans = [
-        Span(m.start(), m.end(), kind)
-        for kind, pattern in rules.FORMATS
-        for m in pattern.finditer(text)
+        Span(m.start(), m.end(), rules.FORMATS[index][0]) for index, m in _FORMATS.matches(text)
     ]
-    for match in _CARD.finditer(text):
-        digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and _luhn(digits):
-            spans.append(Span(match.start(), match.end(), "card number"))
-    spans += [Span(*m.span(), "id number") for m in _ELEVEN.finditer(text) if _cpf(m.group(0))]
-    spans += [Span(*m.span(), "id number") for m in _FOURTEEN.finditer(text) if _cnpj(m.group(0))]
+    digits = len(_DIGIT.findall(text))
+    if digits == 0:  # every check below needs a digit
+        return spans
+    if digits >= 11:
+        for match in _CARD.finditer(text):
+            found = re.sub(r"\D", "", match.group(0))
+            if 13 <= len(found) <= 19 and _luhn(found):
+                spans.append(Span(match.start(), match.end(), "card number"))
+        spans += [Span(*m.span(), "id number") for m in _ELEVEN.finditer(text) if _cpf(m[0])]
+        spans += [Span(*m.span(), "id number") for m in _FOURTEEN.finditer(text) if _cnpj(m[0])]
     for match in _IBAN.finditer(text):
         if (end := _iban_end(match)) is not None:
             spans.append(Span(match.start(), end, "bank account"))
@@ -213,37 +221,72 @@ def _first_word(folded: str, start: int) -> str:
     return found.group(0) if found else ""
 
 
+def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
+    if _plain_e(text, match) and not _credential_like(
+        _first_word(folded, match.end()), strong=True
+    ):
+        return None
+    return Span(match.end(), _to_clause_end(folded, match.end()), "credential")
+
+
+def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
+    if not _credential_like(_first_word(folded, match.end()), strong=False):
+        return None
+    return Span(match.end(), _to_clause_end(folded, match.end()), "credential")
+
+
+def _right_after(_text: str, folded: str, match: re.Match[str]) -> Span | None:
+    value = _first_word(folded, match.end())
+    strong = rules.WEAK_KEYS_ONLY.fullmatch(match.group("key")) is None
+    if not _credential_like(value, strong=strong):
+        return None
+    return Span(match.end(), match.end() + len(value), "credential")
+
+
+def _value_group(kind: str, *, check: bool = False, min_digits: int = 0) -> _Handler:
+    """A handler that takes the match's ``value`` group, when it reads as a credential
+    (``check``) and holds at least ``min_digits`` digits."""
+
+    def handle(_text: str, _folded: str, match: re.Match[str]) -> Span | None:
+        value = match.group("value")
+        if check and not _credential_like(value, strong=True):
+            return None
+        if sum(c.isdigit() for c in value) < min_digits:
+            return None
+        return Span(*match.span("value"), kind)
+
+    return handle
+
+
+_Handler = Callable[[str, str, re.Match[str]], "Span | None"]
+#: each phrase pattern and what makes a span of its match; the first four are the key
+#: phrases, and the value-first pattern (which has no word to look for) runs only with them
+_PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
+    (rules.STRONG_PHRASE, _strong),
+    (rules.WEAK_PHRASE, _weak),
+    (rules.STRONG_RIGHT_AFTER, _right_after),
+    (rules.VALUE_FIRST, _value_group("credential", check=True)),
+    (rules.ID_NUMBER, _value_group("id or account number", min_digits=6)),
+    (rules.BARE_CODE, _value_group("code")),
+    (rules.EXPIRY, _value_group("card expiry")),
+    (rules.LOGIN_PAIR, _value_group("credential")),
+    (rules.EMAIL_PAIR, _value_group("credential", check=True)),
+]
+_PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
+_VALUE_FIRST = 3
+
+
 def _phrases(text: str, folded: str) -> list[Span]:
     spans: list[Span] = []
-    for match in rules.STRONG_PHRASE.finditer(folded):
-        value = _first_word(folded, match.end())
-        if _plain_e(text, match) and not _credential_like(value, strong=True):
+    chosen = _PHRASES.candidates(folded)
+    for index in chosen:
+        if index == _VALUE_FIRST and 0 not in chosen:
             continue
-        spans.append(Span(match.end(), _to_clause_end(folded, match.end()), "credential"))
-    for match in rules.WEAK_PHRASE.finditer(folded):
-        if _credential_like(_first_word(folded, match.end()), strong=False):
-            spans.append(Span(match.end(), _to_clause_end(folded, match.end()), "credential"))
-    for match in rules.STRONG_RIGHT_AFTER.finditer(folded):
-        value = _first_word(folded, match.end())
-        strong = rules.WEAK_KEYS_ONLY.fullmatch(match.group("key")) is None
-        if _credential_like(value, strong=strong):
-            spans.append(Span(match.end(), match.end() + len(value), "credential"))
-    for match in rules.VALUE_FIRST.finditer(folded):
-        if _credential_like(match.group("value"), strong=True):
-            spans.append(Span(*match.span("value"), "credential"))
-    for match in rules.ID_NUMBER.finditer(folded):
-        if sum(c.isdigit() for c in match.group("value")) >= 6:
-            spans.append(Span(*match.span("value"), "id or account number"))
-    for pattern, kind in (
-        (rules.BARE_CODE, "code"),
-        (rules.EXPIRY, "card expiry"),
-        (rules.LOGIN_PAIR, "credential"),
-    ):
-        spans += [Span(*m.span("value"), kind) for m in pattern.finditer(folded)]
-    for match in rules.EMAIL_PAIR.finditer(folded):
-        if _credential_like(match.group("value"), strong=True):
-            spans.append(Span(*match.span("value"), "credential"))
-    return spans + _next_lines(folded)
+        pattern, handler = _PHRASE_RULES[index]
+        for match in pattern.finditer(folded):
+            if (span := handler(text, folded, match)) is not None:
+                spans.append(span)
+    return spans + _next_lines(folded) if "\n" in folded else spans
 
 
 def _next_lines(folded: str) -> list[Span]:
