@@ -15,6 +15,7 @@ importable from here too.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.memory.base import CATEGORIES, Category
@@ -43,6 +44,7 @@ __all__ = [
     "redact_secrets",
     "secret_kind",
     "split_candidates",
+    "withhold_sentences",
 ]
 
 #: words that say which language a sentence is in ("to", "no", "do", "as" are in both)
@@ -160,6 +162,19 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\n+\s*|;\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 
+def _sentences(text: str) -> Iterator[tuple[int, int, int]]:
+    """Each sentence of ``text`` as (start, end, where the separator after it ends)."""
+    start = 0
+    for separator in _SENTENCE_END.finditer(text):
+        yield start, separator.start(), separator.end()
+        start = separator.end()
+    yield start, len(text), len(text)
+
+
+def _touches(secrets: list[Span], start: int, end: int) -> bool:
+    return any(span.start < end and start < span.end for span in secrets)
+
+
 def split_candidates(text: str) -> list[str]:
     """The sentences of a message worth classifying: split on sentence ends and new lines,
     bullets stripped, fragments without a letter or digit dropped, and every sentence that
@@ -167,32 +182,38 @@ def split_candidates(text: str) -> list[str]:
     value on the line after its keyword ("my password is below.\nhunter2!") goes as well."""
     secrets = find_secrets(text)
     candidates = []
-    start = 0
-    for end, next_start in [
-        *((m.start(), m.end()) for m in _SENTENCE_END.finditer(text)),
-        (len(text), len(text)),
-    ]:
-        piece, piece_start = text[start:end], start
-        start = next_start
-        if any(span.start < end and piece_start < span.end for span in secrets):
+    for start, end, _after in _sentences(text):
+        if _touches(secrets, start, end):
             continue
-        sentence = _BULLET.sub("", piece).strip()
+        sentence = _BULLET.sub("", text[start:end]).strip()
         if any(ch.isalnum() for ch in sentence):
             candidates.append(sentence)
     return candidates
 
 
+def withhold_sentences(text: str, marker: str = WITHHELD) -> str:
+    """``text`` with every sentence that holds part of a secret replaced by ``marker``;
+    separators and the other sentences are kept as they are."""
+    secrets = find_secrets(text)
+    if not secrets:
+        return text
+    parts: list[str] = []
+    for start, end, after in _sentences(text):
+        parts.append(marker if _touches(secrets, start, end) else text[start:end])
+        parts.append(text[end:after])
+    return "".join(parts)
+
+
 def lines_with_secrets(text: str) -> list[str]:
     """The lines of ``text`` (stripped) that hold part of a secret, the value on the line
     after an announcing line included."""
+    secrets = find_secrets(text)
     flagged: list[str] = []
     offset = 0
-    secrets = find_secrets(text)
     for line in text.split("\n"):
-        end = offset + len(line)
-        if any(span.start < end and offset < span.end for span in secrets):
+        if _touches(secrets, offset, offset + len(line)):
             flagged.append(line.strip())
-        offset = end + 1
+        offset += len(line) + 1
     return flagged
 
 
