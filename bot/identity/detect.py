@@ -8,7 +8,7 @@ asked for explicitly is not also inferred from the same message. Inferred sighti
 jargon (technical register, programming expertise), domain vocabulary (expertise), irony
 markers, slang or letter formulas (formality), emojis, message length and language, and
 greetings that address the persona by a nickname. Code blocks are left out of everything but
-the technical signals.
+the technical signals. Evidence quotes have every secret withheld.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bot.identity.traits import (
     VOCATIVE_OPENERS,
     Trait,
 )
-from bot.memory.policy import FILLER_WORDS, guess_language
+from bot.memory.policy import FILLER_WORDS, guess_language, redact_secrets
 from bot.prefilter import PatternSet
 
 __all__ = ["LONG_WORDS", "SHORT_WORDS", "detect", "fold_with_offsets"]
@@ -138,7 +138,9 @@ class _Message:
 
 
 def _evidence(text: str) -> str:
-    flat = " ".join(text.split())
+    """A short quote of ``text``, secrets withheld first (a cut must not hide one from the
+    detector), for the identity state and changelog."""
+    flat = " ".join(redact_secrets(text).split())
     return flat if len(flat) <= _EVIDENCE_CHARS else flat[: _EVIDENCE_CHARS - 1] + "…"
 
 
