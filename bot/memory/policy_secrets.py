@@ -316,13 +316,22 @@ def _merged(spans: list[Span]) -> list[Span]:
     return merged
 
 
+def _outside_markers(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` without those that start inside a :data:`WITHHELD` marker, so redacted text
+    reads as clean and redacting twice changes nothing."""
+    if WITHHELD not in text:
+        return spans
+    markers = [m.span() for m in re.finditer(re.escape(WITHHELD), text)]
+    return [s for s in spans if not any(start <= s.start < end for start, end in markers)]
+
+
 def find_secrets(text: str) -> list[Span]:
     """Every secret value in ``text``, in order, overlapping finds merged."""
     spans = _self_evident(text)
     folded = fold_in_place(text)
     if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
         spans += _phrases(text, folded)
-    return _merged(spans)
+    return _merged(_outside_markers(text, spans))
 
 
 def redact_secrets(text: str, marker: str = WITHHELD) -> str:
