@@ -15,6 +15,7 @@ importable from here too.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -172,7 +173,10 @@ def _sentences(text: str) -> Iterator[tuple[int, int, int]]:
 
 
 def _touches(secrets: list[Span], start: int, end: int) -> bool:
-    return any(span.start < end and start < span.end for span in secrets)
+    """Whether ``text[start:end]`` holds part of one of ``secrets`` (which
+    :func:`find_secrets` returns ordered and apart, so their ends are ordered too)."""
+    first = bisect_right(secrets, start, key=lambda span: span.end)
+    return first < len(secrets) and secrets[first].start < end
 
 
 def split_candidates(text: str) -> list[str]:

@@ -147,7 +147,7 @@ STRONG_RIGHT_AFTER = re.compile(
 )
 #: "Sunflower88 is my instagram password", "coloquei X como senha"
 VALUE_FIRST = re.compile(
-    r"(?<![\w@/.:-])(?P<value>[^\s]{4,}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|=)[ ]+"
+    r"(?<![\w@/.:-])(?P<value>[^\s]{4,64}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|=)[ ]+"
     r"(?:(?:my|the|our|a|an|minha|meu|o|nossa|nosso|new|nova|novo|old|antiga)[ ]+){0,2}"
     rf"(?:[\w'-]+[ ]+){{0,2}}?(?:{STRONG_KEYS})\b"
 )
@@ -171,7 +171,7 @@ LOGIN_PAIR = re.compile(
     r"|username and password)\b[^?!\n]{0,40}[:=][ ]*\S+[ ]*[/|,][ ]*(?P<value>\S)"
 )
 #: "bea@mail.com / Popcorn#2022"
-EMAIL_PAIR = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+[ ]*[/|][ ]*(?P<value>\S{4,})")
+EMAIL_PAIR = re.compile(r"[\w.+-]{1,64}@[\w-]+\.[\w.]+[ ]*[/|][ ]*(?P<value>\S{4,})")
 #: a card's expiry: "exp 11/27", "validade 03/29"; "vence 08/27" only next to a card word
 EXPIRY = re.compile(
     r"\b(?:exp(?:iry|ires|iration)?(?: date)?|valid (?:thru|until)|validade(?: do cartao)?"

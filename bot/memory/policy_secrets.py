@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -322,7 +323,13 @@ def _outside_markers(text: str, spans: list[Span]) -> list[Span]:
     if WITHHELD not in text:
         return spans
     markers = [m.span() for m in re.finditer(re.escape(WITHHELD), text)]
-    return [s for s in spans if not any(start <= s.start < end for start, end in markers)]
+    kept = []
+    for span in spans:
+        # the last marker that starts at or before the span: does the span start inside it?
+        index = bisect_right(markers, span.start, key=lambda marker: marker[0]) - 1
+        if index < 0 or span.start >= markers[index][1]:
+            kept.append(span)
+    return kept
 
 
 def find_secrets(text: str) -> list[Span]:
