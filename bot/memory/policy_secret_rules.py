@@ -21,6 +21,8 @@ __all__ = [
     "KEY_ANYWHERE",
     "LABEL_LINE",
     "LOGIN_PAIR",
+    "NUMERIC_KEYS",
+    "PHRASE_KEYS",
     "STRONG_PHRASE",
     "STRONG_RIGHT_AFTER",
     "VALUE_FIRST",
@@ -92,6 +94,10 @@ STRONG_KEYS = rf"(?:{_STRONG_EN}|{_STRONG_PT})"
 #: a value after these is a secret only when it looks like one (digits, symbols)
 WEAK_KEYS = r"(?:wifi|wi-fi|wlan|network|rede|key|chave|token|login|pass)"
 WEAK_KEYS_ONLY = re.compile(WEAK_KEYS)
+#: keys whose value is a number: "the pin is red" is about a map
+NUMERIC_KEYS = re.compile(r"\b(?:pin|combina\w*|cvv2?|cvc|otp|2fa)\b|\bcod(?:e|igo)s?\b")
+#: keys whose value is a phrase of many words: "the mnemonic is ROYGBIV" is a memory aid
+PHRASE_KEYS = re.compile(r"mnemonic|seed|recovery (?:phrase|words)|frase|palavras|words")
 #: id, account and tax numbers: the value is a number of at least six digits
 ID_KEYS = (
     r"(?:ssn|social security(?: number| no\.?)?|sin number|tax id|tax file number|ein|itin"
@@ -129,13 +135,16 @@ _NOT_A_VALUE = (
     r"|essa|esse|isso|aquela|aquele|trocad\w*|alterad\w*|mudad\w*|resetad\w*|bloquead\w*"
     r"|expirad\w*|salv\w*|guardad\w*|anotad\w*|escrit\w*|grande|pequen\w*|facil|dificil"
     r"|diferente|a seguinte|o seguinte|abaixo|acima|aqui|ali|la|secret\w*|valid\w*|invalid\w*"
-    r"|vencid\w*|confidencial|pessoal|particular)"
+    r"|vencid\w*|confidencial|pessoal|particular|enviad\w*|mandad\w*|escondid\w*|perdid\w*"
+    r"|vazad\w*|roubad\w*|gerad\w*|criad\w*|pedid\w*|exigid\w*|obrigatori\w*|[a-z]{3,}ed"
+    r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off)"
 )
 #: between a key and its copula: up to 40 characters, no sentence end
 _GAP = r"(?:[^?!\n.:=;]|\.(?=\S)){0,40}?"
 
 STRONG_PHRASE = re.compile(
-    rf"\b{STRONG_KEYS}\b{_GAP}{_COPULA}[ ]*:?[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
+    rf"\b(?P<key>{STRONG_KEYS})\b{_GAP}{_COPULA}[ ]*:?[ ]*"
+    rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 WEAK_PHRASE = re.compile(
     rf"\b{WEAK_KEYS}\b{_GAP}{_COPULA}[ ]*:?[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"

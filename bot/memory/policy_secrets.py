@@ -199,7 +199,7 @@ def _to_clause_end(folded: str, start: int) -> int:
 def _credential_like(value: str, *, strong: bool) -> bool:
     """A value that reads as a credential: digits or symbols in it (a weak key asks more:
     a code of digits, or letters and digits mixed, six or more)."""
-    core = value.rstrip(".,;:?!)")
+    core = value.lstrip("\"'([{").rstrip(".,;:?!)]}\"'")
     digits = sum(c.isdigit() for c in core)
     symbols = any(not c.isalnum() for c in core)
     if strong:
@@ -222,12 +222,21 @@ def _first_word(folded: str, start: int) -> str:
     return found.group(0) if found else ""
 
 
+#: a recovery phrase has twelve words or more; fewer is a phrase about one
+_MIN_PHRASE_WORDS = 8
+
+
 def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
-    if _plain_e(text, match) and not _credential_like(
-        _first_word(folded, match.end()), strong=True
-    ):
+    value = _first_word(folded, match.end())
+    if _plain_e(text, match) and not _credential_like(value, strong=True):
         return None
-    return Span(match.end(), _to_clause_end(folded, match.end()), "credential")
+    key = match.group("key")
+    if rules.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
+        return None
+    end = _to_clause_end(folded, match.end())
+    if rules.PHRASE_KEYS.search(key) and len(folded[match.end() : end].split()) < _MIN_PHRASE_WORDS:
+        return None
+    return Span(match.end(), end, "credential")
 
 
 def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
