@@ -65,11 +65,7 @@ def test_a_value_on_the_line_after_its_keyword_is_a_secret() -> None:
     assert redact_secrets(text) == (
         f"I moved to Porto last year.\nmy password is below.\n{WITHHELD}\nI love the river."
     )
-    assert split_candidates(text) == [
-        "I moved to Porto last year.",
-        "my password is below.",
-        "I love the river.",
-    ]
+    assert split_candidates(text) == ["I moved to Porto last year.", "I love the river."]
 
 
 def test_redaction_keeps_ordinary_text_and_is_stable() -> None:
@@ -110,6 +106,7 @@ async def test_extraction_and_mirrors_keep_the_facts_but_no_secret(
     kept = [item.text for item in await fts.list_items()]
     assert "I work as a nurse at the hospital." in kept
     assert "Ana is a nurse in Porto." in kept
+    assert not any("password" in text for text in kept)
     await fts.close()
     assert _leaks(tmp_path) == []
     assert b"Lagarto2019" not in _bytes_under(tmp_path)

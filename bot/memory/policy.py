@@ -24,6 +24,7 @@ from bot.memory.policy_rules import EPHEMERAL, RULES, fold
 from bot.memory.policy_secrets import (
     WITHHELD,
     Span,
+    announces_value,
     find_secrets,
     looks_secret,
     redact_secrets,
@@ -36,6 +37,7 @@ __all__ = [
     "WITHHELD",
     "Span",
     "Verdict",
+    "announces_value",
     "classify",
     "find_secrets",
     "fold",
@@ -183,14 +185,15 @@ def split_candidates(text: str) -> list[str]:
     """The sentences of a message worth classifying: split on sentence ends and new lines,
     bullets stripped, fragments without a letter or digit dropped, and every sentence that
     holds part of a secret dropped too. Secrets are found in the whole message first, so a
-    value on the line after its keyword ("my password is below.\nhunter2!") goes as well."""
+    value on the line after its keyword ("my password is below.\nhunter2!") goes as well,
+    and so does the line that announced it."""
     secrets = find_secrets(text)
     candidates = []
     for start, end, _after in _sentences(text):
         if _touches(secrets, start, end):
             continue
         sentence = _BULLET.sub("", text[start:end]).strip()
-        if any(ch.isalnum() for ch in sentence):
+        if any(ch.isalnum() for ch in sentence) and not announces_value(sentence):
             candidates.append(sentence)
     return candidates
 

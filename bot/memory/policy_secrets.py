@@ -29,6 +29,7 @@ from bot.prefilter import PatternSet
 __all__ = [
     "WITHHELD",
     "Span",
+    "announces_value",
     "find_secrets",
     "fold_in_place",
     "looks_secret",
@@ -305,12 +306,19 @@ def _next_lines(folded: str) -> list[Span]:
     spans: list[Span] = []
     lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]*", folded) if m.group(0).strip()]
     for (_start, line), (next_start, next_line) in pairwise(lines):
-        if rules.ANNOUNCE_LINE.search(line) or rules.LABEL_LINE.match(line):
+        if announces_value(line):
             lead = len(next_line) - len(next_line.lstrip())
             spans.append(
                 Span(next_start + lead, next_start + len(next_line.rstrip()), "credential")
             )
     return spans
+
+
+def announces_value(line: str) -> bool:
+    """Whether ``line`` only announces a value to come ("my password is below.", "senha do
+    email:"): a line that says nothing itself, and warns that the next one is a secret."""
+    folded = fold_in_place(line.strip())
+    return bool(rules.ANNOUNCE_LINE.search(folded) or rules.LABEL_LINE.match(folded))
 
 
 def _merged(spans: list[Span]) -> list[Span]:
