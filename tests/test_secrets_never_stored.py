@@ -17,7 +17,6 @@ from bot.conversation import Entry
 from bot.distill import Distiller
 from bot.identity import IdentityObserver
 from bot.identity.changelog import CHANGELOG_FILE, Change, render
-from bot.identity.detect import detect
 from bot.identity.state import flush_states
 from bot.memory.base import TurnRecord
 from bot.memory.holographic import HolographicMemory
@@ -153,12 +152,6 @@ async def test_mid_distillation_redacts_what_the_model_writes(tmp_path: Path) ->
     assert "Admin4321" not in mid and "4821" not in mid
 
 
-def test_detected_evidence_quotes_no_secret() -> None:
-    traits = detect("hey Nara, my password is Tulip!2024 lol 😂", persona="inara")
-    assert traits
-    assert all("Tulip" not in trait.evidence for trait in traits)
-
-
 def test_a_changelog_entry_never_quotes_a_secret() -> None:
     change = Change(
         id=1,
@@ -169,14 +162,15 @@ def test_a_changelog_entry_never_quotes_a_secret() -> None:
         kind="length",
         value="short",
         explicit=True,
-        evidence="be brief, my pin is 4821",
+        evidence="be brief, my pin is 4821. " + "x" * 60 + " card 4111 1111 1111 1111 then more",
         bullet_before=None,
         bullet_after="- [length] Keep answers short.",
         section_before="",
         section_after="",
     )
     entry = render(change)
-    assert "4821" not in entry and "be brief" in entry
+    assert "be brief" in entry and "…" in entry
+    assert "4821" not in entry and "4111 1" not in entry
 
 
 async def test_observed_changes_log_no_secret(tmp_path: Path) -> None:

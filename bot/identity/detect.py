@@ -8,7 +8,8 @@ asked for explicitly is not also inferred from the same message. Inferred sighti
 jargon (technical register, programming expertise), domain vocabulary (expertise), irony
 markers, slang or letter formulas (formality), emojis, message length and language, and
 greetings that address the persona by a nickname. Code blocks are left out of everything but
-the technical signals. Evidence quotes have every secret withheld.
+the technical signals. Evidence quotes the message as said; the changelog withholds any secret
+in it, and shortens it, when an entry is written (:func:`bot.identity.changelog.render`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from bot.identity.traits import (
     VOCATIVE_OPENERS,
     Trait,
 )
-from bot.memory.policy import FILLER_WORDS, guess_language, redact_secrets
+from bot.memory.policy import FILLER_WORDS, guess_language
 from bot.prefilter import PatternSet
 
 __all__ = ["LONG_WORDS", "SHORT_WORDS", "detect", "fold_with_offsets"]
@@ -39,7 +40,8 @@ SHORT_WORDS = 8
 #: a message of at least this many words is a sighting of "detailed"
 LONG_WORDS = 60
 _MIN_LANGUAGE_WORDS = 4
-_EVIDENCE_CHARS = 80
+#: how much of a message a trait's evidence holds (the changelog quotes less of it)
+_EVIDENCE_CHARS = 400
 
 _EXPLICIT_ROWS = [row for rows in EXPLICIT.values() for row in rows]
 _EXPLICIT = PatternSet([pattern for pattern, _kind, _value in _EXPLICIT_ROWS])
@@ -138,10 +140,10 @@ class _Message:
 
 
 def _evidence(text: str) -> str:
-    """A short quote of ``text``, secrets withheld first (a cut must not hide one from the
-    detector), for the identity state and changelog."""
-    flat = " ".join(redact_secrets(text).split())
-    return flat if len(flat) <= _EVIDENCE_CHARS else flat[: _EVIDENCE_CHARS - 1] + "…"
+    """``text`` on one line, as said, up to :data:`_EVIDENCE_CHARS`. Not shortened further
+    nor redacted here: only an applied change is ever written, and the changelog redacts its
+    quote before shortening it, so no cut can hide a secret from the detector."""
+    return " ".join(text[: _EVIDENCE_CHARS * 2].split())[:_EVIDENCE_CHARS]
 
 
 def _clean_name(name: str) -> str | None:

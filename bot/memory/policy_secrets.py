@@ -73,11 +73,14 @@ _UNIT = re.compile(r"\d+(?:[.,]\d+)?(?:mbps|ghz|mhz|gb|mb|kg|km|g|h|x|mega|reais
 
 def _to_clause_end(folded: str, start: int) -> int:
     """Where the clause that starts at ``start`` ends; never inside its first word
-    ("Admin4321!" keeps its "!")."""
+    ("Admin4321!" keeps its "!"), and with that word when it ends the sentence ("4821.")."""
     first = _VALUE.match(folded, start)
-    found = _CLAUSE_END.search(folded, first.end() if first else start)
-    end = found.start() if found else len(folded)
-    return max(end, first.end()) if first else end
+    if first is None:
+        return start
+    if first.group(0)[-1] in ".!?;":
+        return first.end()
+    found = _CLAUSE_END.search(folded, first.end())
+    return found.start() if found else len(folded)
 
 
 def _credential_like(value: str, *, strong: bool) -> bool:
