@@ -20,7 +20,7 @@ from bot.identity.changelog import CHANGELOG_FILE, Change, render
 from bot.identity.state import flush_states
 from bot.memory.base import TurnRecord
 from bot.memory.holographic import HolographicMemory
-from bot.memory.policy import WITHHELD, redact_secrets, split_candidates
+from bot.memory.policy import WITHHELD, redact_secrets, split_candidates, withhold_sentences
 from bot.memory.sqlite_fts import SqliteFtsMemory
 from bot.persona.store import PersonaStore
 from bot.sessionlog import LoggedTurn, SessionLog
@@ -73,6 +73,13 @@ def test_redaction_keeps_ordinary_text_and_is_stable() -> None:
     once = redact_secrets("my pin is 4821 and the wifi is slow")
     assert "4821" not in once
     assert redact_secrets(once) == once
+
+
+def test_whole_sentences_are_withheld_for_a_remote_store() -> None:
+    text = "I love Lisbon. The wifi is slow.\nrouter admin password:\nadmin!Rt55x\nbye"
+    assert withhold_sentences(text, "[x]") == (
+        "I love Lisbon. The wifi is slow.\nrouter admin password:\n[x]\nbye"
+    )
 
 
 @pytest.fixture
