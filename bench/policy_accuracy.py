@@ -2,8 +2,15 @@
 
 Run: ``.venv/bin/python bench/policy_accuracy.py [tests/data/policy_labelled.tsv] [--errors]``.
 Prints overall accuracy, per-label precision and recall, per-language accuracy, the confusion
-matrix (rows: truth, columns: prediction) and the throughput of ``classify``; ``--errors``
+matrix (rows: truth, columns: prediction) and the throughput of ``classify`` (the fastest of
+five passes); ``--errors``
 also lists every sentence the policy got wrong.
+
+Then the secret detector on ``tests/data/secrets_labelled.tsv``: for its tuning part and its
+held-out part separately, how many secrets were caught and how many ordinary sentences (that
+talk about passwords, banks, codes without giving one) were kept, and the time of
+``looks_secret`` a sentence. ``--errors`` lists the tuning part's mistakes; the held-out
+part's are listed only with ``--held-out-errors``, so rules are not tuned on it.
 
 A rejected sentence is predicted as the kind of rejection its reason names (``secret``,
 ``trivial``, ``ephemeral``), so a secret rejected "as trivial" still counts as a miss here
@@ -17,17 +24,20 @@ import csv
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.memory.policy import Verdict, classify
+from bot.memory.policy import Verdict, classify, looks_secret
 
-__all__ = ["LABELS", "Example", "load", "main", "predicted_label"]
+__all__ = ["LABELS", "Example", "SecretExample", "load", "load_secrets", "main", "predicted_label"]
 
 LABELS = ("fact", "preference", "decision", "skill", "error", "ephemeral", "trivial", "secret")
-DEFAULT_SET = Path(__file__).resolve().parent.parent / "tests" / "data" / "policy_labelled.tsv"
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+DEFAULT_SET = DATA / "policy_labelled.tsv"
+SECRETS_SET = DATA / "secrets_labelled.tsv"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +45,26 @@ class Example:
     label: str
     lang: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SecretExample:
+    """One sentence of the secrets set: ``part`` "tune" or "held", ``label`` "secret" or
+    "ordinary"; a literal ``\\n`` in the file is a line break."""
+
+    part: str
+    label: str
+    lang: str
+    text: str
+
+
+def load_secrets(path: Path = SECRETS_SET) -> list[SecretExample]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        return [
+            SecretExample(row["part"], row["label"], row["lang"], row["text"].replace("\\n", "\n"))
+            for row in reader
+        ]
 
 
 def load(path: Path) -> list[Example]:
@@ -53,6 +83,18 @@ def predicted_label(verdict: Verdict) -> str:
     return "trivial"
 
 
+def _best_pass(texts: list[str], judge: Callable[[str], object], passes: int = 5) -> float:
+    """Seconds of the fastest of ``passes`` runs over ``texts``: the machine's own noise
+    (other work on a shared host) only ever adds time."""
+    best = float("inf")
+    for _ in range(passes):
+        started = time.perf_counter()
+        for text in texts:
+            judge(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def _table(rows: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
@@ -60,9 +102,8 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def report(examples: list[Example], *, show_errors: bool) -> float:
-    started = time.perf_counter()
     predictions = [predicted_label(classify(example.text)) for example in examples]
-    elapsed = time.perf_counter() - started
+    elapsed = _best_pass([example.text for example in examples], classify)
 
     pairs = Counter((ex.label, pred) for ex, pred in zip(examples, predictions, strict=True))
     right = sum(ex.label == pred for ex, pred in zip(examples, predictions, strict=True))
@@ -101,12 +142,39 @@ def report(examples: list[Example], *, show_errors: bool) -> float:
     return accuracy
 
 
+def report_secrets(examples: list[SecretExample], *, errors_of: set[str]) -> None:
+    flagged = [looks_secret(example.text) for example in examples]
+    elapsed = _best_pass([example.text for example in examples], looks_secret)
+    print(f"\nsecrets set: {len(examples)} sentences, {elapsed / len(examples) * 1e6:.0f} µs each")
+    for part, name in (("tune", "tuning"), ("held", "held-out")):
+        rows = [(ex, hit) for ex, hit in zip(examples, flagged, strict=True) if ex.part == part]
+        secrets = [(ex, hit) for ex, hit in rows if ex.label == "secret"]
+        ordinary = [(ex, hit) for ex, hit in rows if ex.label == "ordinary"]
+        caught = sum(hit for _, hit in secrets)
+        kept = sum(not hit for _, hit in ordinary)
+        print(
+            f"{name:>9}: secrets caught {caught}/{len(secrets)}, "
+            f"ordinary kept {kept}/{len(ordinary)}"
+        )
+        if part in errors_of:
+            for ex, hit in rows:
+                if hit != (ex.label == "secret"):
+                    print(f"  {ex.label:>8} [{ex.lang}] {ex.text!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_SET)
     parser.add_argument("--errors", action="store_true", help="list every wrong prediction")
+    parser.add_argument(
+        "--held-out-errors", action="store_true", help="also list the held-out part's mistakes"
+    )
     args = parser.parse_args(argv)
     report(load(args.path), show_errors=args.errors)
+    errors_of = {"tune"} if args.errors else set()
+    if args.held_out_errors:
+        errors_of.add("held")
+    report_secrets(load_secrets(), errors_of=errors_of)
     return 0
 
 

@@ -8,11 +8,15 @@
 
 Budgets are soft caps in tokens (about four characters each). A failed or empty LLM answer
 never overwrites a memory file: the previous version stays. Off The Record conversations
-never reach a session log, so they never reach distillation either.
+never reach a session log, so they never reach distillation either. Whatever is written goes
+through the secret detector first (:func:`bot.memory.policy.redact_secrets`): a password said
+in a session becomes ``[secret withheld]`` in MEMORY_SHORT.md, and so in everything the
+model writes from it; the model's own output is redacted too.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
@@ -23,10 +27,11 @@ import structlog
 from bot.config import Config
 from bot.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
+from bot.memory.policy import redact_secrets
 from bot.persona.store import PersonaStore
 from bot.sessionlog import SessionLog
 
-__all__ = ["DistillKind", "Distiller"]
+__all__ = ["DistillKind", "Distiller", "redact_session_text"]
 
 log = structlog.get_logger(__name__)
 
@@ -34,6 +39,18 @@ DistillKind = Literal["short", "mid", "long"]
 CHARS_PER_TOKEN = 4
 
 Notify = Callable[[str, str], Awaitable[bool]]
+
+#: a turn's heading in a session log ("### 14:02:11 · user · scott · telegram")
+_TURN_HEADING = re.compile(r"^(### \d\d:\d\d:\d\d · .*)$", re.MULTILINE)
+
+
+def redact_session_text(text: str) -> str:
+    """Session log text with every secret withheld, message by message: a value on the line
+    under its keyword is caught, and a heading is never taken for one."""
+    parts = _TURN_HEADING.split(text)
+    # split() with one group alternates: text, heading, text, heading, ...
+    return "".join(part if index % 2 else redact_secrets(part) for index, part in enumerate(parts))
+
 
 _MID_PROMPT = """Below is a digest of my recent conversations with {user}.
 Write a concise summary in the first person, as {persona}, of: recurring themes, decisions made,
@@ -126,7 +143,7 @@ class Distiller:
         if not chosen:
             return "No session logs to distill yet."
         chosen.reverse()
-        body = "\n\n".join(text for _day, text in chosen)
+        body = redact_session_text("\n\n".join(text for _day, text in chosen))
         stamp = datetime.now(UTC).date().isoformat()
         document = f"# Recent sessions (distilled {stamp})\n\n{body}\n"
         await self.store.write(user, persona, "MEMORY_SHORT.md", document)
@@ -161,7 +178,7 @@ class Distiller:
             system=SystemPrompt(stable=identity),
             messages=[Message("user", prompt)],
         )
-        text = completion.text.strip()
+        text = redact_secrets(completion.text.strip())
         if not text:
             raise LLMError("empty distillation", user_message="the model returned nothing")
         await self.store.write(user, persona, target, text + "\n")

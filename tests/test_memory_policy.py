@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.policy_accuracy import SECRETS_SET, load_secrets
 from bot.memory.policy import Verdict, classify, fold, looks_secret, split_candidates
 
 LABELLED = Path(__file__).parent / "data" / "policy_labelled.tsv"
@@ -59,6 +60,52 @@ def test_every_labelled_secret_is_rejected() -> None:
     assert len(secrets) >= 30
     leaked = [text for text in secrets if classify(text).accepted or not looks_secret(text)]
     assert leaked == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I set Petunia_2019 as my gmail password",
+        "use Kiwi*88 as my gmail password",
+        "pw for the router is admin!Rt55",
+        "wifi: Girassol2020",
+        "the wifi key is Seagull-4471",
+        "CVV 737",
+        "o cvv do cartão novo é 090",
+        "my IBAN is GB82 WEST 1234 5698 7654 32",
+        "meu cpf 11144477735",
+        "my password is below.\nhunter2!",
+        "Minha senha está abaixo.\nJacaré#2020",
+    ],
+)
+def test_phrasings_that_used_to_slip_through(text: str) -> None:
+    assert looks_secret(text)
+    assert not classify(text).accepted
+    assert all(not looks_secret(sentence) for sentence in split_candidates(text))
+    assert "hunter2" not in " ".join(split_candidates(text))
+
+
+def test_the_secrets_set_is_large_and_split() -> None:
+    rows = load_secrets(SECRETS_SET)
+    secrets = [row for row in rows if row.label == "secret"]
+    ordinary = [row for row in rows if row.label == "ordinary"]
+    assert len(secrets) >= 300
+    assert len(ordinary) >= len(secrets)
+    assert {row.lang for row in secrets} == {"en", "pt"} == {row.lang for row in ordinary}
+    assert {row.part for row in rows} == {"tune", "held"}
+    assert sum(row.part == "held" for row in rows) >= 200
+
+
+def test_every_secret_of_the_tuning_part_is_caught() -> None:
+    rows = [row for row in load_secrets(SECRETS_SET) if row.part == "tune"]
+    missed = [row.text for row in rows if row.label == "secret" and not looks_secret(row.text)]
+    assert missed == []
+
+
+def test_every_ordinary_sentence_of_the_tuning_part_is_kept() -> None:
+    rows = [row for row in load_secrets(SECRETS_SET) if row.part == "tune"]
+    flagged = [row.text for row in rows if row.label == "ordinary" and looks_secret(row.text)]
+    assert flagged == []
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 
 Each entry is a short markdown block a person can read (when, which file, the bullet before
 and after, the trait and the message that showed it) followed by one HTML comment holding the
-same change as JSON, which is what ``/undo`` reads back. An undo is itself an entry that
+same change as JSON, which is what ``/undo`` reads back. The quoted evidence never carries a
+secret: it is redacted, then shortened, when the entry is rendered. An undo is itself an entry that
 names the change it reverses; nothing is ever cut from the file. Entries are appended with
 :func:`bot.atomic.append_durably`, so a written entry survives a power cut.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,10 +23,12 @@ from bot.atomic import append_durably
 from bot.disk import run_blocking
 from bot.errors import PersonaError
 from bot.identity.section import bullet_sentence
+from bot.memory.policy import redact_secrets
 from bot.persona.store import PersonaStore
 
 __all__ = [
     "CHANGELOG_FILE",
+    "EVIDENCE_CHARS",
     "Change",
     "append_change",
     "next_id",
@@ -37,6 +40,8 @@ __all__ = [
 log = structlog.get_logger(__name__)
 
 CHANGELOG_FILE = "IDENTITY_CHANGELOG.md"
+#: the longest evidence quote an entry holds
+EVIDENCE_CHARS = 100
 
 _HEADER = (
     "# Identity changelog\n\n"
@@ -73,8 +78,17 @@ def _quote(line: str | None) -> str:
     return "(none)" if line is None else f"“{bullet_sentence(line)}”"
 
 
+def _quote_evidence(text: str) -> str:
+    """``text`` with every secret withheld, then shortened to :data:`EVIDENCE_CHARS` (in that
+    order: a cut through a card number must not hide it from the detector)."""
+    clean = redact_secrets(text)
+    return clean if len(clean) <= EVIDENCE_CHARS else clean[: EVIDENCE_CHARS - 1] + "…"
+
+
 def render(change: Change) -> str:
-    """The entry as appended: readable lines, then the machine-readable comment."""
+    """The entry as appended: readable lines, then the machine-readable comment. The
+    evidence quote has every secret withheld and is shortened, in both."""
+    change = replace(change, evidence=_quote_evidence(change.evidence))
     if change.op == "apply":
         how = "explicit request" if change.explicit else "inferred"
         title = f"## {change.at} · change {change.id} · {change.file}"

@@ -8,7 +8,8 @@ asked for explicitly is not also inferred from the same message. Inferred sighti
 jargon (technical register, programming expertise), domain vocabulary (expertise), irony
 markers, slang or letter formulas (formality), emojis, message length and language, and
 greetings that address the persona by a nickname. Code blocks are left out of everything but
-the technical signals.
+the technical signals. Evidence quotes the message as said; the changelog withholds any secret
+in it, and shortens it, when an entry is written (:func:`bot.identity.changelog.render`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ SHORT_WORDS = 8
 #: a message of at least this many words is a sighting of "detailed"
 LONG_WORDS = 60
 _MIN_LANGUAGE_WORDS = 4
-_EVIDENCE_CHARS = 80
+#: how much of a message a trait's evidence holds (the changelog quotes less of it)
+_EVIDENCE_CHARS = 400
 
 _EXPLICIT_ROWS = [row for rows in EXPLICIT.values() for row in rows]
 _EXPLICIT = PatternSet([pattern for pattern, _kind, _value in _EXPLICIT_ROWS])
@@ -138,8 +140,10 @@ class _Message:
 
 
 def _evidence(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _EVIDENCE_CHARS else flat[: _EVIDENCE_CHARS - 1] + "…"
+    """``text`` on one line, as said, up to :data:`_EVIDENCE_CHARS`. Not shortened further
+    nor redacted here: only an applied change is ever written, and the changelog redacts its
+    quote before shortening it, so no cut can hide a secret from the detector."""
+    return " ".join(text[: _EVIDENCE_CHARS * 2].split())[:_EVIDENCE_CHARS]
 
 
 def _clean_name(name: str) -> str | None:

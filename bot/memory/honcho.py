@@ -167,11 +167,11 @@ class HonchoMemory(MemoryBackend):
         reinforce: bool = True,
         deliver: bool = True,
     ) -> AddResult:
+        if looks_secret(text):  # even a forced write; checked before lines are joined
+            return AddResult(False, None, "rejected: secret (never stored)")
         text = " ".join(text.split())
         if not text:
             return AddResult(False, None, "rejected: empty")
-        if looks_secret(text):  # even a forced write never stores a credential
-            return AddResult(False, None, "rejected: secret (never stored)")
         if category is not None and category not in CATEGORIES:
             return AddResult(False, None, f"rejected: unknown category {category!r}")
         async with self._lock:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -26,15 +25,13 @@ from bot.errors import MemoryStoreError
 from bot.memory.base import TurnRecord
 from bot.memory.honcho_client import HonchoClient
 from bot.memory.honcho_ledger import HonchoLedger
-from bot.memory.policy import looks_secret
+from bot.memory.policy import withhold_sentences
 
 __all__ = ["WITHHELD", "Outbox"]
 
 log = structlog.get_logger(__name__)
 
 WITHHELD = "[withheld: looked like a secret]"
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 
 
 def _now() -> str:
@@ -46,13 +43,9 @@ def _marks(count: int) -> str:
 
 
 def _withhold_secrets(text: str) -> str:
-    """``text`` with every sentence that carries a credential replaced by a marker."""
-    if not looks_secret(text):
-        return text
-    return "\n".join(
-        " ".join(WITHHELD if looks_secret(part) else part for part in _SENTENCE.split(line))
-        for line in text.split("\n")
-    )
+    """``text`` with every sentence that carries a credential replaced by a marker (a value
+    on the line after the line that announces it counts as part of that secret)."""
+    return withhold_sentences(text, WITHHELD)
 
 
 def _batches(rows: Sequence[Sequence[Any]]) -> list[list[Sequence[Any]]]:

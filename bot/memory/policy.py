@@ -15,22 +15,39 @@ importable from here too.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.memory.base import CATEGORIES, Category
 from bot.memory.policy_rules import EPHEMERAL, RULES, fold
-from bot.memory.policy_secrets import looks_secret, secret_kind
+from bot.memory.policy_secrets import (
+    WITHHELD,
+    Span,
+    announces_value,
+    find_secrets,
+    looks_secret,
+    redact_secrets,
+    secret_kind,
+)
 from bot.prefilter import PatternSet
 
 __all__ = [
     "FILLER_WORDS",
+    "WITHHELD",
+    "Span",
     "Verdict",
+    "announces_value",
     "classify",
+    "find_secrets",
     "fold",
     "guess_language",
+    "lines_with_secrets",
     "looks_secret",
+    "redact_secrets",
     "secret_kind",
     "split_candidates",
+    "withhold_sentences",
 ]
 
 #: words that say which language a sentence is in ("to", "no", "do", "as" are in both)
@@ -148,15 +165,63 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\n+\s*|;\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 
+def _sentences(text: str) -> Iterator[tuple[int, int, int]]:
+    """Each sentence of ``text`` as (start, end, where the separator after it ends)."""
+    start = 0
+    for separator in _SENTENCE_END.finditer(text):
+        yield start, separator.start(), separator.end()
+        start = separator.end()
+    yield start, len(text), len(text)
+
+
+def _touches(secrets: list[Span], start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds part of one of ``secrets`` (which
+    :func:`find_secrets` returns ordered and apart, so their ends are ordered too)."""
+    first = bisect_right(secrets, start, key=lambda span: span.end)
+    return first < len(secrets) and secrets[first].start < end
+
+
 def split_candidates(text: str) -> list[str]:
     """The sentences of a message worth classifying: split on sentence ends and new lines,
-    bullets stripped, fragments without a letter or digit dropped."""
+    bullets stripped, fragments without a letter or digit dropped, and every sentence that
+    holds part of a secret dropped too. Secrets are found in the whole message first, so a
+    value on the line after its keyword ("my password is below.\nhunter2!") goes as well,
+    and so does the line that announced it."""
+    secrets = find_secrets(text)
     candidates = []
-    for piece in _SENTENCE_END.split(text):
-        sentence = _BULLET.sub("", piece).strip()
-        if any(ch.isalnum() for ch in sentence):
+    for start, end, _after in _sentences(text):
+        if _touches(secrets, start, end):
+            continue
+        sentence = _BULLET.sub("", text[start:end]).strip()
+        if any(ch.isalnum() for ch in sentence) and not announces_value(sentence):
             candidates.append(sentence)
     return candidates
+
+
+def withhold_sentences(text: str, marker: str = WITHHELD) -> str:
+    """``text`` with every sentence that holds part of a secret replaced by ``marker``;
+    separators and the other sentences are kept as they are."""
+    secrets = find_secrets(text)
+    if not secrets:
+        return text
+    parts: list[str] = []
+    for start, end, after in _sentences(text):
+        parts.append(marker if _touches(secrets, start, end) else text[start:end])
+        parts.append(text[end:after])
+    return "".join(parts)
+
+
+def lines_with_secrets(text: str) -> list[str]:
+    """The lines of ``text`` (stripped) that hold part of a secret, the value on the line
+    after an announcing line included."""
+    secrets = find_secrets(text)
+    flagged: list[str] = []
+    offset = 0
+    for line in text.split("\n"):
+        if _touches(secrets, offset, offset + len(line)):
+            flagged.append(line.strip())
+        offset += len(line) + 1
+    return flagged
 
 
 def _score(folded: str, rules: _Compiled) -> tuple[float, str]:

@@ -1,121 +1,269 @@
-"""Secret detection for the write policy: passwords, API keys, tokens, card numbers.
+"""The secret detector: where a text carries a password, key, token, card, account or id number.
 
-:func:`secret_kind` names what kind of credential a text carries, trying in turn: known key
-formats (matched on the original text, where case matters), "my password is ..." phrases in
-English and Portuguese (on :func:`~bot.memory.policy_rules.fold`-ed text), long tokens mixing
-letters and digits with high entropy, and digit runs that pass the Luhn check. A secret is
-never stored, not even when a person forces a write.
+One detector for every path that writes what people said (memory writes, automatic
+extraction, mirrored files, distillation, the identity changelog): :func:`find_secrets` gives
+the :class:`Span` of each value, :func:`redact_secrets` replaces each by :data:`WITHHELD`, and
+:func:`secret_kind` / :func:`looks_secret` answer for a whole text. It tries, in turn: known
+key formats (``sk-…``, ``ghp_…``, private key blocks), numbers that pass their check digits
+(cards by Luhn, CPF and CNPJ, IBAN by mod 97), long or mixed-class tokens, and phrases in
+English and Portuguese that name a credential and give its value ("pw for the router is …",
+"coloquei X como senha", "cvv 737", "agência 1234 conta 98765-4"), including a value on the
+line after a line that announces it ("my password is below.\\nhunter2!"). The values that
+prove themselves are found by :mod:`bot.memory.policy_secret_values`; the phrase tables are in
+:mod:`bot.memory.policy_secret_rules`.
 """
 
 from __future__ import annotations
 
-import math
 import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Callable
+from functools import lru_cache
+from itertools import pairwise
 
-from bot.memory.policy_rules import fold
+from bot.memory import policy_secret_rules as rules
+from bot.memory.policy_secret_values import Span, self_evident
+from bot.prefilter import PatternSet
 
-__all__ = ["looks_secret", "secret_kind"]
-
-#: credential formats, matched on the original text (case matters), each with its kind
-_SECRET_FORMATS: list[tuple[str, re.Pattern[str]]] = [
-    (kind, re.compile(pattern))
-    for kind, pattern in (
-        ("api key", r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
-        ("api key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}"),
-        ("token", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-        ("token", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
-        ("token", r"\bglpat-[A-Za-z0-9_-]{16,}"),
-        ("token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-        ("aws key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
-        ("api key", r"\bAIza[0-9A-Za-z_-]{30,}"),
-        ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
-        ("password in url", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s/@]+@"),
-        ("id number", r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"),  # Brazilian CPF
-        ("id number", r"\b\d{3}-\d{2}-\d{4}\b"),  # US social security number
-    )
+__all__ = [
+    "WITHHELD",
+    "Span",
+    "announces_value",
+    "find_secrets",
+    "fold_in_place",
+    "looks_secret",
+    "redact_secrets",
+    "secret_kind",
 ]
 
-#: up to 30 characters of anything but a sentence end ("gov.br" is not one)
-_GAP = r"(?:[^?!\n.]|\.(?=\S)){0,30}?"
-_EN_KEYS = (
-    r"password|passwd|passcode|passphrase|pin(?: code| number)?|api[ _-]?key|access[ _-]?token"
-    r"|auth[ _-]?token|bearer token|secret[ _-]?key|private key|recovery (?:code|phrase|key)"
-    r"|seed phrase|security (?:code|question|answer)|cvv|cvc|2fa code|otp|verification code"
-    r"|(?:alarm|gate|door|garage|safe|locker|lock|entry|building) code|token|maiden name"
-)
-_PT_KEYS = (
-    r"senha|pin|codigo (?:de acesso|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio))"
-    r"|chave (?:da|de) (?:api|acesso)|chave secreta|token|cvv|codigo de (?:seguranca|verificacao)"
-    r"|frase de recuperacao|pergunta (?:de|secreta)|resposta secreta|nome de solteira da mae"
-)
-
-#: "my password is ...", "minha senha é ...", "api_key=...", on folded text
-_SECRET_PHRASES = re.compile(
-    "|".join(
-        (
-            rf"\b(?:{_EN_KEYS})\b{_GAP}(?:\bis\b|\bwas\b|:|=)\s*(?!(?:on|in|under|inside"
-            r"|written|saved|stored|behind|at|somewhere|the same|in the|expired|wrong|not"
-            r"|too|changed|reset)\b)\S",
-            rf"\b(?:{_PT_KEYS})\b{_GAP}(?:\be\b|\beh\b|\bera\b|:|=)\s*(?!(?:a mesma|o mesmo"
-            r"|no|na|em|embaixo|atras|dentro|errad\w*|nova|novo|fraca|forte|muito|igual)\b)\S",
-            # a keyword followed straight by a value that has a digit or a symbol in it
-            # ("error code E119" is a fault, not a secret)
-            r"(?<!error )(?<!erro )(?<!fault )\b(?:password|senha|pin|passcode|code|codigo)"
-            r"\s+(?=\S*[\d#@!$%&*])\S{4,}",
-            r"\b(?:login|credentials|credenciais|usuario e senha|user and password)\b"
-            r"[^?!\n]{0,40}[:=]\s*\S+\s*[/,]\s*\S",
-            r"\b(?:cartao|card)\b[^.?!\n]{0,20}\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,7}\b",
-        )
-    )
-)
-
-_LONG_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{24,}")
-_CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
+#: what a secret value is replaced by
+WITHHELD = "[secret withheld]"
 
 
-def _entropy(token: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in token:
-        counts[ch] = counts.get(ch, 0) + 1
-    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+_WHITESPACE = str.maketrans("\t\r\f\v\xa0", "     ")
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for index, ch in enumerate(reversed(digits)):
-        value = int(ch) * (2 if index % 2 else 1)
-        total += value - 9 if value > 9 else value
-    return total % 10 == 0
+@lru_cache(maxsize=4096)
+def _fold_char(char: str) -> str:
+    if char.isspace():
+        return "\n" if char == "\n" else " "
+    if char in "’‘":
+        return "'"
+    lower = char.lower()
+    if len(lower) != 1:
+        lower = char
+    base = "".join(c for c in unicodedata.normalize("NFKD", lower) if not unicodedata.combining(c))
+    return base if len(base) == 1 else lower
 
 
-def _random_looking(token: str) -> bool:
-    """A long token mixing letters and digits with high entropy: a key, not a word."""
-    stripped = token.strip("=-_")
-    has_digit = any(ch.isdigit() for ch in stripped)
-    has_alpha = any(ch.isalpha() for ch in stripped)
-    if not (has_digit and has_alpha) or len(stripped) < 24:
-        return False
-    return _entropy(stripped) >= 3.5
+def fold_in_place(text: str) -> str:
+    """Lower case, no accents, one character for one, so offsets stay the original's."""
+    if text.isascii():
+        return text.lower().translate(_WHITESPACE)
+    return "".join(map(_fold_char, text))
+
+
+# -- values a phrase announces ------------------------------------------------------------------
+
+_CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|\n|\s(?:but|mas)\s")
+_VALUE = re.compile(r"\S+")
+_UNIT = re.compile(r"\d+(?:[.,]\d+)?(?:mbps|ghz|mhz|gb|mb|kg|km|g|h|x|mega|reais|%)")
+
+
+def _to_clause_end(folded: str, start: int) -> int:
+    """Where the clause that starts at ``start`` ends; never inside its first word
+    ("Admin4321!" keeps its "!"), and with that word when it ends the sentence ("4821.")."""
+    first = _VALUE.match(folded, start)
+    if first is None:
+        return start
+    if first.group(0)[-1] in ".!?;":
+        return first.end()
+    found = _CLAUSE_END.search(folded, first.end())
+    return found.start() if found else len(folded)
+
+
+def _credential_like(value: str, *, strong: bool) -> bool:
+    """A value that reads as a credential: digits or symbols in it (a weak key asks more:
+    a code of digits, or letters and digits mixed, six or more)."""
+    core = value.lstrip("\"'([{").rstrip(".,;:?!)]}\"'")
+    digits = sum(c.isdigit() for c in core)
+    symbols = any(not c.isalnum() for c in core)
+    if strong:
+        return len(core) >= 3 and (digits > 0 or symbols) and not _UNIT.fullmatch(core)
+    if core.replace(" ", "").isdigit():
+        return 3 <= len(core) <= 12
+    letters = any(c.isalpha() for c in core)
+    return len(core) >= 6 and digits > 0 and (letters or symbols) and not _UNIT.fullmatch(core)
+
+
+def _plain_e(text: str, match: re.Match[str]) -> bool:
+    """Whether the copula is a bare "e" ("and" in Portuguese, or "é" typed without its
+    accent): then only a value with a digit or symbol counts."""
+    start, end = match.span("copula")
+    return text[start:end] in ("e", "E", "eh")
+
+
+def _first_word(folded: str, start: int) -> str:
+    found = _VALUE.match(folded, start)
+    return found.group(0) if found else ""
+
+
+#: a recovery phrase has twelve words or more; fewer is a phrase about one
+_MIN_PHRASE_WORDS = 8
+
+
+def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
+    value = _first_word(folded, match.end())
+    if _plain_e(text, match) and not _credential_like(value, strong=True):
+        return None
+    key = match.group("key")
+    if rules.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
+        return None
+    end = _to_clause_end(folded, match.end())
+    if rules.PHRASE_KEYS.search(key) and len(folded[match.end() : end].split()) < _MIN_PHRASE_WORDS:
+        return None
+    return Span(match.end(), end, "credential")
+
+
+def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
+    if not _credential_like(_first_word(folded, match.end()), strong=False):
+        return None
+    return Span(match.end(), _to_clause_end(folded, match.end()), "credential")
+
+
+def _right_after(_text: str, folded: str, match: re.Match[str]) -> Span | None:
+    value = _first_word(folded, match.end())
+    strong = rules.WEAK_KEYS_ONLY.fullmatch(match.group("key")) is None
+    if not _credential_like(value, strong=strong):
+        return None
+    return Span(match.end(), match.end() + len(value), "credential")
+
+
+def _value_group(kind: str, *, check: bool = False, min_digits: int = 0) -> _Handler:
+    """A handler that takes the match's ``value`` group, when it reads as a credential
+    (``check``) and holds at least ``min_digits`` digits."""
+
+    def handle(_text: str, _folded: str, match: re.Match[str]) -> Span | None:
+        value = match.group("value")
+        if check and not _credential_like(value, strong=True):
+            return None
+        if sum(c.isdigit() for c in value) < min_digits:
+            return None
+        return Span(*match.span("value"), kind)
+
+    return handle
+
+
+_Handler = Callable[[str, str, re.Match[str]], "Span | None"]
+#: each phrase pattern and what makes a span of its match; the first four are the key
+#: phrases, and the value-first pattern (which has no word to look for) runs only with them
+_PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
+    (rules.STRONG_PHRASE, _strong),
+    (rules.WEAK_PHRASE, _weak),
+    (rules.STRONG_RIGHT_AFTER, _right_after),
+    (rules.VALUE_FIRST, _value_group("credential", check=True)),
+    (rules.ID_NUMBER, _value_group("id or account number", min_digits=6)),
+    (rules.BARE_CODE, _value_group("code")),
+    (rules.EXPIRY, _value_group("card expiry")),
+    (rules.LOGIN_PAIR, _value_group("credential")),
+    (rules.EMAIL_PAIR, _value_group("credential", check=True)),
+]
+_PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
+_VALUE_FIRST = 3
+
+
+def _phrases(text: str, folded: str) -> list[Span]:
+    spans: list[Span] = []
+    chosen = _PHRASES.candidates(folded)
+    for index in chosen:
+        if index == _VALUE_FIRST and 0 not in chosen:
+            continue
+        pattern, handler = _PHRASE_RULES[index]
+        for match in pattern.finditer(folded):
+            if (span := handler(text, folded, match)) is not None:
+                spans.append(span)
+    return spans + _next_lines(folded) if "\n" in folded else spans
+
+
+def _next_lines(folded: str) -> list[Span]:
+    """A line that announces a value ("senha:", "my password is below.") makes the next
+    non-empty line a secret."""
+    spans: list[Span] = []
+    lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]*", folded) if m.group(0).strip()]
+    for (_start, line), (next_start, next_line) in pairwise(lines):
+        if announces_value(line):
+            lead = len(next_line) - len(next_line.lstrip())
+            spans.append(
+                Span(next_start + lead, next_start + len(next_line.rstrip()), "credential")
+            )
+    return spans
+
+
+def announces_value(line: str) -> bool:
+    """Whether ``line`` only announces a value to come ("my password is below.", "senha do
+    email:"): a line that says nothing itself, and warns that the next one is a secret."""
+    folded = fold_in_place(line.strip())
+    return bool(rules.ANNOUNCE_LINE.search(folded) or rules.LABEL_LINE.match(folded))
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if span.end <= span.start:
+            continue
+        if merged and span.start <= merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Span(last.start, max(last.end, span.end), last.kind)
+        else:
+            merged.append(span)
+    return merged
+
+
+def _outside_markers(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` without those that start inside a :data:`WITHHELD` marker, so redacted text
+    reads as clean and redacting twice changes nothing."""
+    if WITHHELD not in text:
+        return spans
+    markers = [m.span() for m in re.finditer(re.escape(WITHHELD), text)]
+    kept = []
+    for span in spans:
+        # the last marker that starts at or before the span: does the span start inside it?
+        index = bisect_right(markers, span.start, key=lambda marker: marker[0]) - 1
+        if index < 0 or span.start >= markers[index][1]:
+            kept.append(span)
+    return kept
+
+
+def find_secrets(text: str) -> list[Span]:
+    """Every secret value in ``text``, in order, overlapping finds merged."""
+    spans = self_evident(text)
+    folded = fold_in_place(text)
+    if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
+        spans += _phrases(text, folded)
+    return _merged(_outside_markers(text, spans))
+
+
+def redact_secrets(text: str, marker: str = WITHHELD) -> str:
+    """``text`` with every secret value replaced by ``marker``; the rest is left as it is."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    parts: list[str] = []
+    done = 0
+    for span in spans:
+        parts += [text[done : span.start], marker]
+        done = span.end
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 def secret_kind(text: str) -> str | None:
-    """What kind of credential ``text`` carries, or None: a known key format, a "password
-    is" phrase, a card number, or a long high-entropy token."""
-    for kind, pattern in _SECRET_FORMATS:
-        if pattern.search(text):
-            return kind
-    if _SECRET_PHRASES.search(fold(text)):
-        return "credential"
-    if any(_random_looking(match.group(0)) for match in _LONG_TOKEN.finditer(text)):
-        return "high-entropy string"
-    for match in _CARD.finditer(text):
-        digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and _luhn(digits):
-            return "card number"
-    return None
+    """What kind of secret ``text`` carries first, or None."""
+    spans = find_secrets(text)
+    return spans[0].kind if spans else None
 
 
 def looks_secret(text: str) -> bool:
-    """True when ``text`` carries a password, key, token or card number."""
-    return secret_kind(text) is not None
+    """True when ``text`` carries a password, key, token, card, account or id number."""
+    return bool(find_secrets(text))

@@ -1,0 +1,201 @@
+"""The secret detector's tables: key formats, the words that announce a credential, and what
+is not a value.
+
+Plain data and compiled regexes, read by :mod:`bot.memory.policy_secrets` and
+:mod:`bot.memory.policy_secret_values`. Phrase patterns
+match text folded character for character (lower case, no accents; see
+:func:`bot.memory.policy_secrets.fold_in_place`), so a match's offsets are the original
+text's offsets too. Key formats match the original text, where case matters.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "ANNOUNCE_LINE",
+    "BARE_CODE",
+    "EMAIL_PAIR",
+    "EXPIRY",
+    "FORMATS",
+    "ID_NUMBER",
+    "KEY_ANYWHERE",
+    "LABEL_LINE",
+    "LOGIN_PAIR",
+    "NUMERIC_KEYS",
+    "PHRASE_KEYS",
+    "STRONG_PHRASE",
+    "STRONG_RIGHT_AFTER",
+    "VALUE_FIRST",
+    "WEAK_KEYS",
+    "WEAK_KEYS_ONLY",
+    "WEAK_PHRASE",
+]
+
+#: credential formats on the original text, each with its kind; a block runs to its end
+FORMATS: list[tuple[str, re.Pattern[str]]] = [
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        ("api key", r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
+        ("api key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}"),
+        ("api key", r"\bwhsec_[A-Za-z0-9]{16,}"),
+        ("token", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+        ("token", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
+        ("token", r"\bglpat-[A-Za-z0-9_-]{16,}"),
+        ("token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+        ("token", r"\bxapp-[A-Za-z0-9-]{10,}"),
+        ("token", r"\bhf_[A-Za-z0-9]{20,}"),
+        ("token", r"\bnpm_[A-Za-z0-9]{30,}"),
+        ("token", r"\bpypi-[A-Za-z0-9_-]{40,}"),
+        ("token", r"\bya29\.[A-Za-z0-9_-]{10,}"),
+        ("token", r"\bSG\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        ("token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{30,}"),  # a Telegram bot token
+        ("token", r"\b[MN][A-Za-z0-9]{23,}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"),  # Discord
+        ("token", r"(?i:\bbearer)\s+[A-Za-z0-9._~+/-]{12,}=*"),
+        ("token", r"hooks\.slack\.com/services/\S+"),
+        ("aws key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
+        ("api key", r"\bAIza[0-9A-Za-z_-]{30,}"),
+        ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        (
+            "private key",
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?-----END [A-Z ]*PRIVATE KEY-----|.*)",
+        ),
+        ("password in url", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:[^\s/@]+@"),
+        ("licence key", r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{5}(?:-[A-Z0-9]{5}){3,4}\b"),
+        ("id number", r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"),  # Brazilian CPF, formatted
+        ("id number", r"\b\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}\b"),  # Brazilian CNPJ, formatted
+        ("id number", r"\b\d{3}-\d{2}-\d{4}\b"),  # US social security number
+    )
+]
+# -- words that announce a credential (on folded text) -----------------------------------------
+
+#: a value after these is a secret whatever it looks like
+_STRONG_EN = (
+    r"(?:master |admin |new |old )?(?:password|passwd|pass ?word|pword|pwd|pw|passcode"
+    r"|passphrase)|pin(?: code| number)?|cvv2?|cvc|security (?:code|answer|question)"
+    r"|secret (?:answer|word)|maiden name|api[ _-]?key|apikey|access[ _-]?key"
+    r"|secret(?:[ _-]access)?[ _-]key|client[ _-]?secret|private key|(?:auth|access|bearer|bot"
+    r"|deploy|api) token|licen[cs]e key|product key|serial key|seed (?:phrase|words)"
+    r"|recovery (?:phrase|words|codes?|key)|backup codes?|mnemonic"
+    r"|one[- ]time (?:code|password|pin)|otp|2fa(?: backup)? codes?|2fa|verification code"
+    r"|confirmation code|login code|access code"
+    r"|auth(?:entication)? code|sms code|(?:alarm|gate|door|garage|safe|locker|lock|lockbox|keypad"
+    r"|entry|building|front door|disarm) code|combination|(?:wifi|wi-fi|wpa2?|network) key"
+    r"|\d+ (?:recovery )?words"
+)
+_STRONG_PT = (
+    r"senha|pin|codigo (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
+    r"|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio|garagem|fechadura))|chave (?:da|de|do)"
+    r" (?:api|acesso|rede|wifi|wi-fi|licenca)|chave secreta|chave privada|frase (?:de recuperacao"
+    r"|semente|secreta)|palavras (?:de recuperacao|da carteira)|\d+ palavras"
+    r"|resposta (?:secreta|de seguranca)|pergunta (?:de seguranca|secreta)|nome de solteira"
+    r"|codigos? de backup|combinacao"
+)
+STRONG_KEYS = rf"(?:{_STRONG_EN}|{_STRONG_PT})"
+#: a value after these is a secret only when it looks like one (digits, symbols)
+WEAK_KEYS = r"(?:wifi|wi-fi|wlan|network|rede|key|chave|token|login|pass)"
+WEAK_KEYS_ONLY = re.compile(WEAK_KEYS)
+#: keys whose value is a number: "the pin is red" is about a map
+NUMERIC_KEYS = re.compile(r"\b(?:pin|combina\w*|cvv2?|cvc|otp|2fa)\b|\bcod(?:e|igo)s?\b")
+#: keys whose value is a phrase of many words: "the mnemonic is ROYGBIV" is a memory aid
+PHRASE_KEYS = re.compile(r"mnemonic|seed|recovery (?:phrase|words)|frase|palavras|words")
+#: id, account and tax numbers: the value is a number of at least six digits
+ID_KEYS = (
+    r"(?:ssn|social security(?: number| no\.?)?|sin number|tax id|tax file number|ein|itin"
+    r"|medicare(?: number)?|nhs number|passport(?: number| no\.?)?|driver'?s licen[cs]e(?: number)?"
+    r"|licen[cs]e number|(?:checking |savings )?account(?: number| no\.?)?|acct|routing(?: number)?"
+    r"|sort code|iban|bsb|cpf|cnpj|rg|cnh|nif|nib|nipc|contribuinte|pis|pasep|nis"
+    r"|titulo de eleitor|cartao de cidadao|seguranca social|passaporte|numero da conta"
+    r"|conta(?: corrente| poupanca| bancaria)?|cc)"
+)
+#: any of the above: a text without one skips the phrase rules
+KEY_ANYWHERE = re.compile(
+    rf"\b(?:{STRONG_KEYS}|{WEAK_KEYS}|{ID_KEYS}|login|usuario|user|code|codigo|exp\w*|valid\w*"
+    r"|venc\w*)\b"
+)
+
+#: what joins a key to its value: "is", "é", ":", "changed to", "ficou"...
+_COPULA = (
+    r"(?P<copula>\bis now\b|\bnow is\b|\bchanged to\b|\bends up being\b|\bis\b|\bwas\b"
+    r"|\bare\b|\bbecame\b|\bshows?\b|\bshowed\b|\be agora\b|\bagora e\b|\bmudou para\b"
+    r"|\be\b|\beh\b|\bera\b|\bsao\b"
+    r"|\bficou\b|\bvirou\b|\bmostrou\b|[:=])"
+)
+_COPULA_PLAIN = _COPULA.replace("?P<copula>", "?:")
+#: words after the copula that describe the key instead of giving it
+_NOT_A_VALUE = (
+    r"(?:on|in|under|inside|into|written|saved|stored|kept|printed|sent|behind|at|somewhere"
+    r"|same|the|a|an|my|your|his|her|our|their|this|that|it|which|what|expired|wrong|not|no"
+    r"|too|changed|reset|case|long|short|weak|strong|easy|hard|simple|complicated|invalid"
+    r"|blocked|locked|incorrect|correct|required|needed|different|new|old|missing|lost|safe"
+    r"|secret|also|still|only|never|always|about|called|named|just|basically|really|very"
+    r"|super|pretty|so|for|from|of|to|with|by|below|above|following|as follows|here|there"
+    r"|empty|blank|set|gone|unknown|useless|encrypted|hidden|fine|ok|okay|good|bad"
+    r"|a mesma|o mesmo|mesm[oa]|no|na|nos|nas|em|embaixo|atras|dentro|errad\w*|nova|novo"
+    r"|fraca|forte|muito|igual|sobre|segredo|sem|o|os|as|um|uma|do|da|de|meu|minha|seu|sua"
+    r"|essa|esse|isso|aquela|aquele|trocad\w*|alterad\w*|mudad\w*|resetad\w*|bloquead\w*"
+    r"|expirad\w*|salv\w*|guardad\w*|anotad\w*|escrit\w*|grande|pequen\w*|facil|dificil"
+    r"|diferente|a seguinte|o seguinte|abaixo|acima|aqui|ali|la|secret\w*|valid\w*|invalid\w*"
+    r"|vencid\w*|confidencial|pessoal|particular|enviad\w*|mandad\w*|escondid\w*|perdid\w*"
+    r"|vazad\w*|roubad\w*|gerad\w*|criad\w*|pedid\w*|exigid\w*|obrigatori\w*|[a-z]{3,}ed"
+    r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off)"
+)
+#: between a key and its copula: up to 40 characters, no sentence end
+_GAP = r"(?:[^?!\n.:=;]|\.(?=\S)){0,40}?"
+
+STRONG_PHRASE = re.compile(
+    rf"\b(?P<key>{STRONG_KEYS})\b{_GAP}{_COPULA}[ ]*:?[ ]*"
+    rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
+)
+WEAK_PHRASE = re.compile(
+    rf"\b{WEAK_KEYS}\b{_GAP}{_COPULA}[ ]*:?[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
+)
+#: "password Pipoca#55", "cvv 4412", "wifi: Girassol2020": the key straight before its value
+STRONG_RIGHT_AFTER = re.compile(
+    rf"\b(?P<key>{STRONG_KEYS}|{WEAK_KEYS})\b[ ]*[:=#]?[ ]*(?=\S)"
+    rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))"
+)
+#: "Sunflower88 is my instagram password", "coloquei X como senha"
+VALUE_FIRST = re.compile(
+    r"(?<![\w@/.:-])(?P<value>[^\s]{4,64}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|=)[ ]+"
+    r"(?:(?:my|the|our|a|an|minha|meu|o|nossa|nosso|new|nova|novo|old|antiga)[ ]+){0,2}"
+    rf"(?:[\w'-]+[ ]+){{0,2}}?(?:{STRONG_KEYS})\b"
+)
+#: "meu CPF é 529.982.247-25", "account 70872490", "agência 1234 conta 98765-4"
+ID_NUMBER = re.compile(
+    rf"\b{ID_KEYS}(?!\w)(?:[^\d\n.?!]|\.(?=\S)){{0,30}}?"
+    r"(?P<value>[a-z]{0,2}\d[\d .\-/]*\d(?:-[0-9xa-z]\b|[ ][a-z]{2}\d\b)?)"
+)
+#: "the code for the gate is 3344", "código do WhatsApp: 512-880": a plain code of digits
+BARE_CODE = re.compile(
+    r"(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!fault )(?<!dress )(?<!source )(?<!promo )"
+    r"(?<!discount )(?<!country )(?<!tracking )(?<!bar )(?<!qr )(?<!product )(?<!course )"
+    r"\b(?:code|codigo)\b(?! (?:de|of) (?:erro|barras|rastreio|area|pais|conduta|conduct"
+    r"|produto|curso|desconto|postal))"
+    rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?P<value>\d[\d -]{{1,8}}\d)\b"
+    r"(?![ ]*(?:mbps|ghz|mhz|gb|mb|kg|km|reais|euros?|dollars?|%|h\b|am\b|pm\b))"
+)
+#: "login: maria / Cafe#7", "creds for the router: admin / Fj8#kL2m"
+LOGIN_PAIR = re.compile(
+    r"\b(?:login|logins|credentials|creds|credenciais|usuario e senha|user and password"
+    r"|username and password)\b[^?!\n]{0,40}[:=][ ]*\S+[ ]*[/|,][ ]*(?P<value>\S)"
+)
+#: "bea@mail.com / Popcorn#2022"
+EMAIL_PAIR = re.compile(r"[\w.+-]{1,64}@[\w-]+\.[\w.]+[ ]*[/|][ ]*(?P<value>\S{4,})")
+#: a card's expiry: "exp 11/27", "validade 03/29"; "vence 08/27" only next to a card word
+EXPIRY = re.compile(
+    r"\b(?:exp(?:iry|ires|iration)?(?: date)?|valid (?:thru|until)|validade(?: do cartao)?"
+    r"|(?:vence|vencimento|expira)(?: em)?(?=[^\n]*\b(?:cartao|card|cvv|visa|master)))"
+    r"[ ]*:?[ ]*(?P<value>(?:0[1-9]|1[0-2])[ ]*/[ ]*(?:20)?\d\d)\b"
+)
+#: a line that announces the value on the next line: "my password is below.", "senha:"
+ANNOUNCE_LINE = re.compile(
+    rf"\b(?:{STRONG_KEYS}|{WEAK_KEYS}|{ID_KEYS})\b[^\d\n]{{0,40}}"
+    r"(?::|\b(?:below|as follows|the following|following|abaixo|a seguir|segue))\W*$"
+)
+#: a line that is only a label: "password", "senha do email", "bank login", "wifi da casa"
+LABEL_LINE = re.compile(
+    r"^\W*(?:(?:my|the|our|a|minha|meu|o|nova|new)[ ]+)?(?:[\w-]+[ ]+){0,2}?"
+    rf"(?:{STRONG_KEYS}|{WEAK_KEYS})"
+    r"(?:[ ]+(?:d[oa]s?|for|of|to|pro|pra|para)(?:[ ]+[\w.-]+){1,3})?\W*$"
+)

@@ -1,0 +1,135 @@
+"""Secrets that prove themselves, whatever is said around them.
+
+Known key formats (``sk-…``, ``ghp_…``, private key blocks; :data:`FORMATS` in
+:mod:`bot.memory.policy_secret_rules`), numbers that pass their check digits (cards by Luhn,
+CPF and CNPJ, IBAN by mod 97), long high-entropy tokens, and words of eight or more that mix
+lower and upper case, digits and symbols ("Xk9#mP2qLw"). :func:`self_evident` finds them on the
+original text, where case matters; :mod:`bot.memory.policy_secrets` adds the phrases.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from bot.memory import policy_secret_rules as rules
+from bot.prefilter import PatternSet
+
+__all__ = ["Span", "self_evident"]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where one secret value sits in a text: ``text[start:end]``, and what kind it is."""
+
+    start: int
+    end: int
+    kind: str
+
+
+_CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
+_ELEVEN = re.compile(r"\b\d{11}\b")
+_FOURTEEN = re.compile(r"\b\d{14}\b")
+_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}")
+_LONG_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{24,}")
+_TOKEN = re.compile(r"\S{8,}")
+_SYMBOLS = frozenset("!#$%&*+=?@^~|\\<>")
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for index, ch in enumerate(reversed(digits)):
+        value = int(ch) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def _check_digit(digits: str, weights: range | list[int]) -> int:
+    rest = sum(int(d) * w for d, w in zip(digits, weights, strict=False)) % 11
+    return 0 if rest < 2 else 11 - rest
+
+
+def _cpf(digits: str) -> bool:
+    if len(set(digits)) == 1:
+        return False
+    first = _check_digit(digits[:9], range(10, 1, -1))
+    return first == int(digits[9]) and _check_digit(digits[:10], range(11, 1, -1)) == int(
+        digits[10]
+    )
+
+
+def _cnpj(digits: str) -> bool:
+    weights = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
+    first = _check_digit(digits[:12], weights[1:])
+    return first == int(digits[12]) and _check_digit(digits[:13], weights) == int(digits[13])
+
+
+def _iban_end(match: re.Match[str]) -> int | None:
+    """End of the longest prefix of ``match`` that is a valid IBAN, or None."""
+    positions = [match.start() + i for i, ch in enumerate(match.group(0)) if ch != " "]
+    compact = match.group(0).replace(" ", "").upper()
+    for length in range(min(len(compact), 34), 14, -1):
+        candidate = compact[4:length] + compact[:4]
+        if candidate.isalnum() and int("".join(str(int(c, 36)) for c in candidate)) % 97 == 1:
+            return positions[length - 1] + 1
+    return None
+
+
+def _entropy(token: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in token:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+
+
+def _random_looking(token: str) -> bool:
+    """A long token mixing letters and digits with high entropy: a key, not a word."""
+    stripped = token.strip("=-_")
+    if len(stripped) < 24 or not any(c.isdigit() for c in stripped):
+        return False
+    return any(c.isalpha() for c in stripped) and _entropy(stripped) >= 3.5
+
+
+def _password_shaped(token: str) -> bool:
+    """Lower and upper case, a digit and a symbol in one word of 8 or more: "Xk9#mP2qLw"."""
+    core = token.strip("\"'()[]{}").rstrip(".,;:?!")
+    if len(core) < 8 or core[0] in "#@" or "@" in core or "://" in core:
+        return False
+    return (
+        any(c.islower() for c in core)
+        and any(c.isupper() for c in core)
+        and any(c.isdigit() for c in core)
+        and any(c in _SYMBOLS for c in core)
+    )
+
+
+_FORMATS = PatternSet([pattern.pattern for _kind, pattern in rules.FORMATS])
+_DIGIT = re.compile(r"\d")
+
+
+def self_evident(text: str) -> list[Span]:
+    """Every value in ``text`` that is a secret by its shape alone, unordered."""
+    spans = [
+        Span(m.start(), m.end(), rules.FORMATS[index][0]) for index, m in _FORMATS.matches(text)
+    ]
+    digits = len(_DIGIT.findall(text))
+    if digits == 0:  # every check below needs a digit
+        return spans
+    if digits >= 11:
+        for match in _CARD.finditer(text):
+            found = re.sub(r"\D", "", match.group(0))
+            if 13 <= len(found) <= 19 and _luhn(found):
+                spans.append(Span(match.start(), match.end(), "card number"))
+        spans += [Span(*m.span(), "id number") for m in _ELEVEN.finditer(text) if _cpf(m[0])]
+        spans += [Span(*m.span(), "id number") for m in _FOURTEEN.finditer(text) if _cnpj(m[0])]
+    for match in _IBAN.finditer(text):
+        if (end := _iban_end(match)) is not None:
+            spans.append(Span(match.start(), end, "bank account"))
+    for match in _LONG_TOKEN.finditer(text):
+        if _random_looking(match.group(0)):
+            spans.append(Span(match.start(), match.end(), "high-entropy string"))
+    for match in _TOKEN.finditer(text):
+        if _password_shaped(match.group(0)):
+            spans.append(Span(match.start(), match.end(), "password-shaped string"))
+    return spans
