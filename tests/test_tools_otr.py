@@ -171,3 +171,15 @@ async def test_a_session_gates_its_tools_by_room_and_mode(world: World) -> None:
     private = session._tools(True, zone)
     assert "memory_search" not in private and "task_add" not in private
     assert private.withheld("memory_add") is not None
+
+
+async def test_a_secret_the_model_hands_a_tool_never_reaches_its_file(world: World) -> None:
+    secret = "Gx7#kP2v!Lm9"
+    world.llm.queue_tool("scratch_write", {"text": f"wifi password is {secret}"})
+    world.llm.queue_tool("task_add", {"title": f"give the guests the wifi key: {secret}"})
+    world.llm.queue("noted")
+    await world.say("remember the wifi for the guests")
+    folder = world.data / "scott/persona/inara"
+    scratch = (folder / "SCRATCH.md").read_text()
+    assert secret not in scratch and "wifi password is" in scratch
+    assert secret not in (folder / "TASKS.json").read_text()

@@ -8,6 +8,10 @@ Every tool declares what it does (:class:`~bot.tools.registry.Tool`: ``persists`
 - In a shared (group) room, tools whose results show the user's private material are
   withheld, so nothing of a direct conversation surfaces in front of others.
 - Admin-only tools need an admin.
+- What a persisting tool writes never holds a secret: the text the model gives it passes
+  through the secret detector (:func:`bot.memory.policy_secrets.redact_secrets`) first, so a
+  password the user mentioned cannot reach SCRATCH.md, TASKS.json, REMINDERS.md or
+  CRONS.json. (The memory tools run the write policy themselves, which refuses secrets.)
 
 A withheld tool is not offered to the model. A model can still name any tool, so a call to
 a withheld one is answered with the reason from :func:`refusal` and its handler never runs:
@@ -17,9 +21,11 @@ nothing is written, nothing is read.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
-from bot.tools.registry import CallLimits, Tool, ToolRegistry
+from bot.memory.policy_secrets import redact_secrets
+from bot.tools.registry import CallLimits, Tool, ToolHandler, ToolRegistry
 
 __all__ = ["ADMIN_ONLY", "OFF_THE_RECORD", "SHARED_ROOM", "TurnMode", "gate", "refusal"]
 
@@ -61,7 +67,27 @@ def gate(tools: Iterable[Tool], mode: TurnMode, limits: CallLimits | None = None
     for tool in tools:
         reason = refusal(tool, mode)
         if reason is None:
-            registry.add(tool)
+            registry.add(_without_secrets(tool) if tool.persists and not tool.memory else tool)
         else:
             registry.withhold(tool, reason)
     return registry
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    return value
+
+
+def _without_secrets(tool: Tool) -> Tool:
+    """``tool`` with every text of its arguments passed through the secret detector."""
+    handler: ToolHandler = tool.handler
+
+    async def handle(arguments: dict[str, Any]) -> str:
+        return await handler(_redacted(arguments))
+
+    return replace(tool, handler=handle)
