@@ -12,6 +12,7 @@ fails half-way undoes what it did.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
@@ -23,7 +24,7 @@ import structlog
 from aiohttp import web
 
 from adapters import registry
-from adapters.base import Adapter, AdapterContext, AdapterSettings
+from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
 from bot.api import build_app
 from bot.commands import command_menu
 from bot.config import Config
@@ -100,6 +101,7 @@ class Daemon:
         self._stopping = asyncio.Event()
         self.http_port: int | None = None
         self._background: set[asyncio.Task[str]] = set()
+        self._replay: asyncio.Task[None] | None = None
 
     def attach(self, name: str, adapter: Adapter) -> None:
         """Add an adapter built by the caller (the console); call before :meth:`start`."""
@@ -170,6 +172,7 @@ class Daemon:
             await self._start_http(app)
         await self._start_adapters()
         self.outbox.start()
+        self._replay = asyncio.create_task(self._answer_what_was_cut_off())
         self.watchdog = Watchdog(self.adapters, self._stall_seconds)
         self.watchdog.start()
         if self.jobs_enabled:
@@ -312,8 +315,34 @@ class Daemon:
         directory = self.store.directory(parcel.user, parcel.persona)
         await SessionLog(directory, parcel.persona).mark_event(self.clock(), user.zone, DELIVERED)
 
+    async def _answer_what_was_cut_off(self) -> None:
+        """Hand the router the on-record messages an earlier process claimed and never
+        answered (:mod:`bot.inbox`): in order within each room, the rooms side by side."""
+        rooms: dict[tuple[str, str], list[Incoming]] = {}
+        try:
+            unanswered = await self.state.unanswered(time.time())
+        except PersonadError as exc:
+            log.error("inbox.unreadable", error=str(exc))
+            return
+        for incoming in unanswered:
+            rooms.setdefault((incoming.platform, incoming.room), []).append(incoming)
+        if rooms:
+            log.info("inbox.replaying", messages=sum(map(len, rooms.values())), rooms=len(rooms))
+
+        async def in_order(messages: list[Incoming]) -> None:
+            assert self.router is not None
+            for incoming in messages:
+                if incoming.platform in self.adapters:
+                    await self.router.handle(incoming)
+
+        await asyncio.gather(*(in_order(messages) for messages in rooms.values()))
+
     async def stop(self) -> None:
         self._stopping.set()
+        if self._replay is not None:
+            self._replay.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._replay
         self.jobs.stop()
         if self.watchdog is not None:
             await self.watchdog.stop()

@@ -171,7 +171,12 @@ class Router:
             return
         if not incoming.addressed:
             return
-        claim = await self.state.claim_event(incoming.platform, incoming.event_id)
+        # an on-record message is kept with its claim until answered, so a restart that cuts
+        # its turn off answers it even where the platform does not deliver it again
+        off_record = self.otr.is_on(user, self.room_of(incoming))
+        claim = await self.state.claim_event(
+            incoming.platform, incoming.event_id, keep=None if off_record else incoming
+        )
         if claim == "duplicate":
             log.info("router.duplicate")
             return

@@ -3,7 +3,8 @@ and the delivery ledger and outbox.
 
 One file, ``DATA_DIR/personad.db``, opened through aiosqlite in WAL mode. It holds ids, flags
 and adapter bookkeeping (sync tokens, update offsets); the only text it holds is an on-record
-answer waiting in the outbox, removed once the platform took it.
+message until it is answered (:mod:`bot.inbox`) and an on-record answer waiting in the outbox,
+each removed once its event is settled.
 
 An event is ``processing`` from its claim until its whole answer is delivered (``done``), or
 ``queued`` while the rest of its answer waits in the outbox: one statement puts the answer
@@ -20,9 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from adapters.base import KeyValueStore
+from adapters.base import Incoming, KeyValueStore
 from bot.batching import Batcher
 from bot.errors import StoreError
+from bot.inbox import INBOX_MIGRATION, Inbox, to_json
 from bot.ledger import LEDGER_MIGRATION, DeliveryLedger
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
@@ -81,10 +83,11 @@ MIGRATIONS: list[Migration] = [
             SELECT DISTINCT user, '*' FROM session_state WHERE otr = 1;
         """,
     ),
+    INBOX_MIGRATION,
 ]
 
 
-class StateStore(SqliteFile, DeliveryLedger):
+class StateStore(SqliteFile, DeliveryLedger, Inbox):
     """Async access to ``personad.db``. Use as ``async with StateStore(path) as state``."""
 
     migrations = MIGRATIONS
@@ -106,6 +109,8 @@ class StateStore(SqliteFile, DeliveryLedger):
         #: events this process gave up unanswered (cancelled, failed): a redelivery retries
         #: them, with the claim they had
         self._released: dict[tuple[str, str], asyncio.Future[bool] | None] = {}
+        #: the messages of new on-record events, kept with their claim until it is written
+        self._keeping: dict[tuple[str, str], str] = {}
 
     async def open(self) -> None:
         try:
@@ -147,8 +152,11 @@ class StateStore(SqliteFile, DeliveryLedger):
 
     # -- events: exactly-once handling ------------------------------------------------------
 
-    async def claim_event(self, platform: str, event_id: str) -> EventClaim:
-        """Record that this process is handling an event.
+    async def claim_event(
+        self, platform: str, event_id: str, keep: Incoming | None = None
+    ) -> EventClaim:
+        """Record that this process is handling an event (with ``keep``, the message itself
+        until it is answered, so a restart can answer it: :mod:`bot.inbox`).
 
         ``new``: first time seen. ``retry``: an earlier process claimed it and died before
         finishing, so it was never answered. ``duplicate``: handled (or being handled) already.
@@ -167,6 +175,8 @@ class StateStore(SqliteFile, DeliveryLedger):
             return "retry"
         if event not in self._known:
             self._known.add(event)
+            if keep is not None:
+                self._keeping[event] = to_json(keep)
             self._recording[event] = self._claims.schedule(event)
             return "new"
         row = await self._one(
@@ -216,15 +226,18 @@ class StateStore(SqliteFile, DeliveryLedger):
     async def _insert_claims(self, events: list[tuple[str, str]]) -> list[bool]:
         """Insert the events not seen before; for each, whether this call inserted it."""
         now = time.time()
+        kept = [self._keeping.pop(event, None) for event in events]
         params = [
-            v for platform, event_id in events for v in (platform, event_id, self.boot_id, now)
+            v
+            for (platform, event_id), message in zip(events, kept, strict=True)
+            for v in (platform, event_id, self.boot_id, now, message)
         ]
-        rows = ", ".join(["(?, ?, 'processing', ?, ?)"] * len(events))
+        rows = ", ".join(["(?, ?, 'processing', ?, ?, ?)"] * len(events))
         inserted = {
             (str(row[0]), str(row[1]))
             for row in await self._all(
                 "INSERT OR IGNORE INTO events (platform, event_id, status, boot_id,"
-                f" received_at) VALUES {rows} RETURNING platform, event_id",
+                f" received_at, incoming) VALUES {rows} RETURNING platform, event_id",
                 params,
             )
         }
