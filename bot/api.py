@@ -120,7 +120,8 @@ async def _distill(request: web.Request) -> web.Response:
 
 async def _distill_status(request: web.Request) -> web.Response:
     daemon = request.app[_DAEMON]
-    return web.json_response({"last_runs": daemon.distiller.last_runs if daemon.distiller else {}})
+    last_runs = await daemon.distiller.status() if daemon.distiller else {}
+    return web.json_response({"last_runs": last_runs})
 
 
 async def _search(request: web.Request) -> web.Response:

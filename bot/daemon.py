@@ -30,6 +30,7 @@ from bot.commands import command_menu
 from bot.config import Config
 from bot.config_loader import load_config
 from bot.distill import Distiller, DistillKind
+from bot.distill_schedule import PLANS, DistillRuns, missed_levels
 from bot.errors import ConfigError, PersonadError
 from bot.gc_settings import settle_collector
 from bot.health import HealthCheck
@@ -102,6 +103,8 @@ class Daemon:
         self.http_port: int | None = None
         self._background: set[asyncio.Task[str]] = set()
         self._replay: asyncio.Task[None] | None = None
+        #: the distillation levels missed while the daemon was down, run once after start
+        self.catching_up: asyncio.Task[None] | None = None
 
     def attach(self, name: str, adapter: Adapter) -> None:
         """Add an adapter built by the caller (the console); call before :meth:`start`."""
@@ -164,7 +167,11 @@ class Daemon:
         await self.router.load()
         self.router.pinned.update(self._pinned)
         self.distiller = Distiller(
-            self.config, self.store, self.backends, notify=self.notifier.notify
+            self.config,
+            self.store,
+            self.backends,
+            notify=self.notifier.notify,
+            runs=DistillRuns(self.state),
         )
         app = build_app(self, self._api_token()) if self.http_enabled else None
         self._create_adapters(app)
@@ -272,23 +279,44 @@ class Daemon:
             backends=self.backends,
             clock=self.clock,
         )
-        distill = self.config.distill
-        if not distill.auto:
+        if not self.config.distill.auto:
             return
-        plans: list[tuple[DistillKind, bool, dict[str, Any]]] = [
-            ("short", distill.short, {"hour": 3, "minute": 0}),
-            ("mid", distill.mid, {"day_of_week": "sun", "hour": 3, "minute": 30}),
-            ("long", distill.long, {"day": 1, "hour": 4, "minute": 0}),
-        ]
         for user, user_config in self.config.users.items():
-            for kind, enabled, when in plans:
-                if enabled:
+            for plan in PLANS:
+                if plan.kind in self._distill_levels():
                     self.jobs.cron(
-                        f"distill.{kind}.{user}",
-                        self._distill_all_job(user, kind),
+                        f"distill.{plan.kind}.{user}",
+                        self._distill_all_job(user, plan.kind),
                         timezone=user_config.timezone,
-                        **when,
+                        **plan.cron,
                     )
+        self.catching_up = asyncio.create_task(self._catch_up_distillation())
+
+    def _distill_levels(self) -> list[DistillKind]:
+        distill = self.config.distill
+        enabled = {"short": distill.short, "mid": distill.mid, "long": distill.long}
+        return [plan.kind for plan in PLANS if enabled[plan.kind]]
+
+    async def _catch_up_distillation(self) -> None:
+        """Run, once each, the levels that fell due while the daemon was down."""
+        assert self.distiller is not None and self.distiller.runs is not None
+        now = self.clock()
+        for user, user_config in self.config.users.items():
+            for persona in self.store.list_personas(user):
+                try:
+                    missed = await missed_levels(
+                        self.distiller.runs,
+                        user,
+                        persona,
+                        self._distill_levels(),
+                        now,
+                        user_config.zone,
+                    )
+                    for kind in missed:
+                        log.info("distill.catching_up", kind=kind)
+                        await self.distill(user, persona, kind)
+                except PersonadError as exc:
+                    log.error("distill.catch_up_failed", error=str(exc))
 
     def _distill_all_job(self, user: str, kind: DistillKind) -> Any:
         async def job() -> None:
@@ -344,6 +372,10 @@ class Daemon:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._replay
         self.jobs.stop()
+        if self.catching_up is not None:
+            self.catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.catching_up
         if self.watchdog is not None:
             await self.watchdog.stop()
         if not await self.drain() and self.router is not None:

@@ -25,6 +25,7 @@ from typing import Literal
 import structlog
 
 from bot.config import Config
+from bot.distill_schedule import DistillKind, DistillRuns
 from bot.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.memory.policy import redact_secrets
@@ -35,7 +36,6 @@ __all__ = ["DistillKind", "Distiller", "redact_session_text"]
 
 log = structlog.get_logger(__name__)
 
-DistillKind = Literal["short", "mid", "long"]
 CHARS_PER_TOKEN = 4
 
 Notify = Callable[[str, str], Awaitable[bool]]
@@ -80,11 +80,15 @@ class Distiller:
         backends: Mapping[str, LLMBackend],
         *,
         notify: Notify | None = None,
+        runs: DistillRuns | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.backends = backends
         self.notify = notify
+        #: where each run is recorded durably (the daemon's state database); without it
+        #: only :attr:`last_runs` of this process knows
+        self.runs = runs
         self.last_runs: dict[str, dict[str, str]] = {}
 
     def _backend(self, role: str) -> LLMBackend:
@@ -97,11 +101,27 @@ class Distiller:
             )
         return backend
 
-    def _record(self, user: str, persona: str, kind: str, outcome: str) -> None:
+    async def _record(self, user: str, persona: str, kind: str, outcome: str) -> None:
+        now = datetime.now(UTC)
         key = f"{user}/{persona}"
-        self.last_runs.setdefault(key, {})[kind] = (
-            f"{datetime.now(UTC).isoformat(timespec='seconds')} {outcome}"
-        )
+        self.last_runs.setdefault(key, {})[kind] = f"{now.isoformat(timespec='seconds')} {outcome}"
+        if self.runs is not None:
+            await self.runs.record(user, persona, kind, now, outcome)
+
+    async def status(self) -> dict[str, dict[str, str]]:
+        """The last run of each level per ``user/persona``: recorded ones (they survive a
+        restart) with this process's runs over them."""
+        if self.runs is None:
+            return self.last_runs
+        pairs = [
+            (user, persona)
+            for user in self.config.users
+            for persona in self.store.list_personas(user)
+        ]
+        result = await self.runs.status(pairs)
+        for key, kinds in self.last_runs.items():
+            result.setdefault(key, {}).update(kinds)
+        return result
 
     async def run(self, user: str, persona: str, kind: DistillKind) -> str:
         """Run one distillation; returns a sentence saying what happened."""
@@ -115,10 +135,10 @@ class Distiller:
             else:
                 outcome = await self._llm_step(user, persona, "long")
         except LLMError as exc:
-            self._record(user, persona, kind, "failed")
+            await self._record(user, persona, kind, "failed")
             log.error("distill.failed", kind=kind, error=str(exc))
             return f"The {kind} distillation failed ({exc.user_message}); memory files unchanged."
-        self._record(user, persona, kind, "ok")
+        await self._record(user, persona, kind, "ok")
         log.info("distill.done", kind=kind, ms=round((time.perf_counter() - started) * 1000))
         if kind in ("mid", "long") and self.notify is not None:
             await self.notify(user, f"{persona}: {outcome}")
