@@ -8,7 +8,8 @@ guarded endpoints answer 503: an API without a token is closed, not open. Paths 
 ``/webhooks/`` carry their own authentication (Nextcloud Talk signs its webhooks) and pass.
 
 Endpoints: ``GET /status``, ``POST /distill/{short|mid|long}?user=U&persona=P``,
-``GET /distill/status``, ``GET /sessions/search?q=…&user=U&persona=P``,
+``GET /distill/status``, ``GET /sessions/search?q=…&user=U&persona=P[&room=PLATFORM:ID]``
+(grouped by date, matched words marked; see :mod:`bot.session_search`),
 ``POST /setup/persona`` (JSON ``{"user", "name", "template"}``).
 """
 
@@ -126,10 +127,12 @@ async def _distill_status(request: web.Request) -> web.Response:
 
 async def _search(request: web.Request) -> web.Response:
     daemon = request.app[_DAEMON]
-    fields = query_fields(request, Field("q", "text"), _USER, _PERSONA)
+    fields = query_fields(
+        request, Field("q", "text"), _USER, _PERSONA, Field("room", "text", optional=True)
+    )
     query = fields["q"]
     directory = daemon.store.require(fields["user"], fields["persona"])
-    results = await search_sessions(directory / "sessions", query)
+    results = await search_sessions(directory, fields["persona"], query, room=fields.get("room"))
     return web.json_response({"query": query, "results": results})
 
 

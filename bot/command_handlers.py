@@ -9,6 +9,7 @@ from bot.errors import PersonaError
 from bot.health import HealthCheck
 from bot.identity import undo_command
 from bot.persona.names import validate_name
+from bot.session_search import search_command
 
 __all__: list[str] = []
 
@@ -185,5 +186,6 @@ for _command in (
     Command("distill", "distill memory now", _distill, admin=True, usage="[short|mid|long]"),
     Command("users", "list configured users", _users, admin=True),
     undo_command(),
+    search_command(),
 ):
     register(_command)

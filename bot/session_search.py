@@ -1,19 +1,46 @@
-"""Searching a persona's past session logs (``GET /sessions/search``).
+"""Searching a persona's past session logs: ``GET /sessions/search`` and the ``/search`` command.
 
-A case- and accent-insensitive substring search over the daily files, newest day first, each
-hit with a short excerpt around the match.
+Words match whatever their case, accents and inflection: each word is folded (``Café`` →
+``cafe``) and stemmed in English and in Portuguese (``trips`` → ``trip``, ``viagens`` →
+``viagen``), both stems kept, and a query word matches a logged word sharing either stem. Every
+query word must appear in the turn. The search runs on an index (:mod:`bot.session_index`),
+not a scan of the files. Results are grouped by date, newest first, each turn with an excerpt
+whose matched words are marked: as ``**bold**`` in the excerpt text, and as character spans
+(``marks``) in the API's JSON.
+
+Room privacy: from a shared room only turns said in that same room are searched (its members
+saw them); from a direct room, and through the admin API, every room's turns are.
 """
 
 from __future__ import annotations
 
-import asyncio
+import re
 import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["fold", "search_sessions"]
+import Stemmer
 
+from bot.commands import Command, CommandContext
+from bot.disk import run_blocking
+from bot.session_index import IndexedTurn, SessionIndex
+
+__all__ = [
+    "fold",
+    "highlight",
+    "search_command",
+    "search_sessions",
+    "word_keys",
+]
+
+_WORD = re.compile(r"\w+")
 _EXCERPT = 80
+_HITS_PER_DAY = 5
+_MAX_TURNS = 400
+_STEMMERS = (Stemmer.Stemmer("english"), Stemmer.Stemmer("portuguese"))
+_INDEXES: dict[Path, SessionIndex] = {}
 
 
 def fold(text: str) -> str:
@@ -25,30 +52,143 @@ def fold(text: str) -> str:
     return "".join(out)
 
 
-def _search(directory: Path, query: str, limit: int) -> list[dict[str, Any]]:
-    needle = fold(query.strip())
-    if not needle or not directory.is_dir():
-        return []
+@lru_cache(maxsize=65536)
+def word_keys(word: str) -> tuple[str, ...]:
+    """The index keys of one word: its folded English and Portuguese stems (one if equal)."""
+    folded = fold(word)
+    return tuple(dict.fromkeys(stemmer.stemWord(folded) for stemmer in _STEMMERS))
+
+
+def index_terms(text: str) -> str:
+    """What the index stores for a turn's text: every key of every word."""
+    return " ".join(key for word in _WORD.findall(text) for key in word_keys(word))
+
+
+def _match_expression(query: str) -> tuple[str, set[str]]:
+    """The FTS5 expression for ``query`` (each word by either stem, all words required) and
+    the set of keys that count as a match when marking."""
+    groups: list[str] = []
+    keys: set[str] = set()
+    for word in dict.fromkeys(_WORD.findall(query)):
+        found = word_keys(word)
+        keys.update(found)
+        groups.append("(" + " OR ".join(f'"{key}"' for key in found) + ")")
+    return " AND ".join(groups), keys
+
+
+@dataclass(frozen=True, slots=True)
+class Marked:
+    text: str
+    marks: list[tuple[int, int]]
+
+    @property
+    def bold(self) -> str:
+        parts, last = [], 0
+        for start, end in self.marks:
+            parts.append(self.text[last:start] + "**" + self.text[start:end] + "**")
+            last = end
+        return "".join(parts) + self.text[last:]
+
+
+def highlight(text: str, keys: set[str]) -> Marked:
+    """An excerpt of ``text`` around its first matching word, the matching words marked."""
+    flat = " ".join(text.split())
+    words = _WORD.finditer(flat)
+    spans = [(m.start(), m.end()) for m in words if keys.intersection(word_keys(m.group()))]
+    if not spans:
+        return Marked(flat[: 2 * _EXCERPT], [])
+    left = max(0, spans[0][0] - _EXCERPT)
+    right = min(len(flat), spans[0][1] + _EXCERPT)
+    while left > 0 and not flat[left - 1].isspace():  # never cut a word in two
+        left -= 1
+    while right < len(flat) and not flat[right].isspace():
+        right += 1
+    prefix = "…" if left else ""
+    excerpt = prefix + flat[left:right] + ("…" if right < len(flat) else "")
+    shift = len(prefix) - left
+    marks = [(start + shift, end + shift) for start, end in spans if left <= start and end <= right]
+    return Marked(excerpt, marks)
+
+
+def _group(turns: list[IndexedTurn], keys: set[str], days: int) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
-    for path in sorted(directory.glob("????-??-??.md"), reverse=True):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        haystack = fold(text)
-        start = 0
-        excerpts: list[str] = []
-        while len(excerpts) < 5:
-            found = haystack.find(needle, start)
-            if found < 0:
+    for turn in turns:
+        if not results or results[-1]["date"] != turn.day:
+            if len(results) == days:
                 break
-            left = max(0, found - _EXCERPT)
-            right = min(len(text), found + len(needle) + _EXCERPT)
-            excerpts.append(text[left:right].replace("\n", " ").strip())
-            start = found + len(needle)
-        if excerpts:
-            results.append({"date": path.stem, "excerpts": excerpts})
-        if len(results) >= limit:
-            break
+            results.append({"date": turn.day, "hits": [], "excerpts": []})
+        group = results[-1]
+        if len(group["hits"]) >= _HITS_PER_DAY:
+            continue
+        marked = highlight(turn.text, keys)
+        group["hits"].append(
+            {
+                "time": turn.clock,
+                "role": turn.role,
+                "room": turn.room,
+                "excerpt": marked.text,
+                "marks": [list(span) for span in marked.marks],
+                "highlighted": marked.bold,
+            }
+        )
+        group["excerpts"].append(marked.bold)
+    for group in results:  # a day's hits read in the order they were said
+        group["hits"].reverse()
+        group["excerpts"].reverse()
     return results
 
 
-async def search_sessions(directory: Path, query: str, *, limit: int = 30) -> list[dict[str, Any]]:
-    return await asyncio.to_thread(_search, directory, query, limit)
+def _index_for(persona_dir: Path, persona: str) -> SessionIndex:
+    index = _INDEXES.get(persona_dir)
+    if index is None:
+        index = _INDEXES[persona_dir] = SessionIndex(persona_dir, persona, index_terms)
+    return index
+
+
+def _search(
+    persona_dir: Path, persona: str, query: str, room: str | None, days: int
+) -> list[dict[str, Any]]:
+    match, keys = _match_expression(query)
+    if not match:
+        return []
+    turns = _index_for(persona_dir, persona).search(match, room=room, limit=_MAX_TURNS)
+    return _group(turns, keys, days)
+
+
+async def search_sessions(
+    persona_dir: Path, persona: str, query: str, *, room: str | None = None, days: int = 30
+) -> list[dict[str, Any]]:
+    """Up to ``days`` dates whose turns hold every word of ``query``, newest first, each with
+    up to five marked excerpts; only turns of ``room`` when given."""
+    return await run_blocking(_search, persona_dir, persona, query, room, days)
+
+
+def _render(results: list[dict[str, Any]], query: str) -> str:
+    if not results:
+        return f"Nothing in our past conversations matches “{query}”."
+    lines = []
+    for group in results[:7]:
+        lines.append(f"**{group['date']}**")
+        for hit in group["hits"]:
+            who = "you" if hit["role"] == "user" else "me"
+            lines.append(f"- {hit['time'][:5]} {who}: {hit['highlighted']}")
+    if len(results) > 7:
+        lines.append(f"(and {len(results) - 7} more days)")
+    return "\n".join(lines)
+
+
+def search_command() -> Command:
+    """``/search WORDS``: the days of past conversations that mention them."""
+
+    async def handler(ctx: CommandContext) -> str:
+        query = " ".join(ctx.args).strip()
+        if not query:
+            return "Use `/search WORDS`: I look for them in our past conversations."
+        directory = ctx.router.store.require(ctx.user, ctx.persona)
+        room = ctx.room
+        results = await search_sessions(
+            directory, ctx.persona, query, room=room.key if room.shared else None, days=30
+        )
+        return _render(results, query)
+
+    return Command("search", "search past conversations", handler, usage="WORDS")

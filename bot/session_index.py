@@ -1,0 +1,197 @@
+"""A per-persona SQLite FTS5 index of the session logs (``/search``, ``GET /sessions/search``).
+
+Each turn of ``sessions/YYYY-MM-DD.md`` is one row: its searchable terms (every word folded
+to lowercase without accents, then stemmed in English and in Portuguese, see
+:func:`bot.session_search.word_keys`) and, unindexed, its day, time, role, room and text. The
+index lives in ``session_index.db`` in the persona's folder and is only a cache of the logs:
+deleted, it is rebuilt from them; its schema changed, likewise.
+
+Keeping up with the logs without reading them all on every search: a day whose file changed
+size or time is read again whole (a day's log is small). The newest two days are checked on
+every search (today's log grows with each turn; a day ends at local midnight), every file
+when the folder itself changed (a day added, removed or replaced) or a minute has passed
+since the last full check, so an old day edited by hand is seen within a minute. Off The
+Record turns never reach a log, so they never reach the index.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import structlog
+
+from bot.conversation import Entry
+from bot.permissions import create_private_file
+from bot.sessionlog import SessionLog
+
+__all__ = ["INDEX_FILE", "IndexedTurn", "SessionIndex"]
+
+log = structlog.get_logger(__name__)
+
+INDEX_FILE = "session_index.db"
+_SCHEMA_VERSION = 2
+#: how long the index trusts that no old day changed, between full checks of the folder
+FULL_CHECK_SECONDS = 60.0
+_RECENT_DAYS = 2
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS days (
+    day TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, first_row INTEGER, last_row INTEGER
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS turns USING fts5(
+    terms, day UNINDEXED, clock UNINDEXED, role UNINDEXED, room UNINDEXED, body UNINDEXED,
+    tokenize = 'unicode61'
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedTurn:
+    day: str
+    clock: str
+    role: str
+    room: str
+    text: str
+
+
+Terms = Callable[[str], str]
+
+
+class SessionIndex:
+    """One persona's index; thread-safe (searches run in a worker thread)."""
+
+    def __init__(self, persona_dir: Path, persona: str, terms: Terms) -> None:
+        self.path = persona_dir / INDEX_FILE
+        self.sessions = SessionLog(persona_dir, persona)
+        self._terms = terms
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._folder_mtime = -1
+        self._full_check_at = 0.0
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        create_private_file(self.path)
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+            # a cache of the logs: an older layout is dropped and built again
+            db.executescript("DROP TABLE IF EXISTS days; DROP TABLE IF EXISTS turns;")
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        self._db = db
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _files(self, full: bool) -> dict[str, os.stat_result]:
+        """The day files to compare with the index: all of them, or the newest ones."""
+        directory = self.sessions.directory
+        try:
+            names = sorted(n for n in os.listdir(directory) if len(n) == 13 and n.endswith(".md"))
+        except FileNotFoundError:
+            return {}
+        found: dict[str, os.stat_result] = {}
+        for name in names if full else names[-_RECENT_DAYS:]:
+            try:
+                found[name[:-3]] = os.stat(directory / name, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+        return found
+
+    def refresh(self) -> int:
+        """Bring the index up to date with the logs; returns how many days were (re)read."""
+        with self._lock:
+            return self._refresh(self._connect())
+
+    def _refresh(self, db: sqlite3.Connection) -> int:
+        try:
+            folder_mtime = os.stat(self.sessions.directory).st_mtime_ns
+        except FileNotFoundError:
+            folder_mtime = 0
+        now = time.monotonic()
+        full = folder_mtime != self._folder_mtime or now - self._full_check_at > FULL_CHECK_SECONDS
+        files = self._files(full)
+        known = {
+            row[0]: (row[1], row[2]) for row in db.execute("SELECT day, size, mtime_ns FROM days")
+        }
+        stale = [
+            day for day, stat in files.items() if known.get(day) != (stat.st_size, stat.st_mtime_ns)
+        ]
+        gone = [day for day in known if day not in files] if full else []
+        if stale or gone:
+            db.execute("BEGIN")
+            try:
+                for day in gone:
+                    self._drop(db, day)
+                for day in stale:
+                    self._index_day(db, day, files[day])
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            log.info("session_index.refreshed", days=len(stale), removed=len(gone))
+        if full:
+            self._folder_mtime, self._full_check_at = folder_mtime, now
+        return len(stale)
+
+    @staticmethod
+    def _drop(db: sqlite3.Connection, day: str) -> None:
+        # a day's turns were inserted together: their rows are one range, deleted by rowid
+        found = db.execute("SELECT first_row, last_row FROM days WHERE day = ?", (day,)).fetchone()
+        if found is not None and found[0] is not None:
+            db.execute("DELETE FROM turns WHERE rowid BETWEEN ? AND ?", found)
+        db.execute("DELETE FROM days WHERE day = ?", (day,))
+
+    def _index_day(self, db: sqlite3.Connection, day: str, stat: os.stat_result) -> None:
+        self._drop(db, day)
+        try:
+            parsed = date.fromisoformat(day)
+        except ValueError:
+            return
+        # the zone only anchors the clock read back from the heading; local times stay as written
+        rows = [
+            (self._terms(item.text), day, f"{item.at:%H:%M:%S}", item.role, item.room, item.text)
+            for item in self.sessions.read_day(parsed, ZoneInfo("UTC"))
+            if isinstance(item, Entry) and item.text
+        ]
+        first = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM turns").fetchone()[0]
+        db.executemany(
+            "INSERT INTO turns (rowid, terms, day, clock, role, room, body)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(first + offset, *row) for offset, row in enumerate(rows)],
+        )
+        db.execute(
+            "INSERT INTO days (day, size, mtime_ns, first_row, last_row) VALUES (?, ?, ?, ?, ?)",
+            (day, stat.st_size, stat.st_mtime_ns, first, first + len(rows) - 1),
+        )
+
+    def search(self, match: str, *, room: str | None, limit: int) -> list[IndexedTurn]:
+        """Turns matching the FTS5 expression ``match``, newest first; only those of ``room``
+        when given."""
+        with self._lock:
+            db = self._connect()
+            self._refresh(db)
+            sql = "SELECT day, clock, role, room, body FROM turns WHERE turns MATCH ?"
+            params: list[object] = [match]
+            if room is not None:
+                sql += " AND room = ?"
+                params.append(room)
+            sql += " ORDER BY day DESC, clock DESC LIMIT ?"
+            params.append(limit)
+            rows: Iterable[tuple[str, str, str, str, str]] = db.execute(sql, params)
+            return [IndexedTurn(*row) for row in rows]
