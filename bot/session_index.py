@@ -37,15 +37,16 @@ __all__ = ["INDEX_FILE", "IndexedTurn", "SessionIndex"]
 log = structlog.get_logger(__name__)
 
 INDEX_FILE = "session_index.db"
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
+#: a turn's rowid is its day's ordinal times this, plus its place in the day: rowid order is
+#: time order (newest first without sorting), and a day's rows are one range
+_ROWS_PER_DAY = 100_000
 #: how long the index trusts that no old day changed, between full checks of the folder
 FULL_CHECK_SECONDS = 60.0
 _RECENT_DAYS = 2
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS days (
-    day TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, first_row INTEGER, last_row INTEGER
-);
+CREATE TABLE IF NOT EXISTS days (day TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns USING fts5(
     terms, day UNINDEXED, clock UNINDEXED, role UNINDEXED, room UNINDEXED, body UNINDEXED,
     tokenize = 'unicode61'
@@ -76,6 +77,10 @@ class SessionIndex:
         self._db: sqlite3.Connection | None = None
         self._folder_mtime = -1
         self._full_check_at = 0.0
+        #: the day files as of the last full check, oldest first
+        self._names: list[str] = []
+        #: (size, mtime) of each indexed day, as the ``days`` table holds them
+        self._known: dict[str, tuple[int, int]] = {}
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is not None:
@@ -89,6 +94,9 @@ class SessionIndex:
             db.executescript("DROP TABLE IF EXISTS days; DROP TABLE IF EXISTS turns;")
             db.executescript(_SCHEMA)
             db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        self._known = {
+            row[0]: (row[1], row[2]) for row in db.execute("SELECT day, size, mtime_ns FROM days")
+        }
         self._db = db
         return db
 
@@ -101,10 +109,13 @@ class SessionIndex:
     def _files(self, full: bool) -> dict[str, os.stat_result]:
         """The day files to compare with the index: all of them, or the newest ones."""
         directory = self.sessions.directory
-        try:
-            names = sorted(n for n in os.listdir(directory) if len(n) == 13 and n.endswith(".md"))
-        except FileNotFoundError:
-            return {}
+        if full:
+            try:
+                listed = os.listdir(directory)
+            except FileNotFoundError:
+                listed = []
+            self._names = sorted(n for n in listed if len(n) == 13 and n.endswith(".md"))
+        names = self._names
         found: dict[str, os.stat_result] = {}
         for name in names if full else names[-_RECENT_DAYS:]:
             try:
@@ -126,9 +137,7 @@ class SessionIndex:
         now = time.monotonic()
         full = folder_mtime != self._folder_mtime or now - self._full_check_at > FULL_CHECK_SECONDS
         files = self._files(full)
-        known = {
-            row[0]: (row[1], row[2]) for row in db.execute("SELECT day, size, mtime_ns FROM days")
-        }
+        known = self._known
         stale = [
             day for day, stat in files.items() if known.get(day) != (stat.st_size, stat.st_mtime_ns)
         ]
@@ -149,13 +158,17 @@ class SessionIndex:
             self._folder_mtime, self._full_check_at = folder_mtime, now
         return len(stale)
 
-    @staticmethod
-    def _drop(db: sqlite3.Connection, day: str) -> None:
-        # a day's turns were inserted together: their rows are one range, deleted by rowid
-        found = db.execute("SELECT first_row, last_row FROM days WHERE day = ?", (day,)).fetchone()
-        if found is not None and found[0] is not None:
-            db.execute("DELETE FROM turns WHERE rowid BETWEEN ? AND ?", found)
+    def _drop(self, db: sqlite3.Connection, day: str) -> None:
+        try:
+            first = date.fromisoformat(day).toordinal() * _ROWS_PER_DAY
+        except ValueError:
+            first = None
+        if first is not None:
+            db.execute(
+                "DELETE FROM turns WHERE rowid BETWEEN ? AND ?", (first, first + _ROWS_PER_DAY - 1)
+            )
         db.execute("DELETE FROM days WHERE day = ?", (day,))
+        self._known.pop(day, None)
 
     def _index_day(self, db: sqlite3.Connection, day: str, stat: os.stat_result) -> None:
         self._drop(db, day)
@@ -169,20 +182,22 @@ class SessionIndex:
             for item in self.sessions.read_day(parsed, ZoneInfo("UTC"))
             if isinstance(item, Entry) and item.text
         ]
-        first = db.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM turns").fetchone()[0]
+        first = parsed.toordinal() * _ROWS_PER_DAY
         db.executemany(
             "INSERT INTO turns (rowid, terms, day, clock, role, room, body)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(first + offset, *row) for offset, row in enumerate(rows)],
+            [(first + offset, *row) for offset, row in enumerate(rows[:_ROWS_PER_DAY])],
         )
         db.execute(
-            "INSERT INTO days (day, size, mtime_ns, first_row, last_row) VALUES (?, ?, ?, ?, ?)",
-            (day, stat.st_size, stat.st_mtime_ns, first, first + len(rows) - 1),
+            "INSERT INTO days (day, size, mtime_ns) VALUES (?, ?, ?)",
+            (day, stat.st_size, stat.st_mtime_ns),
         )
+        self._known[day] = (stat.st_size, stat.st_mtime_ns)
 
-    def search(self, match: str, *, room: str | None, limit: int) -> list[IndexedTurn]:
-        """Turns matching the FTS5 expression ``match``, newest first; only those of ``room``
-        when given."""
+    def search(self, match: str, *, room: str | None, days: int, per_day: int) -> list[IndexedTurn]:
+        """Turns matching the FTS5 expression ``match`` on the newest ``days`` days that have
+        any, newest first, at most ``per_day`` of each day (its latest); only turns of
+        ``room`` when given."""
         with self._lock:
             db = self._connect()
             self._refresh(db)
@@ -191,7 +206,19 @@ class SessionIndex:
             if room is not None:
                 sql += " AND room = ?"
                 params.append(room)
-            sql += " ORDER BY day DESC, clock DESC LIMIT ?"
-            params.append(limit)
-            rows: Iterable[tuple[str, str, str, str, str]] = db.execute(sql, params)
-            return [IndexedTurn(*row) for row in rows]
+            rows: Iterable[tuple[str, str, str, str, str]] = db.execute(
+                sql + " ORDER BY rowid DESC", params
+            )
+            found: list[IndexedTurn] = []
+            seen_days: list[str] = []
+            taken = 0
+            for row in rows:  # read lazily in time order: stops at the first day too many
+                if not seen_days or seen_days[-1] != row[0]:
+                    if len(seen_days) == days:
+                        break
+                    seen_days.append(row[0])
+                    taken = 0
+                if taken < per_day:
+                    found.append(IndexedTurn(*row))
+                    taken += 1
+            return found

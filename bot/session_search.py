@@ -38,7 +38,6 @@ __all__ = [
 _WORD = re.compile(r"\w+")
 _EXCERPT = 80
 _HITS_PER_DAY = 5
-_MAX_TURNS = 400
 _STEMMERS = (Stemmer.Stemmer("english"), Stemmer.Stemmer("portuguese"))
 _INDEXES: dict[Path, SessionIndex] = {}
 
@@ -110,16 +109,12 @@ def highlight(text: str, keys: set[str]) -> Marked:
     return Marked(excerpt, marks)
 
 
-def _group(turns: list[IndexedTurn], keys: set[str], days: int) -> list[dict[str, Any]]:
+def _group(turns: list[IndexedTurn], keys: set[str]) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     for turn in turns:
         if not results or results[-1]["date"] != turn.day:
-            if len(results) == days:
-                break
             results.append({"date": turn.day, "hits": [], "excerpts": []})
         group = results[-1]
-        if len(group["hits"]) >= _HITS_PER_DAY:
-            continue
         marked = highlight(turn.text, keys)
         group["hits"].append(
             {
@@ -151,8 +146,9 @@ def _search(
     match, keys = _match_expression(query)
     if not match:
         return []
-    turns = _index_for(persona_dir, persona).search(match, room=room, limit=_MAX_TURNS)
-    return _group(turns, keys, days)
+    index = _index_for(persona_dir, persona)
+    turns = index.search(match, room=room, days=days, per_day=_HITS_PER_DAY)
+    return _group(turns, keys)
 
 
 async def search_sessions(
