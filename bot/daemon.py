@@ -39,6 +39,7 @@ from bot.identity.state import flush_states
 from bot.llm.base import LLMBackend
 from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
+from bot.memory.extraction import EXTRACT_ROLE, FactExtractor
 from bot.notify import Notifier
 from bot.outbox import Outbox, Parcel
 from bot.permissions import secure_data_dir
@@ -150,6 +151,7 @@ class Daemon:
                 if self.config.identity.enabled
                 else None
             ),
+            extractor=FactExtractor(self.backends[self.config.llm.backend_for(EXTRACT_ROLE)[0]]),
         )
         self.sessions = SessionManager(deps, self._memory_opener())
         self.router = Router(

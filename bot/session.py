@@ -30,7 +30,9 @@ from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.compaction import CompactionResult, Compactor
+from bot.memory.extraction import FactExtractor
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
+from bot.persona.promotion import Promoter
 from bot.persona.store import FileText, PersonaStore, bind_persona
 from bot.rooms import Room
 from bot.sessionlog import LoggedTurn, SessionLog
@@ -64,6 +66,8 @@ class SessionDeps:
     context_window: int
     clock: Clock = utc_now
     identity: IdentityObserver | None = None
+    #: the model that proposes a finished session's facts (None: the backend's own rules)
+    extractor: FactExtractor | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,7 @@ class Session:
         self._tool_cache: dict[tuple[TurnMode, CallLimits, str], ToolRegistry] = {}
         self._stable = StableCache()
         self._stamp = partial(deps.store.stamp, user, persona)
+        self.promoter = Promoter(deps.store, deps.config.prompt.limit)
         self.compactor = Compactor(
             window_tokens=deps.context_window,
             threshold=deps.config.memory.compact_threshold,
@@ -188,17 +193,31 @@ class Session:
         return dropped
 
     async def end(self, reason: str) -> int:
-        """Session end: distill the on-record turns not yet extracted into memory."""
+        """Session end: distill the on-record turns not yet extracted into memory (through
+        the extract model when there is one), then promote what they earned into the file
+        layer (:mod:`bot.persona.promotion`)."""
         turns, self._unextracted = self._unextracted, []
-        if not turns or self.memory is None:  # only on-record turns are ever queued
+        if not turns:  # only on-record turns are ever queued
             return 0
+        stored = 0
+        if self.memory is not None:
+            extractor = self.deps.extractor
+            try:
+                if extractor is not None:
+                    stored = await extractor.extract(self.memory, turns)
+                else:
+                    stored = await self.memory.extract(turns)
+            except Exception as exc:
+                self._unextracted = turns + self._unextracted
+                log.error("memory.extract_failed", reason=reason, error=str(exc))
+                return 0
+            log.info("memory.extracted", reason=reason, turns=len(turns), stored=stored)
         try:
-            stored = await self.memory.extract(turns)
-        except Exception as exc:
-            self._unextracted = turns + self._unextracted
-            log.error("memory.extract_failed", reason=reason, error=str(exc))
-            return 0
-        log.info("memory.extracted", reason=reason, turns=len(turns), stored=stored)
+            await self.promoter.promote(
+                turns, user=self.user, persona=self.persona, at=self.deps.clock()
+            )
+        except Exception as exc:  # the file layer stays as it was; the session still ends
+            log.error("promotion.failed", reason=reason, error=str(exc))
         return stored
 
     # -- memory -----------------------------------------------------------------------------
@@ -233,8 +252,9 @@ class Session:
         return inject, hits
 
     async def sync_memory(self, outcome: TurnOutcome, platform: str) -> None:
-        """After the reply went out: store the turn in memory (never while Off The Record)."""
-        if outcome.otr or self.memory is None:
+        """After the reply went out: store the turn in memory and queue it for the session
+        end's extraction and promotion (never while Off The Record)."""
+        if outcome.otr:
             return
         record = TurnRecord(
             user_text=outcome.user_entry.text,
@@ -246,6 +266,8 @@ class Session:
             room=outcome.room.kind,
         )
         self._unextracted.append(record)
+        if self.memory is None:
+            return
         try:
             await self.memory.sync(record)
         except Exception as exc:

@@ -1,4 +1,5 @@
-"""IDENTITY_CHANGELOG.md: every change the persona made to itself, appended, never rewritten.
+"""IDENTITY_CHANGELOG.md: every change the persona made to itself (its voice, its persona, the
+facts it promoted into USER.md and MEMORY.md), appended, never rewritten.
 
 Each entry is a short markdown block a person can read (when, which file, the bullet before
 and after, the trait and the message that showed it) followed by one HTML comment holding the
@@ -45,7 +46,8 @@ EVIDENCE_CHARS = 100
 
 _HEADER = (
     "# Identity changelog\n\n"
-    "Every change the persona made to its own VOICE.md or PERSONA.md, oldest first. This file "
+    "Every change the persona made to its own VOICE.md or PERSONA.md, and every fact it "
+    "promoted into USER.md or MEMORY.md, oldest first. This file "
     "is only ever appended to; `/undo` reverts the newest change and adds an entry saying so.\n"
 )
 _RECORD = re.compile(r"^<!-- identity-change (?P<json>\{.*\}) -->$", re.MULTILINE)
@@ -72,6 +74,11 @@ class Change:
     value_before: str | None = None
     explicit_before: bool = False
     undoes: int | None = None
+    #: the section's heading when it is not the observer's ("## Learned from {user}"): a
+    #: promotion into USER.md / MEMORY.md writes under its own
+    heading: str = ""
+    #: promoted lines that were taken out to make room for this one (oldest first)
+    gave_way: tuple[str, ...] = ()
 
 
 def _quote(line: str | None) -> str:
@@ -89,7 +96,12 @@ def render(change: Change) -> str:
     """The entry as appended: readable lines, then the machine-readable comment. The
     evidence quote has every secret withheld and is shortened, in both."""
     change = replace(change, evidence=_quote_evidence(change.evidence))
-    if change.op == "apply":
+    if change.op == "apply" and change.heading:
+        how = "asked to remember" if change.explicit else "said again and again"
+        title = f"## {change.at} · change {change.id} · {change.file}"
+        lines = [f"- remembered: {change.value} ({how})", f"- evidence: “{change.evidence}”"]
+        lines += [f"- gave way: {_quote(line)}" for line in change.gave_way]
+    elif change.op == "apply":
         how = "explicit request" if change.explicit else "inferred"
         title = f"## {change.at} · change {change.id} · {change.file}"
         lines = [
@@ -115,7 +127,9 @@ def _parse(text: str) -> list[Change]:
     for match in _RECORD.finditer(text):
         try:
             data: dict[str, Any] = json.loads(match.group("json"))
-            change = Change(**{k: v for k, v in data.items() if k in names})
+            values = {k: v for k, v in data.items() if k in names}
+            values["gave_way"] = tuple(values.get("gave_way", ()))
+            change = Change(**values)
         except (ValueError, TypeError) as exc:
             log.warning("identity.changelog_entry_skipped", error=str(exc))
             continue

@@ -1,9 +1,10 @@
-"""The only persona files the identity observer may change, and the one way it changes them.
+"""The only persona files the persona changes on its own, and the one way it changes them.
 
-VOICE.md and PERSONA.md evolve; every other file, SOUL.md above all (the anchor against drift),
-is refused here, whatever a caller asks. A file that is not valid UTF-8 is never overwritten:
-the store reads it as empty, and writing a section into "empty" would wipe the persona's text,
-so the edit is refused with a log line instead.
+VOICE.md and PERSONA.md evolve (the identity observer); USER.md and MEMORY.md grow by the
+facts promoted into them (:mod:`bot.persona.promotion`); every other file, SOUL.md above all
+(the anchor against drift), is refused here, whatever a caller asks. A file that is not
+valid UTF-8 is never overwritten: the store reads it as empty, and writing a section into
+"empty" would wipe the persona's text, so the edit is refused with a log line instead.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ __all__ = ["WRITABLE_FILES", "read_identity_file", "write_identity_file"]
 
 log = structlog.get_logger(__name__)
 
-#: what the observer may write; SOUL.md is deliberately absent
-WRITABLE_FILES = frozenset({"VOICE.md", "PERSONA.md"})
+#: what the persona may write itself; SOUL.md is deliberately absent
+WRITABLE_FILES = frozenset({"VOICE.md", "PERSONA.md", "USER.md", "MEMORY.md"})
 
 
 def _check(filename: str) -> None:

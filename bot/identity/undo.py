@@ -1,5 +1,9 @@
 """``/undo``: revert the newest change the persona made to itself, by appending, never cutting.
 
+A change is a trait the observer wrote into VOICE.md or PERSONA.md, or a fact promoted into
+USER.md or MEMORY.md (:mod:`bot.persona.promotion`); an undone promotion is not promoted
+again unless asked for explicitly.
+
 The newest applied change that no undo entry names yet is reverted: when the learned section
 is still exactly as that change left it, the section is set back byte for byte (a section the
 change added is taken off with its separator, so the file is as before); when it was edited by
@@ -33,6 +37,7 @@ from bot.identity.section import (
     split_section,
 )
 from bot.identity.state import edit_lock, load_state, save_state
+from bot.persona.promotion import PROMOTION_KIND, decline
 from bot.persona.store import PersonaStore
 
 __all__ = ["NOTHING_TO_UNDO", "undo_command", "undo_last"]
@@ -40,8 +45,9 @@ __all__ = ["NOTHING_TO_UNDO", "undo_command", "undo_last"]
 log = structlog.get_logger(__name__)
 
 NOTHING_TO_UNDO = (
-    "There is nothing to undo: I have not changed my voice or persona on my own,"
-    " or every change I made has already been undone."
+    "There is nothing to undo: I have not changed my voice or persona, nor written what I"
+    " remembered into USER.md or MEMORY.md, on my own, or every change I made has already"
+    " been undone."
 )
 
 
@@ -72,7 +78,7 @@ async def undo_last(
                 f"{target.file} is not readable as text (not valid UTF-8), so I left it"
                 " untouched. Please fix the file and try again."
             )
-        heading = heading_for(user)
+        heading = target.heading or heading_for(user)
         section = split_section(text, heading)[1]
         restored = _revert(text, heading, target)
         record = Change(
@@ -93,15 +99,19 @@ async def undo_last(
             value_before=target.value,
             explicit_before=target.explicit,
             undoes=target.id,
+            heading=target.heading,
         )
         await append_change(store, user, persona, record)
         if restored != text:
             await write_identity_file(store, user, persona, target.file, restored)
-        state = await load_state(store, user, persona)
-        slot = state.slot(target.slot)
-        slot.applied, slot.explicit = target.value_before, target.explicit_before
-        slot.counts.pop(target.value, None)
-        await save_state(store, user, persona, state)
+        if target.kind == PROMOTION_KIND:
+            await decline(store, user, persona, target)
+        else:
+            state = await load_state(store, user, persona)
+            slot = state.slot(target.slot)
+            slot.applied, slot.explicit = target.value_before, target.explicit_before
+            slot.counts.pop(target.value, None)
+            await save_state(store, user, persona, state)
         log.info("identity.undone", change=target.id, file=target.file, slot=target.slot)
     left = len(pending) - 1
     plural = "s" if left != 1 else ""

@@ -5,7 +5,8 @@
 (:func:`bot.memory.policy.classify`). A write the policy rejects still goes in when forced
 (a person's ``memory add --force``, a line of MEMORY.md/USER.md) at
 :data:`FORCED_CONFIDENCE`, except a secret: secrets are refused even when forced.
-:func:`mirrorable_lines` picks the lines of a mirrored file that may become memories.
+:func:`mirrorable_lines` picks the lines of a mirrored file that may become memories: never a
+template's placeholder text (:mod:`bot.memory.placeholders`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from bot.memory.base import CATEGORIES, AddResult, Category
 from bot.memory.fts_query import mirror_lines, normalise_text
+from bot.memory.placeholders import is_placeholder
 from bot.memory.policy import announces_value, classify, lines_with_secrets, secret_kind
 
 __all__ = [
@@ -78,6 +80,8 @@ def mirrorable_lines(text: str) -> dict[str, str]:
         if len(line) > MAX_ITEM_CHARS or any(bad.endswith(line) for bad in flagged):
             continue
         if announces_value(line):  # "wifi password:" over its value says nothing itself
+            continue
+        if is_placeholder(line):  # a template's prompt to fill the file in is no memory
             continue
         wanted.setdefault(normalise_text(line), line)
     return wanted

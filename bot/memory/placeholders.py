@@ -1,0 +1,55 @@
+"""Template placeholder text, which is never ingested as a memory.
+
+A new persona's USER.md and MEMORY.md come from its template with lines that only invite
+filling the file in ("Fill this in together over time...", "Facts worth always knowing, one
+per line:", "Editor, OS: (fill in)"). Mirrored as memories they would be recalled as facts.
+A line is a placeholder when it is a line of a template's USER.md or MEMORY.md as the
+template has it (any user or persona name in place of ``{{user}}`` / ``{{persona}}``), still
+holds a ``{{...}}`` slot, asks to be filled in, or only introduces what should follow (ends
+with a colon). A line the user changed is a memory like any other.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bot.memory.fts_query import mirror_lines
+from bot.persona.template import TEMPLATES_DIR, available_templates
+
+__all__ = ["is_placeholder"]
+
+_FILES = ("USER.md", "MEMORY.md")
+_INVITATION = re.compile(
+    r"\{\{\s*\w+\s*\}\}|\(fill in\)|\bfill (?:this|these|it) in\b|\(preencher\)|\bpreenche",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1)
+def _template_lines() -> re.Pattern[str] | None:
+    patterns: set[str] = set()
+    for template in available_templates(TEMPLATES_DIR):
+        for name in _FILES:
+            path = TEMPLATES_DIR / template / name
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            for line in mirror_lines(text):
+                pattern = re.escape(line)
+                for slot in ("user", "persona"):
+                    pattern = pattern.replace(re.escape("{{" + slot + "}}"), r"\S+")
+                patterns.add(pattern)
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{p})" for p in sorted(patterns)), re.IGNORECASE)
+
+
+def is_placeholder(line: str) -> bool:
+    """Whether ``line`` (one line of a mirrored file, bullet stripped) is template filler."""
+    stripped = line.strip()
+    if not stripped or stripped.endswith(":") or _INVITATION.search(stripped):
+        return True
+    template = _template_lines()
+    return template is not None and template.fullmatch(stripped) is not None

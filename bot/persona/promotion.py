@@ -1,0 +1,236 @@
+"""The file layer grows: facts promoted into USER.md and MEMORY.md at the end of a session.
+
+"Frequent and durable lives in the files". The file layer is in the prompt of EVERY room,
+shared ones included, so only what is safe there is promoted:
+
+* only what the user said in a direct room (the user alone with the persona), and
+* only when they asked for it to be remembered ("remember that ...", "lembra que ...") or
+  stated the same durable fact (the write policy accepts it) in :data:`REPEATS` different
+  sessions;
+* never a secret: a candidate the secret detector flags is dropped whole.
+
+A fact in the first person ("I", "my", "eu", "minha" ...) is about the user and goes into
+USER.md, anything else into MEMORY.md, as one bullet of the section
+``## Remembered from {user}``, in the user's words. The file keeps within its character limit
+(``prompt.limits``): the oldest promoted lines give way, each named in the changelog entry;
+lines written by hand are never touched, and a fact that cannot fit without them is not
+promoted (logged). Each promotion is an entry of IDENTITY_CHANGELOG.md written before the
+file, so ``/undo`` reverts it (and the lines that gave way come back); an undone fact is not
+promoted again unless asked for explicitly. Counts live in ``promotion_state.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+
+import structlog
+
+from bot.atomic import atomic_write_text
+from bot.disk import run_blocking
+from bot.identity.changelog import Change, append_change, next_id, read_changes
+from bot.identity.files import read_identity_file, write_identity_file
+from bot.identity.section import bullet_line, find_bullet, replace_block, set_bullet, split_section
+from bot.identity.state import edit_lock
+from bot.memory.base import TurnRecord
+from bot.memory.policy import classify, find_secrets, split_candidates
+from bot.persona.store import PersonaStore
+from bot.session_search import index_terms
+
+__all__ = [
+    "PROMOTION_KIND",
+    "REPEATS",
+    "Candidate",
+    "Promoter",
+    "decline",
+    "explicit_fact",
+    "promotion_heading",
+]
+
+log = structlog.get_logger(__name__)
+
+PROMOTION_KIND = "promotion"
+STATE_FILE = "promotion_state.json"
+#: sessions in which a durable fact must be stated before it is promoted unasked
+REPEATS = 3
+_SLOT_PREFIX = "promoted:"
+
+_EXPLICIT = re.compile(
+    r"^\s*(?:please\s+|por favor\s*,?\s*)?"
+    r"(?:remember|don'?t forget|do not forget|note|lembra(?:-te)?|lembre(?:-se)?|"
+    r"não (?:te )?esqueças|nao (?:te )?esquecas|anota)"
+    r"\s*(?:that|que|de que)?\s*[:,]?\s+(?P<fact>.+?)\s*[.!]*\s*$",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|my|me|mine|myself|eu|meu|minha|meus|minhas|sou|estou|tenho|moro)\b",
+    re.IGNORECASE,
+)
+
+
+def promotion_heading(user: str) -> str:
+    return f"## Remembered from {user}"
+
+
+def explicit_fact(sentence: str) -> str | None:
+    """The fact in "remember that X" / "lembra que X", or None."""
+    match = _EXPLICIT.match(sentence)
+    return match.group("fact").strip() if match else None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    text: str
+    explicit: bool
+    evidence: str
+
+    @property
+    def file(self) -> str:
+        return "USER.md" if _FIRST_PERSON.search(self.text) else "MEMORY.md"
+
+    @property
+    def key(self) -> str:
+        return " ".join(sorted(set(index_terms(self.text).split())))
+
+    @property
+    def slot(self) -> str:
+        return _SLOT_PREFIX + hashlib.sha256(self.key.encode()).hexdigest()[:10]
+
+
+def _candidates(turns: Sequence[TurnRecord]) -> list[Candidate]:
+    """What the direct-room turns of one session offer, once each."""
+    found: dict[str, Candidate] = {}
+    for turn in turns:
+        if turn.room != "direct":
+            continue
+        for sentence in split_candidates(turn.user_text):
+            if find_secrets(sentence):
+                continue
+            fact = explicit_fact(sentence)
+            if fact is not None:
+                candidate = Candidate(fact, True, sentence)
+            elif classify(sentence).accepted:
+                candidate = Candidate(sentence.strip(), False, sentence)
+            else:
+                continue
+            if candidate.key and (candidate.explicit or candidate.key not in found):
+                found[candidate.key] = candidate
+    return list(found.values())
+
+
+def _read_state(path: str) -> dict[str, dict[str, int]]:
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+        return {"counts": dict(data.get("counts", {})), "declined": dict(data.get("declined", {}))}
+    except (OSError, ValueError, AttributeError):
+        return {"counts": {}, "declined": {}}
+
+
+class Promoter:
+    """Promotes one persona's repeated or requested facts into its file layer."""
+
+    def __init__(self, store: PersonaStore, limit: Callable[[str], int]) -> None:
+        self.store = store
+        self.limit = limit
+
+    async def promote(
+        self, turns: Sequence[TurnRecord], *, user: str, persona: str, at: datetime
+    ) -> list[str]:
+        """Promote what the session's turns earned; returns a line per promoted fact."""
+        candidates = _candidates(turns)
+        if not candidates:
+            return []
+        async with edit_lock(self.store, user, persona):
+            state_path = str(self.store.directory(user, persona) / STATE_FILE)
+            state = await run_blocking(_read_state, state_path)
+            counts, declined = state["counts"], state["declined"]
+            done = []
+            for candidate in candidates:
+                counts[candidate.key] = counts.get(candidate.key, 0) + 1
+                due = candidate.explicit or (
+                    counts[candidate.key] >= REPEATS and candidate.key not in declined
+                )
+                if due and await self._write(candidate, user, persona, at):
+                    declined.pop(candidate.key, None)
+                    done.append(f"{candidate.file}: {candidate.text}")
+            await self._save(user, persona, state)
+        return done
+
+    async def _save(self, user: str, persona: str, state: dict[str, dict[str, int]]) -> None:
+        await _write_state(self.store, user, persona, state)
+
+    async def _write(self, candidate: Candidate, user: str, persona: str, at: datetime) -> bool:
+        filename = candidate.file
+        text = read_identity_file(self.store, user, persona, filename)
+        if text is None:
+            return False
+        heading = promotion_heading(user)
+        if find_bullet(split_section(text, heading)[1], candidate.slot) is not None:
+            return False  # already in the file
+        line = bullet_line(candidate.slot, candidate.text)
+        edit = replace_block(text, heading, candidate.slot, line)
+        before, section, after = split_section(edit.text, heading)
+        gave_way: list[str] = []
+        limit = self.limit(filename)
+        while len(before) + len(section) + len(after) > limit:
+            oldest = next(
+                (
+                    line
+                    for line in section.splitlines()
+                    if f"<!-- trait:{_SLOT_PREFIX}" in line and candidate.slot not in line
+                ),
+                None,
+            )
+            if oldest is None:
+                log.warning("promotion.no_room", file=filename, limit=limit)
+                return False
+            gave_way.append(oldest)
+            slot = oldest.rsplit("trait:", 1)[1].split(" ", 1)[0]
+            section = set_bullet(section, heading, slot, None)
+        changes = await read_changes(self.store, user, persona)
+        change = Change(
+            id=next_id(changes),
+            op="apply",
+            at=at.isoformat(timespec="seconds"),
+            file=filename,
+            slot=candidate.slot,
+            kind=PROMOTION_KIND,
+            value=candidate.text,
+            explicit=candidate.explicit,
+            evidence=candidate.evidence,
+            bullet_before=None,
+            bullet_after=line,
+            section_before=edit.section_before,
+            section_after=section,
+            separator=edit.separator,
+            heading=heading,
+            gave_way=tuple(gave_way),
+        )
+        await append_change(self.store, user, persona, change)
+        await write_identity_file(self.store, user, persona, filename, before + section + after)
+        log.info("promotion.applied", file=filename, explicit=candidate.explicit, change=change.id)
+        return True
+
+
+async def decline(store: PersonaStore, user: str, persona: str, change: Change) -> None:
+    """An undone promotion is not promoted again unasked (the caller holds the edit lock)."""
+    path = store.directory(user, persona) / STATE_FILE
+    state = await run_blocking(_read_state, str(path))
+    key = Candidate(change.value, False, "").key
+    state["counts"].pop(key, None)
+    state["declined"][key] = 1
+    await _write_state(store, user, persona, state)
+
+
+async def _write_state(
+    store: PersonaStore, user: str, persona: str, state: dict[str, dict[str, int]]
+) -> None:
+    path = store.directory(user, persona) / STATE_FILE
+    text = json.dumps(state, ensure_ascii=False, sort_keys=True)
+    await run_blocking(partial(atomic_write_text, root=store.data_dir), path, text)

@@ -1,0 +1,135 @@
+"""The file layer grows: facts asked to be remembered, or stated again and again, in a direct
+room are promoted into USER.md / MEMORY.md at the session's end, within the file's limit,
+through the changelog so /undo reverts them; template placeholders never become memories."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from itertools import count
+from pathlib import Path
+
+from bot.identity.changelog import CHANGELOG_FILE
+from bot.memory.base import TurnRecord
+from bot.memory.fts_admission import mirrorable_lines
+from bot.persona.promotion import REPEATS, Promoter, explicit_fact
+from bot.persona.store import PersonaStore
+from tests.harness import ScriptedLLM, make_config, make_persona
+from tests.rig import start_daemon
+
+AT = datetime(2026, 5, 9, 12, 0, tzinfo=UTC)
+
+
+def _turn(text: str, room: str = "direct") -> TurnRecord:
+    return TurnRecord(text, "Noted.", "console", AT, "scott", "inara", room)  # type: ignore[arg-type]
+
+
+def test_explicit_requests_in_english_and_portuguese() -> None:
+    assert explicit_fact("Remember that my sister Ana lives in Porto.") == (
+        "my sister Ana lives in Porto"
+    )
+    assert (
+        explicit_fact("lembra que o meu dentista é o Dr. Costa") == "o meu dentista é o Dr. Costa"
+    )
+    assert explicit_fact("Do you remember the trip?") is None
+
+
+def test_template_placeholders_are_never_mirrored(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    for name in ("USER.md", "MEMORY.md"):
+        assert mirrorable_lines((directory / name).read_text()) == {}
+    edited = "- Preferred language: Portuguese\n- Scott grows figs on the balcony\n"
+    assert list(mirrorable_lines(edited).values()) == [
+        "Preferred language: Portuguese",
+        "Scott grows figs on the balcony",
+    ]
+
+
+async def test_a_request_to_remember_is_promoted_and_undo_reverts_it(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    user_md = tmp_path / "scott/persona/inara/USER.md"
+    before = user_md.read_text()
+    daemon, adapter = await start_daemon(make_config(tmp_path), tmp_path, llm=ScriptedLLM())
+    ids = count()
+
+    async def say(text: str, room: str = "dm", direct: bool = True) -> str:
+        sent = len(adapter.sent)
+        await adapter.deliver(
+            text, sender="scott", room=room, event_id=f"e{next(ids)}", is_direct=direct
+        )
+        return "\n".join(adapter.texts()[sent:])
+
+    try:
+        await say("Remember that my sister Ana lives in Porto.")
+        await say("remember that the office wifi is slow", room="team", direct=False)
+        await say("/new")
+        text = user_md.read_text()
+        assert "## Remembered from scott" in text
+        assert "- my sister Ana lives in Porto <!-- trait:promoted:" in text
+        assert text.startswith(before.rstrip("\n"))
+        memory_md = (tmp_path / "scott/persona/inara/MEMORY.md").read_text()
+        assert "wifi" not in memory_md and "wifi" not in text  # said in a shared room
+        changelog = (tmp_path / "scott/persona/inara" / CHANGELOG_FILE).read_text()
+        assert "remembered: my sister Ana lives in Porto (asked to remember)" in changelog
+        answer = await say("/undo")
+        assert "USER.md no longer says “my sister Ana lives in Porto”" in answer
+        assert user_md.read_text() == before
+    finally:
+        await daemon.stop()
+
+
+async def test_a_fact_stated_in_enough_sessions_is_promoted_once(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    promoter = Promoter(store, lambda name: 4000)
+    said = "I work as a nurse at the Santa Maria hospital."
+    for session in range(REPEATS):
+        done = await promoter.promote([_turn(said)], user="scott", persona="inara", at=AT)
+        assert done == ([] if session < REPEATS - 1 else [f"USER.md: {said}"])
+    assert await promoter.promote([_turn(said)], user="scott", persona="inara", at=AT) == []
+    text = (tmp_path / "scott/persona/inara/USER.md").read_text()
+    assert text.count("nurse") == 1
+    # secrets, one-off chatter and shared rooms never count
+    for turn in (
+        _turn("remember that my wifi password is hunter2hunter2"),
+        _turn("I went to the shop yesterday."),
+        _turn("remember that the team meets on Mondays", room="shared"),
+    ):
+        assert await promoter.promote([turn], user="scott", persona="inara", at=AT) == []
+    text = (tmp_path / "scott/persona/inara/USER.md").read_text()
+    assert "hunter2" not in text and "shop" not in text and "Mondays" not in text
+
+
+async def test_the_oldest_promoted_line_gives_way_at_the_limit_never_a_hand_line(
+    tmp_path: Path,
+) -> None:
+    directory = make_persona(tmp_path, "scott")
+    user_md = directory / "USER.md"
+    hand = "# About scott\n\n- Scott plays the cello.\n"
+    user_md.write_text(hand)
+    store = PersonaStore(tmp_path)
+    limit = len(hand) + 200
+    promoter = Promoter(store, lambda name: limit)
+    facts = [
+        "my first car was a blue Fiat Panda from 1998",
+        "my favourite band has always been Radiohead",
+        "my daughter Rita was born in March 2019",
+    ]
+    for fact in facts:
+        done = await promoter.promote(
+            [_turn(f"Remember that {fact}.")], user="scott", persona="inara", at=AT
+        )
+        assert done == [f"USER.md: {fact}"]
+    text = user_md.read_text()
+    assert len(text) <= limit
+    assert "cello" in text and "Rita" in text and "Fiat" not in text
+    changelog = (directory / CHANGELOG_FILE).read_text()
+    assert "gave way: “my first car was a blue Fiat Panda from 1998”" in changelog
+    # a fact that cannot fit without cutting hand-written lines is not promoted
+    long_fact = "my grandmother's village " + "is very far away " * 20
+    assert (
+        await promoter.promote(
+            [_turn(f"Remember that {long_fact}.")], user="scott", persona="inara", at=AT
+        )
+        == []
+    )
+    assert "cello" in user_md.read_text()
