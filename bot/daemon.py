@@ -47,6 +47,7 @@ from bot.persona.store import PersonaStore
 from bot.router import DELIVERED, Router
 from bot.scheduler import Jobs
 from bot.session import Clock, SessionDeps, utc_now
+from bot.session_search import close_indexes
 from bot.sessionlog import SessionLog
 from bot.sessions import SessionManager
 from bot.state import StateStore
@@ -399,6 +400,7 @@ class Daemon:
             self._runner = None
         if self.sessions is not None:
             await self.sessions.close()
+        close_indexes()
         for backend in self.backends.values():
             try:
                 await backend.close()

@@ -11,7 +11,9 @@ size or time is read again whole (a day's log is small). The newest two days are
 every search (today's log grows with each turn; a day ends at local midnight), every file
 when the folder itself changed (a day added, removed or replaced) or a minute has passed
 since the last full check, so an old day edited by hand is seen within a minute. Off The
-Record turns never reach a log, so they never reach the index.
+Record turns never reach a log, so they never reach the index; a secret in a logged turn
+is withheld in the index (:func:`bot.memory.policy.redact_secrets`), so a search neither finds
+nor shows it. The index file is private (0600) like every store.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from bot.conversation import Entry
+from bot.memory.policy import redact_secrets
 from bot.permissions import create_private_file
 from bot.sessionlog import SessionLog
 
@@ -85,19 +88,35 @@ class SessionIndex:
     def _connect(self) -> sqlite3.Connection:
         if self._db is not None:
             return self._db
-        create_private_file(self.path)
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
-            # a cache of the logs: an older layout is dropped and built again
-            db.executescript("DROP TABLE IF EXISTS days; DROP TABLE IF EXISTS turns;")
-            db.executescript(_SCHEMA)
-            db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        try:
+            db = self._open()
+        except sqlite3.DatabaseError as exc:  # a damaged cache: build it again from the logs
+            log.warning("session_index.rebuilding", error=str(exc))
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            db = self._open()
         self._known = {
             row[0]: (row[1], row[2]) for row in db.execute("SELECT day, size, mtime_ns FROM days")
         }
+        self._folder_mtime = -1  # a new connection checks every day
         self._db = db
+        return db
+
+    def _open(self) -> sqlite3.Connection:
+        create_private_file(self.path)
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+                # a cache of the logs: an older layout is dropped and built again
+                db.executescript("DROP TABLE IF EXISTS days; DROP TABLE IF EXISTS turns;")
+                db.executescript(_SCHEMA)
+                db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            db.execute("SELECT COUNT(*) FROM days").fetchone()
+        except BaseException:
+            db.close()
+            raise
         return db
 
     def close(self) -> None:
@@ -127,15 +146,20 @@ class SessionIndex:
     def refresh(self) -> int:
         """Bring the index up to date with the logs; returns how many days were (re)read."""
         with self._lock:
-            return self._refresh(self._connect())
+            return self._refresh()
 
-    def _refresh(self, db: sqlite3.Connection) -> int:
+    def _refresh(self) -> int:
+        db = self._connect()
         try:
             folder_mtime = os.stat(self.sessions.directory).st_mtime_ns
         except FileNotFoundError:
             folder_mtime = 0
         now = time.monotonic()
         full = folder_mtime != self._folder_mtime or now - self._full_check_at > FULL_CHECK_SECONDS
+        if full and not self.path.exists():  # the index was deleted: build it again
+            db.close()
+            self._db = None
+            db = self._connect()
         files = self._files(full)
         known = self._known
         stale = [
@@ -177,11 +201,13 @@ class SessionIndex:
         except ValueError:
             return
         # the zone only anchors the clock read back from the heading; local times stay as written
-        rows = [
-            (self._terms(item.text), day, f"{item.at:%H:%M:%S}", item.role, item.room, item.text)
-            for item in self.sessions.read_day(parsed, ZoneInfo("UTC"))
-            if isinstance(item, Entry) and item.text
-        ]
+        rows = []
+        for item in self.sessions.read_day(parsed, ZoneInfo("UTC")):
+            if isinstance(item, Entry) and item.text:
+                text = redact_secrets(item.text)  # a secret is never found, nor shown, by search
+                rows.append(
+                    (self._terms(text), day, f"{item.at:%H:%M:%S}", item.role, item.room, text)
+                )
         first = parsed.toordinal() * _ROWS_PER_DAY
         db.executemany(
             "INSERT INTO turns (rowid, terms, day, clock, role, room, body)"
@@ -199,8 +225,8 @@ class SessionIndex:
         any, newest first, at most ``per_day`` of each day (its latest); only turns of
         ``room`` when given."""
         with self._lock:
+            self._refresh()
             db = self._connect()
-            self._refresh(db)
             sql = "SELECT day, clock, role, room, body FROM turns WHERE turns MATCH ?"
             params: list[object] = [match]
             if room is not None:

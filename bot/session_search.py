@@ -28,6 +28,7 @@ from bot.disk import run_blocking
 from bot.session_index import IndexedTurn, SessionIndex
 
 __all__ = [
+    "close_indexes",
     "fold",
     "highlight",
     "search_command",
@@ -138,6 +139,13 @@ def _index_for(persona_dir: Path, persona: str) -> SessionIndex:
     if index is None:
         index = _INDEXES[persona_dir] = SessionIndex(persona_dir, persona, index_terms)
     return index
+
+
+def close_indexes() -> None:
+    """Close every open index (the daemon's stop)."""
+    for index in _INDEXES.values():
+        index.close()
+    _INDEXES.clear()
 
 
 def _search(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from adapters.base import Incoming
 from bot.session_index import INDEX_FILE
-from bot.session_search import highlight, search_sessions, word_keys
+from bot.session_search import close_indexes, highlight, search_sessions, word_keys
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 
@@ -135,3 +135,30 @@ async def test_chat_search_marks_words_and_a_shared_room_sees_only_its_own_turns
         assert "Nothing in our past conversations" in await say("/search gossip", "dm", direct=True)
     finally:
         await daemon.stop()
+
+
+async def test_a_secret_in_the_log_is_neither_found_nor_shown(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    secret = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e"
+    _log(
+        directory,
+        "2026-06-01",
+        _turn("10:00:00", "user", "console:scott", f"The billing api key is {secret} for now."),
+    )
+    [day] = await search_sessions(directory, "inara", "billing key")
+    assert secret not in day["hits"][0]["excerpt"]
+    assert await search_sessions(directory, "inara", secret) == []
+    assert secret.encode() not in (directory / INDEX_FILE).read_bytes()
+
+
+async def test_a_damaged_or_deleted_index_is_built_again_from_the_logs(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    _log(directory, "2026-06-02", _turn("10:00:00", "user", "console:scott", "Pottery class."))
+    assert len(await search_sessions(directory, "inara", "pottery")) == 1
+    close_indexes()
+    (directory / INDEX_FILE).write_bytes(b"this is not a database" * 100)
+    assert len(await search_sessions(directory, "inara", "pottery")) == 1
+    close_indexes()
+    (directory / INDEX_FILE).unlink()
+    assert len(await search_sessions(directory, "inara", "pottery")) == 1
+    assert (directory / INDEX_FILE).stat().st_mode & 0o077 == 0
