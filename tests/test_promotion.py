@@ -8,11 +8,17 @@ from datetime import UTC, datetime
 from itertools import count
 from pathlib import Path
 
+import pytest
+
+from bot.config import HonchoConfig
 from bot.identity.changelog import CHANGELOG_FILE
 from bot.memory.base import TurnRecord
+from bot.memory.factory import open_memory
 from bot.memory.fts_admission import mirrorable_lines
+from bot.memory.honcho import HonchoMemory
 from bot.persona.promotion import REPEATS, Promoter, explicit_fact
 from bot.persona.store import PersonaStore
+from tests.fakes.honcho_api import FakeHoncho
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 
@@ -133,3 +139,39 @@ async def test_the_oldest_promoted_line_gives_way_at_the_limit_never_a_hand_line
         == []
     )
     assert "cello" in user_md.read_text()
+
+
+@pytest.mark.parametrize("backend", ["sqlite-fts5", "holographic"])
+async def test_no_backend_mirrors_template_filler(tmp_path: Path, backend: str) -> None:
+    directory = make_persona(tmp_path, "scott")
+    memory = await open_memory(make_config(tmp_path, memory_backend=backend), directory)
+    try:
+        for name in ("USER.md", "MEMORY.md"):
+            await memory.mirror(name, (directory / name).read_text())
+        assert await memory.list_items() == []
+        await memory.mirror("USER.md", "# About scott\n\n- Scott grows figs on the balcony\n")
+        assert [item.text for item in await memory.list_items()] == [
+            "Scott grows figs on the balcony"
+        ]
+    finally:
+        await memory.close()
+
+
+async def test_honcho_mirrors_no_template_filler(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    async with FakeHoncho(api_key="k-1") as fake:
+        memory = HonchoMemory(
+            tmp_path / "honcho",
+            config=HonchoConfig(base_url=fake.base_url, workspace="personad"),
+            user="scott",
+            persona="inara",
+            env={"HONCHO_API_KEY": "k-1"},
+            max_retries=0,
+        )
+        await memory.open()
+        try:
+            for name in ("USER.md", "MEMORY.md"):
+                await memory.mirror(name, (directory / name).read_text())
+            assert await memory.list_items() == []
+        finally:
+            await memory.close()

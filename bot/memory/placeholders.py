@@ -17,7 +17,7 @@ from functools import lru_cache
 from bot.memory.fts_query import mirror_lines
 from bot.persona.template import TEMPLATES_DIR, available_templates
 
-__all__ = ["is_placeholder"]
+__all__ = ["drop_placeholders", "is_placeholder"]
 
 _FILES = ("USER.md", "MEMORY.md")
 _INVITATION = re.compile(
@@ -53,3 +53,14 @@ def is_placeholder(line: str) -> bool:
         return True
     template = _template_lines()
     return template is not None and template.fullmatch(stripped) is not None
+
+
+def drop_placeholders(text: str) -> str:
+    """``text`` without its placeholder lines (headings and blank lines kept as they are)."""
+    kept = []
+    for line in text.splitlines():
+        bare = line.strip().lstrip("-*+").strip()
+        if bare and not line.lstrip().startswith("#") and is_placeholder(bare):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
