@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bot.errors import LLMError
 from bot.memory.extraction import parse_proposals
+from tests.fakes.openai_api import FakeOpenAI, Text
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 
@@ -118,3 +119,40 @@ async def test_a_failing_model_falls_back_to_the_rules(tmp_path: Path) -> None:
         assert any("green tea" in text for text in texts)
     finally:
         await daemon.stop()
+
+
+async def test_the_extract_role_is_served_by_its_own_backend_over_the_wire(
+    tmp_path: Path,
+) -> None:
+    make_persona(tmp_path, "scott")
+    async with FakeOpenAI() as chat, FakeOpenAI() as local:
+
+        def backend(fake: FakeOpenAI) -> dict[str, str]:
+            return {"kind": "openai_compat", "model": "m", "base_url": fake.base_url + "/v1"}
+
+        config = make_config(
+            tmp_path,
+            memory_backend="sqlite-fts5",
+            extra={
+                "llm": {
+                    "backends": {"scripted": backend(chat), "local": backend(local)},
+                    "roles": {
+                        "chat": {"backend": "scripted"},
+                        "distill_extract": {"backend": "local"},
+                    },
+                }
+            },
+        )
+        facts = [{"fact": "Scott keeps bees in the garden", "category": "fact", "confidence": 0.9}]
+        local.script(Text(json.dumps(facts)))
+        daemon, adapter = await start_daemon(config, tmp_path, env={})
+        try:
+            await adapter.deliver("the bees made honey again", sender="scott", event_id="w1")
+            await adapter.deliver("/new", sender="scott", event_id="w2")
+        finally:
+            await daemon.stop()
+        assert len(chat.requests) == 1 and len(local.requests) == 1
+        assert "the bees made honey again" in json.dumps(local.requests[0].body)
+        assert ("Scott keeps bees in the garden", "fact") in {
+            (text, category) for text, category, _source in _rows(tmp_path)
+        }
