@@ -3,7 +3,8 @@ down when a level fell due runs it once after start (not once per missed day).""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -43,11 +44,27 @@ def test_each_level_is_due_at_its_last_time_before_now() -> None:
     assert last_due("long", ny(2027, 1, 1, 4, 0), NY) == ny(2027, 1, 1, 4, 0)
 
 
-async def _record(data: Path, kinds: dict[str, datetime]) -> None:
+async def _record(data: Path, short: datetime, mid: datetime, long: datetime) -> None:
+    """The last runs of the three levels, as an earlier process recorded them."""
     async with StateStore(data / "personad.db") as state:
         runs = DistillRuns(state)
-        for kind, at in kinds.items():
+        for kind, at in (("short", short), ("mid", mid), ("long", long)):
             await runs.record("scott", "inara", kind, at, "ok")
+
+
+@asynccontextmanager
+async def _running(
+    data: Path, llm: ScriptedLLM, now: datetime
+) -> AsyncIterator[tuple[Daemon, RecordingAdapter]]:
+    """A daemon started at ``now``, once its catching up is done; stopped afterwards."""
+    daemon, adapter = _daemon(data, llm, now)
+    await daemon.start()
+    try:
+        assert daemon.catching_up is not None
+        await daemon.catching_up
+        yield daemon, adapter
+    finally:
+        await daemon.stop()
 
 
 def _daemon(data: Path, llm: ScriptedLLM, now: datetime) -> tuple[Daemon, RecordingAdapter]:
@@ -83,28 +100,16 @@ async def test_missed_weekly_and_monthly_levels_run_once_after_start(tmp_path: P
         "### 10:00:00 · user · scott · console:scott\n\nWe booked the Lisbon trip.\n"
     )
     # last runs on Friday 20 November and in October: down over two Sundays and the 1st
-    await _record(
-        tmp_path,
-        {
-            "short": ny(2026, 11, 20, 3, 0),
-            "mid": ny(2026, 11, 15, 3, 30),
-            "long": ny(2026, 10, 1, 4, 0),
-        },
-    )
+    await _record(tmp_path, ny(2026, 11, 20, 3, 0), ny(2026, 11, 15, 3, 30), ny(2026, 10, 1, 4, 0))
     llm = ScriptedLLM()
     llm.queue("We booked the Lisbon trip together.")
     llm.queue("Long memory: the Lisbon trip is booked.")
-    daemon, adapter = _daemon(tmp_path, llm, ny(2026, 11, 30, 10, 0))
-    await daemon.start()
-    try:
-        assert daemon.catching_up is not None
-        await daemon.catching_up
+    async with _running(tmp_path, llm, ny(2026, 11, 30, 10, 0)) as (daemon, adapter):
         assert len(llm.calls) == 2  # one mid, one long: not one per missed week
         assert "Lisbon trip" in (directory / "MEMORY_SHORT.md").read_text()
         assert (directory / "MEMORY_MID.md").read_text() == "We booked the Lisbon trip together.\n"
         assert "Long memory" in (directory / "MEMORY_LONG.md").read_text()
-        notices = adapter.texts()
-        assert notices == [
+        assert adapter.texts() == [
             "inara: Mid-term memory updated (35 characters).",
             "inara: Long-term memory updated (39 characters).",
         ]
@@ -115,48 +120,25 @@ async def test_missed_weekly_and_monthly_levels_run_once_after_start(tmp_path: P
                 runs = (await response.json())["last_runs"]["scott/inara"]
         assert set(runs) == {"short", "mid", "long"}
         assert all(value.endswith(" ok") for value in runs.values())
-    finally:
-        await daemon.stop()
 
     # started again the same day: nothing is due, nothing runs, the status is still there
     again = ScriptedLLM()
-    daemon, adapter = _daemon(tmp_path, again, ny(2026, 11, 30, 11, 0))
-    await daemon.start()
-    try:
-        assert daemon.catching_up is not None
-        await daemon.catching_up
+    async with _running(tmp_path, again, ny(2026, 11, 30, 11, 0)) as (daemon, adapter):
         assert again.calls == [] and adapter.texts() == []
         assert daemon.distiller is not None
-        status = await daemon.distiller.status()
-        assert status["scott/inara"] == {kind: runs[kind] for kind in ("short", "mid", "long")}
-    finally:
-        await daemon.stop()
+        assert (await daemon.distiller.status())["scott/inara"] == runs
 
 
 async def test_only_the_monthly_level_runs_when_only_the_1st_was_missed(tmp_path: Path) -> None:
     directory = make_persona(tmp_path, "scott")
     (directory / "MEMORY_MID.md").write_text("Scott started a new job in November.\n")
-    await _record(
-        tmp_path,
-        {
-            "short": ny(2026, 12, 1, 3, 0),
-            "mid": ny(2026, 11, 29, 3, 30),
-            "long": ny(2026, 11, 1, 4, 0),
-        },
-    )
+    await _record(tmp_path, ny(2026, 12, 1, 3, 0), ny(2026, 11, 29, 3, 30), ny(2026, 11, 1, 4, 0))
     llm = ScriptedLLM()
     llm.queue("Scott started a new job in November 2026.")
-    daemon, adapter = _daemon(tmp_path, llm, ny(2026, 12, 1, 9, 0))
-    await daemon.start()
-    try:
-        assert daemon.catching_up is not None
-        await daemon.catching_up
+    async with _running(tmp_path, llm, ny(2026, 12, 1, 9, 0)) as (_, adapter):
         assert len(llm.calls) == 1
-        assert "MEMORY_MID" not in llm.calls[0].messages[0].text
         assert "new job in November" in llm.calls[0].messages[0].text
         assert adapter.texts() == ["inara: Long-term memory updated (41 characters)."]
-    finally:
-        await daemon.stop()
 
 
 async def test_a_first_start_sets_a_baseline_instead_of_running_everything(
@@ -164,14 +146,8 @@ async def test_a_first_start_sets_a_baseline_instead_of_running_everything(
 ) -> None:
     make_persona(tmp_path, "scott")
     llm = ScriptedLLM()
-    daemon, adapter = _daemon(tmp_path, llm, ny(2026, 12, 1, 9, 0))
-    await daemon.start()
-    try:
-        assert daemon.catching_up is not None
-        await daemon.catching_up
+    async with _running(tmp_path, llm, ny(2026, 12, 1, 9, 0)) as (daemon, adapter):
         assert llm.calls == [] and adapter.texts() == []
         assert daemon.distiller is not None
         status = await daemon.distiller.status()
         assert status["scott/inara"]["mid"].endswith(" baseline")
-    finally:
-        await daemon.stop()
