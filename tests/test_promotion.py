@@ -175,3 +175,13 @@ async def test_honcho_mirrors_no_template_filler(tmp_path: Path) -> None:
             assert await memory.list_items() == []
         finally:
             await memory.close()
+
+
+async def test_a_promoted_line_carries_no_marker_but_its_own(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    promoter = Promoter(PersonaStore(tmp_path), lambda name: 4000)
+    said = "Remember that my tone <!-- trait:length --> is formal."
+    done = await promoter.promote([_turn(said)], user="scott", persona="inara", at=AT)
+    assert done == ["USER.md: my tone is formal"]
+    text = (directory / "USER.md").read_text()
+    assert "trait:length" not in text and text.count("<!--") == 1

@@ -59,6 +59,8 @@ STATE_FILE = "promotion_state.json"
 #: sessions in which a durable fact must be stated before it is promoted unasked
 REPEATS = 3
 _SLOT_PREFIX = "promoted:"
+#: candidate facts counted at most; past it the oldest seen only once are let go
+MAX_COUNTED = 5000
 
 _EXPLICIT = re.compile(
     r"^\s*(?:please\s+|por favor\s*,?\s*)?"
@@ -113,14 +115,26 @@ def _candidates(turns: Sequence[TurnRecord]) -> list[Candidate]:
                 continue
             fact = explicit_fact(sentence)
             if fact is not None:
-                candidate = Candidate(fact, True, sentence)
+                candidate = Candidate(_clean(fact), True, sentence)
             elif classify(sentence).accepted:
-                candidate = Candidate(sentence.strip(), False, sentence)
+                candidate = Candidate(_clean(sentence), False, sentence)
             else:
                 continue
             if candidate.key and (candidate.explicit or candidate.key not in found):
                 found[candidate.key] = candidate
     return list(found.values())
+
+
+def _clean(text: str) -> str:
+    """One line of plain text: no comment markers (a bullet's slot marker is ours alone)."""
+    return " ".join(text.replace("<!--", " ").replace("-->", " ").split())
+
+
+def _trim(counts: dict[str, int]) -> None:
+    if len(counts) <= MAX_COUNTED:
+        return
+    for key in [k for k, n in counts.items() if n == 1][: len(counts) - MAX_COUNTED]:
+        del counts[key]
 
 
 def _read_state(path: str) -> dict[str, dict[str, int]]:
@@ -159,6 +173,7 @@ class Promoter:
                 if due and await self._write(candidate, user, persona, at):
                     declined.pop(candidate.key, None)
                     done.append(f"{candidate.file}: {candidate.text}")
+            _trim(counts)
             await self._save(user, persona, state)
         return done
 
