@@ -69,6 +69,7 @@ _EXPLICIT = re.compile(
     r"\s*(?:that|que|de que)?\s*[:,]?\s+(?P<fact>.+?)\s*[.!]*\s*$",
     re.IGNORECASE,
 )
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|i'd|my|me|mine|myself|eu|meu|minha|meus|minhas|sou|estou|tenho|moro)\b",
     re.IGNORECASE,
@@ -127,7 +128,8 @@ def _candidates(turns: Sequence[TurnRecord]) -> list[Candidate]:
 
 def _clean(text: str) -> str:
     """One line of plain text: no comment markers (a bullet's slot marker is ours alone)."""
-    return " ".join(text.replace("<!--", " ").replace("-->", " ").split())
+    text = _COMMENT.sub(" ", text).replace("<!--", " ").replace("-->", " ")
+    return " ".join(text.split())
 
 
 def _trim(counts: dict[str, int]) -> None:
