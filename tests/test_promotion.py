@@ -153,6 +153,12 @@ async def test_no_backend_mirrors_template_filler(tmp_path: Path, backend: str) 
         assert [item.text for item in await memory.list_items()] == [
             "Scott grows figs on the balcony"
         ]
+        # a promoted line is mirrored as its fact, without its slot marker
+        promoter = Promoter(PersonaStore(tmp_path), lambda name: 4000)
+        said = [_turn("Remember that my sister Ana lives in Porto.")]
+        await promoter.promote(said, user="scott", persona="inara", at=AT)
+        await memory.mirror("USER.md", (directory / "USER.md").read_text())
+        assert [item.text for item in await memory.list_items()] == ["my sister Ana lives in Porto"]
     finally:
         await memory.close()
 

@@ -52,7 +52,7 @@ from bot.memory.holographic_store import HolographicStore
 from bot.memory.hrr import DIM
 from bot.memory.hrr_parse import normalize, parse
 from bot.memory.memory_tools import memory_tools
-from bot.memory.placeholders import drop_placeholders
+from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
 from bot.tools import Tool
 
@@ -197,7 +197,7 @@ class HolographicMemory(MemoryBackend):
         (forced: the file layer wrote them on purpose; shared: every room's prompt holds the
         file anyway), vanished ones are superseded."""
         source = f"file:{filename}"
-        text = drop_placeholders(text)  # a template's filler is no memory
+        text = clean_mirror_text(text)  # no template filler, no comment markers
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
         sentences = split_candidates("\n".join(lines))
         kept = {normalize(sentence) for sentence in sentences}

@@ -68,7 +68,7 @@ from bot.memory.honcho_ledger import HonchoLedger, normalize
 from bot.memory.honcho_outbox import Outbox
 from bot.memory.honcho_recall import recall, visible_representation
 from bot.memory.memory_tools import memory_tools
-from bot.memory.placeholders import drop_placeholders
+from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
 from bot.tools import Tool
 
@@ -216,7 +216,7 @@ class HonchoMemory(MemoryBackend):
         """New lines of ``filename`` become conclusions (shared: every room's prompt holds the
         file anyway); lines gone from it are superseded."""
         source = f"file:{filename}"
-        text = drop_placeholders(text)  # a template's filler is no memory
+        text = clean_mirror_text(text)  # no template filler, no comment markers
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
         sentences = split_candidates("\n".join(lines))
         for sentence in sentences:

@@ -6,7 +6,8 @@ per line:", "Editor, OS: (fill in)"). Mirrored as memories they would be recalle
 A line is a placeholder when it is a line of a template's USER.md or MEMORY.md as the
 template has it (any user or persona name in place of ``{{user}}`` / ``{{persona}}``), still
 holds a ``{{...}}`` slot, asks to be filled in, or only introduces what should follow (ends
-with a colon). A line the user changed is a memory like any other.
+with a colon). A line the user changed is a memory like any other. HTML comments, such as
+the slot marker of a promoted line, are no part of any memory either.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from functools import lru_cache
 from bot.memory.fts_query import mirror_lines
 from bot.persona.template import TEMPLATES_DIR, available_templates
 
-__all__ = ["drop_placeholders", "is_placeholder"]
+__all__ = ["clean_mirror_text", "is_placeholder"]
 
 _FILES = ("USER.md", "MEMORY.md")
+_COMMENT = re.compile(r"[ \t]*<!--.*?-->", re.DOTALL)
 _INVITATION = re.compile(
     r"\{\{\s*\w+\s*\}\}|\(fill in\)|\bfill (?:this|these|it) in\b|\(preencher\)|\bpreenche",
     re.IGNORECASE,
@@ -55,10 +57,12 @@ def is_placeholder(line: str) -> bool:
     return template is not None and template.fullmatch(stripped) is not None
 
 
-def drop_placeholders(text: str) -> str:
-    """``text`` without its placeholder lines (headings and blank lines kept as they are)."""
+def clean_mirror_text(text: str) -> str:
+    """A mirrored file's text as memories see it: without HTML comments (the marker a
+    promoted line carries names its slot, it is no part of the fact) and without placeholder
+    lines (headings and blank lines kept as they are)."""
     kept = []
-    for line in text.splitlines():
+    for line in _COMMENT.sub("", text).splitlines():
         bare = line.strip().lstrip("-*+").strip()
         if bare and not line.lstrip().startswith("#") and is_placeholder(bare):
             continue
