@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.memory.base import CATEGORIES, AddResult, Category
 from bot.memory.fts_query import mirror_lines, normalise_text
-from bot.memory.placeholders import clean_mirror_text
+from bot.memory.placeholders import is_placeholder, strip_comments
 from bot.memory.policy import announces_value, classify, lines_with_secrets, secret_kind
 
 __all__ = [
@@ -75,12 +75,14 @@ def mirrorable_lines(text: str) -> dict[str, str]:
     """The lines of a mirrored file that may be memories, by normal form (first one wins):
     lines too long to store and lines holding a secret never enter."""
     wanted: dict[str, str] = {}
-    text = clean_mirror_text(text)  # no template filler, no comment markers
+    text = strip_comments(text)  # a promoted line's slot marker is no part of its fact
     flagged = lines_with_secrets(text)  # whole file: a value may sit under its keyword
     for line in mirror_lines(text):
         if len(line) > MAX_ITEM_CHARS or any(bad.endswith(line) for bad in flagged):
             continue
         if announces_value(line):  # "wifi password:" over its value says nothing itself
+            continue
+        if is_placeholder(line):  # a template's invitation to fill the file in
             continue
         wanted.setdefault(normalise_text(line), line)
     return wanted

@@ -5,8 +5,9 @@ filling the file in ("Fill this in together over time...", "Facts worth always k
 per line:", "Editor, OS: (fill in)"). Mirrored as memories they would be recalled as facts.
 A line is a placeholder when it is a line of a template's USER.md or MEMORY.md as the
 template has it (any user or persona name in place of ``{{user}}`` / ``{{persona}}``), still
-holds a ``{{...}}`` slot, asks to be filled in, or only introduces what should follow (ends
-with a colon). A line the user changed is a memory like any other. HTML comments, such as
+holds a ``{{...}}`` slot, or asks to be filled in. (A line that only introduces what follows,
+"wifi password:", is not dropped here: the secret detector reads it as the keyword of the
+value under it.) A line the user changed is a memory like any other. HTML comments, such as
 the slot marker of a promoted line, are no part of any memory either.
 """
 
@@ -18,7 +19,7 @@ from functools import lru_cache
 from bot.memory.fts_query import mirror_lines
 from bot.persona.template import TEMPLATES_DIR, available_templates
 
-__all__ = ["clean_mirror_text", "is_placeholder"]
+__all__ = ["clean_mirror_text", "is_placeholder", "strip_comments"]
 
 _FILES = ("USER.md", "MEMORY.md")
 _COMMENT = re.compile(r"[ \t]*<!--.*?-->", re.DOTALL)
@@ -51,18 +52,23 @@ def _template_lines() -> re.Pattern[str] | None:
 def is_placeholder(line: str) -> bool:
     """Whether ``line`` (one line of a mirrored file, bullet stripped) is template filler."""
     stripped = line.strip()
-    if not stripped or stripped.endswith(":") or _INVITATION.search(stripped):
+    if not stripped or _INVITATION.search(stripped):
         return True
     template = _template_lines()
     return template is not None and template.fullmatch(stripped) is not None
 
 
+def strip_comments(text: str) -> str:
+    """``text`` without HTML comments: the marker a promoted line carries names its slot, it
+    is no part of the fact."""
+    return _COMMENT.sub("", text)
+
+
 def clean_mirror_text(text: str) -> str:
-    """A mirrored file's text as memories see it: without HTML comments (the marker a
-    promoted line carries names its slot, it is no part of the fact) and without placeholder
-    lines (headings and blank lines kept as they are)."""
+    """A mirrored file's text as memories see it: without HTML comments and without
+    placeholder lines (headings and blank lines kept as they are)."""
     kept = []
-    for line in _COMMENT.sub("", text).splitlines():
+    for line in strip_comments(text).splitlines():
         bare = line.strip().lstrip("-*+").strip()
         if bare and not line.lstrip().startswith("#") and is_placeholder(bare):
             continue
