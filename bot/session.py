@@ -201,7 +201,9 @@ class Session:
             return 0
         stored = 0
         if self.memory is not None:
-            extractor = self.deps.extractor
+            # a stopping daemon does not wait on the model for every session: the rules'
+            # extraction runs then, the model's at /new and when a session goes idle
+            extractor = self.deps.extractor if reason != "shutdown" else None
             try:
                 if extractor is not None:
                     stored = await extractor.extract(self.memory, turns)

@@ -156,3 +156,17 @@ async def test_the_extract_role_is_served_by_its_own_backend_over_the_wire(
         assert ("Scott keeps bees in the garden", "fact") in {
             (text, category) for text, category, _source in _rows(tmp_path)
         }
+
+
+async def test_a_stopping_daemon_does_not_wait_on_the_model(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    llm = ScriptedLLM()
+    config = make_config(tmp_path, memory_backend="sqlite-fts5")
+    daemon, adapter = await start_daemon(config, tmp_path, llm=llm)
+    await adapter.deliver(
+        "my daughter Clara is allergic to shellfish", sender="scott", event_id="1"
+    )
+    asked = len(llm.calls)
+    await daemon.stop()
+    assert len(llm.calls) == asked  # shutdown extracted by the rules, without a model call
+    assert any("shellfish" in text for text, _category, _source in _rows(tmp_path))
