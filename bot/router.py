@@ -67,6 +67,8 @@ class Router:
         self._background: set[asyncio.Task[object]] = set()
         #: (user, platform) -> persona, for a console started with ``--persona``
         self.pinned: dict[tuple[str, str], str] = {}
+        #: room key -> persona, for rooms that talk to one persona (a web conversation)
+        self.room_persona: dict[str, str] = {}
 
     def _after_turn(self, work: Coroutine[Any, Any, object]) -> None:
         """Run follow-up work in the background; it counts as in flight until done, so
@@ -106,6 +108,9 @@ class Router:
     # -- step 1: decide --------------------------------------------------------------------
 
     def identify(self, incoming: Incoming) -> str | None:
+        if incoming.platform == "web":
+            # the web console signed this user in; no other platform can send as "web"
+            return incoming.sender if incoming.sender in self.config.users else None
         return self.config.user_for_identity(incoming.identity)
 
     @staticmethod
@@ -168,8 +173,12 @@ class Router:
         if problem:
             await self._say(adapter, incoming, problem)
             return
-        persona = self.pinned.get((user, incoming.platform)) or await self.persona_for(user)
         room = self.room_of(incoming)
+        persona = (
+            self.pinned.get((user, incoming.platform))
+            or self.room_persona.get(room.key)
+            or await self.persona_for(user)
+        )
         # while Off The Record, the log context says so and no log line carries what was
         # said (bot.logs withholds free text from such lines)
         mode = bound(persona=persona, otr=True) if self.otr.is_on(user, room) else bound(
