@@ -8,6 +8,9 @@
     login.py      /login, /logout
     adapter.py    WebAdapter: the ``web`` platform; each conversation a room, read as events
     chat.py       a conversation page, its event stream, the mode indicator
+    files.py      the Files panel: sizes against limits, the editor, the changelog and Undo
+    edits.py      an edit by hand and its undo, in the identity changelog
+    search.py     the search box: conversations by date with marked words; the memory tab
     views.py      what handlers share: the signed-in user, own-persona checks, rendering
     state.py      the console's shared objects on the application
 """
