@@ -22,6 +22,7 @@ from bot.web import chat, files, login, search
 from bot.web.adapter import WebAdapter
 from bot.web.auth import WebStore
 from bot.web.guard import console_guard
+from bot.web.onboarding import setup_routes
 from bot.web.state import CONSOLE, Console
 from bot.web.views import console, render, signed_in
 
@@ -67,4 +68,4 @@ def mount_console(app: web.Application, daemon: Daemon, *, setup_api: Handler) -
     app.router.add_routes(chat.routes)
     app.router.add_routes(files.routes)
     app.router.add_routes(search.routes)
-    app.router.add_post("/setup/persona", setup_api)
+    setup_routes(app, setup_api)
