@@ -11,6 +11,7 @@
     files.py      the Files panel: sizes against limits, the editor, the changelog and Undo
     edits.py      an edit by hand and its undo, in the identity changelog
     onboarding.py /setup/persona: a template, a name, a few answers for USER.md
+    schedule.py   reminders, tasks and scheduled jobs with their next time; add, edit, delete
     search.py     the search box: conversations by date with marked words; the memory tab
     views.py      what handlers share: the signed-in user, own-persona checks, rendering
     state.py      the console's shared objects on the application
