@@ -160,3 +160,31 @@ async def test_requests_for_another_host_name_are_refused(console: Console) -> N
         async with http.post(f"{console.base}/u/scott/inara/chat/x1", data={"text": "hi"}) as r:
             assert r.status == 403  # no session, no CSRF token
 
+
+
+async def test_admins_see_the_admin_page_and_run_a_distillation(
+    console: Console, browser: Any
+) -> None:
+    context = await browser.new_context()
+    page = await context.new_page()
+    await console.sign_in(page, "scott")
+    await page.get_by_role("link", name="Admin").click()
+    assert "running" in await page.inner_text("#adapters")
+    assert "web" in await page.inner_text("#adapters")
+    assert "holly" in await page.inner_text("#users")
+    await page.select_option("#d-persona", "scott/inara")
+    await page.select_option("#d-kind", "short")
+    await page.click("#run-distill button")
+    await page.wait_for_selector("#note")
+    assert "refreshed" in await page.inner_text("#note")
+    assert "short" in await page.inner_text("#distill")
+    await console.shot(page, "admin")
+    await context.close()
+
+    context = await browser.new_context()
+    page = await context.new_page()
+    await console.sign_in(page, "holly")
+    assert await page.get_by_role("link", name="Admin").count() == 0
+    response = await page.goto(f"{console.base}/admin")
+    assert response.status == 403
+    await context.close()

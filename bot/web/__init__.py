@@ -12,6 +12,7 @@
     edits.py      an edit by hand and its undo, in the identity changelog
     onboarding.py /setup/persona: a template, a name, a few answers for USER.md
     schedule.py   reminders, tasks and scheduled jobs with their next time; add, edit, delete
+    admin.py      /admin: adapters' health, users, distillation and "run now"
     search.py     the search box: conversations by date with marked words; the memory tab
     views.py      what handlers share: the signed-in user, own-persona checks, rendering
     state.py      the console's shared objects on the application

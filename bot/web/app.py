@@ -18,7 +18,7 @@ import jinja2
 from aiohttp import web
 
 from adapters.base import AdapterContext
-from bot.web import chat, files, login, schedule, search
+from bot.web import admin, chat, files, login, schedule, search
 from bot.web.adapter import WebAdapter
 from bot.web.auth import WebStore
 from bot.web.guard import console_guard
@@ -69,4 +69,5 @@ def mount_console(app: web.Application, daemon: Daemon, *, setup_api: Handler) -
     app.router.add_routes(files.routes)
     app.router.add_routes(search.routes)
     app.router.add_routes(schedule.routes)
+    app.router.add_routes(admin.routes)
     setup_routes(app, setup_api)
