@@ -39,6 +39,8 @@ async def test_every_file_is_listed_with_its_size_against_its_limit(
     persona = console.data / "scott/persona/inara"
     (persona / "AGENTS.md").write_text("a" * 3500)  # limit 4000: near it
     (persona / "SCRATCH.md").write_text("b" * 4100)  # over it
+    help_md = persona / "HELP.md"
+    help_md.write_text(help_md.read_text() + "\n<img src=x onerror=alert(1)> **bold**\n")
     console.daemon.store.invalidate()
     await page.goto(f"{console.base}/u/scott/inara/files")
     rows = await page.locator("#files tbody tr").count()
@@ -48,8 +50,11 @@ async def test_every_file_is_listed_with_its_size_against_its_limit(
     assert await page.get_attribute("meter[aria-label^='SOUL.md']", "data-level") == "ok"
     assert "3,500 / 4,000" in await page.inner_text("#files")
     assert "Talking with Inara" in await page.inner_text("#help")  # HELP.md after the commands
-    assert (await page.inner_text("#help")).index("/otr") < (await page.inner_text(
-        "#help")).index("Talking with Inara")
+    shown = await page.inner_text("#help")
+    assert shown.index("/otr") < shown.index("Talking with Inara")
+    assert "<img src=x onerror=alert(1)>" in shown  # shown as typed, never run
+    assert await page.locator("#help img").count() == 0
+    assert await page.locator("#help strong", has_text="bold").count() == 1
     await console.shot(page, "files")
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
+import markdown
 from aiohttp import web
+from markupsafe import Markup
 
 from bot.commands import COMMANDS
 from bot.errors import PersonaError
@@ -54,6 +56,12 @@ def _shared_help(admin: bool) -> str:
     )
 
 
+def _markdown(text: str) -> Markup:
+    """Markdown as HTML; any HTML in the text is escaped first, so it shows as typed."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return Markup(markdown.markdown(escaped))
+
+
 @routes.get(_BASE)
 async def panel(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
@@ -73,8 +81,8 @@ async def panel(request: web.Request) -> web.Response:
         files=files,
         changes=list(reversed(changes)),
         undoable=undoable,
-        shared_help=_shared_help(is_admin(request)),
-        persona_help=persona_help,
+        shared_help=_markdown(_shared_help(is_admin(request))),
+        persona_help=_markdown(persona_help),
         note=request.query.get("note", ""),
     )
 
