@@ -10,6 +10,7 @@ the configured one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from typing import Any
@@ -48,10 +49,28 @@ async def new_conversation(request: web.Request) -> web.Response:
     raise web.HTTPFound(f"/u/{user}/{persona}/chat/{secrets.token_hex(6)}")
 
 
+async def _restore(request: web.Request, user: str, persona: str, conv: str) -> None:
+    """After a restart the feed is empty: show what the session restored of this room from
+    the day's log (the room's own conversation, as the persona remembers it)."""
+    adapter = console(request).adapter
+    room = _room_id(user, persona, conv)
+    if adapter.feeds.get(room) is not None:
+        return
+    router = console(request).daemon.router
+    assert router is not None
+    session = await router.sessions.get(user, persona)
+    feed = adapter.feed(room)
+    for index, entry in enumerate(session.entries(Room("web", room))):
+        if entry.kind == "turn":
+            role = "user" if entry.role == "user" else "persona"
+            feed.publish({"type": "msg", "id": f"r{index}", "role": role, "text": entry.text})
+
+
 @routes.get(_BASE + "/{conv}")
 async def conversation(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     conv = conversation_id(request)
+    await _restore(request, user, persona, conv)
     feed = console(request).adapter.feed(_room_id(user, persona, conv))
     return render(
         request,
@@ -91,11 +110,9 @@ async def events(request: web.Request) -> web.StreamResponse:
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
     )
     await response.prepare(request)
-    try:
+    with contextlib.suppress(ConnectionError):  # the page was closed
         async for event in console(request).adapter.listen(_room_id(user, persona, conv)):
             await response.write(_event(event["type"], event))
             if event["type"] == "done":
                 await response.write(_event("mode", await mode_of(request, user, persona, conv)))
-    except (ConnectionResetError, ConnectionError):
-        pass  # the page was closed
     return response
