@@ -3,9 +3,10 @@ never undone over a later change, and left alone by the chat's /undo."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.identity import NOTHING_TO_UNDO, undo_last
+from bot.identity import NOTHING_TO_UNDO, IdentityObserver, undo_last
 from bot.identity.changelog import CHANGELOG_FILE, read_changes
 from bot.persona.store import PersonaStore
 from bot.web.edits import edit_file, undo_change, undoable_changes
@@ -46,3 +47,23 @@ async def test_an_edit_changed_since_is_not_undone(tmp_path: Path) -> None:
     await undo_change(store, "scott", "inara", second.id, by="scott")
     await undo_change(store, "scott", "inara", first.id, by="scott")
     assert (tmp_path / "scott/persona/inara/AGENTS.md").read_text().startswith("# Projects")
+
+
+async def test_a_change_the_persona_made_is_undone_from_its_own_entry(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    observer = IdentityObserver(store)
+    at = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    assert await observer.observe("please be more concise", user="scott", persona="inara", at=at)
+    await edit_file(store, "scott", "inara", "AGENTS.md", "- the garden\n", by="scott")
+    learned, edited = await read_changes(store, "scott", "inara")
+    assert (learned.op, edited.op) == ("apply", "edit")
+    voice = tmp_path / "scott/persona/inara/VOICE.md"
+    assert "## Learned from scott" in voice.read_text()
+    answer = await undo_change(store, "scott", "inara", learned.id, by="scott")
+    assert answer.startswith("Undone")
+    assert "## Learned from scott" not in voice.read_text()
+    assert (tmp_path / "scott/persona/inara/AGENTS.md").read_text() == "- the garden\n"
+    assert [c.id for c in undoable_changes(await read_changes(store, "scott", "inara"))] == [
+        edited.id
+    ]
