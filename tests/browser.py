@@ -10,6 +10,7 @@ a temporary folder.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -19,13 +20,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from bot.daemon import Daemon
 from bot.llm.base import Completion, Message, SystemPrompt, TextSink, ToolSpec
 from bot.web.auth import WebStore
 from tests.harness import RecordedCall, ScriptedLLM, make_config, make_persona
 
-__all__ = ["BROWSER_ARGS", "Console", "GatedLLM", "launch_browser", "start_console"]
+__all__ = [
+    "BROWSER_ARGS",
+    "Console",
+    "GatedLLM",
+    "browser_fixture",
+    "console_fixture",
+    "launch_browser",
+    "page_fixture",
+    "start_console",
+    "wait_for_answer",
+]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 BROWSER_ARGS = [
@@ -63,7 +75,10 @@ class GatedLLM(ScriptedLLM):
         gate, self.gate = self.gate, None
         if gate is None or on_text is None or not self._queue:
             return await super().complete(
-                system=system, messages=messages, tools=tools, max_tokens=max_tokens,
+                system=system,
+                messages=messages,
+                tools=tools,
+                max_tokens=max_tokens,
                 on_text=on_text,
             )
         completion = self._queue.popleft()
@@ -97,13 +112,34 @@ class Console:
     async def shot(self, page: Any, name: str) -> None:
         await page.screenshot(path=str(self.shots / f"{name}.png"), full_page=True)
 
+    @contextlib.asynccontextmanager
+    async def signed_in(self, browser: Any, user: str, **options: Any) -> AsyncIterator[Any]:
+        """A page of a fresh browser context, signed in as ``user``."""
+        context = await browser.new_context(**options)
+        try:
+            page = await context.new_page()
+            await self.sign_in(page, user)
+            yield page
+        finally:
+            await context.close()
+
+
+async def wait_for_answer(page: Any, text: str) -> None:
+    """Wait until a message of the persona reads exactly ``text``."""
+    await page.wait_for_function(
+        "text => [...document.querySelectorAll('.msg.persona')].some(m => m.textContent === text)",
+        arg=text,
+    )
+
 
 async def start_console(
     data: Path, *, users: dict[str, dict[str, Any]] | None = None
 ) -> AsyncIterator[Console]:
     make_persona(data, "scott")
     config = make_config(
-        data, users=users, memory_backend="sqlite-fts5",
+        data,
+        users=users,
+        memory_backend="sqlite-fts5",
         extra={"http": {"enabled": True, "port": 0}},
     )
     llm = GatedLLM()
@@ -131,3 +167,42 @@ async def launch_browser() -> AsyncIterator[Any]:
             yield browser
         finally:
             await browser.close()
+
+
+def console_fixture(name: str) -> Any:
+    """A module's daemon with the console (``console = console_fixture("web-x")``)."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="module")
+    async def console(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Console]:
+        async for running in start_console(tmp_path_factory.mktemp(name)):
+            yield running
+
+    return console
+
+
+def browser_fixture() -> Any:
+    """A module's one browser (``browser = browser_fixture()``)."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="module")
+    async def browser() -> AsyncIterator[Any]:
+        async for running in launch_browser():
+            yield running
+
+    return browser
+
+
+def page_fixture(user: str | None = None, *, path: str = "", **options: Any) -> Any:
+    """A module's page, signed in as ``user`` and opened at ``path`` when given."""
+
+    @pytest_asyncio.fixture(scope="module", loop_scope="module")
+    async def page(console: Console, browser: Any) -> AsyncIterator[Any]:
+        context = await browser.new_context(**options)
+        opened = await context.new_page()
+        if user:
+            await console.sign_in(opened, user)
+        if path:
+            await opened.goto(console.base + path)
+        yield opened
+        await context.close()
+
+    return page

@@ -14,21 +14,13 @@ import pytest_asyncio
 from aiohttp import web
 
 from bot.rooms import Room
-from tests.browser import Console, launch_browser, start_console
+from tests.browser import Console, browser_fixture, console_fixture, wait_for_answer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def console(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Console]:
-    async for running in start_console(tmp_path_factory.mktemp("web-chat")):
-        yield running
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Any]:
-    async for running in launch_browser():
-        yield running
+console = console_fixture("web-chat")
+browser = browser_fixture()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -73,10 +65,7 @@ async def test_chat_streams_the_answer_and_the_mode_indicator_follows(
         assert (await answer.inner_text()) == text[: len(text) // 2]
     finally:
         gate.set()
-    await page.wait_for_function(
-        "() => [...document.querySelectorAll('.msg.persona')].some("
-        "m => m.textContent.endsWith('looks calm.'))"
-    )
+    await wait_for_answer(page, text)
     assert await page.locator(".msg.user").last.inner_text() == "good morning"
     await console.shot(page, "chat")
 
@@ -88,10 +77,7 @@ async def test_chat_streams_the_answer_and_the_mode_indicator_follows(
     assert console.daemon.router.otr.is_on("scott", Room("web", f"scott:inara:{room}"))
     await page.fill("#text", "a secret plan")
     await page.keyboard.press("Enter")
-    await page.wait_for_function(
-        "() => [...document.querySelectorAll('.msg.persona')].some("
-        "m => m.textContent === 'echo: a secret plan')"
-    )
+    await wait_for_answer(page, "echo: a secret plan")
     logs = console.data / "scott/persona/inara/sessions"
     assert "secret plan" not in "".join(p.read_text() for p in logs.glob("*.md"))
     assert "good morning" in "".join(p.read_text() for p in logs.glob("*.md"))
@@ -111,13 +97,10 @@ async def test_chat_streams_the_answer_and_the_mode_indicator_follows(
 async def test_another_user_cannot_reach_the_first_ones_pages(
     console: Console, browser: Any
 ) -> None:
-    context = await browser.new_context()
-    page = await context.new_page()
-    await console.sign_in(page, "holly")
-    for path in ("/u/scott/inara/chat", "/u/scott/inara/chat/abc123"):
-        response = await page.goto(f"{console.base}{path}")
-        assert response.status == 403
-    await context.close()
+    async with console.signed_in(browser, "holly") as page:
+        for path in ("/u/scott/inara/chat", "/u/scott/inara/chat/abc123"):
+            response = await page.goto(f"{console.base}{path}")
+            assert response.status == 403
 
 
 async def test_a_cross_site_post_is_refused(console: Console, page: Any) -> None:
@@ -161,30 +144,22 @@ async def test_requests_for_another_host_name_are_refused(console: Console) -> N
             assert r.status == 403  # no session, no CSRF token
 
 
-
 async def test_admins_see_the_admin_page_and_run_a_distillation(
     console: Console, browser: Any
 ) -> None:
-    context = await browser.new_context()
-    page = await context.new_page()
-    await console.sign_in(page, "scott")
-    await page.get_by_role("link", name="Admin").click()
-    assert "running" in await page.inner_text("#adapters")
-    assert "web" in await page.inner_text("#adapters")
-    assert "holly" in await page.inner_text("#users")
-    await page.select_option("#d-persona", "scott/inara")
-    await page.select_option("#d-kind", "short")
-    await page.click("#run-distill button")
-    await page.wait_for_selector("#note")
-    assert "refreshed" in await page.inner_text("#note")
-    assert "short" in await page.inner_text("#distill")
-    await console.shot(page, "admin")
-    await context.close()
-
-    context = await browser.new_context()
-    page = await context.new_page()
-    await console.sign_in(page, "holly")
-    assert await page.get_by_role("link", name="Admin").count() == 0
-    response = await page.goto(f"{console.base}/admin")
-    assert response.status == 403
-    await context.close()
+    async with console.signed_in(browser, "scott") as page:
+        await page.get_by_role("link", name="Admin").click()
+        assert "running" in await page.inner_text("#adapters")
+        assert "web" in await page.inner_text("#adapters")
+        assert "holly" in await page.inner_text("#users")
+        await page.select_option("#d-persona", "scott/inara")
+        await page.select_option("#d-kind", "short")
+        await page.click("#run-distill button")
+        await page.wait_for_selector("#note")
+        assert "refreshed" in await page.inner_text("#note")
+        assert "short" in await page.inner_text("#distill")
+        await console.shot(page, "admin")
+    async with console.signed_in(browser, "holly") as page:
+        assert await page.get_by_role("link", name="Admin").count() == 0
+        response = await page.goto(f"{console.base}/admin")
+        assert response.status == 403

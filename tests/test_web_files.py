@@ -5,32 +5,19 @@ matched words marked (and escaped), and the memory tab."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from bot.identity.changelog import pending_changes, read_changes
-from tests.browser import Console, launch_browser, start_console
+from tests.browser import Console, browser_fixture, console_fixture, page_fixture
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def console(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Console]:
-    async for running in start_console(tmp_path_factory.mktemp("web-files")):
-        yield running
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(console: Console) -> AsyncIterator[Any]:
-    async for browser in launch_browser():
-        context = await browser.new_context()
-        page = await context.new_page()
-        await console.sign_in(page, "scott")
-        yield page
-        await context.close()
+console = console_fixture("web-files")
+browser = browser_fixture()
+page = page_fixture("scott")
 
 
 async def test_every_file_is_listed_with_its_size_against_its_limit(

@@ -4,32 +4,18 @@ added, edited and deleted through the same checks as the persona's tools."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
-from tests.browser import Console, launch_browser, start_console
+from tests.browser import Console, browser_fixture, console_fixture, page_fixture
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def console(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Console]:
-    async for running in start_console(tmp_path_factory.mktemp("web-schedule")):
-        yield running
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(console: Console) -> AsyncIterator[Any]:
-    async for browser in launch_browser():
-        context = await browser.new_context()
-        page = await context.new_page()
-        await console.sign_in(page, "scott")
-        await page.goto(f"{console.base}/u/scott/inara/schedule")
-        yield page
-        await context.close()
+console = console_fixture("web-schedule")
+browser = browser_fixture()
+page = page_fixture("scott", path="/u/scott/inara/schedule")
 
 
 async def test_reminders_are_added_edited_and_deleted(console: Console, page: Any) -> None:
@@ -40,9 +26,10 @@ async def test_reminders_are_added_edited_and_deleted(console: Console, page: An
     await page.wait_for_selector("#note")
     row = page.locator("#reminders tr.reminder").first
     assert "2030-03-04 09:30 · every week" in await row.inner_text()
-    assert "- [ ] 2030-03-04 09:30 every week Call the dentist" in (
-        console.data / "scott/persona/inara/REMINDERS.md"
-    ).read_text()
+    assert (
+        "- [ ] 2030-03-04 09:30 every week Call the dentist"
+        in (console.data / "scott/persona/inara/REMINDERS.md").read_text()
+    )
     await row.locator("summary").click()
     await row.locator("input[name=text]").fill("Call the dentist about the crown")
     await row.get_by_role("button", name="Save").click()

@@ -3,32 +3,27 @@ template, names it, answers a few questions that seed USER.md, and is chatting w
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from bot.persona.store import PERSONA_FILES, PersonaStore
 from bot.persona.template import TEMPLATES_DIR, available_templates, create_persona
-from tests.browser import Console, launch_browser, start_console
+from tests.browser import (
+    Console,
+    browser_fixture,
+    console_fixture,
+    page_fixture,
+    wait_for_answer,
+)
 
 SEED_PERSONAS = ("inara", "developer", "holly", "tina", "brian", "wintermute")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def console(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Console]:
-    async for running in start_console(tmp_path_factory.mktemp("web-setup")):
-        yield running
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(console: Console) -> AsyncIterator[Any]:
-    async for browser in launch_browser():
-        context = await browser.new_context(viewport={"width": 390, "height": 844})  # a phone
-        yield await context.new_page()
-        await context.close()
+console = console_fixture("web-setup")
+browser = browser_fixture()
+page = page_fixture(viewport={"width": 390, "height": 844})  # a phone
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -48,15 +43,13 @@ async def test_a_new_user_creates_a_persona_and_lands_in_its_chat(
     user_md = (console.data / "holly/persona/tina/USER.md").read_text()
     assert "- Likes to be called: Holly" in user_md
     assert "- Days are filled with: teaching and two kids" in user_md
-    assert "I am Tina, holly's personal assistant" in (
-        console.data / "holly/persona/tina/IDENTITY.md"
-    ).read_text()
+    assert (
+        "I am Tina, holly's personal assistant"
+        in (console.data / "holly/persona/tina/IDENTITY.md").read_text()
+    )
     await page.fill("#text", "hello tina")
     await page.keyboard.press("Enter")
-    await page.wait_for_function(
-        "() => [...document.querySelectorAll('.msg.persona')].some("
-        "m => m.textContent === 'echo: hello tina')"
-    )
+    await wait_for_answer(page, "echo: hello tina")
     await console.shot(page, "chat-phone")
 
     await page.goto(f"{console.base}/setup/persona")
