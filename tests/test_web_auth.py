@@ -14,6 +14,7 @@ from bot.cli import main
 from bot.daemon import Daemon
 from bot.state import StateStore
 from bot.web.auth import WebStore, hash_password, verify_password
+from bot.web.login import MAX_FAILURES
 from tests.harness import ScriptedLLM, make_config, make_persona
 
 PASSWORD = "correct horse battery"
@@ -98,3 +99,23 @@ async def test_password_sign_in_and_the_cookie_behind_a_tls_proxy(daemon: Daemon
         async with http.get(f"{base}/") as response:  # signed in by the last cookie
             assert response.status == 200
             assert "inara" in await response.text()
+
+
+async def test_guessing_a_password_pauses_its_name_but_not_the_links(daemon: Daemon) -> None:
+    base = f"http://127.0.0.1:{daemon.http_port}"
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        for attempt in range(MAX_FAILURES):
+            async with http.post(
+                f"{base}/login", data={"user": "scott", "password": f"guess {attempt}"}
+            ) as response:
+                assert response.status == 403
+        async with http.post(
+            f"{base}/login", data={"user": "scott", "password": PASSWORD}, allow_redirects=False
+        ) as response:
+            assert response.status == 403
+            assert "Too many wrong passwords" in await response.text()
+        token = await WebStore(daemon.state).issue_login("scott")
+        async with http.post(
+            f"{base}/login", data={"token": token}, allow_redirects=False
+        ) as response:
+            assert response.status == 302

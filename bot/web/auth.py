@@ -138,6 +138,7 @@ class WebStore:
         """A new browser session: (the cookie's value, the session)."""
         session_id = secrets.token_urlsafe(32)
         session = WebSession(user=user, csrf=secrets.token_urlsafe(24))
+        await self._run("DELETE FROM web_session WHERE expires_at < ?", (time.time(),))
         await self._run(
             "INSERT INTO web_session (id_hash, user, csrf, expires_at) VALUES (?, ?, ?, ?)",
             (_digest(session_id), user, session.csrf, time.time() + SESSION_SECONDS),

@@ -67,8 +67,10 @@ def host_allowed(request: web.Request, host: str) -> bool:
     entry without a port allows the name on any port."""
     host = host.lower()
     name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    return any(host == entry or (name == entry and ":" not in entry.strip("[]")) for entry in
-               _allowed(request))
+    return any(
+        host == entry or (name == entry and ":" not in entry.strip("[]"))
+        for entry in _allowed(request)
+    )
 
 
 def secure_request(request: web.Request) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import structlog
 from aiohttp import web
 
@@ -9,11 +11,40 @@ from bot.web.auth import SESSION_SECONDS, verify_password
 from bot.web.guard import COOKIE, secure_request
 from bot.web.views import console, form_text, render
 
-__all__ = ["routes"]
+__all__ = ["FAILURES", "MAX_FAILURES", "Failures", "routes"]
 
 log = structlog.get_logger(__name__)
 
 routes = web.RouteTableDef()
+
+#: wrong passwords for one user name before sign-in by password pauses for it
+MAX_FAILURES = 5
+#: how long the pause lasts, and how long a wrong password counts
+FAILURE_WINDOW = 15 * 60.0
+
+
+class Failures:
+    """Recent wrong passwords per user name, so guessing one is slow (sign-in links still
+    work while a name is paused)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, list[float]] = {}
+
+    def _recent(self, name: str, now: float) -> list[float]:
+        recent = [t for t in self._seen.get(name, []) if now - t < FAILURE_WINDOW]
+        self._seen[name] = recent
+        return recent
+
+    def paused(self, name: str, now: float) -> bool:
+        return len(self._recent(name, now)) >= MAX_FAILURES
+
+    def add(self, name: str, now: float) -> None:
+        self._recent(name, now).append(now)
+        if len(self._seen) > 10_000:  # names tried long ago do not pile up
+            self._seen = {n: ts for n, ts in self._seen.items() if now - ts[-1] < FAILURE_WINDOW}
+
+
+FAILURES: web.AppKey[Failures] = web.AppKey("login_failures", Failures)
 
 
 @routes.get("/login")
@@ -52,12 +83,21 @@ async def login(request: web.Request) -> web.Response:
         name = await form_text(request, "user")
         password = await form_text(request, "password")
         config = users.get(name)
-        if config is not None and config.web_password and verify_password(
-            password, config.web_password
+        failures = request.app[FAILURES]
+        now = time.monotonic()
+        if failures.paused(name, now):
+            log.warning("web.login_refused", how="password", paused=True)
+            problem = "Too many wrong passwords for this name; wait a while, or use a link."
+        elif (
+            config is not None
+            and config.web_password
+            and verify_password(password, config.web_password)
         ):
             raise await _signed_in_as(request, name)
-        log.warning("web.login_refused", how="password")
-        problem = "Wrong user name or password."
+        else:
+            failures.add(name, now)
+            log.warning("web.login_refused", how="password")
+            problem = "Wrong user name or password."
     response = render(request, "login.html", token="", problem=problem)
     response.set_status(403)
     return response
