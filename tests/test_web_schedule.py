@@ -72,3 +72,31 @@ async def test_a_job_shows_its_next_run_and_a_bad_schedule_changes_nothing(
     assert (await page.inner_text("#note")).startswith("Nothing was changed")
     jobs = json.loads((console.data / "scott/persona/inara/CRONS.json").read_text())
     assert [job["prompt"] for job in jobs] == ["Give me a short morning briefing."]
+
+
+UNLABELLED = """() => [...document.querySelectorAll('input, select, textarea, button')]
+    .filter(e => e.type !== 'hidden')
+    .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+                 && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+    .map(e => e.outerHTML)"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/u/scott/inara/chat/abc123",
+        "/u/scott/inara/files",
+        "/u/scott/inara/files/USER.md",
+        "/u/scott/inara/search?q=x",
+        "/u/scott/inara/schedule",
+        "/setup/persona",
+        "/admin",
+    ],
+)
+async def test_every_control_of_every_page_has_a_label(
+    console: Console, page: Any, path: str
+) -> None:
+    response = await page.goto(console.base + path)
+    assert response.status == 200
+    assert await page.evaluate(UNLABELLED) == []
