@@ -98,9 +98,26 @@ async def test_another_user_cannot_reach_the_first_ones_pages(
     console: Console, browser: Any
 ) -> None:
     async with console.signed_in(browser, "holly") as page:
-        for path in ("/u/scott/inara/chat", "/u/scott/inara/chat/abc123"):
+        for path in (
+            "/u/scott/inara/chat",
+            "/u/scott/inara/chat/abc123",
+            "/u/scott/inara/chat/abc123/events",
+            "/u/scott/inara/files",
+            "/u/scott/inara/files/SOUL.md",
+            "/u/scott/inara/search?q=x",
+            "/u/scott/inara/memory/export",
+            "/u/scott/inara/schedule",
+        ):
             response = await page.goto(f"{console.base}{path}")
-            assert response.status == 403
+            assert response.status == 403, path
+        await page.goto(f"{console.base}/setup/persona")  # her own page, with her token
+        csrf = await page.get_attribute('meta[name="csrf"]', "content")
+        response = await page.request.post(
+            f"{console.base}/u/scott/inara/files/USER.md",
+            form={"text": "overwritten", "csrf": csrf},
+        )
+        assert response.status == 403  # her own valid token opens nothing of his
+        assert "overwritten" not in (console.data / "scott/persona/inara/USER.md").read_text()
 
 
 async def test_a_cross_site_post_is_refused(console: Console, page: Any) -> None:
