@@ -10,7 +10,8 @@ guarded endpoints answer 503: an API without a token is closed, not open. Paths 
 Endpoints: ``GET /status``, ``POST /distill/{short|mid|long}?user=U&persona=P``,
 ``GET /distill/status``, ``GET /sessions/search?q=…&user=U&persona=P[&room=PLATFORM:ID]``
 (grouped by date, matched words marked; see :mod:`bot.session_search`),
-``POST /setup/persona`` (JSON ``{"user", "name", "template"}``).
+``POST /setup/persona`` (JSON ``{"user", "name", "template"}``). The web console
+(:mod:`bot.web`) shares the server and has its own sign-in.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bot.api_input import Field, json_fields, query_fields
 from bot.errors import PersonadError
 from bot.persona.template import create_persona
 from bot.session_search import search_sessions
+from bot.web import is_console_request, mount_console
 
 if TYPE_CHECKING:
     from bot.daemon import Daemon
@@ -45,7 +47,7 @@ def _bearer_middleware(token: str | None) -> Any:
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         path = request.path
-        if path in _OPEN_PATHS or path.startswith("/webhooks/"):
+        if path in _OPEN_PATHS or path.startswith("/webhooks/") or is_console_request(request):
             return await handler(request)
         if not token:
             return web.json_response(
@@ -153,5 +155,5 @@ def build_app(daemon: Daemon, token: str | None) -> web.Application:
     app.router.add_post("/distill/{kind}", _distill)
     app.router.add_get("/distill/status", _distill_status)
     app.router.add_get("/sessions/search", _search)
-    app.router.add_post("/setup/persona", _setup_persona)
+    mount_console(app, daemon, setup_api=_setup_persona)  # the web console, at /
     return app

@@ -7,6 +7,7 @@
     personad persona list [USER]
     personad memory add|search|list|explain|forget|stats|export --user U --persona P
     personad distill short|mid|long --user U --persona P
+    personad web login|password USER  sign in to the web console
 
 ``--config PATH`` (or ``PERSONAD_CONFIG``) names the TOML file; without one, defaults apply and
 the data directory is ``PERSONAD_DATA_DIR`` or ``~/.local/share/personad``. A problem is
@@ -46,6 +47,7 @@ from bot.permissions import private_umask
 from bot.persona.names import validate_name
 from bot.persona.store import PersonaStore
 from bot.persona.template import available_templates, create_persona
+from bot.web.cli import register as register_web_commands
 
 __all__ = ["main"]
 
@@ -251,6 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     distill.set_defaults(func=_distill)
 
     register_memory_commands(sub)
+    register_web_commands(sub, common)
     return parser
 
 
@@ -261,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command != "run":
         configure_logging(fmt="console", level=os.environ.get("PERSONAD_LOG_LEVEL", "error"))
     try:
-        if args.command == "memory":
+        if args.command in ("memory", "web"):
             result = asyncio.run(args.func(args, _load(args)))
         elif asyncio.iscoroutinefunction(args.func):
             result = asyncio.run(args.func(args))

@@ -86,6 +86,14 @@ class HttpConfig(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
     token_env: str = "PERSONAD_API_TOKEN"
+    #: Host headers the web console answers (empty: 127.0.0.1, localhost, [::1] on its port)
+    allowed_hosts: list[str] = Field(default_factory=list)
+    #: the console's address as people open it, for `personad web login` links
+    public_url: str | None = None
+    #: mark the session cookie Secure (set it when a TLS proxy is in front)
+    secure_cookies: bool = False
+    #: proxies whose X-Forwarded-Proto is believed
+    trusted_proxies: list[str] = Field(default_factory=lambda: ["127.0.0.1", "::1"])
 
 
 class BackendConfig(_Section):
@@ -200,6 +208,8 @@ class UserConfig(_Section):
     default_persona: str = "inara"
     admin: bool = False
     notification_room: str | None = None
+    #: scrypt hash for signing in to the web console (`personad web password`)
+    web_password: str | None = None
 
     @field_validator("timezone")
     @classmethod

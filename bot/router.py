@@ -95,6 +95,8 @@ class Router:
         self._queued: set[tuple[str, str]] = set()
         #: the tasks handling events right now, so shutdown can cancel what drain left
         self._handling: set[asyncio.Task[Any]] = set()
+        #: room key -> persona, for rooms that talk to one persona (a web conversation)
+        self.room_persona: dict[str, str] = {}
 
     def _after_turn(self, work: Coroutine[Any, Any, object]) -> None:
         """Run follow-up work in the background; it counts as in flight until done, so
@@ -134,6 +136,9 @@ class Router:
     # -- step 1: decide --------------------------------------------------------------------
 
     def identify(self, incoming: Incoming) -> str | None:
+        if incoming.platform == "web":
+            # the web console signed this user in; no other platform can send as "web"
+            return incoming.sender if incoming.sender in self.config.users else None
         return self.config.user_for_identity(incoming.identity)
 
     @staticmethod
@@ -226,8 +231,12 @@ class Router:
         if problem:
             await self._say(adapter, incoming, problem)
             return
-        persona = self.pinned.get((user, incoming.platform)) or await self.persona_for(user)
         room = self.room_of(incoming)
+        persona = (
+            self.pinned.get((user, incoming.platform))
+            or self.room_persona.get(room.key)
+            or await self.persona_for(user)
+        )
         # while Off The Record, the log context says so and no log line carries what was
         # said (bot.logs withholds free text from such lines)
         mode = bound(persona=persona, otr=True) if self.otr.is_on(user, room) else bound(

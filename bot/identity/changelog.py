@@ -46,19 +46,21 @@ EVIDENCE_CHARS = 100
 
 _HEADER = (
     "# Identity changelog\n\n"
-    "Every change the persona made to its own VOICE.md or PERSONA.md, and every fact it "
-    "promoted into USER.md or MEMORY.md, oldest first. This file "
-    "is only ever appended to; `/undo` reverts the newest change and adds an entry saying so.\n"
+    "Every change the persona made to its own VOICE.md or PERSONA.md, every fact it promoted "
+    "into USER.md or MEMORY.md, and every edit of its files in the web console, oldest first. "
+    "This file is only ever appended to; `/undo` reverts the newest change the persona made "
+    "and adds an entry saying so.\n"
 )
 _RECORD = re.compile(r"^<!-- identity-change (?P<json>\{.*\}) -->$", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One entry: ``op`` "apply" (a trait written) or "undo" (change ``undoes`` reverted)."""
+    """One entry: ``op`` "apply" (a trait written), "edit" (a file edited by its user, whole
+    texts in the ``section_*`` fields) or "undo" (change ``undoes`` reverted)."""
 
     id: int
-    op: Literal["apply", "undo"]
+    op: Literal["apply", "edit", "undo"]
     at: str
     file: str
     slot: str
@@ -108,11 +110,22 @@ def render(change: Change) -> str:
             f"- trait: {change.kind} = {change.value} ({how})",
             f"- evidence: “{change.evidence}”",
         ]
+    elif change.op == "edit":
+        title = f"## {change.at} · change {change.id} · {change.file}"
+        lines = [
+            f"- edited by {change.value} in the web console",
+            f"- {len(change.section_before):,} characters before,"
+            f" {len(change.section_after):,} after",
+        ]
     else:
         title = f"## {change.at} · undo of change {change.undoes} · {change.file}"
-        lines = [f"- reverted: {change.kind} = {change.value}"]
-    lines.append(f"- before: {_quote(change.bullet_before)}")
-    lines.append(f"- after: {_quote(change.bullet_after)}")
+        if change.kind == "edit":
+            lines = [f"- {change.value} put the file back as it was before that change"]
+        else:
+            lines = [f"- reverted: {change.kind} = {change.value}"]
+    if change.kind != "edit":
+        lines.append(f"- before: {_quote(change.bullet_before)}")
+        lines.append(f"- after: {_quote(change.bullet_after)}")
     if change.op == "apply" and not change.section_before:
         lines.append("- the section was added to the file")
     payload = json.dumps(asdict(change), ensure_ascii=True, sort_keys=True)
@@ -158,10 +171,10 @@ def _append_entry(path: Path, text: str) -> None:
     append_durably(path, _HEADER + text if empty else text)
 
 
-def pending_changes(changes: list[Change]) -> list[Change]:
-    """The applied changes not undone yet, oldest first."""
+def pending_changes(changes: list[Change], ops: tuple[str, ...] = ("apply",)) -> list[Change]:
+    """The changes of kinds ``ops`` not undone yet, oldest first."""
     undone = {c.undoes for c in changes if c.op == "undo"}
-    return [c for c in changes if c.op == "apply" and c.id not in undone]
+    return [c for c in changes if c.op in ops and c.id not in undone]
 
 
 def next_id(changes: list[Change]) -> int:

@@ -59,9 +59,15 @@ def _revert(text: str, heading: str, change: Change) -> str:
 
 
 async def undo_last(
-    store: PersonaStore, user: str, persona: str, *, at: datetime | None = None
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    *,
+    at: datetime | None = None,
+    change_id: int | None = None,
 ) -> str:
-    """Revert the newest change not yet undone; return the sentence for the user."""
+    """Revert the newest change not yet undone (or change ``change_id``, one the persona made
+    itself); return the sentence for the user."""
     async with edit_lock(store, user, persona):
         try:
             changes = await read_changes(store, user, persona)
@@ -69,6 +75,10 @@ async def undo_last(
             log.warning("identity.undo_refused", error=str(exc))
             return exc.user_message
         pending = pending_changes(changes)
+        if change_id is not None:
+            pending = [c for c in pending if c.id <= change_id]
+            if not pending or pending[-1].id != change_id:
+                return f"Change {change_id} is not one I can undo: it is unknown or undone already."
         if not pending:
             return NOTHING_TO_UNDO
         target = pending[-1]

@@ -1,8 +1,9 @@
 """Making a new persona folder from a template.
 
 Templates are the folders under the project's ``personas/`` directory (``inara``,
-``developer``); ``{{user}}`` and ``{{persona}}`` in their files are replaced by the new
-persona's user and name. Every file of the layout is created, empty where the template has
+``developer``, ``holly``, ``tina``, ``brian``, ``wintermute``); ``{{user}}``, ``{{persona}}``
+and ``{{Persona}}`` (capitalised) in their files are replaced by the new persona's user and
+name. Every file of the layout is created, empty where the template has
 none, and the ``sessions/`` folder is made ready.
 """
 
@@ -17,7 +18,7 @@ from bot.errors import PersonaError
 from bot.persona.names import validate_name
 from bot.persona.store import PERSONA_FILES, PersonaStore
 
-__all__ = ["TEMPLATES_DIR", "available_templates", "create_persona"]
+__all__ = ["TEMPLATES_DIR", "available_templates", "create_persona", "template_summary"]
 
 
 def _templates_dir() -> Path:
@@ -41,6 +42,15 @@ def available_templates(templates_dir: Path = TEMPLATES_DIR) -> list[str]:
     if not templates_dir.is_dir():
         return []
     return sorted(p.name for p in templates_dir.iterdir() if (p / "IDENTITY.md").is_file())
+
+
+def template_summary(name: str, templates_dir: Path = TEMPLATES_DIR) -> str:
+    """The ``- Role:`` line of a template's IDENTITY.md, to describe it in a list."""
+    text = _template_text(templates_dir / name, "IDENTITY.md")
+    for line in text.splitlines():
+        if line.startswith("- Role:"):
+            return line.removeprefix("- Role:").strip()
+    return ""
 
 
 def _template_text(template_dir: Path | None, filename: str) -> str:
@@ -75,6 +85,7 @@ def create_persona(
         for filename in PERSONA_FILES:
             text = _template_text(template_dir, filename)
             text = text.replace("{{user}}", user).replace("{{persona}}", persona)
+            text = text.replace("{{Persona}}", persona.capitalize())
             if chosen == "inara" and persona != "inara":
                 text = text.replace("Inara", persona.capitalize())
             atomic_write_text(directory / filename, text, root=store.data_dir)

@@ -1,0 +1,131 @@
+"""The web console as a chat platform: an :class:`Adapter` whose rooms are browser feeds.
+
+A message typed in the browser becomes an :class:`Incoming` for the router, like any
+platform's, so a web turn goes through the same router, sessions, Off The Record and logs.
+What the core sends or edits lands in the room's :class:`RoomFeed`, which every open page of
+that conversation reads as a stream of server-sent events. Each conversation is its own
+direct room, ``web:<user>:<persona>:<id>``; the sender is the signed-in user's name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from adapters.base import Adapter, AdapterContext, Incoming
+
+__all__ = ["FEED_LIMIT", "RoomFeed", "WebAdapter"]
+
+log = structlog.get_logger(__name__)
+
+#: messages a feed keeps for pages opened later (older ones are in the session log)
+FEED_LIMIT = 200
+
+Event = dict[str, Any]
+
+
+@dataclass(slots=True)
+class RoomFeed:
+    """One conversation's messages since the daemon started, and the pages reading them."""
+
+    messages: dict[str, Event] = field(default_factory=dict)
+    listeners: set[asyncio.Queue[Event | None]] = field(default_factory=set)
+
+    def publish(self, event: Event) -> None:
+        if event["type"] == "msg":
+            self.messages[event["id"]] = event
+            while len(self.messages) > FEED_LIMIT:
+                self.messages.pop(next(iter(self.messages)))
+        for queue in self.listeners:
+            queue.put_nowait(event)
+
+
+class WebAdapter(Adapter):
+    platform = "web"
+    supports_edit = True
+    max_message_chars = 100_000
+
+    def __init__(self, context: AdapterContext) -> None:
+        super().__init__(context)
+        self.feeds: dict[str, RoomFeed] = {}
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def feed(self, room: str) -> RoomFeed:
+        feed = self.feeds.get(room)
+        if feed is None:
+            feed = self.feeds[room] = RoomFeed()
+        return feed
+
+    async def start(self) -> None:
+        self.health.running = True
+        self.health.touch("serving the web console")
+
+    async def stop(self) -> None:
+        self.health.running = False
+        for task in list(self._tasks):
+            await asyncio.wait([task], timeout=30)
+        for feed in self.feeds.values():  # open event streams end
+            for queue in feed.listeners:
+                queue.put_nowait(None)
+
+    def _message(self, room: str, role: str, text: str, message_id: str | None = None) -> str:
+        message_id = message_id or f"m{next(self._ids)}"
+        self.feed(room).publish({"type": "msg", "id": message_id, "role": role, "text": text})
+        self.health.touch()
+        return message_id
+
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
+        return self._message(room, "persona", text)
+
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
+        self._message(room, "persona", text, message_id)
+
+    async def typing(self, room: str, on: bool) -> None:
+        self.feed(room).publish({"type": "typing", "on": on})
+
+    async def reply_done(self, room: str) -> None:
+        self.feed(room).publish({"type": "done"})
+
+    def submit(self, user: str, room: str, text: str) -> str:
+        """Show the user's message in the room and hand it to the router in the background;
+        the answer arrives through the feed. Returns the event id."""
+        event_id = uuid.uuid4().hex
+        self._message(room, "user", text, f"u{event_id}")
+        incoming = Incoming(
+            platform=self.platform,
+            sender=user,
+            room=room,
+            text=text,
+            event_id=event_id,
+            is_direct=True,
+        )
+        task: asyncio.Task[None] = asyncio.ensure_future(self.context.handler(incoming))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return event_id
+
+    async def listen(self, room: str) -> AsyncIterator[Event]:
+        """Every message the room holds, then each event as it happens, until the adapter
+        stops or the reader goes away."""
+        feed = self.feed(room)
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        feed.listeners.add(queue)
+        try:
+            for message in list(feed.messages.values()):
+                yield message
+            while self.health.running:
+                event = await queue.get()
+                if event is None:
+                    return
+                yield event
+        finally:
+            feed.listeners.discard(queue)

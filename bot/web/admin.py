@@ -1,0 +1,87 @@
+"""The admin page: adapters and their health, users, distillation, for admins only.
+
+Each adapter shows whether it runs, when it last reported in, its reconnects and restarts and
+its last detail (where an adapter reports its last error). Distillation shows the last run of
+each kind per persona and runs one now. Everyone who is not an admin gets 403.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import urlencode
+
+from aiohttp import web
+
+from bot.web.views import console, form_text, is_admin, render
+
+__all__ = ["routes"]
+
+routes = web.RouteTableDef()
+
+
+def _admin_only(request: web.Request) -> None:
+    if not is_admin(request):
+        raise web.HTTPForbidden(text="The admin page is for admins.")
+
+
+def _ago(seconds: float) -> str:
+    if seconds == float("inf"):
+        return "never"
+    if seconds < 120:
+        return f"{seconds:.0f} s ago"
+    return f"{seconds / 60:.0f} min ago"
+
+
+@routes.get("/admin")
+async def page(request: web.Request) -> web.Response:
+    _admin_only(request)
+    daemon = console(request).daemon
+    adapters = [
+        {
+            "name": name,
+            "running": adapter.health.running,
+            "seen": _ago(adapter.health.age()),
+            "reconnects": adapter.health.reconnects,
+            "restarts": adapter.health.restarts,
+            "detail": adapter.health.detail,
+        }
+        for name, adapter in sorted(daemon.adapters.items())
+    ]
+    users: list[dict[str, Any]] = [
+        {
+            "name": name,
+            "admin": user.admin,
+            "timezone": user.timezone,
+            "identities": user.identities,
+            "personas": daemon.store.list_personas(name),
+            "password": bool(user.web_password),
+        }
+        for name, user in sorted(daemon.config.users.items())
+    ]
+    runs = daemon.distiller.last_runs if daemon.distiller else {}
+    sessions = daemon.sessions.all() if daemon.sessions else []
+    return render(
+        request,
+        "admin.html",
+        adapters=adapters,
+        users=users,
+        runs=sorted(runs.items()),
+        uptime=round((time.monotonic() - daemon.started_at) / 60),
+        sessions=len(sessions),
+        note=request.query.get("note", ""),
+    )
+
+
+@routes.post("/admin/distill")
+async def distill(request: web.Request) -> web.Response:
+    _admin_only(request)
+    daemon = console(request).daemon
+    target = await form_text(request, "persona")
+    kind = await form_text(request, "kind")
+    user, _, persona = target.partition("/")
+    if user not in daemon.config.users or persona not in daemon.store.list_personas(user):
+        note = "There is no such persona."
+    else:
+        note = await daemon.distill(user, persona, kind)
+    raise web.HTTPSeeOther(f"/admin?{urlencode({'note': note})}")

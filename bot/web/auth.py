@@ -1,0 +1,156 @@
+"""Sign-in for the web console: one-time links, optional passwords, browser sessions.
+
+``personad web login USER`` stores the SHA-256 of a random token with a short lifetime in
+``personad.db``; the link carrying the token signs the user in once. A signed-in browser holds
+a random session id in an HttpOnly cookie; the database keeps only its hash, the user, the
+session's CSRF token and when it ends. A password, when a user has one, is kept in the config
+as an scrypt hash (``personad web password USER`` prints it).
+
+The tables live in the daemon's ``personad.db`` but belong to this module alone: they are
+created on first use with ``CREATE TABLE IF NOT EXISTS``, so the state store's numbered
+migrations stay untouched.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import sqlite3
+import time
+from dataclasses import dataclass
+
+from bot.errors import StoreError
+from bot.state import StateStore
+
+__all__ = [
+    "LOGIN_TOKEN_SECONDS",
+    "SESSION_SECONDS",
+    "WebSession",
+    "WebStore",
+    "hash_password",
+    "verify_password",
+]
+
+#: a one-time link works this long
+LOGIN_TOKEN_SECONDS = 15 * 60
+#: a browser stays signed in this long
+SESSION_SECONDS = 14 * 24 * 3600
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS web_login (
+        token_hash TEXT PRIMARY KEY,
+        user TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS web_session (
+        id_hash TEXT PRIMARY KEY,
+        user TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    )""",
+)
+
+# scrypt's cost: 16 MiB of memory a check, a few tens of milliseconds
+_N, _R, _P = 2**14, 8, 1
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def hash_password(password: str) -> str:
+    """``scrypt$N$r$p$salt$hash`` (base64), for ``users.NAME.web_password`` in the config."""
+    salt = secrets.token_bytes(16)
+    key = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
+    encode = base64.b64encode
+    return f"scrypt${_N}${_R}${_P}${encode(salt).decode()}${encode(key).decode()}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """Whether ``password`` matches ``stored``; False for a malformed hash too."""
+    try:
+        kind, n, r, p, salt, key = stored.split("$")
+        if kind != "scrypt":
+            return False
+        expected = base64.b64decode(key)
+        given = hashlib.scrypt(
+            password.encode(),
+            salt=base64.b64decode(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(expected),
+            maxmem=256 * 1024**2,
+        )
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(given, expected)
+
+
+@dataclass(frozen=True, slots=True)
+class WebSession:
+    user: str
+    csrf: str
+
+
+class WebStore:
+    """The console's rows in ``personad.db``, through the daemon's open :class:`StateStore`."""
+
+    def __init__(self, state: StateStore) -> None:
+        self._state = state
+        self._ready = False
+
+    async def _run(self, sql: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+        try:
+            if not self._ready:
+                for statement in _SCHEMA:
+                    await self._state.conn.execute(statement)
+                self._ready = True
+            rows = await self._state.conn.execute_fetchall(sql, params)
+            return [tuple(row) for row in rows]
+        except sqlite3.Error as exc:
+            raise StoreError(f"web sign-in table: {exc}") from exc
+
+    async def issue_login(self, user: str, *, now: float | None = None) -> str:
+        """A new one-time token for ``user`` (only its hash is stored)."""
+        token = secrets.token_urlsafe(32)
+        moment = time.time() if now is None else now
+        await self._run("DELETE FROM web_login WHERE expires_at < ?", (moment,))
+        await self._run(
+            "INSERT INTO web_login (token_hash, user, expires_at) VALUES (?, ?, ?)",
+            (_digest(token), user, moment + LOGIN_TOKEN_SECONDS),
+        )
+        return token
+
+    async def redeem_login(self, token: str) -> str | None:
+        """The user a token signs in, once; None when it is unknown, used or expired."""
+        rows = await self._run(
+            "DELETE FROM web_login WHERE token_hash = ? RETURNING user, expires_at",
+            (_digest(token),),
+        )
+        if not rows or float(str(rows[0][1])) < time.time():
+            return None
+        return str(rows[0][0])
+
+    async def open_session(self, user: str) -> tuple[str, WebSession]:
+        """A new browser session: (the cookie's value, the session)."""
+        session_id = secrets.token_urlsafe(32)
+        session = WebSession(user=user, csrf=secrets.token_urlsafe(24))
+        await self._run("DELETE FROM web_session WHERE expires_at < ?", (time.time(),))
+        await self._run(
+            "INSERT INTO web_session (id_hash, user, csrf, expires_at) VALUES (?, ?, ?, ?)",
+            (_digest(session_id), user, session.csrf, time.time() + SESSION_SECONDS),
+        )
+        return session_id, session
+
+    async def session(self, session_id: str) -> WebSession | None:
+        rows = await self._run(
+            "SELECT user, csrf FROM web_session WHERE id_hash = ? AND expires_at > ?",
+            (_digest(session_id), time.time()),
+        )
+        return WebSession(user=str(rows[0][0]), csrf=str(rows[0][1])) if rows else None
+
+    async def close_session(self, session_id: str) -> None:
+        await self._run("DELETE FROM web_session WHERE id_hash = ?", (_digest(session_id),))

@@ -1,0 +1,118 @@
+"""Chat in the browser: a conversation page, its event stream, and sending to it.
+
+Each conversation is a room of the ``web`` platform (``<user>:<persona>:<id>``), direct and
+talking to the persona in its path. A message (commands included: the toggle for Off The
+Record and the tier selector send ``/otr on`` and ``/tier N``) goes through the router like
+any platform's; the answer streams back as server-sent events. The mode indicator shows only
+when something other than the default is in effect: Off The Record, or a tier other than
+the configured one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+from typing import Any
+
+from aiohttp import web
+
+from bot.rooms import Room
+from bot.web.views import console, conversation_id, form_text, own_persona, render
+
+__all__ = ["mode_of", "routes"]
+
+routes = web.RouteTableDef()
+
+_BASE = "/u/{user}/{persona}/chat"
+
+
+def _room_id(user: str, persona: str, conv: str) -> str:
+    return f"{user}:{persona}:{conv}"
+
+
+async def mode_of(request: web.Request, user: str, persona: str, conv: str) -> dict[str, Any]:
+    """What the indicator shows: Off The Record, and the tier when it is not the default."""
+    daemon = console(request).daemon
+    router = daemon.router
+    assert router is not None
+    otr = router.otr.is_on(user, Room("web", _room_id(user, persona, conv)))
+    session = await router.sessions.get(user, persona)
+    default = daemon.config.prompt.default_tier
+    tier = session.tier if session.tier != default else None
+    return {"otr": otr, "tier": tier, "default_tier": default, "current_tier": session.tier}
+
+
+@routes.get(_BASE)
+async def new_conversation(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    raise web.HTTPFound(f"/u/{user}/{persona}/chat/{secrets.token_hex(6)}")
+
+
+async def _restore(request: web.Request, user: str, persona: str, conv: str) -> None:
+    """After a restart the feed is empty: show what the session restored of this room from
+    the day's log (the room's own conversation, as the persona remembers it)."""
+    adapter = console(request).adapter
+    room = _room_id(user, persona, conv)
+    if adapter.feeds.get(room) is not None:
+        return
+    router = console(request).daemon.router
+    assert router is not None
+    session = await router.sessions.get(user, persona)
+    feed = adapter.feed(room)
+    for index, entry in enumerate(session.entries(Room("web", room))):
+        if entry.kind == "turn":
+            role = "user" if entry.role == "user" else "persona"
+            feed.publish({"type": "msg", "id": f"r{index}", "role": role, "text": entry.text})
+
+
+@routes.get(_BASE + "/{conv}")
+async def conversation(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    conv = conversation_id(request)
+    await _restore(request, user, persona, conv)
+    feed = console(request).adapter.feed(_room_id(user, persona, conv))
+    return render(
+        request,
+        "chat.html",
+        persona=persona,
+        conv=conv,
+        messages=list(feed.messages.values()),
+        mode=await mode_of(request, user, persona, conv),
+    )
+
+
+@routes.post(_BASE + "/{conv}")
+async def send(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    conv = conversation_id(request)
+    text = (await form_text(request, "text")).strip()
+    if text:
+        router = console(request).daemon.router
+        assert router is not None
+        room = _room_id(user, persona, conv)
+        router.room_persona[f"web:{room}"] = persona
+        console(request).adapter.submit(user, room, text)
+    if request.headers.get("X-CSRF-Token"):  # the page's script: it reads the stream
+        return web.Response(status=204)
+    raise web.HTTPSeeOther(f"/u/{user}/{persona}/chat/{conv}")
+
+
+def _event(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+@routes.get(_BASE + "/{conv}/events")
+async def events(request: web.Request) -> web.StreamResponse:
+    user, persona = own_persona(request)
+    conv = conversation_id(request)
+    response = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
+    )
+    await response.prepare(request)
+    with contextlib.suppress(ConnectionError):  # the page was closed
+        async for event in console(request).adapter.listen(_room_id(user, persona, conv)):
+            await response.write(_event(event["type"], event))
+            if event["type"] == "done":
+                await response.write(_event("mode", await mode_of(request, user, persona, conv)))
+    return response

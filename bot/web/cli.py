@@ -1,0 +1,75 @@
+"""``personad web login USER`` and ``personad web password USER``.
+
+``login`` prints a one-time link that signs USER in to the web console of the daemon using
+the same data directory (only the token's hash is stored, in ``personad.db``; the link works
+once, for 15 minutes). ``password`` reads a password and prints the scrypt hash to put in the
+config as ``users.USER.web_password``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from collections.abc import Callable
+
+from bot.config import Config
+from bot.state import StateStore
+from bot.web.auth import LOGIN_TOKEN_SECONDS, WebStore, hash_password
+
+__all__ = ["register"]
+
+
+def _check_user(config: Config, user: str) -> str | None:
+    if user in config.users:
+        return None
+    known = ", ".join(sorted(config.users)) or "none"
+    return f"user {user!r} is not configured (configured users: {known})"
+
+
+async def _login(args: argparse.Namespace, config: Config) -> int:
+    problem = _check_user(config, args.user)
+    if problem:
+        print(f"personad: {problem}", file=sys.stderr)
+        return 2
+    async with StateStore(config.data_dir / "personad.db") as state:
+        token = await WebStore(state).issue_login(args.user)
+    base = (config.http.public_url or f"http://127.0.0.1:{config.http.port}").rstrip("/")
+    print(f"{base}/login?token={token}")
+    print(f"(works once, for {LOGIN_TOKEN_SECONDS // 60} minutes)", file=sys.stderr)
+    return 0
+
+
+async def _password(args: argparse.Namespace, config: Config) -> int:
+    problem = _check_user(config, args.user)
+    if problem:
+        print(f"personad: {problem}", file=sys.stderr)
+        return 2
+    if sys.stdin.isatty():
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            print("personad: the two passwords differ", file=sys.stderr)
+            return 2
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    if len(password) < 10:
+        print("personad: use a password of at least 10 characters", file=sys.stderr)
+        return 2
+    print(f'[users.{args.user}]\nweb_password = "{hash_password(password)}"')
+    return 0
+
+
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: argparse.ArgumentParser,
+) -> None:
+    web = subparsers.add_parser("web", help="the web console's sign-in")
+    sub = web.add_subparsers(dest="web_command", required=True)
+    commands: list[tuple[str, Callable[..., object], str]] = [
+        ("login", _login, "print a one-time sign-in link"),
+        ("password", _password, "print a password hash for the config"),
+    ]
+    for name, func, help_text in commands:
+        command = sub.add_parser(name, parents=[common], help=help_text)
+        command.add_argument("user")
+        command.set_defaults(func=func)

@@ -1,0 +1,163 @@
+"""The Files panel: every persona file against its limit, viewing and editing, the changelog.
+
+Edits go through :func:`bot.identity.edits.edit_file` (the store's atomic writer, the identity
+edit lock, an ``edit`` entry in the changelog) and every changelog entry not undone yet has an
+Undo. SOUL.md, the persona's values, is saved only after its user confirms. A text over the
+file's limit is saved (nothing is lost) with a warning that the prompt will cut it; a JSON
+file that does not parse is refused with the text kept in the form.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+import markdown
+from aiohttp import web
+from markupsafe import Markup
+
+from bot.commands import COMMANDS
+from bot.errors import PersonaError
+from bot.identity.changelog import read_changes
+from bot.persona.store import PERSONA_FILES
+from bot.web.edits import edit_file, undo_change, undoable_changes
+from bot.web.views import console, form_text, is_admin, own_persona, render
+
+__all__ = ["NEAR_LIMIT", "routes"]
+
+routes = web.RouteTableDef()
+
+#: the share of a file's limit from which its bar turns amber
+NEAR_LIMIT = 0.8
+#: files the prompt never loads, so they have no limit
+_UNLIMITED = ("HELP.md", "CRONS.json")
+_BASE = "/u/{user}/{persona}/files"
+
+
+def _limit(request: web.Request, filename: str) -> int | None:
+    if filename in _UNLIMITED:
+        return None
+    return console(request).daemon.config.prompt.limit(filename)
+
+
+def _usage(size: int, limit: int | None) -> dict[str, object]:
+    if limit is None:
+        return {"size": size, "limit": None, "percent": 0, "level": "none"}
+    share = size / limit if limit else 1.0
+    level = "over" if share > 1 else "near" if share >= NEAR_LIMIT else "ok"
+    return {"size": size, "limit": limit, "percent": min(100, round(share * 100)), "level": level}
+
+
+def _shared_help(admin: bool) -> str:
+    return "\n".join(
+        f"- `/{c.name}{(' ' + c.usage) if c.usage else ''}`: {c.summary}"
+        for c in COMMANDS.values()
+        if admin or not c.admin
+    )
+
+
+def _markdown(text: str) -> Markup:
+    """Markdown as HTML; any HTML in the text is escaped first, so it shows as typed."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return Markup(markdown.markdown(escaped))
+
+
+@routes.get(_BASE)
+async def panel(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    store = console(request).daemon.store
+    files = []
+    for name in PERSONA_FILES:
+        file = await store.load(user, persona, name)
+        usage = _usage(len(file.text), _limit(request, name))
+        files.append({"name": name, "problem": file.problem, **usage})
+    changes = await read_changes(store, user, persona)
+    undoable = {c.id for c in undoable_changes(changes)}
+    persona_help = store.read(user, persona, "HELP.md").text
+    return render(
+        request,
+        "files.html",
+        persona=persona,
+        files=files,
+        changes=list(reversed(changes)),
+        undoable=undoable,
+        shared_help=_markdown(_shared_help(is_admin(request))),
+        persona_help=_markdown(persona_help),
+        note=request.query.get("note", ""),
+    )
+
+
+def _editable(filename: str) -> str:
+    if filename not in PERSONA_FILES:
+        raise web.HTTPNotFound(text="There is no such persona file.")
+    return filename
+
+
+async def _editor(
+    request: web.Request, filename: str, text: str, problem: str = "", status: int = 200
+) -> web.Response:
+    _user, persona = own_persona(request)
+    response = render(
+        request,
+        "file.html",
+        persona=persona,
+        filename=filename,
+        text=text,
+        usage=_usage(len(text), _limit(request, filename)),
+        problem=problem,
+        saved=request.query.get("saved") == "1",
+    )
+    response.set_status(status)
+    return response
+
+
+@routes.get(_BASE + "/{name}")
+async def view(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    filename = _editable(request.match_info["name"])
+    file = await console(request).daemon.store.load(user, persona, filename)
+    return await _editor(request, filename, file.text, file.problem or "")
+
+
+@routes.post(_BASE + "/{name}")
+async def save(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    filename = _editable(request.match_info["name"])
+    text = (await form_text(request, "text")).replace("\r\n", "\n")
+    if filename == "SOUL.md" and await form_text(request, "confirm") != "yes":
+        return await _editor(
+            request,
+            filename,
+            text,
+            "SOUL.md holds the persona's values: tick the box to confirm you mean to change them.",
+            400,
+        )
+    if filename.endswith(".json"):
+        try:
+            if not isinstance(json.loads(text), list):
+                raise ValueError("not a list")
+        except ValueError:
+            return await _editor(
+                request,
+                filename,
+                text,
+                f"{filename} must be a JSON list"
+                " ([...]); nothing was saved, your text is still here.",
+                400,
+            )
+    try:
+        await edit_file(console(request).daemon.store, user, persona, filename, text, by=user)
+    except PersonaError as exc:
+        return await _editor(request, filename, text, exc.user_message, 409)
+    raise web.HTTPSeeOther(f"/u/{user}/{persona}/files/{filename}?saved=1")
+
+
+@routes.post("/u/{user}/{persona}/changelog/{change}/undo")
+async def undo(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    try:
+        change = int(request.match_info["change"])
+    except ValueError as exc:
+        raise web.HTTPNotFound(text="There is no such change.") from exc
+    answer = await undo_change(console(request).daemon.store, user, persona, change, by=user)
+    raise web.HTTPSeeOther(f"/u/{user}/{persona}/files?{urlencode({'note': answer})}")

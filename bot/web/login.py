@@ -1,0 +1,113 @@
+"""Signing in and out: the one-time link, an optional password, the session cookie."""
+
+from __future__ import annotations
+
+import time
+
+import structlog
+from aiohttp import web
+
+from bot.web.auth import SESSION_SECONDS, verify_password
+from bot.web.guard import COOKIE, secure_request
+from bot.web.views import console, form_text, render
+
+__all__ = ["FAILURES", "MAX_FAILURES", "Failures", "routes"]
+
+log = structlog.get_logger(__name__)
+
+routes = web.RouteTableDef()
+
+#: wrong passwords for one user name before sign-in by password pauses for it
+MAX_FAILURES = 5
+#: how long the pause lasts, and how long a wrong password counts
+FAILURE_WINDOW = 15 * 60.0
+
+
+class Failures:
+    """Recent wrong passwords per user name, so guessing one is slow (sign-in links still
+    work while a name is paused)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, list[float]] = {}
+
+    def _recent(self, name: str, now: float) -> list[float]:
+        recent = [t for t in self._seen.get(name, []) if now - t < FAILURE_WINDOW]
+        self._seen[name] = recent
+        return recent
+
+    def paused(self, name: str, now: float) -> bool:
+        return len(self._recent(name, now)) >= MAX_FAILURES
+
+    def add(self, name: str, now: float) -> None:
+        self._recent(name, now).append(now)
+        if len(self._seen) > 10_000:  # names tried long ago do not pile up
+            self._seen = {n: ts for n, ts in self._seen.items() if now - ts[-1] < FAILURE_WINDOW}
+
+
+FAILURES: web.AppKey[Failures] = web.AppKey("login_failures", Failures)
+
+
+@routes.get("/login")
+async def login_page(request: web.Request) -> web.Response:
+    # the link only shows a button: a link previewer fetching it does not use the token up
+    return render(request, "login.html", token=request.query.get("token", ""), problem="")
+
+
+async def _signed_in_as(request: web.Request, user: str) -> web.HTTPFound:
+    cookie, _session = await console(request).store.open_session(user)
+    response = web.HTTPFound("/")
+    response.set_cookie(
+        COOKIE,
+        cookie,
+        max_age=SESSION_SECONDS,
+        httponly=True,
+        samesite="Strict",
+        secure=secure_request(request),
+        path="/",
+    )
+    log.info("web.signed_in", user=user)
+    return response
+
+
+@routes.post("/login")
+async def login(request: web.Request) -> web.Response:
+    token = await form_text(request, "token")
+    users = console(request).daemon.config.users
+    if token:
+        user = await console(request).store.redeem_login(token)
+        if user is not None and user in users:
+            raise await _signed_in_as(request, user)
+        log.warning("web.login_refused", how="link")
+        problem = "That sign-in link is used up or expired. Ask for a new one."
+    else:
+        name = await form_text(request, "user")
+        password = await form_text(request, "password")
+        config = users.get(name)
+        failures = request.app[FAILURES]
+        now = time.monotonic()
+        if failures.paused(name, now):
+            log.warning("web.login_refused", how="password", paused=True)
+            problem = "Too many wrong passwords for this name; wait a while, or use a link."
+        elif (
+            config is not None
+            and config.web_password
+            and verify_password(password, config.web_password)
+        ):
+            raise await _signed_in_as(request, name)
+        else:
+            failures.add(name, now)
+            log.warning("web.login_refused", how="password")
+            problem = "Wrong user name or password."
+    response = render(request, "login.html", token="", problem=problem)
+    response.set_status(403)
+    return response
+
+
+@routes.post("/logout")
+async def logout(request: web.Request) -> web.Response:
+    cookie = request.cookies.get(COOKIE)
+    if cookie:
+        await console(request).store.close_session(cookie)
+    response = web.HTTPFound("/login")
+    response.del_cookie(COOKIE, path="/")
+    raise response

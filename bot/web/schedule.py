@@ -1,0 +1,154 @@
+"""Reminders, tasks and scheduled jobs: listed with their next time; added, edited, deleted.
+
+Adding goes through the persona's own tools (``reminder_add``, ``task_add``, ``cron_add``),
+so a form is checked exactly as the model's call would be and gets the same sentence back
+when something is wrong. An edit adds the new version first and only then removes the old
+one, so a refused edit changes nothing. Deleting a task or a job keeps it in its file as
+removed (as the tools do); a reminder's line is taken out of REMINDERS.md.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
+
+from aiohttp import web
+
+from bot.tools.crons.jobfile import is_enabled
+from bot.tools.crons.schedule import parse_schedule
+from bot.tools.crons.tools import cron_tools
+from bot.tools.jsonlist import CorruptFile, load_json_list
+from bot.tools.registry import Tool, ToolFailed
+from bot.tools.reminders.checklist import (
+    FILENAME as REMINDERS,
+)
+from bot.tools.reminders.checklist import (
+    UnreadableFile,
+    edit_reminders,
+    parse_reminders,
+)
+from bot.tools.reminders.tools import reminder_tools
+from bot.tools.tasks import task_tools
+from bot.web.views import console, form_text, own_persona, render
+
+__all__ = ["routes"]
+
+routes = web.RouteTableDef()
+
+_BASE = "/u/{user}/{persona}/schedule"
+#: the form fields each kind's add tool takes
+_FIELDS = {
+    "reminder": ("when", "text", "recurrence"),
+    "task": ("title", "due"),
+    "cron": ("schedule", "prompt"),
+}
+
+
+def _zone(request: web.Request, user: str) -> ZoneInfo:
+    return console(request).daemon.config.users[user].zone
+
+
+def _tools(request: web.Request, user: str, persona: str) -> dict[str, Tool]:
+    store = console(request).daemon.store
+    zone, clock = _zone(request, user), console(request).daemon.clock
+    tools = [
+        *reminder_tools(store, user, persona, zone, clock),
+        *task_tools(store, user, persona, zone, clock),
+        *cron_tools(store, user, persona, zone, clock),
+    ]
+    return {tool.name: tool for tool in tools}
+
+
+def _next_run(schedule: str, zone: ZoneInfo, now: datetime) -> str:
+    try:
+        fire = parse_schedule(schedule, zone).get_next_fire_time(None, now)
+    except ValueError:
+        return "never (the schedule does not read)"
+    return fire.strftime("%Y-%m-%d %H:%M") if fire else "never"
+
+
+def _listing(request: web.Request, user: str, persona: str) -> dict[str, Any]:
+    store = console(request).daemon.store
+    zone = _zone(request, user)
+    now = console(request).daemon.clock().astimezone(zone)
+    problems: list[str] = []
+    reminders = parse_reminders(store.read(user, persona, REMINDERS).text)
+    pending = sorted((r for r in reminders if not r.done), key=lambda r: r.when)
+    tasks: list[dict[str, Any]] = []
+    jobs: list[dict[str, Any]] = []
+    try:
+        tasks = [
+            t
+            for t in load_json_list(store, user, persona, "TASKS.json")
+            if t.get("status") == "open"
+        ]
+    except CorruptFile as exc:
+        problems.append(str(exc))
+    try:
+        jobs = [
+            {**job, "next": _next_run(str(job.get("schedule", "")), zone, now)}
+            for job in load_json_list(store, user, persona, "CRONS.json")
+            if is_enabled(job)
+        ]
+    except CorruptFile as exc:
+        problems.append(str(exc))
+    return {
+        "reminders": pending,
+        "tasks": tasks,
+        "jobs": jobs,
+        "problems": problems,
+        "zone": str(zone),
+        "now": now.strftime("%Y-%m-%d %H:%M"),
+    }
+
+
+@routes.get(_BASE)
+async def page(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    return render(
+        request,
+        "schedule.html",
+        persona=persona,
+        note=request.query.get("note", ""),
+        **_listing(request, user, persona),
+    )
+
+
+async def _delete(request: web.Request, user: str, persona: str, kind: str, key: str) -> str:
+    tools = _tools(request, user, persona)
+    if kind == "task":
+        return await tools["task_remove"].handler({"id": int(key)})
+    if kind == "cron":
+        return await tools["cron_remove"].handler({"id": int(key)})
+
+    def drop(lines: list[str]) -> list[str] | None:
+        return [line for line in lines if line != key] if key in lines else None
+
+    before = console(request).daemon.store.read(user, persona, REMINDERS).text
+    after = await edit_reminders(console(request).daemon.store, user, persona, drop)
+    return "Reminder deleted." if after != before else "That reminder is not in the file any more."
+
+
+@routes.post(_BASE + "/{kind}")
+async def change(request: web.Request) -> web.Response:
+    """Add (no ``old``), edit (``old`` and the new fields) or delete (``old``, ``delete``)."""
+    user, persona = own_persona(request)
+    kind = request.match_info["kind"]
+    if kind not in _FIELDS:
+        raise web.HTTPNotFound(text="There is no such list.")
+    old = await form_text(request, "old")
+    try:
+        if old and await form_text(request, "delete"):
+            note = await _delete(request, user, persona, kind, old)
+        else:
+            args = {name: await form_text(request, name) for name in _FIELDS[kind]}
+            args = {name: value.strip() for name, value in args.items() if value.strip()}
+            note = await _tools(request, user, persona)[f"{kind}_add"].handler(args)
+            if old:
+                await _delete(request, user, persona, kind, old)
+                note = "Changed. " + note
+    except (ToolFailed, CorruptFile, UnreadableFile, ValueError) as exc:
+        note = f"Nothing was changed: {exc}"
+    raise web.HTTPSeeOther(f"/u/{user}/{persona}/schedule?{urlencode({'note': note})}")

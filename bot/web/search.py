@@ -1,0 +1,169 @@
+"""The search box of the Files panel: past conversations by date, and memories.
+
+Conversations are searched like ``GET /sessions/search`` (case- and accent-insensitive), the
+results grouped by day with the matched words marked; every piece of text reaches the page
+through the template's escaping, the marks included. The memory tab searches the persona's
+memory backend: each hit with its citation and score, an explanation of the score, Forget,
+and an export of everything as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+from aiohttp import web
+
+from bot.memory.base import MemoryBackend
+from bot.session_search import fold, search_sessions
+from bot.web.views import console, own_persona, render
+
+__all__ = ["highlight", "routes"]
+
+routes = web.RouteTableDef()
+
+_BASE = "/u/{user}/{persona}"
+
+
+def _marked(text: str, marks: list[list[int]]) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, matched) parts at the index's marks."""
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for start, end in marks:
+        if start > at:
+            parts.append((text[at:start], False))
+        parts.append((text[start:end], True))
+        at = end
+    if at < len(text):
+        parts.append((text[at:], False))
+    return parts
+
+
+def highlight(text: str, query: str) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, matched) parts: each word of ``query`` is matched without
+    case or accents (``fold`` keeps one character per character, so positions agree)."""
+    words = sorted({fold(w) for w in query.split() if w.strip()}, key=len, reverse=True)
+    haystack = fold(text)
+    marked = [False] * len(text)
+    for word in words:
+        start = haystack.find(word)
+        while start >= 0:
+            marked[start : start + len(word)] = [True] * len(word)
+            start = haystack.find(word, start + len(word))
+    parts: list[tuple[str, bool]] = []
+    for index, char in enumerate(text):
+        if parts and parts[-1][1] == marked[index]:
+            parts[-1] = (parts[-1][0] + char, marked[index])
+        else:
+            parts.append((char, marked[index]))
+    return parts
+
+
+def _day(stamp: str) -> str:
+    try:
+        return date.fromisoformat(stamp).strftime("%A %-d %B %Y")
+    except ValueError:
+        return stamp
+
+
+async def _memory(request: web.Request, user: str, persona: str) -> MemoryBackend | None:
+    router = console(request).daemon.router
+    assert router is not None
+    return (await router.sessions.get(user, persona)).memory
+
+
+@routes.get(_BASE + "/search")
+async def search(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    query = request.query.get("q", "").strip()
+    where = "memory" if request.query.get("in") == "memory" else "sessions"
+    days: list[dict[str, Any]] = []
+    hits: list[Any] = []
+    memory_off = False
+    if query and where == "sessions":
+        directory = console(request).daemon.store.directory(user, persona)
+        for result in await search_sessions(directory, persona, query):
+            days.append(
+                {
+                    "date": result["date"],
+                    "day": _day(result["date"]),
+                    "excerpts": [_marked(hit["excerpt"], hit["marks"]) for hit in result["hits"]],
+                }
+            )
+    elif query:
+        memory = await _memory(request, user, persona)
+        memory_off = memory is None
+        if memory is not None:
+            hits = [
+                {"hit": hit, "text": highlight(hit.item.text, query)}
+                for hit in await memory.search(query, limit=20)
+            ]
+    return render(
+        request,
+        "search.html",
+        persona=persona,
+        query=query,
+        where=where,
+        days=days,
+        hits=hits,
+        memory_off=memory_off,
+    )
+
+
+@routes.get(_BASE + "/memory/export")
+async def export(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    memory = await _memory(request, user, persona)
+    items = await memory.export() if memory is not None else []
+    body = json.dumps(
+        {"user": user, "persona": persona, "items": items},
+        indent=2,
+        ensure_ascii=False,
+        default=str,
+    )
+    return web.Response(
+        text=body + "\n",
+        content_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{persona}-memories.json"'},
+    )
+
+
+@routes.get(_BASE + "/memory/{item}")
+async def explain(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    memory = await _memory(request, user, persona)
+    details: dict[str, Any] = {}
+    if memory is not None:
+        try:
+            details = await memory.explain(request.match_info["item"])
+        except KeyError:
+            details = {}
+    if not details:
+        raise web.HTTPNotFound(text="There is no such memory.")
+    rows = [
+        (
+            key,
+            json.dumps(value, ensure_ascii=False, default=str)
+            if not isinstance(value, str)
+            else value,
+        )
+        for key, value in details.items()
+    ]
+    return render(
+        request, "memory_item.html", persona=persona, item=request.match_info["item"], rows=rows
+    )
+
+
+@routes.post(_BASE + "/memory/{item}/forget")
+async def forget(request: web.Request) -> web.Response:
+    user, persona = own_persona(request)
+    memory = await _memory(request, user, persona)
+    item = request.match_info["item"]
+    forgotten = memory is not None and await memory.forget(item)
+    note = (
+        "Forgotten: it stays in the store as forgotten and is never recalled again."
+        if (forgotten)
+        else "There is no such memory."
+    )
+    return render(request, "memory_item.html", persona=persona, item=item, rows=[], note=note)

@@ -1,0 +1,61 @@
+// The console's only script: forms that stay on the page, and the chat's event stream.
+"use strict";
+(function () {
+  const csrfMeta = document.querySelector('meta[name="csrf"]');
+  const csrf = csrfMeta ? csrfMeta.content : "";
+  const chat = document.getElementById("chat");
+  if (!chat) return;
+  const list = document.getElementById("messages");
+  const typing = document.getElementById("typing");
+
+  function upsert(message) {
+    let item = list.querySelector('[data-id="' + CSS.escape(message.id) + '"]');
+    if (!item) {
+      item = document.createElement("li");
+      item.dataset.id = message.id;
+      item.className = "msg " + message.role;
+      list.appendChild(item);
+    }
+    item.textContent = message.text;  // text, never HTML
+    item.scrollIntoView({block: "end"});
+  }
+
+  function showMode(mode) {
+    const box = document.getElementById("mode");
+    document.getElementById("mode-otr").hidden = !mode.otr;
+    const tier = document.getElementById("mode-tier");
+    tier.hidden = !mode.tier;
+    tier.textContent = mode.tier ? "Tier " + mode.tier : "";
+    box.hidden = !mode.otr && !mode.tier;
+    const toggle = document.getElementById("otr-toggle");
+    toggle.setAttribute("aria-pressed", mode.otr ? "true" : "false");
+    toggle.textContent = mode.otr ? "Turn Off The Record off" : "Go Off The Record";
+    toggle.form.querySelector('input[name="text"]').value = mode.otr ? "/otr off" : "/otr on";
+    document.getElementById("tier").value = "/tier " + mode.current_tier;
+  }
+
+  const events = new EventSource(chat.dataset.events);
+  events.addEventListener("msg", (e) => upsert(JSON.parse(e.data)));
+  events.addEventListener("typing", (e) => { typing.hidden = !JSON.parse(e.data).on; });
+  events.addEventListener("done", () => { typing.hidden = true; });
+  events.addEventListener("mode", (e) => showMode(JSON.parse(e.data)));
+
+  for (const form of document.querySelectorAll("form.chat-form")) {
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const body = new FormData(form);
+      const area = form.querySelector("textarea");
+      if (area) area.value = "";
+      await fetch(location.pathname, {
+        method: "POST", body: body, headers: {"X-CSRF-Token": csrf}, credentials: "same-origin",
+      });
+    });
+  }
+  const area = document.getElementById("text");
+  area.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      area.form.requestSubmit();
+    }
+  });
+})();

@@ -1,0 +1,121 @@
+"""Signing in to the web console without a browser: the CLI's one-time link, its expiry,
+passwords, and the session cookie's flags behind a TLS proxy."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.cli import main
+from bot.daemon import Daemon
+from bot.state import StateStore
+from bot.web.auth import WebStore, hash_password, verify_password
+from bot.web.login import MAX_FAILURES
+from tests.harness import ScriptedLLM, make_config, make_persona
+
+PASSWORD = "correct horse battery"
+
+
+def test_a_password_hash_verifies_only_its_password() -> None:
+    stored = hash_password(PASSWORD)
+    assert stored.startswith("scrypt$")
+    assert verify_password(PASSWORD, stored)
+    assert not verify_password("wrong horse battery", stored)
+    assert not verify_password(PASSWORD, "scrypt$garbage")
+    assert not verify_password(PASSWORD, "")
+
+
+def test_cli_login_prints_a_link_that_signs_in_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "personad.toml"
+    config.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path}"\n[http]\npublic_url = "https://p.example.org/"\n'
+        '[users.scott]\nidentities = ["console:scott"]\n'
+    )
+    assert main(["web", "login", "scott", "--config", str(config)]) == 0
+    link = capsys.readouterr().out.strip()
+    assert link.startswith("https://p.example.org/login?token=")
+    assert main(["web", "login", "nobody", "--config", str(config)]) == 2
+    assert "not configured" in capsys.readouterr().err
+
+    async def redeem_twice() -> list[str | None]:
+        async with StateStore(tmp_path / "personad.db") as state:
+            store = WebStore(state)
+            token = link.split("token=", 1)[1]
+            return [await store.redeem_login(token), await store.redeem_login(token)]
+
+    assert asyncio.run(redeem_twice()) == ["scott", None]
+    # only the hash is kept
+    assert link.split("token=", 1)[1].encode() not in (tmp_path / "personad.db").read_bytes()
+
+
+async def test_an_expired_link_signs_nobody_in(tmp_path: Path) -> None:
+    async with StateStore(tmp_path / "personad.db") as state:
+        store = WebStore(state)
+        token = await store.issue_login("scott", now=0.0)
+        assert await store.redeem_login(token) is None
+
+
+@pytest.fixture
+async def daemon(tmp_path: Path) -> AsyncIterator[Daemon]:
+    make_persona(tmp_path, "scott")
+    config = make_config(
+        tmp_path,
+        users={"scott": {"identities": [], "web_password": hash_password(PASSWORD)}},
+        extra={"http": {"enabled": True, "port": 0}},
+    )
+    running = Daemon(config, backends={"scripted": ScriptedLLM()}, env={}, jobs=False)
+    await running.start()
+    yield running
+    await running.stop()
+
+
+async def test_password_sign_in_and_the_cookie_behind_a_tls_proxy(daemon: Daemon) -> None:
+    base = f"http://127.0.0.1:{daemon.http_port}"
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        async with http.post(
+            f"{base}/login", data={"user": "scott", "password": "nope nope nope"}
+        ) as response:
+            assert response.status == 403
+            assert "Wrong user name or password" in await response.text()
+        async with http.post(
+            f"{base}/login",
+            data={"user": "scott", "password": PASSWORD},
+            headers={"X-Forwarded-Proto": "https"},
+            allow_redirects=False,
+        ) as response:
+            assert response.status == 302
+            cookie = response.headers["Set-Cookie"]
+            assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" in cookie
+        async with http.post(
+            f"{base}/login", data={"user": "scott", "password": PASSWORD}, allow_redirects=False
+        ) as response:
+            assert "Secure" not in response.headers["Set-Cookie"]  # plain http on loopback
+        async with http.get(f"{base}/") as response:  # signed in by the last cookie
+            assert response.status == 200
+            assert "inara" in await response.text()
+
+
+async def test_guessing_a_password_pauses_its_name_but_not_the_links(daemon: Daemon) -> None:
+    base = f"http://127.0.0.1:{daemon.http_port}"
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        for attempt in range(MAX_FAILURES):
+            async with http.post(
+                f"{base}/login", data={"user": "scott", "password": f"guess {attempt}"}
+            ) as response:
+                assert response.status == 403
+        async with http.post(
+            f"{base}/login", data={"user": "scott", "password": PASSWORD}, allow_redirects=False
+        ) as response:
+            assert response.status == 403
+            assert "Too many wrong passwords" in await response.text()
+        token = await WebStore(daemon.state).issue_login("scott")
+        async with http.post(
+            f"{base}/login", data={"token": token}, allow_redirects=False
+        ) as response:
+            assert response.status == 302

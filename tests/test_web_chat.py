@@ -1,0 +1,182 @@
+"""The web console in a real browser: sign in with a one-time link, chat with the answer
+streaming in, Off The Record and the tier shown by the mode indicator, and the walls: another
+user's pages, another site's forms, another host name."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+import pytest_asyncio
+from aiohttp import web
+
+from bot.rooms import Room
+from tests.browser import Console, browser_fixture, console_fixture, wait_for_answer
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+console = console_fixture("web-chat")
+browser = browser_fixture()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page(browser: Any) -> AsyncIterator[Any]:
+    context = await browser.new_context()
+    yield await context.new_page()
+    await context.close()
+
+
+async def test_a_one_time_link_signs_in_once(console: Console, page: Any) -> None:
+    await page.goto(f"{console.base}/")
+    assert page.url == f"{console.base}/login"
+    link = await console.link("scott")
+    await page.goto(link)
+    await console.shot(page, "login")
+    await page.click("#sign-in")
+    await page.wait_for_url(f"{console.base}/")
+    assert "inara" in await page.inner_text("main")
+    cookie = next(c for c in await page.context.cookies() if c["name"] == "personad_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    await page.goto(link)  # the same link again
+    await page.click("#sign-in")
+    assert "used up or expired" in await page.inner_text("main")
+
+
+async def test_chat_streams_the_answer_and_the_mode_indicator_follows(
+    console: Console, page: Any
+) -> None:
+    await console.sign_in(page, "scott")
+    await page.goto(f"{console.base}/u/scott/inara/chat")
+    assert await page.is_hidden("#mode")  # nothing non-default in effect: no indicator
+    gate = asyncio.Event()
+    console.llm.gate = gate
+    text = "Good morning, Scott. The kettle is on and the day looks calm."
+    console.llm.queue(text)
+    await page.fill("#text", "good morning")
+    await page.keyboard.press("Enter")
+    answer = page.locator(".msg.persona").last
+    try:
+        await answer.wait_for()
+        # half the answer is on the page while the model is still writing the rest
+        assert (await answer.inner_text()) == text[: len(text) // 2]
+    finally:
+        gate.set()
+    await wait_for_answer(page, text)
+    assert await page.locator(".msg.user").last.inner_text() == "good morning"
+    await console.shot(page, "chat")
+
+    await page.click("#otr-toggle")
+    await page.wait_for_selector("#mode-otr", state="visible")
+    assert "Off The Record" in await page.inner_text("#mode")
+    room = page.url.rsplit("/", 1)[1]
+    assert console.daemon.router is not None
+    assert console.daemon.router.otr.is_on("scott", Room("web", f"scott:inara:{room}"))
+    await page.fill("#text", "a secret plan")
+    await page.keyboard.press("Enter")
+    await wait_for_answer(page, "echo: a secret plan")
+    logs = console.data / "scott/persona/inara/sessions"
+    assert "secret plan" not in "".join(p.read_text() for p in logs.glob("*.md"))
+    assert "good morning" in "".join(p.read_text() for p in logs.glob("*.md"))
+    await console.shot(page, "chat-otr")
+    await page.click("#otr-toggle")
+    await page.wait_for_selector("#mode", state="hidden")
+
+    await page.select_option("#tier", "/tier 3")
+    await page.click("form[data-tier] button")
+    await page.wait_for_selector("#mode-tier", state="visible")
+    assert await page.inner_text("#mode-tier") == "Tier 3"
+    await page.select_option("#tier", "/tier 2")
+    await page.click("form[data-tier] button")
+    await page.wait_for_selector("#mode", state="hidden")
+
+
+async def test_another_user_cannot_reach_the_first_ones_pages(
+    console: Console, browser: Any
+) -> None:
+    async with console.signed_in(browser, "holly") as page:
+        for path in (
+            "/u/scott/inara/chat",
+            "/u/scott/inara/chat/abc123",
+            "/u/scott/inara/chat/abc123/events",
+            "/u/scott/inara/files",
+            "/u/scott/inara/files/SOUL.md",
+            "/u/scott/inara/search?q=x",
+            "/u/scott/inara/memory/export",
+            "/u/scott/inara/schedule",
+        ):
+            response = await page.goto(f"{console.base}{path}")
+            assert response.status == 403, path
+        await page.goto(f"{console.base}/setup/persona")  # her own page, with her token
+        csrf = await page.get_attribute('meta[name="csrf"]', "content")
+        response = await page.request.post(
+            f"{console.base}/u/scott/inara/files/USER.md",
+            form={"text": "overwritten", "csrf": csrf},
+        )
+        assert response.status == 403  # her own valid token opens nothing of his
+        assert "overwritten" not in (console.data / "scott/persona/inara/USER.md").read_text()
+
+
+async def test_a_cross_site_post_is_refused(console: Console, page: Any) -> None:
+    await console.sign_in(page, "scott")
+    target = f"{console.base}/u/scott/inara/chat/evil1"
+    evil = web.Application()
+
+    async def form(_request: web.Request) -> web.Response:
+        return web.Response(
+            content_type="text/html",
+            text=f'<form id="f" method="post" action="{target}">'
+            '<input name="text" value="/otr off"></form>'
+            "<script>document.getElementById('f').submit()</script>",
+        )
+
+    evil.router.add_get("/", form)
+    runner = web.AppRunner(evil)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        async with page.expect_response(target) as info:
+            await page.goto(f"http://localhost:{port}/")
+        assert (await info.value).status == 403
+    finally:
+        await runner.cleanup()
+    feed = console.daemon.adapters["web"].feeds.get("scott:inara:evil1")  # type: ignore[attr-defined]
+    assert feed is None or not feed.messages
+
+
+async def test_requests_for_another_host_name_are_refused(console: Console) -> None:
+    async with aiohttp.ClientSession() as http:
+        async with http.get(
+            f"{console.base}/login", headers={"Host": "rebound.example:80"}
+        ) as response:
+            assert response.status == 403
+        async with http.get(f"{console.base}/login") as response:
+            assert response.status == 200
+        async with http.post(f"{console.base}/u/scott/inara/chat/x1", data={"text": "hi"}) as r:
+            assert r.status == 403  # no session, no CSRF token
+
+
+async def test_admins_see_the_admin_page_and_run_a_distillation(
+    console: Console, browser: Any
+) -> None:
+    async with console.signed_in(browser, "scott") as page:
+        await page.get_by_role("link", name="Admin").click()
+        assert "running" in await page.inner_text("#adapters")
+        assert "web" in await page.inner_text("#adapters")
+        assert "holly" in await page.inner_text("#users")
+        await page.select_option("#d-persona", "scott/inara")
+        await page.select_option("#d-kind", "short")
+        await page.click("#run-distill button")
+        await page.wait_for_selector("#note")
+        assert "refreshed" in await page.inner_text("#note")
+        assert "short" in await page.inner_text("#distill")
+        await console.shot(page, "admin")
+    async with console.signed_in(browser, "holly") as page:
+        assert await page.get_by_role("link", name="Admin").count() == 0
+        response = await page.goto(f"{console.base}/admin")
+        assert response.status == 403

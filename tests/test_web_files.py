@@ -1,0 +1,144 @@
+"""The Files panel and its search box in a real browser: sizes against limits, editing with
+the changelog and Undo, SOUL.md behind a confirmation, session search by date with the
+matched words marked (and escaped), and the memory tab."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from bot.identity.changelog import pending_changes, read_changes
+from tests.browser import Console, browser_fixture, console_fixture, page_fixture
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+console = console_fixture("web-files")
+browser = browser_fixture()
+page = page_fixture("scott")
+
+
+async def test_every_file_is_listed_with_its_size_against_its_limit(
+    console: Console, page: Any
+) -> None:
+    persona = console.data / "scott/persona/inara"
+    (persona / "AGENTS.md").write_text("a" * 3500)  # limit 4000: near it
+    (persona / "SCRATCH.md").write_text("b" * 4100)  # over it
+    help_md = persona / "HELP.md"
+    help_md.write_text(help_md.read_text() + "\n<img src=x onerror=alert(1)> **bold**\n")
+    console.daemon.store.invalidate()
+    await page.goto(f"{console.base}/u/scott/inara/files")
+    rows = await page.locator("#files tbody tr").count()
+    assert rows == 17
+    assert await page.get_attribute("meter[aria-label^='AGENTS.md']", "data-level") == "near"
+    assert await page.get_attribute("meter[aria-label^='SCRATCH.md']", "data-level") == "over"
+    assert await page.get_attribute("meter[aria-label^='SOUL.md']", "data-level") == "ok"
+    assert "3,500 / 4,000" in await page.inner_text("#files")
+    assert "Talking with Inara" in await page.inner_text("#help")  # HELP.md after the commands
+    shown = await page.inner_text("#help")
+    assert shown.index("/otr") < shown.index("Talking with Inara")
+    assert "<img src=x onerror=alert(1)>" in shown  # shown as typed, never run
+    assert await page.locator("#help img").count() == 0
+    assert await page.locator("#help strong", has_text="bold").count() == 1
+    await console.shot(page, "files")
+
+
+async def test_an_edit_is_logged_and_undone(console: Console, page: Any) -> None:
+    voice = console.data / "scott/persona/inara/VOICE.md"
+    before = voice.read_text()
+    await page.goto(f"{console.base}/u/scott/inara/files/VOICE.md")
+    await page.fill("#text", before + "- Answers in haiku on Fridays.\n")
+    await page.click("#save")
+    await page.wait_for_selector("#saved")
+    assert voice.read_text().endswith("haiku on Fridays.\n")
+    await console.shot(page, "file-edit")
+
+    await page.goto(f"{console.base}/u/scott/inara/files")
+    entry = page.locator("#changelog li.change").first
+    assert "VOICE.md" in await entry.inner_text()
+    assert "edited by scott" in await entry.inner_text()
+    # a chat's /undo reverts only what the persona changed on its own
+    changes = await read_changes(console.daemon.store, "scott", "inara")
+    assert pending_changes(changes) == []
+    await entry.get_by_role("button", name="Undo").click()
+    await page.wait_for_selector("#note")
+    assert "Undone" in await page.inner_text("#note")
+    assert voice.read_text() == before
+    assert "undo of change" in await page.locator("#changelog li.change").first.inner_text()
+    assert await page.locator("#changelog li.change button").count() == 0
+
+
+async def test_soul_needs_a_confirmation_and_bad_json_is_refused(
+    console: Console, page: Any
+) -> None:
+    soul = console.data / "scott/persona/inara/SOUL.md"
+    before = soul.read_text()
+    await page.goto(f"{console.base}/u/scott/inara/files/SOUL.md")
+    await page.fill("#text", "Values: none.")
+    await page.click("#save")
+    await page.wait_for_selector("#problem")
+    assert soul.read_text() == before
+    assert await page.input_value("#text") == "Values: none."  # nothing typed is lost
+    await page.check("#confirm")
+    await page.click("#save")
+    await page.wait_for_selector("#saved")
+    assert soul.read_text() == "Values: none."
+
+    await page.goto(f"{console.base}/u/scott/inara/files/TASKS.json")
+    await page.fill("#text", "[{broken")
+    await page.click("#save")
+    await page.wait_for_selector("#problem")
+    assert json.loads((console.data / "scott/persona/inara/TASKS.json").read_text()) == []
+
+
+async def test_session_search_groups_by_date_and_marks_the_words(
+    console: Console, page: Any
+) -> None:
+    sessions = console.data / "scott/persona/inara/sessions"
+    (sessions / "2026-11-27.md").write_text(
+        "### 09:00:00 · user · scott · web\n\nThe Café <b>trip</b> is on Friday.\n"
+    )
+    (sessions / "2026-11-28.md").write_text(
+        "### 10:00:00 · user · scott · web\n\nBook the cafe table for the trip.\n"
+    )
+    await page.goto(f"{console.base}/u/scott/inara/files")
+    await page.fill("#q", "cafe table")
+    await page.press("#q", "Enter")
+    await page.wait_for_selector("#results h2")
+    headings = await page.locator("#results h2").all_inner_texts()
+    assert headings == ["Saturday 28 November 2026"]
+    await page.fill("#q", "café")
+    await page.press("#q", "Enter")
+    await page.wait_for_function("document.querySelectorAll('#results h2').length == 2")
+    assert await page.locator("#results h2").all_inner_texts() == [
+        "Saturday 28 November 2026",
+        "Friday 27 November 2026",
+    ]
+    assert await page.locator("#results mark").all_inner_texts() == ["cafe", "Café"]
+    assert "<b>trip</b>" in await page.inner_text("#results")  # shown as text, not markup
+    assert await page.locator("#results b").count() == 0
+    await console.shot(page, "search")
+
+
+async def test_memory_tab_explains_forgets_and_exports(console: Console, page: Any) -> None:
+    assert console.daemon.sessions is not None
+    session = await console.daemon.sessions.get("scott", "inara")
+    assert session.memory is not None
+    added = await session.memory.add(
+        "Scott takes his coffee black", source="test", category="preference", force=True
+    )
+    await page.goto(f"{console.base}/u/scott/inara/search?in=memory&q=coffee")
+    hit = page.locator("#results li.memory").first
+    assert "preference" in await hit.inner_text()
+    assert await hit.locator("mark").inner_text() == "coffee"
+    await hit.get_by_role("link", name="Explain").click()
+    assert "coffee black" in await page.inner_text("#explain")
+    await page.click("#forget")
+    await page.wait_for_selector("#note")
+    items = await session.memory.export()
+    assert next(i for i in items if i["id"] == added.item_id)["status"] == "forgotten"
+    response = await page.request.get(f"{console.base}/u/scott/inara/memory/export")
+    assert response.ok
+    assert any(i["id"] == added.item_id for i in (await response.json())["items"])
