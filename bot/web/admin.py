@@ -1,8 +1,10 @@
-"""The admin page: adapters and their health, users, distillation, for admins only.
+"""The admin page: adapters and their health, the outbox, users, distillation, for admins only.
 
-Each adapter shows whether it runs, when it last reported in, its reconnects and restarts and
-its last detail (where an adapter reports its last error). Distillation shows the last run of
-each kind per persona and runs one now. Everyone who is not an admin gets 403.
+Each adapter shows its health as ``/healthz`` judges it (ok, or why not: not running,
+stalled, outbox backing up), when it last reported in, its reconnects and restarts and its
+last error. The outbox lists the answers waiting for a platform to take them. Distillation
+shows the last run of each kind per persona and runs one now. Everyone who is not an admin
+gets 403.
 """
 
 from __future__ import annotations
@@ -37,16 +39,30 @@ def _ago(seconds: float) -> str:
 async def page(request: web.Request) -> web.Response:
     _admin_only(request)
     daemon = console(request).daemon
-    adapters = [
+    health = daemon.health
+    adapters = []
+    for name, adapter in sorted(daemon.adapters.items()):
+        report = health.report(name)
+        adapters.append(
+            {
+                "name": name,
+                "state": report["state"],
+                "problem": report["problem"] or "",
+                "seen": _ago(adapter.health.age()),
+                "reconnects": adapter.health.reconnects,
+                "restarts": adapter.health.restarts,
+                "detail": adapter.health.last_error or adapter.health.detail,
+            }
+        )
+    outbox = [
         {
-            "name": name,
-            "running": adapter.health.running,
-            "seen": _ago(adapter.health.age()),
-            "reconnects": adapter.health.reconnects,
-            "restarts": adapter.health.restarts,
-            "detail": adapter.health.detail,
+            "platform": parcel.platform,
+            "room": parcel.room,
+            "user": parcel.user,
+            "waiting": _ago(time.time() - parcel.created_at),
+            "attempts": parcel.attempts,
         }
-        for name, adapter in sorted(daemon.adapters.items())
+        for parcel in daemon.outbox.parcels
     ]
     users: list[dict[str, Any]] = [
         {
@@ -59,12 +75,13 @@ async def page(request: web.Request) -> web.Response:
         }
         for name, user in sorted(daemon.config.users.items())
     ]
-    runs = daemon.distiller.last_runs if daemon.distiller else {}
+    runs = await daemon.distiller.status() if daemon.distiller else {}
     sessions = daemon.sessions.all() if daemon.sessions else []
     return render(
         request,
         "admin.html",
         adapters=adapters,
+        outbox=outbox,
         users=users,
         runs=sorted(runs.items()),
         uptime=round((time.monotonic() - daemon.started_at) / 60),
