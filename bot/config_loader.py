@@ -179,7 +179,8 @@ def read_tree(path: Path | None) -> dict[str, Any]:
 def collect_problems(
     path: Path | None, env: Mapping[str, str] | None = None
 ) -> tuple[Config | None, list[str]]:
-    """Load and validate; return the config (or None) and every problem found."""
+    """Load and validate; return the config (or None) and every problem found. With
+    problems, the config returned (if any) has the defaults in place of the wrong sections."""
     env = os.environ if env is None else env
     try:
         tree = read_tree(path)
@@ -190,7 +191,16 @@ def collect_problems(
     try:
         config = Config.model_validate(tree)
     except ValidationError as exc:
-        return None, _format_errors(exc)
+        # the sections that are right are still checked, so one run shows every problem
+        problems = _format_errors(exc)
+        bad = {str(error["loc"][0]) for error in exc.errors() if error["loc"]}
+        try:
+            config = Config.model_validate({k: v for k, v in tree.items() if k not in bad})
+        except ValidationError:
+            return None, problems
+        config.source = path
+        later = [p for p in _cross_checks(config) if p.split(".", 1)[0] not in bad]
+        return config, problems + later + _env_checks(config, env)
     config.source = path
     return config, _cross_checks(config) + _env_checks(config, env)
 
