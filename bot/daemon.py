@@ -30,7 +30,7 @@ from bot.commands import command_menu
 from bot.config import Config
 from bot.config_loader import load_config
 from bot.distill import Distiller, DistillKind
-from bot.errors import ConfigError, PersonadError
+from bot.errors import ConfigError, PersonadError, is_permanent
 from bot.gc_settings import settle_collector
 from bot.health import HealthCheck
 from bot.identity import IdentityObserver
@@ -173,12 +173,19 @@ class Daemon:
         await self._start_adapters()
         self.outbox.start()
         self._replay = asyncio.create_task(self._answer_what_was_cut_off())
-        self.watchdog = Watchdog(self.adapters, self._stall_seconds)
+        self.watchdog = Watchdog(self.adapters, self._stall_seconds, given_up=self.health.failed)
         self.watchdog.start()
         if self.jobs_enabled:
             self._schedule()
             self.jobs.start()
-        log.info("daemon.started", adapters=sorted(self.adapters), http=self.http_port)
+        running = sorted(n for n, a in self.adapters.items() if a.health.running)
+        log.info(
+            "daemon.started",
+            adapters=running,
+            failed=sorted(self.health.failed),
+            not_running=sorted(set(self.adapters) - set(running) - set(self.health.failed)),
+            http=self.http_port,
+        )
 
     def _api_token(self) -> str | None:
         token = self.env.get(self.config.http.token_env) or None
@@ -242,13 +249,22 @@ class Daemon:
         self.http_port = sockets[0].getsockname()[1] if sockets else self.config.http.port
 
     async def _start_adapters(self) -> None:
+        """Start each adapter. One that fails for good (:func:`~bot.errors.is_permanent`) is
+        reported failed with its reason and never retried; any other failure is left to the
+        watchdog's backoff. Either way the daemon and the other adapters go on."""
         for name, adapter in self.adapters.items():
             try:
                 await adapter.start()
                 log.info("adapter.started", adapter=name)
             except PersonadError as exc:
-                log.error("adapter.start_failed", adapter=name, error=str(exc))
+                adapter.health.failed(str(exc))
+                if is_permanent(exc):
+                    self.health.failed[name] = str(exc)
+                    log.error("adapter.failed", adapter=name, error=str(exc), retrying=False)
+                else:
+                    log.error("adapter.start_failed", adapter=name, error=str(exc))
             except Exception as exc:
+                adapter.health.failed(type(exc).__name__)
                 log.exception("adapter.start_failed", adapter=name, error=type(exc).__name__)
 
     def _schedule(self) -> None:
