@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import signal
 import time
@@ -56,6 +57,18 @@ __all__ = ["Daemon"]
 log = structlog.get_logger(__name__)
 
 DRAIN_SECONDS = 60.0
+
+
+def _listen_problem(host: str, port: int, exc: OSError) -> str:
+    """One sentence a person can act on when the HTTP server cannot listen."""
+    where = f"http.host/http.port: cannot listen on {host}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return f"{where}, another program uses that port; stop it or choose another http.port"
+    if exc.errno == errno.EACCES:
+        return f"{where}, ports below 1024 need privileges; choose http.port 1024 or above"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{where}, this machine has no such address; use 127.0.0.1 or 0.0.0.0"
+    return f"{where} ({exc.strerror or exc})"
 
 
 class Daemon:
@@ -242,8 +255,12 @@ class Daemon:
     async def _start_http(self, app: web.Application) -> None:
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
-        await site.start()
+        host, port = self.config.http.host, self.config.http.port
+        site = web.TCPSite(self._runner, host, port)
+        try:
+            await site.start()
+        except OSError as exc:
+            raise ConfigError(_listen_problem(host, port, exc)) from exc
         server = getattr(site, "_server", None)
         sockets = getattr(server, "sockets", None) or []
         self.http_port = sockets[0].getsockname()[1] if sockets else self.config.http.port

@@ -107,7 +107,9 @@ def build_backend(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLM
         url=backend_url(spec, env),
         timeout=spec.timeout,
     )
-    return RetryingBackend(inner, attempts=spec.max_retries + 1)
+    return RetryingBackend(
+        inner, attempts=spec.max_retries + 1, deadline=spec.timeout, url=backend_url(spec, env)
+    )
 
 
 def used_backends(config: LLMConfig) -> list[str]:
