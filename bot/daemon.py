@@ -191,6 +191,8 @@ class Daemon:
         if self.jobs_enabled:
             self._schedule()
             self.jobs.start()
+        for backend in self.backends.values():
+            backend.warm()
         running = sorted(n for n, a in self.adapters.items() if a.health.running)
         log.info(
             "daemon.started",

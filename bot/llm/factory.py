@@ -17,6 +17,7 @@ import structlog
 from bot.config import BackendConfig, LLMConfig
 from bot.errors import ConfigError
 from bot.llm.base import LLMBackend
+from bot.llm.deferred import DeferredBackend
 from bot.llm.retry import RetryingBackend
 
 __all__ = ["backend_problems", "backend_url", "build_backend", "build_backends", "used_backends"]
@@ -44,21 +45,26 @@ def backend_url(spec: BackendConfig, env: Mapping[str, str]) -> str:
 
 
 def _anthropic(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBackend:
-    # imported here: the anthropic library costs seconds to import, and a local backend
-    # never needs it
-    from bot.llm.anthropic import AnthropicBackend
-
     key_env, api_key = _anthropic_key(spec, env)
-    return AnthropicBackend(
-        model=spec.model,
-        api_key=api_key,
-        base_url=spec.base_url or env.get("ANTHROPIC_BASE_URL") or None,
-        timeout=spec.timeout,
-        max_tokens=spec.max_tokens,
-        temperature=spec.temperature,
-        key_env=key_env,
-        name=name,
-    )
+    base_url = spec.base_url or env.get("ANTHROPIC_BASE_URL") or None
+
+    def build() -> LLMBackend:
+        # the anthropic library costs seconds to import: a local backend never loads it,
+        # and this one loads it in a thread while the daemon already serves
+        from bot.llm.anthropic import AnthropicBackend
+
+        return AnthropicBackend(
+            model=spec.model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=spec.timeout,
+            max_tokens=spec.max_tokens,
+            temperature=spec.temperature,
+            key_env=key_env,
+            name=name,
+        )
+
+    return DeferredBackend(name, spec.model, build)
 
 
 def _openai_key(name: str, spec: BackendConfig, env: Mapping[str, str]) -> str | None:

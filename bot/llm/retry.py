@@ -189,5 +189,8 @@ class RetryingBackend(LLMBackend):
             f"{self.name}: gave up after {attempts} attempt(s): {exc}", user_message=sentence
         )
 
+    def warm(self) -> None:
+        self.inner.warm()
+
     async def close(self) -> None:
         await self.inner.close()
