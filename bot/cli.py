@@ -2,14 +2,18 @@
 
     personad run                      the daemon: every configured adapter and the HTTP API
     personad chat --user U --persona P    talk in this terminal (or through a pipe)
-    personad check-config             print every configuration problem
+    personad init                     write a config, a private .env and the first persona
+    personad check-config [--probe]   print every configuration problem (and try each service)
+    personad health [--wait S]        ask the running daemon's /healthz
     personad persona new USER NAME    create a persona from a template
     personad persona list [USER]
     personad memory add|search|list|explain|forget|stats|export --user U --persona P
     personad distill short|mid|long --user U --persona P
 
-``--config PATH`` (or ``PERSONAD_CONFIG``) names the TOML file; without one, defaults apply and
-the data directory is ``PERSONAD_DATA_DIR`` or ``~/.local/share/personad``. A problem is
+``--config PATH`` (or ``PERSONAD_CONFIG``) names the TOML file, else the one ``init`` writes
+(``~/.config/personad/personad.toml``) when it exists; without one, defaults apply and the
+data directory is ``PERSONAD_DATA_DIR`` or ``~/.local/share/personad``. A ``.env`` in the
+working directory and beside the config is read first (the real environment wins). A problem is
 reported as one clear sentence on stderr with exit status 2, never a traceback.
 
 Every command runs with a private umask (what it creates is the user's alone), and ``run`` and
@@ -130,6 +134,12 @@ def _check_config(args: argparse.Namespace) -> int:
     return report(config_path_from(args.config), probe=args.probe)
 
 
+def _health(args: argparse.Namespace) -> int:
+    from bot.healthcmd import ask_health
+
+    return ask_health(_load(args), wait=args.wait)
+
+
 def _persona_new(args: argparse.Namespace) -> int:
     config = _load(args)
     store = PersonaStore(config.data_dir)
@@ -194,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--probe", action="store_true", help="also try each configured service live"
     )
     checking.set_defaults(func=_check_config)
+    health = sub.add_parser("health", parents=[common], help="ask the running daemon's /healthz")
+    health.add_argument("--wait", type=float, default=0.0, help="seconds to wait to be healthy")
+    health.set_defaults(func=_health)
     register_init(sub, common)
 
     persona = sub.add_parser("persona", help="create and list personas")
@@ -234,8 +247,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = asyncio.run(args.func(args))
         else:
             result = args.func(args)
+        sys.stdout.flush()  # inside the try: a closed pipe is noticed here, not at exit
     except PersonadError as exc:
         return _fail(exc.user_message)
+    except BrokenPipeError:
+        # the reader of our output went away (`personad persona list | grep -q`): not an
+        # error worth a traceback; stdout is pointed at /dev/null so exiting flushes nothing
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except OSError as exc:
         # a folder that is a file, a permission, a full disk: one line, no traceback
         where = f"{exc.filename}: " if exc.filename else ""

@@ -1,10 +1,11 @@
 """``.env`` files: the secrets README tells a user to put beside the config.
 
 Every command loads, before it reads the configuration, a ``.env`` in the working directory
-and one beside the config file (``--config`` or ``PERSONAD_CONFIG``, which the first may
-set). The one beside the config is the more specific and wins over the one in the working
-directory; a variable already in the real environment wins over both, so a systemd
-``EnvironmentFile`` or a ``docker run -e`` is never overridden by a stale file.
+and one beside the config file (``--config``, ``PERSONAD_CONFIG``, which the first may set,
+or the one ``personad init`` writes). The one beside the config is the more specific and wins
+over the one in the working directory; a variable already in the real environment wins over
+both, so a systemd ``EnvironmentFile`` or a ``docker run -e`` is never overridden by a stale
+file.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
 from dotenv import dotenv_values
+
+from bot.config_loader import default_config_path
 
 __all__ = ["ENV_FILE", "env_files", "load_env_files"]
 
@@ -37,9 +40,10 @@ def env_files(
     here = (cwd or Path.cwd()) / ENV_FILE
     environ = os.environ if environ is None else environ
     chosen = config_arg or environ.get("PERSONAD_CONFIG") or _read(here).get("PERSONAD_CONFIG")
+    config = Path(chosen).expanduser() if chosen else default_config_path(environ)
     files = [here]
-    if chosen:
-        beside = Path(chosen).expanduser().parent / ENV_FILE
+    if chosen or config.is_file():
+        beside = config.parent / ENV_FILE
         if beside.resolve() != here.resolve():
             files.append(beside)
     return [path for path in files if path.is_file()]

@@ -23,6 +23,7 @@ from dotenv import dotenv_values
 
 from bot.atomic import atomic_write_text
 from bot.config import UserConfig, default_data_dir
+from bot.config_loader import default_config_path
 from bot.envfiles import ENV_FILE, load_env_files
 from bot.errors import ConfigError
 from bot.permissions import make_private_dirs
@@ -33,7 +34,6 @@ from bot.preflight import report
 
 __all__ = [
     "PLATFORM_SECRETS",
-    "default_config_path",
     "local_zone",
     "register",
     "render_toml",
@@ -47,11 +47,6 @@ PLATFORM_SECRETS = {
     "matrix": ("MATRIX_PASSWORD", "matrix_password"),
     "nctalk": ("NCTALK_BOT_SECRET", "nctalk_secret"),
 }
-
-
-def default_config_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "personad" / "personad.toml"
 
 
 # -- TOML -------------------------------------------------------------------------------------
@@ -248,7 +243,8 @@ def _write_env(path: Path, answers: dict[str, Any]) -> list[str]:
 
 def run_init(args: argparse.Namespace) -> int:
     ask = _Asker(interactive=sys.stdin.isatty() and not args.yes)
-    config_path = Path(args.config).expanduser() if args.config else default_config_path()
+    chosen = args.config or os.environ.get("PERSONAD_CONFIG")
+    config_path = Path(chosen).expanduser() if chosen else default_config_path()
     answers = _gather(args, ask)
     make_private_dirs(config_path.parent)
     if config_path.exists() and not args.force:
