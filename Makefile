@@ -36,6 +36,7 @@ lint: setup
 	$(VENV)/bin/mypy
 
 bench: setup
+	$(PY) bench/startup.py
 	$(PY) bench/turn_overhead.py
 	$(PY) bench/recall.py --quick
 	$(PY) bench/policy_accuracy.py
