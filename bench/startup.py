@@ -16,10 +16,8 @@ import argparse
 import asyncio
 import os
 import pty
-import random
 import select
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,20 +30,8 @@ sys.path.insert(0, str(REPO))
 
 from bot.persona.store import PersonaStore  # noqa: E402
 from bot.persona.template import create_persona  # noqa: E402
+from tests.fakes.lifecycle import quiet_port  # noqa: E402
 from tests.fakes.telegram_api import FakeTelegram  # noqa: E402
-
-
-def _free_port() -> int:
-    """A free port below the ephemeral range: polling a port the kernel may also hand out as
-    a client's own can connect the poller to itself."""
-    while True:
-        port = random.randrange(20_000, 30_000)
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
 
 
 def _command() -> list[str]:
@@ -141,7 +127,7 @@ async def main() -> None:
         )
         async with FakeTelegram() as telegram:
             env["TELEGRAM_BOT_TOKEN"] = telegram.token
-            port = _free_port()
+            port = quiet_port()
             config = _write_config(root, port, telegram.base_url, args.backend)
             runs, chats = [], []
             for _ in range(args.runs):

@@ -8,15 +8,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import signal
-import socket
 import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests.fakes.lifecycle import quiet_port
 from tests.fakes.openai_api import FakeOpenAI
 from tests.fakes.telegram_api import FakeTelegram
 
@@ -27,18 +26,6 @@ pytestmark = [
 
 REPO = Path(__file__).resolve().parent.parent
 SCOTT = 4242
-
-
-def _port() -> int:
-    """A free port below the ephemeral range (a poller cannot end up connected to itself)."""
-    while True:
-        port = random.randrange(20_000, 30_000)
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
 
 
 class Shell:
@@ -74,7 +61,7 @@ async def test_a_new_user_goes_from_init_to_an_answer(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     shell = Shell(home)
-    port = _port()
+    port = quiet_port()
     async with FakeTelegram() as telegram, FakeOpenAI() as model:
         code, out, err = await shell(
             "init", "--yes", "--user", "scott", "--platform", "telegram",
