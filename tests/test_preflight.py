@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.envfiles import load_env_files
 from bot.preflight import check
 from bot.probe import probe_all
@@ -17,6 +19,9 @@ from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.nctalk_server import FakeTalkServer
 from tests.fakes.openai_api import FakeOpenAI
 from tests.fakes.telegram_api import FakeTelegram
+from tests.synapse import Human, SynapseServer, synapse
+
+__all__ = ["synapse"]  # the fixture
 
 REPO = Path(__file__).resolve().parent.parent
 SECRET_ENV = ("ANTHROPIC_", "PERSONAD", "TELEGRAM_", "DISCORD_", "MATRIX_", "NCTALK_")
@@ -181,3 +186,34 @@ def test_init_writes_a_checked_config_a_private_env_and_the_persona_and_can_run_
     token_line = next(ln for ln in first_env.splitlines() if ln.startswith("PERSONAD_API"))
     assert token_line in second_env and "123:second-token" in second_env
     assert (persona / "USER.md").read_text() == "Scott likes tea.\n"
+
+
+async def test_probe_logs_in_to_a_real_matrix_homeserver_and_leaves_no_device(
+    synapse: SynapseServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = synapse.register()
+    section = (
+        f'[adapters.matrix]\nenabled = true\nhomeserver = "{synapse.url}"\n'
+        f'user_id = "{bot.user_id}"\npassword_env = "PROBE_MATRIX_PASSWORD"\n'
+    )
+    config = tmp_path / "personad.toml"
+    config.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path}"\n[llm.roles.chat]\nbackend = "local"\n' + section
+    )
+    results = {}
+    for password in (bot.password, "not-the-password"):
+        monkeypatch.setenv("PROBE_MATRIX_PASSWORD", password)
+        findings = check(config)
+        assert findings.problems == [] and findings.config is not None
+        probes = await probe_all(findings.config, os.environ)
+        results[password] = next(p for p in probes if p.service == "matrix")
+    right, wrong = results[bot.password], results["not-the-password"]
+    assert right.ok and f"whoami is {bot.user_id} (password login)" in right.found
+    assert not wrong.ok and "login answered HTTP 403" in wrong.found
+    assert bot.password not in right.line() + wrong.line()
+    human = Human(synapse, bot)  # the probe's own device is gone again
+    try:
+        devices = await human.api("GET", "/devices")
+    finally:
+        await human.close()
+    assert [d["device_id"] for d in devices["devices"]] == [bot.device_id]
