@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed
 
 chat: setup
-	@$(VENV)/bin/personad persona list $(ME) | grep -qx "$(ME)/$(PERSONA)" \
+	@$(VENV)/bin/personad persona list $(ME) | grep -x "$(ME)/$(PERSONA)" >/dev/null \
 		|| $(VENV)/bin/personad persona new $(ME) $(PERSONA)
 	@$(VENV)/bin/personad chat --user $(ME) --persona $(PERSONA)
 
@@ -36,6 +36,7 @@ lint: setup
 	$(VENV)/bin/mypy
 
 bench: setup
+	$(PY) bench/startup.py
 	$(PY) bench/turn_overhead.py
 	$(PY) bench/recall.py --quick
 	$(PY) bench/policy_accuracy.py

@@ -31,7 +31,7 @@ from adapters.base import Adapter, AdapterContext, Incoming, MessageGone, part_k
 from adapters.discord_client import PersonadClient, login
 from adapters.discord_commands import PendingInteractions, Reply, sync_commands
 from adapters.discord_settings import Settings, apply_endpoints
-from bot.errors import AdapterError
+from bot.errors import AdapterError, CredentialsRejected
 from bot.formatting import split_markdown
 
 __all__ = ["DISCORD_MAX_CHARS", "DiscordAdapter", "Settings", "create"]
@@ -42,6 +42,9 @@ DISCORD_MAX_CHARS = 2000
 #: a typing indicator lasts about 10 seconds; refresh it no more often than this
 _TYPING_EVERY = 8.0
 _FATAL = (discord.LoginFailure, discord.PrivilegedIntentsRequired)
+#: gateway close codes that refuse the bot itself: authentication failed, invalid or
+#: disallowed intents
+_REFUSED_CODES = (4004, 4013, 4014)
 #: a connection that lasted this long was healthy: the next failure starts the pauses over
 _HEALTHY_RUN = 60.0
 
@@ -105,7 +108,13 @@ class DiscordAdapter(Adapter):
         if not client.connected.is_set():
             cause = self._fatal
             reason = f": {cause}" if cause else f" within {self.settings.connect_timeout:g} s"
-            raise AdapterError(f"Discord gateway did not connect{reason}") from cause
+            # a rejected token or a privileged intent the portal does not grant: the same
+            # connection would be refused again
+            refused = isinstance(cause, _FATAL) or (
+                isinstance(cause, discord.ConnectionClosed) and cause.code in _REFUSED_CODES
+            )
+            kind = CredentialsRejected if refused else AdapterError
+            raise kind(f"Discord gateway did not connect{reason}") from cause
 
     async def _run(self, client: PersonadClient) -> None:
         """Keep the gateway connected until the client is closed.

@@ -21,7 +21,7 @@ from discord import app_commands
 from adapters.base import AdapterHealth, Incoming
 from adapters.discord_commands import PendingInteractions, build_commands
 from adapters.discord_incoming import interaction_to_incoming, message_to_incoming
-from bot.errors import AdapterError
+from bot.errors import AdapterError, CredentialsRejected
 
 __all__ = ["INTENTS", "PersonadClient", "login"]
 
@@ -130,7 +130,9 @@ async def login(client: PersonadClient, token: str) -> None:
     try:
         await client.login(token)
     except discord.LoginFailure as exc:
-        raise AdapterError("Discord rejected the bot token (adapters.discord.token)") from exc
+        raise CredentialsRejected(
+            "Discord rejected the bot token (adapters.discord.token)"
+        ) from exc
     except discord.HTTPException as exc:
         raise AdapterError(f"Discord login failed: HTTP {exc.status}") from exc
     except (TimeoutError, aiohttp.ClientError, OSError) as exc:

@@ -38,7 +38,7 @@ from adapters.telegram_format import (
     render_markdown_v2,
     utf16_len,
 )
-from bot.errors import AdapterError
+from bot.errors import AdapterError, CredentialsRejected
 from bot.formatting import strip_markdown
 
 __all__ = ["TelegramClient", "chat_ref", "message_ref", "retry_seconds"]
@@ -131,7 +131,7 @@ class TelegramClient:
                 delay *= 2
             except InvalidToken:
                 # the library's message quotes the token itself: keep it out of logs
-                raise AdapterError(
+                raise CredentialsRejected(
                     "Telegram rejected the bot token (check token or token_env)"
                 ) from None
             except Forbidden as exc:

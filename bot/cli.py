@@ -2,15 +2,19 @@
 
     personad run                      the daemon: every configured adapter and the HTTP API
     personad chat --user U --persona P    talk in this terminal (or through a pipe)
-    personad check-config             print every configuration problem
+    personad init                     write a config, a private .env and the first persona
+    personad check-config [--probe]   print every configuration problem (and try each service)
+    personad health [--wait S]        ask the running daemon's /healthz
     personad persona new USER NAME    create a persona from a template
     personad persona list [USER]
     personad memory add|search|list|explain|forget|stats|export --user U --persona P
     personad distill short|mid|long --user U --persona P
     personad web login|password USER  sign in to the web console
 
-``--config PATH`` (or ``PERSONAD_CONFIG``) names the TOML file; without one, defaults apply and
-the data directory is ``PERSONAD_DATA_DIR`` or ``~/.local/share/personad``. A problem is
+``--config PATH`` (or ``PERSONAD_CONFIG``) names the TOML file, else the one ``init`` writes
+(``~/.config/personad/personad.toml``) when it exists; without one, defaults apply and the
+data directory is ``PERSONAD_DATA_DIR`` or ``~/.local/share/personad``. A ``.env`` in the
+working directory and beside the config is read first (the real environment wins). A problem is
 reported as one clear sentence on stderr with exit status 2, never a traceback.
 
 Every command runs with a private umask (what it creates is the user's alone), and ``run`` and
@@ -29,24 +33,22 @@ from pathlib import Path
 
 import structlog
 
-from adapters import registry
 from adapters.base import AdapterContext, Incoming
 from adapters.console import ConsoleAdapter
 from bot import __version__
 from bot.config import Config, UserConfig
-from bot.config_loader import (
-    collect_problems,
-    config_path_from,
-    exposed_secret_files,
-    load_config,
-)
-from bot.errors import ConfigError, PersonadError
+from bot.config_loader import config_path_from, load_config
+from bot.envfiles import load_env_files
+from bot.errors import PersonadError
+from bot.init import local_zone
+from bot.init import register as register_init
 from bot.logs import configure_logging
 from bot.memory.cli import register as register_memory_commands
 from bot.permissions import private_umask
 from bot.persona.names import validate_name
 from bot.persona.store import PersonaStore
 from bot.persona.template import available_templates, create_persona
+from bot.preflight import check, ensure, report
 from bot.web.cli import register as register_web_commands
 
 __all__ = ["main"]
@@ -62,21 +64,6 @@ def _load(args: argparse.Namespace) -> Config:
     if getattr(args, "data_dir", None):
         config.daemon.data_dir = Path(args.data_dir).expanduser()
     return config
-
-
-def _local_zone() -> str:
-    name = os.environ.get("TZ", "").lstrip(":")
-    if not name:
-        try:
-            name = Path("/etc/timezone").read_text(encoding="utf-8").strip()
-        except OSError:
-            target = os.path.realpath("/etc/localtime")
-            name = target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
-    try:
-        UserConfig(timezone=name or "UTC")
-    except Exception:
-        return "UTC"
-    return name or "UTC"
 
 
 # -- chat -------------------------------------------------------------------------------------
@@ -96,7 +83,7 @@ async def _chat(args: argparse.Namespace) -> int:
                 f" {config.source or 'the config'} or pick one of: {', '.join(config.users)}"
             )
     else:
-        config.users[user] = UserConfig(timezone=_local_zone(), default_persona=persona, admin=True)
+        config.users[user] = UserConfig(timezone=local_zone(), default_persona=persona, admin=True)
     identity = f"console:{user}"
     if identity not in config.users[user].identities:
         config.users[user].identities.append(identity)
@@ -134,44 +121,25 @@ async def _chat(args: argparse.Namespace) -> int:
 async def _run(args: argparse.Namespace) -> int:
     from bot.daemon import Daemon
 
-    config = _load(args)
+    path = config_path_from(args.config)
+    findings = check(path)
+    config = ensure(findings, path)
     configure_logging(fmt=config.daemon.log_format, level=config.daemon.log_level)
     log = structlog.get_logger(__name__)
-    for exposed in exposed_secret_files(config.source):
+    for exposed in findings.exposed:
         log.warning("config.readable_by_others", file=str(exposed), fix=f"chmod 600 {exposed}")
     await Daemon(config).run_until_signalled()
     return 0
 
 
 def _check_config(args: argparse.Namespace) -> int:
-    path = config_path_from(args.config)
-    config, problems = collect_problems(path)
-    if config is not None:
-        for name, raw in sorted(config.adapters.items()):
-            if isinstance(raw, dict) and raw.get("enabled"):
-                try:
-                    registry.settings_for(name, raw)
-                except ConfigError as exc:
-                    problems.extend(str(exc).split("; "))
-    for exposed in exposed_secret_files(path):
-        print(
-            f"config: warning: {exposed} holds secrets and other users can read it;"
-            f" fix: chmod 600 {exposed}",
-            file=sys.stderr,
-        )
-    if problems:
-        for problem in problems:
-            print(f"config: {problem}", file=sys.stderr)
-        print(f"{len(problems)} problem(s) in {path or 'the defaults'}", file=sys.stderr)
-        return 1
-    assert config is not None
-    enabled = [n for n, raw in config.adapters.items() if raw.get("enabled")]
-    print(
-        f"config OK ({path or 'defaults'}): {len(config.users)} user(s),"
-        f" adapters: {', '.join(enabled) or 'none'}, memory: {config.memory.backend},"
-        f" data in {config.data_dir}"
-    )
-    return 0
+    return report(config_path_from(args.config), probe=args.probe)
+
+
+def _health(args: argparse.Namespace) -> int:
+    from bot.healthcmd import ask_health
+
+    return ask_health(_load(args), wait=args.wait)
 
 
 def _persona_new(args: argparse.Namespace) -> int:
@@ -231,9 +199,17 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--user", required=True)
     chat.add_argument("--persona", required=True)
     chat.set_defaults(func=_chat)
-    sub.add_parser(
+    checking = sub.add_parser(
         "check-config", parents=[common], help="print every configuration problem"
-    ).set_defaults(func=_check_config)
+    )
+    checking.add_argument(
+        "--probe", action="store_true", help="also try each configured service live"
+    )
+    checking.set_defaults(func=_check_config)
+    health = sub.add_parser("health", parents=[common], help="ask the running daemon's /healthz")
+    health.add_argument("--wait", type=float, default=0.0, help="seconds to wait to be healthy")
+    health.set_defaults(func=_health)
+    register_init(sub, common)
 
     persona = sub.add_parser("persona", help="create and list personas")
     persona_sub = persona.add_subparsers(dest="persona_command", required=True)
@@ -261,6 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     private_umask()
     parser = build_parser()
     args = parser.parse_args(argv)
+    load_env_files(args.config)
+    if args.data_dir and args.command != "init":
+        # through the environment, so every command and check sees the same folder
+        os.environ["PERSONAD_DATA_DIR"] = str(Path(args.data_dir).expanduser())
     if args.command != "run":
         configure_logging(fmt="console", level=os.environ.get("PERSONAD_LOG_LEVEL", "error"))
     try:
@@ -270,8 +250,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = asyncio.run(args.func(args))
         else:
             result = args.func(args)
+        sys.stdout.flush()  # inside the try: a closed pipe is noticed here, not at exit
     except PersonadError as exc:
         return _fail(exc.user_message)
+    except BrokenPipeError:
+        # the reader of our output went away (`personad persona list | grep -q`): not an
+        # error worth a traceback; stdout is pointed at /dev/null so exiting flushes nothing
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        # a folder that is a file, a permission, a full disk: one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(f"{where}{exc.strerror or exc}")
     except KeyboardInterrupt:
         return 130
     return int(result)

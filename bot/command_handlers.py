@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from bot.commands import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
@@ -14,15 +15,27 @@ from bot.session_search import search_command
 __all__: list[str] = []
 
 
+#: a line of a persona's HELP.md about a command (`/otr on`, `!help`, `!`): the list comes
+#: from the command table, so an older HELP.md cannot show an admin command to everyone
+_COMMAND_LINE = re.compile(r"`[/!](?:[a-z]|`)")
+
+
 async def _help(ctx: CommandContext) -> str:
-    text = ctx.router.store.read(ctx.user, ctx.persona, "HELP.md").text.strip()
+    """The persona's HELP.md words, then the commands the asker may use, from the table."""
+    text = ctx.router.store.read(ctx.user, ctx.persona, "HELP.md").text
+    words = "\n".join(line for line in text.splitlines() if not _COMMAND_LINE.search(line))
+    words = re.sub(r"\n{3,}", "\n\n", words).strip()
     visible = [c for c in COMMANDS.values() if ctx.admin or not c.admin]
     table = "\n".join(
         f"- `/{c.name}{(' ' + c.usage) if c.usage else ''}`: {c.summary}" for c in visible
     )
-    if text:
-        return f"{text}\n\n**All commands**\n{table}"
-    return f"**Commands**\n{table}"
+    table += "\n\n`!` works in place of `/` on every platform."
+    heading = (
+        "**Commands**"
+        if ctx.admin or not any(c.admin for c in COMMANDS.values())
+        else ("**Commands** (admins have a few more)")
+    )
+    return f"{words}\n\n{heading}\n{table}" if words else f"{heading}\n{table}"
 
 
 def _mode_line(otr: bool) -> str:

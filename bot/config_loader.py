@@ -1,7 +1,8 @@
 """Loading the configuration: the TOML file, the environment over it, one line per problem.
 
-Order of precedence, lowest first: built-in defaults, the TOML file (``--config PATH`` or
-``PERSONAD_CONFIG``), then the environment. The environment accepts the seed's own names
+Order of precedence, lowest first: built-in defaults, the TOML file (``--config PATH``,
+``PERSONAD_CONFIG``, or ``~/.config/personad/personad.toml`` when it exists), then the
+environment. The environment accepts the seed's own names
 (``AUTO_DISTILL``, ``DISTILL_BACKEND_MID``, ``MEMORY_BUDGET_SHORT`` ...), ``PERSONAD_DATA_DIR``,
 and ``PERSONAD__SECTION__KEY=value`` for any other key (``PERSONAD__HTTP__PORT=9000``).
 
@@ -37,6 +38,7 @@ __all__ = [
     "apply_env",
     "collect_problems",
     "config_path_from",
+    "default_config_path",
     "exposed_secret_files",
     "load_config",
     "read_tree",
@@ -179,7 +181,8 @@ def read_tree(path: Path | None) -> dict[str, Any]:
 def collect_problems(
     path: Path | None, env: Mapping[str, str] | None = None
 ) -> tuple[Config | None, list[str]]:
-    """Load and validate; return the config (or None) and every problem found."""
+    """Load and validate; return the config (or None) and every problem found. With
+    problems, the config returned (if any) has the defaults in place of the wrong sections."""
     env = os.environ if env is None else env
     try:
         tree = read_tree(path)
@@ -190,15 +193,37 @@ def collect_problems(
     try:
         config = Config.model_validate(tree)
     except ValidationError as exc:
-        return None, _format_errors(exc)
+        # the sections that are right are still checked, so one run shows every problem
+        problems = _format_errors(exc)
+        bad = {str(error["loc"][0]) for error in exc.errors() if error["loc"]}
+        try:
+            config = Config.model_validate({k: v for k, v in tree.items() if k not in bad})
+        except ValidationError:
+            return None, problems
+        config.source = path
+        later = [p for p in _cross_checks(config) if p.split(".", 1)[0] not in bad]
+        return config, problems + later + _env_checks(config, env)
     config.source = path
     return config, _cross_checks(config) + _env_checks(config, env)
 
 
+def default_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where ``personad init`` writes the config: ``$XDG_CONFIG_HOME/personad/personad.toml``
+    (``~/.config/...``)."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "personad" / "personad.toml"
+
+
 def config_path_from(arg: str | None, env: Mapping[str, str] | None = None) -> Path | None:
+    """``--config``, else ``$PERSONAD_CONFIG``, else the file ``personad init`` writes when
+    it exists; None means the built-in defaults."""
     env = os.environ if env is None else env
     chosen = arg or env.get("PERSONAD_CONFIG")
-    return Path(chosen).expanduser() if chosen else None
+    if chosen:
+        return Path(chosen).expanduser()
+    default = default_config_path(env)
+    return default if default.is_file() else None
 
 
 def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Config:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import signal
 import time
@@ -31,7 +32,7 @@ from bot.config import Config
 from bot.config_loader import load_config
 from bot.distill import Distiller, DistillKind
 from bot.distill_schedule import PLANS, DistillRuns, missed_levels
-from bot.errors import ConfigError, PersonadError
+from bot.errors import ConfigError, PersonadError, is_permanent
 from bot.gc_settings import settle_collector
 from bot.health import HealthCheck
 from bot.identity import IdentityObserver
@@ -59,6 +60,18 @@ __all__ = ["Daemon"]
 log = structlog.get_logger(__name__)
 
 DRAIN_SECONDS = 60.0
+
+
+def _listen_problem(host: str, port: int, exc: OSError) -> str:
+    """One sentence a person can act on when the HTTP server cannot listen."""
+    where = f"http.host/http.port: cannot listen on {host}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return f"{where}, another program uses that port; stop it or choose another http.port"
+    if exc.errno == errno.EACCES:
+        return f"{where}, ports below 1024 need privileges; choose http.port 1024 or above"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{where}, this machine has no such address; use 127.0.0.1 or 0.0.0.0"
+    return f"{where} ({exc.strerror or exc})"
 
 
 class Daemon:
@@ -183,12 +196,21 @@ class Daemon:
         await self._start_adapters()
         self.outbox.start()
         self._replay = asyncio.create_task(self._answer_what_was_cut_off())
-        self.watchdog = Watchdog(self.adapters, self._stall_seconds)
+        self.watchdog = Watchdog(self.adapters, self._stall_seconds, given_up=self.health.failed)
         self.watchdog.start()
         if self.jobs_enabled:
             self._schedule()
             self.jobs.start()
-        log.info("daemon.started", adapters=sorted(self.adapters), http=self.http_port)
+        for backend in self.backends.values():
+            backend.warm()
+        running = sorted(n for n, a in self.adapters.items() if a.health.running)
+        log.info(
+            "daemon.started",
+            adapters=running,
+            failed=sorted(self.health.failed),
+            not_running=sorted(set(self.adapters) - set(running) - set(self.health.failed)),
+            http=self.http_port,
+        )
 
     def _api_token(self) -> str | None:
         token = self.env.get(self.config.http.token_env) or None
@@ -245,20 +267,33 @@ class Daemon:
     async def _start_http(self, app: web.Application) -> None:
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.config.http.host, self.config.http.port)
-        await site.start()
+        host, port = self.config.http.host, self.config.http.port
+        site = web.TCPSite(self._runner, host, port)
+        try:
+            await site.start()
+        except OSError as exc:
+            raise ConfigError(_listen_problem(host, port, exc)) from exc
         server = getattr(site, "_server", None)
         sockets = getattr(server, "sockets", None) or []
         self.http_port = sockets[0].getsockname()[1] if sockets else self.config.http.port
 
     async def _start_adapters(self) -> None:
+        """Start each adapter. One that fails for good (:func:`~bot.errors.is_permanent`) is
+        reported failed with its reason and never retried; any other failure is left to the
+        watchdog's backoff. Either way the daemon and the other adapters go on."""
         for name, adapter in self.adapters.items():
             try:
                 await adapter.start()
                 log.info("adapter.started", adapter=name)
             except PersonadError as exc:
-                log.error("adapter.start_failed", adapter=name, error=str(exc))
+                adapter.health.failed(str(exc))
+                if is_permanent(exc):
+                    self.health.failed[name] = str(exc)
+                    log.error("adapter.failed", adapter=name, error=str(exc), retrying=False)
+                else:
+                    log.error("adapter.start_failed", adapter=name, error=str(exc))
             except Exception as exc:
+                adapter.health.failed(type(exc).__name__)
                 log.exception("adapter.start_failed", adapter=name, error=type(exc).__name__)
 
     def _schedule(self) -> None:

@@ -15,6 +15,8 @@ Each layer raises its own subclass; a library's error is translated at the bound
     │                            same message would be refused again
     ├── MemoryStoreError     a memory backend failed
     └── AdapterError         a chat platform misbehaved
+        └── CredentialsRejected  the platform refused the bot's token or password: trying
+                                 again cannot help, the adapter is reported failed
 
 Every ``PersonadError`` carries a ``user_message``: one sentence safe to show in a chat.
 """
@@ -25,6 +27,7 @@ __all__ = [
     "AdapterError",
     "ConfigError",
     "ContextOverflow",
+    "CredentialsRejected",
     "LLMError",
     "LLMTransientError",
     "MemoryStoreError",
@@ -33,6 +36,7 @@ __all__ = [
     "PersonadError",
     "RequestRejected",
     "StoreError",
+    "is_permanent",
 ]
 
 
@@ -80,6 +84,17 @@ class MemoryStoreError(PersonadError):
 
 class AdapterError(PersonadError):
     """A chat platform connection failed or answered something unexpected."""
+
+
+class CredentialsRejected(AdapterError):
+    """The platform refused the bot's credentials (a wrong token, password or secret): the
+    adapter cannot start until the configuration changes, so it is not retried."""
+
+
+def is_permanent(exc: BaseException) -> bool:
+    """Whether an adapter that failed to start with ``exc`` can only start after someone
+    changes its configuration (a missing secret, rejected credentials)."""
+    return isinstance(exc, ConfigError | CredentialsRejected)
 
 
 class ContextOverflow(LLMError):

@@ -1,7 +1,9 @@
 """Whether each adapter is doing its job, and if not, why: for ``/healthz``, ``/status`` and
 the ``/status all`` command.
 
-An adapter is unhealthy when it is not running, when its last success (a sync, a poll, a
+An adapter is unhealthy when it failed for good (its credentials were rejected or its
+configuration is incomplete: :attr:`HealthCheck.failed` holds why, and nothing retries it),
+when it is not running, when its last success (a sync, a poll, a
 verified webhook) is older than its stall limit (``stall_seconds``: a homeserver that hangs
 shows as stalled, not synced), or when its outbox is backing up (more than
 :data:`~bot.outbox.BACKLOG_PARCELS` answers waiting, or one waiting longer than
@@ -11,7 +13,7 @@ shows as stalled, not synced), or when its outbox is backing up (more than
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.base import Adapter
@@ -27,10 +29,14 @@ class HealthCheck:
     #: the console, have none)
     stall_seconds: Mapping[str, float]
     outbox: Outbox | None = None
+    #: adapters that cannot start until their configuration changes, and why
+    failed: dict[str, str] = field(default_factory=dict)
 
     def check(self, name: str) -> tuple[str, str | None]:
-        """Adapter ``name``'s state (``ok``, ``stopped``, ``stalled``, ``backing up``) and
-        why it is not ok."""
+        """Adapter ``name``'s state (``ok``, ``failed``, ``stopped``, ``stalled``, ``backing
+        up``) and why it is not ok."""
+        if name in self.failed:
+            return "failed", f"failed: {self.failed[name]} (not retried; fix it and restart)"
         health = self.adapters[name].health
         error = f" (last error: {health.last_error})" if health.last_error else ""
         if not health.running:

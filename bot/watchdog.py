@@ -4,6 +4,10 @@ Adapters report liveness through ``adapter.health.touch()``. Every ``interval`` 
 watchdog looks at each one: an adapter that is not running, or whose last success is older
 than its ``stall_seconds``, is stopped and started again. Failed restarts back off
 (1 s, 2 s, 4 s ... up to ``max_delay``, each scaled by a random factor in [0.5, 1]).
+
+A start that fails for good (rejected credentials, a missing secret:
+:func:`bot.errors.is_permanent`) is not retried: the adapter goes into ``given_up`` with its
+reason, which ``/healthz`` and ``/status`` report, until the daemon is restarted.
 """
 
 from __future__ import annotations
@@ -11,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 
 import structlog
 
 from adapters.base import Adapter
 from bot.backoff import LoopTask, jittered_backoff
+from bot.errors import is_permanent
 
 __all__ = ["Watchdog"]
 
@@ -32,8 +37,11 @@ class Watchdog:
         interval: float = 5.0,
         base_delay: float = 1.0,
         max_delay: float = 300.0,
+        given_up: MutableMapping[str, str] | None = None,
     ) -> None:
         self.adapters = adapters
+        #: adapters that failed for good, and why; never restarted
+        self.given_up: MutableMapping[str, str] = {} if given_up is None else given_up
         self.stall_seconds = stall_seconds
         self.interval = interval
         self.base_delay = base_delay
@@ -64,7 +72,11 @@ class Watchdog:
         restarted = []
         now = time.monotonic()
         for name, adapter in self.adapters.items():
-            if not self.stalled(name, adapter) or now < self._not_before.get(name, 0.0):
+            if (
+                name in self.given_up
+                or not self.stalled(name, adapter)
+                or now < self._not_before.get(name, 0.0)
+            ):
                 continue
             log.warning(
                 "adapter.stalled",
@@ -83,6 +95,11 @@ class Watchdog:
                 await asyncio.wait_for(adapter.stop(), timeout=30)
             await asyncio.wait_for(adapter.start(), timeout=60)
         except Exception as exc:
+            if is_permanent(exc):
+                self.given_up[name] = str(exc)
+                adapter.health.failed(str(exc))
+                log.error("adapter.failed", adapter=name, error=str(exc), retrying=False)
+                return False
             failures = self._failures.get(name, 0) + 1
             self._failures[name] = failures
             delay = jittered_backoff(failures, self.base_delay, self.max_delay)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -58,3 +59,13 @@ def _fresh_logging() -> Iterator[None]:
     root = logging.getLogger()
     root.handlers[:] = handlers
     root.setLevel(level)
+
+
+@pytest.fixture(autouse=True)
+def _own_environment() -> Iterator[None]:
+    """A command run in-process loads ``.env`` files into the environment (as it does at the
+    start of a real process): the next test starts from the environment as it was."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -97,6 +98,7 @@ def test_example_config_is_valid_and_check_config_reports_problems(tmp_path: Pat
         text=True,
         cwd=REPO,
         timeout=60,
+        env={**os.environ, "ANTHROPIC_API_KEY": "sk-test-key", "PERSONAD_DATA_DIR": str(tmp_path)},
     )
     assert ok.returncode == 0, ok.stderr
     assert "config OK" in ok.stdout

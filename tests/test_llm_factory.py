@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from bot.config import BackendConfig, LLMConfig, RoleConfig
 from bot.errors import ConfigError
 from bot.llm.anthropic import AnthropicBackend
 from bot.llm.base import Message, SystemPrompt
+from bot.llm.deferred import DeferredBackend
 from bot.llm.factory import build_backend, build_backends, used_backends
 from bot.llm.openai_compat import OpenAICompatBackend
 from bot.llm.retry import RetryingBackend
 from tests.fakes.anthropic_api import Error, FakeAnthropic, Text
 from tests.fakes.openai_api import FakeOpenAI
+
+REPO = Path(__file__).resolve().parent.parent
 
 SYSTEM = SystemPrompt(stable="You are Inara.")
 HELLO = [Message(role="user", text="hello")]
@@ -56,13 +63,15 @@ def test_only_used_backends_in_role_order() -> None:
     assert set(backends) == {"anthropic", "local"}
 
 
-def test_max_retries_become_attempts() -> None:
+async def test_max_retries_become_attempts() -> None:
     spec = BackendConfig(kind="anthropic", model="claude-x", max_retries=2)
     backend = build_backend("anthropic", spec, {"ANTHROPIC_API_KEY": "sk-x"})
     assert isinstance(backend, RetryingBackend)
     assert backend.attempts == 3
     assert backend.name == "anthropic" and backend.model == "claude-x"
-    assert isinstance(backend.inner, AnthropicBackend)
+    assert isinstance(backend.inner, DeferredBackend)
+    assert isinstance(await backend.inner.backend(), AnthropicBackend)
+    await backend.close()
 
 
 def test_custom_key_variable_is_named_when_missing() -> None:
@@ -94,7 +103,6 @@ async def test_anthropic_base_url_and_key_from_the_environment() -> None:
         env = {"ANTHROPIC_API_KEY": "sk-env", "ANTHROPIC_BASE_URL": fake.base_url}
         backend = build_backend("anthropic", spec, env)
         assert isinstance(backend, RetryingBackend)
-        assert isinstance(backend.inner, AnthropicBackend)
         fake.script(Error(529, "overloaded_error", "Overloaded"), Text("hello from the fake"))
         # one retry allowed: the overload is absorbed; the real default wait is cut short
         backend.base_delay = 0.01
@@ -129,3 +137,25 @@ async def test_openai_compat_built_from_config_talks_to_the_server() -> None:
         body = fake.requests[-1].body
         assert (body["model"], body["temperature"], body["max_tokens"]) == ("qwen2.5", 0.3, 77)
         await backend.close()
+
+
+def test_start_up_imports_only_what_the_configuration_uses(tmp_path: Path) -> None:
+    """Building the backends and the daemon's modules loads neither the anthropic library
+    (it is imported in a thread once the daemon serves, and never for a local backend) nor
+    a platform library that is not enabled."""
+    code = (
+        "import sys\n"
+        "from bot.cli import main\n"
+        "import bot.daemon\n"
+        "from bot.config import BackendConfig\n"
+        "from bot.llm.factory import build_backend\n"
+        "spec = BackendConfig(kind='anthropic', model='m')\n"
+        "build_backend('a', spec, {'ANTHROPIC_API_KEY': 'k'})\n"
+        "heavy = ('anthropic', 'telegram', 'discord', 'nio', 'honcho', 'tokenizers', 'openai')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"

@@ -206,3 +206,29 @@ async def test_each_retry_is_logged_without_the_key(
     assert retry["delay"] >= 0
     assert "529" in retry["reason"]
     assert SECRET not in str(logs)
+
+
+async def test_an_unreachable_model_is_given_up_within_the_configured_timeout() -> None:
+    """A server that refuses every connection: the answer comes once another try would end
+    past the backend's timeout, and the log line names the backend and its address."""
+    now = [0.0]
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    url = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
+    inner = OpenAICompatBackend(model="m", base_url=url, timeout=5, name="local")
+    llm = RetryingBackend(
+        inner, attempts=50, base_delay=1.0, sleep=sleep, jitter=lambda: 1.0,
+        deadline=5.0, url=url, clock=lambda: now[0],
+    )  # fmt: skip
+    try:
+        with structlog.testing.capture_logs() as logs:
+            with pytest.raises(LLMError) as caught:
+                await llm.complete(system=SYSTEM, messages=HELLO)
+    finally:
+        await llm.close()
+    assert now[0] <= 5.0  # the waits between tries stay within the timeout
+    assert "can't reach my language model" in caught.value.user_message
+    [gave_up] = [e for e in logs if e["event"] == "llm.gave_up"]
+    assert gave_up["backend"] == "local" and gave_up["url"] == url

@@ -199,6 +199,7 @@ class AnthropicBackend(LLMBackend):
         self._max_tokens = max_tokens
         self._temperature = temperature
         self._key_env = key_env
+        self._url = base_url or DEFAULT_BASE_URL
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url or DEFAULT_BASE_URL,
@@ -239,7 +240,9 @@ class AnthropicBackend(LLMBackend):
             raise failed.error from None
         except _FAILURES as exc:
             error = translate_error(exc, key_env=self._key_env)
-            log.warning("llm.failed", backend=self.name, model=self.model, error=str(error))
+            log.warning(
+                "llm.failed", backend=self.name, model=self.model, url=self._url, error=str(error)
+            )
             raise error from exc
         completion = _completion(message)
         log.debug(

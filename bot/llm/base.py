@@ -120,6 +120,11 @@ class LLMBackend(ABC):
         """Ask the model once. When ``on_text`` is given, the backend streams and calls it
         with each piece of text as it arrives; the returned ``Completion`` holds all of it."""
 
+    def warm(self) -> None:
+        """Begin, in the background, whatever the first request would otherwise wait for
+        (importing a client library); called once the daemon is serving."""
+        return None
+
     async def close(self) -> None:
         """Release connections."""
         return None

@@ -16,17 +16,16 @@ import structlog
 
 from bot.config import BackendConfig, LLMConfig
 from bot.errors import ConfigError
-from bot.llm.anthropic import AnthropicBackend
 from bot.llm.base import LLMBackend
-from bot.llm.openai_compat import OpenAICompatBackend
+from bot.llm.deferred import DeferredBackend
 from bot.llm.retry import RetryingBackend
 
-__all__ = ["build_backend", "build_backends", "used_backends"]
+__all__ = ["backend_problems", "backend_url", "build_backend", "build_backends", "used_backends"]
 
 log = structlog.get_logger(__name__)
 
 
-def _anthropic(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBackend:
+def _anthropic_key(spec: BackendConfig, env: Mapping[str, str]) -> tuple[str, str]:
     key_env = spec.api_key_env or "ANTHROPIC_API_KEY"
     api_key = env.get(key_env, "").strip()
     if not api_key:
@@ -35,19 +34,40 @@ def _anthropic(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBac
             "llm.roles.chat.backend to a local OpenAI-compatible server "
             "(see config/personad.example.toml)."
         )
-    return AnthropicBackend(
-        model=spec.model,
-        api_key=api_key,
-        base_url=spec.base_url or env.get("ANTHROPIC_BASE_URL") or None,
-        timeout=spec.timeout,
-        max_tokens=spec.max_tokens,
-        temperature=spec.temperature,
-        key_env=key_env,
-        name=name,
-    )
+    return key_env, api_key
 
 
-def _openai_compat(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBackend:
+def backend_url(spec: BackendConfig, env: Mapping[str, str]) -> str:
+    """The address a backend talks to, for log lines and probes."""
+    if spec.kind == "anthropic":
+        return spec.base_url or env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+    return spec.base_url or ""
+
+
+def _anthropic(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBackend:
+    key_env, api_key = _anthropic_key(spec, env)
+    base_url = spec.base_url or env.get("ANTHROPIC_BASE_URL") or None
+
+    def build() -> LLMBackend:
+        # the anthropic library costs seconds to import: a local backend never loads it,
+        # and this one loads it in a thread while the daemon already serves
+        from bot.llm.anthropic import AnthropicBackend
+
+        return AnthropicBackend(
+            model=spec.model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=spec.timeout,
+            max_tokens=spec.max_tokens,
+            temperature=spec.temperature,
+            key_env=key_env,
+            name=name,
+        )
+
+    return DeferredBackend(name, spec.model, build)
+
+
+def _openai_key(name: str, spec: BackendConfig, env: Mapping[str, str]) -> str | None:
     if not spec.base_url:
         raise ConfigError(
             f"llm.backends.{name}.base_url is not set: give the server's address, "
@@ -61,9 +81,16 @@ def _openai_compat(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LL
                 f"{spec.api_key_env} is not set: export the key for llm.backends.{name}, "
                 f"or remove llm.backends.{name}.api_key_env if the server needs none."
             )
+    return api_key
+
+
+def _openai_compat(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLMBackend:
+    from bot.llm.openai_compat import OpenAICompatBackend
+
+    api_key = _openai_key(name, spec, env)
     return OpenAICompatBackend(
         model=spec.model,
-        base_url=spec.base_url,
+        base_url=spec.base_url or "",  # _openai_key refused an empty one
         api_key=api_key,
         timeout=spec.timeout,
         max_tokens=spec.max_tokens,
@@ -78,8 +105,17 @@ def build_backend(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLM
         inner = _anthropic(name, spec, env)
     else:
         inner = _openai_compat(name, spec, env)
-    log.info("llm.backend", backend=name, kind=spec.kind, model=spec.model)
-    return RetryingBackend(inner, attempts=spec.max_retries + 1)
+    log.info(
+        "llm.backend",
+        backend=name,
+        kind=spec.kind,
+        model=spec.model,
+        url=backend_url(spec, env),
+        timeout=spec.timeout,
+    )
+    return RetryingBackend(
+        inner, attempts=spec.max_retries + 1, deadline=spec.timeout, url=backend_url(spec, env)
+    )
 
 
 def used_backends(config: LLMConfig) -> list[str]:
@@ -95,3 +131,19 @@ def used_backends(config: LLMConfig) -> list[str]:
 def build_backends(config: LLMConfig, env: Mapping[str, str]) -> dict[str, LLMBackend]:
     """Every backend a role uses, by backend name."""
     return {name: build_backend(name, config.backends[name], env) for name in used_backends(config)}
+
+
+def backend_problems(config: LLMConfig, env: Mapping[str, str]) -> list[str]:
+    """What would stop :func:`build_backends` (a missing key or address), one line each,
+    without building anything."""
+    problems = []
+    for name in used_backends(config):
+        spec = config.backends[name]
+        try:
+            if spec.kind == "anthropic":
+                _anthropic_key(spec, env)
+            else:
+                _openai_key(name, spec, env)
+        except ConfigError as exc:
+            problems.append(str(exc))
+    return problems

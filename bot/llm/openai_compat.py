@@ -229,11 +229,19 @@ class OpenAICompatBackend(LLMBackend):
         except SinkFailed as failed:
             raise failed.error from None
         except LLMError as error:
-            log.warning("llm.failed", backend=self.name, model=self.model, error=str(error))
+            log.warning(
+                "llm.failed", backend=self.name, model=self.model, url=self._url, error=str(error)
+            )
             raise
         except (aiohttp.ClientError, TimeoutError, json.JSONDecodeError) as exc:
             translated = self._transport_error(exc)
-            log.warning("llm.failed", backend=self.name, model=self.model, error=str(translated))
+            log.warning(
+                "llm.failed",
+                backend=self.name,
+                model=self.model,
+                url=self._url,
+                error=str(translated),
+            )
             raise translated from exc
 
     def _transport_error(self, exc: BaseException) -> LLMError:

@@ -7,7 +7,10 @@ base_delay * 2**(n-1))]``, and never shorter than the server's ``retry-after``. 
 are never retried:
 
 - text has already reached ``on_text``: the user has seen it and it cannot be unsaid;
-- the server asks to wait longer than ``max_delay``: the user would wait for nothing.
+- the server asks to wait longer than ``max_delay``: the user would wait for nothing;
+- the next try would begin after ``deadline`` seconds (the backend's configured
+  ``timeout``) from the first: the user hears that the model cannot be reached within the
+  time they were promised, not after a series of backoffs.
 
 When it gives up it raises a plain :class:`~bot.errors.LLMError` (so no outer layer retries
 again) whose ``user_message`` is one sentence such as :func:`unreachable` builds.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Awaitable, Callable, Sequence
 
 import structlog
@@ -100,8 +104,16 @@ class RetryingBackend(LLMBackend):
         max_delay: float = 30.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
+        deadline: float | None = None,
+        url: str = "",
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.inner = inner
+        #: no try begins later than this many seconds after the first
+        self.deadline = deadline
+        #: where the backend sends its requests, for the log lines
+        self.url = url
+        self._clock = clock
         self.name = inner.name
         self.model = inner.model
         self.attempts = max(1, attempts)
@@ -128,6 +140,7 @@ class RetryingBackend(LLMBackend):
         on_text: TextSink | None = None,
     ) -> Completion:
         sink = _WatchedSink(on_text) if on_text is not None else None
+        began = self._clock()
         attempt = 0
         while True:
             attempt += 1
@@ -144,19 +157,23 @@ class RetryingBackend(LLMBackend):
                     log.warning("llm.cut_off", backend=self.name, attempt=attempt, reason=str(exc))
                     raise LLMError(f"{exc} after text was streamed", user_message=CUT_OFF) from exc
                 too_long = exc.retry_after is not None and exc.retry_after > self.max_delay
-                if attempt >= self.attempts or too_long:
+                wait = self.delay(attempt, exc.retry_after)
+                late = self.deadline is not None and (self._clock() - began + wait > self.deadline)
+                if attempt >= self.attempts or too_long or late:
                     log.warning(
                         "llm.gave_up",
                         backend=self.name,
+                        url=self.url,
                         attempts=attempt,
                         reason=str(exc),
                         retry_after=exc.retry_after,
+                        waited=round(self._clock() - began, 1),
                     )
                     raise self._give_up(exc, attempt) from exc
-                wait = self.delay(attempt, exc.retry_after)
                 log.info(
                     "llm.retry",
                     backend=self.name,
+                    url=self.url,
                     attempt=attempt,
                     delay=round(wait, 3),
                     reason=str(exc),
@@ -171,6 +188,9 @@ class RetryingBackend(LLMBackend):
         return LLMError(
             f"{self.name}: gave up after {attempts} attempt(s): {exc}", user_message=sentence
         )
+
+    def warm(self) -> None:
+        self.inner.warm()
 
     async def close(self) -> None:
         await self.inner.close()

@@ -312,7 +312,15 @@ class FakeAnthropic(FakeLLMServer):
         self._ids = itertools.count(1)
 
     def routes(self) -> list[web.RouteDef]:
-        return [web.post("/v1/messages", self._messages)]
+        return [web.post("/v1/messages", self._messages), web.get("/v1/models", self._models)]
+
+    async def _models(self, request: web.Request) -> web.Response:
+        """``GET /v1/models``: the list Anthropic answers, or 401 for a wrong key."""
+        key = self._key(request)
+        if not key or (self.api_key is not None and key != self.api_key):
+            return self.error_response(Error(401, "authentication_error", "invalid x-api-key"))
+        model = {"type": "model", "id": "claude-sonnet-4-5", "display_name": "Claude Sonnet 4.5"}
+        return web.json_response({"data": [model], "has_more": False})
 
     # -- request handling ----------------------------------------------------------------------
 

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import random
+import socket
 from typing import Self
 
-__all__ = ["ServerContext"]
+__all__ = ["ServerContext", "quiet_port"]
+
+
+def quiet_port() -> int:
+    """A free loopback port below the ephemeral range, for a daemon started as a process:
+    polling a port the kernel may also hand out as a client's own can connect the poller to
+    itself before the daemon listens."""
+    while True:
+        port = random.randrange(20_000, 30_000)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
 
 
 class ServerContext:

@@ -104,6 +104,7 @@ class FakeTalkServer(ServerContext):
     async def start(self) -> None:
         app = web.Application()
         app.router.add_post("/ocs/v2.php/apps/spreed/api/v1/bot/{token}/message", self._post)
+        app.router.add_get("/ocs/v2.php/cloud/capabilities", self._capabilities)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -111,6 +112,18 @@ class FakeTalkServer(ServerContext):
         port = self._runner.addresses[0][1]
         self.url = f"http://127.0.0.1:{port}"
         self._client = aiohttp.ClientSession()
+
+    async def _capabilities(self, request: web.Request) -> web.Response:
+        """The public capabilities document, with Talk's part, as Nextcloud answers it."""
+        if request.headers.get("OCS-APIRequest", "").lower() != "true":
+            return web.json_response({"message": "CSRF check failed"}, status=412)
+        spreed = {"features": ["bots-v1", "chat-v2"], "config": {"chat": {"max-length": 32000}}}
+        data = {
+            "version": {"string": "30.0.0", "major": 30},
+            "capabilities": {"spreed": spreed},
+        }
+        meta = {"status": "ok", "statuscode": 200, "message": "OK"}
+        return web.json_response({"ocs": {"meta": meta, "data": data}})
 
     async def stop(self) -> None:
         if self._client is not None:

@@ -82,7 +82,21 @@ class FakeOpenAI(FakeLLMServer):
         self._ids = itertools.count(1)
 
     def routes(self) -> list[web.RouteDef]:
-        return [web.post("/v1/chat/completions", self._completions)]
+        return [
+            web.post("/v1/chat/completions", self._completions),
+            web.get("/v1/models", self._models),
+        ]
+
+    async def _models(self, request: web.Request) -> web.Response:
+        """``GET /v1/models``, as Ollama and llama.cpp answer it."""
+        if self.api_key is not None:
+            if request.headers.get("Authorization", "") != f"Bearer {self.api_key}":
+                return self.error_response(
+                    Error(401, "invalid_request_error", "Incorrect API key provided.")
+                )
+        return web.json_response(
+            {"object": "list", "data": [{"id": "llama3.1", "object": "model"}]}
+        )
 
     async def _completions(self, request: web.Request) -> web.StreamResponse:
         try:

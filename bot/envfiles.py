@@ -1,0 +1,66 @@
+"""``.env`` files: the secrets README tells a user to put beside the config.
+
+Every command loads, before it reads the configuration, a ``.env`` in the working directory
+and one beside the config file (``--config``, ``PERSONAD_CONFIG``, which the first may set,
+or the one ``personad init`` writes). The one beside the config is the more specific and wins
+over the one in the working directory; a variable already in the real environment wins over
+both, so a systemd ``EnvironmentFile`` or a ``docker run -e`` is never overridden by a stale
+file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
+
+from dotenv import dotenv_values
+
+from bot.config_loader import default_config_path
+
+__all__ = ["ENV_FILE", "env_files", "load_env_files"]
+
+ENV_FILE = ".env"
+
+
+def _read(path: Path) -> dict[str, str]:
+    try:
+        if not path.is_file():
+            return {}
+        values = dotenv_values(path)
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def env_files(
+    config_arg: str | None, cwd: Path | None = None, environ: Mapping[str, str] | None = None
+) -> list[Path]:
+    """The ``.env`` files that apply, least specific first (the same file only once)."""
+    here = (cwd or Path.cwd()) / ENV_FILE
+    environ = os.environ if environ is None else environ
+    chosen = config_arg or environ.get("PERSONAD_CONFIG") or _read(here).get("PERSONAD_CONFIG")
+    config = Path(chosen).expanduser() if chosen else default_config_path(environ)
+    files = [here]
+    if chosen or config.is_file():
+        beside = config.parent / ENV_FILE
+        if beside.resolve() != here.resolve():
+            files.append(beside)
+    return [path for path in files if path.is_file()]
+
+
+def load_env_files(
+    config_arg: str | None,
+    environ: MutableMapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> list[Path]:
+    """Put the variables of the applicable ``.env`` files into ``environ`` where it has none
+    of its own; return the files read."""
+    target = os.environ if environ is None else environ
+    files = env_files(config_arg, cwd, target)
+    merged: dict[str, str] = {}
+    for path in files:
+        merged.update(_read(path))
+    for key, value in merged.items():
+        target.setdefault(key, value)
+    return files

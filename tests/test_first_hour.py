@@ -1,0 +1,115 @@
+"""A new user's first hour, as a script: ``personad init`` (no questions), ``check-config
+--probe``, ``run``, a message through a platform, the answer, ``/healthz``, and the files
+and their modes. Telegram and the model are the wire fakes; HOME is a fresh folder, so
+every command finds the config ``init`` wrote on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.lifecycle import quiet_port
+from tests.fakes.openai_api import FakeOpenAI
+from tests.fakes.telegram_api import FakeTelegram
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Please use 'Bot.getUpdates'"),
+    pytest.mark.filterwarnings("ignore:Deprecated since version v22.2"),
+]
+
+REPO = Path(__file__).resolve().parent.parent
+SCOTT = 4242
+
+
+class Shell:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(_OURS)}
+        self.env.update(HOME=str(home), PYTHONPATH=str(REPO), PERSONAD__MEMORY__EMBEDDINGS="off")
+        self.env.pop("XDG_CONFIG_HOME", None)
+        self.env.pop("XDG_DATA_HOME", None)
+
+    async def start(self, *args: str) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", *args,
+            cwd=self.home, env=self.env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+
+    async def __call__(self, *args: str) -> tuple[int, str, str]:
+        process = await self.start(*args)
+        out, err = await asyncio.wait_for(process.communicate(), timeout=120)
+        assert process.returncode is not None
+        return process.returncode, out.decode(), err.decode()
+
+
+_OURS = ("PERSONAD", "ANTHROPIC_", "TELEGRAM_", "DISCORD_", "MATRIX_", "NCTALK_")
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+async def test_a_new_user_goes_from_init_to_an_answer(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    shell = Shell(home)
+    port = quiet_port()
+    async with FakeTelegram() as telegram, FakeOpenAI() as model:
+        code, out, err = await shell(
+            "init", "--yes", "--user", "scott", "--platform", "telegram",
+            "--telegram-token", telegram.token, "--identity", f"telegram:{SCOTT}",
+            "--backend", "local", "--local-url", f"{model.base_url}/v1", "--model", "llama3.1",
+            "--set", f"adapters.telegram.base_url={telegram.base_url}",
+            "--set", "adapters.telegram.poll_timeout=1", "--set", f"http.port={port}",
+        )  # fmt: skip
+        assert code == 0, err
+        assert "config OK" in out and "created persona scott/inara" in out
+
+        code, out, err = await shell("check-config", "--probe")
+        assert code == 0, err
+        assert "probe: telegram: ok: getMe is @persona_bot" in out
+        assert "probe: llm.local: ok" in out and "'llama3.1' listed" in out
+
+        daemon = await shell.start("run")
+        try:
+            code, out, err = await shell("health", "--wait", "60")
+            assert code == 0, out + err
+            assert "healthy (telegram, web)" in out
+            telegram.push_message(SCOTT, "hello, are you there?")
+            for _ in range(600):
+                texts = [m["text"] for m in telegram.messages.values() if m["chat"]["id"] == SCOTT]
+                if any("echo: hello, are you there?" in text for text in texts):
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError(f"no answer reached Telegram: {telegram.sent}")
+            url = f"http://127.0.0.1:{port}/healthz"
+            body = await asyncio.to_thread(lambda: json.loads(urllib.request.urlopen(url).read()))
+            assert body["status"] == "ok" and body["adapters"]["telegram"]["state"] == "ok"
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            _out, daemon_err = await asyncio.wait_for(daemon.communicate(), timeout=120)
+        assert daemon.returncode == 0, daemon_err.decode()[-2000:]
+        assert telegram.token not in daemon_err.decode()
+
+    config_dir = home / ".config" / "personad"
+    data = home / ".local" / "share" / "personad"
+    assert _mode(config_dir / "personad.toml") == 0o600
+    assert _mode(config_dir / ".env") == 0o600
+    assert telegram.token in (config_dir / ".env").read_text()
+    assert telegram.token not in (config_dir / "personad.toml").read_text()
+    persona = data / "scott" / "persona" / "inara"
+    [day] = list((persona / "sessions").glob("*.md"))
+    assert "hello, are you there?" in day.read_text()
+    for path in [data, *data.rglob("*")]:
+        if path.is_symlink():
+            continue
+        assert _mode(path) == (0o700 if path.is_dir() else 0o600), path
