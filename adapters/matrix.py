@@ -5,7 +5,13 @@ One task long-polls ``/sync``. After each successful sync it acts on invites and
 ``context.state`` moves past a batch only once the core has finished every message in it (and
 every batch before it), so a restart, even after a crash, resumes without losing a message; the
 core drops the ones it had already answered. A failed sync (homeserver restarting, network gone)
-is retried with jittered exponential backoff.
+is retried with jittered exponential backoff. Each sync is bounded by its long-poll time plus
+``sync_grace_seconds``: a homeserver that accepts the connection but never answers (frozen,
+overloaded) fails that sync, and health says "stalled" instead of the last "synced".
+
+Sends and edits carry the core's idempotency ``key`` as the Matrix transaction id, so a retry,
+even by a later process signed in on the same device, gets back the event already sent instead
+of posting a second one (the homeserver remembers transaction ids per device).
 
 On the very first start the initial sync only records where "now" is: messages sent before the
 bot existed are not answered. Answers go out as markdown rendered to HTML
@@ -16,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import random
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -35,7 +43,7 @@ from adapters.matrix_rooms import RoomEvents
 from adapters.matrix_settings import Settings
 from bot.errors import AdapterError, ConfigError
 
-__all__ = ["MatrixAdapter", "Settings", "create"]
+__all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create", "transaction_id"]
 
 log = structlog.get_logger(__name__)
 
@@ -43,9 +51,26 @@ _FIRST_SYNC_FILTER = {"room": {"timeline": {"limit": 1}}, "presence": {"not_type
 _NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
 
 
+def transaction_id(key: str | None, part: int = 0) -> str | None:
+    """The Matrix transaction id for piece ``part`` of the message ``key`` names (None: the
+    client picks a fresh one). Hashed, so any key is a safe URL segment of fixed length."""
+    if key is None:
+        return None
+    raw = key if part == 0 else f"{key}#{part}"
+    return "pd" + hashlib.sha256(raw.encode()).hexdigest()[:40]
+
+
 def _backoff(attempt: int, cap: float) -> float:
     ceiling = min(cap, 0.5 * 2 ** min(attempt, 16))
     return random.uniform(ceiling / 2, ceiling)
+
+
+class SyncStalled(AdapterError):
+    """A sync got no answer within its long-poll time plus the grace: the homeserver is
+    reachable but not answering."""
+
+    def __init__(self, limit: float) -> None:
+        super().__init__(f"no answer to /sync within {limit:.0f}s")
 
 
 class MatrixAdapter(Adapter):
@@ -69,6 +94,7 @@ class MatrixAdapter(Adapter):
         self._batches: deque[tuple[str, list[asyncio.Task[None]]]] = deque()
         self._token_lock = asyncio.Lock()
         self._savers: set[asyncio.Task[None]] = set()
+        self._started_at = time.monotonic()
 
     # lifecycle -----------------------------------------------------------------------------
 
@@ -116,6 +142,8 @@ class MatrixAdapter(Adapter):
             await self._close()
             raise
         self._synced = asyncio.Event()
+        self._started_at = time.monotonic()
+        self.health.detail = "connecting"
         self._task = asyncio.create_task(self._sync_loop(), name="matrix-sync")
         self.health.running = True
         with contextlib.suppress(TimeoutError):
@@ -178,7 +206,7 @@ class MatrixAdapter(Adapter):
             except Exception as exc:  # the loop outlives every homeserver and network failure
                 failures += 1
                 delay = _backoff(failures, self.settings.backoff_max_seconds)
-                self.health.detail = f"sync failed: {type(exc).__name__}; retry in {delay:.1f}s"
+                self.health.detail = self._failure_detail(exc, delay)
                 log.warning(
                     "matrix.sync_failed",
                     error=repr(exc)[:300],
@@ -209,11 +237,14 @@ class MatrixAdapter(Adapter):
             }
         )
         # the first sync after a start returns at once, so start() need not wait a long poll
-        answer = await client.sync(
-            timeout=self.settings.sync_timeout_ms if self._synced.is_set() else 0,
-            since=since or None,
-            sync_filter=sync_filter,
-        )
+        poll_ms = self.settings.sync_timeout_ms if self._synced.is_set() else 0
+        limit = poll_ms / 1000 + self.settings.sync_grace_seconds
+        try:
+            answer = await asyncio.wait_for(
+                client.sync(timeout=poll_ms, since=since or None, sync_filter=sync_filter), limit
+            )
+        except TimeoutError as exc:
+            raise SyncStalled(limit) from exc
         if isinstance(answer, SyncError):
             if answer.status_code in ("M_UNKNOWN_TOKEN", "M_MISSING_TOKEN") and self._credentials:
                 # the login was revoked: forget it and sign in again before the next try
@@ -234,6 +265,15 @@ class MatrixAdapter(Adapter):
             log.info(
                 "matrix.synced", delivered=len(tasks), first=first, rooms=len(answer.rooms.join)
             )
+
+    def _failure_detail(self, exc: Exception, delay: float) -> str:
+        if isinstance(exc, SyncStalled):
+            silent = min(self.health.age(), time.monotonic() - self._started_at)
+            return (
+                f"stalled: the homeserver has not answered /sync for {silent:.0f}s; "
+                f"retry in {delay:.1f}s"
+            )
+        return f"sync failed: {type(exc).__name__}; retry in {delay:.1f}s"
 
     def _schedule_save(self, _: asyncio.Task[None]) -> None:
         saver = asyncio.get_running_loop().create_task(self._save_token())
@@ -276,11 +316,11 @@ class MatrixAdapter(Adapter):
             )
         return self.client
 
-    async def _room_send(self, room: str, content: dict[str, Any]) -> str:
+    async def _room_send(self, room: str, content: dict[str, Any], tx_id: str | None) -> str:
         client = self._client()
         try:
             answer = await client.room_send(
-                room, "m.room.message", content, ignore_unverified_devices=True
+                room, "m.room.message", content, tx_id=tx_id, ignore_unverified_devices=True
             )
         except _NETWORK_ERRORS as exc:
             raise AdapterError(
@@ -293,7 +333,12 @@ class MatrixAdapter(Adapter):
             self.rooms.own_events.remember(answer.event_id, room)
         return str(answer.event_id)
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
+        """Send ``text``, split into messages that fit; with ``key``, piece N goes out under a
+        transaction id derived from (key, N), so sending the same key again sends nothing new
+        and returns the same last event."""
         pieces = chunks_that_fit(text, self.max_message_chars)
         if not pieces:
             raise AdapterError("refusing to send an empty Matrix message")
@@ -305,14 +350,15 @@ class MatrixAdapter(Adapter):
         for index, piece in enumerate(pieces):
             if index and target is not None:
                 target = ReplyTarget(last, None, target.thread_root, quote=False)
-            last = await self._room_send(room, message_content(piece, target))
+            content = message_content(piece, target)
+            last = await self._room_send(room, content, transaction_id(key, index))
         log.info("matrix.sent", room=room, event_id=last, pieces=len(pieces))
         return last
 
-    async def edit(self, room: str, message_id: str, text: str) -> None:
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         if not text.strip():
             raise AdapterError("refusing to edit a Matrix message to nothing")
-        await self._room_send(room, edit_content(message_id, text))
+        await self._room_send(room, edit_content(message_id, text), transaction_id(key))
 
     async def typing(self, room: str, on: bool) -> None:
         current = self._typing.get(room)
