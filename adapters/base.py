@@ -4,10 +4,16 @@ An adapter turns platform events into :class:`Incoming` events for the core's ha
 carries the core's answers back out through five methods: ``start``, ``stop``, ``send``,
 ``edit`` and ``typing``. It reports its liveness through :meth:`Adapter.health` so a
 watchdog can restart a silently stalled connection.
+
+``send`` and ``edit`` take an idempotency ``key``: a short token, stable across restarts,
+naming one logical message (or edit). Sending the same key twice must not show a second
+message where the platform allows it (Matrix transaction id, Discord nonce, Talk
+reference id); :func:`part_key` derives the key of each part of a message that is split.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
@@ -28,6 +34,7 @@ __all__ = [
     "Handler",
     "Incoming",
     "KeyValueStore",
+    "part_key",
 ]
 
 EventKind = Literal["text", "attachment", "other"]
@@ -63,6 +70,14 @@ class Incoming:
 Handler = Callable[[Incoming], Awaitable[None]]
 
 
+def part_key(key: str | None, index: int) -> str | None:
+    """The idempotency key of part ``index`` of a split message: the key itself for the
+    first part, a short hash of it for the others (24 characters: Discord nonces allow 25)."""
+    if key is None or index == 0:
+        return key
+    return hashlib.sha256(f"{key}/{index}".encode()).hexdigest()[:24]
+
+
 @dataclass(slots=True)
 class AdapterHealth:
     """Liveness as an adapter reports it; ``last_ok`` is a ``time.monotonic()`` reading."""
@@ -72,11 +87,22 @@ class AdapterHealth:
     detail: str = ""
     reconnects: int = 0
     restarts: int = 0
+    #: the last failure talking to the platform (cleared by the next success)
+    last_error: str = ""
 
     def touch(self, detail: str = "") -> None:
         self.last_ok = time.monotonic()
+        self.last_error = ""
         if detail:
             self.detail = detail
+
+    def failed(self, error: str) -> None:
+        """Record a failure without touching ``last_ok``: the age keeps growing."""
+        self.last_error = error
+
+    def synced(self, stall_seconds: float) -> bool:
+        """Running, and a success within ``stall_seconds``."""
+        return self.running and self.age() <= stall_seconds
 
     def age(self) -> float:
         return time.monotonic() - self.last_ok if self.last_ok else float("inf")
@@ -124,6 +150,8 @@ class Adapter(ABC):
     max_message_chars: int = 4000
     #: whether :meth:`edit` works, so answers can stream in by editing one message
     supports_edit: bool = False
+    #: whether the platform answers a repeated ``key`` with the message it already made
+    idempotent: bool = False
 
     def __init__(self, context: AdapterContext) -> None:
         self.context = context
@@ -138,12 +166,16 @@ class Adapter(ABC):
         """Disconnect; safe to call twice and after a failed start."""
 
     @abstractmethod
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         """Send markdown ``text`` to ``room`` (split as the platform needs); return the id of
-        the last message sent."""
+        the last message sent. With ``key``, sending again with the same key shows no second
+        message where the platform can tell (see :func:`part_key` for split messages)."""
 
-    async def edit(self, room: str, message_id: str, text: str) -> None:
-        """Replace the text of a message this adapter sent. Only called if ``supports_edit``."""
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
+        """Replace the text of a message this adapter sent. Only called if ``supports_edit``.
+        ``key`` names this edit, for platforms that take one for edits too."""
         raise AdapterError(f"{self.platform} cannot edit messages")
 
     async def typing(self, room: str, on: bool) -> None:

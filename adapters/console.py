@@ -102,7 +102,9 @@ class ConsoleAdapter(Adapter):
         self.stdout.write(text)
         self.stdout.flush()
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         if self._open_line:
             self._write("\n")
         if self.supports_edit:
@@ -113,7 +115,7 @@ class ConsoleAdapter(Adapter):
             self._write(text + "\n")
         return str(next(self._ids))
 
-    async def edit(self, room: str, message_id: str, text: str) -> None:
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         if text.startswith(self._printed):
             self._write(text[len(self._printed) :])
         else:

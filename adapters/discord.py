@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ import aiohttp
 import discord
 import structlog
 
-from adapters.base import Adapter, AdapterContext, Incoming
+from adapters.base import Adapter, AdapterContext, Incoming, part_key
 from adapters.discord_client import PersonadClient, login
 from adapters.discord_commands import PendingInteractions, Reply, sync_commands
 from adapters.discord_settings import Settings, apply_endpoints
@@ -51,6 +52,8 @@ class DiscordAdapter(Adapter):
     platform = "discord"
     max_message_chars = DISCORD_MAX_CHARS
     supports_edit = True
+    # a repeated nonce (sent with enforce_nonce) is answered with the message it made
+    idempotent = True
 
     def __init__(self, settings: Settings, context: AdapterContext) -> None:
         super().__init__(context)
@@ -177,7 +180,9 @@ class DiscordAdapter(Adapter):
             raise AdapterError(f"not a Discord channel id: {room!r}")
         return client.get_partial_messageable(int(room))
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         chunks = split_markdown(text, DISCORD_MAX_CHARS)
         if not chunks:
             raise AdapterError("nothing to send: the message is empty")
@@ -198,9 +203,11 @@ class DiscordAdapter(Adapter):
                     reference = discord.MessageReference(
                         message_id=int(reply_to), channel_id=channel.id, fail_if_not_exists=False
                     )
-                    message = await channel.send(chunk, reference=reference)
+                    message = await channel.send(
+                        chunk, reference=reference, nonce=_nonce(key, index)
+                    )
                 else:
-                    message = await channel.send(chunk)
+                    message = await channel.send(chunk, nonce=_nonce(key, index))
             last = str(message.id)
         self._typed.pop(room, None)
         return last
@@ -215,7 +222,7 @@ class DiscordAdapter(Adapter):
         self._pending.sent(reply, str(followup.id), original=False)
         return str(followup.id)
 
-    async def edit(self, room: str, message_id: str, text: str) -> None:
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         if not text.strip() or len(text) > DISCORD_MAX_CHARS:
             raise AdapterError(
                 f"an edit must be 1 to {DISCORD_MAX_CHARS} characters, not {len(text)}"
@@ -245,6 +252,12 @@ class DiscordAdapter(Adapter):
             await channel.typing()
         except (AdapterError, discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.info("discord.typing_failed", room=room, error=str(exc))
+
+
+def _nonce(key: str | None, index: int) -> str | int:
+    """The message nonce: the part's idempotency key (Discord answers a repeated nonce with
+    the message it already made), else a random one as discord.py would pick."""
+    return part_key(key, index) or secrets.randbits(63)
 
 
 async def _drop_socket(client: PersonadClient) -> None:

@@ -35,7 +35,7 @@ from nio import AsyncClient, AsyncClientConfig, RoomSendError, SyncError, SyncRe
 from nio.crypto import ENCRYPTION_ENABLED
 from nio.exceptions import LocalProtocolError
 
-from adapters.base import Adapter, AdapterContext
+from adapters.base import Adapter, AdapterContext, part_key
 from adapters.matrix_events import BotIdentity
 from adapters.matrix_login import Credentials, sign_in
 from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
@@ -54,10 +54,10 @@ _NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
 def transaction_id(key: str | None, part: int = 0) -> str | None:
     """The Matrix transaction id for piece ``part`` of the message ``key`` names (None: the
     client picks a fresh one). Hashed, so any key is a safe URL segment of fixed length."""
+    key = part_key(key, part)
     if key is None:
         return None
-    raw = key if part == 0 else f"{key}#{part}"
-    return "pd" + hashlib.sha256(raw.encode()).hexdigest()[:40]
+    return "pd" + hashlib.sha256(key.encode()).hexdigest()[:40]
 
 
 def _backoff(attempt: int, cap: float) -> float:
@@ -77,6 +77,7 @@ class MatrixAdapter(Adapter):
     """Talks to one Matrix account; see the module docstring for the sync cycle."""
 
     platform = "matrix"
+    idempotent = True
 
     def __init__(self, settings: Settings, context: AdapterContext) -> None:
         super().__init__(context)
@@ -206,7 +207,9 @@ class MatrixAdapter(Adapter):
             except Exception as exc:  # the loop outlives every homeserver and network failure
                 failures += 1
                 delay = _backoff(failures, self.settings.backoff_max_seconds)
-                self.health.detail = self._failure_detail(exc, delay)
+                reason = self._failure_reason(exc)
+                self.health.failed(reason)
+                self.health.detail = f"{reason}; retry in {delay:.1f}s"
                 log.warning(
                     "matrix.sync_failed",
                     error=repr(exc)[:300],
@@ -266,14 +269,11 @@ class MatrixAdapter(Adapter):
                 "matrix.synced", delivered=len(tasks), first=first, rooms=len(answer.rooms.join)
             )
 
-    def _failure_detail(self, exc: Exception, delay: float) -> str:
+    def _failure_reason(self, exc: Exception) -> str:
         if isinstance(exc, SyncStalled):
             silent = min(self.health.age(), time.monotonic() - self._started_at)
-            return (
-                f"stalled: the homeserver has not answered /sync for {silent:.0f}s; "
-                f"retry in {delay:.1f}s"
-            )
-        return f"sync failed: {type(exc).__name__}; retry in {delay:.1f}s"
+            return f"stalled: the homeserver has not answered /sync for {silent:.0f}s"
+        return f"sync failed: {type(exc).__name__}"
 
     def _schedule_save(self, _: asyncio.Task[None]) -> None:
         saver = asyncio.get_running_loop().create_task(self._save_token())

@@ -23,9 +23,9 @@ import os
 import structlog
 from pydantic import Field, SecretStr, field_validator
 
-from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
+from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming, part_key
 from adapters.nctalk_client import MessageTooLong, RetryPolicy, TalkBotClient, TalkRejected
-from adapters.nctalk_signing import new_reference_id
+from adapters.nctalk_signing import reference_id
 from adapters.nctalk_webhook import WebhookEndpoint
 from bot.errors import AdapterError, ConfigError
 from bot.formatting import split_markdown
@@ -94,6 +94,9 @@ class NCTalkAdapter(Adapter):
     platform = "nctalk"
     max_message_chars = TALK_MAX_CHARS
     supports_edit = False
+    # a message's referenceId is derived from its key, the same on every retry, but Talk is
+    # not documented to drop a repeated one
+    idempotent = False
 
     def __init__(self, settings: Settings, context: AdapterContext, secret: str) -> None:
         super().__init__(context)
@@ -163,18 +166,20 @@ class NCTalkAdapter(Adapter):
         except Exception:
             log.exception("nctalk.handler_failed", room=incoming.room, event_id=incoming.event_id)
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         if not text.strip():
             raise AdapterError("nctalk: refusing to send an empty message")
         parent = int(reply_to) if reply_to and reply_to.isdigit() else None
         last = ""
         for index, chunk in enumerate(split_markdown(text, self._chunk_limit)):
-            last = await self._send_chunk(room, chunk, parent if index == 0 else None)
+            reference = reference_id(part_key(key, index))
+            last = await self._send_chunk(room, chunk, parent if index == 0 else None, reference)
         self.health.touch("message sent")
         return last
 
-    async def _send_chunk(self, room: str, chunk: str, reply_to: int | None) -> str:
-        reference = new_reference_id()
+    async def _send_chunk(self, room: str, chunk: str, reply_to: int | None, reference: str) -> str:
         try:
             await self._client.post_message(
                 room,
@@ -187,7 +192,7 @@ class NCTalkAdapter(Adapter):
             if reply_to is None:
                 raise
             log.warning("nctalk.reply_refused", room=room, reply_to=reply_to)
-            return await self._send_chunk(room, chunk, None)
+            return await self._send_chunk(room, chunk, None, reference)
         except MessageTooLong as exc:
             if len(chunk) <= _MIN_CHUNK:
                 raise AdapterError(
@@ -199,7 +204,9 @@ class NCTalkAdapter(Adapter):
             )
             last = ""
             for index, part in enumerate(split_markdown(chunk, self._chunk_limit)):
-                last = await self._send_chunk(room, part, reply_to if index == 0 else None)
+                parent = reply_to if index == 0 else None
+                part_reference = reference_id(f"{reference}/{index}")
+                last = await self._send_chunk(room, part, parent, part_reference)
             return last
         return reference
 

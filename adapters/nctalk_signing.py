@@ -26,6 +26,7 @@ __all__ = [
     "new_random",
     "new_reference_id",
     "normalise_backend",
+    "reference_id",
     "sign",
     "verify",
 ]
@@ -62,6 +63,14 @@ def new_random() -> str:
 def new_reference_id() -> str:
     """A random SHA-256 hex string, as Talk asks for a message's ``referenceId``."""
     return hashlib.sha256(secrets.token_bytes(32)).hexdigest()
+
+
+def reference_id(key: str | None) -> str:
+    """The ``referenceId`` of a message: the SHA-256 of its idempotency key, so a message
+    sent again after a failure or a restart carries the same one; random without a key."""
+    if key is None:
+        return new_reference_id()
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def normalise_backend(url: str) -> str:

@@ -66,6 +66,9 @@ class Settings(AdapterSettings):
     webhook_check_seconds: float = Field(120.0, gt=0)
     parse_mode: Literal["html", "markdownv2"] = "html"
     drain_seconds: float = Field(20.0, ge=0)
+    #: tries of one send or edit before it is left to the outbox, and the first pause
+    send_attempts: int = Field(4, ge=1, le=10)
+    retry_base_seconds: float = Field(0.5, gt=0)
 
     @model_validator(mode="after")
     def _webhook_complete(self) -> Settings:
@@ -149,7 +152,12 @@ class TelegramAdapter(Adapter):
             .build()
         )
         bot = self._app.bot
-        client = self._client = TelegramClient(bot, self.settings.parse_mode)
+        client = self._client = TelegramClient(
+            bot,
+            self.settings.parse_mode,
+            attempts=self.settings.send_attempts,
+            backoff=self.settings.retry_base_seconds,
+        )
         await client.call("getMe", self._app.initialize)
         self._me = bot.bot
         await self._publish_commands(client)
@@ -256,10 +264,14 @@ class TelegramAdapter(Adapter):
             raise AdapterError("the Telegram adapter is not running")
         return self._client
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
+        # the Bot API takes no idempotency key: a send that reached Telegram but whose
+        # answer was lost (or a crash before the ledger recorded its id) shows twice
         return await self._require_client().send_markdown(room, text, reply_to)
 
-    async def edit(self, room: str, message_id: str, text: str) -> None:
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         await self._require_client().edit_markdown(room, message_id, text)
 
     async def typing(self, room: str, on: bool) -> None:

@@ -81,7 +81,9 @@ class NullAdapter(Adapter):
     async def stop(self) -> None:
         self.health.running = False
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         self.last_send = time.perf_counter()
         return "1"
 

@@ -1,6 +1,8 @@
 """The daemon's small HTTP API (aiohttp), bound to 127.0.0.1 unless configured otherwise.
 
-``GET /healthz`` is open; every other endpoint wants ``Authorization: Bearer <token>``, the
+``GET /healthz`` is open: 200 when every adapter is healthy, else 503 with each unhealthy
+adapter's reason (not running, stalled past its limit, outbox backing up; see
+:mod:`bot.health`). Every other endpoint wants ``Authorization: Bearer <token>``, the
 token read from the environment variable named by ``http.token_env``. With no token set the
 guarded endpoints answer 503: an API without a token is closed, not open. Paths under
 ``/webhooks/`` carry their own authentication (Nextcloud Talk signs its webhooks) and pass.
@@ -86,11 +88,16 @@ def _user_persona(request: web.Request) -> tuple[str, str]:
 
 
 async def _healthz(request: web.Request) -> web.Response:
-    daemon = request.app[_DAEMON]
+    health = request.app[_DAEMON].health
+    problems = health.problems()
     adapters = {
-        name: {"running": a.health.running, "last_ok_age": round(min(a.health.age(), 1e9), 1)}
-        for name, a in daemon.adapters.items()
+        name: {key: report[key] for key in ("state", "running", "synced", "last_ok_age")}
+        for name, report in ((name, health.report(name)) for name in sorted(health.adapters))
     }
+    if problems:
+        return web.json_response(
+            {"status": "unhealthy", "problems": problems, "adapters": adapters}, status=503
+        )
     return web.json_response({"status": "ok", "adapters": adapters})
 
 
@@ -101,15 +108,7 @@ async def _status(request: web.Request) -> web.Response:
         {
             "uptime_s": round(time.monotonic() - daemon.started_at, 1),
             "sessions": len(sessions),
-            "adapters": {
-                name: {
-                    "running": a.health.running,
-                    "reconnects": a.health.reconnects,
-                    "restarts": a.health.restarts,
-                    "detail": a.health.detail,
-                }
-                for name, a in daemon.adapters.items()
-            },
+            "adapters": {name: daemon.health.report(name) for name in sorted(daemon.adapters)},
         }
     )
 

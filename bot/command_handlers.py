@@ -6,6 +6,7 @@ import time
 
 from bot.commands import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
 from bot.errors import PersonaError
+from bot.health import HealthCheck
 from bot.identity import undo_command
 from bot.persona.names import validate_name
 
@@ -82,15 +83,8 @@ def _status_all(ctx: CommandContext) -> str:
     router = ctx.router
     uptime = int(time.monotonic() - router.started_at)
     lines = [f"**personad** up {uptime // 3600}h {uptime % 3600 // 60}m"]
-    for name, adapter in sorted(router.adapters.items()):
-        health = adapter.health
-        age = health.age()
-        seen = "never" if age == float("inf") else f"{age:.0f}s ago"
-        state = "running" if health.running else "stopped"
-        lines.append(
-            f"- {name}: {state}, last ok {seen}, reconnects {health.reconnects},"
-            f" restarts {health.restarts}{(' — ' + health.detail) if health.detail else ''}"
-        )
+    check = router.health or HealthCheck(router.adapters, {}, router.outbox)
+    lines.extend(check.line(name) for name in sorted(router.adapters))
     sessions = router.sessions.all()
     lines.append(f"- sessions: {len(sessions)} live, {sum(s.otr for s in sessions)} off the record")
     return "\n".join(lines)

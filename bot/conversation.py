@@ -26,6 +26,8 @@ class Entry:
     platform: str = "console"
     otr: bool = False
     kind: Literal["turn", "pointer"] = "turn"
+    #: the platform event a user entry came from ("" when restored from the session log)
+    event_id: str = ""
 
 
 def to_messages(entries: Iterable[Entry]) -> list[Message]:

@@ -1,9 +1,11 @@
 """Wiring: one asyncio process with the adapters, router, sessions, scheduler and HTTP API.
 
 Start order: state database, language models, sessions and router, adapters (created so
-webhook adapters can add their routes), HTTP server, adapters started, watchdog and jobs.
-Stop order is the reverse, after draining: turns in flight finish first, then adapters stop,
-then every session ends (its facts extracted into memory) and the stores close. A start that
+webhook adapters can add their routes), HTTP server, adapters started, outbox, watchdog and
+jobs. Stop order is the reverse, after draining: turns in flight finish first (those still
+running when the drain ends are cancelled and stay unfinished, answered after the restart),
+the outbox stops (its on-record answers wait in the database), then adapters stop, then
+every session ends (its facts extracted into memory) and the stores close. A start that
 fails half-way undoes what it did.
 """
 
@@ -29,17 +31,20 @@ from bot.config_loader import load_config
 from bot.distill import Distiller, DistillKind
 from bot.errors import ConfigError, PersonadError
 from bot.gc_settings import settle_collector
+from bot.health import HealthCheck
 from bot.identity import IdentityObserver
 from bot.identity.state import flush_states
 from bot.llm.base import LLMBackend
 from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
 from bot.notify import Notifier
+from bot.outbox import Outbox, Parcel
 from bot.persona.store import PersonaStore
 from bot.persona_jobs import schedule_persona_jobs
-from bot.router import Router
+from bot.router import DELIVERED, Router
 from bot.scheduler import Jobs
 from bot.session import Clock, SessionDeps, utc_now
+from bot.sessionlog import SessionLog
 from bot.sessions import SessionManager
 from bot.state import StateStore
 from bot.watchdog import Watchdog
@@ -85,6 +90,10 @@ class Daemon:
         self.notifier = Notifier(config, self.adapters)
         self.jobs = Jobs()
         self.watchdog: Watchdog | None = None
+        self.outbox = Outbox(self.state, self.adapters, on_delivered=self._log_delivered)
+        self.health = HealthCheck(self.adapters, self._stall_seconds, self.outbox)
+        #: how long stop waits for turns in flight before cancelling them
+        self.drain_seconds = DRAIN_SECONDS
         self.started_at = time.monotonic()
         self._runner: web.AppRunner | None = None
         self._stopping = asyncio.Event()
@@ -146,6 +155,9 @@ class Daemon:
             distill=self.distill,
         )
         self.router.adapters = self.adapters
+        self.router.outbox = self.outbox
+        self.router.health = self.health
+        await self.outbox.load()
         await self.router.load_active_personas()
         self.router.pinned.update(self._pinned)
         self.distiller = Distiller(
@@ -156,6 +168,7 @@ class Daemon:
         if app is not None:
             await self._start_http(app)
         await self._start_adapters()
+        self.outbox.start()
         self.watchdog = Watchdog(self.adapters, self._stall_seconds)
         self.watchdog.start()
         if self.jobs_enabled:
@@ -280,21 +293,35 @@ class Daemon:
 
         return job
 
-    async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
-        """Wait until no event is being handled (or ``seconds`` pass)."""
-        deadline = time.monotonic() + seconds
+    async def drain(self, seconds: float | None = None) -> bool:
+        """Wait until no event is being handled (or ``seconds`` pass); whether it emptied."""
+        deadline = time.monotonic() + (self.drain_seconds if seconds is None else seconds)
         while self.router is not None and self.router.in_flight:
             if time.monotonic() >= deadline:
                 log.warning("daemon.drain_timeout", in_flight=self.router.in_flight)
-                return
+                return False
             await asyncio.sleep(0.05)
+        return True
+
+    async def _log_delivered(self, parcel: Parcel) -> None:
+        """The session log notes that a queued answer reached the room."""
+        user = self.config.users.get(parcel.user)
+        if user is None:
+            return
+        directory = self.store.directory(parcel.user, parcel.persona)
+        await SessionLog(directory, parcel.persona).mark_event(self.clock(), user.zone, DELIVERED)
 
     async def stop(self) -> None:
         self._stopping.set()
         self.jobs.stop()
         if self.watchdog is not None:
             await self.watchdog.stop()
-        await self.drain()
+        if not await self.drain() and self.router is not None:
+            # what is still running is cut off: its events stay unfinished and are
+            # answered after the restart, editing what they had already sent
+            self.router.cancel_handling()
+            await self.drain(5)
+        await self.outbox.stop()
         for name, adapter in list(self.adapters.items()):
             try:
                 await asyncio.wait_for(adapter.stop(), timeout=30)

@@ -6,6 +6,12 @@ local model's reply) goes out without the indicator flickering on and off. When 
 edit messages, the growing answer is sent once and then edited at most every
 ``interval`` seconds, only while it fits one message. At the end the final text replaces
 the streamed one; an answer longer than one message is split and the rest sent after it.
+
+Exactly once: every message carries an idempotency key derived from the event (``key``);
+the first streamed message is reported to ``on_first_message`` (the delivery ledger) so a
+later attempt, given it as ``message_id``, edits it instead of sending another. A final
+delivery the platform does not take raises :class:`~bot.delivery.Undelivered` with the steps
+left, for the outbox.
 """
 
 from __future__ import annotations
@@ -13,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 
 import structlog
 
 from adapters.base import Adapter
+from bot.delivery import Step, Undelivered, perform_all
 from bot.formatting import split_markdown
 
 __all__ = ["TYPING_DELAY", "ReplyStream"]
@@ -40,16 +48,26 @@ class ReplyStream:
         stream: bool = True,
         before_send: Callable[[], Awaitable[None]] | None = None,
         typing_delay: float = TYPING_DELAY,
+        key: Callable[[str], str] | None = None,
+        message_id: str | None = None,
+        retry: bool = False,
+        on_first_message: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         """``before_send`` is awaited before the first message goes out (if it raises,
-        nothing is sent)."""
+        nothing is sent). ``key(part)`` names each message (``"0"`` the first, ``"final"``
+        the final edit); ``message_id`` is a first message an earlier attempt left in the
+        room; ``retry`` says an earlier attempt may have sent with the first key."""
         self.adapter = adapter
         self.room = room
         self.reply_to = reply_to
         self.interval = interval
         self.stream = stream and adapter.supports_edit
         self.text = ""
-        self.message_id: str | None = None
+        self.message_id: str | None = message_id
+        self._key = key or _random_key
+        #: a send with the first key may have made a message whose text is not known
+        self._first_tried = retry
+        self._on_first_message = on_first_message
         self._shown = ""
         self._last_push = 0.0
         self.typing_delay = typing_delay
@@ -108,7 +126,12 @@ class ReplyStream:
         try:
             if self.message_id is None:
                 await self._ready()
-                self.message_id = await self.adapter.send(self.room, text, reply_to=self.reply_to)
+                self._first_tried = True
+                self.message_id = await self.adapter.send(
+                    self.room, text, reply_to=self.reply_to, key=self._key("0")
+                )
+                if self._on_first_message is not None:
+                    await self._on_first_message(self.message_id)
             else:
                 await self.adapter.edit(self.room, self.message_id, text)
             self._shown = text
@@ -122,22 +145,46 @@ class ReplyStream:
             await self._before_send()
             self._before_send = None
 
-    async def finish(self, final: str) -> None:
-        """Deliver ``final`` as the whole answer."""
+    def plan(self, final: str) -> list[Step]:
+        """The steps that deliver ``final`` from where the room stands now."""
+        first_key = self._key("0")
+        # a send with the first key may have made a message (with a beginning of the
+        # answer): where the platform finds it again by its key, it is edited to the end
+        found = self.adapter.supports_edit and self.adapter.idempotent
+        if self.message_id is None and not (self._first_tried and found):
+            # nothing of this answer is in the room: one send, split by the adapter
+            return [Step("send", self.room, final, first_key, reply_to=self.reply_to)]
+        limit = self.adapter.max_message_chars
+        parts = [final] if len(final) <= limit else split_markdown(final, limit)
+        steps = []
+        if self.message_id is None:  # sent before, its id unknown: the key finds it
+            steps.append(
+                Step("send", self.room, parts[0], first_key, reply_to=self.reply_to, confirm=True)
+            )
+        elif parts[0] != self._shown:
+            steps.append(
+                Step("edit", self.room, parts[0], self._key("final"), message_id=self.message_id)
+            )
+        steps.extend(
+            Step("send", self.room, part, self._key(str(index)), reply_to=self.reply_to)
+            for index, part in enumerate(parts[1:], start=1)
+        )
+        return steps
+
+    async def finish(self, final: str, *, behind: str | None = None) -> None:
+        """Deliver ``final`` as the whole answer; :class:`~bot.delivery.Undelivered` with
+        the steps left if the platform does not take one. ``behind`` (why earlier answers
+        to the room still wait) sends nothing: every step is left to go after them."""
         await self._stop_typing()
         async with self._push_lock:
-            if self.message_id is None:
-                await self._ready()
-                await self.adapter.send(self.room, final, reply_to=self.reply_to)
-            else:
-                limit = self.adapter.max_message_chars
-                parts = [final] if len(final) <= limit else split_markdown(final, limit)
-                if parts[0] != self._shown:
-                    try:
-                        await self.adapter.edit(self.room, self.message_id, parts[0])
-                    except Exception as exc:
-                        log.warning("reply.final_edit_failed", error=str(exc))
-                        await self.adapter.send(self.room, parts[0])
-                for part in parts[1:]:
-                    await self.adapter.send(self.room, part, reply_to=self.reply_to)
+            await self._ready()
+            steps = self.plan(final)
+            if behind is not None:
+                raise Undelivered(steps, behind)
+            await perform_all(self.adapter, steps)
         await self.adapter.reply_done(self.room)
+
+
+def _random_key(part: str) -> str:
+    """Without a key from the caller every message is its own."""
+    return uuid.uuid4().hex[:24]

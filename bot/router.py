@@ -5,6 +5,12 @@ Deciding runs the cross-cutting layers in order: bind the log context, identify 
 event id (a duplicate is dropped, across restarts), and check the input (kind, empty,
 too long). Handling is either a command from the shared table or a turn of the sender's
 session. No failure escapes :meth:`Router.handle`: it becomes a short reply and a log line.
+
+An event is finished only once its whole answer is delivered. A turn that is cancelled
+(shutdown, an adapter restart) or fails is released unfinished, so a redelivery answers it
+(claim ``retry``), editing the first message an earlier attempt left (the delivery ledger).
+An answer the platform does not take goes to the outbox, which finishes the event once it
+is delivered.
 """
 
 from __future__ import annotations
@@ -21,16 +27,25 @@ import bot.command_handlers  # noqa: F401  (fills the command table)
 from adapters.base import Adapter, Incoming
 from bot.commands import ADMIN_ONLY, CommandContext, lookup, parse_command
 from bot.config import Config
+from bot.delivery import Undelivered, answer_key
 from bot.errors import PersonadError
+from bot.health import HealthCheck
 from bot.logs import bound
+from bot.outbox import Outbox, Parcel
 from bot.persona.store import PersonaStore
 from bot.reply import ReplyStream
 from bot.sessions import SessionManager
 from bot.state import StateStore
 
-__all__ = ["Router"]
+__all__ = ["DELIVERED", "QUEUED", "Router"]
 
 log = structlog.get_logger(__name__)
+
+#: why an answer goes to the outbox untried: earlier answers to its room wait there
+BEHIND = "earlier answers to this room wait in the outbox"
+#: the session log's event lines around an answer the outbox delivers later
+QUEUED = "answer queued"
+DELIVERED = "answer delivered"
 
 SORRY = "Something went wrong on my side and I couldn't answer that. Please try again."
 
@@ -64,6 +79,16 @@ class Router:
         self._background: set[asyncio.Task[object]] = set()
         #: (user, platform) -> persona, for a console started with ``--persona``
         self.pinned: dict[tuple[str, str], str] = {}
+        #: where answers the platform did not take wait (set by the daemon)
+        self.outbox: Outbox | None = None
+        #: why adapters are unhealthy, for ``/status all`` (set by the daemon)
+        self.health: HealthCheck | None = None
+        #: events being answered again after an earlier attempt was cut off
+        self._retrying: set[tuple[str, str]] = set()
+        #: events whose answer went to the outbox (finished when it is delivered)
+        self._queued: set[tuple[str, str]] = set()
+        #: the tasks handling events right now, so shutdown can cancel what drain left
+        self._handling: set[asyncio.Task[Any]] = set()
 
     def _after_turn(self, work: Coroutine[Any, Any, object]) -> None:
         """Run follow-up work in the background; it counts as in flight until done, so
@@ -110,12 +135,23 @@ class Router:
             platform=incoming.platform, room=incoming.room, event_id=incoming.event_id
         ):
             self.in_flight += 1
+            task = asyncio.current_task()
+            if task is not None:
+                self._handling.add(task)
             try:
                 await self._decide(incoming)
             except Exception as exc:
                 log.exception("router.failed", error=type(exc).__name__)
             finally:
                 self.in_flight -= 1
+                if task is not None:
+                    self._handling.discard(task)
+
+    def cancel_handling(self) -> int:
+        """Cancel every event still being handled (their events stay unfinished)."""
+        for task in self._handling:
+            task.cancel()
+        return len(self._handling)
 
     async def _decide(self, incoming: Incoming) -> None:
         user = self.identify(incoming)
@@ -128,13 +164,23 @@ class Router:
         if claim == "duplicate":
             log.info("router.duplicate")
             return
+        event = (incoming.platform, incoming.event_id)
         with bound(user=user):
             if claim == "retry":
                 log.info("router.retry_unfinished")
+                self._retrying.add(event)
             try:
                 await self._handle(incoming, user)
+            except BaseException:
+                # cut off before its answer was delivered: a redelivery answers it
+                self.state.release_event(*event)
+                raise
             finally:
-                await self.state.finish_event(incoming.platform, incoming.event_id)
+                self._retrying.discard(event)
+            if event in self._queued:
+                self._queued.discard(event)  # the outbox finishes it on delivery
+            else:
+                await self.state.finish_event(*event)
 
     def _input_problem(self, incoming: Incoming) -> str | None:
         if incoming.kind != "text":
@@ -177,13 +223,58 @@ class Router:
         user_config = self.config.users.get(user)
         return user_config.default_persona if user_config else "inara"
 
-    async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
-        await self.state.event_recorded(incoming.platform, incoming.event_id)
+    def _reply(
+        self, adapter: Adapter, incoming: Incoming, *, stream: bool, first: str | None = None
+    ) -> ReplyStream:
+        """The answer to ``incoming``, its messages keyed by the event."""
+        platform, event_id = incoming.platform, incoming.event_id
+
+        async def record(message_id: str) -> None:
+            await self.state.record_message(platform, event_id, incoming.room, message_id)
+
+        return ReplyStream(
+            adapter,
+            incoming.room,
+            reply_to=event_id,
+            interval=self.config.daemon.stream_edit_seconds,
+            stream=stream,
+            before_send=partial(self.state.event_recorded, platform, event_id),
+            key=partial(answer_key, platform, event_id),
+            message_id=first,
+            retry=(platform, event_id) in self._retrying,
+            on_first_message=record,
+        )
+
+    async def _deliver(
+        self,
+        reply: ReplyStream,
+        incoming: Incoming,
+        text: str,
+        *,
+        owner: tuple[str, str] = ("", ""),
+        otr: bool = False,
+    ) -> bool:
+        """Deliver ``text`` as the whole answer; what the platform does not take goes to the
+        outbox (in memory only when Off The Record). Whether it was delivered now."""
+        outbox = self.outbox
+        behind = outbox is not None and outbox.waiting_in(incoming.platform, incoming.room)
         try:
-            await adapter.send(incoming.room, text, reply_to=incoming.event_id)
-            await adapter.reply_done(incoming.room)
-        except Exception as exc:
-            log.error("router.send_failed", error=str(exc))
+            await reply.finish(text, behind=BEHIND if behind else None)
+            return True
+        except Undelivered as exc:
+            if outbox is None:
+                raise
+            if not behind:
+                log.warning("reply.undelivered", error=exc.error, steps=len(exc.steps))
+            parcel = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, not otr)
+            await outbox.put(parcel, tried=not behind)
+            self._queued.add((incoming.platform, incoming.event_id))
+            if parcel.durable:
+                self.state.event_queued(incoming.platform, incoming.event_id)
+            return False
+
+    async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
+        await self._deliver(self._reply(adapter, incoming, stream=False), incoming, text)
 
     async def _command(
         self,
@@ -223,30 +314,38 @@ class Router:
         except PersonadError as exc:
             await self._say(adapter, incoming, exc.user_message)
             return
+        event = (incoming.platform, incoming.event_id)
         async with session.lock:
-            reply = ReplyStream(
-                adapter,
-                incoming.room,
-                reply_to=incoming.event_id,
-                interval=self.config.daemon.stream_edit_seconds,
-                before_send=partial(
-                    self.state.event_recorded, incoming.platform, incoming.event_id
-                ),
+            first = await self.state.first_message(*event) if event in self._retrying else None
+            # while earlier answers to the room wait, this one does not stream ahead of them
+            waiting = self.outbox is not None and self.outbox.waiting_in(
+                incoming.platform, incoming.room
             )
+            reply = self._reply(adapter, incoming, stream=not waiting, first=first)
+            owner = (user, persona)
             async with reply:
                 try:
                     outcome = await session.turn(
-                        incoming.text, platform=incoming.platform, on_text=reply.on_text
+                        incoming.text,
+                        platform=incoming.platform,
+                        on_text=reply.on_text,
+                        event_id=incoming.event_id,
+                        retry=event in self._retrying,
                     )
                 except PersonadError as exc:
                     log.warning("turn.failed", error=str(exc), kind=type(exc).__name__)
-                    await reply.finish(exc.user_message)
+                    await self._deliver(reply, incoming, exc.user_message, otr=session.otr)
                     return
                 except Exception:
                     log.exception("turn.crashed")
-                    await reply.finish(SORRY)
+                    await self._deliver(reply, incoming, SORRY, otr=session.otr)
                     return
-                await reply.finish(outcome.reply)
+                delivered = await self._deliver(
+                    reply, incoming, outcome.reply, owner=owner, otr=outcome.otr
+                )
+            if not delivered and not outcome.otr:
+                # the answer above it in the session log is not in the room yet
+                await session.log.mark_event(session.deps.clock(), session.user_config.zone, QUEUED)
             await session.sync_memory(outcome, incoming.platform)
             # the identity observer learns after the answer went out, off the turn's path
             self._after_turn(session.observe_identity(outcome))

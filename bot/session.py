@@ -270,17 +270,51 @@ class Session:
 
     # -- the turn ---------------------------------------------------------------------------
 
+    def _take_unanswered(self, text: str, event_id: str) -> Entry | None:
+        """The conversation's last entry, taken out, if it is this message kept unanswered
+        by an attempt that was cut off (restored from the log it has no event id, so the
+        same text counts): answered again, it is neither repeated nor logged twice."""
+        last = self.entries[-1] if self.entries else None
+        if last is None or last.role != "user" or last.kind != "turn" or last.otr != self.otr:
+            return None
+        if last.event_id != event_id and (last.event_id or last.text != text):
+            return None
+        return self.entries.pop()
+
+    def _answered(self, text: str, event_id: str, retry: bool) -> TurnOutcome | None:
+        """This message and its answer, if an attempt cut off before delivering the answer
+        got as far as the conversation (restored from the log, on a retry: the same text):
+        the answer is delivered again, not asked for a second time."""
+        if len(self.entries) < 2:
+            return None
+        asked, answer = self.entries[-2], self.entries[-1]
+        if asked.role != "user" or answer.role != "assistant" or asked.otr != self.otr:
+            return None
+        same = asked.event_id == event_id or (retry and not asked.event_id and asked.text == text)
+        return TurnOutcome(answer.text, asked, answer, answer.otr) if same else None
+
     async def turn(
-        self, text: str, *, platform: str, on_text: TextSink | None = None
+        self,
+        text: str,
+        *,
+        platform: str,
+        on_text: TextSink | None = None,
+        event_id: str = "",
+        retry: bool = False,
     ) -> TurnOutcome:
-        """Answer one message. The caller holds :attr:`lock`."""
+        """Answer one message. The caller holds :attr:`lock`. ``event_id`` names the
+        platform event; ``retry`` says an earlier attempt at it was cut off."""
+        earlier = self._answered(text, event_id, retry) if event_id else None
+        if earlier is not None:
+            return earlier
         self.last_active = time.monotonic()
         config = self.deps.config
         store = self.deps.store
         zone = self.user_config.zone
         now = self.deps.clock().astimezone(zone)
         otr = self.otr
-        user_entry = Entry("user", text, now, platform, otr=otr)
+        kept = self._take_unanswered(text, event_id) if event_id else None
+        user_entry = kept or Entry("user", text, now, platform, otr=otr, event_id=event_id)
         inject, recalled = await self._recall(text)
 
         def read(name: str) -> FileText:
@@ -325,16 +359,20 @@ class Session:
             except BaseException:
                 # no answer came, but what the user said is kept: logged, and still in the
                 # conversation when they try again
-                await self._keep_unanswered(user_entry, zone)
+                if kept is None:
+                    await self._keep_unanswered(user_entry, zone)
+                else:
+                    self.entries.append(kept)
                 raise
         reply = result.text.strip() or "(no answer)"
         reply_entry = Entry(
             "assistant", reply, self.deps.clock().astimezone(zone), platform, otr=otr
         )
         if not otr:
-            await self.log.append(
-                [LoggedTurn(self.user, user_entry), LoggedTurn(self.persona, reply_entry)], zone
-            )
+            logged = [LoggedTurn(self.persona, reply_entry)]
+            if kept is None:
+                logged.insert(0, LoggedTurn(self.user, user_entry))
+            await self.log.append(logged, zone)
         self.entries.extend((user_entry, reply_entry))
         self.last_active = time.monotonic()
         return TurnOutcome(reply, user_entry, reply_entry, otr)

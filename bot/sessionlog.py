@@ -11,7 +11,10 @@ Each turn is appended as markdown and fsynced before the reply goes out::
     At 9:30. Want a reminder at 8?
 
 The date and times are the user's local ones. ``/new`` appends an ``event`` heading; the
-conversation restored after a restart starts after the last one. A message line that looks
+conversation restored after a restart starts after the last one. An answer the platform did
+not take at once is followed by an ``answer queued`` event, and by ``answer delivered`` when
+the outbox delivered it: a queued answer with no delivered line after it never reached the
+room. A message line that looks
 like a heading is written with a leading backslash and read back without it.
 Nothing is ever written here while a session is Off The Record: callers check, and
 :meth:`SessionLog.append` refuses an Off The Record entry as a last line of defence.
@@ -95,9 +98,13 @@ class SessionLog:
         return f"# Session log {day.isoformat()} · {self.persona}\n\n"
 
     async def mark_new_conversation(self, at: datetime, zone: ZoneInfo) -> None:
+        await self.mark_event(at, zone, "new conversation")
+
+    async def mark_event(self, at: datetime, zone: ZoneInfo, what: str) -> None:
+        """Append an ``event`` heading (``new conversation``, ``answer queued``, ...)."""
         local = at.astimezone(zone)
         path = self.path_for(local.date())
-        text = f"### {local:%H:%M:%S} · event · new conversation\n\n"
+        text = f"### {local:%H:%M:%S} · event · {what}\n\n"
         await run_blocking(append_durably, path, text, self._header(local.date()))
 
     def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | None]:

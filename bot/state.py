@@ -1,7 +1,13 @@
-"""The daemon's own durable state in SQLite: seen events, per-session settings, adapter state.
+"""The daemon's own durable state in SQLite: seen events, per-session settings, adapter state,
+and the delivery ledger and outbox.
 
-One file, ``DATA_DIR/personad.db``, opened through aiosqlite in WAL mode. It never holds what
-anybody said: only ids, flags and adapter bookkeeping (sync tokens, update offsets).
+One file, ``DATA_DIR/personad.db``, opened through aiosqlite in WAL mode. It holds ids, flags
+and adapter bookkeeping (sync tokens, update offsets); the only text it holds is an on-record
+answer waiting in the outbox, removed once the platform took it.
+
+An event is ``processing`` from its claim until its whole answer is delivered (``done``), or
+``queued`` while the rest of its answer waits in the outbox: one statement puts the answer
+there and marks the event (a trigger), and one removes it and marks the event done.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Literal
 from adapters.base import KeyValueStore
 from bot.batching import Batcher
 from bot.errors import StoreError
+from bot.ledger import LEDGER_MIGRATION, DeliveryLedger
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
 
@@ -59,10 +66,11 @@ MIGRATIONS: list[Migration] = [
         );
         """,
     ),
+    LEDGER_MIGRATION,
 ]
 
 
-class StateStore(SqliteFile):
+class StateStore(SqliteFile, DeliveryLedger):
     """Async access to ``personad.db``. Use as ``async with StateStore(path) as state``."""
 
     migrations = MIGRATIONS
@@ -81,6 +89,9 @@ class StateStore(SqliteFile):
         self._known: set[tuple[str, str]] = set()
         #: claims of new events on their way to the database, until the event is finished
         self._recording: dict[tuple[str, str], asyncio.Future[bool]] = {}
+        #: events this process gave up unanswered (cancelled, failed): a redelivery retries
+        #: them, with the claim they had
+        self._released: dict[tuple[str, str], asyncio.Future[bool] | None] = {}
 
     async def open(self) -> None:
         try:
@@ -135,6 +146,11 @@ class StateStore(SqliteFile):
         event = (platform, event_id)
         if event in self._recording:
             return "duplicate"  # this process is handling it right now
+        if event in self._released:
+            recording = self._released.pop(event)
+            if recording is not None:
+                self._recording[event] = recording
+            return "retry"
         if event not in self._known:
             self._known.add(event)
             self._recording[event] = self._claims.schedule(event)
@@ -171,6 +187,17 @@ class StateStore(SqliteFile):
             self._known.discard(event)
             return
         await self._finishes.submit(event)
+
+    def release_event(self, platform: str, event_id: str) -> None:
+        """Give up a claimed event unanswered (its turn was cancelled or failed): it stays
+        unfinished, so a redelivery, in this process or the next, answers it."""
+        event = (platform, event_id)
+        self._released[event] = self._recording.pop(event, None)
+
+    def event_queued(self, platform: str, event_id: str) -> None:
+        """The rest of the event's answer went to the durable outbox, whose row marks the
+        event ``queued``: a redelivery is a duplicate; its removal finishes the event."""
+        self._recording.pop((platform, event_id), None)
 
     async def _insert_claims(self, events: list[tuple[str, str]]) -> list[bool]:
         """Insert the events not seen before; for each, whether this call inserted it."""
@@ -210,6 +237,11 @@ class StateStore(SqliteFile):
         )
         for platform, event_id in rows:
             self._known.discard((str(platform), str(event_id)))
+        await self._write(
+            "DELETE FROM deliveries WHERE NOT EXISTS (SELECT 1 FROM events e"
+            " WHERE e.platform = deliveries.platform AND e.event_id = deliveries.event_id)",
+            (),
+        )
         return len(rows)
 
     # -- per-session settings -----------------------------------------------------------------

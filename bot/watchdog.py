@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
 from collections.abc import Mapping
 
 import structlog
 
 from adapters.base import Adapter
+from bot.backoff import LoopTask, jittered_backoff
 
 __all__ = ["Watchdog"]
 
@@ -40,18 +40,13 @@ class Watchdog:
         self.max_delay = max_delay
         self._failures: dict[str, int] = {}
         self._not_before: dict[str, float] = {}
-        self._task: asyncio.Task[None] | None = None
+        self._task = LoopTask(self._loop)
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._loop())
+        self._task.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._task.stop()
 
     async def _loop(self) -> None:
         while True:
@@ -62,7 +57,7 @@ class Watchdog:
         limit = self.stall_seconds.get(name)
         if limit is None:
             return False
-        return not adapter.health.running or adapter.health.age() > limit
+        return not adapter.health.synced(limit)
 
     async def check(self) -> list[str]:
         """One pass; returns the names of adapters restarted."""
@@ -90,8 +85,7 @@ class Watchdog:
         except Exception as exc:
             failures = self._failures.get(name, 0) + 1
             self._failures[name] = failures
-            delay = min(self.max_delay, self.base_delay * 2 ** (failures - 1))
-            delay *= random.uniform(0.5, 1.0)
+            delay = jittered_backoff(failures, self.base_delay, self.max_delay)
             self._not_before[name] = time.monotonic() + delay
             log.error(
                 "adapter.restart_failed", adapter=name, error=str(exc), retry_in=round(delay, 1)

@@ -4,7 +4,9 @@
 what a test queued), streams its answer in small pieces, and records every request's system
 prompt and messages. ``make_config`` writes nothing: it returns a validated ``Config`` for a
 temporary data directory with the users and adapters a test names. ``RecordingAdapter`` is
-an in-process adapter that keeps what the core sends.
+an in-process adapter that keeps what the core sends; like a Matrix homeserver it answers a
+repeated idempotency key with the message it already made, and ``down`` makes it refuse
+every send and edit, as a platform that cannot be reached.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from adapters.base import Adapter, AdapterContext, Incoming
 from bot.config import Config
+from bot.errors import AdapterError
 from bot.llm.base import Completion, LLMBackend, Message, SystemPrompt, TextSink, ToolCall, ToolSpec
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
@@ -48,6 +51,8 @@ class ScriptedLLM(LLMBackend):
     _queue: deque[Completion | Exception] = field(default_factory=deque)
     chunk: int = 8
     delay: float = 0.0
+    #: when given, streaming stops after the first piece until it is set (a slow model)
+    hold: asyncio.Event | None = None
 
     def queue(self, text: str) -> None:
         self._queue.append(Completion(text=text))
@@ -82,6 +87,8 @@ class ScriptedLLM(LLMBackend):
         if on_text is not None and completion.text:
             for start in range(0, len(completion.text), self.chunk):
                 await on_text(completion.text[start : start + self.chunk])
+                if self.hold is not None:
+                    await self.hold.wait()
         return completion
 
 
@@ -99,11 +106,17 @@ class RecordingAdapter(Adapter):
         super().__init__(context)
         self.platform = platform
         self.supports_edit = supports_edit
+        self.idempotent = True
         self.max_message_chars = max_message_chars
         self.sent: list[tuple[str, str]] = []
         self.edits: list[tuple[str, str, str]] = []
         self.typing_calls: list[tuple[str, bool]] = []
         self._ids = 0
+        #: idempotency key -> the message id it made
+        self.keys: dict[str, str] = {}
+        #: while set, every send and edit fails as an unreachable platform would
+        self.down = False
+        self.refused = 0
 
     async def start(self) -> None:
         self.health.running = True
@@ -112,13 +125,33 @@ class RecordingAdapter(Adapter):
     async def stop(self) -> None:
         self.health.running = False
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    def _refuse(self) -> None:
+        if self.down:
+            self.refused += 1
+            raise AdapterError("the platform cannot be reached")
+
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
+        self._refuse()
+        if key is not None and key in self.keys:
+            return self.keys[key]
         self._ids += 1
         self.sent.append((room, text))
+        if key is not None:
+            self.keys[key] = str(self._ids)
         return str(self._ids)
 
-    async def edit(self, room: str, message_id: str, text: str) -> None:
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
+        self._refuse()
         self.edits.append((room, message_id, text))
+
+    def final_texts(self) -> list[str]:
+        """Each sent message's text after its last edit, in the order sent."""
+        final = {str(i + 1): text for i, (_room, text) in enumerate(self.sent)}
+        for _room, message_id, text in self.edits:
+            final[message_id] = text
+        return list(final.values())
 
     async def typing(self, room: str, on: bool) -> None:
         self.typing_calls.append((room, on))

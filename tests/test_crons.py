@@ -39,7 +39,9 @@ class Room(RecordingAdapter):
         super().__init__(AdapterContext(_ignore, MemoryStore(), Path(".")), platform="console")
         self.fail = False
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         if self.fail:
             raise AdapterError("the platform is down")
         return await super().send(room, text, reply_to=reply_to)

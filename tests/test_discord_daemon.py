@@ -160,3 +160,36 @@ async def test_dropped_gateway_and_silent_gateway(world: World) -> None:
     await fake.wait_for(
         lambda: any(world.final_text(m) == "echo: after the restart" for m in fake.sent)
     )
+
+
+async def test_an_answer_discord_refuses_for_a_while_arrives_once(world: World) -> None:
+    fake = world.fake
+    world.daemon.outbox.base_delay = 0.02
+    fake.refuse_posts = 1_000
+    await fake.dispatch_message("Anyone home?", author=world.scott, channel_id="900")
+    await fake.wait_for(lambda: bool(world.daemon.outbox.parcels))
+    fake.refuse_posts = 0
+    await fake.wait_for(lambda: not world.daemon.outbox.parcels)
+    assert [world.final_text(m) for m in fake.sent] == ["echo: Anyone home?"]
+
+
+async def test_a_repeated_key_makes_one_discord_message(world: World) -> None:
+    first = await world.adapter.send("900", "once", key="0123456789abcdef01234567")
+    again = await world.adapter.send("900", "once", key="0123456789abcdef01234567")
+    assert first == again
+    assert [m["content"] for m in world.fake.sent] == ["once"]
+
+
+async def test_a_queued_discord_answer_is_delivered_by_the_next_process(world: World) -> None:
+    fake = world.fake
+    config = world.daemon.config
+    fake.refuse_posts = 1_000
+    await fake.dispatch_message("Before the restart", author=world.scott, channel_id="900")
+    await fake.wait_for(lambda: bool(world.daemon.outbox.parcels))
+    await world.daemon.stop()
+    fake.refuse_posts = 0
+    async with Daemon(config, backends={"scripted": world.llm}, http=False, jobs=False) as again:
+        again.outbox.base_delay = 0.02
+        await fake.wait_for(lambda: bool(fake.sent) and not again.outbox.parcels)
+    assert [world.final_text(m) for m in fake.sent] == ["echo: Before the restart"]
+    assert len(world.llm.calls) == 1

@@ -6,6 +6,7 @@ with the scripted model; answers come back to the fake's bot API, signed.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -161,3 +162,34 @@ async def test_notice_goes_to_the_notification_room(world: World) -> None:
     [notice] = await world.talk.wait_for_messages(1)
     assert (notice.token, notice.message) == ("notes", "inara: weekly memory distilled")
     assert await world.daemon.notifier.notify("holly", "nothing configured") is False
+
+
+async def test_an_answer_talk_refuses_for_a_while_arrives_once(world: World) -> None:
+    world.daemon.outbox.base_delay = 0.02
+    world.talk.fail_next(*[503] * 12)  # more than one send's own retries: the outbox retries
+    await world.talk.deliver_message(
+        actor="users/scott", room="scott-room", text="Anyone home?", message_id=301
+    )
+    [answer] = await world.talk.wait_for_messages(1)
+    assert answer.message == "echo: Anyone home?"
+    refused = [r for r in world.talk.requests if r.status == 503]
+    assert len(refused) == 12
+    assert len({r.body["referenceId"] for r in world.talk.requests}) == 1  # one message, retried
+
+
+async def test_a_queued_talk_answer_is_delivered_by_the_next_process(world: World) -> None:
+    config = world.daemon.config
+    world.daemon.outbox.base_delay = 60.0  # nothing more this process
+    world.talk.fail_next(*[503] * 5)
+    await world.talk.deliver_message(
+        actor="users/scott", room="scott-room", text="Before the restart", message_id=302
+    )
+    async with asyncio.timeout(5):
+        while not world.daemon.outbox.parcels:  # noqa: ASYNC110 (a plain list)
+            await asyncio.sleep(0.01)
+    await world.daemon.stop()
+    async with Daemon(config, backends={"scripted": world.llm}, jobs=False) as again:
+        again.outbox.base_delay = 0.02
+        [answer] = await world.talk.wait_for_messages(1)
+    assert answer.message == "echo: Before the restart"
+    assert len(world.llm.calls) == 1

@@ -45,7 +45,9 @@ class RecordingAdapter(Adapter):
     async def stop(self) -> None:
         self.health.running = False
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         if self.fail:
             raise AdapterError(f"{self.platform} is down")
         self.sent.append((room, text))

@@ -51,7 +51,9 @@ class Room(RecordingAdapter):
         self.fail = False
         self.during_send: Any = None
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         if self.fail:
             raise AdapterError("the platform is down")
         if self.during_send is not None:

@@ -90,11 +90,13 @@ async def test_no_answer_goes_out_before_its_event_is_recorded(world: World) -> 
     recorded_at_send: list[bool] = []
     send = world.adapter.send
 
-    async def checking_send(room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def checking_send(
+        room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         with sqlite3.connect(database) as con:
             row = con.execute("SELECT 1 FROM events WHERE event_id = ?", (reply_to,)).fetchone()
         recorded_at_send.append(row is not None)
-        return await send(room, text, reply_to=reply_to)
+        return await send(room, text, reply_to=reply_to, key=key)
 
     await world.say("hello")  # the session is open: the turn below touches no database
     world.adapter.send = checking_send  # type: ignore[method-assign]

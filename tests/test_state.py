@@ -117,3 +117,47 @@ async def test_a_corrupt_database_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="cannot open state database"):
         await StateStore(path).open()
     assert path.read_bytes().startswith(b"this is not")
+
+
+async def test_the_outbox_marks_its_event_queued_then_done(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    async with StateStore(path) as state:
+        assert await state.claim_event("matrix", "$q") == "new"
+        await state.event_recorded("matrix", "$q")
+        row = await state.outbox_add("matrix", "$q", "scott", "inara", "[]", 0.0)
+        state.event_queued("matrix", "$q")
+    async with StateStore(path) as later:
+        # its answer waits in the outbox: a redelivery is not answered again
+        assert await later.claim_event("matrix", "$q") == "duplicate"
+        assert [r[0] for r in await later.outbox_rows()] == [row]
+        await later.outbox_remove(row)
+        status = await later._one("SELECT status FROM events WHERE event_id = '$q'", ())
+        assert status == ("done",)
+
+
+async def test_a_released_event_is_retried_by_this_process_and_the_next(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    async with StateStore(path) as state:
+        assert await state.claim_event("matrix", "$r") == "new"
+        await state.event_recorded("matrix", "$r")
+        state.release_event("matrix", "$r")  # its turn was cut off
+        assert await state.claim_event("matrix", "$r") == "retry"
+        assert await state.claim_event("matrix", "$r") == "duplicate"  # being retried
+        state.release_event("matrix", "$r")
+    async with StateStore(path) as later:
+        assert await later.claim_event("matrix", "$r") == "retry"
+        await later.finish_event("matrix", "$r")
+        assert await later.claim_event("matrix", "$r") == "duplicate"
+
+
+async def test_the_first_message_of_an_answer_is_remembered_until_pruned(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    async with StateStore(path) as state:
+        assert await state.claim_event("matrix", "$f") == "new"
+        await state.event_recorded("matrix", "$f")
+        await state.record_message("matrix", "$f", "!room", "$answer")
+    async with StateStore(path) as later:
+        assert await later.first_message("matrix", "$f") == "$answer"
+        await later.finish_event("matrix", "$f")
+        await later.prune_events(older_than_days=-1)
+        assert await later.first_message("matrix", "$f") is None

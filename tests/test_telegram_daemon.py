@@ -6,6 +6,7 @@ the scripted model (streaming by edits), and the watchdog restarts it when polli
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -72,6 +73,8 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
             "base_url": fake.base_url,
             "poll_timeout": 1,
             "stall_seconds": 1.0,
+            "send_attempts": 2,
+            "retry_base_seconds": 0.01,
         }
         config = make_config(tmp_path, users=users, adapters={"telegram": section})
         llm = ScriptedLLM()
@@ -138,3 +141,42 @@ async def test_stalled_polling_is_restarted_by_the_watchdog(world: World) -> Non
     assert world.adapter.health.restarts == 1 and world.adapter.health.running
     fake.push_message(SCOTT, "after the restart")
     await world.answered(SCOTT, "echo: after the restart")
+
+
+async def test_an_answer_telegram_refuses_for_a_while_arrives_once(world: World) -> None:
+    world.daemon.outbox.base_delay = 0.02
+    world.fake.refusing_sends = True
+    world.fake.push_message(SCOTT, "Anyone home?")
+    await until(lambda: world.daemon.outbox.parcels, "the answer waiting in the outbox")
+    world.fake.refusing_sends = False
+    await until(lambda: not world.daemon.outbox.parcels, "the outbox to deliver")
+    assert world.answers(SCOTT) == ["echo: Anyone home?"]
+
+
+async def test_a_queued_answer_is_delivered_by_the_next_process(world: World) -> None:
+    config = world.daemon.config
+    world.fake.refusing_sends = True
+    world.fake.push_message(SCOTT, "Before the restart")
+    await until(lambda: world.daemon.outbox.parcels, "the answer waiting in the outbox")
+    await world.daemon.stop()
+    world.fake.refusing_sends = False
+    async with Daemon(config, backends={"scripted": world.llm}, http=False, jobs=False) as again:
+        again.outbox.base_delay = 0.02
+        await until(lambda: world.answers(SCOTT), "the answer after the restart")
+        await until(lambda: not again.outbox.parcels, "the outbox to empty")
+    assert world.answers(SCOTT) == ["echo: Before the restart"]
+    assert len(world.llm.calls) == 1
+
+
+async def test_a_turn_cut_by_a_watchdog_restart_is_completed_in_its_message(
+    world: World,
+) -> None:
+    assert world.daemon.watchdog is not None
+    world.adapter.settings.drain_seconds = 0.05
+    world.llm.hold = hold = asyncio.Event()
+    world.fake.push_message(SCOTT, "Tell me a long story")
+    await until(lambda: world.answers(SCOTT), "the first streamed words")
+    assert await world.daemon.watchdog.restart("telegram", world.adapter)
+    hold.set()  # the turn was cut off; the redelivered update is answered now
+    await world.answered(SCOTT, "echo: Tell me a long story")
+    assert world.answers(SCOTT) == ["echo: Tell me a long story"]

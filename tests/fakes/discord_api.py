@@ -64,6 +64,8 @@ class FakeDiscord(ServerContext):
         self.heartbeats = 0
         self._interactions: dict[str, Json] = {}
         self.silent = False
+        #: how many message posts to refuse with 503 before accepting again
+        self.refuse_posts = 0
         #: a close code to answer IDENTIFY with (4014: a privileged intent is not enabled)
         self.refuse_identify: int | None = None
         self._ws: web.WebSocketResponse | None = None
@@ -450,7 +452,17 @@ class FakeDiscord(ServerContext):
         }
 
     def _post_message(self, channel_id: str, body: Json, via: str = "channel") -> web.Response:
+        if self.refuse_posts > 0:
+            self.refuse_posts -= 1
+            return _json({"message": "503: Service Unavailable", "code": 0}, 503)
+        nonce = body.get("nonce")
+        if nonce is not None and body.get("enforce_nonce"):
+            for earlier in self.sent:  # Discord answers a repeated nonce with the first message
+                if earlier.get("nonce") == str(nonce) and earlier["channel_id"] == channel_id:
+                    return _json({k: v for k, v in earlier.items() if k != "via"})
         extra: Json = {}
+        if nonce is not None:
+            extra["nonce"] = str(nonce)
         reference = body.get("message_reference")
         if reference:
             ids = {key: str(value) for key, value in reference.items() if key.endswith("_id")}

@@ -86,6 +86,8 @@ class FakeTelegram(ServerContext):
         self._arrived = asyncio.Condition()
         self._poller: asyncio.Future[None] | None = None
         self._fail: list[int] = []
+        #: while set, sendMessage and editMessageText answer 502 (polling still works)
+        self.refusing_sends = False
         self._drop = 0
         self._flood: list[int] = []
         self._reject_entities = 0
@@ -232,6 +234,8 @@ class FakeTelegram(ServerContext):
         if self._fail:
             status = self._fail.pop(0)
             return web.Response(status=status, text="<html>Bad Gateway</html>")
+        if self.refusing_sends and method in ("sendmessage", "editmessagetext"):
+            return web.Response(status=502, text="<html>Bad Gateway</html>")
         if self._flood:
             wait = self._flood.pop(0)
             return _error(429, f"Too Many Requests: retry after {wait}", retry_after=wait)

@@ -1,0 +1,97 @@
+"""One answer's way out: the idempotency keys of its messages and the steps that deliver it.
+
+An answer is delivered as a list of :class:`Step` s (send a message, edit one), performed in
+order. Every step carries a key derived from the event it answers (:func:`answer_key`), the
+same in every process, so a step performed again after a failure or a restart shows no
+second message on a platform that honours keys. A step that fails leaves itself and the
+steps after it to the outbox (:class:`Undelivered`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from adapters.base import Adapter
+
+__all__ = ["Step", "Undelivered", "answer_key", "perform_all", "steps_from_json", "steps_to_json"]
+
+
+def answer_key(platform: str, event_id: str, part: str) -> str:
+    """The idempotency key of one part (``"0"``: the first message) of the answer to an
+    event: 24 hex characters, the same in every process."""
+    return hashlib.sha256(f"{platform}\n{event_id}\n{part}".encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """Send ``text`` to ``room``, or edit ``message_id`` to ``text``.
+
+    ``confirm`` marks a send whose key may already have made a message holding other text
+    (a streamed beginning): the message the platform answers with is edited to ``text``.
+    """
+
+    op: Literal["send", "edit"]
+    room: str
+    text: str
+    key: str
+    message_id: str | None = None
+    reply_to: str | None = None
+    confirm: bool = False
+
+    async def perform(self, adapter: Adapter) -> str:
+        """Carry the step out; the id of the message sent or edited."""
+        if self.op == "edit":
+            assert self.message_id is not None
+            await adapter.edit(self.room, self.message_id, self.text, key=self.key)
+            return self.message_id
+        message_id = await adapter.send(self.room, self.text, reply_to=self.reply_to, key=self.key)
+        if self.confirm and adapter.supports_edit and adapter.idempotent:
+            await adapter.edit(self.room, message_id, self.text, key=answer_key("", self.key, "e"))
+        return message_id
+
+
+class Undelivered(Exception):
+    """Delivery stopped at a step the platform did not take: ``steps`` are the ones left."""
+
+    def __init__(self, steps: Sequence[Step], error: str) -> None:
+        super().__init__(error)
+        self.steps = list(steps)
+        self.error = error
+
+
+async def perform_all(adapter: Adapter, steps: Sequence[Step]) -> None:
+    """Perform ``steps`` in order; :class:`Undelivered` with the rest at the first failure."""
+    for index, step in enumerate(steps):
+        try:
+            await step.perform(adapter)
+        except Exception as exc:
+            raise Undelivered(steps[index:], f"{type(exc).__name__}: {exc}") from exc
+
+
+def steps_to_json(steps: Sequence[Step]) -> list[dict[str, Any]]:
+    return [asdict(step) for step in steps]
+
+
+def steps_from_json(raw: object) -> list[Step]:
+    """Steps as :func:`steps_to_json` wrote them; ValueError for anything else."""
+    if not isinstance(raw, list):
+        raise ValueError("outbox steps must be a list")
+    steps = []
+    for item in raw:
+        if not isinstance(item, dict) or item.get("op") not in ("send", "edit"):
+            raise ValueError("an outbox step must be an object with op send or edit")
+        steps.append(
+            Step(
+                op=item["op"],
+                room=str(item["room"]),
+                text=str(item["text"]),
+                key=str(item["key"]),
+                message_id=None if item.get("message_id") is None else str(item["message_id"]),
+                reply_to=None if item.get("reply_to") is None else str(item["reply_to"]),
+                confirm=bool(item.get("confirm", False)),
+            )
+        )
+    return steps

@@ -1,0 +1,125 @@
+"""The delivery ledger and the outbox in ``personad.db`` (part of :class:`~bot.state.StateStore`).
+
+``deliveries`` holds, per event, the first message its answer put in the room, so a later
+attempt edits it instead of sending another. ``outbox`` holds on-record answers the platform
+has not taken yet, as their remaining steps (JSON). Inserting an outbox row marks its event
+``queued`` and deleting it marks the event ``done``: triggers, so each is one statement.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from bot.migrations import Migration
+
+__all__ = ["LEDGER_MIGRATION", "DeliveryLedger", "OutboxRow"]
+
+LEDGER_MIGRATION: Migration = (
+    3,
+    """
+        CREATE TABLE deliveries (
+            platform TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            room TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            PRIMARY KEY (platform, event_id)
+        );
+        CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            platform TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            user TEXT NOT NULL,
+            persona TEXT NOT NULL,
+            steps TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            next_at REAL NOT NULL
+        );
+        CREATE TRIGGER outbox_queued AFTER INSERT ON outbox BEGIN
+            UPDATE events SET status = 'queued'
+            WHERE platform = NEW.platform AND event_id = NEW.event_id; END;
+        CREATE TRIGGER outbox_delivered AFTER DELETE ON outbox BEGIN
+            UPDATE events SET status = 'done'
+            WHERE platform = OLD.platform AND event_id = OLD.event_id; END;
+        """,
+)
+
+#: one outbox row: id, platform, event id, user, persona, steps (JSON), attempts, created
+#: at and next try at (both ``time.time()``)
+OutboxRow = tuple[int, str, str, str, str, str, int, float, float]
+
+
+class DeliveryLedger(ABC):
+    """The ledger's and the outbox's queries, over the store's own query helpers."""
+
+    @abstractmethod
+    async def _write(self, sql: str, params: tuple[object, ...]) -> int: ...
+
+    @abstractmethod
+    async def _all(self, sql: str, params: Sequence[object]) -> list[tuple[object, ...]]: ...
+
+    @abstractmethod
+    async def _one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None: ...
+
+    async def record_message(
+        self, platform: str, event_id: str, room: str, message_id: str
+    ) -> None:
+        """The first message of an event's answer is in the room as ``message_id``."""
+        await self._write(
+            "INSERT OR REPLACE INTO deliveries (platform, event_id, room, message_id)"
+            " VALUES (?, ?, ?, ?)",
+            (platform, event_id, room, message_id),
+        )
+
+    async def first_message(self, platform: str, event_id: str) -> str | None:
+        """The message an earlier attempt at answering the event put in the room, if any."""
+        row = await self._one(
+            "SELECT message_id FROM deliveries WHERE platform = ? AND event_id = ?",
+            (platform, event_id),
+        )
+        return str(row[0]) if row else None
+
+    async def outbox_add(
+        self, platform: str, event_id: str, user: str, persona: str, steps: str, next_at: float
+    ) -> int:
+        """Put an answer in the outbox (the event becomes ``queued``); returns its row id."""
+        row = await self._one(
+            "INSERT INTO outbox (platform, event_id, user, persona, steps, created_at, next_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (platform, event_id, user, persona, steps, time.time(), next_at),
+        )
+        assert row is not None
+        return int(str(row[0]))
+
+    async def outbox_update(self, row: int, steps: str, attempts: int, next_at: float) -> None:
+        await self._write(
+            "UPDATE outbox SET steps = ?, attempts = ?, next_at = ? WHERE id = ?",
+            (steps, attempts, next_at, row),
+        )
+
+    async def outbox_remove(self, row: int) -> None:
+        """The answer was delivered: remove it (the event becomes ``done``)."""
+        await self._write("DELETE FROM outbox WHERE id = ?", (row,))
+
+    async def outbox_rows(self) -> list[OutboxRow]:
+        rows = await self._all(
+            "SELECT id, platform, event_id, user, persona, steps, attempts, created_at,"
+            " next_at FROM outbox ORDER BY id",
+            (),
+        )
+        return [
+            (
+                int(str(r[0])),
+                str(r[1]),
+                str(r[2]),
+                str(r[3]),
+                str(r[4]),
+                str(r[5]),
+                int(str(r[6])),
+                float(str(r[7])),
+                float(str(r[8])),
+            )
+            for r in rows
+        ]
