@@ -57,6 +57,15 @@ class World:
             await asyncio.sleep(0.2)
 
 
+async def model_asked(model: StreamingModel) -> None:
+    """Wait until a turn is waiting for the model."""
+    for _ in range(300):
+        if model.requests:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("the model was never asked")
+
+
 async def make_world(server: SynapseServer, tmp: Path, **matrix: object) -> World:
     bot, account = server.register(), server.register()
     port = free_port()
@@ -109,10 +118,12 @@ async def test_homeserver_down_while_an_answer_is_due(world: World) -> None:
     await asyncio.to_thread(world.daemon.start)
     await world.open_dm()
     full = expected_answer("msg-outage", WORDS)
-    world.model.lead = 3.0  # the answer is due once the homeserver has gone
+    world.model.lead = 3600.0  # held until the homeserver has gone
     await world.person.say(world.room, "are you there? msg-outage")
+    await model_asked(world.model)
     await asyncio.to_thread(world.server.stop)
-    await asyncio.sleep(6.0)  # the answer is tried and fails: it waits in the outbox
+    world.model.lead = 0.0  # the answer is due now, with nowhere to go
+    await asyncio.sleep(6.0)  # it is tried and fails: it waits in the outbox
     assert world.daemon.running()
     await asyncio.to_thread(world.server.start)
     await world.wait_answers(lambda t: t == [full], within=90)
@@ -156,10 +167,7 @@ async def test_sigterm_with_a_slow_model_answers_after_restart(
         await world.open_dm()
         world.model.lead = 3600.0  # the model does not answer before the stop
         await world.person.say(world.room, "slow one, msg-term")
-        for _ in range(300):  # until the turn is waiting for the model
-            if world.model.requests:
-                break
-            await asyncio.sleep(0.1)
+        await model_asked(world.model)
         await daemon.stop()
         assert await world.answers() == []
         world.model.lead = 0.0
