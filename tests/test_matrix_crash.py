@@ -185,3 +185,31 @@ async def test_sigterm_with_a_slow_model_answers_after_restart(
     finally:
         world.model.__exit__()
         await world.person.close()
+
+
+async def test_watchdog_restart_during_a_streamed_answer(
+    synapse: SynapseServer, tmp_path: Path
+) -> None:
+    """The watchdog restarts the adapter while an answer streams: the cut turn is answered
+    again from the redelivered event, finishing the message already in the room."""
+    world = await make_world(synapse, tmp_path, drain_seconds=0.5)
+    config = load_config(world.daemon.config, env={})
+    daemon = Daemon(config, http=False, jobs=False)
+    await daemon.start()
+    try:
+        await world.open_dm()
+        full = expected_answer("msg-watchdog", WORDS)
+        world.model.delay = 0.3
+        await world.person.say(world.room, "and now, msg-watchdog")
+        await world.wait_answers(lambda t: len(t) == 1 and t[0] != full)  # a streamed beginning
+        assert daemon.watchdog is not None
+        assert await daemon.watchdog.restart("matrix", daemon.adapters["matrix"])
+        assert world.model.requests == 1 and len(await world.answers()) == 1  # cut mid-way
+        world.model.delay = 0.0
+        await world.wait_answers(lambda t: t == [full])
+        await asyncio.sleep(1.0)
+        assert await world.answers() == [full]
+    finally:
+        await daemon.stop()
+        world.model.__exit__()
+        await world.person.close()
