@@ -33,10 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.soak_count import Tally, check_files, count_room
-from tests.daemon_process import DaemonProcess, daemon_config, free_port, room_history
+from tests.daemon_process import DaemonProcess, daemon_config, room_history
 from tests.fakes.streaming_model import StreamingModel
 from tests.harness import make_persona
-from tests.synapse import Human, SynapseServer, synapse_python
+from tests.synapse import Human, SynapseServer, free_port, synapse_python
 
 WORDS = 12
 

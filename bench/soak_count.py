@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.daemon_process import bot_messages
 from tests.fakes.streaming_model import expected_answer, tag_of
 
 __all__ = ["Tally", "check_files", "count_room"]
@@ -44,24 +45,6 @@ class Tally:
             found.append(example)
 
 
-def _answers(events: list[dict[str, Any]], bot_id: str) -> dict[str, tuple[str, str | None]]:
-    """The bot's messages by event id: (final text, event id of the message it replies to)."""
-    answers: dict[str, tuple[str, str | None]] = {}
-    for event in events:
-        if event["sender"] != bot_id or event["type"] != "m.room.message":
-            continue
-        content = event["content"]
-        relation = content.get("m.relates_to") or {}
-        if relation.get("rel_type") == "m.replace":
-            target = relation.get("event_id")
-            if target in answers:
-                answers[target] = (content["m.new_content"]["body"], answers[target][1])
-            continue
-        parent = (relation.get("m.in_reply_to") or {}).get("event_id")
-        answers[event["event_id"]] = (content.get("body", ""), parent)
-    return answers
-
-
 def count_room(
     events: list[dict[str, Any]], person: str, bot_id: str, words: int, tally: Tally
 ) -> None:
@@ -79,7 +62,7 @@ def count_room(
         asked[tag] = event["event_id"]
     replies: dict[str, list[str]] = {tag: [] for tag in asked}
     by_event = {event_id: tag for tag, event_id in asked.items()}
-    for text, parent in _answers(events, bot_id).values():
+    for text, parent in bot_messages(events, bot_id).values():
         tag = by_event.get(parent or "") or tag_of(text)
         if tag in replies:
             replies[tag].append(text)

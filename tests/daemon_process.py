@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,20 +26,14 @@ from tests.synapse import Human, MatrixUser, SynapseServer
 __all__ = [
     "API_TOKEN",
     "DaemonProcess",
+    "bot_messages",
     "daemon_config",
-    "free_port",
     "room_history",
     "shown_answers",
 ]
 
 REPO = Path(__file__).resolve().parent.parent
 API_TOKEN = "soak-and-crash-test-token"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _toml_value(value: Any) -> str:
@@ -191,18 +184,27 @@ async def room_history(person: Human, room: str) -> list[dict[str, Any]]:
             return list(reversed(events))
 
 
-async def shown_answers(person: Human, room: str, bot_id: str) -> dict[str, str]:
-    """The bot's messages in ``room`` as a client shows them, oldest first, by event id: each
-    with its latest edit (an edit counts as the message it replaces, not as another)."""
-    texts: dict[str, str] = {}
-    for event in await room_history(person, room):
+def bot_messages(events: list[dict[str, Any]], bot_id: str) -> dict[str, tuple[str, str | None]]:
+    """The bot's messages among ``events`` (oldest first) by event id, as a client shows them:
+    (text after the latest edit, the event it replies to). An edit counts as the message it
+    replaces, not as another."""
+    messages: dict[str, tuple[str, str | None]] = {}
+    for event in events:
         if event["sender"] != bot_id or event["type"] != "m.room.message":
             continue
         content = event["content"]
         relation = content.get("m.relates_to") or {}
         if relation.get("rel_type") == "m.replace":
-            if relation["event_id"] in texts:
-                texts[relation["event_id"]] = content["m.new_content"]["body"]
-        else:
-            texts[event["event_id"]] = content["body"]
-    return texts
+            target = relation.get("event_id")
+            if target in messages:
+                messages[target] = (content["m.new_content"]["body"], messages[target][1])
+            continue
+        parent = (relation.get("m.in_reply_to") or {}).get("event_id")
+        messages[event["event_id"]] = (content.get("body", ""), parent)
+    return messages
+
+
+async def shown_answers(person: Human, room: str, bot_id: str) -> list[str]:
+    """The texts of the bot's messages in ``room`` as a client shows them, oldest first."""
+    events = await room_history(person, room)
+    return [text for text, _ in bot_messages(events, bot_id).values()]

@@ -20,10 +20,10 @@ import pytest
 
 from bot.config_loader import load_config
 from bot.daemon import Daemon
-from tests.daemon_process import DaemonProcess, daemon_config, free_port, shown_answers
+from tests.daemon_process import DaemonProcess, daemon_config, shown_answers
 from tests.fakes.streaming_model import StreamingModel, expected_answer
 from tests.harness import make_persona
-from tests.synapse import Human, MatrixUser, SynapseServer, synapse
+from tests.synapse import Human, MatrixUser, SynapseServer, free_port, synapse
 from tests.test_matrix_idempotent import frozen
 
 __all__ = ["synapse"]  # the fixture, imported for pytest
@@ -47,7 +47,7 @@ class World:
         return self.room
 
     async def answers(self) -> list[str]:
-        return list((await shown_answers(self.person, self.room, self.bot.user_id)).values())
+        return await shown_answers(self.person, self.room, self.bot.user_id)
 
     async def wait_answers(self, done: Callable[[list[str]], bool], within: float = 60) -> None:
         deadline = time.monotonic() + within

@@ -22,9 +22,9 @@ import pytest
 from adapters.base import AdapterContext
 from adapters.matrix import MatrixAdapter, Settings, create, transaction_id
 from bot.state import AdapterState, StateStore
-from tests.synapse import Collector, Human, MatrixUser, SynapseServer, synapse
+from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
 
-__all__ = ["frozen", "synapse"]  # the fixture, imported for pytest; ``frozen`` for other tests
+__all__ = ["frozen", "human", "synapse"]  # fixtures for pytest; ``frozen`` for other tests
 
 
 @contextmanager
@@ -74,13 +74,6 @@ class Bot:
         )
         state = AdapterState(self.store, "matrix")
         return create(settings, AdapterContext(self.collector, state, self.tmp / "data"))
-
-
-@pytest.fixture
-async def human(synapse: SynapseServer) -> AsyncIterator[Human]:
-    person = Human(synapse, synapse.register())
-    yield person
-    await person.close()
 
 
 @pytest.fixture

@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from adapters.base import AdapterContext, Incoming
 from adapters.matrix import Settings, create
 from bot.state import AdapterState, StateStore
-from tests.synapse import Collector, Human, SynapseServer, synapse
+from tests.synapse import Collector, Human, SynapseServer, human, synapse
 
-__all__ = ["synapse"]  # the fixture, imported for pytest
-
-
-@pytest.fixture
-async def human(synapse: SynapseServer) -> AsyncIterator[Human]:
-    person = Human(synapse, synapse.register())
-    yield person
-    await person.close()
+__all__ = ["human", "synapse"]  # the fixtures, imported for pytest
 
 
 def settings(server: SynapseServer, bot_id: str, password: str, human: Human) -> Settings:
