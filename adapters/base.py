@@ -34,6 +34,7 @@ __all__ = [
     "Handler",
     "Incoming",
     "KeyValueStore",
+    "MessageGone",
     "part_key",
 ]
 
@@ -68,6 +69,11 @@ class Incoming:
 
 
 Handler = Callable[[Incoming], Awaitable[None]]
+
+
+class MessageGone(AdapterError):
+    """The message to edit no longer exists, or the platform no longer lets it be edited:
+    retrying the edit can never succeed."""
 
 
 def part_key(key: str | None, index: int) -> str | None:

@@ -27,7 +27,7 @@ import aiohttp
 import discord
 import structlog
 
-from adapters.base import Adapter, AdapterContext, Incoming, part_key
+from adapters.base import Adapter, AdapterContext, Incoming, MessageGone, part_key
 from adapters.discord_client import PersonadClient, login
 from adapters.discord_commands import PendingInteractions, Reply, sync_commands
 from adapters.discord_settings import Settings, apply_endpoints
@@ -230,7 +230,7 @@ class DiscordAdapter(Adapter):
         if not message_id.isdigit():
             raise AdapterError(f"not a Discord message id: {message_id!r}")
         reply = self._pending.for_message(message_id)
-        with _translated(f"edit message {message_id}"):
+        with _gone_if_not_found(), _translated(f"edit message {message_id}"):
             if reply is not None and message_id == reply.original_id:
                 await reply.interaction.edit_original_response(content=text)
             elif reply is not None:
@@ -275,6 +275,17 @@ async def _drop_socket(client: PersonadClient) -> None:
     if isinstance(keep_alive, threading.Thread):
         keep_alive.stop()  # type: ignore[attr-defined]
         await asyncio.to_thread(keep_alive.join, 5.0)
+
+
+@contextlib.contextmanager
+def _gone_if_not_found() -> Iterator[None]:
+    """An edit of a message Discord no longer has is :class:`MessageGone`."""
+    try:
+        yield
+    except AdapterError as exc:
+        if isinstance(exc.__cause__, discord.NotFound):
+            raise MessageGone(str(exc)) from exc
+        raise
 
 
 @contextlib.contextmanager

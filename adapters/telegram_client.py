@@ -30,6 +30,7 @@ from telegram.error import (
 )
 from telegram.warnings import PTBDeprecationWarning
 
+from adapters.base import MessageGone
 from adapters.telegram_format import (
     MAX_MESSAGE_UTF16,
     fit_chunks,
@@ -64,6 +65,12 @@ def message_ref(value: str) -> int:
         return int(value.rsplit(":", 1)[-1])
     except ValueError as exc:
         raise AdapterError(f"not a Telegram message id: {value!r}") from exc
+
+
+def _is_gone(exc: BadRequest) -> bool:
+    """The message is deleted, or too old (48 h) or otherwise closed to edits."""
+    text = exc.message.lower()
+    return "message to edit not found" in text or "message can't be edited" in text
 
 
 def _is_parse_error(exc: BadRequest) -> bool:
@@ -202,6 +209,10 @@ class TelegramClient:
         try:
             await self._edit(room, message_id, rendered, mode)
         except BadRequest as exc:
+            if _is_gone(exc):
+                raise MessageGone(
+                    f"Telegram cannot edit message {message_id}: {exc.message}"
+                ) from exc
             if mode is None or not _is_parse_error(exc):
                 raise AdapterError(f"Telegram refused an edit: {exc.message}") from exc
             log.warning("telegram.markup_rejected", error=exc.message, chars=len(rendered))

@@ -14,9 +14,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from adapters.base import Adapter
+import structlog
+
+from adapters.base import Adapter, MessageGone
 
 __all__ = ["Step", "Undelivered", "answer_key", "perform_all", "steps_from_json", "steps_to_json"]
+
+log = structlog.get_logger(__name__)
 
 
 def answer_key(platform: str, event_id: str, part: str) -> str:
@@ -45,8 +49,15 @@ class Step:
         """Carry the step out; the id of the message sent or edited."""
         if self.op == "edit":
             assert self.message_id is not None
-            await adapter.edit(self.room, self.message_id, self.text, key=self.key)
-            return self.message_id
+            try:
+                await adapter.edit(self.room, self.message_id, self.text, key=self.key)
+                return self.message_id
+            except MessageGone as exc:
+                # nothing left to complete: the whole text goes out as a message of its own
+                log.warning("delivery.edit_gone", error=str(exc))
+                return await adapter.send(
+                    self.room, self.text, key=answer_key("", self.key, "resend")
+                )
         message_id = await adapter.send(self.room, self.text, reply_to=self.reply_to, key=self.key)
         if self.confirm and adapter.supports_edit and adapter.idempotent:
             await adapter.edit(self.room, message_id, self.text, key=answer_key("", self.key, "e"))

@@ -14,8 +14,8 @@ The date and times are the user's local ones. ``/new`` appends an ``event`` head
 conversation restored after a restart starts after the last one. An answer the platform did
 not take at once is followed by an ``answer queued`` event, and by ``answer delivered`` when
 the outbox delivered it: a queued answer with no delivered line after it never reached the
-room. A message line that looks
-like a heading is written with a leading backslash and read back without it.
+room. A message line that looks like a heading is written with a leading backslash and read
+back without it.
 Nothing is ever written here while a session is Off The Record: callers check, and
 :meth:`SessionLog.append` refuses an Off The Record entry as a last line of defence.
 """

@@ -14,6 +14,7 @@ import pytest
 from adapters.discord import DiscordAdapter
 from bot.commands import ADMIN_ONLY
 from bot.daemon import Daemon
+from bot.delivery import Step
 from bot.reply import TYPING_DELAY
 from tests.fakes.discord_api import FakeDiscord, Json
 from tests.harness import ScriptedLLM, make_config, make_persona
@@ -193,3 +194,10 @@ async def test_a_queued_discord_answer_is_delivered_by_the_next_process(world: W
         await fake.wait_for(lambda: bool(fake.sent) and not again.outbox.parcels)
     assert [world.final_text(m) for m in fake.sent] == ["echo: Before the restart"]
     assert len(world.llm.calls) == 1
+
+
+async def test_an_answer_whose_message_is_gone_is_sent_anew(world: World) -> None:
+    # the streamed message was deleted while its final edit waited in the outbox
+    step = Step("edit", "900", "The whole answer.", "0123456789abcdef01234567", message_id="42")
+    await step.perform(world.adapter)
+    assert [m["content"] for m in world.fake.sent] == ["The whole answer."]

@@ -15,6 +15,7 @@ import pytest
 from adapters.telegram import TelegramAdapter
 from bot.commands import ADMIN_ONLY
 from bot.daemon import Daemon
+from bot.delivery import Step
 from bot.formatting import strip_markdown
 from bot.reply import TYPING_DELAY
 from tests.fakes.telegram_api import FakeTelegram
@@ -180,3 +181,10 @@ async def test_a_turn_cut_by_a_watchdog_restart_is_completed_in_its_message(
     hold.set()  # the turn was cut off; the redelivered update is answered now
     await world.answered(SCOTT, "echo: Tell me a long story")
     assert world.answers(SCOTT) == ["echo: Tell me a long story"]
+
+
+async def test_an_answer_whose_message_is_gone_is_sent_anew(world: World) -> None:
+    # the streamed message was deleted while its final edit waited in the outbox
+    step = Step("edit", str(SCOTT), "The whole answer.", "0123456789abcdef01234567", "999")
+    await step.perform(world.adapter)
+    assert world.answers(SCOTT) == ["The whole answer."]
