@@ -35,7 +35,7 @@ from nio import AsyncClient, AsyncClientConfig, RoomSendError, SyncError, SyncRe
 from nio.crypto import ENCRYPTION_ENABLED
 from nio.exceptions import LocalProtocolError
 
-from adapters.base import Adapter, AdapterContext, part_key
+from adapters.base import Adapter, AdapterContext, MessageGone, part_key
 from adapters.matrix_events import BotIdentity
 from adapters.matrix_login import Credentials, sign_in
 from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
@@ -49,6 +49,8 @@ log = structlog.get_logger(__name__)
 
 _FIRST_SYNC_FILTER = {"room": {"timeline": {"limit": 1}}, "presence": {"not_types": ["*"]}}
 _NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
+#: what a homeserver (Synapse) says to an edit whose message it does not have in the room
+_GONE = ("Can't send relation to unknown event", "Relations must be in the same room")
 
 
 def transaction_id(key: str | None, part: int = 0) -> str | None:
@@ -328,7 +330,10 @@ class MatrixAdapter(Adapter):
                 user_message="The Matrix homeserver cannot be reached.",
             ) from exc
         if isinstance(answer, RoomSendError):
-            raise AdapterError(f"sending to {room} failed: {answer.status_code} {answer.message}")
+            problem = f"sending to {room} failed: {answer.status_code} {answer.message}"
+            if content.get("m.new_content") is not None and answer.message in _GONE:
+                raise MessageGone(problem)
+            raise AdapterError(problem)
         if self.rooms is not None:
             self.rooms.own_events.remember(answer.event_id, room)
         return str(answer.event_id)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from adapters.base import AdapterContext
+from adapters.base import AdapterContext, MessageGone
 from adapters.matrix import MatrixAdapter, Settings, create, transaction_id
 from bot.state import AdapterState, StateStore
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
@@ -145,6 +145,17 @@ async def test_same_edit_key_twice_gives_one_edit(bot: Bot) -> None:
         "Thinking about it",
         "Thought it through",
     ]
+
+
+async def test_edit_of_a_message_the_room_does_not_have_is_gone(bot: Bot) -> None:
+    async with bot.adapter() as adapter:
+        room = await open_dm(bot.human, bot.account.user_id)
+        other = await open_dm(bot.human, bot.account.user_id)
+        elsewhere = await adapter.send(other, "in another room", key="elsewhere")
+        for missing in ("$no-such-event:localhost", elsewhere):
+            with pytest.raises(MessageGone):
+                await adapter.edit(room, missing, "the whole answer", key=f"edit {missing}")
+        assert await bot_events(bot.human, room, bot.account.user_id) == []
 
 
 async def test_frozen_homeserver_shows_as_stalled_and_recovers(bot: Bot) -> None:
