@@ -258,7 +258,7 @@ class MatrixAdapter(Adapter):
             raise AdapterError(f"sync refused: {answer.status_code} {answer.message}")
         assert isinstance(answer, SyncResponse)
         await self._encryption_chores()
-        tasks = await rooms.handle(answer, deliver=not first)
+        tasks = await rooms.handle(answer, deliver=not first, since=since)
         self._since = answer.next_batch
         self._batches.append((answer.next_batch, tasks))
         for task in tasks:

@@ -92,3 +92,25 @@ async def test_message_unfinished_at_stop_is_delivered_again(
                 await asyncio.sleep(0.05)
         assert answered.count(slow) == 1
         assert answered.count(quick) == 1
+
+
+async def test_messages_beyond_one_sync_while_down_are_all_delivered(
+    synapse: SynapseServer, human: Human, tmp_path: Path
+) -> None:
+    """More messages arrive while the bot is down than one sync's timeline holds: the
+    homeserver marks the timeline limited, and the gap is read back, every message once."""
+    bot = synapse.register()
+    async with StateStore(tmp_path / "personad.db") as store:
+        collector = Collector()
+        context = AdapterContext(collector, AdapterState(store, "matrix"), tmp_path / "data")
+        config = settings(synapse, bot.user_id, bot.password, human)
+        async with create(config, context):
+            room = await human.create_room(bot.user_id, direct=True)
+            await human.wait_membership(room, bot.user_id, "join")
+            first = await human.say(room, "before the bot goes down")
+            await collector.find(lambda e: e.event_id == first)
+        sent = [await human.say(room, f"while down {n}") for n in range(80)]
+        async with create(config, context):
+            await collector.find(lambda e: e.event_id == sent[-1], within=60)
+        delivered = [e.event_id for e in collector.events if e.room == room]
+        assert delivered == [first, *sent]
