@@ -9,9 +9,8 @@ is retried with jittered exponential backoff. Each sync is bounded by its long-p
 ``sync_grace_seconds``: a homeserver that accepts the connection but never answers (frozen,
 overloaded) fails that sync, and health says "stalled" instead of the last "synced".
 
-Sends and edits carry the core's idempotency ``key`` as the Matrix transaction id, so a retry,
-even by a later process signed in on the same device, gets back the event already sent instead
-of posting a second one (the homeserver remembers transaction ids per device).
+Sending is :mod:`adapters.matrix_send`: the core's idempotency key is the Matrix transaction
+id, so no retry, even after a restart, posts a message twice.
 
 On the very first start the initial sync only records where "now" is: messages sent before the
 bot existed are not answered. Answers go out as markdown rendered to HTML
@@ -22,44 +21,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import random
 import time
 from collections import deque
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import structlog
-from nio import AsyncClient, AsyncClientConfig, RoomSendError, SyncError, SyncResponse
+from nio import AsyncClient, AsyncClientConfig, SyncError, SyncResponse
 from nio.crypto import ENCRYPTION_ENABLED
-from nio.exceptions import LocalProtocolError
 
-from adapters.base import Adapter, AdapterContext, MessageGone, part_key
+from adapters.base import Adapter, AdapterContext
 from adapters.matrix_events import BotIdentity
 from adapters.matrix_login import Credentials, sign_in
-from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
 from adapters.matrix_rooms import RoomEvents
+from adapters.matrix_send import NETWORK_ERRORS, Outgoing
 from adapters.matrix_settings import Settings
 from bot.errors import AdapterError, ConfigError
 
-__all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create", "transaction_id"]
+__all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create"]
 
 log = structlog.get_logger(__name__)
 
 _FIRST_SYNC_FILTER = {"room": {"timeline": {"limit": 1}}, "presence": {"not_types": ["*"]}}
-_NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
-#: what a homeserver (Synapse) says to an edit whose message it does not have in the room
-_GONE = ("Can't send relation to unknown event", "Relations must be in the same room")
-
-
-def transaction_id(key: str | None, part: int = 0) -> str | None:
-    """The Matrix transaction id for piece ``part`` of the message ``key`` names (None: the
-    client picks a fresh one). Hashed, so any key is a safe URL segment of fixed length."""
-    key = part_key(key, part)
-    if key is None:
-        return None
-    return "pd" + hashlib.sha256(key.encode()).hexdigest()[:40]
 
 
 def _backoff(attempt: int, cap: float) -> float:
@@ -90,7 +74,7 @@ class MatrixAdapter(Adapter):
         self.rooms: RoomEvents | None = None
         self._task: asyncio.Task[None] | None = None
         self._synced = asyncio.Event()
-        self._typing: dict[str, asyncio.Task[None]] = {}
+        self.outgoing = Outgoing(lambda: self.client, lambda: self.rooms, self.max_message_chars)
         self._credentials: Credentials | None = None
         self._since: str | None = None
         # sync tokens waiting for their batch's messages to be finished, oldest first
@@ -130,7 +114,7 @@ class MatrixAdapter(Adapter):
         try:
             await sign_in(client, credentials, self.context.state)
             names = {client.user_id[1:].split(":", 1)[0]}
-            with contextlib.suppress(*_NETWORK_ERRORS):
+            with contextlib.suppress(*NETWORK_ERRORS):
                 profile = await client.get_displayname(client.user_id)
                 names.add(getattr(profile, "displayname", None) or "")
             names.discard("")
@@ -165,9 +149,7 @@ class MatrixAdapter(Adapter):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        for typing in list(self._typing.values()):
-            typing.cancel()
-        self._typing.clear()
+        self.outgoing.stop_typing()
         await self._drain()
         await self._close()
 
@@ -310,89 +292,16 @@ class MatrixAdapter(Adapter):
 
     # sending -------------------------------------------------------------------------------
 
-    def _client(self) -> AsyncClient:
-        if self.client is None or not self.client.logged_in:
-            raise AdapterError(
-                "the Matrix adapter is not running",
-                user_message="Matrix is not connected right now.",
-            )
-        return self.client
-
-    async def _room_send(self, room: str, content: dict[str, Any], tx_id: str | None) -> str:
-        client = self._client()
-        try:
-            answer = await client.room_send(
-                room, "m.room.message", content, tx_id=tx_id, ignore_unverified_devices=True
-            )
-        except _NETWORK_ERRORS as exc:
-            raise AdapterError(
-                f"sending to {room} failed: {exc!r}",
-                user_message="The Matrix homeserver cannot be reached.",
-            ) from exc
-        if isinstance(answer, RoomSendError):
-            problem = f"sending to {room} failed: {answer.status_code} {answer.message}"
-            if content.get("m.new_content") is not None and answer.message in _GONE:
-                raise MessageGone(problem)
-            raise AdapterError(problem)
-        if self.rooms is not None:
-            self.rooms.own_events.remember(answer.event_id, room)
-        return str(answer.event_id)
-
     async def send(
         self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
     ) -> str:
-        """Send ``text``, split into messages that fit; with ``key``, piece N goes out under a
-        transaction id derived from (key, N), so sending the same key again sends nothing new
-        and returns the same last event."""
-        pieces = chunks_that_fit(text, self.max_message_chars)
-        if not pieces:
-            raise AdapterError("refusing to send an empty Matrix message")
-        target: ReplyTarget | None = None
-        if reply_to:
-            known = self.rooms.reply_targets.get(reply_to) if self.rooms else None
-            target = known if isinstance(known, ReplyTarget) else ReplyTarget(reply_to)
-        last = ""
-        for index, piece in enumerate(pieces):
-            if index and target is not None:
-                target = ReplyTarget(last, None, target.thread_root, quote=False)
-            content = message_content(piece, target)
-            last = await self._room_send(room, content, transaction_id(key, index))
-        log.info("matrix.sent", room=room, event_id=last, pieces=len(pieces))
-        return last
+        return await self.outgoing.send(room, text, reply_to=reply_to, key=key)
 
     async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
-        if not text.strip():
-            raise AdapterError("refusing to edit a Matrix message to nothing")
-        await self._room_send(room, edit_content(message_id, text), transaction_id(key))
+        await self.outgoing.edit(room, message_id, text, key=key)
 
     async def typing(self, room: str, on: bool) -> None:
-        current = self._typing.get(room)
-        if on and current is not None and not current.done():
-            return  # already refreshing it
-        if current is not None:
-            current.cancel()
-            del self._typing[room]
-        if on:
-            self._typing[room] = asyncio.create_task(self._keep_typing(room))
-        elif self.client is not None:
-            await self._typing_state(room, False)
-
-    async def _keep_typing(self, room: str) -> None:
-        while True:
-            await self._typing_state(room, True)
-            await asyncio.sleep(20)
-
-    async def _typing_state(self, room: str, on: bool) -> None:
-        client = self.client
-        if client is None:
-            return
-        try:
-            answer = await client.room_typing(room, typing_state=on, timeout=30_000)
-        except _NETWORK_ERRORS as exc:
-            log.warning("matrix.typing_failed", room=room, error=repr(exc))
-            return
-        if not hasattr(answer, "room_id"):
-            log.warning("matrix.typing_failed", room=room, error=getattr(answer, "message", ""))
+        await self.outgoing.typing(room, on)
 
 
 def create(settings: Settings, context: AdapterContext) -> MatrixAdapter:

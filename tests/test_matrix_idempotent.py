@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from adapters.base import AdapterContext, MessageGone
-from adapters.matrix import MatrixAdapter, Settings, create, transaction_id
+from adapters.matrix import MatrixAdapter, Settings, create
+from adapters.matrix_send import transaction_id
 from bot.state import AdapterState, StateStore
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
 
