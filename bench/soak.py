@@ -42,14 +42,12 @@ WORDS = 12
 
 
 class Soak:
-    def __init__(self, args: argparse.Namespace, workdir: Path) -> None:
+    def __init__(self, args: argparse.Namespace, workdir: Path, model: StreamingModel) -> None:
         self.args = args
         self.workdir = workdir
         self.random = random.Random(args.seed)
         self.server = SynapseServer(synapse_python(), workdir / "synapse")
-        self.model = StreamingModel(
-            words=WORDS, delay=0.02, failure_rate=args.failure_rate, seed=args.seed
-        )
+        self.model = model
         self.people: list[Human] = []
         self.rooms: list[str] = []
         self.daemon: DaemonProcess | None = None
@@ -74,7 +72,7 @@ class Soak:
             server=self.server,
             bot=bot,
             people=names,
-            model_url=self.model.base_url,
+            model_url=self.model.api_url,
             port=port,
         )
         self.daemon = DaemonProcess(config, port, self.workdir / "daemon.log")
@@ -148,7 +146,7 @@ class Soak:
             "outcomes": dict(tally.outcomes),
             "user_duplicates": tally.user_duplicates,
             "examples": tally.examples,
-            "model_requests": self.model.requests,
+            "model_requests": len(self.model.requests),
             "model_failures": dict(self.model.failures),
             "final_exit_code": code,
             "faults": self.faults,
@@ -188,13 +186,16 @@ class Soak:
 
 async def main_async(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="personad-soak-"))
-    soak = Soak(args, workdir)
-    try:
-        with soak.model:
+    model = StreamingModel.run_in_thread(
+        words=WORDS, delay=0.02, failure_rate=args.failure_rate, seed=args.seed
+    )
+    with model as streaming:
+        soak = Soak(args, workdir, streaming)
+        try:
             await soak.setup()
             result = await soak.run()
-    finally:
-        await soak.close()
+        finally:
+            await soak.close()
     outcomes: dict[str, int] = result["outcomes"]  # type: ignore[assignment]
     files: dict[str, object] = result["files"]  # type: ignore[assignment]
     print(json.dumps(result, indent=1))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,37 +67,39 @@ async def model_asked(model: StreamingModel) -> None:
     raise AssertionError("the model was never asked")
 
 
-async def make_world(server: SynapseServer, tmp: Path, **matrix: object) -> World:
+@asynccontextmanager
+async def world_of(server: SynapseServer, tmp: Path, **matrix: object) -> AsyncIterator[World]:
+    """A bot, a person and the streaming model, with the daemon's config written (not
+    started); afterwards the daemon is killed and the homeserver is left running."""
     bot, account = server.register(), server.register()
     port = free_port()
-    model = StreamingModel(words=WORDS)
-    model.__enter__()
-    config = daemon_config(
-        tmp / "personad.toml",
-        data_dir=tmp / "data",
-        server=server,
-        bot=bot,
-        people={"scott": account.user_id},
-        model_url=model.base_url,
-        port=port,
-        matrix=dict(matrix),
-    )
-    make_persona(tmp / "data", "scott")
-    daemon = DaemonProcess(config, port, tmp / "daemon.log")
-    return World(server, bot, Human(server, account), model, daemon, tmp)
+    with StreamingModel.run_in_thread(words=WORDS) as model:
+        config = daemon_config(
+            tmp / "personad.toml",
+            data_dir=tmp / "data",
+            server=server,
+            bot=bot,
+            people={"scott": account.user_id},
+            model_url=model.api_url,
+            port=port,
+            matrix=dict(matrix),
+        )
+        make_persona(tmp / "data", "scott")
+        daemon = DaemonProcess(config, port, tmp / "daemon.log")
+        world = World(server, bot, Human(server, account), model, daemon, tmp)
+        try:
+            yield world
+        finally:
+            daemon.kill()
+            await world.person.close()
+            if server.process is None:
+                await asyncio.to_thread(server.start)
 
 
 @pytest.fixture
 async def world(synapse: SynapseServer, tmp_path: Path) -> AsyncIterator[World]:
-    the_world = await make_world(synapse, tmp_path, stall_seconds=4.0, sync_grace_seconds=2.0)
-    try:
-        yield the_world
-    finally:
-        the_world.daemon.kill()
-        the_world.model.__exit__()
-        await the_world.person.close()
-        if synapse.process is None:
-            await asyncio.to_thread(synapse.start)
+    async with world_of(synapse, tmp_path, stall_seconds=4.0, sync_grace_seconds=2.0) as made:
+        yield made
 
 
 async def test_sigkill_while_an_answer_streams(world: World) -> None:
@@ -158,9 +161,8 @@ async def test_sigterm_with_a_slow_model_answers_after_restart(
 ) -> None:
     """The stop a SIGTERM starts, in-process so the drain can be short: the turn still
     waiting for the model is cut off, stays unfinished, and the next process answers it."""
-    world = await make_world(synapse, tmp_path)
-    config = load_config(world.daemon.config, env={})
-    try:
+    async with world_of(synapse, tmp_path) as world:
+        config = load_config(world.daemon.config, env={})
         daemon = Daemon(config, http=False, jobs=False)
         daemon.drain_seconds = 1.0
         await daemon.start()
@@ -182,9 +184,6 @@ async def test_sigterm_with_a_slow_model_answers_after_restart(
         finally:
             await daemon.stop()
         assert await world.answers() == [full, following]
-    finally:
-        world.model.__exit__()
-        await world.person.close()
 
 
 async def test_watchdog_restart_during_a_streamed_answer(
@@ -192,24 +191,21 @@ async def test_watchdog_restart_during_a_streamed_answer(
 ) -> None:
     """The watchdog restarts the adapter while an answer streams: the cut turn is answered
     again from the redelivered event, finishing the message already in the room."""
-    world = await make_world(synapse, tmp_path, drain_seconds=0.5)
-    config = load_config(world.daemon.config, env={})
-    daemon = Daemon(config, http=False, jobs=False)
-    await daemon.start()
-    try:
-        await world.open_dm()
-        full = expected_answer("msg-watchdog", WORDS)
-        world.model.delay = 0.3
-        await world.person.say(world.room, "and now, msg-watchdog")
-        await world.wait_answers(lambda t: len(t) == 1 and t[0] != full)  # a streamed beginning
-        assert daemon.watchdog is not None
-        assert await daemon.watchdog.restart("matrix", daemon.adapters["matrix"])
-        assert world.model.requests == 1 and len(await world.answers()) == 1  # cut mid-way
-        world.model.delay = 0.0
-        await world.wait_answers(lambda t: t == [full])
-        await asyncio.sleep(1.0)
-        assert await world.answers() == [full]
-    finally:
-        await daemon.stop()
-        world.model.__exit__()
-        await world.person.close()
+    async with world_of(synapse, tmp_path, drain_seconds=0.5) as world:
+        daemon = Daemon(load_config(world.daemon.config, env={}), http=False, jobs=False)
+        await daemon.start()
+        try:
+            await world.open_dm()
+            full = expected_answer("msg-watchdog", WORDS)
+            world.model.delay = 0.3
+            await world.person.say(world.room, "and now, msg-watchdog")
+            await world.wait_answers(lambda t: len(t) == 1 and t[0] != full)  # a beginning
+            assert daemon.watchdog is not None
+            assert await daemon.watchdog.restart("matrix", daemon.adapters["matrix"])
+            assert len(world.model.requests) == 1 and len(await world.answers()) == 1  # cut
+            world.model.delay = 0.0
+            await world.wait_answers(lambda t: t == [full])
+            await asyncio.sleep(1.0)
+            assert await world.answers() == [full]
+        finally:
+            await daemon.stop()

@@ -11,7 +11,8 @@ seconds and then arrive one word every ``delay`` seconds (both changeable while 
 test slows the model down, then lets it go). A
 share ``failure_rate`` of requests fail, drawn from a seeded random generator, in the ways real
 servers fail: 429 with ``retry-after``, 500, 529 overloaded, or a stream cut after a few words.
-It runs in its own thread and event loop, so a synchronous script or a test can drive it.
+``StreamingModel.run_in_thread()`` serves it from its own thread and event loop, so a
+synchronous script or a test can drive it.
 """
 
 from __future__ import annotations
@@ -20,17 +21,23 @@ import asyncio
 import json
 import random
 import re
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, Self
+from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.anthropic_api import Error, FakeLLMServer
 
 __all__ = ["StreamingModel", "expected_answer", "tag_of"]
 
 _TAG = re.compile(r"msg-[0-9a-z-]+")
+_ERRORS = {
+    "429": Error(429, "rate_limit_error", "try later", retry_after=0.2),
+    "500": Error(500, "server_error", "try later"),
+    "529": Error(529, "overloaded_error", "try later"),
+}
 
 
 def tag_of(text: str) -> str | None:
@@ -55,8 +62,9 @@ def _last_user_text(body: dict[str, Any]) -> str:
     return ""
 
 
-class StreamingModel:
-    """See the module docstring. ``failures`` counts the failures served, by kind."""
+class StreamingModel(FakeLLMServer):
+    """See the module docstring. ``failures`` counts the failures served, by kind. Serve it
+    from a thread with ``with StreamingModel.run_in_thread(words=...) as model:``."""
 
     def __init__(
         self,
@@ -67,50 +75,27 @@ class StreamingModel:
         failure_rate: float = 0.0,
         seed: int = 1,
     ) -> None:
+        super().__init__()
         self.words = words
         self.delay = delay
         self.lead = lead
         self.failure_rate = failure_rate
-        self.requests = 0
         self.failures: Counter[str] = Counter()
         self._random = random.Random(seed)
-        self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
-        self.port = 0
 
     @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+    def api_url(self) -> str:
+        """The base URL an OpenAI-compatible client is given."""
+        return f"{self.base_url}/v1"
 
-    def __enter__(self) -> Self:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
-        return self
+    def routes(self) -> list[web.RouteDef]:
+        return [web.post("/v1/chat/completions", self._completions)]
 
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
-
-    async def _start(self) -> None:
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self._completions)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.5, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
-
-    async def _stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
+    def error_body(self, error: Error) -> dict[str, Any]:
+        return {"error": {"message": error.message, "type": error.type, "code": error.status}}
 
     def _draw_failure(self) -> str | None:
         with self._lock:
-            self.requests += 1
             if self._random.random() >= self.failure_rate:
                 return None
             kind = self._random.choice(["429", "500", "529", "cut"])
@@ -119,14 +104,12 @@ class StreamingModel:
 
     async def _completions(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
+        self.record(request, body)
         tag = tag_of(_last_user_text(body)) or "msg-unknown"
         text = expected_answer(tag, self.words)
         failure = self._draw_failure()
-        if failure in ("429", "500", "529"):
-            kinds = {"429": "rate_limit_error", "500": "server_error", "529": "overloaded_error"}
-            error = {"error": {"message": "try later", "type": kinds[failure], "code": failure}}
-            headers = {"retry-after": "0.2"} if failure == "429" else {}
-            return web.json_response(error, status=int(failure), headers=headers)
+        if failure in _ERRORS:
+            return self.error_response(_ERRORS[failure])
         if not body.get("stream"):
             await self._pause(lambda: self.lead + self.delay * self.words)
             return web.json_response(self._completion(text))
