@@ -7,7 +7,8 @@ every batch before it), so a restart, even after a crash, resumes without losing
 core drops the ones it had already answered. A failed sync (homeserver restarting, network gone)
 is retried with jittered exponential backoff. Each sync is bounded by its long-poll time plus
 ``sync_grace_seconds``: a homeserver that accepts the connection but never answers (frozen,
-overloaded) fails that sync, and health says "stalled" instead of the last "synced".
+overloaded) fails that sync, and health says "stalled" instead of the last "synced". The grace
+doubles with each stall in a row, so a sync the homeserver is merely slow to build gets through.
 
 Sending is :mod:`adapters.matrix_send`: the core's idempotency key is the Matrix transaction
 id, so no retry, even after a restart, posts a message twice.
@@ -82,6 +83,7 @@ class MatrixAdapter(Adapter):
         self._token_lock = asyncio.Lock()
         self._savers: set[asyncio.Task[None]] = set()
         self._started_at = time.monotonic()
+        self._stalls = 0  # syncs in a row that got no answer in time
 
     # lifecycle -----------------------------------------------------------------------------
 
@@ -190,6 +192,8 @@ class MatrixAdapter(Adapter):
                 raise
             except Exception as exc:  # the loop outlives every homeserver and network failure
                 failures += 1
+                if isinstance(exc, SyncStalled):
+                    self._stalls += 1
                 delay = _backoff(failures, self.settings.backoff_max_seconds)
                 reason = self._failure_reason(exc)
                 self.health.failed(reason)
@@ -202,6 +206,7 @@ class MatrixAdapter(Adapter):
                 )
                 await asyncio.sleep(delay)
                 continue
+            self._stalls = 0
             if failures:
                 self.health.reconnects += 1
                 log.info("matrix.sync_recovered", failures=failures)
@@ -225,7 +230,9 @@ class MatrixAdapter(Adapter):
         )
         # the first sync after a start returns at once, so start() need not wait a long poll
         poll_ms = self.settings.sync_timeout_ms if self._synced.is_set() else 0
-        limit = poll_ms / 1000 + self.settings.sync_grace_seconds
+        # each stall in a row doubles the grace (up to 16x): a homeserver that is slow to build
+        # a large sync, not frozen, gets it through
+        limit = poll_ms / 1000 + self.settings.sync_grace_seconds * 2 ** min(self._stalls, 4)
         try:
             answer = await asyncio.wait_for(
                 client.sync(timeout=poll_ms, since=since or None, sync_filter=sync_filter), limit

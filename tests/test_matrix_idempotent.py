@@ -17,7 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from aiohttp import web
 
 from adapters.base import AdapterContext, MessageGone
 from adapters.matrix import MatrixAdapter, Settings, create
@@ -37,6 +39,48 @@ def frozen(server: SynapseServer) -> Iterator[None]:
         yield
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
+
+
+class SlowSync:
+    """A loopback proxy in front of Synapse that holds each answer to an incremental /sync
+    for ``delay`` seconds: a homeserver slow to build its syncs, not a frozen one."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.delay = 0.0
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def __aenter__(self) -> SlowSync:
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", self._forward)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._runner is not None
+        await self._runner.cleanup()
+
+    async def _forward(self, request: web.Request) -> web.Response:
+        wanted = ("Authorization", "Content-Type")
+        headers = {k: v for k, v in request.headers.items() if k in wanted}
+        async with (
+            aiohttp.ClientSession() as session,
+            session.request(
+                request.method,
+                self.upstream + request.path_qs,
+                data=await request.read(),
+                headers=headers,
+            ) as answer,
+        ):
+            body, status = await answer.read(), answer.status
+        if request.path.endswith("/sync") and "since" in request.query:
+            await asyncio.sleep(self.delay)
+        return web.Response(body=body, status=status, content_type="application/json")
 
 
 async def eventually(check: Callable[[], bool], within: float = 30.0) -> None:
@@ -157,6 +201,17 @@ async def test_edit_of_a_message_the_room_does_not_have_is_gone(bot: Bot) -> Non
             with pytest.raises(MessageGone):
                 await adapter.edit(room, missing, "the whole answer", key=f"edit {missing}")
         assert await bot_events(bot.human, room, bot.account.user_id) == []
+
+
+async def test_slow_homeserver_still_gets_its_syncs_through(bot: Bot) -> None:
+    async with SlowSync(bot.server.url) as proxy:
+        adapter = bot.adapter(homeserver=proxy.url, sync_timeout_ms=0, sync_grace_seconds=1.0)
+        async with adapter:
+            room = await open_dm(bot.human, bot.account.user_id)
+            proxy.delay = 1.5  # longer than the grace: the first try stalls, a later one waits
+            marker = await bot.human.say(room, "are you keeping up?")
+            found = await bot.collector.find(lambda e: e.event_id == marker, within=30)
+            assert found.text == "are you keeping up?"
 
 
 async def test_frozen_homeserver_shows_as_stalled_and_recovers(bot: Bot) -> None:
