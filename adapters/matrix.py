@@ -5,7 +5,13 @@ One task long-polls ``/sync``. After each successful sync it acts on invites and
 ``context.state`` moves past a batch only once the core has finished every message in it (and
 every batch before it), so a restart, even after a crash, resumes without losing a message; the
 core drops the ones it had already answered. A failed sync (homeserver restarting, network gone)
-is retried with jittered exponential backoff.
+is retried with jittered exponential backoff. Each sync is bounded by its long-poll time plus
+``sync_grace_seconds``: a homeserver that accepts the connection but never answers (frozen,
+overloaded) fails that sync, and health says "stalled" instead of the last "synced". The grace
+doubles with each stall in a row, so a sync the homeserver is merely slow to build gets through.
+
+Sending is :mod:`adapters.matrix_send`: the core's idempotency key is the Matrix transaction
+id, so no retry, even after a restart, posts a message twice.
 
 On the very first start the initial sync only records where "now" is: messages sent before the
 bot existed are not answered. Answers go out as markdown rendered to HTML
@@ -17,30 +23,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import structlog
-from nio import AsyncClient, AsyncClientConfig, RoomSendError, SyncError, SyncResponse
+from nio import AsyncClient, AsyncClientConfig, SyncError, SyncResponse
 from nio.crypto import ENCRYPTION_ENABLED
-from nio.exceptions import LocalProtocolError
 
 from adapters.base import Adapter, AdapterContext
 from adapters.matrix_events import BotIdentity
 from adapters.matrix_login import Credentials, sign_in
-from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
 from adapters.matrix_rooms import RoomEvents
+from adapters.matrix_send import NETWORK_ERRORS, Outgoing
 from adapters.matrix_settings import Settings
 from bot.errors import AdapterError, ConfigError
 
-__all__ = ["MatrixAdapter", "Settings", "create"]
+__all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create"]
 
 log = structlog.get_logger(__name__)
 
 _FIRST_SYNC_FILTER = {"room": {"timeline": {"limit": 1}}, "presence": {"not_types": ["*"]}}
-_NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
 
 
 def _backoff(attempt: int, cap: float) -> float:
@@ -48,10 +52,19 @@ def _backoff(attempt: int, cap: float) -> float:
     return random.uniform(ceiling / 2, ceiling)
 
 
+class SyncStalled(AdapterError):
+    """A sync got no answer within its long-poll time plus the grace: the homeserver is
+    reachable but not answering."""
+
+    def __init__(self, limit: float) -> None:
+        super().__init__(f"no answer to /sync within {limit:.0f}s")
+
+
 class MatrixAdapter(Adapter):
     """Talks to one Matrix account; see the module docstring for the sync cycle."""
 
     platform = "matrix"
+    idempotent = True
 
     def __init__(self, settings: Settings, context: AdapterContext) -> None:
         super().__init__(context)
@@ -62,13 +75,15 @@ class MatrixAdapter(Adapter):
         self.rooms: RoomEvents | None = None
         self._task: asyncio.Task[None] | None = None
         self._synced = asyncio.Event()
-        self._typing: dict[str, asyncio.Task[None]] = {}
+        self.outgoing = Outgoing(lambda: self.client, lambda: self.rooms, self.max_message_chars)
         self._credentials: Credentials | None = None
         self._since: str | None = None
         # sync tokens waiting for their batch's messages to be finished, oldest first
         self._batches: deque[tuple[str, list[asyncio.Task[None]]]] = deque()
         self._token_lock = asyncio.Lock()
         self._savers: set[asyncio.Task[None]] = set()
+        self._started_at = time.monotonic()
+        self._stalls = 0  # syncs in a row that got no answer in time
 
     # lifecycle -----------------------------------------------------------------------------
 
@@ -101,7 +116,7 @@ class MatrixAdapter(Adapter):
         try:
             await sign_in(client, credentials, self.context.state)
             names = {client.user_id[1:].split(":", 1)[0]}
-            with contextlib.suppress(*_NETWORK_ERRORS):
+            with contextlib.suppress(*NETWORK_ERRORS):
                 profile = await client.get_displayname(client.user_id)
                 names.add(getattr(profile, "displayname", None) or "")
             names.discard("")
@@ -116,6 +131,8 @@ class MatrixAdapter(Adapter):
             await self._close()
             raise
         self._synced = asyncio.Event()
+        self._started_at = time.monotonic()
+        self.health.detail = "connecting"
         self._task = asyncio.create_task(self._sync_loop(), name="matrix-sync")
         self.health.running = True
         with contextlib.suppress(TimeoutError):
@@ -134,9 +151,7 @@ class MatrixAdapter(Adapter):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        for typing in list(self._typing.values()):
-            typing.cancel()
-        self._typing.clear()
+        self.outgoing.stop_typing()
         await self._drain()
         await self._close()
 
@@ -177,8 +192,12 @@ class MatrixAdapter(Adapter):
                 raise
             except Exception as exc:  # the loop outlives every homeserver and network failure
                 failures += 1
+                if isinstance(exc, SyncStalled):
+                    self._stalls += 1
                 delay = _backoff(failures, self.settings.backoff_max_seconds)
-                self.health.detail = f"sync failed: {type(exc).__name__}; retry in {delay:.1f}s"
+                reason = self._failure_reason(exc)
+                self.health.failed(reason)
+                self.health.detail = f"{reason}; retry in {delay:.1f}s"
                 log.warning(
                     "matrix.sync_failed",
                     error=repr(exc)[:300],
@@ -187,6 +206,7 @@ class MatrixAdapter(Adapter):
                 )
                 await asyncio.sleep(delay)
                 continue
+            self._stalls = 0
             if failures:
                 self.health.reconnects += 1
                 log.info("matrix.sync_recovered", failures=failures)
@@ -209,11 +229,16 @@ class MatrixAdapter(Adapter):
             }
         )
         # the first sync after a start returns at once, so start() need not wait a long poll
-        answer = await client.sync(
-            timeout=self.settings.sync_timeout_ms if self._synced.is_set() else 0,
-            since=since or None,
-            sync_filter=sync_filter,
-        )
+        poll_ms = self.settings.sync_timeout_ms if self._synced.is_set() else 0
+        # each stall in a row doubles the grace (up to 16x): a homeserver that is slow to build
+        # a large sync, not frozen, gets it through
+        limit = poll_ms / 1000 + self.settings.sync_grace_seconds * 2 ** min(self._stalls, 4)
+        try:
+            answer = await asyncio.wait_for(
+                client.sync(timeout=poll_ms, since=since or None, sync_filter=sync_filter), limit
+            )
+        except TimeoutError as exc:
+            raise SyncStalled(limit) from exc
         if isinstance(answer, SyncError):
             if answer.status_code in ("M_UNKNOWN_TOKEN", "M_MISSING_TOKEN") and self._credentials:
                 # the login was revoked: forget it and sign in again before the next try
@@ -222,7 +247,7 @@ class MatrixAdapter(Adapter):
             raise AdapterError(f"sync refused: {answer.status_code} {answer.message}")
         assert isinstance(answer, SyncResponse)
         await self._encryption_chores()
-        tasks = await rooms.handle(answer, deliver=not first)
+        tasks = await rooms.handle(answer, deliver=not first, since=since)
         self._since = answer.next_batch
         self._batches.append((answer.next_batch, tasks))
         for task in tasks:
@@ -234,6 +259,12 @@ class MatrixAdapter(Adapter):
             log.info(
                 "matrix.synced", delivered=len(tasks), first=first, rooms=len(answer.rooms.join)
             )
+
+    def _failure_reason(self, exc: Exception) -> str:
+        if isinstance(exc, SyncStalled):
+            silent = min(self.health.age(), time.monotonic() - self._started_at)
+            return f"stalled: the homeserver has not answered /sync for {silent:.0f}s"
+        return f"sync failed: {type(exc).__name__}"
 
     def _schedule_save(self, _: asyncio.Task[None]) -> None:
         saver = asyncio.get_running_loop().create_task(self._save_token())
@@ -268,82 +299,16 @@ class MatrixAdapter(Adapter):
 
     # sending -------------------------------------------------------------------------------
 
-    def _client(self) -> AsyncClient:
-        if self.client is None or not self.client.logged_in:
-            raise AdapterError(
-                "the Matrix adapter is not running",
-                user_message="Matrix is not connected right now.",
-            )
-        return self.client
-
-    async def _room_send(self, room: str, content: dict[str, Any]) -> str:
-        client = self._client()
-        try:
-            answer = await client.room_send(
-                room, "m.room.message", content, ignore_unverified_devices=True
-            )
-        except _NETWORK_ERRORS as exc:
-            raise AdapterError(
-                f"sending to {room} failed: {exc!r}",
-                user_message="The Matrix homeserver cannot be reached.",
-            ) from exc
-        if isinstance(answer, RoomSendError):
-            raise AdapterError(f"sending to {room} failed: {answer.status_code} {answer.message}")
-        if self.rooms is not None:
-            self.rooms.own_events.remember(answer.event_id, room)
-        return str(answer.event_id)
-
     async def send(
         self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
     ) -> str:
-        pieces = chunks_that_fit(text, self.max_message_chars)
-        if not pieces:
-            raise AdapterError("refusing to send an empty Matrix message")
-        target: ReplyTarget | None = None
-        if reply_to:
-            known = self.rooms.reply_targets.get(reply_to) if self.rooms else None
-            target = known if isinstance(known, ReplyTarget) else ReplyTarget(reply_to)
-        last = ""
-        for index, piece in enumerate(pieces):
-            if index and target is not None:
-                target = ReplyTarget(last, None, target.thread_root, quote=False)
-            last = await self._room_send(room, message_content(piece, target))
-        log.info("matrix.sent", room=room, event_id=last, pieces=len(pieces))
-        return last
+        return await self.outgoing.send(room, text, reply_to=reply_to, key=key)
 
     async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
-        if not text.strip():
-            raise AdapterError("refusing to edit a Matrix message to nothing")
-        await self._room_send(room, edit_content(message_id, text))
+        await self.outgoing.edit(room, message_id, text, key=key)
 
     async def typing(self, room: str, on: bool) -> None:
-        current = self._typing.get(room)
-        if on and current is not None and not current.done():
-            return  # already refreshing it
-        if current is not None:
-            current.cancel()
-            del self._typing[room]
-        if on:
-            self._typing[room] = asyncio.create_task(self._keep_typing(room))
-        elif self.client is not None:
-            await self._typing_state(room, False)
-
-    async def _keep_typing(self, room: str) -> None:
-        while True:
-            await self._typing_state(room, True)
-            await asyncio.sleep(20)
-
-    async def _typing_state(self, room: str, on: bool) -> None:
-        client = self.client
-        if client is None:
-            return
-        try:
-            answer = await client.room_typing(room, typing_state=on, timeout=30_000)
-        except _NETWORK_ERRORS as exc:
-            log.warning("matrix.typing_failed", room=room, error=repr(exc))
-            return
-        if not hasattr(answer, "room_id"):
-            log.warning("matrix.typing_failed", room=room, error=getattr(answer, "message", ""))
+        await self.outgoing.typing(room, on)
 
 
 def create(settings: Settings, context: AdapterContext) -> MatrixAdapter:

@@ -9,6 +9,11 @@ the bot only when it names the bot or replies to one of the bot's messages.
 Each message is handed over in its own task so a long answer never holds up the sync; the
 tasks of one sender in one room run one after another, in the order the messages were sent.
 
+A sync gives at most a few dozen timeline events a room. After a long gap (the bot down or cut
+off from the homeserver while people talked) the timeline is marked ``limited``: the events it
+left out are paged back from the homeserver, down to where the previous sync ended, so no
+message is skipped.
+
 When the bot has just joined a room, the messages from before its invitation are history, not
 questions, and are skipped; messages sent between the invitation and the join are answered.
 """
@@ -25,19 +30,25 @@ from nio import (
     InviteMemberEvent,
     JoinedMembersResponse,
     JoinError,
+    MessageDirection,
     RoomGetEventResponse,
+    RoomMessagesResponse,
     SyncResponse,
 )
 
 from adapters.base import Handler, Incoming
 from adapters.matrix_events import BotIdentity, find_mention, parse_event
 from adapters.matrix_render import ReplyTarget
+from bot.errors import AdapterError
 
 __all__ = ["RoomEvents"]
 
 log = structlog.get_logger(__name__)
 
 _REMEMBERED = 4096
+#: events one page of a gap fills, and the most pages read for one room in one sync
+_GAP_PAGE = 100
+_GAP_PAGES = 50
 
 
 class _Bounded(OrderedDict[str, Any]):
@@ -97,10 +108,14 @@ class RoomEvents:
         self.reply_targets: _Bounded = _Bounded()
         self._chains: dict[tuple[str, str], asyncio.Task[None]] = {}
 
-    async def handle(self, response: SyncResponse, *, deliver: bool) -> list[asyncio.Task[None]]:
+    async def handle(
+        self, response: SyncResponse, *, deliver: bool, since: str | None = None
+    ) -> list[asyncio.Task[None]]:
         """Act on one sync and return the tasks handing its messages to the core.
 
         ``deliver`` False (the very first sync of a new installation) skips old messages.
+        ``since`` is the token the sync started from: a limited timeline is filled in from
+        the events after it.
         """
         await self._invites(response)
         for room_id in response.rooms.leave:
@@ -114,6 +129,8 @@ class RoomEvents:
                 for event in info.timeline.events
                 if isinstance(getattr(event, "source", None), dict)
             ]
+            if info.timeline.limited and since and info.timeline.prev_batch:
+                sources = await self._gap(room_id, info.timeline.prev_batch, since) + sources
             state = [getattr(event, "source", {}) for event in info.state]
             if any(_member_change(s) for s in sources + state):
                 self._direct.pop(room_id, None)
@@ -131,6 +148,28 @@ class RoomEvents:
                 if incoming is not None:
                     tasks.append(self._dispatch(incoming))
         return tasks
+
+    async def _gap(self, room_id: str, prev_batch: str, since: str) -> list[dict[str, Any]]:
+        """The events a limited timeline left out (after ``since``, before ``prev_batch``),
+        oldest first. A homeserver that refuses raises, so the sync is tried again."""
+        events: list[dict[str, Any]] = []
+        start = prev_batch
+        for _ in range(_GAP_PAGES):
+            page = await self.client.room_messages(
+                room_id, start=start, end=since, direction=MessageDirection.back, limit=_GAP_PAGE
+            )
+            if not isinstance(page, RoomMessagesResponse):
+                raise AdapterError(f"reading the gap in {room_id} failed: {page}")
+            events.extend(
+                e.source for e in page.chunk if isinstance(getattr(e, "source", None), dict)
+            )
+            if not page.chunk or not page.end or page.end == start:
+                break
+            start = page.end
+        else:
+            log.warning("matrix.gap_truncated", room=room_id, events=len(events))
+        log.info("matrix.gap_filled", room=room_id, events=len(events))
+        return list(reversed(events))
 
     def _dispatch(self, incoming: Incoming) -> asyncio.Task[None]:
         key = (incoming.room, incoming.sender)

@@ -30,6 +30,8 @@ class Settings(AdapterSettings):
     e2e: bool = False
     stream_edits: bool = True
     sync_timeout_ms: int = Field(30_000, ge=0, le=300_000)
+    #: a sync unanswered this long past its long poll counts as stalled and is retried
+    sync_grace_seconds: float = Field(15.0, gt=0, le=300)
     allowed_inviters: list[str] = Field(default_factory=list)
     max_message_chars: int = Field(16_000, ge=500, le=30_000)
     backoff_max_seconds: float = Field(60.0, gt=0)

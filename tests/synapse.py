@@ -26,6 +26,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,16 @@ from nio import AsyncClient, AsyncClientConfig, RoomCreateResponse, RoomPreset, 
 
 from adapters.base import Incoming
 
-__all__ = ["Collector", "Human", "MatrixUser", "SynapseServer", "synapse", "synapse_python"]
+__all__ = [
+    "Collector",
+    "Human",
+    "MatrixUser",
+    "SynapseServer",
+    "free_port",
+    "human",
+    "synapse",
+    "synapse_python",
+]
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER_NAME = "localhost"
@@ -58,7 +68,7 @@ def synapse_python() -> Path:
     return Path(os.environ.get("PERSONAD_SYNAPSE_PYTHON", REPO / ".venv-synapse/bin/python"))
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -70,7 +80,7 @@ class SynapseServer:
     def __init__(self, python: Path, workdir: Path) -> None:
         self.python = python
         self.workdir = workdir
-        self.port = _free_port()
+        self.port = free_port()
         self.shared_secret = secrets.token_hex(16)
         self.process: subprocess.Popen[bytes] | None = None
         self._config = workdir / "homeserver.yaml"
@@ -361,3 +371,11 @@ class Human:
         """The room's latest events, oldest first."""
         answer = await self.api("GET", f"/rooms/{quote(room)}/messages?dir=b&limit={limit}")
         return list(reversed(answer["chunk"]))
+
+
+@pytest.fixture
+async def human(synapse: SynapseServer) -> AsyncIterator[Human]:
+    """A freshly registered person on the run's homeserver."""
+    person = Human(synapse, synapse.register())
+    yield person
+    await person.close()

@@ -16,9 +16,9 @@ from adapters.base import AdapterContext
 from adapters.matrix import MatrixAdapter, Settings, create
 from bot.errors import AdapterError, ConfigError
 from bot.state import AdapterState, StateStore
-from tests.synapse import Collector, Human, MatrixUser, SynapseServer, synapse
+from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
 
-__all__ = ["synapse"]  # the fixture, imported for pytest
+__all__ = ["human", "synapse"]  # the fixtures, imported for pytest
 
 
 @dataclass
@@ -56,13 +56,6 @@ async def set_display_name(server: SynapseServer, user: MatrixUser, name: str) -
         await client.set_displayname(name)
     finally:
         await client.close()
-
-
-@pytest.fixture
-async def human(synapse: SynapseServer) -> AsyncIterator[Human]:
-    person = Human(synapse, synapse.register())
-    yield person
-    await person.close()
 
 
 @pytest.fixture

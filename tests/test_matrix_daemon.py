@@ -19,6 +19,7 @@ import pytest
 from bot.commands import ADMIN_ONLY
 from bot.config import Config
 from bot.daemon import Daemon
+from tests.daemon_process import shown_answers
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.synapse import Human, MatrixUser, SynapseServer, synapse
 
@@ -42,19 +43,7 @@ class World:
 
 async def shown(person: Human, room: str, bot_id: str) -> list[str]:
     """The bot's messages in ``room`` as a client shows them: each with its latest edit."""
-    events = await person.messages(room)
-    texts: dict[str, str] = {}
-    for event in events:
-        if event["sender"] != bot_id or event["type"] != "m.room.message":
-            continue
-        content = event["content"]
-        relation = content.get("m.relates_to") or {}
-        if relation.get("rel_type") == "m.replace":
-            if relation["event_id"] in texts:
-                texts[relation["event_id"]] = content["m.new_content"]["body"]
-        else:
-            texts[event["event_id"]] = content["body"]
-    return list(texts.values())
+    return await shown_answers(person, room, bot_id)
 
 
 async def wait_shown(

@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from adapters.base import AdapterContext, Incoming
 from adapters.matrix import Settings, create
 from bot.state import AdapterState, StateStore
-from tests.synapse import Collector, Human, SynapseServer, synapse
+from tests.synapse import Collector, Human, SynapseServer, human, synapse
 
-__all__ = ["synapse"]  # the fixture, imported for pytest
-
-
-@pytest.fixture
-async def human(synapse: SynapseServer) -> AsyncIterator[Human]:
-    person = Human(synapse, synapse.register())
-    yield person
-    await person.close()
+__all__ = ["human", "synapse"]  # the fixtures, imported for pytest
 
 
 def settings(server: SynapseServer, bot_id: str, password: str, human: Human) -> Settings:
@@ -102,3 +92,25 @@ async def test_message_unfinished_at_stop_is_delivered_again(
                 await asyncio.sleep(0.05)
         assert answered.count(slow) == 1
         assert answered.count(quick) == 1
+
+
+async def test_messages_beyond_one_sync_while_down_are_all_delivered(
+    synapse: SynapseServer, human: Human, tmp_path: Path
+) -> None:
+    """More messages arrive while the bot is down than one sync's timeline holds: the
+    homeserver marks the timeline limited, and the gap is read back, every message once."""
+    bot = synapse.register()
+    async with StateStore(tmp_path / "personad.db") as store:
+        collector = Collector()
+        context = AdapterContext(collector, AdapterState(store, "matrix"), tmp_path / "data")
+        config = settings(synapse, bot.user_id, bot.password, human)
+        async with create(config, context):
+            room = await human.create_room(bot.user_id, direct=True)
+            await human.wait_membership(room, bot.user_id, "join")
+            first = await human.say(room, "before the bot goes down")
+            await collector.find(lambda e: e.event_id == first)
+        sent = [await human.say(room, f"while down {n}") for n in range(80)]
+        async with create(config, context):
+            await collector.find(lambda e: e.event_id == sent[-1], within=60)
+        delivered = [e.event_id for e in collector.events if e.room == room]
+        assert delivered == [first, *sent]

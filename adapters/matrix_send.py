@@ -1,0 +1,149 @@
+"""What the Matrix adapter sends: answers, their edits and typing notices.
+
+Sends and edits carry the core's idempotency ``key`` as the Matrix transaction id, so a retry,
+even by a later process signed in on the same device, gets back the event already sent instead
+of posting a second one (the homeserver remembers transaction ids per device). An answer too
+long for one message is split, each piece under its own transaction id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import aiohttp
+import structlog
+from nio import AsyncClient, RoomSendError
+from nio.exceptions import LocalProtocolError
+
+from adapters.base import MessageGone, part_key
+from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
+from adapters.matrix_rooms import RoomEvents
+from bot.errors import AdapterError
+
+__all__ = ["NETWORK_ERRORS", "Outgoing", "transaction_id"]
+
+log = structlog.get_logger(__name__)
+
+NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
+#: what a homeserver (Synapse) says to an edit whose message it does not have in the room
+_GONE = ("Can't send relation to unknown event", "Relations must be in the same room")
+_TYPING_REFRESH = 20.0
+
+
+def transaction_id(key: str | None, part: int = 0) -> str | None:
+    """The Matrix transaction id for piece ``part`` of the message ``key`` names (None: the
+    client picks a fresh one). Hashed, so any key is a safe URL segment of fixed length."""
+    key = part_key(key, part)
+    if key is None:
+        return None
+    return "pd" + hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+class Outgoing:
+    """Sends through whatever client and rooms the adapter has at the time of the call."""
+
+    def __init__(
+        self,
+        client: Callable[[], AsyncClient | None],
+        rooms: Callable[[], RoomEvents | None],
+        max_message_chars: int,
+    ) -> None:
+        self._get_client = client
+        self._get_rooms = rooms
+        self.max_message_chars = max_message_chars
+        self._typing: dict[str, asyncio.Task[None]] = {}
+
+    def _client(self) -> AsyncClient:
+        client = self._get_client()
+        if client is None or not client.logged_in:
+            raise AdapterError(
+                "the Matrix adapter is not running",
+                user_message="Matrix is not connected right now.",
+            )
+        return client
+
+    async def _room_send(self, room: str, content: dict[str, Any], tx_id: str | None) -> str:
+        client = self._client()
+        try:
+            answer = await client.room_send(
+                room, "m.room.message", content, tx_id=tx_id, ignore_unverified_devices=True
+            )
+        except NETWORK_ERRORS as exc:
+            raise AdapterError(
+                f"sending to {room} failed: {exc!r}",
+                user_message="The Matrix homeserver cannot be reached.",
+            ) from exc
+        if isinstance(answer, RoomSendError):
+            problem = f"sending to {room} failed: {answer.status_code} {answer.message}"
+            if content.get("m.new_content") is not None and answer.message in _GONE:
+                raise MessageGone(problem)
+            raise AdapterError(problem)
+        if (rooms := self._get_rooms()) is not None:
+            rooms.own_events.remember(answer.event_id, room)
+        return str(answer.event_id)
+
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
+        """Send ``text``, split into messages that fit; with ``key``, piece N goes out under a
+        transaction id derived from (key, N), so sending the same key again sends nothing new
+        and returns the same last event."""
+        pieces = chunks_that_fit(text, self.max_message_chars)
+        if not pieces:
+            raise AdapterError("refusing to send an empty Matrix message")
+        target: ReplyTarget | None = None
+        if reply_to:
+            rooms = self._get_rooms()
+            known = rooms.reply_targets.get(reply_to) if rooms else None
+            target = known if isinstance(known, ReplyTarget) else ReplyTarget(reply_to)
+        last = ""
+        for index, piece in enumerate(pieces):
+            if index and target is not None:
+                target = ReplyTarget(last, None, target.thread_root, quote=False)
+            content = message_content(piece, target)
+            last = await self._room_send(room, content, transaction_id(key, index))
+        log.info("matrix.sent", room=room, event_id=last, pieces=len(pieces))
+        return last
+
+    async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
+        if not text.strip():
+            raise AdapterError("refusing to edit a Matrix message to nothing")
+        await self._room_send(room, edit_content(message_id, text), transaction_id(key))
+
+    async def typing(self, room: str, on: bool) -> None:
+        current = self._typing.get(room)
+        if on and current is not None and not current.done():
+            return  # already refreshing it
+        if current is not None:
+            current.cancel()
+            del self._typing[room]
+        if on:
+            self._typing[room] = asyncio.create_task(self._keep_typing(room))
+        elif self._get_client() is not None:
+            await self._typing_state(room, False)
+
+    def stop_typing(self) -> None:
+        """Stop refreshing every typing notice (the adapter is stopping)."""
+        for typing in list(self._typing.values()):
+            typing.cancel()
+        self._typing.clear()
+
+    async def _keep_typing(self, room: str) -> None:
+        while True:
+            await self._typing_state(room, True)
+            await asyncio.sleep(_TYPING_REFRESH)
+
+    async def _typing_state(self, room: str, on: bool) -> None:
+        client = self._get_client()
+        if client is None:
+            return
+        try:
+            answer = await client.room_typing(room, typing_state=on, timeout=30_000)
+        except NETWORK_ERRORS as exc:
+            log.warning("matrix.typing_failed", room=room, error=repr(exc))
+            return
+        if not hasattr(answer, "room_id"):
+            log.warning("matrix.typing_failed", room=room, error=getattr(answer, "message", ""))
