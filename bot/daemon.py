@@ -405,6 +405,8 @@ class Daemon:
 
     async def stop(self) -> None:
         self._stopping.set()
+        if self.router is not None:
+            self.router.closing = True
         if self._replay is not None:
             self._replay.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -78,6 +78,8 @@ class Router:
         self._distill = distill
         self.started_at = time.monotonic()
         self.in_flight = 0
+        #: set when the daemon stops: new on-record messages are left for the next process
+        self.closing = False
         #: which users are Off The Record in which rooms
         self.otr = OffTheRecord(state)
         self._active: dict[str, str | None] = {}
@@ -186,6 +188,13 @@ class Router:
             log.info("router.duplicate")
             return
         event = (incoming.platform, incoming.event_id)
+        if self.closing and not off_record:
+            # the daemon is stopping: the message waits, kept with its claim, for the next
+            # process (bot.inbox), so the drain waits only for the turns already running
+            await self.state.event_recorded(*event)
+            self.state.release_event(*event)
+            log.info("router.deferred_to_next_start")
+            return
         with bound(user=user):
             if claim == "retry":
                 log.info("router.retry_unfinished")

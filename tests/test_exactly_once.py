@@ -241,3 +241,33 @@ def _kept(data: Path, event_id: str) -> tuple[str, str | None]:
             "SELECT status, incoming FROM events WHERE event_id = ?", (event_id,)
         ).fetchone()
     return (row[0], row[1]) if row else ("", None)
+
+
+async def test_a_message_that_arrives_while_stopping_waits_for_the_next_process(
+    data: Path,
+) -> None:
+    """The drain waits for the turns already running, not for a stream of new messages: those
+    are kept with their claim and answered by the next process."""
+    room = Room()
+    slow = hanging()
+    first, adapter = await start_daemon(data, slow, room)
+    first.drain_seconds = 30
+    turn = asyncio.create_task(adapter.deliver("slow one", sender="scott", event_id="$10"))
+    await _wait(lambda: len(room.sent) == 1)
+    stopping = asyncio.create_task(first.stop())
+    await _wait(lambda: first.router is not None and first.router.closing)
+    async with asyncio.timeout(10):  # it does not wait behind the running turn
+        await adapter.deliver("arrived late", sender="scott", event_id="$11")
+    assert len(slow.calls) == 1  # never reached the model in this process
+    assert slow.hold is not None
+    slow.hold.set()  # the running turn finishes within the drain
+    await stopping
+    await turn
+    llm = ScriptedLLM()
+    second, adapter2 = await start_daemon(data, llm, room)
+    try:
+        await _wait(lambda: "echo: arrived late" in adapter2.final_texts())
+        assert _user_texts(llm)[-1] == "arrived late"
+        assert _kept(data, "$11") == ("done", None)
+    finally:
+        await second.stop()
