@@ -94,6 +94,26 @@ async def test_chat_streams_the_answer_and_the_mode_indicator_follows(
     await page.wait_for_selector("#mode", state="hidden")
 
 
+async def test_an_answer_is_rendered_markdown_and_html_in_it_is_shown_as_text(
+    console: Console, page: Any
+) -> None:
+    await console.sign_in(page, "scott")
+    await page.goto(f"{console.base}/u/scott/inara/chat")
+    text = "**Tea** is ready.\n\n<script>window.pwned = 1</script>"
+    console.llm.queue(text)
+    await page.fill("#text", "is the tea ready?")
+    await page.keyboard.press("Enter")
+    answer = page.locator(".msg.persona").last
+    await answer.locator("strong").wait_for()
+    for _ in range(2):  # as it streamed in, then as the page renders it after a reload
+        assert await answer.locator("strong").inner_text() == "Tea"
+        assert "<script>window.pwned = 1</script>" in await answer.inner_text()
+        assert await page.locator("#messages script").count() == 0
+        assert await page.evaluate("window.pwned") is None
+        await page.reload()
+        answer = page.locator(".msg.persona").last
+
+
 async def test_another_user_cannot_reach_the_first_ones_pages(
     console: Console, browser: Any
 ) -> None:

@@ -63,7 +63,7 @@ async def _restore(request: web.Request, user: str, persona: str, conv: str) -> 
     for index, entry in enumerate(session.entries(Room("web", room))):
         if entry.kind == "turn":
             role = "user" if entry.role == "user" else "persona"
-            feed.publish({"type": "msg", "id": f"r{index}", "role": role, "text": entry.text})
+            feed.say(f"r{index}", role, entry.text)
 
 
 @routes.get(_BASE + "/{conv}")

@@ -16,7 +16,8 @@
       item.className = "msg " + message.role;
       list.appendChild(item);
     }
-    item.textContent = message.text;  // text, never HTML
+    // the server's rendering of the markdown: raw HTML in the text is escaped there
+    item.innerHTML = message.html;
     item.scrollIntoView({block: "end"});
   }
 
