@@ -15,6 +15,7 @@ from aiohttp import web
 
 from bot.rooms import Room
 from tests.browser import Console, browser_fixture, console_fixture, wait_for_answer
+from tests.harness import make_persona
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -112,6 +113,27 @@ async def test_an_answer_is_rendered_markdown_and_html_in_it_is_shown_as_text(
         assert await page.evaluate("window.pwned") is None
         await page.reload()
         answer = page.locator(".msg.persona").last
+
+
+async def test_persona_in_a_web_chat_opens_that_personas_conversation(
+    console: Console, page: Any
+) -> None:
+    make_persona(console.data, "scott", "tina")
+    router = console.daemon.router
+    assert router is not None
+    await console.sign_in(page, "scott")
+    await page.goto(f"{console.base}/u/scott/inara/chat")
+    await page.fill("#text", "/persona tina")
+    await page.keyboard.press("Enter")
+    await page.wait_for_url(f"{console.base}/u/scott/tina/chat/*")
+    await page.fill("#text", "/persona")
+    await page.keyboard.press("Enter")
+    answer = page.locator(".msg.persona").last
+    await answer.wait_for()
+    assert "You are talking with tina" in await answer.inner_text()
+    # the conversation changed persona; the default other platforms use did not
+    assert await router.persona_for("scott") == "inara"
+    assert await console.daemon.state.get_active_persona("scott") in (None, "inara")
 
 
 async def test_another_user_cannot_reach_the_first_ones_pages(

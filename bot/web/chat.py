@@ -3,7 +3,9 @@
 Each conversation is a room of the ``web`` platform (``<user>:<persona>:<id>``), direct and
 talking to the persona in its path. A message (commands included: the toggle for Off The
 Record and the tier selector send ``/otr on`` and ``/tier N``) goes through the router like
-any platform's; the answer streams back as server-sent events. The mode indicator shows only
+any platform's; the answer streams back as server-sent events. A conversation's persona is
+its own: ``/persona NAME`` here opens a conversation with that persona and leaves the user's
+default persona (the one other platforms talk to) as it is. The mode indicator shows only
 when something other than the default is in effect: Off The Record, or a tier other than
 the configured one.
 """
@@ -82,11 +84,27 @@ async def conversation(request: web.Request) -> web.Response:
     )
 
 
+def _persona_asked(request: web.Request, user: str, text: str) -> str | None:
+    """The persona a ``/persona NAME`` asks for, when it is one of the user's; an unknown
+    name goes to the router like any command, which says what is wrong."""
+    words = text.split()
+    if len(words) != 2 or words[0].lower() != "/persona":
+        return None
+    names = console(request).daemon.store.list_personas(user)
+    return words[1] if words[1] in names else None
+
+
 @routes.post(_BASE + "/{conv}")
 async def send(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     conv = conversation_id(request)
     text = (await form_text(request, "text")).strip()
+    wanted = _persona_asked(request, user, text)
+    if wanted is not None:
+        target = f"/u/{user}/{wanted}/chat" + (f"/{conv}" if wanted == persona else "")
+        if request.headers.get("X-CSRF-Token"):
+            return web.json_response({"location": target})
+        raise web.HTTPSeeOther(target)
     if text:
         router = console(request).daemon.router
         assert router is not None

@@ -47,9 +47,13 @@
       const body = new FormData(form);
       const area = form.querySelector("textarea");
       if (area) area.value = "";
-      await fetch(location.pathname, {
+      const response = await fetch(location.pathname, {
         method: "POST", body: body, headers: {"X-CSRF-Token": csrf}, credentials: "same-origin",
       });
+      if (response.status === 200) {  // "/persona NAME": that persona's own conversation
+        const answer = await response.json();
+        if (answer.location) location.assign(answer.location);
+      }
     });
   }
   const area = document.getElementById("text");
