@@ -123,9 +123,14 @@ async def test_persona_in_a_web_chat_opens_that_personas_conversation(
     assert router is not None
     await console.sign_in(page, "scott")
     await page.goto(f"{console.base}/u/scott/inara/chat")
+    await page.click("#otr-toggle")
+    await page.wait_for_selector("#mode-otr", state="visible")
     await page.fill("#text", "/persona tina")
     await page.keyboard.press("Enter")
     await page.wait_for_url(f"{console.base}/u/scott/tina/chat/*")
+    assert await page.is_visible("#mode-otr")  # Off The Record came along
+    room = Room("web", "scott:tina:" + page.url.rsplit("/", 1)[1])
+    assert router.otr.is_on("scott", room)
     await page.fill("#text", "/persona")
     await page.keyboard.press("Enter")
     answer = page.locator(".msg.persona").last

@@ -4,10 +4,10 @@ Each conversation is a room of the ``web`` platform (``<user>:<persona>:<id>``),
 talking to the persona in its path. A message (commands included: the toggle for Off The
 Record and the tier selector send ``/otr on`` and ``/tier N``) goes through the router like
 any platform's; the answer streams back as server-sent events. A conversation's persona is
-its own: ``/persona NAME`` here opens a conversation with that persona and leaves the user's
-default persona (the one other platforms talk to) as it is. The mode indicator shows only
-when something other than the default is in effect: Off The Record, or a tier other than
-the configured one.
+its own: ``/persona NAME`` here opens a conversation with that persona (Off The Record when
+this one is) and leaves the user's default persona (the one other platforms use) as it is.
+The mode indicator shows only when something other than the default is in effect: Off The
+Record, or a tier other than the configured one.
 """
 
 from __future__ import annotations
@@ -94,6 +94,19 @@ def _persona_asked(request: web.Request, user: str, text: str) -> str | None:
     return words[1] if words[1] in names else None
 
 
+async def _switch(request: web.Request, user: str, persona: str, conv: str, wanted: str) -> str:
+    """Where ``/persona wanted`` leads: a new conversation with that persona, Off The Record
+    when this one is (what the user meant to keep out of the logs stays out)."""
+    if wanted == persona:
+        return f"/u/{user}/{persona}/chat/{conv}"
+    router = console(request).daemon.router
+    assert router is not None
+    fresh = secrets.token_hex(6)
+    if router.otr.is_on(user, Room("web", _room_id(user, persona, conv))):
+        await router.otr.switch(user, Room("web", _room_id(user, wanted, fresh)), True)
+    return f"/u/{user}/{wanted}/chat/{fresh}"
+
+
 @routes.post(_BASE + "/{conv}")
 async def send(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
@@ -101,7 +114,7 @@ async def send(request: web.Request) -> web.Response:
     text = (await form_text(request, "text")).strip()
     wanted = _persona_asked(request, user, text)
     if wanted is not None:
-        target = f"/u/{user}/{wanted}/chat" + (f"/{conv}" if wanted == persona else "")
+        target = await _switch(request, user, persona, conv, wanted)
         if request.headers.get("X-CSRF-Token"):
             return web.json_response({"location": target})
         raise web.HTTPSeeOther(target)
