@@ -27,7 +27,10 @@ async def test_every_file_is_listed_with_its_size_against_its_limit(
     (persona / "AGENTS.md").write_text("a" * 3500)  # limit 4000: near it
     (persona / "SCRATCH.md").write_text("b" * 4100)  # over it
     help_md = persona / "HELP.md"
-    help_md.write_text(help_md.read_text() + "\n<img src=x onerror=alert(1)> **bold**\n")
+    help_md.write_text(
+        help_md.read_text()
+        + "\n<img src=x onerror=alert(1)> **bold**\n\nTry `a < b` or [this](javascript:alert(2)).\n"
+    )
     console.daemon.store.invalidate()
     await page.goto(f"{console.base}/u/scott/inara/files")
     rows = await page.locator("#files tbody tr").count()
@@ -42,6 +45,8 @@ async def test_every_file_is_listed_with_its_size_against_its_limit(
     assert "<img src=x onerror=alert(1)>" in shown  # shown as typed, never run
     assert await page.locator("#help img").count() == 0
     assert await page.locator("#help strong", has_text="bold").count() == 1
+    assert await page.locator("#help code", has_text="a < b").count() == 1  # escaped once
+    assert await page.locator("#help a[href^='javascript']").count() == 0
     await console.shot(page, "files")
 
 
