@@ -141,6 +141,19 @@ async def test_persona_in_a_web_chat_opens_that_personas_conversation(
     assert await console.daemon.state.get_active_persona("scott") in (None, "inara")
 
 
+async def test_a_message_that_cannot_be_sent_stays_in_the_box(
+    console: Console, browser: Any
+) -> None:
+    async with console.signed_in(browser, "scott") as page:
+        await page.goto(f"{console.base}/u/scott/inara/chat/lost01")
+        await page.context.clear_cookies()  # signed out meanwhile (another tab, expiry)
+        await page.fill("#text", "a long thought I do not want to type again")
+        await page.keyboard.press("Enter")
+        await page.wait_for_selector("#send-problem", state="visible")
+        assert "signed out" in await page.inner_text("#send-problem")
+        assert await page.input_value("#text") == "a long thought I do not want to type again"
+
+
 async def test_another_user_cannot_reach_the_first_ones_pages(
     console: Console, browser: Any
 ) -> None:
