@@ -124,6 +124,7 @@ async def test_session_search_groups_by_date_and_marks_the_words(
     assert await page.locator("#results mark").all_inner_texts() == ["cafe", "Café"]
     assert "<b>trip</b>" in await page.inner_text("#results")  # shown as text, not markup
     assert await page.locator("#results b").count() == 0
+    await console.shot(page, "search")
     # inflections match and are marked as whole words; every word of the query is required
     await page.fill("#q", "trips friday")
     await page.press("#q", "Enter")
@@ -132,7 +133,6 @@ async def test_session_search_groups_by_date_and_marks_the_words(
     assert await page.locator("#results mark").all_inner_texts() == ["trip", "Friday"]
     excerpt = await page.inner_text("#results li.excerpt")
     assert excerpt == "The Café <b>trip</b> is on Friday."  # no ellipsis: nothing was cut
-    await console.shot(page, "search")
     await page.get_by_role("link", name="Memories", exact=True).click()  # the same words
     await page.wait_for_url("**in=memory")
     assert await page.input_value("#q") == "trips friday"
