@@ -18,6 +18,16 @@ browser = browser_fixture()
 page = page_fixture("scott", path="/u/scott/inara/schedule")
 
 
+async def _edit(page: Any, row: str, fields: dict[str, str], answer: str) -> None:
+    """Open a row's Edit form, fill ``fields``, save, and wait for ``answer``."""
+    form = page.locator(row)
+    await form.locator("summary").click()
+    for name, value in fields.items():
+        await form.locator(f"input[name={name}]").fill(value)
+    await form.get_by_role("button", name="Save").click()
+    await page.wait_for_selector(f"text={answer}")
+
+
 async def test_reminders_are_added_edited_and_deleted(console: Console, page: Any) -> None:
     await page.fill("#r-when", "2030-03-04T09:30")
     await page.fill("#r-text", "Call the dentist")
@@ -50,12 +60,8 @@ async def test_a_task_is_added_and_deleted_but_kept_in_its_file(
     await page.click("#add-task button")
     await page.wait_for_selector("#tasks tr.task")
     assert "2030-12-15" in await page.inner_text("#tasks")
-    row = page.locator("#tasks tr.task")
-    await row.locator("summary").click()
-    await row.locator("input[name=title]").fill("Renew the passport and the ID card")
-    await row.locator("input[name=due]").fill("2030-12-20")
-    await row.get_by_role("button", name="Save").click()
-    await page.wait_for_selector("text=Task changed")
+    fields = {"title": "Renew the passport and the ID card", "due": "2030-12-20"}
+    await _edit(page, "#tasks tr.task", fields, "Task changed")
     [task] = json.loads((console.data / "scott/persona/inara/TASKS.json").read_text())
     # changed in place: the same task, its number and creation time kept
     assert (task["id"], task["title"], task["due"]) == (
@@ -87,12 +93,8 @@ async def test_a_job_shows_its_next_run_and_a_bad_schedule_changes_nothing(
     jobs = json.loads((console.data / "scott/persona/inara/CRONS.json").read_text())
     assert [job["prompt"] for job in jobs] == ["Give me a short morning briefing."]
 
-    row = page.locator("#jobs tr.job")
-    await row.locator("summary").click()
-    await row.locator("input[name=schedule]").fill("30 6 * * *")
-    await row.locator("input[name=prompt]").fill("Give me the weather.")
-    await row.get_by_role("button", name="Save").click()
-    await page.wait_for_selector("text=Job changed")
+    fields = {"schedule": "30 6 * * *", "prompt": "Give me the weather."}
+    await _edit(page, "#jobs tr.job", fields, "Job changed")
     cells = await page.locator("#jobs tr.job td").all_inner_texts()
     assert cells[0].endswith("06:30") and cells[1] == "30 6 * * *"
     [job] = json.loads((console.data / "scott/persona/inara/CRONS.json").read_text())
