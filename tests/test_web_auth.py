@@ -4,6 +4,8 @@ passwords, and the session cookie's flags behind a TLS proxy."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -119,3 +121,31 @@ async def test_guessing_a_password_pauses_its_name_but_not_the_links(daemon: Dae
             f"{base}/login", data={"token": token}, allow_redirects=False
         ) as response:
             assert response.status == 302
+
+
+async def test_the_pause_outlasts_a_restart_and_the_name_is_kept_only_as_a_hash(
+    daemon: Daemon,
+) -> None:
+    async def attempt(running: Daemon, password: str) -> tuple[int, str]:
+        base = f"http://127.0.0.1:{running.http_port}"
+        async with aiohttp.ClientSession() as http:
+            async with http.post(
+                f"{base}/login",
+                data={"user": "scott", "password": password},
+                allow_redirects=False,
+            ) as response:
+                return response.status, await response.text()
+
+    for guess in range(MAX_FAILURES):
+        assert (await attempt(daemon, f"guess {guess}"))[0] == 403
+    await daemon.stop()
+    again = Daemon(daemon.config, backends={"scripted": ScriptedLLM()}, env={}, jobs=False)
+    await again.start()
+    try:
+        status, page = await attempt(again, PASSWORD)
+        assert status == 403 and "Too many wrong passwords" in page
+    finally:
+        await again.stop()
+    with sqlite3.connect(daemon.config.data_dir / "personad.db") as db:
+        names = {row[0] for row in db.execute("SELECT name_hash FROM web_password_failure")}
+    assert names == {hashlib.sha256(b"scott").hexdigest()}

@@ -15,6 +15,7 @@ from aiohttp import web
 
 from bot.rooms import Room
 from tests.browser import Console, browser_fixture, console_fixture, wait_for_answer
+from tests.harness import make_persona
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -92,6 +93,65 @@ async def test_chat_streams_the_answer_and_the_mode_indicator_follows(
     await page.select_option("#tier", "/tier 2")
     await page.click("form[data-tier] button")
     await page.wait_for_selector("#mode", state="hidden")
+
+
+async def test_an_answer_is_rendered_markdown_and_html_in_it_is_shown_as_text(
+    console: Console, page: Any
+) -> None:
+    await console.sign_in(page, "scott")
+    await page.goto(f"{console.base}/u/scott/inara/chat")
+    text = "**Tea** is ready.\n\n<script>window.pwned = 1</script>"
+    console.llm.queue(text)
+    await page.fill("#text", "is the tea ready?")
+    await page.keyboard.press("Enter")
+    answer = page.locator(".msg.persona").last
+    await answer.locator("strong").wait_for()
+    for _ in range(2):  # as it streamed in, then as the page renders it after a reload
+        assert await answer.locator("strong").inner_text() == "Tea"
+        assert "<script>window.pwned = 1</script>" in await answer.inner_text()
+        assert await page.locator("#messages script").count() == 0
+        assert await page.evaluate("window.pwned") is None
+        await page.reload()
+        answer = page.locator(".msg.persona").last
+
+
+async def test_persona_in_a_web_chat_opens_that_personas_conversation(
+    console: Console, page: Any
+) -> None:
+    make_persona(console.data, "scott", "tina")
+    router = console.daemon.router
+    assert router is not None
+    await console.sign_in(page, "scott")
+    await page.goto(f"{console.base}/u/scott/inara/chat")
+    await page.click("#otr-toggle")
+    await page.wait_for_selector("#mode-otr", state="visible")
+    await page.fill("#text", "/persona tina")
+    await page.keyboard.press("Enter")
+    await page.wait_for_url(f"{console.base}/u/scott/tina/chat/*")
+    assert await page.is_visible("#mode-otr")  # Off The Record came along
+    room = Room("web", "scott:tina:" + page.url.rsplit("/", 1)[1])
+    assert router.otr.is_on("scott", room)
+    await page.fill("#text", "/persona")
+    await page.keyboard.press("Enter")
+    answer = page.locator(".msg.persona").last
+    await answer.wait_for()
+    assert "You are talking with tina" in await answer.inner_text()
+    # the conversation changed persona; the default other platforms use did not
+    assert await router.persona_for("scott") == "inara"
+    assert await console.daemon.state.get_active_persona("scott") in (None, "inara")
+
+
+async def test_a_message_that_cannot_be_sent_stays_in_the_box(
+    console: Console, browser: Any
+) -> None:
+    async with console.signed_in(browser, "scott") as page:
+        await page.goto(f"{console.base}/u/scott/inara/chat/lost01")
+        await page.context.clear_cookies()  # signed out meanwhile (another tab, expiry)
+        await page.fill("#text", "a long thought I do not want to type again")
+        await page.keyboard.press("Enter")
+        await page.wait_for_selector("#send-problem", state="visible")
+        assert "signed out" in await page.inner_text("#send-problem")
+        assert await page.input_value("#text") == "a long thought I do not want to type again"
 
 
 async def test_another_user_cannot_reach_the_first_ones_pages(

@@ -27,7 +27,10 @@ async def test_every_file_is_listed_with_its_size_against_its_limit(
     (persona / "AGENTS.md").write_text("a" * 3500)  # limit 4000: near it
     (persona / "SCRATCH.md").write_text("b" * 4100)  # over it
     help_md = persona / "HELP.md"
-    help_md.write_text(help_md.read_text() + "\n<img src=x onerror=alert(1)> **bold**\n")
+    help_md.write_text(
+        help_md.read_text()
+        + "\n<img src=x onerror=alert(1)> **bold**\n\nTry `a < b` or [this](javascript:alert(2)).\n"
+    )
     console.daemon.store.invalidate()
     await page.goto(f"{console.base}/u/scott/inara/files")
     rows = await page.locator("#files tbody tr").count()
@@ -42,6 +45,8 @@ async def test_every_file_is_listed_with_its_size_against_its_limit(
     assert "<img src=x onerror=alert(1)>" in shown  # shown as typed, never run
     assert await page.locator("#help img").count() == 0
     assert await page.locator("#help strong", has_text="bold").count() == 1
+    assert await page.locator("#help code", has_text="a < b").count() == 1  # escaped once
+    assert await page.locator("#help a[href^='javascript']").count() == 0
     await console.shot(page, "files")
 
 
@@ -120,6 +125,17 @@ async def test_session_search_groups_by_date_and_marks_the_words(
     assert "<b>trip</b>" in await page.inner_text("#results")  # shown as text, not markup
     assert await page.locator("#results b").count() == 0
     await console.shot(page, "search")
+    # inflections match and are marked as whole words; every word of the query is required
+    await page.fill("#q", "trips friday")
+    await page.press("#q", "Enter")
+    await page.wait_for_function("document.querySelectorAll('#results h2').length == 1")
+    assert await page.locator("#results h2").all_inner_texts() == ["Friday 27 November 2026"]
+    assert await page.locator("#results mark").all_inner_texts() == ["trip", "Friday"]
+    excerpt = await page.inner_text("#results li.excerpt")
+    assert excerpt == "The Café <b>trip</b> is on Friday."  # no ellipsis: nothing was cut
+    await page.get_by_role("link", name="Memories", exact=True).click()  # the same words
+    await page.wait_for_url("**in=memory")
+    assert await page.input_value("#q") == "trips friday"
 
 
 async def test_memory_tab_explains_forgets_and_exports(console: Console, page: Any) -> None:
@@ -129,12 +145,24 @@ async def test_memory_tab_explains_forgets_and_exports(console: Console, page: A
     added = await session.memory.add(
         "Scott takes his coffee black", source="test", category="preference", force=True
     )
+    await session.memory.add(
+        "Scott's cat Miso sleeps through every vacation", source="test", category="fact", force=True
+    )
+    await page.goto(f"{console.base}/u/scott/inara/search?in=memory&q=cat")
+    cat = page.locator("#results li.memory").first
+    assert "Miso" in await cat.inner_text()
+    assert await cat.locator("mark").all_inner_texts() == ["cat"]  # whole words, not va-cat-ion
     await page.goto(f"{console.base}/u/scott/inara/search?in=memory&q=coffee")
     hit = page.locator("#results li.memory").first
-    assert "preference" in await hit.inner_text()
-    assert await hit.locator("mark").inner_text() == "coffee"
+    assert "[preference · test · " in await hit.locator(".citation").inner_text()
+    assert await hit.locator("mark").all_inner_texts() == ["coffee"]
+    score = await hit.locator(".score").inner_text()
+    assert score.startswith("score ") and " = " in score  # the parts it is made of
     await hit.get_by_role("link", name="Explain").click()
     assert "coffee black" in await page.inner_text("#explain")
+    assert "Why it scored" in await page.inner_text("main")
+    assert await page.locator("#score tr").count() >= 2
+    await console.shot(page, "memory-explain")
     await page.click("#forget")
     await page.wait_for_selector("#note")
     items = await session.memory.export()

@@ -18,6 +18,16 @@ browser = browser_fixture()
 page = page_fixture("scott", path="/u/scott/inara/schedule")
 
 
+async def _edit(page: Any, row: str, fields: dict[str, str], answer: str) -> None:
+    """Open a row's Edit form, fill ``fields``, save, and wait for ``answer``."""
+    form = page.locator(row)
+    await form.locator("summary").click()
+    for name, value in fields.items():
+        await form.locator(f"input[name={name}]").fill(value)
+    await form.get_by_role("button", name="Save").click()
+    await page.wait_for_selector(f"text={answer}")
+
+
 async def test_reminders_are_added_edited_and_deleted(console: Console, page: Any) -> None:
     await page.fill("#r-when", "2030-03-04T09:30")
     await page.fill("#r-text", "Call the dentist")
@@ -50,10 +60,20 @@ async def test_a_task_is_added_and_deleted_but_kept_in_its_file(
     await page.click("#add-task button")
     await page.wait_for_selector("#tasks tr.task")
     assert "2030-12-15" in await page.inner_text("#tasks")
+    fields = {"title": "Renew the passport and the ID card", "due": "2030-12-20"}
+    await _edit(page, "#tasks tr.task", fields, "Task changed")
+    [task] = json.loads((console.data / "scott/persona/inara/TASKS.json").read_text())
+    # changed in place: the same task, its number and creation time kept
+    assert (task["id"], task["title"], task["due"]) == (
+        1,
+        "Renew the passport and the ID card",
+        "2030-12-20",
+    )
+    assert task["status"] == "open" and task["created"]
     await page.locator("#tasks tr.task").get_by_role("button", name="Delete").click()
     await page.wait_for_selector("text=No open tasks.")
     [task] = json.loads((console.data / "scott/persona/inara/TASKS.json").read_text())
-    assert (task["title"], task["status"]) == ("Renew the passport", "removed")
+    assert (task["id"], task["status"]) == (1, "removed")
 
 
 async def test_a_job_shows_its_next_run_and_a_bad_schedule_changes_nothing(
@@ -72,6 +92,14 @@ async def test_a_job_shows_its_next_run_and_a_bad_schedule_changes_nothing(
     assert (await page.inner_text("#note")).startswith("Nothing was changed")
     jobs = json.loads((console.data / "scott/persona/inara/CRONS.json").read_text())
     assert [job["prompt"] for job in jobs] == ["Give me a short morning briefing."]
+
+    fields = {"schedule": "30 6 * * *", "prompt": "Give me the weather."}
+    await _edit(page, "#jobs tr.job", fields, "Job changed")
+    cells = await page.locator("#jobs tr.job td").all_inner_texts()
+    assert cells[0].endswith("06:30") and cells[1] == "30 6 * * *"
+    [job] = json.loads((console.data / "scott/persona/inara/CRONS.json").read_text())
+    assert (job["id"], job["schedule"], job["prompt"]) == (1, "30 6 * * *", "Give me the weather.")
+    assert job["enabled"] is True
 
 
 UNLABELLED = """() => [...document.querySelectorAll('input, select, textarea, button')]

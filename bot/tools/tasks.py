@@ -29,7 +29,7 @@ from bot.tools.jsonlist import (
 )
 from bot.tools.registry import Tool, ToolFailed, find_by_words
 
-__all__ = ["FILENAME", "task_tools"]
+__all__ = ["FILENAME", "edit_task", "task_tools"]
 
 FILENAME = "TASKS.json"
 
@@ -68,6 +68,40 @@ def _due_arg(value: object, zone: ZoneInfo) -> str | None:
     raise ToolFailed("'due' must be a date like 2026-12-15 or a local time like 2026-12-15T17:00")
 
 
+def _title_arg(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ToolFailed("'title' must say what the task is")
+    title = " ".join(value.split())
+    if len(title) > 300:
+        raise ToolFailed("keep a task title under 300 characters")
+    return title
+
+
+async def edit_task(
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    zone: ZoneInfo,
+    task_id: int,
+    args: dict[str, Any],
+) -> str:
+    """Change an open task's ``title`` and ``due`` in place (same id; no ``due``: none),
+    checked as ``task_add`` checks them; a refused change writes nothing."""
+    title, due = _title_arg(args.get("title")), _due_arg(args.get("due"), zone)
+
+    def change(items: list[Item]) -> str:
+        task = _pick(items, {"id": task_id}, ("open",))
+        task["title"] = title
+        if due:
+            task["due"] = due
+        else:
+            task.pop("due", None)
+        return f"Task changed: {_describe(task)}"
+
+    with corrupt_file_as_tool_failure(FILENAME):
+        return await edit_json_list(store, user, persona, FILENAME, change)
+
+
 def _pick(items: list[Item], args: dict[str, Any], statuses: tuple[str, ...]) -> Item:
     live = [item for item in items if item.get("status", "open") in statuses]
     ident, match = args.get("id"), args.get("match")
@@ -102,12 +136,7 @@ def task_tools(
             return await edit_json_list(store, user, persona, FILENAME, change)
 
     async def add(args: dict[str, Any]) -> str:
-        title = args.get("title")
-        if not isinstance(title, str) or not title.strip():
-            raise ToolFailed("'title' must say what the task is")
-        title = " ".join(title.split())
-        if len(title) > 300:
-            raise ToolFailed("keep a task title under 300 characters")
+        title = _title_arg(args.get("title"))
         due = _due_arg(args.get("due"), zone)
 
         def change(items: list[Item]) -> str:

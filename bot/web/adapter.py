@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 
 from adapters.base import Adapter, AdapterContext, Incoming
+from bot.web.markup import render_message
 
 __all__ = ["FEED_LIMIT", "RoomFeed", "WebAdapter"]
 
@@ -44,6 +45,12 @@ class RoomFeed:
                 self.messages.pop(next(iter(self.messages)))
         for queue in self.listeners:
             queue.put_nowait(event)
+
+    def say(self, message_id: str, role: str, text: str) -> None:
+        """Publish a message (new, or the next version of ``message_id``): its markdown
+        source and the safe HTML the page shows."""
+        html = render_message(text)
+        self.publish({"type": "msg", "id": message_id, "role": role, "text": text, "html": html})
 
 
 class WebAdapter(Adapter):
@@ -77,7 +84,7 @@ class WebAdapter(Adapter):
 
     def _message(self, room: str, role: str, text: str, message_id: str | None = None) -> str:
         message_id = message_id or f"m{next(self._ids)}"
-        self.feed(room).publish({"type": "msg", "id": message_id, "role": role, "text": text})
+        self.feed(room).say(message_id, role, text)
         self.health.touch()
         return message_id
 

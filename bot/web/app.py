@@ -56,7 +56,6 @@ def mount_console(app: web.Application, daemon: Daemon, *, setup_api: Handler) -
     adapter = WebAdapter(context)
     daemon.adapters["web"] = adapter
     app[CONSOLE] = Console(daemon=daemon, store=WebStore(daemon.state), adapter=adapter)
-    app[login.FAILURES] = login.Failures()
     aiohttp_jinja2.setup(
         app,
         loader=jinja2.FileSystemLoader(_HERE / "templates"),

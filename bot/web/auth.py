@@ -3,8 +3,10 @@
 ``personad web login USER`` stores the SHA-256 of a random token with a short lifetime in
 ``personad.db``; the link carrying the token signs the user in once. A signed-in browser holds
 a random session id in an HttpOnly cookie; the database keeps only its hash, the user, the
-session's CSRF token and when it ends. A password, when a user has one, is kept in the config
-as an scrypt hash (``personad web password USER`` prints it).
+session's CSRF token and when it ends. Recent wrong passwords are kept there too (the hash
+of the name tried and when), so the pause they cause outlasts a restart. A password, when a
+user has one, is kept in the config as an scrypt hash (``personad web password USER`` prints
+it).
 
 The tables live in the daemon's ``personad.db`` but belong to this module alone: they are
 created on first use with ``CREATE TABLE IF NOT EXISTS``, so the state store's numbered
@@ -50,6 +52,11 @@ _SCHEMA = (
         csrf TEXT NOT NULL,
         expires_at REAL NOT NULL
     )""",
+    """CREATE TABLE IF NOT EXISTS web_password_failure (
+        name_hash TEXT NOT NULL,
+        at REAL NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS web_password_failure_name ON web_password_failure (name_hash)",
 )
 
 # scrypt's cost: 16 MiB of memory a check, a few tens of milliseconds
@@ -154,3 +161,19 @@ class WebStore:
 
     async def close_session(self, session_id: str) -> None:
         await self._run("DELETE FROM web_session WHERE id_hash = ?", (_digest(session_id),))
+
+    async def password_failures(self, name: str, since: float) -> int:
+        """Wrong passwords given for ``name`` since the time ``since``."""
+        rows = await self._run(
+            "SELECT COUNT(*) FROM web_password_failure WHERE name_hash = ? AND at >= ?",
+            (_digest(name), since),
+        )
+        return int(str(rows[0][0]))
+
+    async def add_password_failure(self, name: str, at: float, *, forget_before: float) -> None:
+        """Count a wrong password for ``name``; failures older than ``forget_before`` go (the
+        name typed is kept only as a hash: it may be a password typed in the wrong box)."""
+        await self._run("DELETE FROM web_password_failure WHERE at < ?", (forget_before,))
+        await self._run(
+            "INSERT INTO web_password_failure (name_hash, at) VALUES (?, ?)", (_digest(name), at)
+        )

@@ -3,9 +3,11 @@
 Each conversation is a room of the ``web`` platform (``<user>:<persona>:<id>``), direct and
 talking to the persona in its path. A message (commands included: the toggle for Off The
 Record and the tier selector send ``/otr on`` and ``/tier N``) goes through the router like
-any platform's; the answer streams back as server-sent events. The mode indicator shows only
-when something other than the default is in effect: Off The Record, or a tier other than
-the configured one.
+any platform's; the answer streams back as server-sent events. A conversation's persona is
+its own: ``/persona NAME`` here opens a conversation with that persona (Off The Record when
+this one is) and leaves the user's default persona (the one other platforms use) as it is.
+The mode indicator shows only when something other than the default is in effect: Off The
+Record, or a tier other than the configured one.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ async def _restore(request: web.Request, user: str, persona: str, conv: str) -> 
     for index, entry in enumerate(session.entries(Room("web", room))):
         if entry.kind == "turn":
             role = "user" if entry.role == "user" else "persona"
-            feed.publish({"type": "msg", "id": f"r{index}", "role": role, "text": entry.text})
+            feed.say(f"r{index}", role, entry.text)
 
 
 @routes.get(_BASE + "/{conv}")
@@ -82,11 +84,40 @@ async def conversation(request: web.Request) -> web.Response:
     )
 
 
+def _persona_asked(request: web.Request, user: str, text: str) -> str | None:
+    """The persona a ``/persona NAME`` asks for, when it is one of the user's; an unknown
+    name goes to the router like any command, which says what is wrong."""
+    words = text.split()
+    if len(words) != 2 or words[0].lower() != "/persona":
+        return None
+    names = console(request).daemon.store.list_personas(user)
+    return words[1] if words[1] in names else None
+
+
+async def _switch(request: web.Request, user: str, persona: str, conv: str, wanted: str) -> str:
+    """Where ``/persona wanted`` leads: a new conversation with that persona, Off The Record
+    when this one is (what the user meant to keep out of the logs stays out)."""
+    if wanted == persona:
+        return f"/u/{user}/{persona}/chat/{conv}"
+    router = console(request).daemon.router
+    assert router is not None
+    fresh = secrets.token_hex(6)
+    if router.otr.is_on(user, Room("web", _room_id(user, persona, conv))):
+        await router.otr.switch(user, Room("web", _room_id(user, wanted, fresh)), True)
+    return f"/u/{user}/{wanted}/chat/{fresh}"
+
+
 @routes.post(_BASE + "/{conv}")
 async def send(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     conv = conversation_id(request)
     text = (await form_text(request, "text")).strip()
+    wanted = _persona_asked(request, user, text)
+    if wanted is not None:
+        target = await _switch(request, user, persona, conv, wanted)
+        if request.headers.get("X-CSRF-Token"):
+            return web.json_response({"location": target})
+        raise web.HTTPSeeOther(target)
     if text:
         router = console(request).daemon.router
         assert router is not None

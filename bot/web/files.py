@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-import markdown
 from aiohttp import web
 from markupsafe import Markup
 
@@ -21,6 +20,7 @@ from bot.errors import PersonaError
 from bot.identity.changelog import read_changes
 from bot.persona.store import PERSONA_FILES
 from bot.web.edits import edit_file, undo_change, undoable_changes
+from bot.web.markup import render_message
 from bot.web.views import console, form_text, is_admin, own_persona, render
 
 __all__ = ["NEAR_LIMIT", "routes"]
@@ -57,9 +57,8 @@ def _shared_help(admin: bool) -> str:
 
 
 def _markdown(text: str) -> Markup:
-    """Markdown as HTML; any HTML in the text is escaped first, so it shows as typed."""
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return Markup(markdown.markdown(escaped))
+    """Markdown as HTML in the chat's safe subset: any HTML in the text shows as typed."""
+    return Markup(render_message(text))  # render_message escapes any raw HTML
 
 
 @routes.get(_BASE)

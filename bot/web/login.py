@@ -11,7 +11,7 @@ from bot.web.auth import SESSION_SECONDS, verify_password
 from bot.web.guard import COOKIE, secure_request
 from bot.web.views import console, form_text, render
 
-__all__ = ["FAILURES", "MAX_FAILURES", "Failures", "routes"]
+__all__ = ["FAILURE_WINDOW", "MAX_FAILURES", "routes"]
 
 log = structlog.get_logger(__name__)
 
@@ -19,32 +19,9 @@ routes = web.RouteTableDef()
 
 #: wrong passwords for one user name before sign-in by password pauses for it
 MAX_FAILURES = 5
-#: how long the pause lasts, and how long a wrong password counts
+#: how long the pause lasts, and how long a wrong password counts (kept in personad.db, so a
+#: restart does not reset it; sign-in links still work while a name is paused)
 FAILURE_WINDOW = 15 * 60.0
-
-
-class Failures:
-    """Recent wrong passwords per user name, so guessing one is slow (sign-in links still
-    work while a name is paused)."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, list[float]] = {}
-
-    def _recent(self, name: str, now: float) -> list[float]:
-        recent = [t for t in self._seen.get(name, []) if now - t < FAILURE_WINDOW]
-        self._seen[name] = recent
-        return recent
-
-    def paused(self, name: str, now: float) -> bool:
-        return len(self._recent(name, now)) >= MAX_FAILURES
-
-    def add(self, name: str, now: float) -> None:
-        self._recent(name, now).append(now)
-        if len(self._seen) > 10_000:  # names tried long ago do not pile up
-            self._seen = {n: ts for n, ts in self._seen.items() if now - ts[-1] < FAILURE_WINDOW}
-
-
-FAILURES: web.AppKey[Failures] = web.AppKey("login_failures", Failures)
 
 
 @routes.get("/login")
@@ -83,9 +60,9 @@ async def login(request: web.Request) -> web.Response:
         name = await form_text(request, "user")
         password = await form_text(request, "password")
         config = users.get(name)
-        failures = request.app[FAILURES]
-        now = time.monotonic()
-        if failures.paused(name, now):
+        store = console(request).store
+        now = time.time()
+        if await store.password_failures(name, now - FAILURE_WINDOW) >= MAX_FAILURES:
             log.warning("web.login_refused", how="password", paused=True)
             problem = "Too many wrong passwords for this name; wait a while, or use a link."
         elif (
@@ -95,7 +72,7 @@ async def login(request: web.Request) -> web.Response:
         ):
             raise await _signed_in_as(request, name)
         else:
-            failures.add(name, now)
+            await store.add_password_failure(name, now, forget_before=now - FAILURE_WINDOW)
             log.warning("web.login_refused", how="password")
             problem = "Wrong user name or password."
     response = render(request, "login.html", token="", problem=problem)

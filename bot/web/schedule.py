@@ -2,8 +2,10 @@
 
 Adding goes through the persona's own tools (``reminder_add``, ``task_add``, ``cron_add``),
 so a form is checked exactly as the model's call would be and gets the same sentence back
-when something is wrong. An edit adds the new version first and only then removes the old
-one, so a refused edit changes nothing. Deleting a task or a job keeps it in its file as
+when something is wrong. A task or a job is edited in place (it keeps its number and, for a
+job, its run history) with the same checks; a reminder, a line of REMINDERS.md without a
+number, is edited by adding the new line first and only then removing the old one. A
+refused edit changes nothing. Deleting a task or a job keeps it in its file as
 removed (as the tools do); a reminder's line is taken out of REMINDERS.md.
 """
 
@@ -18,7 +20,7 @@ from aiohttp import web
 
 from bot.tools.crons.jobfile import is_enabled
 from bot.tools.crons.schedule import parse_schedule
-from bot.tools.crons.tools import cron_tools
+from bot.tools.crons.tools import cron_tools, edit_job
 from bot.tools.jsonlist import CorruptFile, load_json_list
 from bot.tools.registry import Tool, ToolFailed
 from bot.tools.reminders.checklist import (
@@ -30,7 +32,7 @@ from bot.tools.reminders.checklist import (
     parse_reminders,
 )
 from bot.tools.reminders.tools import reminder_tools
-from bot.tools.tasks import task_tools
+from bot.tools.tasks import edit_task, task_tools
 from bot.web.views import console, form_text, own_persona, render
 
 __all__ = ["routes"]
@@ -131,6 +133,18 @@ async def _delete(request: web.Request, user: str, persona: str, kind: str, key:
     return "Reminder deleted." if after != before else "That reminder is not in the file any more."
 
 
+async def _edit(
+    request: web.Request, user: str, persona: str, kind: str, ident: int, args: dict[str, str]
+) -> str:
+    """A task or a job changed in place: same number, same file, one atomic write."""
+    daemon = console(request).daemon
+    zone = _zone(request, user)
+    if kind == "task":
+        return await edit_task(daemon.store, user, persona, zone, ident, args)
+    now = daemon.clock().astimezone(zone).replace(microsecond=0)
+    return await edit_job(daemon.store, user, persona, zone, now, ident, args)
+
+
 @routes.post(_BASE + "/{kind}")
 async def change(request: web.Request) -> web.Response:
     """Add (no ``old``), edit (``old`` and the new fields) or delete (``old``, ``delete``)."""
@@ -145,8 +159,11 @@ async def change(request: web.Request) -> web.Response:
         else:
             args = {name: await form_text(request, name) for name in _FIELDS[kind]}
             args = {name: value.strip() for name, value in args.items() if value.strip()}
-            note = await _tools(request, user, persona)[f"{kind}_add"].handler(args)
-            if old:
+            if old and kind != "reminder":
+                note = await _edit(request, user, persona, kind, int(old), args)
+            else:
+                note = await _tools(request, user, persona)[f"{kind}_add"].handler(args)
+            if old and kind == "reminder":
                 await _delete(request, user, persona, kind, old)
                 note = "Changed. " + note
     except (ToolFailed, CorruptFile, UnreadableFile, ValueError) as exc:

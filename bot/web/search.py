@@ -1,29 +1,33 @@
 """The search box of the Files panel: past conversations by date, and memories.
 
-Conversations are searched like ``GET /sessions/search`` (case- and accent-insensitive), the
-results grouped by day with the matched words marked; every piece of text reaches the page
-through the template's escaping, the marks included. The memory tab searches the persona's
-memory backend: each hit with its citation and score, an explanation of the score, Forget,
-and an export of everything as JSON.
+Conversations are searched like ``GET /sessions/search``, on the session index: every word
+of the query is required and matches whatever its case, accents and inflection; the results
+are grouped by day with the matched words marked. The memory tab searches the persona's
+memory backend: each hit with its citation, its score and the parts the score is made of, its
+words marked the same way (whole words, by stem), an explanation page, Forget, and an export
+of everything as JSON. Every piece of text reaches the page through the template's escaping,
+the marks included.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from typing import Any
 
 from aiohttp import web
 
 from bot.memory.base import MemoryBackend
-from bot.session_search import fold, search_sessions
+from bot.session_search import highlight, search_sessions, word_keys
 from bot.web.views import console, own_persona, render
 
-__all__ = ["highlight", "routes"]
+__all__ = ["marked_words", "routes"]
 
 routes = web.RouteTableDef()
 
 _BASE = "/u/{user}/{persona}"
+_WORD = re.compile(r"\w+")
 
 
 def _marked(text: str, marks: list[list[int]]) -> list[tuple[str, bool]]:
@@ -40,24 +44,12 @@ def _marked(text: str, marks: list[list[int]]) -> list[tuple[str, bool]]:
     return parts
 
 
-def highlight(text: str, query: str) -> list[tuple[str, bool]]:
-    """``text`` cut into (piece, matched) parts: each word of ``query`` is matched without
-    case or accents (``fold`` keeps one character per character, so positions agree)."""
-    words = sorted({fold(w) for w in query.split() if w.strip()}, key=len, reverse=True)
-    haystack = fold(text)
-    marked = [False] * len(text)
-    for word in words:
-        start = haystack.find(word)
-        while start >= 0:
-            marked[start : start + len(word)] = [True] * len(word)
-            start = haystack.find(word, start + len(word))
-    parts: list[tuple[str, bool]] = []
-    for index, char in enumerate(text):
-        if parts and parts[-1][1] == marked[index]:
-            parts[-1] = (parts[-1][0] + char, marked[index])
-        else:
-            parts.append((char, marked[index]))
-    return parts
+def marked_words(text: str, query: str) -> list[tuple[str, bool]]:
+    """An excerpt of ``text`` cut into (piece, matched) parts: the words sharing a stem with a
+    word of ``query`` are marked, as the conversation search marks them."""
+    keys = {key for word in _WORD.findall(query) for key in word_keys(word)}
+    excerpt = highlight(text, keys)
+    return _marked(excerpt.text, [list(span) for span in excerpt.marks])
 
 
 def _day(stamp: str) -> str:
@@ -96,7 +88,7 @@ async def search(request: web.Request) -> web.Response:
         memory_off = memory is None
         if memory is not None:
             hits = [
-                {"hit": hit, "text": highlight(hit.item.text, query)}
+                {"hit": hit, "text": marked_words(hit.item.text, query)}
                 for hit in await memory.search(query, limit=20)
             ]
     return render(
@@ -141,6 +133,8 @@ async def explain(request: web.Request) -> web.Response:
             details = {}
     if not details:
         raise web.HTTPNotFound(text="There is no such memory.")
+    history = details.pop("history", None)
+    events = history if isinstance(history, list) else []
     rows = [
         (
             key,
@@ -150,8 +144,20 @@ async def explain(request: web.Request) -> web.Response:
         )
         for key, value in details.items()
     ]
+    query = request.query.get("q", "").strip()
+    scored = None
+    if query and memory is not None:  # the score this item had in that search, part by part
+        hits = await memory.search(query, limit=50)
+        scored = next((h for h in hits if str(h.item.id) == request.match_info["item"]), None)
     return render(
-        request, "memory_item.html", persona=persona, item=request.match_info["item"], rows=rows
+        request,
+        "memory_item.html",
+        persona=persona,
+        item=request.match_info["item"],
+        rows=rows,
+        history=[e for e in events if isinstance(e, dict)],
+        query=query,
+        scored=scored,
     )
 
 

@@ -14,6 +14,8 @@ from datetime import datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from apscheduler.triggers.cron import CronTrigger
+
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
 from bot.tools.crons.jobfile import FILENAME, KEEP_REMOVED, edit_crons, is_enabled
@@ -21,7 +23,7 @@ from bot.tools.crons.schedule import check_schedule, parse_schedule
 from bot.tools.jsonlist import Item, corrupt_file_as_tool_failure, load_json_list
 from bot.tools.registry import Tool, ToolFailed
 
-__all__ = ["MAX_JOBS", "cron_tools"]
+__all__ = ["MAX_JOBS", "cron_tools", "edit_job"]
 
 #: enabled jobs a persona may have
 MAX_JOBS = 20
@@ -40,6 +42,47 @@ def _describe(job: Item, zone: tzinfo, now: datetime) -> str:
     return line
 
 
+def _job_args(args: dict[str, Any], zone: ZoneInfo, at: datetime) -> tuple[str, str, CronTrigger]:
+    """The schedule, prompt and trigger of ``cron_add``'s arguments, checked; ToolFailed says
+    why not."""
+    schedule, prompt = args.get("schedule"), args.get("prompt")
+    if not isinstance(schedule, str) or not isinstance(prompt, str) or not prompt.strip():
+        raise ToolFailed("give 'schedule' (five cron fields) and 'prompt' (what to do)")
+    if len(prompt) > 2000:
+        raise ToolFailed("keep a job's prompt under 2000 characters")
+    schedule = " ".join(schedule.split())
+    try:
+        trigger = check_schedule(schedule, zone, at)
+    except ValueError as exc:
+        raise ToolFailed(str(exc)) from None
+    return schedule, prompt.strip(), trigger
+
+
+async def edit_job(
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    zone: ZoneInfo,
+    now: datetime,
+    job_id: int,
+    args: dict[str, Any],
+) -> str:
+    """Change an enabled job's ``schedule`` and ``prompt`` in place (same id, its run history
+    kept), checked as ``cron_add`` checks them; a refused change writes nothing."""
+    schedule, prompt, _trigger = _job_args(args, zone, now)
+
+    def change(items: list[Item]) -> str:
+        found = [item for item in items if is_enabled(item) and item.get("id") == job_id]
+        if not found:
+            raise ToolFailed(f"there is no enabled job #{job_id}; see cron_list")
+        found[0].update(schedule=schedule, prompt=prompt)
+        found[0].pop("last_error", None)  # it was about the job as it was
+        return f"Job changed: {_describe(found[0], zone, now)}"
+
+    with corrupt_file_as_tool_failure(FILENAME):
+        return await edit_crons(store, user, persona, change, now)
+
+
 def cron_tools(
     store: PersonaStore, user: str, persona: str, zone: ZoneInfo, clock: Clock
 ) -> list[Tool]:
@@ -53,17 +96,8 @@ def cron_tools(
             return await edit_crons(store, user, persona, change, now())
 
     async def add(args: dict[str, Any]) -> str:
-        schedule, prompt = args.get("schedule"), args.get("prompt")
-        if not isinstance(schedule, str) or not isinstance(prompt, str) or not prompt.strip():
-            raise ToolFailed("give 'schedule' (five cron fields) and 'prompt' (what to do)")
-        if len(prompt) > 2000:
-            raise ToolFailed("keep a job's prompt under 2000 characters")
-        schedule = " ".join(schedule.split())
         at = now()
-        try:
-            trigger = check_schedule(schedule, zone, at)
-        except ValueError as exc:
-            raise ToolFailed(str(exc)) from None
+        schedule, prompt, trigger = _job_args(args, zone, at)
 
         def change(items: list[Item]) -> str:
             enabled = [item for item in items if is_enabled(item)]
@@ -71,7 +105,7 @@ def cron_tools(
                 raise ToolFailed(f"there are already {MAX_JOBS} jobs; remove one first")
             ids = [item["id"] for item in items if isinstance(item.get("id"), int)]
             job: Item = {"id": max(ids, default=0) + 1, "schedule": schedule}
-            job.update(prompt=prompt.strip(), enabled=True, created=at.isoformat())
+            job.update(prompt=prompt, enabled=True, created=at.isoformat())
             items.append(job)
             fire = trigger.get_next_fire_time(None, at)
             return (

@@ -7,6 +7,7 @@
   if (!chat) return;
   const list = document.getElementById("messages");
   const typing = document.getElementById("typing");
+  const problem = document.getElementById("send-problem");
 
   function upsert(message) {
     let item = list.querySelector('[data-id="' + CSS.escape(message.id) + '"]');
@@ -16,7 +17,8 @@
       item.className = "msg " + message.role;
       list.appendChild(item);
     }
-    item.textContent = message.text;  // text, never HTML
+    // the server's rendering of the markdown: raw HTML in the text is escaped there
+    item.innerHTML = message.html;
     item.scrollIntoView({block: "end"});
   }
 
@@ -45,15 +47,29 @@
       e.preventDefault();
       const body = new FormData(form);
       const area = form.querySelector("textarea");
+      const typed = area ? area.value : "";
       if (area) area.value = "";
-      await fetch(location.pathname, {
+      problem.hidden = true;
+      const response = await fetch(location.pathname, {
         method: "POST", body: body, headers: {"X-CSRF-Token": csrf}, credentials: "same-origin",
-      });
+      }).catch(() => null);
+      if (!response || !response.ok) {  // nothing was sent: give the text back, say why
+        if (area && !area.value) area.value = typed;
+        problem.textContent = response && response.status === 403
+          ? "Not sent: you are signed out. Sign in again (your text is still here)."
+          : "Not sent: personad did not answer. Try again (your text is still here).";
+        problem.hidden = false;
+        return;
+      }
+      if (response.status === 200) {  // "/persona NAME": that persona's own conversation
+        const answer = await response.json();
+        if (answer.location) location.assign(answer.location);
+      }
     });
   }
   const area = document.getElementById("text");
   area.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey) {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       area.form.requestSubmit();
     }
