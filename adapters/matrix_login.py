@@ -13,7 +13,7 @@ import structlog
 from nio import AsyncClient, LoginError, WhoamiError, WhoamiResponse
 
 from adapters.base import KeyValueStore
-from bot.errors import AdapterError
+from bot.errors import AdapterError, CredentialsRejected
 
 __all__ = ["Credentials", "sign_in"]
 
@@ -45,14 +45,30 @@ async def _whoami(client: AsyncClient, token: str) -> WhoamiResponse | WhoamiErr
         ) from exc
 
 
+#: answers that say the credentials themselves are wrong (not a passing problem)
+_REJECTED = frozenset(
+    {
+        "M_FORBIDDEN",
+        "M_UNKNOWN_TOKEN",
+        "M_MISSING_TOKEN",
+        "M_USER_DEACTIVATED",
+        "M_INVALID_USERNAME",
+    }
+)
+
+
 async def sign_in(client: AsyncClient, credentials: Credentials, state: KeyValueStore) -> None:
     """Log ``client`` in and remember its device; raise :class:`AdapterError` if refused."""
     if credentials.access_token:
         answer = await _whoami(client, credentials.access_token)
         if isinstance(answer, WhoamiError):
-            raise AdapterError(f"the homeserver refused the access token: {answer.message}")
+            if answer.status_code in _REJECTED:
+                raise CredentialsRejected(
+                    f"the homeserver refused the access token: {answer.message}"
+                )
+            raise AdapterError(f"the homeserver could not check the access token: {answer.message}")
         if credentials.user_id and answer.user_id != credentials.user_id:
-            raise AdapterError(
+            raise CredentialsRejected(
                 f"the access token belongs to {answer.user_id}, not {credentials.user_id}"
             )
         device = answer.device_id or await state.get("device_id") or ""
@@ -80,7 +96,7 @@ async def sign_in(client: AsyncClient, credentials: Credentials, state: KeyValue
         client.access_token = ""
 
     if not credentials.password:
-        raise AdapterError(
+        raise CredentialsRejected(
             "no Matrix password or access token configured "
             "(adapters.matrix.password_env or adapters.matrix.access_token_env)"
         )
@@ -93,7 +109,10 @@ async def sign_in(client: AsyncClient, credentials: Credentials, state: KeyValue
     except _NETWORK_ERRORS as exc:
         raise AdapterError(f"cannot reach the homeserver {client.homeserver}: {exc!r}") from exc
     if isinstance(answer_login, LoginError):
-        raise AdapterError(f"Matrix login as {credentials.user_id} failed: {answer_login.message}")
+        problem = f"Matrix login as {credentials.user_id} failed: {answer_login.message}"
+        if answer_login.status_code in _REJECTED:  # retrying cannot help: a person must act
+            raise CredentialsRejected(problem)
+        raise AdapterError(problem)
     await state.set("user_id", answer_login.user_id)
     await state.set("device_id", answer_login.device_id)
     await state.set("access_token", answer_login.access_token)

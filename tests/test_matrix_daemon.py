@@ -189,3 +189,29 @@ async def test_daemon_restart_mid_conversation(world: World) -> None:
     await asyncio.sleep(0.5)  # nothing more comes: no message was answered twice
     assert await shown(world.scott, room, world.bot.user_id) == expected
     assert len(world.llm.calls) == 4
+
+
+async def test_a_rejected_password_is_a_failure_not_a_retry_loop(
+    synapse: SynapseServer, tmp_path: Path
+) -> None:
+    bot = synapse.register()
+    make_persona(tmp_path, "scott")
+    section = {
+        "enabled": True,
+        "homeserver": synapse.url,
+        "user_id": bot.user_id,
+        "password": "not-the-password",
+        "sync_timeout_ms": 3000,
+    }
+    config = make_config(tmp_path, adapters={"matrix": section})
+    daemon = Daemon(config, backends={"scripted": ScriptedLLM()}, http=False, jobs=False)
+    await daemon.start()
+    try:
+        assert "matrix" in daemon.health.failed
+        problem = daemon.health.problem("matrix") or ""
+        assert "login" in problem and "failed" in problem
+        assert daemon.watchdog is not None
+        daemon._stall_seconds["matrix"] = 0.0
+        assert await daemon.watchdog.check() == []  # a person must fix it: not retried
+    finally:
+        await daemon.stop()
