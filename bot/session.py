@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
+from bot.compaction import CompactionResult, Compactor
 from bot.config import Config, UserConfig
 from bot.conversation import Entry, MessageCache
 from bot.disk import run_blocking
@@ -29,7 +30,6 @@ from bot.errors import ContextOverflow, RequestRejected
 from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
-from bot.memory.compaction import CompactionResult, Compactor
 from bot.memory.extraction import FactExtractor
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.promotion import Promoter
