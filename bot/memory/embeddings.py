@@ -27,7 +27,14 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-__all__ = ["MODEL_PACKAGE", "Embedder", "MiniLMEmbedder", "VectorIndex", "load_embedder"]
+__all__ = [
+    "MODEL_PACKAGE",
+    "Embedder",
+    "Matrix",
+    "MiniLMEmbedder",
+    "VectorIndex",
+    "load_embedder",
+]
 
 log = structlog.get_logger(__name__)
 

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bot.memory.base import MemoryHit
-from bot.memory.embeddings import Embedder, VectorIndex
-from bot.memory.fts_query import MAX_QUERY_CHARS, plan_match, query_tokens
+from bot.memory.embeddings import Matrix, VectorIndex
+from bot.memory.fts_query import plan_match
 from bot.memory.fts_store import FtsStore, RecallRow
 from bot.memory.scoring import MIN_COSINE, score_parts
+from bot.memory.stemming import query_stems
 
 __all__ = ["CANDIDATE_MARGIN", "hybrid_search"]
 
@@ -33,19 +34,19 @@ async def hybrid_search(
     *,
     limit: int,
     now: Callable[[], datetime],
-    embedder: Embedder | None,
+    query_vector: Matrix | None,
     index: VectorIndex | None,
     shared_only: bool = False,
 ) -> list[MemoryHit]:
-    """The ``limit`` best memories for ``query``, best first, each with its score parts."""
-    tokens = query_tokens(query)
+    """The ``limit`` best memories for ``query``, best first, each with its score parts;
+    ``query_vector`` is the query's embedding (None: BM25 alone)."""
+    tokens = query_stems(query)
     if not tokens or limit <= 0:
         return []
     pool = limit + CANDIDATE_MARGIN
     cosines = None
-    if embedder is not None and index is not None:
-        vector = (await embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
-        cosines = index.cosines(vector, shared_only=shared_only)
+    if query_vector is not None and index is not None:
+        cosines = index.cosines(query_vector, shared_only=shared_only)
     rows: list[RecallRow] = []
     frequencies = await store.doc_frequencies(tokens, shared_only=shared_only)
     for plan in plan_match(tokens, frequencies):

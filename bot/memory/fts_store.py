@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from bot.memory.base import Category, MemoryItem, RoomKind
 from bot.memory.fts_inspect import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.scoring import Candidate
+from bot.memory.stemming import index_terms
 
 __all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
 
@@ -61,6 +62,22 @@ class FtsStore(FtsInspection):
         #: known document frequencies, of all active items (False) and of the shared (True)
         self._df_cache: dict[bool, dict[str, int]] = {False: {}, True: {}}
         self._writes = 0
+
+    async def open(self) -> None:
+        await super().open()
+        await self._stem_older_items()
+
+    async def _stem_older_items(self) -> None:
+        """Items from before stems were indexed get theirs (the update trigger reindexes)."""
+        while True:
+            rows = await self._all("SELECT id, text FROM items WHERE terms = '' LIMIT 500")
+            if not rows:
+                return
+            async with self._tx() as db:
+                await db.executemany(
+                    "UPDATE items SET terms = ? WHERE id = ?",
+                    [(index_terms(str(text)) or " ", int(rowid)) for rowid, text in rows],
+                )
 
     # -- vectors ------------------------------------------------------------------------------
 
@@ -131,13 +148,26 @@ class FtsStore(FtsInspection):
     ) -> int | None:
         """Insert a new item unless an active one has the same normal form; its rowid or None.
 
-        One statement (a trigger records the "created" event), so one round trip.
+        One statement (a trigger records the "created" event and indexes its stems), so one
+        round trip.
         """
         rows = await self._all(
             "INSERT INTO items (text, norm, category, source, confidence, created_at,"
-            " last_seen, reason, room) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
+            " last_seen, reason, room, terms) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
             " (SELECT 1 FROM items WHERE norm = ? AND status = 'active') RETURNING id",
-            (text, norm, category, source, confidence, at, at, reason, room, norm),
+            (
+                text,
+                norm,
+                category,
+                source,
+                confidence,
+                at,
+                at,
+                reason,
+                room,
+                index_terms(text),
+                norm,
+            ),
         )
         self._wrote()
         return int(rows[0][0]) if rows else None

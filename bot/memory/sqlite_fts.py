@@ -39,13 +39,16 @@ from bot.memory.base import (
     TurnRecord,
     format_citation,
 )
-from bot.memory.embeddings import Embedder, VectorIndex
+from bot.memory.embeddings import Embedder, Matrix, VectorIndex
+from bot.memory.episode_store import EpisodeStore, parse_episode_id
+from bot.memory.episodes import Episodes
 from bot.memory.fts_admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
-from bot.memory.fts_query import normalise_text
+from bot.memory.fts_query import MAX_QUERY_CHARS, normalise_text
 from bot.memory.fts_recall import CANDIDATE_MARGIN, hybrid_search
 from bot.memory.fts_store import FtsStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
+from bot.memory.recall_blend import blend
 from bot.tools import Tool
 
 __all__ = [
@@ -83,6 +86,7 @@ class SqliteFtsMemory(MemoryBackend):
         self._store = FtsStore(self.path, busy_timeout=busy_timeout)
         self._index: VectorIndex | None = None
         self._write_lock = asyncio.Lock()
+        self.episodes = Episodes(EpisodeStore(self._store), embedder, self.model_name)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -91,6 +95,7 @@ class SqliteFtsMemory(MemoryBackend):
         if self.embedder is not None:
             try:
                 await self._load_vectors(self.embedder)
+                await self.episodes.load_vectors()
             except BaseException:
                 await self._store.close()
                 raise
@@ -98,6 +103,7 @@ class SqliteFtsMemory(MemoryBackend):
     async def close(self) -> None:
         await self._store.close()
         self._index = None
+        self.episodes.index = None
 
     async def __aenter__(self) -> SqliteFtsMemory:
         await self.open()
@@ -209,6 +215,9 @@ class SqliteFtsMemory(MemoryBackend):
             return AddResult(False, dup_category, why, str(dup_id), str(dup_id))
 
     async def sync(self, turn: TurnRecord) -> None:
+        """Both sides of the turn become episodes; the write policy picks the user's sentences
+        that also become durable facts."""
+        await self.episodes.record(turn)
         await self._store_turn(turn)
 
     async def extract(self, turns: Sequence[TurnRecord]) -> int:
@@ -272,6 +281,12 @@ class SqliteFtsMemory(MemoryBackend):
         log.info("memory.mirrored", file=filename, lines=len(wanted))
 
     async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
+        episode = parse_episode_id(item_id)
+        if episode is not None:
+            found = await self.episodes.store.forget(episode, shared_only=shared_room)
+            if found and self.episodes.index is not None:
+                self.episodes.index.set_active(episode, False)
+            return found
         rowid = _parse_id(item_id)
         if rowid is None:
             return False
@@ -297,15 +312,24 @@ class SqliteFtsMemory(MemoryBackend):
     async def search(
         self, query: str, *, limit: int = 10, shared_room: bool = False
     ) -> list[MemoryHit]:
-        return await hybrid_search(
+        """Facts and episodes blended: each ranked over its own candidate pool (so each
+        pool's best BM25 match scores 1.0), then the ``limit`` best of both by score."""
+        vector: Matrix | None = None
+        if self.embedder is not None and self._index is not None and query.strip():
+            vector = (await self.embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
+        facts = await hybrid_search(
             self._store,
             query,
             limit=limit,
             now=self._now,
-            embedder=self.embedder,
+            query_vector=vector,
             index=self._index,
             shared_only=shared_room,
         )
+        episodes = await self.episodes.search(
+            query, limit=limit, now=self._now(), shared_only=shared_room, query_vector=vector
+        )
+        return blend(facts, episodes, limit)
 
     async def list_items(
         self, *, include_inactive: bool = False, limit: int = 100
@@ -314,6 +338,9 @@ class SqliteFtsMemory(MemoryBackend):
 
     async def explain(self, item_id: str) -> dict[str, Any]:
         """Everything about one item, history included; an empty dict if there is none."""
+        episode = parse_episode_id(item_id)
+        if episode is not None:
+            return await self.episodes.store.explain(episode)
         rowid = _parse_id(item_id)
         if rowid is None:
             return {}
@@ -327,6 +354,7 @@ class SqliteFtsMemory(MemoryBackend):
         stats["backend"] = self.name
         stats["embedder"] = self.model_name or None
         stats["vectors_loaded"] = len(self._index) if self._index is not None else 0
+        stats["episodes"] = await self.episodes.store.counts()
         return stats
 
     async def export(self) -> list[dict[str, Any]]:
