@@ -188,6 +188,17 @@ class EpisodeStore:
         )
         return [_row(row) for row in rows]
 
+    async def said_within(
+        self, window: tuple[float, float], *, shared_only: bool = False
+    ) -> list[int]:
+        """The active episodes said within ``window`` (to rank by meaning alone)."""
+        scope = " AND room = 'shared'" if shared_only else ""
+        rows = await self._conn._all(
+            f"SELECT id FROM episodes WHERE at >= ? AND at < ? AND status = 'active'{scope}",
+            window,
+        )
+        return [int(row[0]) for row in rows]
+
     async def forget(self, rowid: int, *, shared_only: bool = False) -> bool:
         scope = " AND room = 'shared'" if shared_only else ""
         rows = await self._conn._all(

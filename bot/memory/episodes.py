@@ -149,6 +149,13 @@ class Episodes:
         if query_vector is not None and self.index is not None and len(self.index):
             cosines = self.index.cosines(query_vector, shared_only=shared_only)
             near = self.index.top(cosines, pool, MIN_COSINE)
+            if hint.window is not None:
+                # "where did I go in March": the words say little, the window and meaning a lot
+                within = await self.store.said_within(hint.window, shared_only=shared_only)
+                closest = sorted(
+                    ((self.index.lookup(cosines, rowid), rowid) for rowid in within), reverse=True
+                )
+                near += [(rowid, cosine) for cosine, rowid in closest[:pool]]
             extra = [rowid for rowid, _ in near if rowid not in rows]
             for row in await self.store.rows_by_id(extra, shared_only=shared_only):
                 rows[row.rowid] = row
