@@ -89,9 +89,7 @@ def _clocked(user: dict[str, Any]) -> tuple[list[datetime], Callable[[], datetim
     return clock, lambda: clock[0]
 
 
-async def _backend_ranker(
-    memory: MemoryBackend, clock: list[datetime], turns: Turns
-) -> Ranker:
+async def _backend_ranker(memory: MemoryBackend, clock: list[datetime], turns: Turns) -> Ranker:
     async def rank(question: str, asked: datetime) -> list[set[str]]:
         clock[0] = asked
         hits: list[MemoryHit] = await memory.prefetch(question, limit=max(KS))
@@ -182,8 +180,10 @@ async def evaluate(
                     for key in ("all", question["kind"]):
                         sums[key][k] += share
                 if verbose and not evidence & (set().union(*sources[:5]) if sources else set()):
-                    print(f"  {name} miss {question['id']} [{question['kind']}] "
-                          f"{question['question']!r}")
+                    print(
+                        f"  {name} miss {question['id']} [{question['kind']}] "
+                        f"{question['question']!r}"
+                    )
                 for key in ("all", question["kind"]):
                     counts[key] += 1
         finally:
@@ -217,7 +217,7 @@ async def main(argv: list[str] | None = None) -> None:
         for name in names:
             scores = await evaluate(name, data, Path(tmp), embedder, args.verbose)
             cells = "".join(
-                f"{scores[kind][5]:>8.3f}/{scores[kind][10]:.2f}" if kind in scores else f"{'-':>14}"
+                f"{scores[kind][5]:>8.3f}/{scores[kind][10]:.2f}" if kind in scores else " " * 14
                 for kind in KINDS
             )
             print(f"{name:<24}{cells}", flush=True)

@@ -530,7 +530,7 @@ PT = Lines(
             "fui visitar os meus pais, o meu pai mostrou-me {detail}",
             "Que querido! Como estão eles?",
             "o que me mostrou o meu pai quando os visitei em {month}?",
-            ["a horta nova", "a mota restaurada", "o comedouro dos pássaros", "o comboio de modelismo"],
+            ["a horta nova", "a mota restaurada", "o comedouro dos pássaros", "o comboio"],
         ),
     ],
     life=_pt_life,
