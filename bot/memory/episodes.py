@@ -145,22 +145,19 @@ class Episodes:
                     plans[-1].expression, pool, shared_only=shared_only, window=hint.window
                 ):
                     rows.setdefault(row.rowid, row)
-        cosines = None
         if query_vector is not None and self.index is not None and len(self.index):
-            cosines = self.index.cosines(query_vector, shared_only=shared_only)
-            near = self.index.top(cosines, pool, MIN_COSINE)
+            near = self.index.nearest(query_vector, pool, MIN_COSINE, shared_only=shared_only)
             if hint.window is not None:
                 # "where did I go in March": the words say little, the window and meaning a lot
                 within = await self.store.said_within(hint.window, shared_only=shared_only)
-                closest = sorted(
-                    ((self.index.lookup(cosines, rowid), rowid) for rowid in within), reverse=True
-                )
-                near += [(rowid, cosine) for cosine, rowid in closest[:pool]]
+                closest = self.index.cosine_of(query_vector, within, shared_only=shared_only)
+                near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
             extra = [rowid for rowid, _ in near if rowid not in rows]
             for row in await self.store.rows_by_id(extra, shared_only=shared_only):
                 rows[row.rowid] = row
+            cosines = self.index.cosine_of(query_vector, list(rows), shared_only=shared_only)
             for row in rows.values():
-                row.cosine = self.index.lookup(cosines, row.rowid)
+                row.cosine = cosines.get(row.rowid, 0.0)
         return _ranked(list(rows.values()), hint.window, now.timestamp(), limit)
 
 

@@ -44,9 +44,6 @@ async def hybrid_search(
     if not tokens or limit <= 0:
         return []
     pool = limit + CANDIDATE_MARGIN
-    cosines = None
-    if query_vector is not None and index is not None:
-        cosines = index.cosines(query_vector, shared_only=shared_only)
     rows: list[RecallRow] = []
     frequencies = await store.doc_frequencies(tokens, shared_only=shared_only)
     for plan in plan_match(tokens, frequencies):
@@ -54,13 +51,14 @@ async def hybrid_search(
         if len(rows) >= limit:
             break
     candidates = {row.candidate.rowid: row for row in rows}
-    if cosines is not None and index is not None:
-        near = index.top(cosines, pool, MIN_COSINE)
+    if query_vector is not None and index is not None:
+        near = index.nearest(query_vector, pool, MIN_COSINE, shared_only=shared_only)
         extra = [rowid for rowid, _ in near if rowid not in candidates]
         for row in await store.rows_by_id(extra, shared_only=shared_only):
             candidates[row.candidate.rowid] = row
-        for row in candidates.values():
-            row.candidate.cosine = index.lookup(cosines, row.candidate.rowid)
+        cosines = index.cosine_of(query_vector, list(candidates), shared_only=shared_only)
+        for rowid, row in candidates.items():
+            row.candidate.cosine = cosines.get(rowid, 0.0)
     best = min((row.candidate.bm25_raw for row in candidates.values()), default=0.0)
     at = now().timestamp()
     scored = []

@@ -185,8 +185,7 @@ class SqliteFtsMemory(MemoryBackend):
             duplicate = None
             shared = room == "shared"
             if vector is not None and self._index is not None:
-                cosines = self._index.cosines(vector, shared_only=shared)
-                near = self._index.top(cosines, 1, DUPLICATE_COSINE)
+                near = self._index.nearest(vector, 1, DUPLICATE_COSINE, shared_only=shared)
                 if near:
                     duplicate = await self._store.active_by_id(near[0][0])
             if duplicate is None:
