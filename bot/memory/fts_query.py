@@ -74,7 +74,10 @@ _CHECKBOX = re.compile(r"^\[[ xX]\]\s+")
 
 def fold(word: str) -> str:
     """Lower case, accents removed: ``École`` → ``ecole``."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
+    lowered = word.lower()
+    if lowered.isascii():  # most text: nothing to decompose (a tenth of the time)
+        return lowered
+    decomposed = unicodedata.normalize("NFKD", lowered)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 

@@ -316,17 +316,21 @@ class SqliteFtsMemory(MemoryBackend):
         vector: Matrix | None = None
         if self.embedder is not None and self._index is not None and query.strip():
             vector = (await self.embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
-        facts = await hybrid_search(
-            self._store,
-            query,
-            limit=limit,
-            now=self._now,
-            query_vector=vector,
-            index=self._index,
-            shared_only=shared_room,
-        )
-        episodes = await self.episodes.search(
-            query, limit=limit, now=self._now(), shared_only=shared_room, query_vector=vector
+        # both on one connection: gathered, their statements queue up back to back instead
+        # of each waiting for the event loop between them
+        facts, episodes = await asyncio.gather(
+            hybrid_search(
+                self._store,
+                query,
+                limit=limit,
+                now=self._now,
+                query_vector=vector,
+                index=self._index,
+                shared_only=shared_room,
+            ),
+            self.episodes.search(
+                query, limit=limit, now=self._now(), shared_only=shared_room, query_vector=vector
+            ),
         )
         return blend(facts, episodes, limit)
 

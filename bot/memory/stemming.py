@@ -67,9 +67,8 @@ def text_language(words: list[str]) -> str:
     return "pt" if pt > en else "en"
 
 
-def _stems(words: list[str], lang: str) -> list[str]:
-    """Stems of folded ``words``: "école" and "ecole" must meet whichever way they are typed."""
-    folded = [fold(word) for word in words]
+def _stems(folded: list[str], lang: str) -> list[str]:
+    """Stems of folded words: "école" and "ecole" must meet whichever way they are typed."""
     stem = _stemmer(lang)
     if stem is None:
         return folded
@@ -81,19 +80,19 @@ def _stems(words: list[str], lang: str) -> list[str]:
 
 def index_terms(text: str) -> str:
     """The words of ``text`` as the index holds them: stems in the text's language, folded."""
-    words = [word[:_MAX_TOKEN_CHARS] for word in _WORD.findall(text.lower())]
+    words = [word[:_MAX_TOKEN_CHARS] for word in _WORD.findall(fold(text))]
     if not words:
         return ""
-    return " ".join(_stems(words, text_language([fold(word) for word in words])))
+    return " ".join(_stems(words, text_language(words)))
 
 
 def query_stems(text: str) -> list[str]:
     """The distinct search stems of ``text`` (stopwords dropped unless nothing else is left),
     each word by its English and its Portuguese stem, in first-seen order."""
     words: dict[str, None] = {}
-    for word in _WORD.findall(text[:MAX_QUERY_CHARS].lower()):
+    for word in _WORD.findall(fold(text[:MAX_QUERY_CHARS])):
         words.setdefault(word[:_MAX_TOKEN_CHARS], None)
-    content = [word for word in words if fold(word) not in STOPWORDS] or list(words)
+    content = [word for word in words if word not in STOPWORDS] or list(words)
     content = content[:MAX_QUERY_TOKENS]
     seen: dict[str, None] = {}
     for lang in ("en", "pt"):
