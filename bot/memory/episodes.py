@@ -18,6 +18,7 @@ never recalled in a shared room.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -29,11 +30,19 @@ from bot.memory.embeddings import Embedder, VectorIndex
 from bot.memory.episode_store import EpisodeRow, EpisodeStore
 from bot.memory.fts_query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.policy_secrets import redact_secrets
-from bot.memory.scoring import MIN_COSINE, W_BM25, W_COSINE, W_RECENCY, normalised_bm25, recency
+from bot.memory.scoring import (
+    MIN_COSINE,
+    W_BM25,
+    W_COSINE,
+    W_RECENCY,
+    normalised_bm25,
+    normalised_cosine,
+    recency,
+)
 from bot.memory.stemming import index_terms, query_stems
 from bot.memory.time_query import read_time
 
-__all__ = ["MAX_EPISODE_CHARS", "W_TIME", "Episodes", "analyse"]
+__all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
 
 log = structlog.get_logger(__name__)
 
@@ -125,9 +134,27 @@ class Episodes:
         query_vector: np.ndarray | None = None,
     ) -> list[MemoryHit]:
         """The ``limit`` best episodes for ``query``, best first, each with its score parts."""
-        if limit <= 0:
-            return []
+        found = await self.pool(
+            query, limit=limit, now=now, shared_only=shared_only, query_vector=query_vector
+        )
+        return found.ranked(
+            best_bm25=found.best_bm25, best_cosine=found.best_cosine, now=now, limit=limit
+        )
+
+    async def pool(
+        self,
+        query: str,
+        *,
+        limit: int,
+        now: datetime,
+        shared_only: bool = False,
+        query_vector: np.ndarray | None = None,
+    ) -> EpisodePool:
+        """The candidate episodes for ``query``: BM25 matches (those said within the time it
+        names too) and, with ``query_vector``, the nearest by meaning."""
         hint = read_time(query[:MAX_QUERY_CHARS], now)
+        if limit <= 0:
+            return EpisodePool([], hint.window)
         stems = query_stems(hint.text)
         pool = limit + _POOL_MARGIN
         rows: dict[int, EpisodeRow] = {}
@@ -158,19 +185,43 @@ class Episodes:
             cosines = self.index.cosine_of(query_vector, list(rows), shared_only=shared_only)
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
-        return _ranked(list(rows.values()), hint.window, now.timestamp(), limit)
+        return EpisodePool(list(rows.values()), hint.window)
+
+
+@dataclass(slots=True)
+class EpisodePool:
+    """The candidates of one query, and the window of time it names."""
+
+    rows: list[EpisodeRow]
+    window: tuple[float, float] | None
+
+    @property
+    def best_bm25(self) -> float:
+        return min((row.bm25_raw for row in self.rows), default=0.0)
+
+    @property
+    def best_cosine(self) -> float:
+        return max((row.cosine for row in self.rows), default=0.0)
+
+    def ranked(
+        self, *, best_bm25: float, best_cosine: float, now: datetime, limit: int
+    ) -> list[MemoryHit]:
+        """The ``limit`` best, best first, BM25 and cosine divided by the pool's best."""
+        return _ranked(self.rows, self.window, now.timestamp(), limit, (best_bm25, best_cosine))
 
 
 def _ranked(
-    rows: Sequence[EpisodeRow], window: tuple[float, float] | None, now: float, limit: int
+    rows: Sequence[EpisodeRow],
+    window: tuple[float, float] | None,
+    now: float,
+    limit: int,
+    best: tuple[float, float],
 ) -> list[MemoryHit]:
-    best = min((row.bm25_raw for row in rows), default=0.0)
     scored = []
     for row in rows:
-        cosine = row.cosine if row.cosine >= MIN_COSINE else 0.0
         parts = {
-            "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best),
-            "cosine": W_COSINE * cosine,
+            "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best[0]),
+            "cosine": W_COSINE * normalised_cosine(row.cosine, best[1]),
             "recency": W_RECENCY * recency(row.last_seen, now),
         }
         if window is not None:

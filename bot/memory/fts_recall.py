@@ -1,16 +1,16 @@
 """Hybrid recall over ``memory.db``: BM25 matches and nearest vectors, scored together.
 
-:func:`hybrid_search` takes the best FTS5 (BM25) matches of the planned query
+:func:`fact_pool` takes the best FTS5 (BM25) matches of the planned query
 (:func:`bot.memory.fts_query.plan_match`) and, when an embedder and its vector index are
-loaded, the nearest vectors; the union is scored by :mod:`bot.memory.scoring` (BM25 + cosine
-+ recency + importance). Without an embedder it answers by BM25 alone. ``shared_only`` (a
-turn in a shared room) filters both sources before the pool is cut: the BM25 matches come from
-the index of shared items and the vector mask hides the rest.
+loaded, the nearest vectors; :func:`score_facts` scores them by :mod:`bot.memory.scoring`
+(BM25 + cosine + recency + importance), beside the episodes of the same query. Without an
+embedder it answers by BM25 alone. ``shared_only`` (a turn in a shared room) filters both
+sources before the pool is cut: the BM25 matches come from the index of shared items and the
+vector mask hides the rest.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 
 from bot.memory.base import MemoryHit
@@ -20,7 +20,7 @@ from bot.memory.fts_store import FtsStore, RecallRow
 from bot.memory.scoring import MIN_COSINE, score_parts
 from bot.memory.stemming import query_stems
 
-__all__ = ["CANDIDATE_MARGIN", "hybrid_search"]
+__all__ = ["CANDIDATE_MARGIN", "fact_pool", "score_facts"]
 
 CANDIDATE_MARGIN = 12
 """Each search re-scores ``limit + CANDIDATE_MARGIN`` BM25 matches (and as many nearest
@@ -28,18 +28,17 @@ vectors). Recency and importance move a score by under 0.1, so a match ranked de
 by BM25 alone seldom reaches the top: measured on the quality set, a larger pool changed nothing."""
 
 
-async def hybrid_search(
+async def fact_pool(
     store: FtsStore,
     query: str,
     *,
     limit: int,
-    now: Callable[[], datetime],
     query_vector: Matrix | None,
     index: VectorIndex | None,
     shared_only: bool = False,
-) -> list[MemoryHit]:
-    """The ``limit`` best memories for ``query``, best first, each with its score parts;
-    ``query_vector`` is the query's embedding (None: BM25 alone)."""
+) -> list[RecallRow]:
+    """The candidate facts for ``query``: its best BM25 matches and, with ``query_vector``
+    (the query's embedding), the nearest vectors, each with its cosine."""
     tokens = query_stems(query)
     if not tokens or limit <= 0:
         return []
@@ -59,11 +58,18 @@ async def hybrid_search(
         cosines = index.cosine_of(query_vector, list(candidates), shared_only=shared_only)
         for rowid, row in candidates.items():
             row.candidate.cosine = cosines.get(rowid, 0.0)
-    best = min((row.candidate.bm25_raw for row in candidates.values()), default=0.0)
-    at = now().timestamp()
+    return list(candidates.values())
+
+
+def score_facts(
+    rows: list[RecallRow], *, best_bm25: float, best_cosine: float, now: datetime, limit: int
+) -> list[MemoryHit]:
+    """The ``limit`` best of ``rows``, best first, each with its score parts; BM25 is divided
+    by ``best_bm25``, the best raw BM25 of the whole pool (facts and episodes)."""
+    at = now.timestamp()
     scored = []
-    for row in candidates.values():
-        parts = score_parts(row.candidate, best_bm25=best, now=at)
+    for row in rows:
+        parts = score_parts(row.candidate, best_bm25=best_bm25, best_cosine=best_cosine, now=at)
         scored.append((sum(parts.values()), row, parts))
     scored.sort(key=lambda entry: entry[0], reverse=True)
     return [MemoryHit(row.item(), score, parts) for score, row, parts in scored[:limit]]

@@ -44,7 +44,7 @@ from bot.memory.episode_store import EpisodeStore, parse_episode_id
 from bot.memory.episodes import Episodes
 from bot.memory.fts_admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
 from bot.memory.fts_query import MAX_QUERY_CHARS, normalise_text
-from bot.memory.fts_recall import CANDIDATE_MARGIN, hybrid_search
+from bot.memory.fts_recall import CANDIDATE_MARGIN, fact_pool, score_facts
 from bot.memory.fts_store import FtsStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
@@ -319,20 +319,31 @@ class SqliteFtsMemory(MemoryBackend):
         # both on one connection: gathered, their statements queue up back to back instead
         # of each waiting for the event loop between them
         facts, episodes = await asyncio.gather(
-            hybrid_search(
+            fact_pool(
                 self._store,
                 query,
                 limit=limit,
-                now=self._now,
                 query_vector=vector,
                 index=self._index,
                 shared_only=shared_room,
             ),
-            self.episodes.search(
+            self.episodes.pool(
                 query, limit=limit, now=self._now(), shared_only=shared_room, query_vector=vector
             ),
         )
-        return blend(facts, episodes, limit)
+        now = self._now()
+        # one scale for both kinds: a fact that matches one word of the query is not made
+        # the equal of the episode that matches them all just because it is the best fact
+        fact_best = min((row.candidate.bm25_raw for row in facts), default=0.0)
+        best = min(fact_best, episodes.best_bm25)
+        cosine = max(
+            max((row.candidate.cosine for row in facts), default=0.0), episodes.best_cosine
+        )
+        return blend(
+            score_facts(facts, best_bm25=best, best_cosine=cosine, now=now, limit=limit),
+            episodes.ranked(best_bm25=best, best_cosine=cosine, now=now, limit=limit),
+            limit,
+        )
 
     async def list_items(
         self, *, include_inactive: bool = False, limit: int = 100
