@@ -12,23 +12,23 @@ __all__ = ["EN", "PT", "Change", "Event", "Fact", "Lines", "Link", "Repeat"]
 
 @dataclass(frozen=True)
 class Fact:
+    """Something told once, and asked for (``asked``; ``paraphrase`` in other words or, for an
+    event, with the month it happened in: ``{month}``)."""
+
     said: str
     reply: str
     asked: str
     paraphrase: str = ""
 
 
-@dataclass(frozen=True)
-class Event:
-    said: str
-    reply: str
-    asked: str
-    #: asked with the month it happened in ({month})
-    paraphrase: str = ""
+Event = Fact
 
 
 @dataclass(frozen=True)
 class Link:
+    """Two things told sessions apart: a link between them, or a habit and how it changed
+    (then the evidence is the second)."""
+
     said: str
     reply: str
     said2: str
@@ -36,13 +36,7 @@ class Link:
     asked: str
 
 
-@dataclass(frozen=True)
-class Change:
-    said: str
-    reply: str
-    said2: str
-    reply2: str
-    asked: str
+Change = Link
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.memory.base import MemoryItem, RoomKind, format_citation
-from bot.memory.fts_connection import FtsConnection
-from bot.memory.fts_store import DF_CACHE_WRITES, StoredVectors
+from bot.memory.fts_store import DF_CACHE_WRITES, FtsStore
+from bot.memory.vector_index import StoredVectors
 
 __all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "episode_id", "parse_episode_id"]
 
@@ -87,9 +87,9 @@ def _row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:
 
 
 class EpisodeStore:
-    """The episode statements, on an open :class:`FtsConnection`."""
+    """The episode statements, on the persona's open :class:`FtsStore`."""
 
-    def __init__(self, connection: FtsConnection) -> None:
+    def __init__(self, connection: FtsStore) -> None:
         self._conn = connection
         self._df_cache: dict[str, int] = {}
         self._writes = 0
@@ -241,35 +241,10 @@ class EpisodeStore:
     # -- vectors ------------------------------------------------------------------------------
 
     async def vectors(self, model: str, dim: int) -> StoredVectors:
-        rows = await self._conn._all(
-            "SELECT v.episode_id, v.vec, e.status = 'active', e.room = 'shared'"
-            " FROM episode_vectors v JOIN episodes e ON e.id = v.episode_id"
-            " WHERE v.model = ? AND v.dim = ? ORDER BY v.episode_id",
-            (model, dim),
-        )
-        return StoredVectors(
-            [r[0] for r in rows],
-            [r[1] for r in rows],
-            [bool(r[2]) for r in rows],
-            [bool(r[3]) for r in rows],
-        )
+        return await self._conn.vectors(model, dim, of="episodes")
 
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, bool]]:
-        rows = await self._conn._all(
-            "SELECT id, text, room = 'shared' FROM episodes WHERE status = 'active' AND id NOT IN"
-            " (SELECT episode_id FROM episode_vectors WHERE model = ? AND dim = ?) ORDER BY id",
-            (model, dim),
-        )
-        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
+        return await self._conn.without_vectors(model, dim, of="episodes")
 
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:
-        async with self._conn._tx() as db:
-            await db.executemany(
-                "INSERT INTO episode_vectors (episode_id, model, dim, vec) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (episode_id) DO UPDATE SET model = excluded.model,"
-                " dim = excluded.dim, vec = excluded.vec",
-                [
-                    (rowid, model, int(vector.shape[0]), vector.astype("<f4").tobytes())
-                    for rowid, vector in zip(rowids, vectors, strict=True)
-                ],
-            )
+        await self._conn.put_vectors(rowids, vectors, model, of="episodes")

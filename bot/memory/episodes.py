@@ -41,6 +41,7 @@ from bot.memory.scoring import (
 )
 from bot.memory.stemming import index_terms, query_stems
 from bot.memory.time_query import read_time
+from bot.memory.vector_index import load_index
 
 __all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
 
@@ -74,25 +75,8 @@ class Episodes:
         """Read the stored vectors into one matrix; embed the episodes that have none."""
         if self.embedder is None:
             return
-        index = VectorIndex(self.embedder.dim)
-        stored = await self.store.vectors(self.model, self.embedder.dim)
-        if stored.rowids:
-            matrix = np.frombuffer(b"".join(stored.blobs), dtype=np.float32)
-            index.load(
-                np.array(stored.rowids, dtype=np.int64),
-                matrix.reshape(-1, self.embedder.dim),
-                np.array(stored.active, dtype=bool),
-                np.array(stored.shared, dtype=bool),
-            )
-        missing = await self.store.without_vectors(self.model, self.embedder.dim)
-        for start in range(0, len(missing), 256):
-            batch = missing[start : start + 256]
-            vectors = await self.embedder.embed([text for _, text, _ in batch])
-            await self.store.put_vectors([rowid for rowid, _, _ in batch], vectors, self.model)
-            for (rowid, _, shared), vector in zip(batch, vectors, strict=True):
-                index.add(rowid, vector, shared=shared)
-        self.index = index
-        log.info("memory.episode_vectors_loaded", vectors=len(index), embedded=len(missing))
+        self.index, embedded = await load_index(self.embedder, self.store, self.model)
+        log.info("memory.episode_vectors_loaded", vectors=len(self.index), embedded=embedded)
 
     async def record(self, turn: TurnRecord) -> int:
         """Keep both sides of ``turn``; how many new episodes (repeats reinforce instead)."""
@@ -123,23 +107,6 @@ class Episodes:
             for (rowid, _), vector in zip(new, vectors, strict=True):
                 self.index.add(rowid, vector, shared=turn.room == "shared")
         return len(new)
-
-    async def search(
-        self,
-        query: str,
-        *,
-        limit: int,
-        now: datetime,
-        shared_only: bool = False,
-        query_vector: np.ndarray | None = None,
-    ) -> list[MemoryHit]:
-        """The ``limit`` best episodes for ``query``, best first, each with its score parts."""
-        found = await self.pool(
-            query, limit=limit, now=now, shared_only=shared_only, query_vector=query_vector
-        )
-        return found.ranked(
-            best_bm25=found.best_bm25, best_cosine=found.best_cosine, now=now, limit=limit
-        )
 
     async def pool(
         self,

@@ -25,7 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import structlog
 
 from bot.disk import run_on_text
@@ -49,6 +48,7 @@ from bot.memory.fts_store import FtsStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
 from bot.memory.recall_blend import blend
+from bot.memory.vector_index import load_index
 from bot.tools import Tool
 
 __all__ = [
@@ -120,26 +120,8 @@ class SqliteFtsMemory(MemoryBackend):
 
     async def _load_vectors(self, embedder: Embedder) -> None:
         """Read every stored vector into one matrix; embed active items that have none."""
-        index = VectorIndex(embedder.dim)
-        stored = await self._store.vectors(self.model_name, embedder.dim)
-        if stored.rowids:
-            matrix = np.frombuffer(b"".join(stored.blobs), dtype=np.float32)
-            index.load(
-                np.array(stored.rowids, dtype=np.int64),
-                matrix.reshape(-1, embedder.dim),
-                np.array(stored.active, dtype=bool),
-                np.array(stored.shared, dtype=bool),
-            )
-        missing = await self._store.items_without_vectors(self.model_name, embedder.dim)
-        for start in range(0, len(missing), 256):
-            batch = missing[start : start + 256]
-            vectors = await embedder.embed([text for _, text, _ in batch])
-            ids = [rowid for rowid, _, _ in batch]
-            await self._store.put_vectors(ids, vectors, self.model_name)
-            for (rowid, _, shared), vector in zip(batch, vectors, strict=True):
-                index.add(rowid, vector, shared=shared)
-        self._index = index
-        log.info("memory.vectors_loaded", vectors=len(index), embedded=len(missing))
+        self._index, embedded = await load_index(embedder, self._store, self.model_name)
+        log.info("memory.vectors_loaded", vectors=len(self._index), embedded=embedded)
 
     # -- writes ------------------------------------------------------------------------------
 

@@ -9,11 +9,20 @@ scored exactly. Measured at 100,000 MiniLM vectors (``bench/recall.py``), the sh
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["EXACT_ROWS", "SHORTLIST", "Matrix", "VectorIndex"]
+__all__ = [
+    "EXACT_ROWS",
+    "SHORTLIST",
+    "Matrix",
+    "StoredVectors",
+    "VectorIndex",
+    "VectorStore",
+    "load_index",
+]
 
 Matrix = npt.NDArray[np.float32]
 
@@ -25,6 +34,54 @@ SHORTLIST = 1_000
 
 
 _FAR = np.uint16(65535)
+
+
+class StoredVectors(NamedTuple):
+    """The stored vectors of one model, by row: an index is loaded from these."""
+
+    rowids: list[int]
+    blobs: list[bytes]
+    active: list[bool]
+    shared: list[bool]
+
+
+class _Embeds(Protocol):
+    dim: int
+
+    async def embed(self, texts: Sequence[str]) -> Matrix: ...
+
+
+class VectorStore(Protocol):
+    """Where one kind of row keeps its vectors (facts and episodes alike)."""
+
+    async def vectors(self, model: str, dim: int) -> StoredVectors: ...
+
+    async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, bool]]: ...
+
+    async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None: ...
+
+
+async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple[VectorIndex, int]:
+    """Every stored vector of ``model`` in one index; the active rows without one are embedded
+    (256 at a time) and stored. Returns the index and how many were embedded."""
+    index = VectorIndex(embedder.dim)
+    stored = await store.vectors(model, embedder.dim)
+    if stored.rowids:
+        matrix = np.frombuffer(b"".join(stored.blobs), dtype=np.float32)
+        index.load(
+            np.array(stored.rowids, dtype=np.int64),
+            matrix.reshape(-1, embedder.dim),
+            np.array(stored.active, dtype=bool),
+            np.array(stored.shared, dtype=bool),
+        )
+    missing = await store.without_vectors(model, embedder.dim)
+    for start in range(0, len(missing), 256):
+        batch = missing[start : start + 256]
+        vectors = await embedder.embed([text for _, text, _ in batch])
+        await store.put_vectors([rowid for rowid, _, _ in batch], vectors, model)
+        for (rowid, _, shared), vector in zip(batch, vectors, strict=True):
+            index.add(rowid, vector, shared=shared)
+    return index, len(missing)
 
 
 def _words(dim: int) -> int:
