@@ -123,6 +123,14 @@ class MiniLMEmbedder:
             )
             for key, value in raw.items()
         }
+        # query, key and value side by side: one product a layer instead of three
+        for layer in range(self._layers):
+            p = f"encoder.layer.{layer}.attention.self"
+            for part in ("weight", "bias"):
+                self._w[f"{p}.qkv.{part}"] = np.concatenate(
+                    [self._w[f"{p}.{name}.{part}"] for name in ("query", "key", "value")],
+                    axis=-1,
+                )
 
     def _dense(self, x: Matrix, prefix: str) -> Matrix:
         # one 2-D product (rows = every token of the batch) is a single BLAS call; the 3-D
@@ -167,9 +175,8 @@ class MiniLMEmbedder:
             def heads(t: Matrix) -> Matrix:
                 return t.reshape(batch, length, self._heads, head_dim).transpose(0, 2, 1, 3)
 
-            q = heads(self._dense(x, f"{p}.attention.self.query"))
-            k = heads(self._dense(x, f"{p}.attention.self.key"))
-            v = heads(self._dense(x, f"{p}.attention.self.value"))
+            qkv = self._dense(x, f"{p}.attention.self.qkv")
+            q, k, v = (heads(qkv[..., i * self.dim : (i + 1) * self.dim]) for i in range(3))
             scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(head_dim)) + bias
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores /= scores.sum(axis=-1, keepdims=True)
