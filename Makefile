@@ -38,5 +38,6 @@ lint: setup
 bench: setup
 	$(PY) bench/turn_overhead.py
 	$(PY) bench/recall.py --quick
+	$(PY) bench/recall_quality.py
 	$(PY) bench/policy_accuracy.py
 	$(PY) bench/long_input.py --runs 1
