@@ -179,3 +179,11 @@ def test_explain_shows_an_episode_and_the_parts_of_its_score(
     assert set(score["parts"]) >= {"bm25", "recency"}
     assert sum(score["parts"].values()) == pytest.approx(score["score"], abs=1e-3)
     assert all(other["kind"] in ("fact", "episode") for other in score["ahead"])
+    # the export holds the episodes (both sides) beside the facts
+    assert run(data_dir, "export") == 0
+    exported = json.loads(capsys.readouterr().out)["items"]
+    assert {(item["kind"], item["text"]) for item in exported} >= {
+        ("episode", said),
+        ("episode", "Oh no!"),
+        ("fact", "Marta lives in Sintra."),
+    }

@@ -250,5 +250,5 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     command("forget", _forget, "mark a memory forgotten (it is never deleted)").add_argument("id")
     command("stats", _stats, "counts by status and category")
-    export = command("export", _export, "every memory as JSON")
+    export = command("export", _export, "every fact and episode as JSON")
     export.add_argument("--output", help="write to this file (atomically) instead of stdout")

@@ -29,6 +29,10 @@ EPISODE_PREFIX = "e"
 _COLUMNS = "e.id, e.at, e.speaker, e.room, e.platform, e.text, e.reinforced, e.last_seen"
 
 
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
 def episode_id(rowid: int) -> str:
     return f"{EPISODE_PREFIX}{rowid}"
 
@@ -212,27 +216,34 @@ class EpisodeStore:
         return bool(await self._conn._all("SELECT 1 FROM episodes WHERE id = ?", (rowid,)))
 
     async def explain(self, rowid: int) -> dict[str, Any]:
-        rows = await self._conn._all(
-            f"SELECT {_COLUMNS}, e.status FROM episodes e WHERE e.id = ?", (rowid,)
-        )
-        if not rows:
-            return {}
-        episode = _row(rows[0])
-        return {
-            "id": episode_id(rowid),
-            "kind": "episode",
-            "speaker": episode.speaker,
-            "text": episode.text,
-            "room": episode.room,
-            "platform": episode.platform,
-            "said": datetime.fromtimestamp(episode.at, UTC).isoformat(timespec="seconds"),
-            "last_seen": datetime.fromtimestamp(episode.last_seen, UTC).isoformat(
-                timespec="seconds"
-            ),
-            "reinforced": episode.reinforced,
-            "status": str(rows[0][8]),
-            "citation": format_citation(episode.item()),
-        }
+        found = await self._details("WHERE e.id = ?", (rowid,))
+        return found[0] if found else {}
+
+    async def export(self) -> list[dict[str, Any]]:
+        """Every episode, every status, oldest first."""
+        return await self._details("ORDER BY e.id", ())
+
+    async def _details(self, where: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+        rows = await self._conn._all(f"SELECT {_COLUMNS}, e.status FROM episodes e {where}", params)
+        found = []
+        for row in rows:
+            episode = _row(row)
+            found.append(
+                {
+                    "id": episode_id(episode.rowid),
+                    "kind": "episode",
+                    "speaker": episode.speaker,
+                    "text": episode.text,
+                    "room": episode.room,
+                    "platform": episode.platform,
+                    "said": _iso(episode.at),
+                    "last_seen": _iso(episode.last_seen),
+                    "reinforced": episode.reinforced,
+                    "status": str(row[8]),
+                    "citation": format_citation(episode.item()),
+                }
+            )
+        return found
 
     async def counts(self) -> dict[str, int]:
         rows = await self._conn._all("SELECT status, COUNT(*) FROM episodes GROUP BY status")

@@ -354,7 +354,9 @@ class SqliteFtsMemory(MemoryBackend):
         return stats
 
     async def export(self) -> list[dict[str, Any]]:
-        return await self._store.export()
+        """Every fact, then every episode (``kind`` tells them apart), every status."""
+        facts = [{**fact, "kind": "fact"} for fact in await self._store.export()]
+        return facts + await self.episodes.store.export()
 
     def tools(self, *, shared_room: bool = False) -> list[Tool]:
         """``memory_search``, ``memory_add`` and ``memory_forget`` for the model."""
