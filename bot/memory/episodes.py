@@ -17,16 +17,15 @@ never recalled in a shared room.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import numpy as np
 import structlog
 
 from bot.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
-from bot.memory.embeddings import Embedder, VectorIndex
+from bot.memory.embeddings import Embedder, Matrix, VectorIndex
 from bot.memory.episode_store import EpisodeRow, EpisodeStore
 from bot.memory.fts_query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.policy_secrets import redact_secrets
@@ -115,10 +114,11 @@ class Episodes:
         limit: int,
         now: datetime,
         shared_only: bool = False,
-        query_vector: np.ndarray | None = None,
+        query_vector: Awaitable[Matrix | None] | None = None,
     ) -> EpisodePool:
         """The candidate episodes for ``query``: BM25 matches (those said within the time it
-        names too) and, with ``query_vector``, the nearest by meaning."""
+        names too) and, with ``query_vector`` (awaited after the BM25 matches), the nearest by
+        meaning."""
         hint = read_time(query[:MAX_QUERY_CHARS], now)
         if limit <= 0:
             return EpisodePool([], hint.window)
@@ -139,17 +139,18 @@ class Episodes:
                     plans[-1].expression, pool, shared_only=shared_only, window=hint.window
                 ):
                     rows.setdefault(row.rowid, row)
-        if query_vector is not None and self.index is not None and len(self.index):
-            near = self.index.nearest(query_vector, pool, MIN_COSINE, shared_only=shared_only)
+        vector = await query_vector if query_vector is not None else None
+        if vector is not None and self.index is not None and len(self.index):
+            near = self.index.nearest(vector, pool, MIN_COSINE, shared_only=shared_only)
             if hint.window is not None:
                 # "where did I go in March": the words say little, the window and meaning a lot
                 within = await self.store.said_within(hint.window, shared_only=shared_only)
-                closest = self.index.cosine_of(query_vector, within, shared_only=shared_only)
+                closest = self.index.cosine_of(vector, within, shared_only=shared_only)
                 near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
             extra = [rowid for rowid, _ in near if rowid not in rows]
             for row in await self.store.rows_by_id(extra, shared_only=shared_only):
                 rows[row.rowid] = row
-            cosines = self.index.cosine_of(query_vector, list(rows), shared_only=shared_only)
+            cosines = self.index.cosine_of(vector, list(rows), shared_only=shared_only)
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
         return EpisodePool(list(rows.values()), hint.window)

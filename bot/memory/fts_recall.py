@@ -11,6 +11,7 @@ vector mask hides the rest.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from datetime import datetime
 
 from bot.memory.base import MemoryHit
@@ -33,12 +34,13 @@ async def fact_pool(
     query: str,
     *,
     limit: int,
-    query_vector: Matrix | None,
+    query_vector: Awaitable[Matrix | None] | None,
     index: VectorIndex | None,
     shared_only: bool = False,
 ) -> list[RecallRow]:
     """The candidate facts for ``query``: its best BM25 matches and, with ``query_vector``
-    (the query's embedding), the nearest vectors, each with its cosine."""
+    (the query's embedding, awaited only once the BM25 matches are in, so both are worked on
+    at once), the nearest vectors, each with its cosine."""
     tokens = query_stems(query)
     if not tokens or limit <= 0:
         return []
@@ -50,12 +52,13 @@ async def fact_pool(
         if len(rows) >= limit:
             break
     candidates = {row.candidate.rowid: row for row in rows}
-    if query_vector is not None and index is not None:
-        near = index.nearest(query_vector, pool, MIN_COSINE, shared_only=shared_only)
+    vector = await query_vector if query_vector is not None else None
+    if vector is not None and index is not None:
+        near = index.nearest(vector, pool, MIN_COSINE, shared_only=shared_only)
         extra = [rowid for rowid, _ in near if rowid not in candidates]
         for row in await store.rows_by_id(extra, shared_only=shared_only):
             candidates[row.candidate.rowid] = row
-        cosines = index.cosine_of(query_vector, list(candidates), shared_only=shared_only)
+        cosines = index.cosine_of(vector, list(candidates), shared_only=shared_only)
         for rowid, row in candidates.items():
             row.candidate.cosine = cosines.get(rowid, 0.0)
     return list(candidates.values())

@@ -293,26 +293,35 @@ class SqliteFtsMemory(MemoryBackend):
     async def search(
         self, query: str, *, limit: int = 10, shared_room: bool = False
     ) -> list[MemoryHit]:
-        """Facts and episodes blended: each ranked over its own candidate pool (so each
-        pool's best BM25 match scores 1.0), then the ``limit`` best of both by score."""
-        vector: Matrix | None = None
+        """Facts and episodes blended: candidates of both, scored on one scale (BM25 and
+        cosine each divided by the best of the whole pool), then the ``limit`` best."""
+        vector: asyncio.Task[Matrix | None] | None = None
         if self.embedder is not None and self._index is not None and query.strip():
-            vector = (await self.embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
+            # the model runs in a worker thread while the BM25 statements run in SQLite's
+            vector = asyncio.ensure_future(self._embed_query(self.embedder, query))
         # both on one connection: gathered, their statements queue up back to back instead
         # of each waiting for the event loop between them
-        facts, episodes = await asyncio.gather(
-            fact_pool(
-                self._store,
-                query,
-                limit=limit,
-                query_vector=vector,
-                index=self._index,
-                shared_only=shared_room,
-            ),
-            self.episodes.pool(
-                query, limit=limit, now=self._now(), shared_only=shared_room, query_vector=vector
-            ),
-        )
+        try:
+            facts, episodes = await asyncio.gather(
+                fact_pool(
+                    self._store,
+                    query,
+                    limit=limit,
+                    query_vector=vector,
+                    index=self._index,
+                    shared_only=shared_room,
+                ),
+                self.episodes.pool(
+                    query,
+                    limit=limit,
+                    now=self._now(),
+                    shared_only=shared_room,
+                    query_vector=vector,
+                ),
+            )
+        finally:
+            if vector is not None:  # neither pool needed it, or one failed first
+                vector.cancel()
         now = self._now()
         # one scale for both kinds: a fact that matches one word of the query is not made
         # the equal of the episode that matches them all just because it is the best fact
@@ -326,6 +335,11 @@ class SqliteFtsMemory(MemoryBackend):
             episodes.ranked(best_bm25=best, best_cosine=cosine, now=now, limit=limit),
             limit,
         )
+
+    @staticmethod
+    async def _embed_query(embedder: Embedder, query: str) -> Matrix | None:
+        vectors = await embedder.embed([query[:MAX_QUERY_CHARS]])
+        return vectors[0] if len(vectors) else None
 
     async def list_items(
         self, *, include_inactive: bool = False, limit: int = 100
