@@ -250,6 +250,9 @@ class Session:
             # the file layer is in the prompt already; its copy in the store (for search) is
             # brought up to date after the answer, so a new persona's first turn waits for none
             await self._mirror_files()
+        except Exception as exc:
+            log.error("memory.mirror_failed", error=str(exc))
+        try:
             await self.memory.sync(record)
         except Exception as exc:
             log.error("memory.sync_failed", error=str(exc))
