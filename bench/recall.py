@@ -40,7 +40,7 @@ from bot.memory.base import Category
 from bot.memory.embeddings import Embedder, load_embedder
 from bot.memory.fts_query import plan_match
 from bot.memory.sqlite_fts import CANDIDATE_MARGIN, SqliteFtsMemory
-from bot.memory.stemming import query_stems
+from bot.memory.stemming import query_stem_groups, query_stems
 
 __all__ = ["main", "synthetic_memories", "synthetic_queries"]
 
@@ -328,11 +328,12 @@ async def _plan_agreement(memory: SqliteFtsMemory, queries: list[str]) -> float:
     score_sql = "SELECT bm25(items_fts) FROM items_fts WHERE items_fts MATCH ? AND rowid = ?"
     equal = slots = 0
     for text in queries:
+        groups = query_stem_groups(text)
         tokens = query_stems(text)
         exact_expr = _or_query(text)
         exact = [row[0] for row in await store.db.execute_fetchall(exact_sql, (exact_expr, K))]
         rows: list[Any] = []
-        for plan in plan_match(tokens, await store.doc_frequencies(tokens)):
+        for plan in plan_match(tokens, await store.doc_frequencies(tokens), groups):
             rows = await store.match(plan.expression, K + CANDIDATE_MARGIN, newest=plan.newest)
             if len(rows) >= K:
                 break

@@ -38,7 +38,7 @@ from bot.memory.scoring import (
     normalised_cosine,
     recency,
 )
-from bot.memory.stemming import index_terms, query_stems
+from bot.memory.stemming import index_terms, query_stem_groups
 from bot.memory.time_query import read_time
 from bot.memory.vector_index import load_index
 
@@ -122,11 +122,12 @@ class Episodes:
         hint = read_time(query[:MAX_QUERY_CHARS], now)
         if limit <= 0:
             return EpisodePool([], hint.window)
-        stems = query_stems(hint.text)
+        groups = query_stem_groups(hint.text)
+        stems = list(dict.fromkeys(stem for group in groups for stem in group))
         pool = limit + _POOL_MARGIN
         rows: dict[int, EpisodeRow] = {}
         if stems:
-            plans = plan_match(stems, await self.store.doc_frequencies(stems))
+            plans = plan_match(stems, await self.store.doc_frequencies(stems), groups)
             for plan in plans:
                 found = await self.store.match(
                     plan.expression, pool, newest=plan.newest, shared_only=shared_only

@@ -19,7 +19,7 @@ from bot.memory.embeddings import Matrix, VectorIndex
 from bot.memory.fts_query import plan_match
 from bot.memory.fts_store import FtsStore, RecallRow
 from bot.memory.scoring import MIN_COSINE, score_parts
-from bot.memory.stemming import query_stems
+from bot.memory.stemming import query_stem_groups
 
 __all__ = ["CANDIDATE_MARGIN", "fact_pool", "score_facts"]
 
@@ -41,13 +41,14 @@ async def fact_pool(
     """The candidate facts for ``query``: its best BM25 matches and, with ``query_vector``
     (the query's embedding, awaited only once the BM25 matches are in, so both are worked on
     at once), the nearest vectors, each with its cosine."""
-    tokens = query_stems(query)
+    groups = query_stem_groups(query)
+    tokens = list(dict.fromkeys(stem for group in groups for stem in group))
     if not tokens or limit <= 0:
         return []
     pool = limit + CANDIDATE_MARGIN
     rows: list[RecallRow] = []
     frequencies = await store.doc_frequencies(tokens, shared_only=shared_only)
-    for plan in plan_match(tokens, frequencies):
+    for plan in plan_match(tokens, frequencies, groups):
         rows = await store.match(plan.expression, pool, newest=plan.newest, shared_only=shared_only)
         if len(rows) >= limit:
             break

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from bot.memory.fts_query import MAX_QUERY_CHARS, MAX_QUERY_TOKENS, STOPWORDS, fold
 
-__all__ = ["STEMMING", "index_terms", "query_stems", "text_language"]
+__all__ = ["STEMMING", "index_terms", "query_stem_groups", "query_stems", "text_language"]
 
 _WORD = re.compile(r"[^\W_]+")
 _MAX_TOKEN_CHARS = 48
@@ -86,16 +86,18 @@ def index_terms(text: str) -> str:
     return " ".join(_stems(words, text_language(words)))
 
 
-def query_stems(text: str) -> list[str]:
-    """The distinct search stems of ``text`` (stopwords dropped unless nothing else is left),
-    each word by its English and its Portuguese stem, in first-seen order."""
+def query_stem_groups(text: str) -> list[list[str]]:
+    """The search stems of ``text`` by word (stopwords dropped unless nothing else is left):
+    each word's English and Portuguese stem, once each, words in first-seen order."""
     words: dict[str, None] = {}
     for word in _WORD.findall(fold(text[:MAX_QUERY_CHARS])):
         words.setdefault(word[:_MAX_TOKEN_CHARS], None)
     content = [word for word in words if word not in STOPWORDS] or list(words)
     content = content[:MAX_QUERY_TOKENS]
-    seen: dict[str, None] = {}
-    for lang in ("en", "pt"):
-        for stem in _stems(content, lang):
-            seen.setdefault(stem, None)
-    return list(seen)
+    english, portuguese = _stems(content, "en"), _stems(content, "pt")
+    return [list(dict.fromkeys(pair)) for pair in zip(english, portuguese, strict=True)]
+
+
+def query_stems(text: str) -> list[str]:
+    """Every distinct search stem of ``text`` (:func:`query_stem_groups`, flattened)."""
+    return list(dict.fromkeys(stem for group in query_stem_groups(text) for stem in group))
