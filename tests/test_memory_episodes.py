@@ -167,3 +167,14 @@ def test_stems_meet_across_forms_and_languages() -> None:
     assert set(query_stems("peanut")) & set(index_terms("peanuts").split())
     assert set(query_stems("viajar")) & set(index_terms("Eu viajei com a minha mãe").split())
     assert index_terms("École") == index_terms("ecole")
+
+
+async def test_asked_when_the_dated_episode_wins_over_the_same_fact(
+    memory: SqliteFtsMemory,
+) -> None:
+    await said(memory, "We adopted a cat called Miso.", at=datetime(2026, 2, 3, tzinfo=UTC))
+    assert [item.text for item in await memory.list_items()] == ["We adopted a cat called Miso."]
+    what = await memory.prefetch("the cat Miso we adopted", limit=1)
+    assert what[0].item.kind == "fact"  # asked what, the fact (with its category) answers
+    when = await memory.prefetch("when did we adopt Miso?", limit=1)
+    assert when[0].citation == "[episode · 2026-02-03 · dm]"

@@ -121,7 +121,7 @@ class Episodes:
         meaning."""
         hint = read_time(query[:MAX_QUERY_CHARS], now)
         if limit <= 0:
-            return EpisodePool([], hint.window)
+            return EpisodePool([], hint.window, hint.asks_when)
         groups = query_stem_groups(hint.text)
         stems = list(dict.fromkeys(stem for group in groups for stem in group))
         pool = limit + _POOL_MARGIN
@@ -154,7 +154,7 @@ class Episodes:
             cosines = self.index.cosine_of(vector, list(rows), shared_only=shared_only)
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
-        return EpisodePool(list(rows.values()), hint.window)
+        return EpisodePool(list(rows.values()), hint.window, hint.asks_when)
 
 
 @dataclass(slots=True)
@@ -163,6 +163,9 @@ class EpisodePool:
 
     rows: list[EpisodeRow]
     window: tuple[float, float] | None
+    #: the query asks when something happened: only an episode carries the date that answers
+    #: it, so it stands in for a fact that says the same thing (:func:`recall_blend.blend`)
+    asks_when: bool = False
 
     @property
     def best_bm25(self) -> float:

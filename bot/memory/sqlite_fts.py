@@ -334,6 +334,7 @@ class SqliteFtsMemory(MemoryBackend):
             score_facts(facts, best_bm25=best, best_cosine=cosine, now=now, limit=limit),
             episodes.ranked(best_bm25=best, best_cosine=cosine, now=now, limit=limit),
             limit,
+            prefer="episode" if episodes.asks_when else None,
         )
 
     @staticmethod
