@@ -39,5 +39,6 @@ bench: setup
 	$(PY) bench/startup.py
 	$(PY) bench/turn_overhead.py
 	$(PY) bench/recall.py --quick
+	$(PY) bench/recall_quality.py
 	$(PY) bench/policy_accuracy.py
 	$(PY) bench/long_input.py --runs 1

@@ -240,13 +240,13 @@ class Session:
         if self.memory is None or otr:
             return "", []
         try:
-            await self._mirror_files()
-            inject = await self.memory.inject(shared_room=shared_room)
             limit = self.deps.config.memory.recall_limit
-            hits = (
-                await self.memory.prefetch(text, limit=limit, shared_room=shared_room)
+            no_recall: list[MemoryHit] = []
+            inject, hits = await asyncio.gather(
+                self.memory.inject(shared_room=shared_room),
+                self.memory.prefetch(text, limit=limit, shared_room=shared_room)
                 if limit
-                else []
+                else asyncio.sleep(0, result=no_recall),
             )
         except Exception as exc:
             log.error("memory.recall_failed", error=str(exc))
@@ -270,6 +270,12 @@ class Session:
         self._unextracted.append(record)
         if self.memory is None:
             return
+        try:
+            # the file layer is in the prompt already; its copy in the store (for search) is
+            # brought up to date after the answer, so a new persona's first turn waits for none
+            await self._mirror_files()
+        except Exception as exc:
+            log.error("memory.mirror_failed", error=str(exc))
         try:
             await self.memory.sync(record)
         except Exception as exc:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
+from bot.memory.base import TurnRecord
+from bot.memory.sqlite_fts import SqliteFtsMemory
 
 
 @pytest.fixture
@@ -148,3 +152,38 @@ def test_added_facts_are_shared_unless_private_and_search_shows_a_rooms_view(
     assert "Biscuit" in shown and "Porto" not in shown
     assert run(data_dir, "search", "Biscuit Ana Porto") == 0
     assert "Porto" in capsys.readouterr().out
+
+
+def test_explain_shows_an_episode_and_the_parts_of_its_score(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = "Went to Sintra with Marta, the palace was closed."
+
+    async def chat() -> None:
+        persona = data_dir / "scott" / "persona" / "inara"
+        async with SqliteFtsMemory(persona) as memory:
+            at = datetime(2026, 5, 9, 18, 0, tzinfo=UTC)
+            await memory.sync(TurnRecord(said, "Oh no!", "telegram", at, "scott", "inara"))
+
+    asyncio.run(chat())
+    assert run(data_dir, "add", "Marta lives in Sintra.") == 0
+    capsys.readouterr()
+    assert run(data_dir, "search", "sintra palace") == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("e1 ") and "[episode · 2026-05-09 · dm]" in first
+    assert run(data_dir, "explain", "e1", "--query", "when did I go to Sintra") == 0
+    details = json.loads(capsys.readouterr().out)
+    assert details["text"] == said and details["said"].startswith("2026-05-09")
+    score = details["score"]
+    assert score["kind"] == "episode" and score["rank"] >= 1
+    assert set(score["parts"]) >= {"bm25", "recency"}
+    assert sum(score["parts"].values()) == pytest.approx(score["score"], abs=1e-3)
+    assert all(other["kind"] in ("fact", "episode") for other in score["ahead"])
+    # the export holds the episodes (both sides) beside the facts
+    assert run(data_dir, "export") == 0
+    exported = json.loads(capsys.readouterr().out)["items"]
+    assert {(item["kind"], item["text"]) for item in exported} >= {
+        ("episode", said),
+        ("episode", "Oh no!"),
+        ("fact", "Marta lives in Sintra."),
+    }

@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from bot.memory.embeddings import Embedder, Matrix, VectorIndex, load_embedder
+from bot.memory.embeddings import Embedder, Matrix, MiniLMEmbedder, VectorIndex, load_embedder
 from bot.memory.sqlite_fts import SqliteFtsMemory
 
 __all__: list[str] = []
@@ -175,3 +175,20 @@ async def test_minilm_hybrid_recall_of_a_paraphrase(tmp_path: Path) -> None:
         assert hits[0].item.text.startswith("Marta is allergic to shellfish")
         assert hits[0].parts["bm25"] == 0.0 and hits[0].parts["cosine"] > 0.3
         assert all(hit.score < hits[0].score for hit in hits[1:])
+
+
+@needs_minilm
+async def test_minilm_a_repeated_query_is_embedded_once() -> None:
+    embedder = load_embedder()
+    assert isinstance(embedder, MiniLMEmbedder)
+    calls: list[list[str]] = []
+    forward = embedder.embed_sync
+
+    def counted(texts: Sequence[str]) -> Matrix:
+        calls.append(list(texts))
+        return forward(texts)
+
+    embedder.embed_sync = counted  # type: ignore[method-assign]
+    first = await embedder.embed(["where does my sister live"])
+    again = await embedder.embed(["where does my sister live"])
+    assert np.array_equal(first, again) and calls == [["where does my sister live"]]

@@ -369,3 +369,12 @@ async def test_an_unreadable_database_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "holographic.db").write_bytes(b"this is not a database " * 64)
     with pytest.raises(MemoryStoreError, match=r"cannot read .*holographic\.db"):
         await HolographicMemory(tmp_path).open()
+
+
+async def test_words_no_memory_holds_do_not_drown_the_one_that_matches(
+    memory: HolographicMemory,
+) -> None:
+    await memory.add("Scott plays the cello on Thursdays.", source="t", force=True)
+    await memory.add("The boiler was serviced in March.", source="t", force=True)
+    hits = await memory.search("cello lessons teacher orchestra fingers practice", limit=3)
+    assert [hit.item.text for hit in hits][:1] == ["Scott plays the cello on Thursdays."]

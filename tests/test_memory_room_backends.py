@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import MemoryBackend, TurnRecord
+from bot.memory.fts_schema import MIGRATIONS, SCHEMA_VERSION
 from bot.memory.holographic import HolographicMemory
 from bot.memory.honcho import HonchoMemory
 from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.migrations import _statements
 from tests.fakes.honcho_api import FakeHoncho
 from tests.test_memory_embeddings import ConceptEmbedder
 from tests.test_memory_room_scope import AT, KEY, PRIVATE, honcho_memory, learn, recalled
@@ -22,13 +24,24 @@ __all__: list[str] = []
 
 def forget_rooms(db_path: Path, version: int) -> None:
     """Turn a store back into its last version without rooms (the column dropped, and in
-    ``memory.db`` the index of shared items)."""
+    ``memory.db`` the index of shared items and the episodes, which came later still)."""
     with sqlite3.connect(db_path) as db:
+        db.execute("DROP TRIGGER IF EXISTS episodes_never_deleted")
+        for table in ("episodes_vocab", "episodes_fts", "episode_vectors", "episodes"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
         db.execute("DROP TRIGGER IF EXISTS items_shared_fts_insert")
         db.execute("DROP TRIGGER IF EXISTS items_shared_fts_update")
         db.execute("DROP TABLE IF EXISTS items_shared_vocab")
         db.execute("DROP TABLE IF EXISTS items_shared_fts")
         db.execute("ALTER TABLE items DROP COLUMN room")
+        if db_path.name == "memory.db":  # back to the triggers that indexed the text
+            for statement in _statements(MIGRATIONS[0][1]):
+                if statement.startswith("CREATE TRIGGER items_fts"):
+                    db.execute(
+                        statement.replace("CREATE TRIGGER", "DROP TRIGGER").split(" AFTER")[0]
+                    )
+                    db.execute(statement)
+            db.execute("ALTER TABLE items DROP COLUMN terms")
         db.execute("DELETE FROM schema_version WHERE version > ?", (version,))
 
 
@@ -51,7 +64,7 @@ async def test_sqlite_store_from_before_rooms_counts_conversation_items_as_direc
     await memory.mirror("USER.md", "- I prefer my coffee black.\n")  # also in the file layer
     await old_store(memory, memory.path, 3)
     async with SqliteFtsMemory(tmp_path, now=lambda: AT) as upgraded:
-        assert (await upgraded.stats())["schema_version"] == 4
+        assert (await upgraded.stats())["schema_version"] == SCHEMA_VERSION
         assert PRIVATE not in await recalled(upgraded, "sister Ana Porto", shared_room=True)
         assert PRIVATE in await recalled(upgraded, "sister Ana Porto", shared_room=False)
         for query in ("bees roof", "tomatoes balcony", "coffee black"):

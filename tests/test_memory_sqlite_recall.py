@@ -212,3 +212,11 @@ async def test_a_new_word_is_found_right_after_a_search_missed_it(
     assert [hit.item.text for hit in await memory.search("zebra")] == [
         "My daughter's favourite animal is the zebra."
     ]
+
+
+def test_a_large_plan_wants_every_word_in_any_of_its_forms() -> None:
+    frequencies = {"run": 900, "running": 800, "lesson": 700, "lessons": 400}
+    groups = [["run", "running"], ["lesson", "lessons"]]
+    tokens = ["run", "running", "lesson", "lessons"]
+    plans = plan_match(tokens, frequencies, groups)
+    assert plans[0].expression == '("run" OR "running") AND ("lesson" OR "lessons")'

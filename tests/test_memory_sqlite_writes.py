@@ -11,6 +11,7 @@ import pytest
 
 from bot.memory.base import TurnRecord
 from bot.memory.fts_query import mirror_lines
+from bot.memory.fts_schema import SCHEMA_VERSION
 from bot.memory.sqlite_fts import MAX_ITEM_CHARS, SqliteFtsMemory
 
 __all__: list[str] = []
@@ -134,7 +135,9 @@ async def test_sync_stores_user_candidates_with_platform_and_date(
         "I live in Porto.",
         "My cat is called Miso and she hates the vacuum cleaner.",
     ]
-    assert "Noted" not in _all_text(memory.path)
+    # the reply is kept as an episode (what was said), never as a durable fact
+    assert not any("Noted" in item.text for item in items)
+    assert (await memory.stats())["episodes"] == {"active": 2}
     # extract over the same session records nothing new and does not double-count
     assert await memory.extract([turn]) == 0
     assert all(item.reinforced == 0 for item in await memory.list_items())
@@ -228,7 +231,7 @@ async def test_inject_stats_and_export(memory: SqliteFtsMemory) -> None:
     stats = await memory.stats()
     assert stats["items"] == 4
     assert stats["by_status"] == {"active": 3, "forgotten": 1}
-    assert stats["backend"] == "sqlite-fts5" and stats["schema_version"] == 4
+    assert stats["backend"] == "sqlite-fts5" and stats["schema_version"] == SCHEMA_VERSION
     exported = await memory.export()
     assert [row["status"] for row in exported] == ["active", "active", "forgotten", "active"]
     assert {"id", "text", "category", "source", "confidence", "created", "last_seen"} <= set(

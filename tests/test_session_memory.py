@@ -104,3 +104,14 @@ async def test_secrets_are_never_stored(chat: Chat, tmp_path: Path) -> None:
     await chat.say("/new")
     rows = " ".join(_memory_rows(tmp_path))
     assert "hunter2" not in rows and "sk-ant-api03" not in rows
+
+
+async def test_a_past_story_comes_back_as_an_episode_after_the_conversation_moved_on(
+    chat: Chat, tmp_path: Path
+) -> None:
+    await chat.say("Went to Sintra with Marta yesterday, the palace was closed for repairs.")
+    await chat.say("/new")  # a fresh conversation: only memory can bring it back
+    await chat.say("When did I go to Sintra?")
+    prompt = chat.llm.calls[-1].system.dynamic
+    recalled = [line for line in prompt.splitlines() if "palace was closed" in line]
+    assert recalled and "[episode · " in recalled[0] and " · dm]" in recalled[0]

@@ -43,6 +43,7 @@ __all__ = [
     "MemoryBackend",
     "MemoryHit",
     "MemoryItem",
+    "MemoryKind",
     "RoomKind",
     "TurnRecord",
     "format_citation",
@@ -56,6 +57,8 @@ RoomKind = Literal["direct", "shared"]
 """Where something was said: ``direct`` (the user alone with the persona) or ``shared`` (a
 room other people read)."""
 ROOM_KINDS: tuple[RoomKind, ...] = ("direct", "shared")
+
+MemoryKind = Literal["fact", "episode"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +88,8 @@ class MemoryItem:
     reinforced: int = 0
     #: "shared" once the fact was stated in a shared room (or came from the file layer)
     room: RoomKind = "direct"
+    #: a durable ``fact`` the write policy kept, or an ``episode``: one message as it was said
+    kind: MemoryKind = "fact"
 
     def record(self) -> dict[str, Any]:
         """The item as plain data (for inspection and export)."""
@@ -97,6 +102,7 @@ class MemoryItem:
             "status": self.status,
             "reinforced": self.reinforced,
             "room": self.room,
+            "kind": self.kind,
             "created_at": self.created_at.isoformat(),
         }
 
@@ -129,7 +135,11 @@ def visible_in(item: MemoryItem, *, shared_room: bool) -> bool:
 
 
 def format_citation(item: MemoryItem) -> str:
-    """``[category · source · confidence]`` as every injected memory carries it."""
+    """``[category · source · confidence]`` as every injected fact carries it; an episode's
+    names the day it was said and where: ``[episode · 2026-05-09 · dm]`` (or ``group``)."""
+    if item.kind == "episode":
+        where = "group" if item.room == "shared" else "dm"
+        return f"[episode · {item.created_at:%Y-%m-%d} · {where}]"
     return f"[{item.category} · {item.source} · {item.confidence:.2f}]"
 
 

@@ -3,14 +3,19 @@
     personad memory add "I take my coffee black" --user scott --persona inara [--category C]
                                                                  [--private]
     personad memory search "coffee" --user scott --persona inara [--limit N] [--shared]
-    personad memory list | explain ID | forget ID | stats | export [--output FILE]
+    personad memory explain ID [--query Q] --user scott --persona inara
+    personad memory list | forget ID | stats | export [--output FILE]
 
 Every command opens the configured backend for ``DATA_DIR/USER/persona/PERSONA`` and closes it
 when done. ``add`` forces the write (you are being explicit) but the policy still classifies the
 sentence and its verdict is printed; secrets are refused even then. What you add belongs to the
 persona's file layer, so it is shared (recalled in group rooms too) unless ``--private`` keeps
 it to direct conversations. ``search --shared`` shows what a turn in a shared room would
-recall; ``list`` shows each item's room (``direct`` or ``shared``).
+recall; ``list`` shows each item's room (``direct`` or ``shared``). Recall blends durable facts
+(ids ``42``) and episodes, the messages as they were said (ids ``e42``, cited with their date);
+``explain ID --query Q`` shows where one of them ranks for ``Q`` and the parts of its score
+(``bm25``, ``cosine``, ``recency``, and ``importance`` for a fact or ``time`` for an episode
+said within the time the query names).
 """
 
 from __future__ import annotations
@@ -134,8 +139,32 @@ async def _explain(args: argparse.Namespace, memory: MemoryBackend) -> int:
     if not details:
         print(f"personad: no memory with id {args.id}", file=sys.stderr)
         return 1
+    if args.query:
+        details["score"] = await _score_for(memory, str(args.id), args.query)
     print(_json(details))
     return 0
+
+
+_EXPLAIN_DEPTH = 50
+
+
+async def _score_for(memory: MemoryBackend, item_id: str, query: str) -> dict[str, Any]:
+    """Where the item ranks for ``query`` among facts and episodes, and its score by part."""
+    hits = await memory.search(query, limit=_EXPLAIN_DEPTH)
+    for rank, hit in enumerate(hits, 1):
+        if hit.item.id == item_id.strip().lstrip("#"):
+            return {
+                "query": query,
+                "kind": hit.item.kind,
+                "rank": rank,
+                "score": round(hit.score, 4),
+                "parts": {name: round(value, 4) for name, value in hit.parts.items()},
+                "ahead": [
+                    {"id": other.item.id, "kind": other.item.kind, "score": round(other.score, 4)}
+                    for other in hits[: rank - 1]
+                ],
+            }
+    return {"query": query, "rank": None, "note": f"not among the best {_EXPLAIN_DEPTH}"}
 
 
 async def _forget(args: argparse.Namespace, memory: MemoryBackend) -> int:
@@ -214,8 +243,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing = command("list", _list, "newest memories first")
     listing.add_argument("--all", action="store_true", help="include forgotten and superseded")
     listing.add_argument("--limit", type=int, default=100)
-    command("explain", _explain, "everything known about one memory").add_argument("id")
+    explain = command("explain", _explain, "everything known about one memory or episode")
+    explain.add_argument("id", help="a fact's id (42) or an episode's (e42)")
+    explain.add_argument(
+        "--query", help="also show its rank and score parts (episode or fact) for this query"
+    )
     command("forget", _forget, "mark a memory forgotten (it is never deleted)").add_argument("id")
     command("stats", _stats, "counts by status and category")
-    export = command("export", _export, "every memory as JSON")
+    export = command("export", _export, "every fact and episode as JSON")
     export.add_argument("--output", help="write to this file (atomically) instead of stdout")

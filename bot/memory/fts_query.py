@@ -74,7 +74,10 @@ _CHECKBOX = re.compile(r"^\[[ xX]\]\s+")
 
 def fold(word: str) -> str:
     """Lower case, accents removed: ``École`` → ``ecole``."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
+    lowered = word.lower()
+    if lowered.isascii():  # most text: nothing to decompose (a tenth of the time)
+        return lowered
+    decomposed = unicodedata.normalize("NFKD", lowered)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
@@ -125,14 +128,18 @@ class MatchPlan(NamedTuple):
     newest: int | None = None
 
 
-def plan_match(tokens: list[str], frequencies: dict[str, int]) -> list[MatchPlan]:
+def plan_match(
+    tokens: list[str], frequencies: dict[str, int], groups: list[list[str]] | None = None
+) -> list[MatchPlan]:
     """MATCH plans to try in order; the caller stops at the first that finds enough.
 
     ``frequencies`` holds each token's document count in the index; a token missing from it
     matches nothing and is left out. An empty list means nothing can match. A plan that would
     still rank more than :data:`EXACT_BUDGET` memories (one very common word, or only common
     words that never meet) ranks the newest :data:`NEWEST_WINDOW` of them: BM25 can barely tell
-    such matches apart anyway (one occurrence each, told apart by length alone).
+    such matches apart anyway (one occurrence each, told apart by length alone). ``groups``
+    are the tokens by query word (its English and Portuguese stems): the narrowed plan wants
+    every word, in any of its forms, not every form.
     """
     present = [token for token in tokens if frequencies.get(token, 0) > 0]
     if not present:
@@ -141,7 +148,15 @@ def plan_match(tokens: list[str], frequencies: dict[str, int]) -> list[MatchPlan
     total = sum(frequencies[token] for token in present)
     if total <= EXACT_BUDGET:
         return [MatchPlan(exact)]
-    if len(present) == 1:
+    words = [
+        forms
+        for forms in (
+            [token for token in group if frequencies.get(token, 0) > 0]
+            for group in (groups or [[token] for token in present])
+        )
+        if forms
+    ]
+    if len(words) == 1:
         return [MatchPlan(exact, NEWEST_WINDOW)]
     selective = [token for token in present if frequencies[token] <= EXACT_BUDGET]
     widened = (
@@ -149,7 +164,11 @@ def plan_match(tokens: list[str], frequencies: dict[str, int]) -> list[MatchPlan
         if selective and sum(frequencies[token] for token in selective) <= EXACT_BUDGET
         else MatchPlan(exact, NEWEST_WINDOW)
     )
-    return [MatchPlan(" AND ".join(_quoted(present))), widened]
+    every_word = " AND ".join(
+        f"({' OR '.join(_quoted(forms))})" if len(forms) > 1 else f'"{forms[0]}"'
+        for forms in words
+    )
+    return [MatchPlan(every_word), widened]
 
 
 def mirror_lines(text: str) -> list[str]:

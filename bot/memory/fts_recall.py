@@ -1,25 +1,27 @@
 """Hybrid recall over ``memory.db``: BM25 matches and nearest vectors, scored together.
 
-:func:`hybrid_search` takes the best FTS5 (BM25) matches of the planned query
+:func:`fact_pool` takes the best FTS5 (BM25) matches of the planned query
 (:func:`bot.memory.fts_query.plan_match`) and, when an embedder and its vector index are
-loaded, the nearest vectors; the union is scored by :mod:`bot.memory.scoring` (BM25 + cosine
-+ recency + importance). Without an embedder it answers by BM25 alone. ``shared_only`` (a
-turn in a shared room) filters both sources before the pool is cut: the BM25 matches come from
-the index of shared items and the vector mask hides the rest.
+loaded, the nearest vectors; :func:`score_facts` scores them by :mod:`bot.memory.scoring`
+(BM25 + cosine + recency + importance), beside the episodes of the same query. Without an
+embedder it answers by BM25 alone. ``shared_only`` (a turn in a shared room) filters both
+sources before the pool is cut: the BM25 matches come from the index of shared items and the
+vector mask hides the rest.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable
 from datetime import datetime
 
 from bot.memory.base import MemoryHit
-from bot.memory.embeddings import Embedder, VectorIndex
-from bot.memory.fts_query import MAX_QUERY_CHARS, plan_match, query_tokens
+from bot.memory.embeddings import Matrix, VectorIndex
+from bot.memory.fts_query import plan_match
 from bot.memory.fts_store import FtsStore, RecallRow
 from bot.memory.scoring import MIN_COSINE, score_parts
+from bot.memory.stemming import query_stem_groups
 
-__all__ = ["CANDIDATE_MARGIN", "hybrid_search"]
+__all__ = ["CANDIDATE_MARGIN", "fact_pool", "score_facts"]
 
 CANDIDATE_MARGIN = 12
 """Each search re-scores ``limit + CANDIDATE_MARGIN`` BM25 matches (and as many nearest
@@ -27,44 +29,51 @@ vectors). Recency and importance move a score by under 0.1, so a match ranked de
 by BM25 alone seldom reaches the top: measured on the quality set, a larger pool changed nothing."""
 
 
-async def hybrid_search(
+async def fact_pool(
     store: FtsStore,
     query: str,
     *,
     limit: int,
-    now: Callable[[], datetime],
-    embedder: Embedder | None,
+    query_vector: Awaitable[Matrix | None] | None,
     index: VectorIndex | None,
     shared_only: bool = False,
-) -> list[MemoryHit]:
-    """The ``limit`` best memories for ``query``, best first, each with its score parts."""
-    tokens = query_tokens(query)
+) -> list[RecallRow]:
+    """The candidate facts for ``query``: its best BM25 matches and, with ``query_vector``
+    (the query's embedding, awaited only once the BM25 matches are in, so both are worked on
+    at once), the nearest vectors, each with its cosine."""
+    groups = query_stem_groups(query)
+    tokens = list(dict.fromkeys(stem for group in groups for stem in group))
     if not tokens or limit <= 0:
         return []
     pool = limit + CANDIDATE_MARGIN
-    cosines = None
-    if embedder is not None and index is not None:
-        vector = (await embedder.embed([query[:MAX_QUERY_CHARS]]))[0]
-        cosines = index.cosines(vector, shared_only=shared_only)
     rows: list[RecallRow] = []
     frequencies = await store.doc_frequencies(tokens, shared_only=shared_only)
-    for plan in plan_match(tokens, frequencies):
+    for plan in plan_match(tokens, frequencies, groups):
         rows = await store.match(plan.expression, pool, newest=plan.newest, shared_only=shared_only)
         if len(rows) >= limit:
             break
     candidates = {row.candidate.rowid: row for row in rows}
-    if cosines is not None and index is not None:
-        near = index.top(cosines, pool, MIN_COSINE)
+    vector = await query_vector if query_vector is not None else None
+    if vector is not None and index is not None:
+        near = index.nearest(vector, pool, MIN_COSINE, shared_only=shared_only)
         extra = [rowid for rowid, _ in near if rowid not in candidates]
         for row in await store.rows_by_id(extra, shared_only=shared_only):
             candidates[row.candidate.rowid] = row
-        for row in candidates.values():
-            row.candidate.cosine = index.lookup(cosines, row.candidate.rowid)
-    best = min((row.candidate.bm25_raw for row in candidates.values()), default=0.0)
-    at = now().timestamp()
+        cosines = index.cosine_of(vector, list(candidates), shared_only=shared_only)
+        for rowid, row in candidates.items():
+            row.candidate.cosine = cosines.get(rowid, 0.0)
+    return list(candidates.values())
+
+
+def score_facts(
+    rows: list[RecallRow], *, best_bm25: float, best_cosine: float, now: datetime, limit: int
+) -> list[MemoryHit]:
+    """The ``limit`` best of ``rows``, best first, each with its score parts; BM25 is divided
+    by ``best_bm25``, the best raw BM25 of the whole pool (facts and episodes)."""
+    at = now.timestamp()
     scored = []
-    for row in candidates.values():
-        parts = score_parts(row.candidate, best_bm25=best, now=at)
+    for row in rows:
+        parts = score_parts(row.candidate, best_bm25=best_bm25, best_cosine=best_cosine, now=at)
         scored.append((sum(parts.values()), row, parts))
     scored.sort(key=lambda entry: entry[0], reverse=True)
     return [MemoryHit(row.item(), score, parts) for score, row, parts in scored[:limit]]

@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from bot.memory.base import Category, MemoryItem, RoomKind
 from bot.memory.fts_inspect import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.scoring import Candidate
+from bot.memory.stemming import index_terms
+from bot.memory.vector_index import StoredVectors
 
 __all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
 
@@ -25,17 +27,11 @@ __all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
 _FTS = {False: "items_fts", True: "items_shared_fts"}
 _VOCAB = {False: "items_vocab", True: "items_shared_vocab"}
 
+#: where the vectors of each kind of row live: table, and its column naming the row
+_VECTORS = {"items": ("vectors", "item_id"), "episodes": ("episode_vectors", "episode_id")}
+
 DF_CACHE_WRITES = 500
 """Writes after which the cached document frequencies used for query planning are dropped."""
-
-
-class StoredVectors(NamedTuple):
-    """The stored vectors of one model, by item: the index is loaded from these."""
-
-    rowids: list[int]
-    blobs: list[bytes]
-    active: list[bool]
-    shared: list[bool]
 
 
 @dataclass(slots=True)
@@ -62,12 +58,30 @@ class FtsStore(FtsInspection):
         self._df_cache: dict[bool, dict[str, int]] = {False: {}, True: {}}
         self._writes = 0
 
+    async def open(self) -> None:
+        await super().open()
+        await self._stem_older_items()
+
+    async def _stem_older_items(self) -> None:
+        """Items from before stems were indexed get theirs (the update trigger reindexes)."""
+        while True:
+            rows = await self._all("SELECT id, text FROM items WHERE terms = '' LIMIT 500")
+            if not rows:
+                return
+            async with self._tx() as db:
+                await db.executemany(
+                    "UPDATE items SET terms = ? WHERE id = ?",
+                    [(index_terms(str(text)) or " ", int(rowid)) for rowid, text in rows],
+                )
+
     # -- vectors ------------------------------------------------------------------------------
 
-    async def vectors(self, model: str, dim: int) -> StoredVectors:
+    async def vectors(self, model: str, dim: int, *, of: str = "items") -> StoredVectors:
+        """The stored vectors of ``model`` for the rows of ``of`` (``items`` or ``episodes``)."""
+        table, key = _VECTORS[of]
         rows = await self._all(
-            "SELECT v.item_id, v.vec, i.status = 'active', i.room = 'shared' FROM vectors v"
-            " JOIN items i ON i.id = v.item_id WHERE v.model = ? AND v.dim = ? ORDER BY v.item_id",
+            f"SELECT v.{key}, v.vec, o.status = 'active', o.room = 'shared' FROM {table} v"
+            f" JOIN {of} o ON o.id = v.{key} WHERE v.model = ? AND v.dim = ? ORDER BY v.{key}",
             (model, dim),
         )
         return StoredVectors(
@@ -77,20 +91,26 @@ class FtsStore(FtsInspection):
             [bool(r[3]) for r in rows],
         )
 
-    async def items_without_vectors(self, model: str, dim: int) -> list[tuple[int, str, bool]]:
-        """(rowid, text, shared) of the active items that have no vector of ``model``."""
+    async def without_vectors(
+        self, model: str, dim: int, *, of: str = "items"
+    ) -> list[tuple[int, str, bool]]:
+        """(rowid, text, shared) of the active rows of ``of`` that have no vector of ``model``."""
+        table, key = _VECTORS[of]
         rows = await self._all(
-            "SELECT id, text, room = 'shared' FROM items WHERE status = 'active' AND id NOT IN"
-            " (SELECT item_id FROM vectors WHERE model = ? AND dim = ?) ORDER BY id",
+            f"SELECT id, text, room = 'shared' FROM {of} WHERE status = 'active' AND id NOT IN"
+            f" (SELECT {key} FROM {table} WHERE model = ? AND dim = ?) ORDER BY id",
             (model, dim),
         )
         return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
 
-    async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:
+    async def put_vectors(
+        self, rowids: Sequence[int], vectors: Any, model: str, *, of: str = "items"
+    ) -> None:
+        table, key = _VECTORS[of]
         async with self._tx() as db:
             await db.executemany(
-                "INSERT INTO vectors (item_id, model, dim, vec) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (item_id) DO UPDATE SET model = excluded.model,"
+                f"INSERT INTO {table} ({key}, model, dim, vec) VALUES (?, ?, ?, ?)"
+                f" ON CONFLICT ({key}) DO UPDATE SET model = excluded.model,"
                 " dim = excluded.dim, vec = excluded.vec",
                 [
                     (rowid, model, int(vector.shape[0]), vector.astype("<f4").tobytes())
@@ -131,13 +151,26 @@ class FtsStore(FtsInspection):
     ) -> int | None:
         """Insert a new item unless an active one has the same normal form; its rowid or None.
 
-        One statement (a trigger records the "created" event), so one round trip.
+        One statement (a trigger records the "created" event and indexes its stems), so one
+        round trip.
         """
         rows = await self._all(
             "INSERT INTO items (text, norm, category, source, confidence, created_at,"
-            " last_seen, reason, room) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
+            " last_seen, reason, room, terms) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
             " (SELECT 1 FROM items WHERE norm = ? AND status = 'active') RETURNING id",
-            (text, norm, category, source, confidence, at, at, reason, room, norm),
+            (
+                text,
+                norm,
+                category,
+                source,
+                confidence,
+                at,
+                at,
+                reason,
+                room,
+                index_terms(text),
+                norm,
+            ),
         )
         self._wrote()
         return int(rows[0][0]) if rows else None

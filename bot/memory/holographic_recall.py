@@ -9,8 +9,9 @@ one). Recall comes in two kinds:
   relation and object must each be recognisably present, the weighted mean must clear
   ``STRUCTURE_MIN``, and the asked role is unbound and cleaned up into the answer (``hrr``
   score parts);
-* lexical: the query's content words against each item's ``keywords`` role, i.e. word overlap,
-  scaled down so it always ranks below a structural hit (``lexical`` score part).
+* lexical: the query's content words that some active item holds against each item's
+  ``keywords`` role, i.e. word overlap, scaled down so it always ranks below a structural hit
+  (``lexical`` score part). IDF weights were measured and did not help (see ``_lexical``).
 
 A turn in a shared room (``shared_only``) keeps only shared items in the candidate mask of
 both kinds, before the best are taken.
@@ -18,6 +19,7 @@ both kinds, before the best are taken.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -107,6 +109,8 @@ class ActiveFacts:
         self.structures: dict[str, dict[str, list[str]]] = {}
         self._by_norm: dict[str, str] = {}
         self._by_key: dict[tuple[tuple[str, ...], ...], set[str]] = {}
+        #: how many active items hold each keyword (the lexical probe skips the absent ones)
+        self._df: Counter[str] = Counter()
 
     @property
     def symbols(self) -> int:
@@ -148,6 +152,7 @@ class ActiveFacts:
         self.structures[item.id] = structure
         self._by_norm[normalize(item.text)] = item.id
         self._by_key.setdefault(_key(structure), set()).add(item.id)
+        self._df.update(set(structure.get("keywords", ())))
 
     def remove(self, item_id: str) -> None:
         """Drop an item that is no longer active (superseded or forgotten)."""
@@ -157,6 +162,7 @@ class ActiveFacts:
         structure = self.structures.pop(item_id, None)
         if structure is not None:
             self._by_key.get(_key(structure), set()).discard(item_id)
+            self._df.subtract(set(structure.get("keywords", ())))
         self.index.remove(item_id)
 
     # -- recall ----------------------------------------------------------------------------
@@ -224,10 +230,13 @@ class ActiveFacts:
     ) -> list[Recalled]:
         if not parsed.keywords or limit <= 0:
             return []
-        ids, _, sims = self.index.probe({"keywords": list(parsed.keywords)})
+        # A word no active item holds only adds noise to the probe: leaving those out lifted
+        # recall@5 on the long-conversation set from .333 to .426. Weighing the rest by IDF
+        # (log(1 + N/df) or log((N+1)/df)) measured .417 and .414 there, so they weigh alike.
+        weights = dict.fromkeys((word for word in parsed.keywords if self._df[word] > 0), 1.0)
+        ids, cosines = self.index.probe_weighted("keywords", weights)
         if not ids:
             return []
-        cosines = sims[:, 0]
         keep = (cosines >= LEXICAL_MIN) & self._allowed(ids, scope)
         keep &= np.array([item_id not in taken for item_id in ids])
         found = []

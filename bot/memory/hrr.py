@@ -248,6 +248,19 @@ class TraceIndex:
         )
         return list(self._ids), roles, self._matrix @ probes
 
+    def probe_weighted(self, role: str, weights: Mapping[str, float]) -> tuple[list[str], Vector]:
+        """Like :meth:`probe` for one role whose words may weigh unequally: item ids and one
+        similarity each."""
+        if not weights or not self._ids:
+            return list(self._ids), np.zeros(len(self._ids))
+        total = np.zeros(self.dim)
+        for word, weight in weights.items():
+            total = total + weight * symbol(word, self.dim)
+        norm = float(np.linalg.norm(total))
+        if norm == 0:
+            return list(self._ids), np.zeros(len(self._ids))
+        return list(self._ids), self._matrix @ bind(self._roles[role], total / norm)
+
     def decode(self, item_id: str, role: str, k: int = 3) -> list[tuple[str, float]]:
         """Unbind ``role`` from the item's trace and clean it up: the words it holds."""
         position = self._position.get(item_id)

@@ -25,7 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import structlog
 
 from bot.disk import run_on_text
@@ -39,13 +38,17 @@ from bot.memory.base import (
     TurnRecord,
     format_citation,
 )
-from bot.memory.embeddings import Embedder, VectorIndex
+from bot.memory.embeddings import Embedder, Matrix, VectorIndex
+from bot.memory.episode_store import EpisodeStore, parse_episode_id
+from bot.memory.episodes import Episodes
 from bot.memory.fts_admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
-from bot.memory.fts_query import normalise_text
-from bot.memory.fts_recall import CANDIDATE_MARGIN, hybrid_search
+from bot.memory.fts_query import MAX_QUERY_CHARS, normalise_text
+from bot.memory.fts_recall import CANDIDATE_MARGIN, fact_pool, score_facts
 from bot.memory.fts_store import FtsStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
+from bot.memory.recall_blend import blend
+from bot.memory.vector_index import load_index
 from bot.tools import Tool
 
 __all__ = [
@@ -83,6 +86,7 @@ class SqliteFtsMemory(MemoryBackend):
         self._store = FtsStore(self.path, busy_timeout=busy_timeout)
         self._index: VectorIndex | None = None
         self._write_lock = asyncio.Lock()
+        self.episodes = Episodes(EpisodeStore(self._store), embedder, self.model_name)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -91,6 +95,7 @@ class SqliteFtsMemory(MemoryBackend):
         if self.embedder is not None:
             try:
                 await self._load_vectors(self.embedder)
+                await self.episodes.load_vectors()
             except BaseException:
                 await self._store.close()
                 raise
@@ -98,6 +103,7 @@ class SqliteFtsMemory(MemoryBackend):
     async def close(self) -> None:
         await self._store.close()
         self._index = None
+        self.episodes.index = None
 
     async def __aenter__(self) -> SqliteFtsMemory:
         await self.open()
@@ -114,26 +120,8 @@ class SqliteFtsMemory(MemoryBackend):
 
     async def _load_vectors(self, embedder: Embedder) -> None:
         """Read every stored vector into one matrix; embed active items that have none."""
-        index = VectorIndex(embedder.dim)
-        stored = await self._store.vectors(self.model_name, embedder.dim)
-        if stored.rowids:
-            matrix = np.frombuffer(b"".join(stored.blobs), dtype=np.float32)
-            index.load(
-                np.array(stored.rowids, dtype=np.int64),
-                matrix.reshape(-1, embedder.dim),
-                np.array(stored.active, dtype=bool),
-                np.array(stored.shared, dtype=bool),
-            )
-        missing = await self._store.items_without_vectors(self.model_name, embedder.dim)
-        for start in range(0, len(missing), 256):
-            batch = missing[start : start + 256]
-            vectors = await embedder.embed([text for _, text, _ in batch])
-            ids = [rowid for rowid, _, _ in batch]
-            await self._store.put_vectors(ids, vectors, self.model_name)
-            for (rowid, _, shared), vector in zip(batch, vectors, strict=True):
-                index.add(rowid, vector, shared=shared)
-        self._index = index
-        log.info("memory.vectors_loaded", vectors=len(index), embedded=len(missing))
+        self._index, embedded = await load_index(embedder, self._store, self.model_name)
+        log.info("memory.vectors_loaded", vectors=len(self._index), embedded=embedded)
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -179,8 +167,7 @@ class SqliteFtsMemory(MemoryBackend):
             duplicate = None
             shared = room == "shared"
             if vector is not None and self._index is not None:
-                cosines = self._index.cosines(vector, shared_only=shared)
-                near = self._index.top(cosines, 1, DUPLICATE_COSINE)
+                near = self._index.nearest(vector, 1, DUPLICATE_COSINE, shared_only=shared)
                 if near:
                     duplicate = await self._store.active_by_id(near[0][0])
             if duplicate is None:
@@ -209,6 +196,9 @@ class SqliteFtsMemory(MemoryBackend):
             return AddResult(False, dup_category, why, str(dup_id), str(dup_id))
 
     async def sync(self, turn: TurnRecord) -> None:
+        """Both sides of the turn become episodes; the write policy picks the user's sentences
+        that also become durable facts."""
+        await self.episodes.record(turn)
         await self._store_turn(turn)
 
     async def extract(self, turns: Sequence[TurnRecord]) -> int:
@@ -272,6 +262,12 @@ class SqliteFtsMemory(MemoryBackend):
         log.info("memory.mirrored", file=filename, lines=len(wanted))
 
     async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
+        episode = parse_episode_id(item_id)
+        if episode is not None:
+            found = await self.episodes.store.forget(episode, shared_only=shared_room)
+            if found and self.episodes.index is not None:
+                self.episodes.index.set_active(episode, False)
+            return found
         rowid = _parse_id(item_id)
         if rowid is None:
             return False
@@ -297,15 +293,54 @@ class SqliteFtsMemory(MemoryBackend):
     async def search(
         self, query: str, *, limit: int = 10, shared_room: bool = False
     ) -> list[MemoryHit]:
-        return await hybrid_search(
-            self._store,
-            query,
-            limit=limit,
-            now=self._now,
-            embedder=self.embedder,
-            index=self._index,
-            shared_only=shared_room,
+        """Facts and episodes blended: candidates of both, scored on one scale (BM25 and
+        cosine each divided by the best of the whole pool), then the ``limit`` best."""
+        vector: asyncio.Task[Matrix | None] | None = None
+        if self.embedder is not None and self._index is not None and query.strip():
+            # the model runs in a worker thread while the BM25 statements run in SQLite's
+            vector = asyncio.ensure_future(self._embed_query(self.embedder, query))
+        # both on one connection: gathered, their statements queue up back to back instead
+        # of each waiting for the event loop between them
+        try:
+            facts, episodes = await asyncio.gather(
+                fact_pool(
+                    self._store,
+                    query,
+                    limit=limit,
+                    query_vector=vector,
+                    index=self._index,
+                    shared_only=shared_room,
+                ),
+                self.episodes.pool(
+                    query,
+                    limit=limit,
+                    now=self._now(),
+                    shared_only=shared_room,
+                    query_vector=vector,
+                ),
+            )
+        finally:
+            if vector is not None:  # neither pool needed it, or one failed first
+                vector.cancel()
+        now = self._now()
+        # one scale for both kinds: a fact that matches one word of the query is not made
+        # the equal of the episode that matches them all just because it is the best fact
+        fact_best = min((row.candidate.bm25_raw for row in facts), default=0.0)
+        best = min(fact_best, episodes.best_bm25)
+        cosine = max(
+            max((row.candidate.cosine for row in facts), default=0.0), episodes.best_cosine
         )
+        return blend(
+            score_facts(facts, best_bm25=best, best_cosine=cosine, now=now, limit=limit),
+            episodes.ranked(best_bm25=best, best_cosine=cosine, now=now, limit=limit),
+            limit,
+            prefer="episode" if episodes.asks_when else None,
+        )
+
+    @staticmethod
+    async def _embed_query(embedder: Embedder, query: str) -> Matrix | None:
+        vectors = await embedder.embed([query[:MAX_QUERY_CHARS]])
+        return vectors[0] if len(vectors) else None
 
     async def list_items(
         self, *, include_inactive: bool = False, limit: int = 100
@@ -314,6 +349,9 @@ class SqliteFtsMemory(MemoryBackend):
 
     async def explain(self, item_id: str) -> dict[str, Any]:
         """Everything about one item, history included; an empty dict if there is none."""
+        episode = parse_episode_id(item_id)
+        if episode is not None:
+            return await self.episodes.store.explain(episode)
         rowid = _parse_id(item_id)
         if rowid is None:
             return {}
@@ -327,10 +365,13 @@ class SqliteFtsMemory(MemoryBackend):
         stats["backend"] = self.name
         stats["embedder"] = self.model_name or None
         stats["vectors_loaded"] = len(self._index) if self._index is not None else 0
+        stats["episodes"] = await self.episodes.store.counts()
         return stats
 
     async def export(self) -> list[dict[str, Any]]:
-        return await self._store.export()
+        """Every fact, then every episode (``kind`` tells them apart), every status."""
+        facts = [{**fact, "kind": "fact"} for fact in await self._store.export()]
+        return facts + await self.episodes.store.export()
 
     def tools(self, *, shared_room: bool = False) -> list[Tool]:
         """``memory_search``, ``memory_add`` and ``memory_forget`` for the model."""

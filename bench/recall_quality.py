@@ -1,0 +1,227 @@
+"""Recall quality on long conversations: does memory find the turns that answer a question?
+
+    python bench/recall_quality.py [--no-embeddings] [--only NAME,...] [-v]
+
+Reads ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten people,
+20 dated sessions each, about 300 questions with their evidence turns), feeds each person's
+sessions to a fresh store turn by turn, and asks the questions as of three days after the last
+session. A question's recall@k is the share of its evidence turns among what the top k hits
+came from (an episode comes from its turn; a fact from every turn whose message holds it);
+the figures are the mean by question kind. Configurations:
+
+* ``fts5 plain``: SQLite FTS5 (``unicode61 remove_diacritics 2``), every message a row, the
+  question's words OR-ed; ``fts5 -stopwords``: the same without stopwords (EN and PT)
+* ``raw episodes``: every message straight into the episode index, no write policy, no facts
+* ``facts only``: the write path as it was before episodes (the policy's facts alone)
+* ``write path``: what the daemon does: ``sync`` after every turn, ``extract`` at session end
+* ``+ MiniLM``: the same with embeddings, when installed
+* ``holographic``: the holographic backend through its own ``sync``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sqlite3
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
+from bot.memory.embeddings import Embedder, load_embedder
+from bot.memory.fts_query import STOPWORDS, fold, normalise_text
+from bot.memory.holographic import HolographicMemory
+from bot.memory.sqlite_fts import SqliteFtsMemory
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_conversations.json"
+KS = (5, 10)
+Ranker = Callable[[str, datetime], Awaitable[list[set[str]]]]
+
+
+class Turns:
+    """Which turns a recalled text came from."""
+
+    def __init__(self, sessions: list[dict[str, Any]]) -> None:
+        self.turns = [turn for session in sessions for turn in session["turns"]]
+        self.by_norm: dict[str, set[str]] = defaultdict(set)
+        self.user_norms: list[tuple[str, str]] = []
+        for turn in self.turns:
+            for side in ("user", "reply"):
+                self.by_norm[normalise_text(turn[side])].add(turn["id"])
+            self.user_norms.append((f" {normalise_text(turn['user'])} ", turn["id"]))
+
+    def source(self, text: str) -> set[str]:
+        norm = normalise_text(text)
+        if norm in self.by_norm:
+            return self.by_norm[norm]
+        return {turn for user, turn in self.user_norms if f" {norm} " in user}
+
+
+def records(user: dict[str, Any]) -> list[list[TurnRecord]]:
+    return [
+        [
+            TurnRecord(
+                turn["user"],
+                turn["reply"],
+                "telegram",
+                datetime.fromisoformat(turn["at"]),
+                user["user"],
+                "inara",
+            )
+            for turn in session["turns"]
+        ]
+        for session in user["sessions"]
+    ]
+
+
+def _clocked(user: dict[str, Any]) -> tuple[list[datetime], Callable[[], datetime]]:
+    clock = [datetime.fromisoformat(user["sessions"][0]["date"])]
+    return clock, lambda: clock[0]
+
+
+async def _backend_ranker(memory: MemoryBackend, clock: list[datetime], turns: Turns) -> Ranker:
+    async def rank(question: str, asked: datetime) -> list[set[str]]:
+        clock[0] = asked
+        hits: list[MemoryHit] = await memory.prefetch(question, limit=max(KS))
+        return [turns.source(hit.item.text) for hit in hits]
+
+    return rank
+
+
+async def _feed(
+    memory: MemoryBackend, sessions: list[list[TurnRecord]], clock: list[datetime], how: str
+) -> None:
+    for session in sessions:
+        for turn in session:
+            clock[0] = turn.at
+            if how == "raw" and isinstance(memory, SqliteFtsMemory):
+                await memory.episodes.record(turn)
+            elif how == "facts" and isinstance(memory, SqliteFtsMemory):
+                await memory._store_turn(turn)
+            else:
+                await memory.sync(turn)
+        if how == "write":
+            await memory.extract(session)
+
+
+def _plain_fts(turns: Turns, *, stopwords: bool) -> Ranker:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE m USING fts5 (text, tokenize='unicode61 remove_diacritics 2')")
+    owner: dict[int, str] = {}
+    for turn in turns.turns:
+        for side in ("user", "reply"):
+            rowid = db.execute("INSERT INTO m (text) VALUES (?)", (turn[side],)).lastrowid
+            owner[int(rowid or 0)] = turn["id"]
+
+    async def rank(question: str, asked: datetime) -> list[set[str]]:
+        words = dict.fromkeys(normalise_text(question).split())
+        if stopwords:
+            words = dict.fromkeys(w for w in words if fold(w) not in STOPWORDS) or words
+        expression = " OR ".join(f'"{word}"' for word in words)
+        if not expression:
+            return []
+        rows = db.execute(
+            "SELECT rowid FROM m WHERE m MATCH ? ORDER BY rank LIMIT ?", (expression, max(KS))
+        ).fetchall()
+        return [{owner[row[0]]} for row in rows]
+
+    return rank
+
+
+async def _ranker(
+    name: str, user: dict[str, Any], turns: Turns, workdir: Path, embedder: Embedder | None
+) -> tuple[Ranker, Callable[[], Awaitable[None]]]:
+    async def nothing() -> None:
+        return None
+
+    if name.startswith("fts5"):
+        return _plain_fts(turns, stopwords="stopwords" in name), nothing
+    clock, now = _clocked(user)
+    folder = workdir / name.replace(" ", "_") / user["user"]
+    memory: MemoryBackend
+    if name == "holographic":
+        memory = HolographicMemory(folder)
+    else:
+        used = embedder if "MiniLM" in name else None
+        memory = SqliteFtsMemory(folder, embedder=used, now=now)
+    await memory.open()
+    how = "raw" if name.startswith("raw") else "facts" if name.startswith("facts") else "write"
+    await _feed(memory, records(user), clock, how)
+    return await _backend_ranker(memory, clock, turns), memory.close
+
+
+async def evaluate(
+    name: str, data: dict[str, Any], workdir: Path, embedder: Embedder | None, verbose: bool
+) -> dict[str, dict[int, float]]:
+    """Mean recall@k by question kind (and ``all``) of one configuration."""
+    sums: dict[str, dict[int, float]] = defaultdict(lambda: dict.fromkeys(KS, 0.0))
+    counts: dict[str, int] = defaultdict(int)
+    for user in data["users"]:
+        turns = Turns(user["sessions"])
+        rank, close = await _ranker(name, user, turns, workdir, embedder)
+        asked = datetime.fromisoformat(user["asked_at"])
+        try:
+            for question in user["questions"]:
+                sources = await rank(question["question"], asked)
+                evidence = set(question["evidence"])
+                for k in KS:
+                    covered = set().union(*sources[:k]) if sources[:k] else set()
+                    share = len(evidence & covered) / len(evidence)
+                    for key in ("all", question["kind"]):
+                        sums[key][k] += share
+                if verbose and not evidence & (set().union(*sources[:5]) if sources else set()):
+                    print(
+                        f"  {name} miss {question['id']} [{question['kind']}] "
+                        f"{question['question']!r}"
+                    )
+                for key in ("all", question["kind"]):
+                    counts[key] += 1
+        finally:
+            await close()
+    return {key: {k: sums[key][k] / counts[key] for k in KS} for key in counts}
+
+
+KINDS = ("all", "single", "paraphrase", "date", "multihop", "preference")
+
+
+async def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-embeddings", action="store_true")
+    parser.add_argument("--only", help="comma-separated configuration names")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list misses at 5")
+    args = parser.parse_args(argv)
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    embedder = None if args.no_embeddings else load_embedder()
+    names = ["fts5 plain", "fts5 -stopwords", "raw episodes", "facts only", "write path"]
+    if embedder is not None:
+        names += ["raw episodes + MiniLM", "write path + MiniLM"]
+    names.append("holographic")
+    if args.only:
+        wanted = set(args.only.split(","))
+        names = [name for name in names if name in wanted]
+    questions = sum(len(user["questions"]) for user in data["users"])
+    print(f"{len(data['users'])} people, {questions} questions; recall@5 / recall@10 by kind")
+    print(f"{'configuration':<24}" + "".join(f"{kind:>14}" for kind in KINDS))
+    with tempfile.TemporaryDirectory(prefix="personad-quality-") as tmp:
+        for name in names:
+            scores = await evaluate(name, data, Path(tmp), embedder, args.verbose)
+            cells = "".join(
+                f"{scores[kind][5]:>8.3f}/{scores[kind][10]:.2f}" if kind in scores else " " * 14
+                for kind in KINDS
+            )
+            print(f"{name:<24}{cells}", flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

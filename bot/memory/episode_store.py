@@ -1,0 +1,261 @@
+"""Every SQL statement about episodes (what was said, message by message) in ``memory.db``.
+
+An episode is one on-record message, the user's or the persona's, with its time, room kind and
+platform; its stems (:mod:`bot.memory.stemming`) are what ``episodes_fts`` indexes. The same
+message said again by the same speaker reinforces the episode instead of adding a copy (and said
+in a shared room makes it shared, as facts do). Episodes are never deleted; forgetting one
+only changes its status, and recall skips it.
+
+:class:`EpisodeStore` runs its statements on the connection of the persona's
+:class:`~bot.memory.fts_store.FtsStore`, so one file and one writer hold both facts and episodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.memory.base import MemoryItem, RoomKind, format_citation
+from bot.memory.fts_store import DF_CACHE_WRITES, FtsStore
+from bot.memory.vector_index import StoredVectors
+
+__all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "episode_id", "parse_episode_id"]
+
+EPISODE_PREFIX = "e"
+"""Episode ids read ``e42``, so they never collide with a fact's ``42``."""
+
+_COLUMNS = "e.id, e.at, e.speaker, e.room, e.platform, e.text, e.reinforced, e.last_seen"
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+def episode_id(rowid: int) -> str:
+    return f"{EPISODE_PREFIX}{rowid}"
+
+
+def parse_episode_id(text: str) -> int | None:
+    """The rowid of an episode id (``e42``), or None when ``text`` is not one."""
+    text = str(text).strip().lstrip("#")
+    if not text.startswith(EPISODE_PREFIX):
+        return None
+    digits = text[len(EPISODE_PREFIX) :]
+    return int(digits) if digits.isdigit() and len(digits) < 19 else None
+
+
+@dataclass(slots=True)
+class EpisodeRow:
+    """A recalled episode and the numbers scoring needs."""
+
+    rowid: int
+    at: float
+    speaker: str
+    room: RoomKind
+    platform: str
+    text: str
+    reinforced: int
+    last_seen: float
+    bm25_raw: float = 0.0
+    cosine: float = 0.0
+
+    def item(self) -> MemoryItem:
+        """The episode as a memory item: its citation names its date and room."""
+        return MemoryItem(
+            id=episode_id(self.rowid),
+            text=self.text,
+            category="fact",
+            source=f"{self.speaker} {self.platform}".strip(),
+            confidence=1.0,
+            created_at=datetime.fromtimestamp(self.at, UTC),
+            reinforced=self.reinforced,
+            room=self.room,
+            kind="episode",
+        )
+
+
+def _row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:
+    return EpisodeRow(
+        int(row[0]),
+        float(row[1]),
+        str(row[2]),
+        row[3],
+        str(row[4]),
+        str(row[5]),
+        int(row[6]),
+        float(row[7]),
+        bm25_raw,
+    )
+
+
+class EpisodeStore:
+    """The episode statements, on the persona's open :class:`FtsStore`."""
+
+    def __init__(self, connection: FtsStore) -> None:
+        self._conn = connection
+        self._df_cache: dict[str, int] = {}
+        self._writes = 0
+
+    async def record(
+        self,
+        *,
+        at: float,
+        speaker: str,
+        room: RoomKind,
+        platform: str,
+        text: str,
+        norm: str,
+        terms: str,
+    ) -> tuple[int, bool]:
+        """Store a message, or reinforce its twin; ``(rowid, True when new)``."""
+        rows = await self._conn._all(
+            "INSERT INTO episodes (at, speaker, room, platform, text, norm, terms, last_seen)"
+            " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?1 WHERE NOT EXISTS (SELECT 1 FROM episodes"
+            " WHERE norm = ?6 AND speaker = ?2 AND status = 'active') RETURNING id",
+            (at, speaker, room, platform, text, norm, terms),
+        )
+        if rows:
+            self._wrote()
+            return int(rows[0][0]), True
+        rows = await self._conn._all(
+            "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?1),"
+            " room = CASE WHEN ?2 = 'shared' THEN 'shared' ELSE room END"
+            " WHERE id = (SELECT id FROM episodes WHERE norm = ?3 AND speaker = ?4"
+            " AND status = 'active' ORDER BY id LIMIT 1) RETURNING id",
+            (at, room, norm, speaker),
+        )
+        return (int(rows[0][0]), False) if rows else (0, False)
+
+    def _wrote(self) -> None:
+        self._writes += 1
+        if self._writes >= DF_CACHE_WRITES:
+            self._writes = 0
+            self._df_cache.clear()
+
+    async def doc_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
+        """How many episodes hold each stem (cached for a while: it only steers planning)."""
+        missing = [stem for stem in stems if stem not in self._df_cache]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            rows = await self._conn._all(
+                f"SELECT term, doc FROM episodes_vocab WHERE term IN ({marks})", missing
+            )
+            if len(self._df_cache) > 50_000:
+                self._df_cache.clear()
+            self._df_cache.update((str(term), int(doc)) for term, doc in rows)
+        return {stem: self._df_cache[stem] for stem in stems if stem in self._df_cache}
+
+    async def match(
+        self,
+        expression: str,
+        limit: int,
+        *,
+        newest: int | None = None,
+        shared_only: bool = False,
+        window: tuple[float, float] | None = None,
+    ) -> list[EpisodeRow]:
+        """The ``limit`` best BM25 matches among active episodes (shared ones only, said within
+        ``window`` only, when asked), ranked among the ``newest`` matches when given."""
+        where = ["episodes_fts MATCH ?1", "e.status = 'active'"]
+        params: list[Any] = [expression, limit]
+        if shared_only:
+            where.append("e.room = 'shared'")
+        if newest is not None:
+            where.append(
+                "f.rowid >= COALESCE((SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?1"
+                " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
+            )
+            params.append(max(0, newest - 1))
+        if window is not None:
+            where.append(f"e.at >= ?{len(params) + 1} AND e.at < ?{len(params) + 2}")
+            params.extend(window)
+        rows = await self._conn._all(
+            f"SELECT {_COLUMNS}, f.rank FROM episodes_fts f JOIN episodes e ON e.id = f.rowid"
+            f" WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT ?2",
+            params,
+        )
+        return [_row(row, float(row[8])) for row in rows]
+
+    async def rows_by_id(
+        self, rowids: Sequence[int], *, shared_only: bool = False
+    ) -> list[EpisodeRow]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        scope = " AND e.room = 'shared'" if shared_only else ""
+        rows = await self._conn._all(
+            f"SELECT {_COLUMNS} FROM episodes e WHERE e.id IN ({marks})"
+            f" AND e.status = 'active'{scope}",
+            list(rowids),
+        )
+        return [_row(row) for row in rows]
+
+    async def said_within(
+        self, window: tuple[float, float], *, shared_only: bool = False
+    ) -> list[int]:
+        """The active episodes said within ``window`` (to rank by meaning alone)."""
+        scope = " AND room = 'shared'" if shared_only else ""
+        rows = await self._conn._all(
+            f"SELECT id FROM episodes WHERE at >= ? AND at < ? AND status = 'active'{scope}",
+            window,
+        )
+        return [int(row[0]) for row in rows]
+
+    async def forget(self, rowid: int, *, shared_only: bool = False) -> bool:
+        scope = " AND room = 'shared'" if shared_only else ""
+        rows = await self._conn._all(
+            f"UPDATE episodes SET status = 'forgotten' WHERE id = ?{scope} RETURNING id", (rowid,)
+        )
+        if rows:
+            return True
+        if shared_only:
+            return False
+        # forgetting twice still finds it
+        return bool(await self._conn._all("SELECT 1 FROM episodes WHERE id = ?", (rowid,)))
+
+    async def explain(self, rowid: int) -> dict[str, Any]:
+        found = await self._details("WHERE e.id = ?", (rowid,))
+        return found[0] if found else {}
+
+    async def export(self) -> list[dict[str, Any]]:
+        """Every episode, every status, oldest first."""
+        return await self._details("ORDER BY e.id", ())
+
+    async def _details(self, where: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+        rows = await self._conn._all(f"SELECT {_COLUMNS}, e.status FROM episodes e {where}", params)
+        found = []
+        for row in rows:
+            episode = _row(row)
+            found.append(
+                {
+                    "id": episode_id(episode.rowid),
+                    "kind": "episode",
+                    "speaker": episode.speaker,
+                    "text": episode.text,
+                    "room": episode.room,
+                    "platform": episode.platform,
+                    "said": _iso(episode.at),
+                    "last_seen": _iso(episode.last_seen),
+                    "reinforced": episode.reinforced,
+                    "status": str(row[8]),
+                    "citation": format_citation(episode.item()),
+                }
+            )
+        return found
+
+    async def counts(self) -> dict[str, int]:
+        rows = await self._conn._all("SELECT status, COUNT(*) FROM episodes GROUP BY status")
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    # -- vectors ------------------------------------------------------------------------------
+
+    async def vectors(self, model: str, dim: int) -> StoredVectors:
+        return await self._conn.vectors(model, dim, of="episodes")
+
+    async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, bool]]:
+        return await self._conn.without_vectors(model, dim, of="episodes")
+
+    async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:
+        await self._conn.put_vectors(rowids, vectors, model, of="episodes")

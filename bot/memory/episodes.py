@@ -1,0 +1,203 @@
+"""Episodic memory: every on-record message kept as it was said, and recalled by its words,
+its meaning and its date.
+
+The write policy decides which sentences become durable *facts*; it does not decide what can
+be recalled. :meth:`Episodes.record` keeps both sides of every on-record turn (secrets
+redacted first, :func:`~bot.memory.policy_secrets.redact_secrets`), with its time and room
+kind; a message said again reinforces its episode. :meth:`Episodes.search` ranks them:
+
+``score = W_BM25·bm25 + W_COSINE·cosine + W_RECENCY·recency + W_TIME·in_window``
+
+where ``bm25`` is over the stems of :mod:`bot.memory.stemming`, divided by the best of the
+pool, ``cosine`` is MiniLM's when an embedder is installed, and ``in_window`` is 1 for an
+episode said within the time the query names (:mod:`bot.memory.time_query`): the matches
+within that window join the pool even when words outside it score higher. A DM episode is
+never recalled in a shared room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import structlog
+
+from bot.disk import run_on_text
+from bot.memory.base import MemoryHit, TurnRecord
+from bot.memory.embeddings import Embedder, Matrix, VectorIndex
+from bot.memory.episode_store import EpisodeRow, EpisodeStore
+from bot.memory.fts_query import MAX_QUERY_CHARS, normalise_text, plan_match
+from bot.memory.policy_secrets import redact_secrets
+from bot.memory.scoring import (
+    MIN_COSINE,
+    W_BM25,
+    W_COSINE,
+    W_RECENCY,
+    normalised_bm25,
+    normalised_cosine,
+    recency,
+)
+from bot.memory.stemming import index_terms, query_stem_groups
+from bot.memory.time_query import read_time
+from bot.memory.vector_index import load_index
+
+__all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
+
+log = structlog.get_logger(__name__)
+
+MAX_EPISODE_CHARS = 4000
+"""An episode keeps this much of a message (the whole message stays in the session log)."""
+
+W_TIME = 0.5
+"""Bonus of an episode said within the window the query names."""
+
+_POOL_MARGIN = 12
+
+
+def analyse(text: str) -> tuple[str, str, str]:
+    """(stored text, normal form, index stems) of a message: secrets redacted, length capped."""
+    kept = redact_secrets(text.strip())[:MAX_EPISODE_CHARS]
+    return kept, normalise_text(kept), index_terms(kept)
+
+
+class Episodes:
+    """One persona's episodes: their store, and their vectors when an embedder is loaded."""
+
+    def __init__(self, store: EpisodeStore, embedder: Embedder | None, model: str) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.model = model
+        self.index: VectorIndex | None = None
+
+    async def load_vectors(self) -> None:
+        """Read the stored vectors into one matrix; embed the episodes that have none."""
+        if self.embedder is None:
+            return
+        self.index, embedded = await load_index(self.embedder, self.store, self.model)
+        log.info("memory.episode_vectors_loaded", vectors=len(self.index), embedded=embedded)
+
+    async def record(self, turn: TurnRecord) -> int:
+        """Keep both sides of ``turn``; how many new episodes (repeats reinforce instead)."""
+        new: list[tuple[int, str]] = []
+        for speaker, raw in (("user", turn.user_text), ("persona", turn.reply_text)):
+            if not raw.strip():
+                continue
+            text, norm, terms = await run_on_text(raw, analyse)
+            if not norm:
+                continue
+            rowid, created = await self.store.record(
+                at=turn.at.timestamp(),
+                speaker=speaker,
+                room=turn.room,
+                platform=turn.platform,
+                text=text,
+                norm=norm,
+                terms=terms,
+            )
+            if created:
+                new.append((rowid, text))
+            elif turn.room == "shared" and self.index is not None:
+                self.index.set_shared(rowid)
+        if new and self.embedder is not None and self.index is not None:
+            # the forward pass runs in a worker thread; both sides in one batch
+            vectors = await self.embedder.embed([text for _, text in new])
+            await self.store.put_vectors([rowid for rowid, _ in new], vectors, self.model)
+            for (rowid, _), vector in zip(new, vectors, strict=True):
+                self.index.add(rowid, vector, shared=turn.room == "shared")
+        return len(new)
+
+    async def pool(
+        self,
+        query: str,
+        *,
+        limit: int,
+        now: datetime,
+        shared_only: bool = False,
+        query_vector: Awaitable[Matrix | None] | None = None,
+    ) -> EpisodePool:
+        """The candidate episodes for ``query``: BM25 matches (those said within the time it
+        names too) and, with ``query_vector`` (awaited after the BM25 matches), the nearest by
+        meaning."""
+        hint = read_time(query[:MAX_QUERY_CHARS], now)
+        if limit <= 0:
+            return EpisodePool([], hint.window, hint.asks_when)
+        groups = query_stem_groups(hint.text)
+        stems = list(dict.fromkeys(stem for group in groups for stem in group))
+        pool = limit + _POOL_MARGIN
+        rows: dict[int, EpisodeRow] = {}
+        if stems:
+            plans = plan_match(stems, await self.store.doc_frequencies(stems), groups)
+            for plan in plans:
+                found = await self.store.match(
+                    plan.expression, pool, newest=plan.newest, shared_only=shared_only
+                )
+                rows = {row.rowid: row for row in found}
+                if len(found) >= limit:
+                    break
+            if hint.window is not None and plans:
+                for row in await self.store.match(
+                    plans[-1].expression, pool, shared_only=shared_only, window=hint.window
+                ):
+                    rows.setdefault(row.rowid, row)
+        vector = await query_vector if query_vector is not None else None
+        if vector is not None and self.index is not None and len(self.index):
+            near = self.index.nearest(vector, pool, MIN_COSINE, shared_only=shared_only)
+            if hint.window is not None:
+                # "where did I go in March": the words say little, the window and meaning a lot
+                within = await self.store.said_within(hint.window, shared_only=shared_only)
+                closest = self.index.cosine_of(vector, within, shared_only=shared_only)
+                near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
+            extra = [rowid for rowid, _ in near if rowid not in rows]
+            for row in await self.store.rows_by_id(extra, shared_only=shared_only):
+                rows[row.rowid] = row
+            cosines = self.index.cosine_of(vector, list(rows), shared_only=shared_only)
+            for row in rows.values():
+                row.cosine = cosines.get(row.rowid, 0.0)
+        return EpisodePool(list(rows.values()), hint.window, hint.asks_when)
+
+
+@dataclass(slots=True)
+class EpisodePool:
+    """The candidates of one query, and the window of time it names."""
+
+    rows: list[EpisodeRow]
+    window: tuple[float, float] | None
+    #: the query asks when something happened: only an episode carries the date that answers
+    #: it, so it stands in for a fact that says the same thing (:func:`recall_blend.blend`)
+    asks_when: bool = False
+
+    @property
+    def best_bm25(self) -> float:
+        return min((row.bm25_raw for row in self.rows), default=0.0)
+
+    @property
+    def best_cosine(self) -> float:
+        return max((row.cosine for row in self.rows), default=0.0)
+
+    def ranked(
+        self, *, best_bm25: float, best_cosine: float, now: datetime, limit: int
+    ) -> list[MemoryHit]:
+        """The ``limit`` best, best first, BM25 and cosine divided by the pool's best."""
+        return _ranked(self.rows, self.window, now.timestamp(), limit, (best_bm25, best_cosine))
+
+
+def _ranked(
+    rows: Sequence[EpisodeRow],
+    window: tuple[float, float] | None,
+    now: float,
+    limit: int,
+    best: tuple[float, float],
+) -> list[MemoryHit]:
+    scored = []
+    for row in rows:
+        parts = {
+            "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best[0]),
+            "cosine": W_COSINE * normalised_cosine(row.cosine, best[1]),
+            "recency": W_RECENCY * recency(row.last_seen, now),
+        }
+        if window is not None:
+            parts["time"] = W_TIME * float(window[0] <= row.at < window[1])
+        scored.append((sum(parts.values()), row, parts))
+    scored.sort(key=lambda entry: entry[0], reverse=True)
+    return [MemoryHit(row.item(), score, parts) for score, row, parts in scored[:limit]]

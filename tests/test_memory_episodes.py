@@ -1,0 +1,180 @@
+"""Episodes: every on-record message is recallable (with its date), whatever the write policy
+keeps as a durable fact; stems, accents and time words find them; rooms and secrets hold."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.memory.base import MemoryHit, RoomKind, TurnRecord
+from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.memory.stemming import index_terms, query_stems
+from bot.memory.time_query import read_time
+from tests.test_memory_embeddings import ConceptEmbedder
+
+__all__: list[str] = []
+
+NOW = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def memory(tmp_path: Path) -> AsyncIterator[SqliteFtsMemory]:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as backend:
+        yield backend
+
+
+@pytest.fixture
+async def embedded(tmp_path: Path) -> AsyncIterator[SqliteFtsMemory]:
+    async with SqliteFtsMemory(tmp_path, embedder=ConceptEmbedder(), now=lambda: NOW) as backend:
+        yield backend
+
+
+async def said(
+    memory: SqliteFtsMemory,
+    text: str,
+    reply: str = "Nice!",
+    *,
+    at: datetime = NOW,
+    room: RoomKind = "direct",
+) -> None:
+    await memory.sync(TurnRecord(text, reply, "telegram", at, "ana", "zoe", room=room))
+
+
+def episodes(hits: list[MemoryHit]) -> list[str]:
+    return [hit.item.text for hit in hits if hit.item.kind == "episode"]
+
+
+def texts(hits: list[MemoryHit]) -> list[str]:
+    return [hit.item.text for hit in hits]
+
+
+async def test_a_past_tense_story_is_no_fact_but_is_recalled_with_its_date(
+    memory: SqliteFtsMemory,
+) -> None:
+    told = "Yesterday I went to Lisbon with Marta and we ate grilled sardines."
+    await said(memory, told, at=datetime(2026, 5, 9, 20, 0, tzinfo=UTC))
+    assert not any(item.text == told for item in await memory.list_items())  # no durable fact
+    hits = await memory.prefetch("when did I go to Lisbon?", limit=4)
+    assert episodes(hits)[0] == told
+    assert hits[0].citation == "[episode · 2026-05-09 · dm]"
+
+
+async def test_both_sides_are_kept_and_the_reply_is_never_a_fact(memory: SqliteFtsMemory) -> None:
+    await said(memory, "What should I plant on the balcony?", "Try basil and cherry tomatoes.")
+    hits = await memory.prefetch("basil tomatoes", limit=4)
+    assert texts(hits) == ["Try basil and cherry tomatoes."]
+    assert await memory.list_items() == []
+
+
+async def test_a_repeat_reinforces_one_episode(memory: SqliteFtsMemory) -> None:
+    for day in (1, 2, 3):
+        await said(memory, "Going for a run by the river.", at=NOW - timedelta(days=day))
+    hits = await memory.prefetch("run river", limit=8)
+    assert episodes(hits) == ["Going for a run by the river."]
+    assert hits[0].item.reinforced == 2
+    assert (await memory.stats())["episodes"] == {"active": 2}  # the run and one "Nice!"
+
+
+@pytest.mark.parametrize("kind", ["bm25", "vectors"])
+async def test_a_direct_episode_is_never_recalled_in_a_shared_room(
+    kind: str, memory: SqliteFtsMemory, embedded: SqliteFtsMemory
+) -> None:
+    store = embedded if kind == "vectors" else memory
+    await said(store, "I went to the clinic about my knee.", "Get well soon.", room="direct")
+    await said(store, "We watched the match at the pub.", room="shared")
+    for query in ("clinic knee", "get well soon", "match pub"):
+        found = texts(await store.prefetch(query, limit=8, shared_room=True))
+        assert "I went to the clinic about my knee." not in found
+        assert "Get well soon." not in found
+    assert "We watched the match at the pub." in texts(
+        await store.prefetch("match pub", limit=5, shared_room=True)
+    )
+    assert "Get well soon." in episodes(await store.prefetch("get well soon", limit=5))
+    # said again in a shared room, it becomes shared
+    await said(store, "I went to the clinic about my knee.", room="shared")
+    assert "I went to the clinic about my knee." in episodes(
+        await store.prefetch("clinic knee", limit=5, shared_room=True)
+    )
+
+
+async def test_an_episode_is_stored_with_its_secret_redacted(memory: SqliteFtsMemory) -> None:
+    await said(memory, "My wifi password is hunter2-Blue-77 and the router is in the hall.")
+    raw = b"".join(path.read_bytes() for path in memory.path.parent.iterdir() if path.is_file())
+    assert b"hunter2-Blue-77" not in raw
+    assert episodes(await memory.prefetch("hunter2-Blue-77", limit=5)) == []
+    assert episodes(await memory.prefetch("wifi", limit=5)) == [
+        "My wifi password is [secret withheld]."
+    ]
+
+
+async def test_forget_and_explain_an_episode(memory: SqliteFtsMemory) -> None:
+    await said(memory, "Hi!", "Did you find the keys you lost at the gym?")
+    hit = (await memory.prefetch("keys gym", limit=1))[0]
+    assert hit.item.id.startswith("e")
+    details = await memory.explain(hit.item.id)
+    assert details["kind"] == "episode" and details["speaker"] == "persona"
+    assert details["said"].startswith("2026-05-20")
+    assert await memory.forget(hit.item.id)
+    assert episodes(await memory.prefetch("keys gym", limit=5)) == []
+    with sqlite3.connect(memory.path) as db:  # kept, only marked
+        assert db.execute("SELECT status FROM episodes").fetchall()[0] == ("forgotten",)
+
+
+async def test_stems_and_accents_find_a_fact_the_words_differ_from(
+    memory: SqliteFtsMemory,
+) -> None:
+    await memory.add("Scott is allergic to peanuts", source="cli", force=True)
+    assert [hit.item.text for hit in await memory.search("peanut allergy")] == [
+        "Scott is allergic to peanuts"
+    ]
+    await said(memory, "A minha irmã viajou para Coimbra com as crianças.")
+    assert texts(await memory.prefetch("viagem da irma a coimbra", limit=3)) == [
+        "A minha irmã viajou para Coimbra com as crianças."
+    ]
+
+
+async def test_time_words_prefer_what_was_said_then(memory: SqliteFtsMemory) -> None:
+    await said(memory, "Dinner with Rita at the Thai place.", at=datetime(2026, 3, 14, tzinfo=UTC))
+    await said(
+        memory, "Dinner with Rita at the new ramen bar.", at=datetime(2026, 5, 12, tzinfo=UTC)
+    )
+    march = episodes(await memory.prefetch("jantar com a Rita em março dinner", limit=1))
+    assert march == ["Dinner with Rita at the Thai place."]
+    last_week = episodes(await memory.prefetch("dinner with Rita last week", limit=1))
+    assert last_week == ["Dinner with Rita at the new ramen bar."]
+
+
+def test_time_windows() -> None:
+    def days(query: str) -> list[str]:
+        window = read_time(query, NOW).window
+        assert window is not None, query
+        return [datetime.fromtimestamp(edge, UTC).date().isoformat() for edge in window]
+
+    assert days("what did I do last week") == ["2026-05-11", "2026-05-18"]
+    assert days("o que fiz em março") == ["2026-03-01", "2026-04-01"]
+    assert days("in December") == ["2025-12-01", "2026-01-01"]
+    assert days("ontem") == ["2026-05-19", "2026-05-20"]
+    assert read_time("I may go, Marco said", NOW).window is None
+    assert read_time("when did I go to Lisbon", NOW).asks_when
+    assert read_time("quando é que fui a Lisboa", NOW).asks_when
+
+
+def test_stems_meet_across_forms_and_languages() -> None:
+    assert set(query_stems("peanut")) & set(index_terms("peanuts").split())
+    assert set(query_stems("viajar")) & set(index_terms("Eu viajei com a minha mãe").split())
+    assert index_terms("École") == index_terms("ecole")
+
+
+async def test_asked_when_the_dated_episode_wins_over_the_same_fact(
+    memory: SqliteFtsMemory,
+) -> None:
+    await said(memory, "We adopted a cat called Miso.", at=datetime(2026, 2, 3, tzinfo=UTC))
+    assert [item.text for item in await memory.list_items()] == ["We adopted a cat called Miso."]
+    what = await memory.prefetch("the cat Miso we adopted", limit=1)
+    assert what[0].item.kind == "fact"  # asked what, the fact (with its category) answers
+    when = await memory.prefetch("when did we adopt Miso?", limit=1)
+    assert when[0].citation == "[episode · 2026-02-03 · dm]"
