@@ -73,6 +73,8 @@ async def test_a_running_daemon_keeps_every_file_private(tmp_path: Path, shell_u
             fake.push_message(SCOTT, "I keep my bike in the shed.")
             await until(lambda: len(fake.sent) >= 1, "the answer")
             folder = daemon.store.directory("scott", "inara")
+            # the turn's memory is stored after the answer went out
+            await until(lambda: (folder / "memory.db-wal").exists(), "the memory write")
             # while it runs: the databases have their -wal and -shm beside them
             present = {p.name for p in data.rglob("*")}
             for name in ("personad.db-wal", "personad.db-shm", "memory.db", "memory.db-wal"):
