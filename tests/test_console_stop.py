@@ -1,0 +1,71 @@
+"""``personad run`` with the console adapter stops on SIGTERM even while its input stays open
+(under a supervisor or a pipe nobody closes), and still reads what comes through the pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from tests.fakes.lifecycle import quiet_port
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _healthy(port: int, process: subprocess.Popen[str]) -> bool:
+    for _ in range(600):
+        if process.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                return bool(json.loads(r.read())["status"] == "ok")
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def test_run_with_the_console_stops_on_sigterm_while_stdin_stays_open(tmp_path: Path) -> None:
+    port = quiet_port()
+    config = tmp_path / "personad.toml"
+    config.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path / "data"}"\nlog_format = "json"\n'
+        f"[http]\nport = {port}\n"
+        '[llm.backends.local]\nkind = "openai_compat"\nmodel = "m"\n'
+        'base_url = "http://127.0.0.1:9/v1"\n[llm.roles.chat]\nbackend = "local"\n'
+        '[users.scott]\nidentities = ["console:scott"]\n'
+        '[adapters.console]\nenabled = true\nuser = "scott"\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
+    env.update(PYTHONPATH=str(REPO), PERSONAD_API_TOKEN="a-token-long-enough-for-the-check")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "--config", str(config), "run"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    try:
+        assert _healthy(port, process), process.stderr.read() if process.stderr else ""
+        process.send_signal(signal.SIGTERM)
+        # stdin is still open here: the daemon must not wait for it to close.
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        out, err = process.communicate()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        if process.stdin is not None:
+            process.stdin.close()
+    assert process.returncode == 0, err
+    names = [json.loads(line).get("event") for line in (out + err).splitlines() if line[:1] == "{"]
+    assert "daemon.stopped" in names
+    assert "Traceback" not in err
