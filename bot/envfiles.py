@@ -5,7 +5,8 @@ and one beside the config file (``--config``, ``PERSONAD_CONFIG``, which the fir
 or the one ``personad init`` writes). The one beside the config is the more specific and wins
 over the one in the working directory; a variable already in the real environment wins over
 both, so a systemd ``EnvironmentFile`` or a ``docker run -e`` is never overridden by a stale
-file.
+file. A blank value counts as none, wherever it is: compose's ``env_file`` copied from the
+example, or a shell that exported an empty variable, must not hide the token ``init`` wrote.
 """
 
 from __future__ import annotations
@@ -54,13 +55,14 @@ def load_env_files(
     environ: MutableMapping[str, str] | None = None,
     cwd: Path | None = None,
 ) -> list[Path]:
-    """Put the variables of the applicable ``.env`` files into ``environ`` where it has none
-    of its own; return the files read."""
+    """Put the variables of the applicable ``.env`` files into ``environ`` where it has no
+    value of its own; return the files read."""
     target = os.environ if environ is None else environ
     files = env_files(config_arg, cwd, target)
     merged: dict[str, str] = {}
     for path in files:
-        merged.update(_read(path))
+        merged.update((key, value) for key, value in _read(path).items() if value)
     for key, value in merged.items():
-        target.setdefault(key, value)
+        if not target.get(key):
+            target[key] = value
     return files
