@@ -42,12 +42,26 @@ def env_files(
     environ = os.environ if environ is None else environ
     chosen = config_arg or environ.get("PERSONAD_CONFIG") or _read(here).get("PERSONAD_CONFIG")
     config = Path(chosen).expanduser() if chosen else default_config_path(environ)
-    files = [here]
+    # the working directory is wherever the command was started (`sudo -u personad` from a
+    # home it may not enter): a .env there that cannot be looked at is not ours; one beside
+    # the config that cannot is an error the caller reports
+    files = [here] if _looks_like_file(here) else []
     if chosen or config.is_file():
         beside = config.parent / ENV_FILE
-        if beside.resolve() != here.resolve():
+        if beside.is_file() and not any(_same(beside, path) for path in files):
             files.append(beside)
-    return [path for path in files if path.is_file()]
+    return files
+
+
+def _looks_like_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _same(one: Path, other: Path) -> bool:
+    return one.resolve() == other.resolve()
 
 
 def load_env_files(
