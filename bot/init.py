@@ -14,6 +14,8 @@ import argparse
 import getpass
 import json
 import os
+import pwd
+import re
 import secrets
 import sys
 from pathlib import Path
@@ -34,6 +36,7 @@ from bot.preflight import report
 
 __all__ = [
     "PLATFORM_SECRETS",
+    "folder_name",
     "local_zone",
     "register",
     "render_toml",
@@ -94,6 +97,20 @@ def _set(tree: dict[str, Any], dotted: str) -> None:
     node[parts[-1]] = value
 
 
+def folder_name(login: str) -> str:
+    """A login name as a user's folder name, the way ``make chat`` makes it (every character
+    but ASCII letters, digits, ``-`` and ``_`` becomes ``_``)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", login)[:64] or "me"
+
+
+def _login_name() -> str:
+    # the account's own name, like `id -un`: $USER is often unset (sudo -u, cron, containers)
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # a uid with no passwd entry (a container's arbitrary uid)
+        return os.environ.get("USER", "")
+
+
 # -- questions --------------------------------------------------------------------------------
 
 
@@ -114,7 +131,7 @@ def _gather(args: argparse.Namespace, ask: _Asker) -> dict[str, Any]:
     """Every answer, from the flags or the questions."""
     answers: dict[str, Any] = {}
     answers["data_dir"] = args.data_dir or ask("Data folder", str(default_data_dir()))
-    me = os.environ.get("USER", "me").lower()
+    me = folder_name(_login_name())
     answers["user"] = args.user or ask("Your user name (a folder name)", me)
     validate_name(answers["user"], "user")
     answers["persona"] = args.persona or ask("Your first persona's name", "inara")
