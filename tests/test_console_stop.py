@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 from tests.fakes.lifecycle import quiet_port
+from tests.test_cli_errors import _config
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -31,15 +32,10 @@ def _healthy(port: int, process: subprocess.Popen[str]) -> bool:
 
 def test_run_with_the_console_stops_on_sigterm_while_stdin_stays_open(tmp_path: Path) -> None:
     port = quiet_port()
-    config = tmp_path / "personad.toml"
-    config.write_text(
-        f'[daemon]\ndata_dir = "{tmp_path / "data"}"\nlog_format = "json"\n'
-        f"[http]\nport = {port}\n"
-        '[llm.backends.local]\nkind = "openai_compat"\nmodel = "m"\n'
-        'base_url = "http://127.0.0.1:9/v1"\n[llm.roles.chat]\nbackend = "local"\n'
-        '[users.scott]\nidentities = ["console:scott"]\n'
-        '[adapters.console]\nenabled = true\nuser = "scott"\n'
-    )
+    config = _config(tmp_path, port, tmp_path / "data")
+    with config.open("a") as extra:
+        extra.write('[users.scott]\nidentities = ["console:scott"]\n')
+        extra.write('[adapters.console]\nenabled = true\nuser = "scott"\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
     env.update(PYTHONPATH=str(REPO), PERSONAD_API_TOKEN="a-token-long-enough-for-the-check")
     process = subprocess.Popen(
