@@ -18,6 +18,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from bot.config_loader import default_config_path
+from bot.errors import ConfigError
 
 __all__ = ["ENV_FILE", "env_files", "load_env_files"]
 
@@ -25,12 +26,12 @@ ENV_FILE = ".env"
 
 
 def _read(path: Path) -> dict[str, str]:
+    # a file that is there but cannot be read is said, not passed over: its secrets would
+    # only show up later as "not set", with no word about the file
     try:
-        if not path.is_file():
-            return {}
-        values = dotenv_values(path)
-    except (OSError, UnicodeDecodeError):
-        return {}
+        values = dotenv_values(path, encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     return {key: value for key, value in values.items() if value is not None}
 
 

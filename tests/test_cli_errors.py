@@ -64,3 +64,14 @@ def test_a_working_directory_whose_env_cannot_be_looked_at_is_passed_over(
     files = load_env_files(None, environ, cwd=tmp_path / ("y" * 300))
     assert files == [tmp_path / ".env"]
     assert environ["TELEGRAM_BOT_TOKEN"] == "beside"
+
+
+def test_an_env_file_that_is_not_utf8_is_named_not_passed_over(tmp_path: Path) -> None:
+    # silently skipped, its tokens would show up as "not set" with no word about the file
+    config = _config(tmp_path, 0, tmp_path / "data")
+    (tmp_path / ".env").write_bytes(b"TELEGRAM_BOT_TOKEN=caf\xe9\n")
+    result = personad("--config", str(config), "check-config", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert f"{tmp_path / '.env'}: not UTF-8 text" in line
