@@ -2,18 +2,26 @@
 
 It goes through the same router and sessions as every chat platform. In a terminal the answer
 streams in as the model writes it (the adapter "edits" by printing what is new); through a
-pipe each answer is printed whole, followed by a newline. Blank lines are skipped. The
-adapter reads the next line only after the previous one was answered, so piped
-conversations keep their order.
+pipe each answer is printed whole, followed by a newline. Blank lines are skipped. Lines
+are handled one after the other, so piped conversations keep their order.
+
+Standard input is read by a daemon thread of its own with ``os.read``: a read that blocks on
+a pipe or terminal that stays open (``personad run`` under a supervisor) must not hold up
+shutdown, and a thread of the loop's executor would be waited for at exit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
+import io
 import itertools
+import os
 import sys
+import threading
 import uuid
+from collections.abc import Callable
 from typing import TextIO
 
 from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
@@ -51,6 +59,9 @@ class ConsoleAdapter(Adapter):
         self._printed = ""
         self._open_line = False
         self._reader: asyncio.Task[None] | None = None
+        #: lines read so far; one reading thread for the adapter's life, so a restart does
+        #: not leave two threads taking turns at the same input
+        self._lines: asyncio.Queue[str] | None = None
         self.finished = asyncio.Event()
 
     async def start(self) -> None:
@@ -74,10 +85,13 @@ class ConsoleAdapter(Adapter):
             self.stdout.flush()
 
     async def _read_loop(self) -> None:
+        if self._lines is None:
+            self._lines = asyncio.Queue()
+            _start_reader(self.stdin, asyncio.get_running_loop(), self._lines.put_nowait)
         try:
             while True:
                 self._prompt()
-                line = await asyncio.to_thread(self.stdin.readline)
+                line = await self._lines.get()
                 if not line:
                     break
                 text = line.rstrip("\r\n")
@@ -128,6 +142,51 @@ class ConsoleAdapter(Adapter):
             self._write("\n")
             self._open_line = False
             self._printed = ""
+
+
+def _start_reader(
+    stdin: TextIO, loop: asyncio.AbstractEventLoop, deliver: Callable[[str], None]
+) -> None:
+    """Hand each line of ``stdin`` to ``deliver`` on the loop, then ``""`` at its end."""
+    try:
+        fd: int | None = stdin.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        fd = None  # an in-memory stream (tests): it never blocks
+
+    def to_loop(line: str) -> bool:
+        try:
+            loop.call_soon_threadsafe(deliver, line)
+        except RuntimeError:  # the loop is closed: nobody is listening any more
+            return False
+        return True
+
+    def read_fd(fd: int) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        pending = ""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            pending += decoder.decode(chunk, final=not chunk)
+            *complete, pending = pending.split("\n")
+            for line in complete:
+                if not to_loop(line + "\n"):
+                    return
+            if not chunk:
+                if pending:
+                    to_loop(pending)
+                to_loop("")
+                return
+
+    def read_stream() -> None:
+        while True:
+            line = stdin.readline()
+            if not to_loop(line) or not line:
+                return
+
+    target = read_stream if fd is None else (lambda: read_fd(fd))
+    threading.Thread(target=target, name="console-stdin", daemon=True).start()
 
 
 def create(settings: Settings, context: AdapterContext) -> ConsoleAdapter:

@@ -237,13 +237,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     private_umask()
     parser = build_parser()
     args = parser.parse_args(argv)
-    load_env_files(args.config)
-    if args.data_dir and args.command != "init":
-        # through the environment, so every command and check sees the same folder
-        os.environ["PERSONAD_DATA_DIR"] = str(Path(args.data_dir).expanduser())
-    if args.command != "run":
-        configure_logging(fmt="console", level=os.environ.get("PERSONAD_LOG_LEVEL", "error"))
     try:
+        load_env_files(args.config)
+        if args.data_dir and args.command != "init":
+            # through the environment, so every command and check sees the same folder
+            os.environ["PERSONAD_DATA_DIR"] = str(Path(args.data_dir).expanduser())
+        if args.command != "run":
+            level = os.environ.get("PERSONAD_LOG_LEVEL", "error")
+            configure_logging(fmt="console", level=level)
         if args.command in ("memory", "web"):
             result = asyncio.run(args.func(args, _load(args)))
         elif asyncio.iscoroutinefunction(args.func):

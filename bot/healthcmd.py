@@ -3,7 +3,7 @@
 For scripts, the container's HEALTHCHECK and systemd's ``ExecStartPost``: exit status 0 when
 every enabled adapter is healthy, 1 when the daemon answers that one is not (each problem is
 printed, one a line), 2 when nothing answers. ``--wait SECONDS`` keeps asking until the
-daemon is healthy or the time is up.
+daemon is healthy, an adapter has failed for good, or the time is up.
 """
 
 from __future__ import annotations
@@ -41,13 +41,22 @@ def _get(url: str) -> tuple[int, dict[str, Any]] | None:
         return None
 
 
+def _failed_for_good(body: dict[str, Any]) -> bool:
+    # a failed adapter (credentials rejected, a secret missing) is not retried: waiting on
+    # would only hold up a systemd start for nothing
+    adapters = body.get("adapters") or {}
+    return any(isinstance(a, dict) and a.get("state") == "failed" for a in adapters.values())
+
+
 def ask_health(config: Config, wait: float = 0.0) -> int:
     """Print the daemon's health; the exit status described above."""
     url = _url(config)
     deadline = time.monotonic() + wait
     while True:
         answer = _get(url)
-        if (answer is not None and answer[0] == 200) or time.monotonic() >= deadline:
+        if answer is not None and (answer[0] == 200 or _failed_for_good(answer[1])):
+            break
+        if time.monotonic() >= deadline:
             break
         time.sleep(0.5)
     if answer is None:

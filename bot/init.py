@@ -14,8 +14,11 @@ import argparse
 import getpass
 import json
 import os
+import pwd
+import re
 import secrets
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,7 @@ from bot.preflight import report
 
 __all__ = [
     "PLATFORM_SECRETS",
+    "folder_name",
     "local_zone",
     "register",
     "render_toml",
@@ -94,6 +98,20 @@ def _set(tree: dict[str, Any], dotted: str) -> None:
     node[parts[-1]] = value
 
 
+def folder_name(login: str) -> str:
+    """A login name as a user's folder name, the way ``make chat`` makes it (every character
+    but ASCII letters, digits, ``-`` and ``_`` becomes ``_``)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", login)[:64] or "me"
+
+
+def _login_name() -> str:
+    # the account's own name, like `id -un`: $USER is often unset (sudo -u, cron, containers)
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # a uid with no passwd entry (a container's arbitrary uid)
+        return os.environ.get("USER", "")
+
+
 # -- questions --------------------------------------------------------------------------------
 
 
@@ -110,14 +128,40 @@ class _Asker:
         return answer.strip() or default
 
 
-def _gather(args: argparse.Namespace, ask: _Asker) -> dict[str, Any]:
-    """Every answer, from the flags or the questions."""
+def _kept_defaults(config_path: Path) -> dict[str, str]:
+    """The data folder, user and persona of a config that is kept, as the defaults of a run
+    again: its persona, not a new one for the login name, is the one checked and kept. Read
+    from the file itself, so a secret still missing does not lose them."""
+    try:
+        tree = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}  # the check at the end says what is wrong with it
+    kept: dict[str, str] = {}
+    data_dir = tree.get("daemon", {}).get("data_dir")
+    if isinstance(data_dir, str) and data_dir:
+        kept["data_dir"] = data_dir
+    for name, user in (tree.get("users") or {}).items():
+        kept["user"] = name
+        persona = user.get("default_persona") if isinstance(user, dict) else None
+        if isinstance(persona, str) and persona:
+            kept["persona"] = persona
+        break
+    return kept
+
+
+def _gather(
+    args: argparse.Namespace, ask: _Asker, kept: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Every answer, from the flags or the questions (``kept``: the defaults of a kept config)."""
+    kept = kept or {}
     answers: dict[str, Any] = {}
-    answers["data_dir"] = args.data_dir or ask("Data folder", str(default_data_dir()))
-    me = os.environ.get("USER", "me").lower()
+    data_default = kept.get("data_dir", str(default_data_dir()))
+    answers["data_dir"] = args.data_dir or ask("Data folder", data_default)
+    me = kept.get("user") or folder_name(_login_name())
     answers["user"] = args.user or ask("Your user name (a folder name)", me)
     validate_name(answers["user"], "user")
-    answers["persona"] = args.persona or ask("Your first persona's name", "inara")
+    persona_default = kept.get("persona", "inara")
+    answers["persona"] = args.persona or ask("Your first persona's name", persona_default)
     validate_name(answers["persona"], "persona")
     platforms = list(args.platform or [])
     if not platforms and ask.interactive:
@@ -245,11 +289,12 @@ def run_init(args: argparse.Namespace) -> int:
     ask = _Asker(interactive=sys.stdin.isatty() and not args.yes)
     chosen = args.config or os.environ.get("PERSONAD_CONFIG")
     config_path = Path(chosen).expanduser() if chosen else default_config_path()
-    answers = _gather(args, ask)
-    make_private_dirs(config_path.parent)
-    if config_path.exists() and not args.force:
+    keep = config_path.exists() and not args.force
+    if keep:  # said before any question, so no answer is given for nothing
         print(f"kept the existing config {config_path} (--force writes a new one)")
-    else:
+    answers = _gather(args, ask, _kept_defaults(config_path) if keep else None)
+    make_private_dirs(config_path.parent)
+    if not keep:
         text = "# written by personad init; every key: config/personad.example.toml\n\n"
         atomic_write_text(config_path, text + render_toml(_config_tree(answers, args)))
         print(f"wrote {config_path}")

@@ -40,3 +40,38 @@ def test_a_data_folder_that_is_a_file_is_one_line(tmp_path: Path) -> None:
         assert result.returncode == 2, result.stderr
         assert "Traceback" not in result.stderr
         assert str(data) in result.stderr
+
+
+def test_a_config_path_the_system_refuses_is_one_line(tmp_path: Path) -> None:
+    # the .env beside it cannot even be looked at (here: a name too long for the file system;
+    # for a user, a folder they may not enter)
+    config = tmp_path / ("x" * 300) / "personad.toml"
+    result = personad("--config", str(config), "check-config", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("personad: ") and "File name too long" in line
+
+
+def test_a_working_directory_whose_env_cannot_be_looked_at_is_passed_over(
+    tmp_path: Path,
+) -> None:
+    # `sudo -u personad personad init` run from a home the service user may not enter
+    from bot.envfiles import load_env_files
+
+    environ: dict[str, str] = {"PERSONAD_CONFIG": str(tmp_path / "personad.toml")}
+    (tmp_path / ".env").write_text("TELEGRAM_BOT_TOKEN=beside\n")
+    files = load_env_files(None, environ, cwd=tmp_path / ("y" * 300))
+    assert files == [tmp_path / ".env"]
+    assert environ["TELEGRAM_BOT_TOKEN"] == "beside"
+
+
+def test_an_env_file_that_is_not_utf8_is_named_not_passed_over(tmp_path: Path) -> None:
+    # silently skipped, its tokens would show up as "not set" with no word about the file
+    config = _config(tmp_path, 0, tmp_path / "data")
+    (tmp_path / ".env").write_bytes(b"TELEGRAM_BOT_TOKEN=caf\xe9\n")
+    result = personad("--config", str(config), "check-config", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert f"{tmp_path / '.env'}: not UTF-8 text" in line

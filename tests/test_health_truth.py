@@ -4,6 +4,7 @@ and ``/healthz`` (503), and rejected credentials are not retried forever."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from adapters.base import AdapterContext, Incoming
 from bot.daemon import Daemon
 from bot.errors import ConfigError
+from bot.healthcmd import ask_health
 from bot.logs import configure_logging
 from bot.watchdog import Watchdog
 from tests.fakes.telegram_api import FakeTelegram
@@ -83,6 +85,14 @@ async def test_a_rejected_token_shows_as_failed_in_log_status_and_healthz(tmp_pa
                 auth = {"Authorization": f"Bearer {TOKEN}"}
                 async with http.get(f"{base}/status", headers=auth) as response:
                     status = await response.json()
+            # `personad health --wait` (systemd's ExecStartPost) does not wait out its time
+            # for an adapter that will not come back: it says why, exit status 1
+            config.http.port = daemon.http_port
+            told = io.StringIO()
+            with contextlib.redirect_stdout(told):
+                code = await asyncio.wait_for(asyncio.to_thread(ask_health, config, 3600), 120)
+    assert code == 1
+    assert told.getvalue().startswith("telegram: ") and "rejected the bot token" in told.getvalue()
     why = health["problems"]["telegram"]
     assert "rejected the bot token" in why and "not retried" in why
     assert health["adapters"]["telegram"]["state"] == "failed"

@@ -59,6 +59,21 @@ def test_env_beside_the_config_wins_over_the_working_directory_and_loses_to_the_
     }
 
 
+def test_a_blank_value_hides_no_secret(tmp_path: Path) -> None:
+    # compose's env_file with the example's blank lines, or a shell that exported an empty
+    # variable: the token init wrote beside the config is still found
+    here, there = tmp_path / "here", tmp_path / "etc"
+    here.mkdir()
+    there.mkdir()
+    (here / ".env").write_text("TELEGRAM_BOT_TOKEN=from-cwd\nDISCORD_BOT_TOKEN=from-cwd\n")
+    (there / ".env").write_text("TELEGRAM_BOT_TOKEN=\nANTHROPIC_API_KEY=sk-ant-beside\n")
+    environ = {"PERSONAD_CONFIG": str(there / "p.toml"), "ANTHROPIC_API_KEY": ""}
+    load_env_files(None, environ, cwd=here)
+    assert environ["ANTHROPIC_API_KEY"] == "sk-ant-beside"
+    assert environ["TELEGRAM_BOT_TOKEN"] == "from-cwd"
+    assert environ["DISCORD_BOT_TOKEN"] == "from-cwd"
+
+
 def test_run_reads_the_env_file_beside_the_config(tmp_path: Path) -> None:
     config = tmp_path / "personad.toml"
     config.write_text(f'[daemon]\ndata_dir = "{tmp_path / "data"}"\n[http]\nenabled = false\n')
