@@ -37,10 +37,10 @@ import numpy as np
 import structlog
 
 from bot.memory.base import Category
-from bot.memory.embeddings import Embedder, load_embedder
-from bot.memory.fts_query import plan_match
-from bot.memory.sqlite_fts import CANDIDATE_MARGIN, SqliteFtsMemory
-from bot.memory.stemming import query_stem_groups, query_stems
+from bot.memory.sqlite.backend import CANDIDATE_MARGIN, SqliteFtsMemory
+from bot.memory.sqlite.embeddings import Embedder, load_embedder
+from bot.memory.sqlite.query import plan_match
+from bot.memory.sqlite.stemming import query_stem_groups, query_stems
 
 __all__ = ["main", "synthetic_memories", "synthetic_queries"]
 

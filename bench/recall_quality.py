@@ -38,10 +38,10 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
-from bot.memory.embeddings import Embedder, load_embedder
-from bot.memory.fts_query import STOPWORDS, fold, normalise_text
-from bot.memory.holographic import HolographicMemory
-from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.memory.holographic.backend import HolographicMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.embeddings import Embedder, load_embedder
+from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_conversations.json"
 KS = (5, 10)

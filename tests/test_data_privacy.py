@@ -20,7 +20,7 @@ from structlog.testing import capture_logs
 
 from bot.atomic import append_durably, atomic_write_text
 from bot.daemon import Daemon
-from bot.memory.fts_store import FtsStore
+from bot.memory.sqlite.store import FtsStore
 from bot.state import StateStore
 from tests.fakes.telegram_api import FakeTelegram
 from tests.harness import ScriptedLLM, make_config, make_persona

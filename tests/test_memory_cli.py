@@ -11,7 +11,7 @@ import pytest
 
 from bot.cli import main
 from bot.memory.base import TurnRecord
-from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
 
 
 @pytest.fixture

@@ -10,8 +10,14 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from bot.memory.embeddings import Embedder, Matrix, MiniLMEmbedder, VectorIndex, load_embedder
-from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.embeddings import (
+    Embedder,
+    Matrix,
+    MiniLMEmbedder,
+    VectorIndex,
+    load_embedder,
+)
 
 __all__: list[str] = []
 

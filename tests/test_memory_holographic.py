@@ -13,7 +13,7 @@ import pytest
 
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryBackend, TurnRecord
-from bot.memory.holographic import HolographicMemory
+from bot.memory.holographic.backend import HolographicMemory
 from bot.tools import ToolFailed
 
 Opener = Callable[[], Awaitable[HolographicMemory]]

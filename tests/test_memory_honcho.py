@@ -12,7 +12,7 @@ import pytest
 from bot.config import HonchoConfig
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryBackend, TurnRecord
-from bot.memory.honcho import HonchoMemory
+from bot.memory.honcho.backend import HonchoMemory
 from bot.tools import ToolFailed
 from tests.fakes.honcho_api import FakeHoncho, Workspace
 

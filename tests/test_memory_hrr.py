@@ -5,8 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.memory import hrr
-from bot.memory.hrr import DIM, Cleanup, TraceIndex, bind, bundle, cosine, parse, symbol, unbind
+from bot.memory.holographic import hrr
+from bot.memory.holographic.hrr import (
+    DIM,
+    Cleanup,
+    TraceIndex,
+    bind,
+    bundle,
+    cosine,
+    parse,
+    symbol,
+    unbind,
+)
 
 
 def test_symbols_are_deterministic_unit_scale_and_nearly_orthogonal() -> None:

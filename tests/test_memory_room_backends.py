@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import MemoryBackend, TurnRecord
-from bot.memory.fts_schema import MIGRATIONS, SCHEMA_VERSION
-from bot.memory.holographic import HolographicMemory
-from bot.memory.honcho import HonchoMemory
-from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.memory.holographic.backend import HolographicMemory
+from bot.memory.honcho.backend import HonchoMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from bot.migrations import _statements
 from tests.fakes.honcho_api import FakeHoncho
 from tests.test_memory_embeddings import ConceptEmbedder

@@ -11,9 +11,9 @@ import pytest
 
 from bot.config import HonchoConfig
 from bot.memory.base import MemoryBackend, MemoryHit, RoomKind, TurnRecord
-from bot.memory.holographic import HolographicMemory
-from bot.memory.honcho import HonchoMemory
-from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.memory.holographic.backend import HolographicMemory
+from bot.memory.honcho.backend import HonchoMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.tools import ToolFailed
 from tests.fakes.honcho_api import FakeHoncho
 from tests.test_memory_embeddings import ConceptEmbedder

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.memory.fts_query import (
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.query import (
     EXACT_BUDGET,
     NEWEST_WINDOW,
     MatchPlan,
@@ -16,7 +17,6 @@ from bot.memory.fts_query import (
     plan_match,
     query_tokens,
 )
-from bot.memory.sqlite_fts import SqliteFtsMemory
 
 __all__: list[str] = []
 

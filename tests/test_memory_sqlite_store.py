@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot.errors import MemoryStoreError
-from bot.memory.fts_schema import MIGRATIONS, SCHEMA_VERSION, open_database
-from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
 from bot.tools import ToolFailed, ToolRegistry
 
 __all__: list[str] = []

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import TurnRecord
-from bot.memory.fts_query import mirror_lines
-from bot.memory.fts_schema import SCHEMA_VERSION
-from bot.memory.sqlite_fts import MAX_ITEM_CHARS, SqliteFtsMemory
+from bot.memory.sqlite.backend import MAX_ITEM_CHARS, SqliteFtsMemory
+from bot.memory.sqlite.query import mirror_lines
+from bot.memory.sqlite.schema import SCHEMA_VERSION
 
 __all__: list[str] = []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.memory.vector_index import EXACT_ROWS, VectorIndex
+from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex
 
 __all__: list[str] = []
 

@@ -14,8 +14,8 @@ from bot.config import HonchoConfig
 from bot.identity.changelog import CHANGELOG_FILE
 from bot.memory.base import TurnRecord
 from bot.memory.factory import open_memory
-from bot.memory.fts_admission import mirrorable_lines
-from bot.memory.honcho import HonchoMemory
+from bot.memory.honcho.backend import HonchoMemory
+from bot.memory.sqlite.admission import mirrorable_lines
 from bot.persona.promotion import REPEATS, Promoter, explicit_fact
 from bot.persona.store import PersonaStore
 from tests.fakes.honcho_api import FakeHoncho

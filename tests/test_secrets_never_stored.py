@@ -19,9 +19,9 @@ from bot.identity import IdentityObserver
 from bot.identity.changelog import CHANGELOG_FILE, Change, render
 from bot.identity.state import flush_states
 from bot.memory.base import TurnRecord
-from bot.memory.holographic import HolographicMemory
+from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.policy import WITHHELD, redact_secrets, split_candidates, withhold_sentences
-from bot.memory.sqlite_fts import SqliteFtsMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.persona.store import PersonaStore
 from bot.sessionlog import LoggedTurn, SessionLog
 from tests.harness import ScriptedLLM, make_config, make_persona

@@ -20,7 +20,7 @@ from bot.errors import ConfigError
 from bot.memory.base import MemoryBackend
 
 if TYPE_CHECKING:
-    from bot.memory.embeddings import Embedder
+    from bot.memory.sqlite.embeddings import Embedder
 
 __all__ = ["BACKENDS", "open_memory", "shared_embedder"]
 
@@ -39,7 +39,7 @@ def shared_embedder() -> Embedder | None:
     global _embedder, _embedder_loaded
     with _embedder_lock:
         if not _embedder_loaded:
-            from bot.memory.embeddings import load_embedder
+            from bot.memory.sqlite.embeddings import load_embedder
 
             _embedder = load_embedder()
             _embedder_loaded = True
@@ -64,15 +64,15 @@ def _missing(backend: str, exc: ImportError) -> ConfigError:
 def _build(config: Config, persona_dir: Path, embedder: Embedder | None) -> MemoryBackend:
     backend = config.memory.backend
     if backend == "sqlite-fts5":
-        from bot.memory.sqlite_fts import SqliteFtsMemory
+        from bot.memory.sqlite.backend import SqliteFtsMemory
 
         return SqliteFtsMemory(persona_dir, embedder=embedder)
     if backend == "holographic":
-        from bot.memory.holographic import HolographicMemory
+        from bot.memory.holographic.backend import HolographicMemory
 
         return HolographicMemory(persona_dir)
     if backend == "honcho":
-        from bot.memory.honcho import HonchoMemory
+        from bot.memory.honcho.backend import HonchoMemory
 
         honcho: MemoryBackend = HonchoMemory(
             persona_dir,

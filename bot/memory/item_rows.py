@@ -2,7 +2,7 @@
 
 Both stores select :data:`ITEM_COLUMNS` first in their queries, so :func:`item_from_row`
 reads the first nine values of any such row; their own columns follow. (``memory.db`` keeps
-numeric ids and epoch times: :mod:`bot.memory.fts_inspect`.)
+numeric ids and epoch times: :mod:`bot.memory.sqlite.inspection`.)
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from bot.memory.fts_query import mirror_lines
+from bot.memory.sqlite.query import mirror_lines
 from bot.persona.template import TEMPLATES_DIR, available_templates
 
 __all__ = ["clean_mirror_text", "is_placeholder", "strip_comments"]

@@ -18,7 +18,7 @@ import re
 import threading
 from collections.abc import Callable
 
-from bot.memory.fts_query import MAX_QUERY_CHARS, MAX_QUERY_TOKENS, STOPWORDS, fold
+from bot.memory.sqlite.query import MAX_QUERY_CHARS, MAX_QUERY_TOKENS, STOPWORDS, fold
 
 __all__ = ["STEMMING", "index_terms", "query_stem_groups", "query_stems", "text_language"]
 

@@ -27,9 +27,9 @@ seconds. Calls a person makes (``search``, the tools) raise :class:`MemoryStoreE
 sentence saying what failed.
 
 Layout: this module is the :class:`MemoryBackend` (write policy, lifecycle, inspection, tools).
-:mod:`bot.memory.honcho_client` wraps the SDK and translates its errors;
-:mod:`bot.memory.honcho_ledger` is ``honcho.db``; :mod:`bot.memory.honcho_outbox` queues writes
-there and delivers them; :mod:`bot.memory.honcho_recall` filters the server's answers through
+:mod:`bot.memory.honcho.client` wraps the SDK and translates its errors;
+:mod:`bot.memory.honcho.ledger` is ``honcho.db``; :mod:`bot.memory.honcho.outbox` queues writes
+there and delivers them; :mod:`bot.memory.honcho.recall` filters the server's answers through
 the ledger.
 """
 
@@ -63,10 +63,10 @@ from bot.memory.base import (
     TurnRecord,
     format_citation,
 )
-from bot.memory.honcho_client import RETRY_AFTER, HonchoClient, conclusion_summary, peer_id
-from bot.memory.honcho_ledger import HonchoLedger, normalize
-from bot.memory.honcho_outbox import Outbox
-from bot.memory.honcho_recall import recall, visible_representation
+from bot.memory.honcho.client import RETRY_AFTER, HonchoClient, conclusion_summary, peer_id
+from bot.memory.honcho.ledger import HonchoLedger, normalize
+from bot.memory.honcho.outbox import Outbox
+from bot.memory.honcho.recall import recall, visible_representation
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates

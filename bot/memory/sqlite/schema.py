@@ -19,13 +19,13 @@ Tables:
 * ``episodes``, ``episodes_fts``, ``episodes_vocab``, ``episode_vectors`` (v5): every on-record
   message (``speaker`` ``user`` or ``persona``) with its time and room kind, apart from the
   durable facts in ``items``. The FTS index holds the message's stems
-  (:mod:`bot.memory.stemming`), not its text; a forgotten episode keeps its row and index
+  (:mod:`bot.memory.sqlite.stemming`), not its text; a forgotten episode keeps its row and index
   entry, and recall skips it by status. ``items.terms`` (v5): the item's stems, which both
   items indexes now hold instead of its text (filled in for older items when the file opens).
   Filtering ``items_fts`` matches by room instead cost a lookup per match: up to ten times
   slower for a common word on a store of 100,000 memories.
 
-The statements the backend runs against these tables live in :mod:`bot.memory.fts_store`.
+The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 
 Corrupt files are refused, never repaired or replaced: :func:`open_database` raises
 :class:`MemoryStoreError` naming the file, which stays untouched for a person to inspect.

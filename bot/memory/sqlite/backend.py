@@ -1,20 +1,20 @@
 """The default memory backend: one SQLite file per persona, hybrid recall over FTS5.
 
-Recall (:mod:`bot.memory.fts_recall`) takes the best FTS5 (BM25) matches of the sanitised
+Recall (:mod:`bot.memory.sqlite.recall`) takes the best FTS5 (BM25) matches of the sanitised
 query and, when an embedder is installed, the nearest vectors in the persona's in-memory
-matrix; the union is scored by :mod:`bot.memory.scoring` (BM25 + cosine + recency +
+matrix; the union is scored by :mod:`bot.memory.sqlite.scoring` (BM25 + cosine + recency +
 importance). Without an embedder the same interface answers by BM25 alone. A turn in a shared
 room recalls only shared items: the FTS match and the vector mask drop the others before
 anything is ranked, so its pool is as full as a direct turn's.
 
-Writes pass :func:`bot.memory.fts_admission.admit` (length, category, the write policy of
+Writes pass :func:`bot.memory.sqlite.admission.admit` (length, category, the write policy of
 :mod:`bot.memory.policy`); secrets are refused even when forced. Repeats of a fact (same
 normalised text, or cosine >= 0.92 with embeddings) reinforce the existing item and come back
 as ``AddResult(stored=False, duplicate_of=<its id>)``. Nothing is ever deleted: forgetting and
 superseding only change a status, and the item stays in the file, explainable.
 
 A corrupt or locked ``memory.db`` raises :class:`~bot.errors.MemoryStoreError` naming the
-file; the file is left exactly as it was. The SQL lives in :mod:`bot.memory.fts_store`.
+file; the file is left exactly as it was. The SQL lives in :mod:`bot.memory.sqlite.store`.
 """
 
 from __future__ import annotations
@@ -38,17 +38,17 @@ from bot.memory.base import (
     TurnRecord,
     format_citation,
 )
-from bot.memory.embeddings import Embedder, Matrix, VectorIndex
-from bot.memory.episode_store import EpisodeStore, parse_episode_id
-from bot.memory.episodes import Episodes
-from bot.memory.fts_admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
-from bot.memory.fts_query import MAX_QUERY_CHARS, normalise_text
-from bot.memory.fts_recall import CANDIDATE_MARGIN, fact_pool, score_facts
-from bot.memory.fts_store import FtsStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
-from bot.memory.recall_blend import blend
-from bot.memory.vector_index import load_index
+from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
+from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
+from bot.memory.sqlite.episode_store import EpisodeStore, parse_episode_id
+from bot.memory.sqlite.episodes import Episodes
+from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
+from bot.memory.sqlite.recall import CANDIDATE_MARGIN, fact_pool, score_facts
+from bot.memory.sqlite.recall_blend import blend
+from bot.memory.sqlite.store import FtsStore
+from bot.memory.sqlite.vector_index import load_index
 from bot.tools import Tool
 
 __all__ = [

@@ -20,7 +20,7 @@ is why nothing but names has to be stored to rebuild the vocabulary after a rest
 A filler may hold several words ("green tea"): its vector is their normalised superposition,
 so a probe for "tea" still meets it, at a cosine of about 0.7.
 
-The roles themselves come from text through :mod:`bot.memory.hrr_parse`; the parser's public
+The roles themselves come from text through :mod:`bot.memory.holographic.parse`; the parser's public
 names (``parse``, ``Parsed``, ``normalize``, ``FUNCTIONAL``) stay importable from here too.
 """
 
@@ -33,8 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from bot.memory.hrr_lexicon import FUNCTIONAL
-from bot.memory.hrr_parse import Parsed, normalize, parse
+from bot.memory.holographic.lexicon import FUNCTIONAL
+from bot.memory.holographic.parse import Parsed, normalize, parse
 
 __all__ = [
     "DIM",

@@ -1,7 +1,7 @@
 """One connection to a persona's ``memory.db``: open, close, reads and write transactions.
 
-:class:`FtsConnection` is the base of :class:`~bot.memory.fts_store.FtsStore`. It opens the
-file through :func:`~bot.memory.fts_schema.open_database` (which brings the schema up to date)
+:class:`FtsConnection` is the base of :class:`~bot.memory.sqlite.store.FtsStore`. It opens the
+file through :func:`~bot.memory.sqlite.schema.open_database` (which brings the schema up to date)
 and gives its subclasses two ways to reach it: :meth:`FtsConnection._all` for a statement
 whose rows are wanted, and :meth:`FtsConnection._tx` for one write transaction, rolled back
 whole on any error. Every :class:`sqlite3.Error` becomes a
@@ -21,7 +21,7 @@ import structlog
 
 from bot.disk import run_blocking
 from bot.errors import MemoryStoreError
-from bot.memory.fts_schema import describe_sqlite_error, open_database
+from bot.memory.sqlite.schema import describe_sqlite_error, open_database
 from bot.permissions import create_private_file
 
 __all__ = ["FtsConnection"]

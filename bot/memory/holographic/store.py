@@ -27,7 +27,7 @@ import numpy as np
 
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem
-from bot.memory.hrr import Vector
+from bot.memory.holographic.hrr import Vector
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile

@@ -1,12 +1,13 @@
 """The ``holographic`` backend: facts as role/filler traces, recalled by structure.
 
-Every stored sentence is parsed (:mod:`bot.memory.hrr_parse`, a small rule-based English and
-Portuguese parser) into roles: subject, relation, object, topic, plus the item's category and its
-content words. The roles become one holographic trace (:mod:`bot.memory.hrr`), kept in SQLite
-with the item. A question is parsed the same way into a *partial* structure ("what does Scott
-prefer for breakfast" → subject=scott, relation=prefer, topic=breakfast, object asked); recall
-probes every trace with the known roles in one matrix product and unbinds the asked role to read
-the answer back through the clean-up memory. So "Scott likes Holly" and "Holly likes Scott",
+Every stored sentence is parsed (:mod:`bot.memory.holographic.parse`, a small rule-based
+English and Portuguese parser) into roles: subject, relation, object, topic, plus the item's
+category and its content words. The roles become one holographic trace
+(:mod:`bot.memory.holographic.hrr`), kept in SQLite with the item. A question is parsed the
+same way into a *partial* structure ("what does Scott prefer for breakfast" → subject=scott,
+relation=prefer, topic=breakfast, object asked); recall probes every trace with the known roles
+in one matrix product and unbinds the asked role to read the answer back through the clean-up
+memory. So "Scott likes Holly" and "Holly likes Scott",
 which have the same words, answer "who does Scott like" differently.
 
 A query the parser cannot structure is answered through the ``keywords`` role, which holds the
@@ -18,8 +19,8 @@ shared items (the file layer's lines are shared), and a sentence said again in a
 makes its item shared.
 
 Layout: this module is the :class:`MemoryBackend` (write policy, lifecycle, inspection, tools);
-:mod:`bot.memory.holographic_recall` holds the active facts and recall over their traces;
-:mod:`bot.memory.holographic_store` is the SQLite file.
+:mod:`bot.memory.holographic.recall` holds the active facts and recall over their traces;
+:mod:`bot.memory.holographic.store` is the SQLite file.
 """
 
 from __future__ import annotations
@@ -47,10 +48,10 @@ from bot.memory.base import (
     format_citation,
     visible_in,
 )
-from bot.memory.holographic_recall import ActiveFacts, Recalled, fact_structure
-from bot.memory.holographic_store import HolographicStore
-from bot.memory.hrr import DIM
-from bot.memory.hrr_parse import normalize, parse
+from bot.memory.holographic.hrr import DIM
+from bot.memory.holographic.parse import normalize, parse
+from bot.memory.holographic.recall import ActiveFacts, Recalled, fact_structure
+from bot.memory.holographic.store import HolographicStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates

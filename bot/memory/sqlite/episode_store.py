@@ -1,13 +1,13 @@
 """Every SQL statement about episodes (what was said, message by message) in ``memory.db``.
 
 An episode is one on-record message, the user's or the persona's, with its time, room kind and
-platform; its stems (:mod:`bot.memory.stemming`) are what ``episodes_fts`` indexes. The same
+platform; its stems (:mod:`bot.memory.sqlite.stemming`) are what ``episodes_fts`` indexes. The same
 message said again by the same speaker reinforces the episode instead of adding a copy (and said
 in a shared room makes it shared, as facts do). Episodes are never deleted; forgetting one
 only changes its status, and recall skips it.
 
 :class:`EpisodeStore` runs its statements on the connection of the persona's
-:class:`~bot.memory.fts_store.FtsStore`, so one file and one writer hold both facts and episodes.
+:class:`~bot.memory.sqlite.store.FtsStore`, so one file and one writer hold both facts and episodes.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.memory.base import MemoryItem, RoomKind, format_citation
-from bot.memory.fts_store import DF_CACHE_WRITES, FtsStore
-from bot.memory.vector_index import StoredVectors
+from bot.memory.sqlite.store import DF_CACHE_WRITES, FtsStore
+from bot.memory.sqlite.vector_index import StoredVectors
 
 __all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "episode_id", "parse_episode_id"]
 

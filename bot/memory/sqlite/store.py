@@ -4,8 +4,8 @@
 its history recorded in ``item_events``) and answers recall: BM25 matches, document
 frequencies for query planning, rows by id and the standing preferences and decisions, each
 read limited to shared items when asked (``shared_only``: a turn in a shared room). The
-connection and its error handling come from :mod:`bot.memory.fts_connection`, the inspection
-reads from :mod:`bot.memory.fts_inspect`, the schema from :mod:`bot.memory.fts_schema`.
+connection and its error handling come from :mod:`bot.memory.sqlite.connection`, the inspection
+reads from :mod:`bot.memory.sqlite.inspection`, the schema from :mod:`bot.memory.sqlite.schema`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.memory.base import Category, MemoryItem, RoomKind
-from bot.memory.fts_inspect import ITEM_COLUMNS, FtsInspection, item_from_row
-from bot.memory.scoring import Candidate
-from bot.memory.stemming import index_terms
-from bot.memory.vector_index import StoredVectors
+from bot.memory.sqlite.inspection import ITEM_COLUMNS, FtsInspection, item_from_row
+from bot.memory.sqlite.scoring import Candidate
+from bot.memory.sqlite.stemming import index_terms
+from bot.memory.sqlite.vector_index import StoredVectors
 
 __all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
 

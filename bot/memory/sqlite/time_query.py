@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.memory.fts_query import fold
+from bot.memory.sqlite.query import fold
 
 __all__ = ["TimeHint", "read_time"]
 

@@ -1,6 +1,6 @@
 """The outbox of the ``honcho`` backend: writes queued in ``honcho.db``, delivered in order.
 
-Every write is queued first (the ``outbox`` table of :mod:`bot.memory.honcho_ledger`), so
+Every write is queued first (the ``outbox`` table of :mod:`bot.memory.honcho.ledger`), so
 nothing is lost while the server is down: a conclusion by the ledger when it is entered, a
 turn's two messages by :meth:`Outbox.queue_turn`, with any sentence that looks like a secret
 withheld. :meth:`Outbox.flush` sends the queue oldest first: consecutive conclusions in one
@@ -23,8 +23,8 @@ from honcho import NotFoundError
 
 from bot.errors import MemoryStoreError
 from bot.memory.base import TurnRecord
-from bot.memory.honcho_client import HonchoClient
-from bot.memory.honcho_ledger import HonchoLedger
+from bot.memory.honcho.client import HonchoClient
+from bot.memory.honcho.ledger import HonchoLedger
 from bot.memory.policy import withhold_sentences
 
 __all__ = ["WITHHELD", "Outbox"]

@@ -8,9 +8,9 @@ kind; a message said again reinforces its episode. :meth:`Episodes.search` ranks
 
 ``score = W_BM25·bm25 + W_COSINE·cosine + W_RECENCY·recency + W_TIME·in_window``
 
-where ``bm25`` is over the stems of :mod:`bot.memory.stemming`, divided by the best of the
+where ``bm25`` is over the stems of :mod:`bot.memory.sqlite.stemming`, divided by the best of the
 pool, ``cosine`` is MiniLM's when an embedder is installed, and ``in_window`` is 1 for an
-episode said within the time the query names (:mod:`bot.memory.time_query`): the matches
+episode said within the time the query names (:mod:`bot.memory.sqlite.time_query`): the matches
 within that window join the pool even when words outside it score higher. A DM episode is
 never recalled in a shared room.
 """
@@ -25,11 +25,11 @@ import structlog
 
 from bot.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
-from bot.memory.embeddings import Embedder, Matrix, VectorIndex
-from bot.memory.episode_store import EpisodeRow, EpisodeStore
-from bot.memory.fts_query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.policy_secrets import redact_secrets
-from bot.memory.scoring import (
+from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
+from bot.memory.sqlite.episode_store import EpisodeRow, EpisodeStore
+from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text, plan_match
+from bot.memory.sqlite.scoring import (
     MIN_COSINE,
     W_BM25,
     W_COSINE,
@@ -38,9 +38,9 @@ from bot.memory.scoring import (
     normalised_cosine,
     recency,
 )
-from bot.memory.stemming import index_terms, query_stem_groups
-from bot.memory.time_query import read_time
-from bot.memory.vector_index import load_index
+from bot.memory.sqlite.stemming import index_terms, query_stem_groups
+from bot.memory.sqlite.time_query import read_time
+from bot.memory.sqlite.vector_index import load_index
 
 __all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
 

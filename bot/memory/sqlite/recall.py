@@ -1,8 +1,8 @@
 """Hybrid recall over ``memory.db``: BM25 matches and nearest vectors, scored together.
 
 :func:`fact_pool` takes the best FTS5 (BM25) matches of the planned query
-(:func:`bot.memory.fts_query.plan_match`) and, when an embedder and its vector index are
-loaded, the nearest vectors; :func:`score_facts` scores them by :mod:`bot.memory.scoring`
+(:func:`bot.memory.sqlite.query.plan_match`) and, when an embedder and its vector index are
+loaded, the nearest vectors; :func:`score_facts` scores them by :mod:`bot.memory.sqlite.scoring`
 (BM25 + cosine + recency + importance), beside the episodes of the same query. Without an
 embedder it answers by BM25 alone. ``shared_only`` (a turn in a shared room) filters both
 sources before the pool is cut: the BM25 matches come from the index of shared items and the
@@ -15,11 +15,11 @@ from collections.abc import Awaitable
 from datetime import datetime
 
 from bot.memory.base import MemoryHit
-from bot.memory.embeddings import Matrix, VectorIndex
-from bot.memory.fts_query import plan_match
-from bot.memory.fts_store import FtsStore, RecallRow
-from bot.memory.scoring import MIN_COSINE, score_parts
-from bot.memory.stemming import query_stem_groups
+from bot.memory.sqlite.embeddings import Matrix, VectorIndex
+from bot.memory.sqlite.query import plan_match
+from bot.memory.sqlite.scoring import MIN_COSINE, score_parts
+from bot.memory.sqlite.stemming import query_stem_groups
+from bot.memory.sqlite.store import FtsStore, RecallRow
 
 __all__ = ["CANDIDATE_MARGIN", "fact_pool", "score_facts"]
 

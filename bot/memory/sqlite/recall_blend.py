@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.memory.base import MemoryHit, MemoryKind
-from bot.memory.fts_query import normalise_text
+from bot.memory.sqlite.query import normalise_text
 
 __all__ = ["blend"]
 

@@ -1,4 +1,4 @@
-"""The English and Portuguese word lists read by the role/filler parser (``hrr_parse``).
+"""The English and Portuguese word lists read by the role/filler parser (``parse``).
 
 A deliberately small vocabulary: the pronouns, copulas, question words and prepositions of the
 shapes people use to state durable facts about someone ("X prefers Y for Z", "I love Y", "X's

@@ -1,7 +1,7 @@
 """What the ``honcho`` backend recalls: the server's answers minus what the ledger hides.
 
 Honcho cannot forget, so everything it returns is checked against the ledger
-(:mod:`bot.memory.honcho_ledger`): a conclusion or message marked forgotten or superseded there
+(:mod:`bot.memory.honcho.ledger`): a conclusion or message marked forgotten or superseded there
 is left out of a recall, and a line of the representation that says a hidden sentence is left
 out of the injected text. Hits of conclusions personad wrote carry the ledger's item (category,
 source, confidence); conclusions Honcho derived itself are trusted by their reasoning level.
@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 
 from bot.memory.base import MemoryHit, MemoryItem
-from bot.memory.honcho_client import HonchoClient
-from bot.memory.honcho_ledger import HonchoLedger, normalize
+from bot.memory.honcho.client import HonchoClient
+from bot.memory.honcho.ledger import HonchoLedger, normalize
 
 __all__ = ["LEVEL_CONFIDENCE", "recall", "visible_representation"]
 

@@ -13,7 +13,7 @@ Tables (numbered migrations, applied at open):
 * ``deliveries``  the Honcho ids of every message batch that was sent.
 
 Writes that belong together are committed together. The ``outbox`` and ``deliveries`` tables
-are written by :mod:`bot.memory.honcho_outbox`, which commits once per delivered batch.
+are written by :mod:`bot.memory.honcho.outbox`, which commits once per delivered batch.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 A statement becomes its roles ("Scott prefers tea for breakfast" → subject=scott,
 relation=prefer, object=tea, topic=breakfast) plus its content words; a question becomes the
 partial roles it knows and the role it asks ("what does Scott prefer for breakfast" → the
-object). Folded words and Portuguese nouns mapped to English (:mod:`bot.memory.hrr_lexicon`)
+object). Folded words and Portuguese nouns mapped to English (:mod:`bot.memory.holographic.lexicon`)
 let a fact told in one language answer a question asked in the other. The roles are what
-:class:`bot.memory.hrr.TraceIndex` encodes.
+:class:`bot.memory.holographic.hrr.TraceIndex` encodes.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.memory.hrr_lexicon import (
+from bot.memory.holographic.lexicon import (
     AUXILIARIES,
     BOUNDARIES,
     COPULAS,

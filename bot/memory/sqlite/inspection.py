@@ -1,8 +1,8 @@
 """Reading ``memory.db`` for a person: the shape of an item row, and listing, explaining,
 exporting and counting items (``personad memory list|explain|export|stats``).
 
-:class:`FtsInspection` adds these reads to :class:`~bot.memory.fts_connection.FtsConnection`;
-:class:`~bot.memory.fts_store.FtsStore` builds on it. :data:`ITEM_COLUMNS` and
+:class:`FtsInspection` adds these reads to :class:`~bot.memory.sqlite.connection.FtsConnection`;
+:class:`~bot.memory.sqlite.store.FtsStore` builds on it. :data:`ITEM_COLUMNS` and
 :func:`item_from_row` are the one place that knows the column order of an item row.
 """
 
@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.memory.base import MemoryItem, format_citation
-from bot.memory.fts_connection import FtsConnection
+from bot.memory.sqlite.connection import FtsConnection
 
 __all__ = ["ITEM_COLUMNS", "FtsInspection", "item_from_row"]
 

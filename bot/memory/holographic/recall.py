@@ -1,8 +1,8 @@
 """The active facts of the holographic backend, held in memory, and recall over their traces.
 
 :class:`ActiveFacts` keeps every active item with its role structure and its trace in one
-:class:`~bot.memory.hrr.TraceIndex`, plus two lookups the writes need: by comparison form (a
-sentence said again) and by subject/relation/topic (a functional fact that replaces an older
+:class:`~bot.memory.holographic.hrr.TraceIndex`, plus two lookups the writes need: by comparison
+form (a sentence said again) and by subject/relation/topic (a functional fact that replaces an older
 one). Recall comes in two kinds:
 
 * structural: the query's known roles probe every trace in one matrix product; subject,
@@ -27,9 +27,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bot.memory.base import Category, MemoryHit, MemoryItem, visible_in
-from bot.memory.hrr import TraceIndex, Vector
-from bot.memory.hrr_lexicon import FUNCTIONAL
-from bot.memory.hrr_parse import Parsed, normalize, parse
+from bot.memory.holographic.hrr import TraceIndex, Vector
+from bot.memory.holographic.lexicon import FUNCTIONAL
+from bot.memory.holographic.parse import Parsed, normalize, parse
 
 __all__ = [
     "ANSWER_MIN",
