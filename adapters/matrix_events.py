@@ -56,6 +56,8 @@ class ParsedMessage:
     reply_to: str | None = None
     thread_root: str | None = None
     mentioned_ids: tuple[str, ...] = ()
+    #: when the sender's homeserver took it (``origin_server_ts``), in seconds
+    sent_at: float | None = None
 
 
 def strip_reply_fallback(body: str) -> str:
@@ -88,13 +90,15 @@ def parse_event(source: dict[str, Any]) -> ParsedMessage | None:
     relation = _relation(content)
     if relation.get("rel_type") == "m.replace":
         return None
+    stamp = source.get("origin_server_ts")
+    sent_at = stamp / 1000 if isinstance(stamp, int | float) and stamp > 0 else None
     in_reply = relation.get("m.in_reply_to")
     reply_to = in_reply.get("event_id") if isinstance(in_reply, dict) else None
     if relation.get("is_falling_back") is True:
         reply_to = None  # a plain thread message; the reply field only points at the thread
     thread_root = relation.get("event_id") if relation.get("rel_type") == "m.thread" else None
     if event_type == "m.room.encrypted":
-        return ParsedMessage(event_id, sender, "other", "", reply_to=reply_to)
+        return ParsedMessage(event_id, sender, "other", "", reply_to=reply_to, sent_at=sent_at)
     if event_type == "m.sticker":
         body = content.get("body")
         return ParsedMessage(
@@ -104,6 +108,7 @@ def parse_event(source: dict[str, Any]) -> ParsedMessage | None:
             body if isinstance(body, str) else "",
             reply_to=reply_to,
             thread_root=thread_root,
+            sent_at=sent_at,
         )
     if event_type != "m.room.message":
         return None
@@ -128,7 +133,9 @@ def parse_event(source: dict[str, Any]) -> ParsedMessage | None:
     mentions = content.get("m.mentions")
     user_ids = mentions.get("user_ids") if isinstance(mentions, dict) else None
     mentioned = tuple(uid for uid in user_ids or () if isinstance(uid, str))
-    return ParsedMessage(event_id, sender, kind, body, formatted, reply_to, thread_root, mentioned)
+    return ParsedMessage(
+        event_id, sender, kind, body, formatted, reply_to, thread_root, mentioned, sent_at
+    )
 
 
 def _pill_labels(formatted: str | None, user_id: str) -> list[str]:

@@ -21,6 +21,7 @@ questions, and are skipped; messages sent between the invitation and the join ar
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import OrderedDict
 from typing import Any
 
@@ -250,6 +251,9 @@ class RoomEvents:
             kind=message.kind,
             reply_to=message.reply_to,
             sender_name=sender_name,
+            # a backlog read after a restart arrives at once: the per-user rate limit judges
+            # each message by when it was sent
+            received_at=message.sent_at or time.time(),
         )
         log.debug(
             "matrix.incoming",

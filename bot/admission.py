@@ -119,10 +119,13 @@ class Admission:
         return Verdict(True) if not wait else self._refuse(state, now, "rate", wait)
 
     @asynccontextmanager
-    async def enter(self, user: str, incoming: Incoming) -> AsyncIterator[Verdict]:
+    async def enter(
+        self, user: str, incoming: Incoming, *, retry: bool = False
+    ) -> AsyncIterator[Verdict]:
         """The verdict on ``incoming``; an admitted message (not a command) counts as
-        pending until the block ends."""
-        if incoming.platform == "console":
+        pending until the block ends. A ``retry`` (a message an earlier attempt was cut off
+        from answering) was admitted the first time and is not judged again."""
+        if incoming.platform == "console" or retry:
             yield Verdict(True)
             return
         command = parse_command(incoming.text) is not None

@@ -200,7 +200,9 @@ class Router:
                 log.info("router.retry_unfinished")
                 self._retrying.add(event)
             try:
-                async with self.admission.enter(user, incoming) as verdict:
+                async with self.admission.enter(
+                    user, incoming, retry=claim == "retry"
+                ) as verdict:
                     if verdict.admitted:
                         await self._handle(incoming, user)
                     elif verdict.notice and (adapter := self.adapters.get(incoming.platform)):

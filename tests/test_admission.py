@@ -134,3 +134,32 @@ async def test_refused_messages_are_finished_not_retried_after_a_restart(room: R
         await room.say(f"m{n}")
     state = room.daemon.state
     assert await state.claim_event("matrix", "$e11") == "duplicate"
+
+
+async def test_a_message_answered_again_after_a_cut_off_is_not_judged_again(
+    tmp_path: Path,
+) -> None:
+    """A backlog handed over again after a restart (or a turn cut off and delivered again)
+    was admitted the first time: the rate limit does not refuse it now."""
+    llm = HeldLLM()
+    room = await _room(tmp_path, llm, user_rate_per_minute=1, user_burst=1)
+    try:
+        first = asyncio.create_task(
+            room.adapter.deliver(
+                "cut off", sender="@scott:hs", room="!scott", event_id="$cut", received_at=T0
+            )
+        )
+        for _ in range(200):
+            if llm.waiting:
+                break
+            await asyncio.sleep(0.005)
+        first.cancel()  # an adapter restart cuts the turn off; its event stays unfinished
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        llm.release.set()
+        await room.adapter.deliver(
+            "cut off", sender="@scott:hs", room="!scott", event_id="$cut", received_at=T0
+        )
+        assert room.told("scott") == ["echo: cut off"]
+    finally:
+        await room.daemon.stop()

@@ -53,6 +53,14 @@ def test_plain_text() -> None:
     )
 
 
+def test_a_message_keeps_when_it_was_sent() -> None:
+    stamped = event({"msgtype": "m.text", "body": "hi"}, origin_server_ts=1_700_000_000_500)
+    message = parse_event(stamped)
+    assert message is not None and message.sent_at == 1_700_000_000.5
+    unstamped = parse_event(event({"msgtype": "m.text", "body": "hi"}, origin_server_ts="x"))
+    assert unstamped is not None and unstamped.sent_at is None
+
+
 @pytest.mark.parametrize("msgtype", ["m.image", "m.file", "m.audio", "m.video"])
 def test_media_are_attachments(msgtype: str) -> None:
     message = parse_event(event({"msgtype": msgtype, "body": "x.bin", "url": "mxc://a/b"}))
