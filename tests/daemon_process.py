@@ -69,7 +69,15 @@ def daemon_config(
 ) -> Path:
     """Write the config of a daemon for ``people`` (name -> Matrix id) to ``path``."""
     tree: dict[str, Any] = {
-        "daemon": {"data_dir": str(data_dir), "log_format": "json", "stream_edit_seconds": 0.2},
+        "daemon": {
+            "data_dir": str(data_dir),
+            "log_format": "json",
+            "stream_edit_seconds": 0.2,
+            # the people's clients flush what they typed during an outage all at once: the
+            # per-user limit is raised so every message counts toward delivery, not refusal
+            "user_rate_per_minute": 600,
+            "user_burst": 100,
+        },
         "http": {"port": port, "token_env": "PERSONAD_API_TOKEN"},
         "llm": {
             "backends": {
