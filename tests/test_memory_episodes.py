@@ -79,6 +79,27 @@ async def test_a_repeat_reinforces_one_episode(memory: SqliteFtsMemory) -> None:
     assert (await memory.stats())["episodes"] == {"active": 2}  # the run and one "Nice!"
 
 
+async def test_a_turn_keeps_what_is_new_and_reinforces_what_is_not(
+    memory: SqliteFtsMemory,
+) -> None:
+    """Both sides of a turn are written together; each is still its own episode, new or a
+    repeat of what that speaker said before, in the order they were said."""
+    await said(memory, "I adopted a cat named Miso.", "Congratulations!")
+    await said(memory, "Congratulations!", "Congratulations!")
+    kept = [
+        (row["id"], row["speaker"], row["text"], row["reinforced"])
+        for row in await memory.export()
+        if row["kind"] == "episode"
+    ]
+    assert kept == [
+        ("e1", "user", "I adopted a cat named Miso.", 0),
+        ("e2", "persona", "Congratulations!", 1),
+        ("e3", "user", "Congratulations!", 0),
+    ]
+    hits = await memory.prefetch("cat Miso", limit=4)
+    assert episodes(hits)[0] == "I adopted a cat named Miso."
+
+
 @pytest.mark.parametrize("kind", ["bm25", "vectors"])
 async def test_a_direct_episode_is_never_recalled_in_a_shared_room(
     kind: str, memory: SqliteFtsMemory, embedded: SqliteFtsMemory

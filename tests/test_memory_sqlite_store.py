@@ -59,6 +59,24 @@ async def test_version_one_database_upgrades_and_keeps_its_items(tmp_path: Path)
         assert (await memory.explain(hits[0].item.id))["history"][0]["kind"] == "forgotten"
 
 
+async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
+    """All pending migrations are one transaction: one that fails leaves the file at the
+    version it had, with none of the others half applied, and a later open upgrades it."""
+    path = tmp_path / "memory.db"
+    db = await open_database(path, migrations=MIGRATIONS[:1])
+    await db.close()
+    broken = [*MIGRATIONS[1:3], (99, "CREATE TABLE later (x INTEGER);\nNOT SQL AT ALL;")]
+    with pytest.raises(MemoryStoreError, match=r"memory\.db"):
+        await open_database(path, migrations=[*MIGRATIONS[:1], *broken])
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT MAX(version) FROM schema_version").fetchone() == (1,)
+        names = {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
+    assert "later" not in names
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        assert (await memory.stats())["schema_version"] == SCHEMA_VERSION
+        assert (await memory.add("I live in Porto.", source="cli", force=True)).stored
+
+
 async def test_reopening_keeps_everything(tmp_path: Path) -> None:
     async with SqliteFtsMemory(tmp_path) as memory:
         await memory.add("My sister Ana lives in Porto.", source="cli")

@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.memory.base import MemoryItem, RoomKind, format_citation
 from bot.memory.sqlite.store import DF_CACHE_WRITES, FtsStore
 from bot.memory.sqlite.vector_index import StoredVectors
 
-__all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "episode_id", "parse_episode_id"]
+__all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "Said", "episode_id", "parse_episode_id"]
 
 EPISODE_PREFIX = "e"
 """Episode ids read ``e42``, so they never collide with a fact's ``42``."""
@@ -76,6 +76,18 @@ class EpisodeRow:
         )
 
 
+class Said(NamedTuple):
+    """One message to keep as an episode, its fields in the order of ``episodes``' columns."""
+
+    at: float
+    speaker: str
+    room: RoomKind
+    platform: str
+    text: str
+    norm: str
+    terms: str
+
+
 def _row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:
     return EpisodeRow(
         int(row[0]),
@@ -98,35 +110,41 @@ class EpisodeStore:
         self._df_cache: dict[str, int] = {}
         self._writes = 0
 
-    async def record(
-        self,
-        *,
-        at: float,
-        speaker: str,
-        room: RoomKind,
-        platform: str,
-        text: str,
-        norm: str,
-        terms: str,
-    ) -> tuple[int, bool]:
-        """Store a message, or reinforce its twin; ``(rowid, True when new)``."""
+    async def record(self, said: Sequence[Said]) -> list[tuple[int, bool]]:
+        """Store the messages of one turn, or reinforce their twins; ``(rowid, True when
+        new)`` for each, in order. The new ones go in with one statement: each statement is
+        a trip to SQLite's thread and a commit of its own."""
+        if not said:
+            return []
+        values = ",".join("(?, ?, ?, ?, ?, ?, ?)" for _ in said)
         rows = await self._conn._all(
             "INSERT INTO episodes (at, speaker, room, platform, text, norm, terms, last_seen)"
-            " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?1 WHERE NOT EXISTS (SELECT 1 FROM episodes"
-            " WHERE norm = ?6 AND speaker = ?2 AND status = 'active') RETURNING id",
-            (at, speaker, room, platform, text, norm, terms),
+            " SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,"
+            f" v.column7, v.column1 FROM (VALUES {values}) v WHERE NOT EXISTS (SELECT 1"
+            " FROM episodes WHERE norm = v.column6 AND speaker = v.column2"
+            " AND status = 'active') RETURNING id, speaker, norm",
+            [field for message in said for field in message],
         )
-        if rows:
-            self._wrote()
-            return int(rows[0][0]), True
+        created = {(str(row[1]), str(row[2])): int(row[0]) for row in rows}
+        found: list[tuple[int, bool]] = []
+        for message in said:
+            rowid = created.get((message.speaker, message.norm))
+            if rowid is not None:
+                self._wrote()
+                found.append((rowid, True))
+            else:
+                found.append((await self._reinforce(message), False))
+        return found
+
+    async def _reinforce(self, message: Said) -> int:
         rows = await self._conn._all(
             "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?1),"
             " room = CASE WHEN ?2 = 'shared' THEN 'shared' ELSE room END"
             " WHERE id = (SELECT id FROM episodes WHERE norm = ?3 AND speaker = ?4"
             " AND status = 'active' ORDER BY id LIMIT 1) RETURNING id",
-            (at, room, norm, speaker),
+            (message.at, message.room, message.norm, message.speaker),
         )
-        return (int(rows[0][0]), False) if rows else (0, False)
+        return int(rows[0][0]) if rows else 0
 
     def _wrote(self) -> None:
         self._writes += 1

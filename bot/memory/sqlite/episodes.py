@@ -27,7 +27,7 @@ from bot.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.policy_secrets import redact_secrets
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
-from bot.memory.sqlite.episode_store import EpisodeRow, EpisodeStore
+from bot.memory.sqlite.episode_store import EpisodeRow, EpisodeStore, Said
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.sqlite.scoring import (
     MIN_COSINE,
@@ -79,24 +79,18 @@ class Episodes:
 
     async def record(self, turn: TurnRecord) -> int:
         """Keep both sides of ``turn``; how many new episodes (repeats reinforce instead)."""
-        new: list[tuple[int, str]] = []
+        said: list[Said] = []
         for speaker, raw in (("user", turn.user_text), ("persona", turn.reply_text)):
             if not raw.strip():
                 continue
             text, norm, terms = await run_on_text(raw, analyse)
-            if not norm:
-                continue
-            rowid, created = await self.store.record(
-                at=turn.at.timestamp(),
-                speaker=speaker,
-                room=turn.room,
-                platform=turn.platform,
-                text=text,
-                norm=norm,
-                terms=terms,
-            )
+            if norm:
+                at = turn.at.timestamp()
+                said.append(Said(at, speaker, turn.room, turn.platform, text, norm, terms))
+        new: list[tuple[int, str]] = []
+        for message, (rowid, created) in zip(said, await self.store.record(said), strict=True):
             if created:
-                new.append((rowid, text))
+                new.append((rowid, message.text))
             elif turn.room == "shared" and self.index is not None:
                 self.index.set_shared(rowid)
         if new and self.embedder is not None and self.index is not None:
