@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -89,14 +90,13 @@ class Soak:
             tag = f"msg-u{index}-{number}"
             content = {"msgtype": "m.text", "body": f"message {number} from {index}, {tag}"}
             while True:  # the homeserver may be down: the same transaction id, again
-                try:
+                answer = None
+                with contextlib.suppress(Exception):  # refused while the homeserver is stopped
                     answer = await person.client.room_send(
                         room, "m.room.message", content, tx_id=f"soak-{tag}"
                     )
-                    if hasattr(answer, "event_id"):
-                        break
-                except Exception:  # refused while the homeserver is stopped
-                    pass
+                if hasattr(answer, "event_id"):
+                    break
                 await asyncio.sleep(1.0)
             self.sent += 1
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import pty
 import select
@@ -56,15 +57,14 @@ def _write_config(root: Path, port: int, telegram_url: str, backend: str) -> Pat
 
 async def _until_healthy(port: int, process: asyncio.subprocess.Process) -> float | None:
     while process.returncode is None:
-        try:
+        status = b""
+        with contextlib.suppress(OSError, TimeoutError):  # not listening yet
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.write(b"GET /healthz HTTP/1.0\r\n\r\n")
             status = await asyncio.wait_for(reader.readline(), timeout=5)
             writer.close()
-            if b" 200 " in status:
-                return time.perf_counter()
-        except (OSError, TimeoutError):
-            pass
+        if b" 200 " in status:
+            return time.perf_counter()
         await asyncio.sleep(0.01)
     return None
 

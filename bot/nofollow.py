@@ -12,6 +12,7 @@ A link found on the way raises :class:`LinkRefused` (an :class:`OSError` with ``
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -58,10 +59,8 @@ def open_folder(root: str, parts: Sequence[str], *, create: bool = False) -> int
             except FileNotFoundError:
                 if not create:
                     raise
-                try:
+                with contextlib.suppress(FileExistsError):  # made meanwhile by another writer
                     os.mkdir(part, 0o700, dir_fd=fd)
-                except FileExistsError:  # made meanwhile by another writer
-                    pass
                 child = os.open(part, _DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):

@@ -19,6 +19,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from bot.atomic import append_durably, atomic_write_text
+from bot.config import Config
 from bot.daemon import Daemon
 from bot.memory.sqlite.store import FtsStore
 from bot.state import StateStore
@@ -104,16 +105,14 @@ async def test_an_existing_install_is_tightened_at_start_with_one_line(
             loosened += 1
     config = make_config(data)
     with capture_logs() as logs:
-        async with Daemon(config, backends={"scripted": ScriptedLLM()}, http=False, jobs=False):
-            pass
+        await _start_and_stop(config)
     tightened = [entry for entry in logs if entry["event"] == "data_dir.tightened"]
     assert len(tightened) == 1 and tightened[0]["count"] == loosened
     # the daemon opened personad.db in between: made private, so nothing is left to report
     assert exposed(data) == []
     assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o644  # links are not followed
     with capture_logs() as logs:
-        async with Daemon(config, backends={"scripted": ScriptedLLM()}, http=False, jobs=False):
-            pass
+        await _start_and_stop(config)
     assert not [entry for entry in logs if entry["event"] == "data_dir.tightened"]
 
 
@@ -254,3 +253,9 @@ async def test_writers_create_private_files_whatever_the_umask(
     finally:
         await memory.close()
         await state.close()
+
+
+async def _start_and_stop(config: Config) -> None:
+    daemon = Daemon(config, backends={"scripted": ScriptedLLM()}, http=False, jobs=False)
+    await daemon.start()
+    await daemon.stop()
