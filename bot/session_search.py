@@ -15,6 +15,7 @@ saw them); from a direct room, and through the admin API, every room's turns are
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -39,7 +40,9 @@ __all__ = [
 _WORD = re.compile(r"\w+")
 _EXCERPT = 80
 _HITS_PER_DAY = 5
-_STEMMERS = (Stemmer.Stemmer("english"), Stemmer.Stemmer("portuguese"))
+#: a Snowball stemmer is not safe to share between threads (searches run in disk threads,
+#: marking on the event loop): each thread has its own pair
+_local = threading.local()
 _INDEXES: dict[Path, SessionIndex] = {}
 
 
@@ -56,7 +59,14 @@ def fold(text: str) -> str:
 def word_keys(word: str) -> tuple[str, ...]:
     """The index keys of one word: its folded English and Portuguese stems (one if equal)."""
     folded = fold(word)
-    return tuple(dict.fromkeys(stemmer.stemWord(folded) for stemmer in _STEMMERS))
+    return tuple(dict.fromkeys(stemmer.stemWord(folded) for stemmer in _stemmers()))
+
+
+def _stemmers() -> tuple[Stemmer.Stemmer, Stemmer.Stemmer]:
+    pair: tuple[Stemmer.Stemmer, Stemmer.Stemmer] | None = getattr(_local, "pair", None)
+    if pair is None:
+        pair = _local.pair = (Stemmer.Stemmer("english"), Stemmer.Stemmer("portuguese"))
+    return pair
 
 
 def index_terms(text: str) -> str:
