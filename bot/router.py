@@ -180,7 +180,8 @@ class Router:
             return
         # an on-record message is kept with its claim until answered, so a restart that cuts
         # its turn off answers it even where the platform does not deliver it again
-        off_record = self.otr.is_on(user, self.room_of(incoming))
+        room = self.room_of(incoming)
+        off_record = self.otr.is_on(user, room)
         claim = await self.state.claim_event(
             incoming.platform, incoming.event_id, keep=None if off_record else incoming
         )
@@ -204,7 +205,7 @@ class Router:
                     user, incoming, retry=claim == "retry"
                 ) as verdict:
                     if verdict.admitted:
-                        await self._handle(incoming, user)
+                        await self._handle(incoming, user, room)
                     elif verdict.notice and (adapter := self.adapters.get(incoming.platform)):
                         await self._say(adapter, incoming, verdict.notice)
             except BaseException:
@@ -233,7 +234,7 @@ class Router:
 
     # -- step 2: handle --------------------------------------------------------------------
 
-    async def _handle(self, incoming: Incoming, user: str) -> None:
+    async def _handle(self, incoming: Incoming, user: str, room: Room) -> None:
         adapter = self.adapters.get(incoming.platform)
         if adapter is None:
             log.error("router.no_adapter")
@@ -242,7 +243,6 @@ class Router:
         if problem:
             await self._say(adapter, incoming, problem)
             return
-        room = self.room_of(incoming)
         persona = (
             self.pinned.get((user, incoming.platform))
             or self.room_persona.get(room.key)
