@@ -21,6 +21,7 @@ import structlog
 
 from bot.disk import run_blocking
 from bot.errors import MemoryStoreError
+from bot.memory.sqlite.gate import sqlite_slot
 from bot.memory.sqlite.schema import describe_sqlite_error, open_database
 from bot.permissions import create_private_file
 
@@ -47,12 +48,14 @@ class FtsConnection:
                     f"cannot create memory database {self.path}: {exc}",
                     user_message="My memory store cannot be opened right now.",
                 ) from exc
-            self._db = await open_database(self.path, busy_timeout=self.busy_timeout)
+            async with sqlite_slot():
+                self._db = await open_database(self.path, busy_timeout=self.busy_timeout)
 
     async def close(self) -> None:
         if self._db is not None:
             db, self._db = self._db, None
-            await db.close()
+            async with sqlite_slot():
+                await db.close()
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -68,14 +71,20 @@ class FtsConnection:
 
     async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
         try:
-            return list(await self.db.execute_fetchall(sql, params))
+            async with sqlite_slot():
+                return list(await self.db.execute_fetchall(sql, params))
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
 
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One write transaction; rolled back whole on any error."""
-        db = self.db
+        """One write transaction; rolled back whole on any error. It holds one of the
+        :func:`~bot.memory.sqlite.gate.sqlite_slot` slots from BEGIN to its end."""
+        async with sqlite_slot(), self._tx_in(self.db) as db:
+            yield db
+
+    @asynccontextmanager
+    async def _tx_in(self, db: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
         try:
             await db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
