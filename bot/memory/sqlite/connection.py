@@ -19,11 +19,10 @@ from typing import Any
 import aiosqlite
 import structlog
 
-from bot.disk import run_blocking
 from bot.errors import MemoryStoreError
 from bot.memory.sqlite.gate import sqlite_slot
 from bot.memory.sqlite.schema import describe_sqlite_error, open_database
-from bot.permissions import create_private_file
+from bot.memory.sqlite.seed import seed_database
 
 __all__ = ["FtsConnection"]
 
@@ -42,7 +41,7 @@ class FtsConnection:
         if self._db is None:
             # created 0600 before SQLite opens it, which gives -wal and -shm the same mode
             try:
-                await run_blocking(create_private_file, self.path)
+                await seed_database(self.path)
             except OSError as exc:
                 raise MemoryStoreError(
                     f"cannot create memory database {self.path}: {exc}",
