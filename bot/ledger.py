@@ -148,10 +148,12 @@ class DeliveryLedger(ABC):
         """The answer was delivered: remove it (the event becomes ``done``)."""
         await self._write("DELETE FROM outbox WHERE id = ?", (row,))
 
-    async def outbox_refused(self, row: int, reason: str) -> None:
+    async def outbox_refused(self, row: int, reason: str, attempts: int) -> None:
         """The platform refused the answer for good: it moves to ``undelivered`` with
         ``reason`` and leaves the outbox (the event becomes ``done``), in one statement."""
-        await self._write("UPDATE outbox SET failed = ? WHERE id = ?", (reason, row))
+        await self._write(
+            "UPDATE outbox SET failed = ?, attempts = ? WHERE id = ?", (reason, attempts, row)
+        )
 
     async def undelivered_add(
         self,

@@ -309,7 +309,7 @@ class Outbox:
         it left the outbox (else it is tried again, as after any failure)."""
         try:
             if parcel.row is not None:
-                await self.state.outbox_refused(parcel.row, reason)
+                await self.state.outbox_refused(parcel.row, reason, parcel.attempts)
             else:
                 await self.state.finish_event(parcel.platform, parcel.event_id)
         except Exception as exc:
