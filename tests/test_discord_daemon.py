@@ -208,7 +208,7 @@ async def test_answers_discord_refuses_for_good_are_given_up_not_retried(world: 
     fake = world.fake
     world.daemon.outbox.base_delay = 0.02
     fake.no_access.add("900")
-    fake.deleted.add("901")
+    fake.deleted_channels.add("901")
     await fake.dispatch_message("Still here?", author=world.scott, channel_id="900")
     await fake.dispatch_message("Anyone?", author=world.holly, channel_id="901")
     outbox = world.daemon.outbox

@@ -68,7 +68,7 @@ class FakeDiscord(ServerContext):
         self.refuse_posts = 0
         #: channels the bot lost access to (403 Missing Access) and deleted ones (404)
         self.no_access: set[str] = set()
-        self.deleted: set[str] = set()
+        self.deleted_channels: set[str] = set()
         #: every POST of a message, answered or not: (channel id, HTTP status)
         self.posts: list[tuple[str, int]] = []
         #: a close code to answer IDENTIFY with (4014: a privileged intent is not enabled)
@@ -467,7 +467,7 @@ class FakeDiscord(ServerContext):
             return _json({"message": "503: Service Unavailable", "code": 0}, 503)
         if channel_id in self.no_access:
             return _json({"message": "Missing Access", "code": 50001}, 403)
-        if channel_id in self.deleted:
+        if channel_id in self.deleted_channels:
             return _json({"message": "Unknown Channel", "code": 10003}, 404)
         return None
 
