@@ -31,7 +31,7 @@ from adapters.base import Adapter, AdapterContext, Incoming, MessageGone, part_k
 from adapters.discord_client import PersonadClient, login
 from adapters.discord_commands import PendingInteractions, Reply, sync_commands
 from adapters.discord_settings import Settings, apply_endpoints
-from bot.errors import AdapterError, CredentialsRejected
+from bot.errors import AdapterError, CredentialsRejected, PermanentSendError
 from bot.formatting import split_markdown
 
 __all__ = ["DISCORD_MAX_CHARS", "DiscordAdapter", "Settings", "create"]
@@ -299,13 +299,15 @@ def _gone_if_not_found() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _translated(action: str) -> Iterator[None]:
-    """Turn discord.py's and aiohttp's errors into :class:`AdapterError` naming ``action``."""
+    """Turn discord.py's and aiohttp's errors into :class:`AdapterError` naming ``action``:
+    403 and 404 are refusals for good (:class:`PermanentSendError`), the rest may pass."""
     try:
         yield
-    except discord.Forbidden as exc:
-        raise AdapterError(f"Discord refused to {action}: {exc.text or exc.status}") from exc
-    except discord.NotFound as exc:
-        raise AdapterError(f"Discord could not {action}: not found") from exc
+    except discord.Forbidden as exc:  # Missing Access, Cannot send messages to this user
+        raise PermanentSendError(f"Discord refused to {action}: {exc.text or exc.status}") from exc
+    except discord.NotFound as exc:  # Unknown Channel (an unknown message: see above)
+        detail = f" ({exc.text})" if exc.text else ""
+        raise PermanentSendError(f"Discord could not {action}: not found{detail}") from exc
     except discord.HTTPException as exc:
         raise AdapterError(f"Discord failed to {action}: HTTP {exc.status}") from exc
     except (TimeoutError, aiohttp.ClientError, OSError) as exc:

@@ -4,6 +4,10 @@ Sends and edits carry the core's idempotency ``key`` as the Matrix transaction i
 even by a later process signed in on the same device, gets back the event already sent instead
 of posting a second one (the homeserver remembers transaction ids per device). An answer too
 long for one message is split, each piece under its own transaction id.
+
+A homeserver's ``M_FORBIDDEN`` (the bot was kicked or banned, or may not post there) or
+``M_NOT_FOUND`` (no such room) to a send is :class:`~bot.errors.PermanentSendError`: sending
+again cannot help. Rate limits, server errors and network failures stay ``AdapterError``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from nio.exceptions import LocalProtocolError
 from adapters.base import MessageGone, part_key
 from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
 from adapters.matrix_rooms import RoomEvents
-from bot.errors import AdapterError
+from bot.errors import AdapterError, PermanentSendError
 
 __all__ = ["NETWORK_ERRORS", "Outgoing", "transaction_id"]
 
@@ -31,6 +35,8 @@ NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
 #: what a homeserver (Synapse) says to an edit whose message it does not have in the room
 _GONE = ("Can't send relation to unknown event", "Relations must be in the same room")
 _TYPING_REFRESH = 20.0
+#: error codes of a send refused for good
+_REFUSED = frozenset({"M_FORBIDDEN", "M_NOT_FOUND"})
 
 
 def transaction_id(key: str | None, part: int = 0) -> str | None:
@@ -80,6 +86,8 @@ class Outgoing:
             problem = f"sending to {room} failed: {answer.status_code} {answer.message}"
             if content.get("m.new_content") is not None and answer.message in _GONE:
                 raise MessageGone(problem)
+            if answer.status_code in _REFUSED:
+                raise PermanentSendError(problem)
             raise AdapterError(problem)
         if (rooms := self._get_rooms()) is not None:
             rooms.own_events.remember(answer.event_id, room)

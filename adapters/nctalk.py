@@ -27,7 +27,7 @@ from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming, pa
 from adapters.nctalk_client import MessageTooLong, RetryPolicy, TalkBotClient, TalkRejected
 from adapters.nctalk_signing import reference_id
 from adapters.nctalk_webhook import WebhookEndpoint
-from bot.errors import AdapterError, ConfigError
+from bot.errors import AdapterError, ConfigError, PermanentSendError
 from bot.formatting import split_markdown
 from bot.logs import register_secret
 
@@ -188,9 +188,9 @@ class NCTalkAdapter(Adapter):
                 reply_to=reply_to,
                 silent=self.settings.silent,
             )
-        except TalkRejected:
-            if reply_to is None:
-                raise
+        except TalkRejected as exc:
+            if reply_to is None:  # the same message would be refused again
+                raise PermanentSendError(str(exc)) from exc
             log.warning("nctalk.reply_refused", room=room, reply_to=reply_to)
             return await self._send_chunk(room, chunk, None, reference)
         except MessageTooLong as exc:

@@ -8,10 +8,14 @@
 201   posted
 400   empty message or a ``replyTo`` outside the conversation     → :class:`TalkRejected`
 401   signature refused (wrong secret, bot not enabled there)     → :class:`AdapterError`
-404   no such conversation                                        → :class:`AdapterError`
+403   the bot may not post there (removed from the conversation)  → ``PermanentSendError``
+404   no such conversation                                        → ``PermanentSendError``
 413   longer than the server's limit (32000 by default)           → :class:`MessageTooLong`
 429   throttled after repeated 401s; 5xx; network errors          → retried with backoff
 ====  ==================================================================================
+
+``PermanentSendError`` (:mod:`bot.errors`) tells the outbox to give the answer up; a 401 is
+left to retry, since fixing the secret makes the same answer go through.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from adapters.nctalk_signing import (
     new_random,
     sign,
 )
-from bot.errors import AdapterError
+from bot.errors import AdapterError, PermanentSendError
 
 __all__ = ["MessageTooLong", "TalkBotClient", "TalkRejected"]
 
@@ -168,8 +172,10 @@ class TalkBotClient:
                 "enabled in that conversation with the 'response' feature",
                 user_message="Nextcloud Talk refused the bot's signature.",
             )
+        if status == 403:
+            return PermanentSendError(f"nctalk: Talk refused the bot in {token} (HTTP 403)")
         if status == 404:
-            return AdapterError(f"nctalk: conversation {token} not found (HTTP 404)")
+            return PermanentSendError(f"nctalk: conversation {token} not found (HTTP 404)")
         if status == 413:
             return MessageTooLong(f"nctalk: message too long for {token} (HTTP 413)")
         if status == 400:

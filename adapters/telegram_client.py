@@ -5,6 +5,11 @@ Wraps python-telegram-bot's :class:`telegram.Bot`. Every call goes through
 network failures and 5xx answers with backoff, and turns the library's errors into
 :class:`~bot.errors.AdapterError`. A chunk whose markup Telegram refuses ("can't parse
 entities") is sent again as plain text, so an answer is never dropped for its formatting.
+
+A refusal that holds for good is :class:`~bot.errors.PermanentSendError`: 403 (the user
+blocked the bot, it was kicked from the group) and a 400 to a send or an edit that is not
+about markup ("chat not found", "not enough rights to send text messages"): the same request
+would be refused again. Flood control, 5xx and network failures stay plain ``AdapterError``.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from adapters.telegram_format import (
     render_markdown_v2,
     utf16_len,
 )
-from bot.errors import AdapterError, CredentialsRejected
+from bot.errors import AdapterError, CredentialsRejected, PermanentSendError
 from bot.formatting import strip_markdown
 
 __all__ = ["TelegramClient", "chat_ref", "message_ref", "retry_seconds"]
@@ -135,7 +140,7 @@ class TelegramClient:
                     "Telegram rejected the bot token (check token or token_env)"
                 ) from None
             except Forbidden as exc:
-                raise AdapterError(
+                raise PermanentSendError(
                     f"Telegram {method} forbidden: {exc.message}",
                     user_message="The bot is blocked or no longer in this chat.",
                 ) from exc
@@ -172,14 +177,14 @@ class TelegramClient:
             return str(message.message_id)
         except BadRequest as exc:
             if not _is_parse_error(exc):
-                raise AdapterError(f"Telegram refused a message: {exc.message}") from exc
+                raise PermanentSendError(f"Telegram refused a message: {exc.message}") from exc
             log.warning("telegram.markup_rejected", error=exc.message, chars=len(rendered))
         last = ""
         for _, plain in fit_chunks(strip_markdown(chunk), lambda text: text):
             try:
                 message = await self._send(chat, plain, None, reply)
             except BadRequest as exc:
-                raise AdapterError(f"Telegram refused a message: {exc.message}") from exc
+                raise PermanentSendError(f"Telegram refused a message: {exc.message}") from exc
             last, reply = str(message.message_id), None
         return last
 
@@ -214,12 +219,12 @@ class TelegramClient:
                     f"Telegram cannot edit message {message_id}: {exc.message}"
                 ) from exc
             if mode is None or not _is_parse_error(exc):
-                raise AdapterError(f"Telegram refused an edit: {exc.message}") from exc
+                raise PermanentSendError(f"Telegram refused an edit: {exc.message}") from exc
             log.warning("telegram.markup_rejected", error=exc.message, chars=len(rendered))
             try:
                 await self._edit(room, message_id, strip_markdown(markdown), None)
             except BadRequest as again:
-                raise AdapterError(f"Telegram refused an edit: {again.message}") from again
+                raise PermanentSendError(f"Telegram refused an edit: {again.message}") from again
 
     async def _edit(self, room: str, message_id: str, text: str, mode: str | None) -> None:
         try:

@@ -107,6 +107,18 @@ async def _status(request: web.Request) -> web.Response:
             "uptime_s": round(time.monotonic() - daemon.started_at, 1),
             "sessions": len(sessions),
             "adapters": {name: daemon.health.report(name) for name in sorted(daemon.adapters)},
+            "refused": [
+                {
+                    "platform": r.platform,
+                    "room": r.room,
+                    "user": r.user,
+                    "persona": r.persona,
+                    "reason": r.reason,
+                    "attempts": r.attempts,
+                    "failed_at": round(r.failed_at, 1),
+                }
+                for r in daemon.outbox.refusals()
+            ],
         }
     )
 

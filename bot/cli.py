@@ -167,15 +167,21 @@ def _persona_list(args: argparse.Namespace) -> int:
 
 
 async def _distill(args: argparse.Namespace) -> int:
+    """Run one level now, recorded in ``personad.db`` as the daemon records a scheduled run,
+    so its catch-up after a restart does not run the level again."""
     from bot.distill import Distiller
+    from bot.distill_schedule import DistillRuns
     from bot.llm.factory import build_backends
+    from bot.state import StateStore
 
     config = _load(args)
     store = PersonaStore(config.data_dir, config.prompt.limit)
     store.require(args.user, args.persona)
     backends = build_backends(config.llm, os.environ) if args.kind != "short" else {}
     try:
-        print(await Distiller(config, store, backends).run(args.user, args.persona, args.kind))
+        async with StateStore(config.data_dir / "personad.db") as state:
+            distiller = Distiller(config, store, backends, runs=DistillRuns(state))
+            print(await distiller.run(args.user, args.persona, args.kind))
     finally:
         for backend in backends.values():
             await backend.close()

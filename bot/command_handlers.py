@@ -18,6 +18,8 @@ __all__: list[str] = []
 #: a line of a persona's HELP.md about a command (`/otr on`, `!help`, `!`): the list comes
 #: from the command table, so an older HELP.md cannot show an admin command to everyone
 _COMMAND_LINE = re.compile(r"`[/!](?:[a-z]|`)")
+#: refused answers ``/status`` and ``/status all`` name one by one (the newest)
+REFUSALS_LISTED = 5
 
 
 async def _help(ctx: CommandContext) -> str:
@@ -107,16 +109,20 @@ async def _status(ctx: CommandContext) -> str:
     session = await ctx.router.sessions.get(ctx.user, ctx.persona)
     memory = session.memory.name if session.memory is not None else "off"
     llm = ctx.router.sessions.deps.chat_llm
-    return "\n".join(
-        [
-            f"**{ctx.persona}** with **{ctx.user}** via {ctx.incoming.platform}",
-            f"- Off The Record: {'on' if ctx.otr else 'off'}",
-            f"- Context tier: {session.tier}",
-            f"- Messages in this conversation: {len(session.entries(ctx.room))}",
-            f"- Model: {llm.model or llm.name}",
-            f"- Memory: {memory}",
-        ]
-    )
+    lines = [
+        f"**{ctx.persona}** with **{ctx.user}** via {ctx.incoming.platform}",
+        f"- Off The Record: {'on' if ctx.otr else 'off'}",
+        f"- Context tier: {session.tier}",
+        f"- Messages in this conversation: {len(session.entries(ctx.room))}",
+        f"- Model: {llm.model or llm.name}",
+        f"- Memory: {memory}",
+    ]
+    outbox = ctx.router.outbox
+    refused = outbox.refusals(user=ctx.user) if outbox is not None else []
+    if refused:
+        lines.append(f"- Answers the platform refused for good: {len(refused)}")
+        lines.extend(f"  - {r.describe()}" for r in refused[:REFUSALS_LISTED])
+    return "\n".join(lines)
 
 
 def _status_all(ctx: CommandContext) -> str:
@@ -125,6 +131,13 @@ def _status_all(ctx: CommandContext) -> str:
     lines = [f"**personad** up {uptime // 3600}h {uptime % 3600 // 60}m"]
     check = router.health or HealthCheck(router.adapters, {}, router.outbox)
     lines.extend(check.line(name) for name in sorted(router.adapters))
+    refused = router.outbox.refusals() if router.outbox is not None else []
+    if refused:
+        lines.append(f"- answers refused for good: {len(refused)}")
+        lines.extend(
+            f"  - {r.user or '?'}/{r.persona or '?'} on {r.describe()}"
+            for r in refused[:REFUSALS_LISTED]
+        )
     sessions = router.sessions.all()
     lines.append(f"- sessions: {len(sessions)} live; off the record in {router.otr.count()} rooms")
     return "\n".join(lines)

@@ -42,10 +42,10 @@ from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
 from bot.memory.extraction import EXTRACT_ROLE, FactExtractor
 from bot.notify import Notifier
-from bot.outbox import Outbox, Parcel
+from bot.outbox import Outbox, Parcel, Refusal
 from bot.permissions import secure_data_dir
 from bot.persona.store import PersonaStore
-from bot.router import DELIVERED, Router
+from bot.router import DELIVERED, REFUSED, Router
 from bot.scheduler import Jobs
 from bot.session import Clock, SessionDeps, utc_now
 from bot.session_search import close_indexes
@@ -108,7 +108,12 @@ class Daemon:
         self.notifier = Notifier(config, self.adapters)
         self.jobs = Jobs()
         self.watchdog: Watchdog | None = None
-        self.outbox = Outbox(self.state, self.adapters, on_delivered=self._log_delivered)
+        self.outbox = Outbox(
+            self.state,
+            self.adapters,
+            on_delivered=self._log_delivered,
+            on_refused=self._log_refused,
+        )
         self.health = HealthCheck(self.adapters, self._stall_seconds, self.outbox)
         #: how long stop waits for turns in flight before cancelling them
         self.drain_seconds = DRAIN_SECONDS
@@ -380,6 +385,15 @@ class Daemon:
             return
         directory = self.store.directory(parcel.user, parcel.persona)
         await SessionLog(directory, parcel.persona).mark_event(self.clock(), user.zone, DELIVERED)
+
+    async def _log_refused(self, refusal: Refusal) -> None:
+        """The session log notes that an on-record answer will never reach the room (an Off
+        The Record one leaves no trace there)."""
+        user = self.config.users.get(refusal.user)
+        if user is None or not refusal.durable or not refusal.persona:
+            return
+        directory = self.store.directory(refusal.user, refusal.persona)
+        await SessionLog(directory, refusal.persona).mark_event(self.clock(), user.zone, REFUSED)
 
     async def _answer_what_was_cut_off(self) -> None:
         """Hand the router the on-record messages an earlier process claimed and never

@@ -4,7 +4,9 @@ An answer is delivered as a list of :class:`Step` s (send a message, edit one), 
 order. Every step carries a key derived from the event it answers (:func:`answer_key`), the
 same in every process, so a step performed again after a failure or a restart shows no
 second message on a platform that honours keys. A step that fails leaves itself and the
-steps after it to the outbox (:class:`Undelivered`).
+steps after it to the outbox (:class:`Undelivered`), marked ``permanent`` when the platform
+refused it for good (:class:`~bot.errors.PermanentSendError`): the outbox gives that one up
+instead of retrying it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Literal
 import structlog
 
 from adapters.base import Adapter, MessageGone
+from bot.errors import PermanentSendError
 
 __all__ = ["Step", "Undelivered", "answer_key", "perform_all", "steps_from_json", "steps_to_json"]
 
@@ -65,12 +68,14 @@ class Step:
 
 
 class Undelivered(Exception):
-    """Delivery stopped at a step the platform did not take: ``steps`` are the ones left."""
+    """Delivery stopped at a step the platform did not take: ``steps`` are the ones left;
+    ``permanent`` when the platform refused it for good (retrying cannot help)."""
 
-    def __init__(self, steps: Sequence[Step], error: str) -> None:
+    def __init__(self, steps: Sequence[Step], error: str, *, permanent: bool = False) -> None:
         super().__init__(error)
         self.steps = list(steps)
         self.error = error
+        self.permanent = permanent
 
 
 async def perform_all(adapter: Adapter, steps: Sequence[Step]) -> None:
@@ -79,7 +84,9 @@ async def perform_all(adapter: Adapter, steps: Sequence[Step]) -> None:
         try:
             await step.perform(adapter)
         except Exception as exc:
-            raise Undelivered(steps[index:], f"{type(exc).__name__}: {exc}") from exc
+            refused = isinstance(exc, PermanentSendError)
+            error = f"{type(exc).__name__}: {exc}"
+            raise Undelivered(steps[index:], error, permanent=refused) from exc
 
 
 def steps_to_json(steps: Sequence[Step]) -> list[dict[str, Any]]:

@@ -15,8 +15,11 @@ Each layer raises its own subclass; a library's error is translated at the bound
     │                            same message would be refused again
     ├── MemoryStoreError     a memory backend failed
     └── AdapterError         a chat platform misbehaved
-        └── CredentialsRejected  the platform refused the bot's token or password: trying
-                                 again cannot help, the adapter is reported failed
+        ├── CredentialsRejected  the platform refused the bot's token or password: trying
+        │                        again cannot help, the adapter is reported failed
+        └── PermanentSendError   the platform refused a message for good (the bot was
+                                 removed from the room or blocked, the room is gone):
+                                 sending again cannot help, the outbox gives it up
 
 Every ``PersonadError`` carries a ``user_message``: one sentence safe to show in a chat.
 """
@@ -32,6 +35,7 @@ __all__ = [
     "LLMTransientError",
     "MemoryStoreError",
     "NameRejected",
+    "PermanentSendError",
     "PersonaError",
     "PersonadError",
     "RequestRejected",
@@ -89,6 +93,12 @@ class AdapterError(PersonadError):
 class CredentialsRejected(AdapterError):
     """The platform refused the bot's credentials (a wrong token, password or secret): the
     adapter cannot start until the configuration changes, so it is not retried."""
+
+
+class PermanentSendError(AdapterError):
+    """The platform answered a send or an edit with a refusal that holds for good: the bot
+    was kicked from the room or blocked by the user, it lacks access, or the room does not
+    exist. Rate limits, server errors and network failures are never this: they pass."""
 
 
 def is_permanent(exc: BaseException) -> bool:

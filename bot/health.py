@@ -7,7 +7,9 @@ when it is not running, when its last success (a sync, a poll, a
 verified webhook) is older than its stall limit (``stall_seconds``: a homeserver that hangs
 shows as stalled, not synced), or when its outbox is backing up (more than
 :data:`~bot.outbox.BACKLOG_PARCELS` answers waiting, or one waiting longer than
-:data:`~bot.outbox.BACKLOG_SECONDS`).
+:data:`~bot.outbox.BACKLOG_SECONDS`). Answers a platform refused for good (the bot was
+kicked or blocked) have left the outbox: they do not make it back up; the report and the
+``/status all`` line count them.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class HealthCheck:
         health = adapter.health
         limit = self.stall_seconds.get(name)
         waiting, oldest = self.outbox.backlog(name) if self.outbox else (0, 0.0)
+        refused = len(self.outbox.refusals(platform=name)) if self.outbox else 0
         state, problem = self.check(name)
         return {
             "state": state,
@@ -74,7 +77,7 @@ class HealthCheck:
             "synced": health.running and (limit is None or health.synced(limit)),
             "last_ok_age": round(min(health.age(), 1e9), 1),
             "last_error": health.last_error,
-            "outbox": {"waiting": waiting, "oldest_s": round(oldest, 1)},
+            "outbox": {"waiting": waiting, "oldest_s": round(oldest, 1), "refused": refused},
             "reconnects": health.reconnects,
             "restarts": health.restarts,
             "detail": health.detail,
@@ -89,6 +92,9 @@ class HealthCheck:
         state = "ok" if problem is None else problem
         waiting, _oldest = self.outbox.backlog(name) if self.outbox else (0, 0.0)
         queued = f", {waiting} answers in the outbox" if waiting else ""
+        refused = len(self.outbox.refusals(platform=name)) if self.outbox else 0
+        if refused:
+            queued += f", {refused} answers refused for good"
         detail = f" — {health.detail}" if health.detail else ""
         return (
             f"- {name}: {state}, last ok {seen}{queued}, reconnects {health.reconnects},"

@@ -4,6 +4,11 @@
 attempt edits it instead of sending another. ``outbox`` holds on-record answers the platform
 has not taken yet, as their remaining steps (JSON). Inserting an outbox row marks its event
 ``queued`` and deleting it marks the event ``done``: triggers, so each is one statement.
+
+``undelivered`` records the answers a platform refused for good (the bot was kicked or
+blocked, the room is gone): who and where, the platform's reason, never the text. Setting an
+outbox row's ``failed`` reason moves it there and finishes its event, in one statement; rows
+older than the events kept are pruned with them.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Sequence
 
 from bot.migrations import Migration
 
-__all__ = ["LEDGER_MIGRATION", "DeliveryLedger", "OutboxRow"]
+__all__ = ["LEDGER_MIGRATION", "REFUSALS_MIGRATION", "DeliveryLedger", "OutboxRow", "RefusalRow"]
 
 LEDGER_MIGRATION: Migration = (
     3,
@@ -45,6 +50,39 @@ LEDGER_MIGRATION: Migration = (
             WHERE platform = OLD.platform AND event_id = OLD.event_id; END;
         """,
 )
+
+REFUSALS_MIGRATION: Migration = (
+    7,
+    """
+        CREATE TABLE undelivered (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            platform TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            user TEXT NOT NULL,
+            persona TEXT NOT NULL,
+            room TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            failed_at REAL NOT NULL
+        );
+        CREATE INDEX undelivered_failed ON undelivered (failed_at);
+        ALTER TABLE outbox ADD COLUMN room TEXT NOT NULL DEFAULT '';
+        ALTER TABLE outbox ADD COLUMN failed TEXT;
+        UPDATE outbox SET room = COALESCE(json_extract(steps, '$[0].room'), '');
+        CREATE TRIGGER outbox_refused AFTER UPDATE OF failed ON outbox
+            WHEN NEW.failed IS NOT NULL BEGIN
+            INSERT INTO undelivered (platform, event_id, user, persona, room, reason, attempts,
+                created_at, failed_at)
+            VALUES (NEW.platform, NEW.event_id, NEW.user, NEW.persona, NEW.room, NEW.failed,
+                NEW.attempts, NEW.created_at, (julianday('now') - 2440587.5) * 86400.0); DELETE
+            FROM outbox WHERE id = NEW.id; END;
+        """,
+)
+
+#: one refused answer: platform, event id, user, persona, room, reason, attempts, created at
+#: and failed at (both ``time.time()``)
+RefusalRow = tuple[str, str, str, str, str, str, int, float, float]
 
 #: one outbox row: id, platform, event id, user, persona, steps (JSON), attempts, created
 #: at and next try at (both ``time.time()``)
@@ -82,13 +120,20 @@ class DeliveryLedger(ABC):
         return str(row[0]) if row else None
 
     async def outbox_add(
-        self, platform: str, event_id: str, user: str, persona: str, steps: str, next_at: float
+        self,
+        platform: str,
+        event_id: str,
+        user: str,
+        persona: str,
+        steps: str,
+        next_at: float,
+        room: str = "",
     ) -> int:
         """Put an answer in the outbox (the event becomes ``queued``); returns its row id."""
         row = await self._one(
-            "INSERT INTO outbox (platform, event_id, user, persona, steps, created_at, next_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (platform, event_id, user, persona, steps, time.time(), next_at),
+            "INSERT INTO outbox (platform, event_id, user, persona, room, steps, created_at,"
+            " next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (platform, event_id, user, persona, room, steps, time.time(), next_at),
         )
         assert row is not None
         return int(str(row[0]))
@@ -102,6 +147,53 @@ class DeliveryLedger(ABC):
     async def outbox_remove(self, row: int) -> None:
         """The answer was delivered: remove it (the event becomes ``done``)."""
         await self._write("DELETE FROM outbox WHERE id = ?", (row,))
+
+    async def outbox_refused(self, row: int, reason: str, attempts: int) -> None:
+        """The platform refused the answer for good: it moves to ``undelivered`` with
+        ``reason`` and leaves the outbox (the event becomes ``done``), in one statement."""
+        await self._write(
+            "UPDATE outbox SET failed = ?, attempts = ? WHERE id = ?", (reason, attempts, row)
+        )
+
+    async def undelivered_add(
+        self,
+        platform: str,
+        event_id: str,
+        user: str,
+        persona: str,
+        room: str,
+        reason: str,
+        attempts: int,
+        created_at: float,
+    ) -> None:
+        """Record an answer refused for good at its first attempt (never in the outbox)."""
+        await self._write(
+            "INSERT INTO undelivered (platform, event_id, user, persona, room, reason,"
+            " attempts, created_at, failed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (platform, event_id, user, persona, room, reason, attempts, created_at, time.time()),
+        )
+
+    async def undelivered_rows(self, since: float) -> list[RefusalRow]:
+        """The answers refused for good at or after ``since``, oldest first."""
+        rows = await self._all(
+            "SELECT platform, event_id, user, persona, room, reason, attempts, created_at,"
+            " failed_at FROM undelivered WHERE failed_at >= ? ORDER BY failed_at, id",
+            (since,),
+        )
+        return [
+            (
+                str(r[0]),
+                str(r[1]),
+                str(r[2]),
+                str(r[3]),
+                str(r[4]),
+                str(r[5]),
+                int(str(r[6])),
+                float(str(r[7])),
+                float(str(r[8])),
+            )
+            for r in rows
+        ]
 
     async def outbox_rows(self) -> list[OutboxRow]:
         rows = await self._all(

@@ -12,6 +12,14 @@ whose oldest parcel failed waits for it). A failure is retried after a jittered 
 backoff (``base_delay`` doubling up to ``max_delay``, scaled by a random factor in
 [0.5, 1]), for as long as the daemon runs. Each step's key makes a retry idempotent where
 the platform honours keys.
+
+A refusal that holds for good (:class:`~bot.errors.PermanentSendError`: the bot was kicked or
+blocked, the room is gone) ends the parcel instead: it becomes a :class:`Refusal` (who, where,
+the platform's reason, never the text), its event is finished, and it no longer counts as
+waiting, so health does not stay at "backing up" for an answer that can never arrive. An
+on-record refusal is kept in ``personad.db`` (table ``undelivered``) and listed for
+:data:`REFUSALS_SHOWN_SECONDS` by ``/status``, ``/status all``, the HTTP ``/status`` and the
+admin page; an Off The Record one in this process only.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 import structlog
 
@@ -30,7 +39,14 @@ from bot.backoff import LoopTask, jittered_backoff
 from bot.delivery import Step, Undelivered, perform_all, steps_from_json, steps_to_json
 from bot.state import StateStore
 
-__all__ = ["BACKLOG_PARCELS", "BACKLOG_SECONDS", "Outbox", "Parcel"]
+__all__ = [
+    "BACKLOG_PARCELS",
+    "BACKLOG_SECONDS",
+    "REFUSALS_SHOWN_SECONDS",
+    "Outbox",
+    "Parcel",
+    "Refusal",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -38,6 +54,8 @@ log = structlog.get_logger(__name__)
 BACKLOG_PARCELS = 20
 #: ... or with one waiting longer than this many seconds
 BACKLOG_SECONDS = 120.0
+#: how long an answer refused for good stays listed for admins and its user
+REFUSALS_SHOWN_SECONDS = 7 * 86400.0
 
 
 @dataclass(slots=True)
@@ -58,7 +76,32 @@ class Parcel:
         return self.steps[0].room if self.steps else ""
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """An answer the platform refused for good: who it was for, where, and the platform's
+    reason. It never holds the answer's text."""
+
+    platform: str
+    event_id: str
+    user: str
+    persona: str
+    room: str
+    reason: str
+    attempts: int
+    created_at: float
+    failed_at: float
+    #: kept in ``personad.db`` (False: Off The Record, this process only)
+    durable: bool = True
+
+    def describe(self, now: float | None = None) -> str:
+        """One line for a chat: where, how long ago, and why."""
+        ago = max(0.0, (time.time() if now is None else now) - self.failed_at)
+        when = f"{ago / 60:.0f} min ago" if ago < 7200 else f"{ago / 3600:.0f} h ago"
+        return f"{self.platform} {self.room}, {when}: {self.reason}"
+
+
 Delivered = Callable[[Parcel], Awaitable[None]]
+Refused = Callable[[Refusal], Awaitable[None]]
 
 
 class Outbox:
@@ -68,12 +111,16 @@ class Outbox:
         adapters: Mapping[str, Adapter],
         *,
         on_delivered: Delivered | None = None,
+        on_refused: Refused | None = None,
         base_delay: float = 1.0,
         max_delay: float = 300.0,
     ) -> None:
         self.state = state
         self.adapters = adapters
         self.on_delivered = on_delivered
+        self.on_refused = on_refused
+        #: answers refused for good, oldest first (the recent ones: see :meth:`refusals`)
+        self.refused: list[Refusal] = []
         self.base_delay = base_delay
         self.max_delay = max_delay
         self.parcels: list[Parcel] = []
@@ -95,6 +142,8 @@ class Outbox:
             self.parcels.append(parcel)
         if self.parcels:
             log.info("outbox.loaded", parcels=len(self.parcels))
+        since = time.time() - REFUSALS_SHOWN_SECONDS
+        self.refused.extend(Refusal(*row) for row in await self.state.undelivered_rows(since))
 
     async def put(self, parcel: Parcel, *, tried: bool = True) -> None:
         """Keep ``parcel`` until delivered: in the database when durable (its event becomes
@@ -113,6 +162,7 @@ class Outbox:
                 parcel.persona,
                 json.dumps(steps_to_json(parcel.steps)),
                 parcel.next_at,
+                parcel.room,
             )
         self.parcels.append(parcel)
         log.warning("outbox.queued", platform=parcel.platform, steps=len(parcel.steps))
@@ -124,6 +174,38 @@ class Outbox:
     def waiting_in(self, platform: str, room: str) -> bool:
         """Whether answers to ``room`` wait here (a new one must go after them)."""
         return any(p.platform == platform and p.room == room for p in self.parcels)
+
+    def refusals(self, *, platform: str | None = None, user: str | None = None) -> list[Refusal]:
+        """The answers refused for good in the last :data:`REFUSALS_SHOWN_SECONDS`, newest
+        first, for ``platform`` and ``user`` when given."""
+        since = time.time() - REFUSALS_SHOWN_SECONDS
+        return [
+            r
+            for r in reversed(self.refused)
+            if r.failed_at >= since
+            and (platform is None or r.platform == platform)
+            and (user is None or r.user == user)
+        ]
+
+    async def refuse(self, parcel: Parcel, reason: str) -> None:
+        """The platform refused ``parcel``'s first attempt for good: it is recorded as refused
+        and never queued (its caller finishes the event)."""
+        if parcel.durable:
+            try:
+                await self.state.undelivered_add(
+                    parcel.platform,
+                    parcel.event_id,
+                    parcel.user,
+                    parcel.persona,
+                    parcel.room,
+                    reason,
+                    max(parcel.attempts, 1),
+                    parcel.created_at,
+                )
+            except Exception as exc:  # still listed by this process
+                log.error("outbox.refusal_unrecorded", error=str(exc))
+        parcel.attempts = max(parcel.attempts, 1)
+        await self._refused(parcel, reason)
 
     def backlog(self, platform: str) -> tuple[int, float]:
         """How many parcels wait for ``platform``, and the age in seconds of the oldest."""
@@ -173,28 +255,32 @@ class Outbox:
             if parcel.next_at > now:
                 blocked.add(place)  # keep the room's answers in order
                 continue
-            if await self._try(parcel):
+            outcome = await self._try(parcel)
+            if outcome == "delivered":
                 delivered += 1
-            else:
+            elif outcome == "later":
                 blocked.add(place)
         return delivered
 
-    async def _try(self, parcel: Parcel) -> bool:
+    async def _try(self, parcel: Parcel) -> Literal["delivered", "refused", "later"]:
         adapter = self.adapters.get(parcel.platform)
         if adapter is None or not adapter.health.running:
             await self._later(parcel, "the adapter is not running")
-            return False
+            return "later"
         try:
             await perform_all(adapter, parcel.steps)
         except Undelivered as exc:
-            adapter.health.failed(exc.error)
             parcel.steps = exc.steps
+            if exc.permanent:  # the room's answers after it are tried at once
+                parcel.attempts += 1
+                return "refused" if await self._give_up(parcel, exc.error) else "later"
+            adapter.health.failed(exc.error)
             await self._later(parcel, exc.error)
-            return False
+            return "later"
         with contextlib.suppress(Exception):
             await adapter.reply_done(parcel.room)
         await self._delivered(parcel)
-        return True
+        return "delivered"
 
     async def _later(self, parcel: Parcel, error: str) -> None:
         parcel.attempts += 1
@@ -216,6 +302,52 @@ class Outbox:
                 )
             except Exception as exc:  # kept in memory; the database copy is older
                 log.error("outbox.update_failed", error=str(exc))
+
+    async def _give_up(self, parcel: Parcel, reason: str) -> bool:
+        """End a queued parcel the platform refused for good: out of the database's outbox
+        into ``undelivered`` (its event done), or, Off The Record, its event finished. Whether
+        it left the outbox (else it is tried again, as after any failure)."""
+        try:
+            if parcel.row is not None:
+                await self.state.outbox_refused(parcel.row, reason, parcel.attempts)
+            else:
+                await self.state.finish_event(parcel.platform, parcel.event_id)
+        except Exception as exc:
+            log.error("outbox.refusal_unrecorded", error=str(exc))
+            await self._later(parcel, reason)
+            return False
+        self.parcels.remove(parcel)
+        await self._refused(parcel, reason)
+        return True
+
+    async def _refused(self, parcel: Parcel, reason: str) -> None:
+        refusal = Refusal(
+            parcel.platform,
+            parcel.event_id,
+            parcel.user,
+            parcel.persona,
+            parcel.room,
+            reason,
+            parcel.attempts,
+            parcel.created_at,
+            time.time(),
+            parcel.durable,
+        )
+        self.refused.append(refusal)
+        since = time.time() - REFUSALS_SHOWN_SECONDS
+        self.refused = [r for r in self.refused if r.failed_at >= since]
+        log.warning(
+            "outbox.refused",
+            platform=parcel.platform,
+            attempts=parcel.attempts,
+            waited_s=round(time.time() - parcel.created_at, 1),
+            reason=reason,
+        )
+        if self.on_refused is not None:
+            try:
+                await self.on_refused(refusal)
+            except Exception as exc:
+                log.error("outbox.after_refusal_failed", error=str(exc))
 
     async def _delivered(self, parcel: Parcel) -> None:
         try:

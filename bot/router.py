@@ -11,7 +11,8 @@ An event is finished only once its whole answer is delivered. A turn that is can
 (shutdown, an adapter restart) or fails is released unfinished, so a redelivery answers it
 (claim ``retry``), editing the first message an earlier attempt left (the delivery ledger).
 An answer the platform does not take goes to the outbox, which finishes the event once it
-is delivered.
+is delivered; one the platform refused for good (the bot was kicked or blocked) is recorded
+as refused and the event finished, never retried.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 
@@ -40,7 +41,7 @@ from bot.rooms import OffTheRecord, Room
 from bot.sessions import SessionManager
 from bot.state import StateStore
 
-__all__ = ["DELIVERED", "QUEUED", "Router"]
+__all__ = ["DELIVERED", "QUEUED", "REFUSED", "Router"]
 
 log = structlog.get_logger(__name__)
 
@@ -49,6 +50,8 @@ BEHIND = "earlier answers to this room wait in the outbox"
 #: the session log's event lines around an answer the outbox delivers later
 QUEUED = "answer queued"
 DELIVERED = "answer delivered"
+#: ... and the line of an answer the platform refused for good (its reason: ``/status``)
+REFUSED = "answer refused by the platform"
 
 SORRY = "Something went wrong on my side and I couldn't answer that. Please try again."
 
@@ -299,25 +302,29 @@ class Router:
         *,
         owner: tuple[str, str] = ("", ""),
         otr: bool = False,
-    ) -> bool:
+    ) -> Literal["delivered", "queued", "refused"]:
         """Deliver ``text`` as the whole answer; what the platform does not take goes to the
-        outbox (in memory only when Off The Record). Whether it was delivered now."""
+        outbox (in memory only when Off The Record), unless the platform refused it for good:
+        then the outbox records the refusal and nothing retries it."""
         outbox = self.outbox
         behind = outbox is not None and outbox.waiting_in(incoming.platform, incoming.room)
         try:
             await reply.finish(text, behind=BEHIND if behind else None)
-            return True
+            return "delivered"
         except Undelivered as exc:
             if outbox is None:
                 raise
+            parcel = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, not otr)
+            if exc.permanent:
+                await outbox.refuse(parcel, exc.error)
+                return "refused"
             if not behind:
                 log.warning("reply.undelivered", error=exc.error, steps=len(exc.steps))
-            parcel = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, not otr)
             await outbox.put(parcel, tried=not behind)
             self._queued.add((incoming.platform, incoming.event_id))
             if parcel.durable:
                 self.state.event_queued(incoming.platform, incoming.event_id)
-            return False
+            return "queued"
 
     async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
         await self._deliver(self._reply(adapter, incoming, stream=False), incoming, text)
@@ -393,7 +400,7 @@ class Router:
                 delivered = await self._deliver(
                     reply, incoming, outcome.reply, owner=owner, otr=outcome.otr
                 )
-            if not delivered and not outcome.otr:
+            if delivered == "queued" and not outcome.otr:
                 # the answer above it in the session log is not in the room yet
                 await session.log.mark_event(session.deps.clock(), session.user_config.zone, QUEUED)
             await session.sync_memory(outcome, incoming.platform)

@@ -25,7 +25,7 @@ from adapters.base import Incoming, KeyValueStore
 from bot.batching import Batcher
 from bot.errors import StoreError
 from bot.inbox import INBOX_MIGRATION, Inbox, to_json
-from bot.ledger import LEDGER_MIGRATION, DeliveryLedger
+from bot.ledger import LEDGER_MIGRATION, REFUSALS_MIGRATION, DeliveryLedger
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
 
@@ -84,6 +84,7 @@ MIGRATIONS: list[Migration] = [
         """,
     ),
     INBOX_MIGRATION,
+    REFUSALS_MIGRATION,
 ]
 
 
@@ -269,6 +270,7 @@ class StateStore(SqliteFile, DeliveryLedger, Inbox):
             " WHERE e.platform = deliveries.platform AND e.event_id = deliveries.event_id)",
             (),
         )
+        await self._write("DELETE FROM undelivered WHERE failed_at < ?", (cutoff,))
         return len(rows)
 
     # -- per-session settings -----------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 
 from adapters.base import Adapter, AdapterContext, Incoming
 from bot.config import Config
-from bot.errors import AdapterError
+from bot.errors import AdapterError, PermanentSendError
 from bot.llm.base import Completion, LLMBackend, Message, SystemPrompt, TextSink, ToolCall, ToolSpec
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
@@ -117,6 +117,8 @@ class RecordingAdapter(Adapter):
         #: while set, every send and edit fails as an unreachable platform would
         self.down = False
         self.refused = 0
+        #: rooms the bot was removed from: a send or edit there is refused for good
+        self.removed_from: set[str] = set()
 
     async def start(self) -> None:
         self.health.running = True
@@ -125,15 +127,18 @@ class RecordingAdapter(Adapter):
     async def stop(self) -> None:
         self.health.running = False
 
-    def _refuse(self) -> None:
+    def _refuse(self, room: str = "") -> None:
         if self.down:
             self.refused += 1
             raise AdapterError("the platform cannot be reached")
+        if room in self.removed_from:
+            self.refused += 1
+            raise PermanentSendError(f"the bot was removed from {room}")
 
     async def send(
         self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
     ) -> str:
-        self._refuse()
+        self._refuse(room)
         if key is not None and key in self.keys:
             return self.keys[key]
         self._ids += 1
@@ -143,7 +148,7 @@ class RecordingAdapter(Adapter):
         return str(self._ids)
 
     async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
-        self._refuse()
+        self._refuse(room)
         self.edits.append((room, message_id, text))
 
     def final_texts(self) -> list[str]:

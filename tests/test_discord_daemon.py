@@ -6,6 +6,7 @@ the scripted model, and the watchdog restarts it when the gateway goes silent.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -201,3 +202,26 @@ async def test_an_answer_whose_message_is_gone_is_sent_anew(world: World) -> Non
     step = Step("edit", "900", "The whole answer.", "0123456789abcdef01234567", message_id="42")
     await step.perform(world.adapter)
     assert [m["content"] for m in world.fake.sent] == ["The whole answer."]
+
+
+async def test_answers_discord_refuses_for_good_are_given_up_not_retried(world: World) -> None:
+    fake = world.fake
+    world.daemon.outbox.base_delay = 0.02
+    fake.no_access.add("900")
+    fake.deleted_channels.add("901")
+    await fake.dispatch_message("Still here?", author=world.scott, channel_id="900")
+    await fake.dispatch_message("Anyone?", author=world.holly, channel_id="901")
+    outbox = world.daemon.outbox
+    await fake.wait_for(lambda: len(outbox.refusals()) == 2)
+    # tried while the answer streamed and once whole, then never again
+    assert set(fake.posts) == {("900", 403), ("901", 404)}
+    posted = len(fake.posts)
+    await asyncio.sleep(0.3)  # many backoff periods
+    assert len(fake.posts) == posted and fake.sent == []
+    assert outbox.parcels == [] and world.daemon.health.problems() == {}
+    reasons = {r.room: r.reason for r in outbox.refusals()}
+    assert reasons == {
+        "900": "PermanentSendError: Discord refused to send to channel 900: Missing Access",
+        "901": "PermanentSendError: Discord could not send to channel 901: not found"
+        " (Unknown Channel)",
+    }

@@ -3,15 +3,18 @@ down when a level fell due runs it once after start (not once per missed day).""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import aiohttp
+import pytest
 
 from adapters.base import AdapterContext, Incoming
+from bot.cli import main
 from bot.daemon import Daemon
 from bot.distill_schedule import DistillRuns, last_due
 from bot.state import StateStore
@@ -151,3 +154,32 @@ async def test_a_first_start_sets_a_baseline_instead_of_running_everything(
         assert daemon.distiller is not None
         status = await daemon.distiller.status()
         assert status["scott/inara"]["mid"].endswith(" baseline")
+
+
+async def test_a_level_run_on_the_command_line_is_not_run_again_after_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PERSONAD_CONFIG", raising=False)
+    directory = make_persona(tmp_path, "scott")
+    (directory / "sessions").mkdir(exist_ok=True)
+    (directory / "sessions/2026-11-20.md").write_text(
+        "### 10:00:00 · user · scott · console:scott\n\nWe booked the Lisbon trip.\n"
+    )
+    now = datetime.now(NY)
+    # the daily level last ran two days ago: it is due; the others are not
+    await _record(tmp_path, now - timedelta(days=2), now, now)
+    command = ["distill", "short", "--user", "scott", "--persona", "inara"]
+    assert await asyncio.to_thread(main, [*command, "--data-dir", str(tmp_path)]) == 0
+    assert "Lisbon trip" in (directory / "MEMORY_SHORT.md").read_text()
+    (directory / "MEMORY_SHORT.md").write_text("Edited after the command line run.\n")
+    async with _running(tmp_path, ScriptedLLM(), datetime.now(NY)) as (daemon, _):
+        # the catch-up saw the command line's run: the level is not run a second time
+        assert (directory / "MEMORY_SHORT.md").read_text() == "Edited after the command line run.\n"
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        async with aiohttp.ClientSession(headers=auth) as http:
+            url = f"http://127.0.0.1:{daemon.http_port}/distill/status"
+            async with http.get(url) as response:
+                short = (await response.json())["last_runs"]["scott/inara"]["short"]
+    stamp, outcome = short.split(" ")
+    assert outcome == "ok"
+    assert datetime.fromisoformat(stamp) >= now.replace(microsecond=0)

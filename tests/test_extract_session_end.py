@@ -4,16 +4,27 @@ back to the backend's own rules."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from itertools import count
 from pathlib import Path
 
+import pytest
+
+from bot.cli import main
 from bot.errors import LLMError
+from bot.memory.base import MemoryBackend
 from bot.memory.extraction import parse_proposals
+from bot.memory.holographic.backend import HolographicMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from tests.fakes.honcho_api import FakeHoncho
 from tests.fakes.openai_api import FakeOpenAI, Text
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
+from tests.test_memory_room_scope import honcho_memory
 
 
 def _rows(data: Path) -> list[tuple[str, str, str]]:
@@ -22,6 +33,12 @@ def _rows(data: Path) -> list[tuple[str, str, str]]:
         return db.execute(
             "SELECT text, category, source FROM items WHERE status = 'active'"
         ).fetchall()
+
+
+def _confidences(data: Path) -> dict[str, float]:
+    with sqlite3.connect(data / "scott/persona/inara/memory.db") as db:
+        rows = db.execute("SELECT text, confidence FROM items WHERE source LIKE 'extract%'")
+        return {str(text): float(confidence) for text, confidence in rows.fetchall()}
 
 
 def test_only_usable_proposals_are_taken() -> None:
@@ -49,6 +66,19 @@ def test_only_usable_proposals_are_taken() -> None:
         0.9,
     )
     assert parse_proposals("no list here") == [] and parse_proposals("[{oops") == []
+
+
+def test_a_confidence_out_of_range_is_clamped_and_one_that_is_no_number_dropped() -> None:
+    def one(confidence: object) -> list[float]:
+        item = {"fact": "Scott keeps bees", "category": "fact", "confidence": confidence}
+        return [p.confidence for p in parse_proposals(json.dumps([item]))]
+
+    assert one(1.7) == [1.0] and one(0.64) == [0.64] and one(1) == [1.0]
+    assert one(True) == [] and one("0.9") == [] and one(None) == []
+    assert (
+        parse_proposals('[{"fact": "Scott keeps bees", "category": "fact", "confidence": NaN}]')
+        == []
+    )
 
 
 async def test_session_end_stores_what_the_model_proposes(tmp_path: Path) -> None:
@@ -102,6 +132,74 @@ async def test_session_end_stores_what_the_model_proposes(tmp_path: Path) -> Non
         }
     finally:
         await daemon.stop()
+    # each item keeps the confidence the model gave it, and its citation shows it
+    assert _confidences(tmp_path) == {
+        "Scott's son is allergic to peanuts": 0.95,
+        "Scott prefers green tea over coffee": 0.7,
+    }
+    async with SqliteFtsMemory(tmp_path / "scott/persona/inara") as memory:
+        [hit] = await memory.search("allergic peanuts", limit=1)
+    assert hit.citation.startswith("[fact · extract console ") and hit.citation.endswith(" · 0.95]")
+
+
+async def test_memory_explain_shows_the_models_confidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_persona(tmp_path, "scott")
+    llm = ScriptedLLM()
+    daemon, adapter = await start_daemon(
+        make_config(tmp_path, memory_backend="sqlite-fts5"), tmp_path, llm=llm
+    )
+    try:
+        await adapter.deliver("we keep bees on the roof", sender="scott", event_id="b1")
+        facts = [{"fact": "Scott keeps bees on the roof", "category": "fact", "confidence": 0.83}]
+        llm.queue(json.dumps(facts))
+        await adapter.deliver("/new", sender="scott", event_id="b2")
+    finally:
+        await daemon.stop()
+    with sqlite3.connect(tmp_path / "scott/persona/inara/memory.db") as db:
+        [(rowid,)] = db.execute("SELECT id FROM items WHERE source LIKE 'extract%'").fetchall()
+    monkeypatch.delenv("PERSONAD_CONFIG", raising=False)
+    monkeypatch.setenv("PERSONAD__MEMORY__BACKEND", "sqlite-fts5")
+    monkeypatch.setenv("PERSONAD__MEMORY__EMBEDDINGS", "off")
+    command = ["memory", "explain", str(rowid), "--user", "scott", "--persona", "inara"]
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, [*command, "--data-dir", str(tmp_path)]) == 0
+    details = json.loads(capsys.readouterr().out)
+    assert details["confidence"] == 0.83 and details["citation"].endswith(" · 0.83]")
+
+
+@asynccontextmanager
+async def _opened(kind: str, folder: Path) -> AsyncIterator[MemoryBackend]:
+    memory: MemoryBackend
+    if kind == "honcho":
+        async with FakeHoncho() as fake:
+            memory = honcho_memory(fake, folder)
+            await memory.open()
+            try:
+                yield memory
+            finally:
+                await memory.close()
+        return
+    memory = HolographicMemory(folder) if kind == "holographic" else SqliteFtsMemory(folder)
+    await memory.open()
+    try:
+        yield memory
+    finally:
+        await memory.close()
+
+
+@pytest.mark.parametrize("kind", ["sqlite-fts5", "holographic", "honcho"])
+async def test_every_backend_stores_a_given_confidence_clamped(kind: str, tmp_path: Path) -> None:
+    async with _opened(kind, tmp_path) as memory:
+        await memory.add("Alice keeps bees on the roof.", source="extract", confidence=0.61)
+        await memory.add("Alice grows tomatoes on the balcony.", source="extract", confidence=4.0)
+        await memory.add("Alice prefers green tea over coffee.", source="cli")
+        items = {item.text: item.confidence for item in await memory.list_items()}
+    assert items["Alice keeps bees on the roof."] == pytest.approx(0.61)
+    assert items["Alice grows tomatoes on the balcony."] == 1.0
+    # without one, the write policy's own confidence, as before
+    assert 0.0 < items["Alice prefers green tea over coffee."] <= 1.0
 
 
 async def test_a_failing_model_falls_back_to_the_rules(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -215,3 +216,31 @@ async def test_a_rejected_password_is_a_failure_not_a_retry_loop(
         assert await daemon.watchdog.check() == []  # a person must fix it: not retried
     finally:
         await daemon.stop()
+
+
+async def test_an_answer_to_a_room_the_bot_was_kicked_from_is_given_up(world: World) -> None:
+    room = await world.scott.create_room(world.bot.user_id)  # a group room scott moderates
+    await world.scott.wait_membership(room, world.bot.user_id, "join")
+    bot = world.bot.user_id
+    await world.scott.say(room, f"{bot}: hello")
+    await wait_shown(world.scott, room, bot, lambda t: t == ["echo: hello"])
+    outbox = world.daemon.outbox
+    outbox.base_delay = 0.05
+    world.llm.delay = 3.0  # the answer is being written when the bot is kicked
+    await world.scott.say(room, f"{bot}: goodbye")
+    async with asyncio.timeout(20):
+        while len(world.llm.calls) < 2:  # noqa: ASYNC110 (a plain list)
+            await asyncio.sleep(0.05)
+    await world.scott.api(
+        "POST", f"/rooms/{quote(room)}/kick", {"user_id": world.bot.user_id, "reason": "bye"}
+    )
+    await world.scott.wait_membership(room, world.bot.user_id, "leave")
+    async with asyncio.timeout(20):
+        while not outbox.refusals():  # noqa: ASYNC110 (a plain list)
+            await asyncio.sleep(0.05)
+    [refusal] = outbox.refusals()
+    assert refusal.room == room and refusal.user == "scott"
+    assert "M_FORBIDDEN" in refusal.reason and refusal.reason.startswith("PermanentSendError")
+    await asyncio.sleep(0.5)  # many backoff periods: nothing waits to be tried again
+    assert outbox.parcels == [] and world.daemon.health.problems() == {}
+    assert await shown(world.scott, room, bot) == ["echo: hello"]

@@ -193,3 +193,29 @@ async def test_a_queued_talk_answer_is_delivered_by_the_next_process(world: Worl
         [answer] = await world.talk.wait_for_messages(1)
     assert answer.message == "echo: Before the restart"
     assert len(world.llm.calls) == 1
+
+
+async def test_answers_talk_refuses_for_good_are_given_up_not_retried(world: World) -> None:
+    world.daemon.outbox.base_delay = 0.02
+    world.talk.rooms = {"scott-room"}  # holly's conversation was deleted
+    world.talk.forbidden = {"scott-room"}  # the bot was removed from scott's
+    await world.talk.deliver_message(
+        actor="users/scott", room="scott-room", text="Still here?", message_id=401
+    )
+    await world.talk.deliver_message(
+        actor="users/holly", room="holly-room", text="Anyone?", message_id=402
+    )
+    outbox = world.daemon.outbox
+    async with asyncio.timeout(5):
+        while len(outbox.refusals()) < 2:  # noqa: ASYNC110 (a plain list)
+            await asyncio.sleep(0.01)
+    posted = len(world.talk.requests)
+    assert sorted(r.status for r in world.talk.requests) == [403, 404]  # one try each
+    await asyncio.sleep(0.3)  # many backoff periods: nothing is tried again
+    assert len(world.talk.requests) == posted
+    assert outbox.parcels == [] and world.daemon.health.problems() == {}
+    reasons = {r.room: r.reason for r in outbox.refusals()}
+    assert reasons == {
+        "scott-room": "PermanentSendError: nctalk: Talk refused the bot in scott-room (HTTP 403)",
+        "holly-room": "PermanentSendError: nctalk: conversation holly-room not found (HTTP 404)",
+    }

@@ -208,3 +208,103 @@ async def test_a_new_answer_waits_behind_earlier_ones_to_its_room(rig: Rig) -> N
     await rig.daemon.outbox.run_due(now=time.time() + 7200)
     assert adapter.texts() == ["echo: first", "echo: second"]
     assert rig.status("$9") == rig.status("$10") == "done"
+
+
+def refusals(data: Path) -> list[tuple[str, str, str, str]]:
+    with sqlite3.connect(data / "personad.db") as con:
+        rows = con.execute("SELECT event_id, user, room, reason FROM undelivered ORDER BY id")
+        return [(str(a), str(b), str(c), str(d)) for a, b, c, d in rows.fetchall()]
+
+
+async def test_an_answer_refused_for_good_is_recorded_never_retried_and_not_backing_up(
+    rig: Rig,
+) -> None:
+    adapter = await rig.start(http=True)
+    assert rig.daemon is not None
+    adapter.removed_from.add("kicked")
+    await adapter.deliver("are you there?", sender="scott", room="kicked", event_id="$20")
+    assert adapter.refused == 1 and adapter.sent == []
+    assert rig.status("$20") == "done" and rig.outbox_rows() == 0
+    assert rig.daemon.outbox.parcels == []
+    [(event, user, room, reason)] = refusals(rig.data)
+    assert (event, user, room) == ("$20", "scott", "kicked")
+    assert reason == "PermanentSendError: the bot was removed from kicked"
+    await rig.daemon.outbox.run_due(now=time.time() + 3600)
+    assert adapter.refused == 1  # never tried again
+    log = rig.session_log()
+    assert log.index("echo: are you there?") < log.index("event · answer refused by the platform")
+    assert "answer queued" not in log
+    base = f"http://127.0.0.1:{rig.daemon.http_port}"
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{base}/healthz") as response:
+            assert response.status == 200
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        async with http.get(f"{base}/status", headers=auth) as response:
+            body = await response.json()
+    assert body["adapters"]["console"]["outbox"] == {"waiting": 0, "oldest_s": 0.0, "refused": 1}
+    [listed] = body["refused"]
+    assert (listed["room"], listed["user"], listed["reason"]) == ("kicked", "scott", reason)
+    # the user's /status names it, and so does the admin's /status all
+    await adapter.deliver("/status", sender="scott", event_id="$21")
+    status = adapter.texts()[-1]
+    assert "- Answers the platform refused for good: 1" in status
+    assert "console kicked, 0 min ago: PermanentSendError: the bot was removed" in status
+    rig.daemon.config.users["scott"].admin = True
+    await adapter.deliver("/status all", sender="scott", event_id="$22")
+    overview = adapter.texts()[-1]
+    assert "- console: ok, last ok" in overview and "1 answers refused for good" in overview
+    assert "- answers refused for good: 1\n  - scott/inara on console kicked" in overview
+
+
+async def test_a_queued_answer_refused_later_leaves_the_outbox_and_is_listed_after_a_restart(
+    rig: Rig,
+) -> None:
+    adapter = await rig.start(down=True)
+    assert rig.daemon is not None
+    rig.daemon.outbox.base_delay = rig.daemon.outbox.max_delay = 3600.0  # no retry by itself
+    await adapter.deliver("first", sender="scott", event_id="$23")
+    await adapter.deliver("second", sender="scott", event_id="$24")
+    assert rig.outbox_rows() == 2 and rig.status("$23") == "queued"
+    # the platform is back, but the bot was removed from the room meanwhile
+    adapter.down = False
+    adapter.removed_from.add("room1")
+    assert await rig.daemon.outbox.run_due(now=time.time() + 7200) == 0
+    # the first was tried while down; the second waited behind it untried: one try each now
+    assert adapter.refused == 3
+    assert rig.outbox_rows() == 0 and rig.daemon.outbox.parcels == []
+    assert rig.status("$23") == rig.status("$24") == "done"
+    assert [r[0] for r in refusals(rig.data)] == ["$23", "$24"]
+    assert rig.daemon.outbox.backing_up("console") is None
+    await eventually(lambda: rig.session_log().count("answer refused by the platform") == 2)
+    await rig.daemon.stop()
+    rig.daemon = None
+    await rig.start()
+    assert rig.daemon is not None
+    refused = rig.daemon.outbox.refusals(user="scott")
+    assert [(r.event_id, r.room, r.attempts) for r in refused] == [
+        ("$24", "room1", 1),
+        ("$23", "room1", 2),
+    ]
+    assert all(r.reason.startswith("PermanentSendError: the bot was removed") for r in refused)
+
+
+async def test_an_off_the_record_answer_refused_for_good_leaves_nothing_on_disk(
+    rig: Rig,
+) -> None:
+    adapter = await rig.start()
+    assert rig.daemon is not None
+    await adapter.deliver("/otr on", sender="scott", event_id="$25")
+    adapter.down = True
+    await adapter.deliver("my secret plan zebra", sender="scott", event_id="$26")
+    assert rig.status("$26") == "processing"  # waiting in memory
+    adapter.down = False
+    adapter.removed_from.add("room1")
+    await rig.daemon.outbox.run_due(now=time.time() + 3600)
+    assert rig.status("$26") == "done" and rig.daemon.outbox.parcels == []
+    [refusal] = rig.daemon.outbox.refusals()
+    assert (refusal.event_id, refusal.durable) == ("$26", False)
+    assert refusals(rig.data) == []
+    for path in rig.data.rglob("*"):
+        if path.is_file():
+            assert b"zebra" not in path.read_bytes(), path
+            assert b"answer refused" not in path.read_bytes(), path

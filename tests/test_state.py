@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from bot.errors import StoreError
+from bot.migrations import _statements
 from bot.state import MIGRATIONS, StateStore
 
 
@@ -179,3 +181,38 @@ async def test_the_first_message_of_an_answer_is_remembered_until_pruned(tmp_pat
         await later.finish_event("matrix", "$f")
         await later.prune_events(older_than_days=-1)
         assert await later.first_message("matrix", "$f") is None
+
+
+async def test_an_outbox_row_from_before_refusals_knows_its_room_and_can_be_refused(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "personad.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for version, script in MIGRATIONS:
+        if version <= 6:
+            for statement in _statements(script):
+                con.execute(statement)
+            con.execute("INSERT INTO schema_version VALUES (?)", (version,))
+    con.execute(
+        "INSERT INTO events (platform, event_id, status, boot_id, received_at)"
+        " VALUES ('matrix', '$old', 'queued', 'b', 0)"
+    )
+    con.execute(
+        "INSERT INTO outbox (platform, event_id, user, persona, steps, attempts, created_at,"
+        " next_at) VALUES ('matrix', '$old', 'scott', 'inara',"
+        ' \'[{"op": "send", "room": "!den", "text": "hi", "key": "k"}]\', 3, 5.0, 0)'
+    )
+    con.commit()
+    con.close()
+    async with StateStore(path) as state:
+        [row] = await state.outbox_rows()
+        await state.outbox_refused(row[0], "PermanentSendError: M_FORBIDDEN", 4)
+        assert await state.outbox_rows() == []
+        [refused] = await state.undelivered_rows(0.0)
+    assert refused[:8] == ("matrix", "$old", "scott", "inara", "!den", refused[5], 4, 5.0)
+    assert refused[5] == "PermanentSendError: M_FORBIDDEN"
+    assert abs(refused[8] - time.time()) < 60
+    with sqlite3.connect(path) as con:
+        status = con.execute("SELECT status FROM events WHERE event_id = '$old'").fetchone()
+    assert status == ("done",)

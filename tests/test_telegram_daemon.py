@@ -188,3 +188,30 @@ async def test_an_answer_whose_message_is_gone_is_sent_anew(world: World) -> Non
     step = Step("edit", str(SCOTT), "The whole answer.", "0123456789abcdef01234567", "999")
     await step.perform(world.adapter)
     assert world.answers(SCOTT) == ["The whole answer."]
+
+
+async def test_an_answer_to_a_user_who_blocked_the_bot_is_given_up_not_retried(
+    world: World,
+) -> None:
+    world.daemon.outbox.base_delay = 0.02
+    world.fake.blocked.add(str(SCOTT))
+    world.fake.vanished.add(str(GROUP))
+    world.fake.push_message(SCOTT, "Blocking you after this")
+    world.fake.push_message(GROUP, "@persona_bot last words", from_id=HOLLY, chat_type="supergroup")
+    outbox = world.daemon.outbox
+    await until(lambda: len(outbox.refusals()) == 2, "both answers refused")
+    sends = [p for m, p in world.fake.requests if m == "sendmessage"]
+    assert {p["chat_id"] for p in sends} == {str(SCOTT), str(GROUP)}
+    await asyncio.sleep(0.3)  # many backoff periods: nothing is tried again
+    assert len([m for m, _ in world.fake.requests if m == "sendmessage"]) == len(sends)
+    assert outbox.parcels == [] and world.daemon.health.problems() == {}
+    reasons = {r.room: r.reason for r in outbox.refusals()}
+    assert reasons[str(SCOTT)].endswith("Forbidden: bot was blocked by the user")
+    assert reasons[str(GROUP)].endswith("Telegram refused a message: Chat not found")
+    # a passing failure (502) still waits in the outbox and arrives
+    world.fake.refusing_sends = True
+    world.fake.push_message(HOLLY, "Still there?")
+    await until(lambda: outbox.parcels, "the answer waiting in the outbox")
+    world.fake.refusing_sends = False
+    await world.answered(HOLLY, "echo: Still there?")
+    assert len(outbox.refusals()) == 2

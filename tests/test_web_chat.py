@@ -5,6 +5,7 @@ user's pages, another site's forms, another host name."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
+from bot.outbox import Refusal
 from bot.rooms import Room
 from tests.browser import Console, browser_fixture, console_fixture, wait_for_answer
 from tests.harness import make_persona
@@ -241,3 +243,22 @@ async def test_admins_see_the_admin_page_and_run_a_distillation(
         assert await page.get_by_role("link", name="Admin").count() == 0
         response = await page.goto(f"{console.base}/admin")
         assert response.status == 403
+
+
+async def test_the_admin_page_lists_answers_refused_for_good(
+    console: Console, browser: Any
+) -> None:
+    outbox = console.daemon.outbox
+    reason = "PermanentSendError: Telegram sendMessage forbidden: bot was blocked by the user"
+    outbox.refused.append(
+        Refusal("telegram", "4242:7", "holly", "inara", "4242", reason, 1, 0.0, time.time())
+    )
+    try:
+        async with console.signed_in(browser, "scott") as page:
+            await page.goto(f"{console.base}/admin")
+            listed = await page.inner_text("#outbox")
+            assert "Refused for good" in listed
+            assert "telegram\t4242\tholly" in listed and "bot was blocked by the user" in listed
+            assert "Every answer has been delivered" in listed  # none waits
+    finally:
+        outbox.refused.clear()

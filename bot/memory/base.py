@@ -46,6 +46,7 @@ __all__ = [
     "MemoryKind",
     "RoomKind",
     "TurnRecord",
+    "clamp_confidence",
     "format_citation",
     "visible_in",
 ]
@@ -129,6 +130,11 @@ class AddResult:
     duplicate_of: str | None = None
 
 
+def clamp_confidence(value: float) -> float:
+    """A confidence within 0..1 (a value that is not a number counts as 0)."""
+    return min(1.0, max(0.0, value)) if value == value else 0.0
+
+
 def visible_in(item: MemoryItem, *, shared_room: bool) -> bool:
     """Whether a turn in a shared room (or a direct one) may see ``item``."""
     return not shared_room or item.room == "shared"
@@ -191,9 +197,13 @@ class MemoryBackend(ABC):
         category: Category | None = None,
         force: bool = False,
         room: RoomKind = "direct",
+        confidence: float | None = None,
     ) -> AddResult:
         """Store one candidate fact through the write policy, learned in a ``room`` of that
-        kind (a repeat from a shared room makes a direct item shared)."""
+        kind (a repeat from a shared room makes a direct item shared). ``confidence``, when
+        given, is what a new item is stored with (:func:`clamp_confidence`) in place of the
+        policy's own: the session-end model that proposed the fact weighed it in context,
+        the sentence rules cannot."""
 
     @abstractmethod
     def tools(self, *, shared_room: bool = False) -> list[Tool]:

@@ -5,7 +5,9 @@ the chat backend) reads the session's on-record turns and answers with a JSON li
 facts, each with a category and a confidence. Each proposal then goes through the same gate as
 every write: proposals below :data:`MIN_CONFIDENCE` or in no known category are dropped, a
 proposal holding a secret is dropped whole, and the rest are stored through the backend's
-``add`` (the write policy decides again; a duplicate reinforces). Turns of direct and of
+``add`` (the write policy decides again; a duplicate reinforces). A new item keeps the model's
+confidence (clamped to 0..1), not the sentence rules' guess, so its citation and
+``personad memory explain`` show how sure the model was. Turns of direct and of
 shared rooms are read separately, so a fact keeps the kind of room it was learned in. When the
 model fails or answers nothing usable, the backend's own rule-based ``extract`` runs instead,
 so a session end always stores what it can. Off The Record turns are never queued for
@@ -15,6 +17,7 @@ extraction, so the model never sees them.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,7 +25,14 @@ import structlog
 
 from bot.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
-from bot.memory.base import CATEGORIES, Category, MemoryBackend, RoomKind, TurnRecord
+from bot.memory.base import (
+    CATEGORIES,
+    Category,
+    MemoryBackend,
+    RoomKind,
+    TurnRecord,
+    clamp_confidence,
+)
 from bot.memory.policy import find_secrets, redact_secrets
 
 __all__ = ["EXTRACT_ROLE", "MIN_CONFIDENCE", "FactExtractor", "Proposal", "parse_proposals"]
@@ -67,11 +77,13 @@ def parse_proposals(answer: str) -> list[Proposal]:
         text, category, confidence = item.get("fact"), item.get("category"), item.get("confidence")
         if not isinstance(text, str) or not text.strip() or category not in CATEGORIES:
             continue
-        if not isinstance(confidence, int | float) or confidence < MIN_CONFIDENCE:
+        if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+            continue
+        if not math.isfinite(confidence) or confidence < MIN_CONFIDENCE:
             continue
         if find_secrets(text):
             continue
-        proposals.append(Proposal(" ".join(text.split()), category, min(float(confidence), 1.0)))
+        proposals.append(Proposal(" ".join(text.split()), category, clamp_confidence(confidence)))
     return proposals[:_MAX_FACTS]
 
 
@@ -118,7 +130,11 @@ class FactExtractor:
             source = f"extract {group[-1].platform} {group[-1].at:%Y-%m-%d}"
             for proposal in proposals:
                 result = await memory.add(
-                    proposal.text, source=source, category=proposal.category, room=room
+                    proposal.text,
+                    source=source,
+                    category=proposal.category,
+                    room=room,
+                    confidence=proposal.confidence,
                 )
                 stored += int(result.stored)
             log.info("memory.extract_proposed", room=room, proposed=len(proposals))

@@ -2,7 +2,8 @@
 
 Each adapter shows its health as ``/healthz`` judges it (ok, or why not: not running,
 stalled, outbox backing up), when it last reported in, its reconnects and restarts and its
-last error. The outbox lists the answers waiting for a platform to take them. Distillation
+last error. The outbox lists the answers waiting for a platform to take them, and those a
+platform refused for good (the bot was kicked or blocked), with its reason. Distillation
 shows the last run of each kind per persona and runs one now. Everyone who is not an admin
 gets 403.
 """
@@ -64,6 +65,16 @@ async def page(request: web.Request) -> web.Response:
         }
         for parcel in daemon.outbox.parcels
     ]
+    refused = [
+        {
+            "platform": refusal.platform,
+            "room": refusal.room,
+            "user": refusal.user,
+            "when": _ago(time.time() - refusal.failed_at),
+            "reason": refusal.reason,
+        }
+        for refusal in daemon.outbox.refusals()
+    ]
     users: list[dict[str, Any]] = [
         {
             "name": name,
@@ -82,6 +93,7 @@ async def page(request: web.Request) -> web.Response:
         "admin.html",
         adapters=adapters,
         outbox=outbox,
+        refused=refused,
         users=users,
         runs=sorted(runs.items()),
         uptime=round((time.monotonic() - daemon.started_at) / 60),

@@ -66,6 +66,11 @@ class FakeDiscord(ServerContext):
         self.silent = False
         #: how many message posts to refuse with 503 before accepting again
         self.refuse_posts = 0
+        #: channels the bot lost access to (403 Missing Access) and deleted ones (404)
+        self.no_access: set[str] = set()
+        self.deleted_channels: set[str] = set()
+        #: every POST of a message, answered or not: (channel id, HTTP status)
+        self.posts: list[tuple[str, int]] = []
         #: a close code to answer IDENTIFY with (4014: a privileged intent is not enabled)
         self.refuse_identify: int | None = None
         self._ws: web.WebSocketResponse | None = None
@@ -452,9 +457,21 @@ class FakeDiscord(ServerContext):
         }
 
     def _post_message(self, channel_id: str, body: Json, via: str = "channel") -> web.Response:
+        response = self._post_refused(channel_id)
+        self.posts.append((channel_id, 200 if response is None else response.status))
+        return response or self._posted(channel_id, body, via)
+
+    def _post_refused(self, channel_id: str) -> web.Response | None:
         if self.refuse_posts > 0:
             self.refuse_posts -= 1
             return _json({"message": "503: Service Unavailable", "code": 0}, 503)
+        if channel_id in self.no_access:
+            return _json({"message": "Missing Access", "code": 50001}, 403)
+        if channel_id in self.deleted_channels:
+            return _json({"message": "Unknown Channel", "code": 10003}, 404)
+        return None
+
+    def _posted(self, channel_id: str, body: Json, via: str) -> web.Response:
         nonce = body.get("nonce")
         if nonce is not None and body.get("enforce_nonce"):
             for earlier in self.sent:  # Discord answers a repeated nonce with the first message

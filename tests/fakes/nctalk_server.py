@@ -91,6 +91,8 @@ class FakeTalkServer(ServerContext):
         self.requests: list[BotRequest] = []
         #: room tokens that exist; None means every token exists
         self.rooms: set[str] | None = None
+        #: conversations the bot was removed from: a post there is refused (403)
+        self.forbidden: set[str] = set()
         self._failures: list[int] = []
         self._known_ids: dict[str, set[int]] = {}
         self._next_id = 1000
@@ -315,6 +317,8 @@ class FakeTalkServer(ServerContext):
             return 401
         if self.rooms is not None and token not in self.rooms:
             return 404
+        if token in self.forbidden:
+            return 403
         reply_to = body.get("replyTo", 0)
         if reply_to and reply_to not in self._known_ids.get(token, set()):
             return 400

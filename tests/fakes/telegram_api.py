@@ -88,6 +88,9 @@ class FakeTelegram(ServerContext):
         self._fail: list[int] = []
         #: while set, sendMessage and editMessageText answer 502 (polling still works)
         self.refusing_sends = False
+        #: chats whose user blocked the bot (403) and chats that no longer exist (400)
+        self.blocked: set[str] = set()
+        self.vanished: set[str] = set()
         self._drop = 0
         self._flood: list[int] = []
         self._reject_entities = 0
@@ -236,6 +239,12 @@ class FakeTelegram(ServerContext):
             return web.Response(status=status, text="<html>Bad Gateway</html>")
         if self.refusing_sends and method in ("sendmessage", "editmessagetext"):
             return web.Response(status=502, text="<html>Bad Gateway</html>")
+        chat = str(params.get("chat_id", ""))
+        if method in ("sendmessage", "editmessagetext", "sendchataction"):
+            if chat in self.blocked:
+                return _error(403, "Forbidden: bot was blocked by the user")
+            if chat in self.vanished:
+                return _error(400, "Bad Request: chat not found")
         if self._flood:
             wait = self._flood.pop(0)
             return _error(429, f"Too Many Requests: retry after {wait}", retry_after=wait)

@@ -45,6 +45,7 @@ from bot.memory.base import (
     MemoryItem,
     RoomKind,
     TurnRecord,
+    clamp_confidence,
     format_citation,
     visible_in,
 )
@@ -106,8 +107,16 @@ class HolographicMemory(MemoryBackend):
         category: Category | None = None,
         force: bool = False,
         room: RoomKind = "direct",
+        confidence: float | None = None,
     ) -> AddResult:
-        return await self._add(text, source=source, category=category, force=force, room=room)
+        return await self._add(
+            text,
+            source=source,
+            category=category,
+            force=force,
+            room=room,
+            confidence=confidence,
+        )
 
     async def _add(
         self,
@@ -118,6 +127,7 @@ class HolographicMemory(MemoryBackend):
         category: Category | None = None,
         force: bool = False,
         reinforce: bool = True,
+        confidence: float | None = None,
     ) -> AddResult:
         if looks_secret(text):  # even a forced write; checked before lines are joined
             return AddResult(False, None, "rejected: secret (never stored)")
@@ -135,7 +145,10 @@ class HolographicMemory(MemoryBackend):
                 return AddResult(False, None, verdict.reason)
             chosen: Category = category or verdict.category or "fact"
             reason = verdict.reason if verdict.accepted else f"forced ({verdict.reason})"
-            confidence = 1.0 if force else verdict.confidence
+            if confidence is None:
+                confidence = 1.0 if force else verdict.confidence
+            else:
+                confidence = clamp_confidence(confidence)
             return await self._store_new(text, source, room, chosen, confidence, reason)
 
     async def _reinforce(

@@ -61,6 +61,7 @@ from bot.memory.base import (
     MemoryItem,
     RoomKind,
     TurnRecord,
+    clamp_confidence,
     format_citation,
 )
 from bot.memory.honcho.client import RETRY_AFTER, HonchoClient, conclusion_summary, peer_id
@@ -154,8 +155,16 @@ class HonchoMemory(MemoryBackend):
         category: Category | None = None,
         force: bool = False,
         room: RoomKind = "direct",
+        confidence: float | None = None,
     ) -> AddResult:
-        return await self._add(text, source=source, category=category, force=force, room=room)
+        return await self._add(
+            text,
+            source=source,
+            category=category,
+            force=force,
+            room=room,
+            confidence=confidence,
+        )
 
     async def _add(
         self,
@@ -167,6 +176,7 @@ class HonchoMemory(MemoryBackend):
         force: bool = False,
         reinforce: bool = True,
         deliver: bool = True,
+        confidence: float | None = None,
     ) -> AddResult:
         if looks_secret(text):  # even a forced write; checked before lines are joined
             return AddResult(False, None, "rejected: secret (never stored)")
@@ -189,7 +199,10 @@ class HonchoMemory(MemoryBackend):
             chosen: Category = category or verdict.category or "fact"
             reason = verdict.reason if verdict.accepted else f"forced ({verdict.reason})"
             item_id = uuid.uuid4().hex[:12]
-            confidence = 1.0 if force else verdict.confidence
+            if confidence is None:
+                confidence = 1.0 if force else verdict.confidence
+            else:
+                confidence = clamp_confidence(confidence)
             await self._ledger.add_conclusion(
                 item_id, text, chosen, source, confidence, f"{source}: {reason}", room
             )

@@ -36,6 +36,7 @@ from bot.memory.base import (
     MemoryItem,
     RoomKind,
     TurnRecord,
+    clamp_confidence,
     format_citation,
 )
 from bot.memory.memory_tools import memory_tools
@@ -133,9 +134,16 @@ class SqliteFtsMemory(MemoryBackend):
         category: Category | None = None,
         force: bool = False,
         room: RoomKind = "direct",
+        confidence: float | None = None,
     ) -> AddResult:
         return await self._add(
-            text, source=source, category=category, force=force, at=None, room=room
+            text,
+            source=source,
+            category=category,
+            force=force,
+            at=None,
+            room=room,
+            confidence=confidence,
         )
 
     async def _add(
@@ -148,6 +156,7 @@ class SqliteFtsMemory(MemoryBackend):
         at: datetime | None,
         room: RoomKind,
         once_per_statement: bool = False,
+        confidence: float | None = None,
     ) -> AddResult:
         """Store ``text`` learned in a ``room`` of that kind. A repeat of an item (same normal
         form) reinforces it, and said in a shared room makes it shared. A near repeat (by
@@ -157,7 +166,8 @@ class SqliteFtsMemory(MemoryBackend):
         admitted = admit(text, category=category, force=force)
         if isinstance(admitted, AddResult):
             return admitted
-        chosen, confidence, reason = admitted.category, admitted.confidence, admitted.reason
+        chosen, reason = admitted.category, admitted.reason
+        confidence = admitted.confidence if confidence is None else clamp_confidence(confidence)
         vector = None
         if self.embedder is not None and self._index is not None:
             vector = (await self.embedder.embed([text]))[0]
