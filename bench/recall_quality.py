@@ -150,7 +150,7 @@ async def _ranker(
     folder = workdir / name.replace(" ", "_") / user["user"]
     memory: MemoryBackend
     if name == "holographic":
-        memory = HolographicMemory(folder)
+        memory = HolographicMemory(folder, now=now)
     else:
         used = embedder if "MiniLM" in name else None
         memory = SqliteFtsMemory(folder, embedder=used, now=now)
