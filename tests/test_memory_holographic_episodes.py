@@ -13,6 +13,7 @@ import pytest
 
 from adapters.base import AdapterContext, Incoming
 from bot.daemon import Daemon
+from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryHit, RoomKind, TurnRecord
 from bot.memory.holographic.backend import HolographicMemory
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
@@ -142,6 +143,20 @@ async def test_episodes_outlive_a_restart(tmp_path: Path) -> None:
         await said(memory, PORTO, at=NOW - timedelta(days=8))
     async with HolographicMemory(tmp_path, now=lambda: NOW) as reopened:
         assert episodes(await reopened.prefetch("Porto river", limit=3)) == [PORTO]
+
+
+async def test_a_damaged_episode_file_stops_open_naming_it_and_is_left_as_it_was(
+    tmp_path: Path,
+) -> None:
+    damaged = tmp_path / "episodes.db"
+    damaged.write_bytes(b"not a database, just bytes" * 100)
+    memory = HolographicMemory(tmp_path)
+    with pytest.raises(MemoryStoreError, match=r"episodes\.db"):
+        await memory.open()
+    assert damaged.read_bytes() == b"not a database, just bytes" * 100
+    damaged.unlink()
+    async with HolographicMemory(tmp_path) as reopened:  # the same folder opens once it is gone
+        assert (await reopened.stats())["episodes"] == {}
 
 
 async def test_a_fact_whose_id_reads_like_an_episode_id_is_still_the_fact(

@@ -108,10 +108,11 @@ class HolographicMemory(MemoryBackend):
             return
         await self._store.open()
         try:
+            await self._episode_file.open()
             stored = await self._store.active()
             self._facts.load((fact.item, fact.structure, fact.trace) for fact in stored)
-            await self._episode_file.open()
         except BaseException:
+            await self._episode_file.close()
             await self._store.close()
             raise
         log.info("memory.holographic.open", items=len(self._facts.items), symbols=self.symbols)
