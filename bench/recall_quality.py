@@ -15,7 +15,9 @@ the figures are the mean by question kind. Configurations:
 * ``facts only``: the write path as it was before episodes (the policy's facts alone)
 * ``write path``: what the daemon does: ``sync`` after every turn, ``extract`` at session end
 * ``+ MiniLM``: the same with embeddings, when installed
-* ``holographic``: the holographic backend through its own ``sync``
+* ``holographic``: the holographic backend through its own ``sync`` and ``extract`` (facts
+  and episodes); ``holographic facts``: its facts alone (each turn through ``extract``, which
+  keeps no episodes), as it recalled before it kept episodes
 """
 
 from __future__ import annotations
@@ -108,6 +110,8 @@ async def _feed(
                 await memory.episodes.record(turn)
             elif how == "facts" and isinstance(memory, SqliteFtsMemory):
                 await memory._store_turn(turn)
+            elif how == "facts":
+                await memory.extract([turn])
             else:
                 await memory.sync(turn)
         if how == "write":
@@ -149,13 +153,13 @@ async def _ranker(
     clock, now = _clocked(user)
     folder = workdir / name.replace(" ", "_") / user["user"]
     memory: MemoryBackend
-    if name == "holographic":
-        memory = HolographicMemory(folder)
+    if name.startswith("holographic"):
+        memory = HolographicMemory(folder, now=now)
     else:
         used = embedder if "MiniLM" in name else None
         memory = SqliteFtsMemory(folder, embedder=used, now=now)
     await memory.open()
-    how = "raw" if name.startswith("raw") else "facts" if name.startswith("facts") else "write"
+    how = "raw" if name.startswith("raw") else "facts" if "facts" in name else "write"
     await _feed(memory, records(user), clock, how)
     return await _backend_ranker(memory, clock, turns), memory.close
 
@@ -206,7 +210,7 @@ async def main(argv: list[str] | None = None) -> None:
     names = ["fts5 plain", "fts5 -stopwords", "raw episodes", "facts only", "write path"]
     if embedder is not None:
         names += ["raw episodes + MiniLM", "write path + MiniLM"]
-    names.append("holographic")
+    names += ["holographic facts", "holographic"]
     if args.only:
         wanted = set(args.only.split(","))
         names = [name for name in names if name in wanted]

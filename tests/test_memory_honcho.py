@@ -194,6 +194,38 @@ async def test_prefetch_returns_cited_conclusions_then_messages(
     assert "message_rank" in message.parts and "conclusion_rank" in hits[0].parts
 
 
+async def test_messages_come_back_as_episodes_with_their_date_both_sides(
+    memory: HonchoMemory,
+) -> None:
+    told = "We went to Porto last week and walked along the river"
+    await memory.sync(turn(told, "The riverside in Porto is lovely in spring."))
+    shared = TurnRecord(
+        "We watched the match at the pub", "Noted.", "telegram", AT, "alice", "inara", room="shared"
+    )
+    await memory.sync(shared)
+    hits = await memory.prefetch("when did I go to Porto?", limit=5)
+    assert hits[0].item.text == told
+    assert hits[0].item.kind == "episode" and hits[0].item.source == "user telegram"
+    assert hits[0].citation == "[episode · 2026-11-29 · dm]"
+    reply = (await memory.prefetch("riverside spring", limit=5))[0]
+    assert reply.item.text == "The riverside in Porto is lovely in spring."
+    assert reply.item.source == "persona telegram"
+    group = await memory.prefetch("match pub", limit=5, shared_room=True)
+    assert [hit.citation for hit in group] == ["[episode · 2026-11-29 · group]"]
+    assert await memory.prefetch("Porto river", limit=5, shared_room=True) == []
+
+
+async def test_asked_when_the_dated_message_ranks_above_the_conclusion(
+    memory: HonchoMemory,
+) -> None:
+    await memory.sync(turn("I prefer green tea in the morning"))
+    added = await memory.add("I prefer green tea in the morning", source="cli")
+    what = await memory.prefetch("green tea morning", limit=2)
+    assert what[0].item.id == added.item_id
+    when = await memory.prefetch("when did I say I prefer green tea?", limit=2)
+    assert when[0].citation == "[episode · 2026-11-29 · dm]"
+
+
 async def test_other_personas_conversations_stay_apart(opener: Opener) -> None:
     inara = await opener()
     zoe = await opener(persona="zoe")

@@ -24,7 +24,11 @@ __all__: list[str] = []
 
 def forget_rooms(db_path: Path, version: int) -> None:
     """Turn a store back into its last version without rooms (the column dropped, and in
-    ``memory.db`` the index of shared items and the episodes, which came later still)."""
+    ``memory.db`` the index of shared items and the episodes, which came later still; the
+    holographic backend's ``episodes.db`` came later too)."""
+    for name in ("episodes.db", "episodes.db-wal", "episodes.db-shm"):
+        if db_path.name != "memory.db":
+            (db_path.parent / name).unlink(missing_ok=True)
     with sqlite3.connect(db_path) as db:
         db.execute("DROP TRIGGER IF EXISTS episodes_never_deleted")
         for table in ("episodes_vocab", "episodes_fts", "episode_vectors", "episodes"):

@@ -13,7 +13,7 @@ import pytest
 from bot.errors import MemoryStoreError
 from bot.memory.sqlite import seed
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.schema import SCHEMA_VERSION, open_database
+from bot.memory.sqlite.schema import EPISODE_FILE_MIGRATIONS, SCHEMA_VERSION, open_database
 from bot.memory.sqlite.seed import seed_database
 
 
@@ -37,6 +37,18 @@ async def test_a_seeded_database_has_the_schema_the_migrations_make(tmp_path: Pa
     assert _schema(seeded) == _schema(built)
     assert _version(seeded) == SCHEMA_VERSION
     assert stat.S_IMODE(seeded.stat().st_mode) == 0o600
+
+
+async def test_each_schema_gets_its_own_template(tmp_path: Path) -> None:
+    """episodes.db (beside the holographic store) is seeded with its own tables, not
+    memory.db's."""
+    built = tmp_path / "built.db"
+    db = await open_database(built, migrations=EPISODE_FILE_MIGRATIONS)
+    await db.close()
+    await seed_database(tmp_path / "memory.db")
+    assert await seed_database(tmp_path / "episodes.db", EPISODE_FILE_MIGRATIONS)
+    assert _schema(tmp_path / "episodes.db") == _schema(built)
+    assert _schema(tmp_path / "memory.db") != _schema(built)
 
 
 async def test_an_existing_database_is_never_replaced(tmp_path: Path) -> None:

@@ -14,20 +14,31 @@ A query the parser cannot structure is answered through the ``keywords`` role, w
 item's content words: that is word overlap, and its hits say so with a ``lexical`` score part
 (structural hits carry ``hrr``). Lexical hits always rank below structural ones.
 
+Beside the facts, every on-record message, the user's and the persona's, is kept as an
+*episode* in ``episodes.db`` (secrets redacted), by the sqlite backend's episode engine
+(:class:`~bot.memory.sqlite.episodes.Episodes`: stems, BM25, the time a query names): the write
+policy decides what becomes a fact, not what can be recalled. ``search`` blends the two with
+:func:`~bot.memory.sqlite.recall_blend.blend` on their own scores (a structural hit scores its
+weighted role similarity, 0.55 to 1; a lexical one at most 0.5; an episode about 1 for the
+best BM25 match of its pool): on the long-conversation set, scaling the facts' scores by 0.5
+to 2 against the episodes' moved recall@5 by at most 0.003. An episode's id reads ``e42``; a
+fact's id is looked up first, so one that happens to read like that is still the fact.
+
 Every item records the kind of room it was learned in; a turn in a shared room recalls only
 shared items (the file layer's lines are shared), and a sentence said again in a shared room
-makes its item shared.
+makes its item shared; so do episodes.
 
 Layout: this module is the :class:`MemoryBackend` (write policy, lifecycle, inspection, tools);
 :mod:`bot.memory.holographic.recall` holds the active facts and recall over their traces;
-:mod:`bot.memory.holographic.store` is the SQLite file.
+:mod:`bot.memory.holographic.store` is the SQLite file of facts;
+:mod:`bot.memory.sqlite.episode_file` the file of episodes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,7 +46,6 @@ from typing import Any
 import structlog
 
 from bot.disk import run_on_text
-from bot.errors import MemoryStoreError
 from bot.memory.base import (
     CATEGORIES,
     AddResult,
@@ -56,6 +66,10 @@ from bot.memory.holographic.store import HolographicStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
+from bot.memory.sqlite.episode_file import EPISODE_FILE, EpisodeFile
+from bot.memory.sqlite.episode_store import EpisodeStore, parse_episode_id
+from bot.memory.sqlite.episodes import Episodes
+from bot.memory.sqlite.recall_blend import blend
 from bot.tools import Tool
 
 __all__ = ["HolographicMemory", "Recalled"]
@@ -68,13 +82,25 @@ class HolographicMemory(MemoryBackend):
 
     name = "holographic"
 
-    def __init__(self, persona_dir: Path, *, dim: int = DIM) -> None:
+    def __init__(
+        self,
+        persona_dir: Path,
+        *,
+        dim: int = DIM,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
         super().__init__(persona_dir)
         self.path = persona_dir / "holographic.db"
         self.dim = dim
+        self._now = now or (lambda: datetime.now(UTC))
         self._store = HolographicStore(self.path)
         self._facts = ActiveFacts(dim)
         self._lock = asyncio.Lock()
+        #: every on-record message, in ``episodes.db``: the sqlite backend's episode engine
+        #: (stems, BM25, the time a query names), without an embedder
+        self.episodes_path = persona_dir / EPISODE_FILE
+        self._episode_file = EpisodeFile(self.episodes_path)
+        self.episodes = Episodes(EpisodeStore(self._episode_file), None, "")
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -83,15 +109,25 @@ class HolographicMemory(MemoryBackend):
             return
         await self._store.open()
         try:
+            await self._episode_file.open()
             stored = await self._store.active()
             self._facts.load((fact.item, fact.structure, fact.trace) for fact in stored)
-        except MemoryStoreError:
+        except BaseException:
+            await self._episode_file.close()
             await self._store.close()
             raise
         log.info("memory.holographic.open", items=len(self._facts.items), symbols=self.symbols)
 
     async def close(self) -> None:
+        await self._episode_file.close()
         await self._store.close()
+
+    async def __aenter__(self) -> HolographicMemory:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
     @property
     def symbols(self) -> int:
@@ -181,7 +217,7 @@ class HolographicMemory(MemoryBackend):
             category=category,
             source=source,
             confidence=confidence,
-            created_at=datetime.now(UTC),
+            created_at=self._now(),
             room=room,
         )
         replaced = self._facts.conflicts(structure)
@@ -193,6 +229,9 @@ class HolographicMemory(MemoryBackend):
         return AddResult(True, category, reason, item_id=item.id)
 
     async def sync(self, turn: TurnRecord) -> None:
+        """Both sides of the turn become episodes (secrets redacted); the write policy picks
+        the user's sentences that also become facts."""
+        await self.episodes.record(turn)
         for sentence in await run_on_text(turn.user_text, split_candidates):
             await self._add(sentence, source=turn.platform, room=turn.room)
 
@@ -228,9 +267,15 @@ class HolographicMemory(MemoryBackend):
                 self._facts.remove(item_id)
 
     async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
+        """Mark a fact (``3f9c0a1b2c4d``) or an episode (``e42``) forgotten."""
         async with self._lock:
             known = await self._store.status(item_id)
-            if known is None or (shared_room and known[1] != "shared"):
+            if known is None:
+                episode = parse_episode_id(item_id)
+                if episode is None:
+                    return False
+                return await self.episodes.store.forget(episode, shared_only=shared_room)
+            if shared_room and known[1] != "shared":
                 return False
             if known[0] != "forgotten":
                 await self._store.set_status(item_id, "forgotten", "")
@@ -254,8 +299,28 @@ class HolographicMemory(MemoryBackend):
     async def search(
         self, query: str, *, limit: int = 10, shared_room: bool = False
     ) -> list[MemoryHit]:
-        found = self.recall(query, limit=limit, shared_room=shared_room)
-        return [recalled.hit for recalled in found]
+        """Facts (by structure, then by word overlap) and episodes blended."""
+        hits, _ = await self._recall_both(query, limit, shared_room)
+        return hits
+
+    async def _recall_both(
+        self, query: str, limit: int, shared_room: bool
+    ) -> tuple[list[MemoryHit], dict[str, Recalled]]:
+        """The ``limit`` best of facts and episodes, and the facts' recall by id (for the
+        answers their asked role unbound to)."""
+        facts = self.recall(query, limit=limit, shared_room=shared_room)
+        now = self._now()
+        episodes = await self.episodes.pool(query, limit=limit, now=now, shared_only=shared_room)
+        ranked = episodes.ranked(
+            best_bm25=episodes.best_bm25, best_cosine=0.0, now=now, limit=limit
+        )
+        hits = blend(
+            [recalled.hit for recalled in facts],
+            ranked,
+            limit,
+            prefer="episode" if episodes.asks_when else None,
+        )
+        return hits, {recalled.hit.item.id: recalled for recalled in facts}
 
     async def inject(self, *, shared_room: bool = False) -> str:
         """The facts that keep coming back (reinforced at least once), with citations."""
@@ -283,7 +348,8 @@ class HolographicMemory(MemoryBackend):
     async def explain(self, item_id: str) -> dict[str, Any]:
         detail = await self._store.detail(item_id)
         if detail is None:
-            return {}
+            episode = parse_episode_id(item_id)
+            return {} if episode is None else await self.episodes.store.explain(episode)
         item, structure, updated_at, history = detail
         decoded = {
             role: [word for word, _ in self._facts.answer(item_id, role)]
@@ -311,10 +377,13 @@ class HolographicMemory(MemoryBackend):
             "structured": structured,
             "by_status": by_status,
             "by_category": by_category,
+            "episodes": await self.episodes.store.counts(),
+            "episodes_path": str(self.episodes_path),
         }
 
     async def export(self) -> list[dict[str, Any]]:
-        return await self._store.export()
+        """Every fact, then every episode (``kind`` tells them apart), every status."""
+        return await self._store.export() + await self.episodes.store.export()
 
     # -- tools -----------------------------------------------------------------------------
 
@@ -322,9 +391,10 @@ class HolographicMemory(MemoryBackend):
         return memory_tools(
             self,
             search_description=(
-                'Recall stored facts. Ask a question about a person or thing ("what does '
-                'Scott prefer for breakfast", "when is Holly\'s birthday"); answers come '
-                "with [category · source · confidence] and an id."
+                "Recall stored facts and past messages. Ask a question about a person or thing "
+                '("what does Scott prefer for breakfast", "when did I go to Porto"); facts '
+                "come with [category · source · confidence], messages with [episode · date · "
+                "dm|group], each with an id."
             ),
             source=lambda: "persona",
             search_lines=self._search_lines,
@@ -332,10 +402,15 @@ class HolographicMemory(MemoryBackend):
         )
 
     async def _search_lines(self, query: str, limit: int, shared_room: bool) -> list[str]:
+        hits, facts = await self._recall_both(query, limit, shared_room)
         lines = []
-        for recalled in self.recall(query, limit=limit, shared_room=shared_room):
-            item = recalled.hit.item
-            how = "structure" if "hrr" in recalled.hit.parts else "word overlap"
+        for hit in hits:
+            item = hit.item
+            recalled = facts.get(item.id)
+            if recalled is None:
+                lines.append(f"- {item.text} {format_citation(item)} (id {item.id})")
+                continue
+            how = "structure" if "hrr" in hit.parts else "word overlap"
             answer = f" answer: {' '.join(recalled.answer)};" if recalled.answer else ""
             lines.append(f"- {item.text} {format_citation(item)} ({how};{answer} id {item.id})")
         return lines

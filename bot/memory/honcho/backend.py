@@ -6,9 +6,11 @@ Mapping onto Honcho (through the official ``honcho-ai`` SDK, its ``.aio`` async 
   (``<persona>__<user>``, so two users' personas of one name stay apart);
 * one session per persona and day (``<persona peer>-YYYY-MM-DD``), the user observed by
   Honcho and by the persona (``observe_me`` / ``observe_others``);
-* ``sync`` adds the turn's two messages (secrets withheld); ``add`` writes a conclusion of
-  the persona about the user; ``prefetch`` asks Honcho's conclusion query and message search;
-  ``inject`` is the persona's representation of the user.
+* ``sync`` adds the turn's two messages (secrets withheld), each with the turn's time; ``add``
+  writes a conclusion of the persona about the user; ``prefetch`` asks Honcho's conclusion
+  query and its message search of both peers, and the messages come back as episodes, cited
+  with the day they were said (``[episode · 2026-05-09 · dm]``); ``inject`` is the persona's
+  representation of the user.
 
 Honcho cannot mark a conclusion forgotten, so ``honcho.db`` (SQLite) is a ledger of what was
 written: every item with its Honcho id, category, source, confidence, status and history.
@@ -373,7 +375,8 @@ class HonchoMemory(MemoryBackend):
             self,
             search_description=(
                 "Search what Honcho has learned about the user and past conversations."
-                " Results carry [category · source · confidence] and an id."
+                " Conclusions carry [category · source · confidence], past messages"
+                " [episode · date · dm|group], each with an id."
             ),
             source=lambda: "persona",
             search_lines=self._search_lines,

@@ -13,6 +13,7 @@ message was said; :meth:`HonchoClient.reconnect` forgets them after the server l
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Awaitable
@@ -215,19 +216,34 @@ class HonchoClient:
                 return None
             raise
 
-    async def search(self, query: str, top: int) -> tuple[list[Conclusion], list[Message]]:
-        """Conclusions about the user matching ``query`` (ranked by Honcho), and the user's
-        messages in this persona's sessions that match it."""
+    async def search(
+        self, query: str, top: int
+    ) -> tuple[list[Conclusion], list[Message], list[Message]]:
+        """Conclusions about the user matching ``query`` (ranked by Honcho), and the messages
+        of this persona's sessions that match it: the user's, and the persona's own. The
+        three requests run at once."""
         user, persona = await self.peers()
         view = persona.conclusions_of(user)
-        conclusions: list[Conclusion] = await self._remote(
-            "conclusion query", view.aio.query(query, top_k=top)
+        asked = asyncio.ensure_future(
+            self._remote("conclusion query", view.aio.query(query, top_k=top))
         )
-        messages: list[Message] = await self._remote(
-            "message search", user.aio.search(query, filters=None, limit=top)
+        by_user = asyncio.ensure_future(
+            self._remote("message search", user.aio.search(query, filters=None, limit=top))
         )
-        messages = [m for m in messages if self.session_room(m.session_id) is not None]
-        return conclusions, messages
+        by_persona = asyncio.ensure_future(
+            self._remote("message search", persona.aio.search(query, filters=None, limit=top))
+        )
+        try:
+            conclusions, said, replied = await asyncio.gather(asked, by_user, by_persona)
+        except BaseException:
+            # one failed: the others are not left running, nor their errors unread
+            for task in (asked, by_user, by_persona):
+                task.cancel()
+            await asyncio.gather(asked, by_user, by_persona, return_exceptions=True)
+            raise
+        said = [m for m in said if self.session_room(m.session_id) is not None]
+        replied = [m for m in replied if self.session_room(m.session_id) is not None]
+        return conclusions, said, replied
 
     async def representation(self) -> str:
         """The persona's representation of the user."""

@@ -5,6 +5,9 @@ Honcho cannot forget, so everything it returns is checked against the ledger
 is left out of a recall, and a line of the representation that says a hidden sentence is left
 out of the injected text. Hits of conclusions personad wrote carry the ledger's item (category,
 source, confidence); conclusions Honcho derived itself are trusted by their reasoning level.
+Messages, the user's and the persona's, come back as episodes, cited with the day they were
+said and the kind of room (``[episode · 2026-05-09 · dm]``): personad sends every message with
+its turn's time, and a session's name says its day and room kind.
 
 A turn in a shared room (``shared_only``) keeps, of the server's answers, the conclusions the
 ledger records as shared and the messages of shared-room sessions. Honcho's own conclusions
@@ -14,10 +17,14 @@ are left out there: they may rest on what was said in a direct conversation.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
+
+from honcho import Message
 
 from bot.memory.base import MemoryHit, MemoryItem
 from bot.memory.honcho.client import HonchoClient
 from bot.memory.honcho.ledger import HonchoLedger, normalize
+from bot.memory.sqlite.time_query import read_time
 
 __all__ = ["LEVEL_CONFIDENCE", "recall", "visible_representation"]
 
@@ -34,19 +41,23 @@ async def recall(
     shared_only: bool = False,
 ) -> list[MemoryHit]:
     """Conclusions about the user first (ranked by Honcho), then past messages of this
-    persona's sessions; anything the ledger marks inactive is left out, and with
-    ``shared_only`` anything not known to come from a shared room."""
+    persona's sessions, both sides, as episodes with their date; asked *when*, the messages
+    first (only they carry the date). Anything the ledger marks inactive is left out, and
+    with ``shared_only`` anything not known to come from a shared room."""
     query = query.strip()
     if not query:
         return []
-    conclusions, messages = await client.search(query, min(100, 2 * limit))
+    conclusions, said, replied = await client.search(query, min(100, 2 * limit))
     if shared_only:
-        messages = [m for m in messages if client.session_room(m.session_id) == "shared"]
-    ids = [c.id for c in conclusions] + [m.id for m in messages]
+        said = [m for m in said if client.session_room(m.session_id) == "shared"]
+        replied = [m for m in replied if client.session_room(m.session_id) == "shared"]
+    ids = [c.id for c in conclusions] + [m.id for m in (*said, *replied)]
     hidden = await ledger.inactive(ids)
     known = await ledger.by_honcho(ids)
     if shared_only:
         conclusions = [c for c in conclusions if c.id in known and known[c.id].room == "shared"]
+    asks_when = read_time(query, datetime.now(UTC)).asks_when
+    conclusion_weight, message_weight = (0.5, 1.0) if asks_when else (1.0, 0.5)
     hits: list[MemoryHit] = []
     for rank, conclusion in enumerate(c for c in conclusions if c.id not in hidden):
         item = known.get(conclusion.id) or MemoryItem(
@@ -57,19 +68,30 @@ async def recall(
             confidence=LEVEL_CONFIDENCE.get(conclusion.level, 0.5),
             created_at=conclusion.created_at,
         )
-        hits.append(MemoryHit(item, 1.0 / (1 + rank), {"conclusion_rank": rank + 1.0}))
-    for rank, message in enumerate(m for m in messages if m.id not in hidden):
-        item = MemoryItem(
-            id=f"message:{message.id}",
-            text=message.content,
-            category="fact",
-            source=f"said {message.created_at:%Y-%m-%d}",
-            confidence=0.5,
-            created_at=message.created_at,
-        )
-        hits.append(MemoryHit(item, 0.5 / (1 + rank), {"message_rank": rank + 1.0}))
+        score = conclusion_weight / (1 + rank)
+        hits.append(MemoryHit(item, score, {"conclusion_rank": rank + 1.0}))
+    for speaker, messages in (("user", said), ("persona", replied)):
+        for rank, message in enumerate(m for m in messages if m.id not in hidden):
+            item = _episode(client, message, speaker)
+            hits.append(MemoryHit(item, message_weight / (1 + rank), {"message_rank": rank + 1.0}))
     hits.sort(key=lambda hit: hit.score, reverse=True)
     return hits[:limit]
+
+
+def _episode(client: HonchoClient, message: Message, speaker: str) -> MemoryItem:
+    """A recalled message as an episode: the time it was said (personad sends each message
+    with its turn's time) and the kind of room, read from its session's name."""
+    platform = str((message.metadata or {}).get("platform", ""))
+    return MemoryItem(
+        id=f"message:{message.id}",
+        text=message.content,
+        category="fact",
+        source=f"{speaker} {platform}".strip(),
+        confidence=1.0,
+        created_at=message.created_at,
+        room=client.session_room(message.session_id) or "direct",
+        kind="episode",
+    )
 
 
 def visible_representation(representation: str, hidden: set[str], user: str) -> str:

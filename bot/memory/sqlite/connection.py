@@ -5,7 +5,8 @@ file through :func:`~bot.memory.sqlite.schema.open_database` (which brings the s
 and gives its subclasses two ways to reach it: :meth:`FtsConnection._all` for a statement
 whose rows are wanted, and :meth:`FtsConnection._tx` for one write transaction, rolled back
 whole on any error. Every :class:`sqlite3.Error` becomes a
-:class:`~bot.errors.MemoryStoreError` naming the file.
+:class:`~bot.errors.MemoryStoreError` naming the file. A subclass that opens a file of another
+schema (:class:`~bot.memory.sqlite.episode_file.EpisodeFile`) names its ``migrations``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import aiosqlite
 import structlog
@@ -23,6 +24,7 @@ from bot.errors import MemoryStoreError
 from bot.memory.sqlite.gate import sqlite_slot
 from bot.memory.sqlite.schema import describe_sqlite_error, open_database
 from bot.memory.sqlite.seed import seed_database
+from bot.migrations import Migration
 
 __all__ = ["FtsConnection"]
 
@@ -31,6 +33,9 @@ log = structlog.get_logger(__name__)
 
 class FtsConnection:
     """The connection to ``memory.db`` and the two ways statements run on it."""
+
+    #: the schema the file is brought up to (None: the whole of ``memory.db``'s)
+    migrations: ClassVar[list[Migration] | None] = None
 
     def __init__(self, path: Path, *, busy_timeout: float = 5.0) -> None:
         self.path = path
@@ -41,14 +46,16 @@ class FtsConnection:
         if self._db is None:
             # created 0600 before SQLite opens it, which gives -wal and -shm the same mode
             try:
-                await seed_database(self.path)
+                await seed_database(self.path, self.migrations)
             except OSError as exc:
                 raise MemoryStoreError(
                     f"cannot create memory database {self.path}: {exc}",
                     user_message="My memory store cannot be opened right now.",
                 ) from exc
             async with sqlite_slot():
-                self._db = await open_database(self.path, busy_timeout=self.busy_timeout)
+                self._db = await open_database(
+                    self.path, migrations=self.migrations, busy_timeout=self.busy_timeout
+                )
 
     async def close(self) -> None:
         if self._db is not None:

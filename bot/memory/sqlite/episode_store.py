@@ -7,7 +7,9 @@ in a shared room makes it shared, as facts do). Episodes are never deleted; forg
 only changes its status, and recall skips it.
 
 :class:`EpisodeStore` runs its statements on the connection of the persona's
-:class:`~bot.memory.sqlite.store.FtsStore`, so one file and one writer hold both facts and episodes.
+:class:`~bot.memory.sqlite.store.FtsStore`, so one file and one writer hold both facts and episodes;
+or, for a backend whose facts live elsewhere, on an ``episodes.db`` of its own
+(:class:`~bot.memory.sqlite.episode_file.EpisodeFile`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from bot.memory.base import MemoryItem, RoomKind, format_citation
-from bot.memory.sqlite.store import DF_CACHE_WRITES, FtsStore
+from bot.memory.sqlite.store import DF_CACHE_WRITES
 from bot.memory.sqlite.vector_index import StoredVectors
+from bot.memory.sqlite.vector_rows import VectorRows
 
 __all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "Said", "episode_id", "parse_episode_id"]
 
@@ -103,9 +106,9 @@ def _row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:
 
 
 class EpisodeStore:
-    """The episode statements, on the persona's open :class:`FtsStore`."""
+    """The episode statements, on the persona's open ``memory.db`` or ``episodes.db``."""
 
-    def __init__(self, connection: FtsStore) -> None:
+    def __init__(self, connection: VectorRows) -> None:
         self._conn = connection
         self._df_cache: dict[str, int] = {}
         self._writes = 0

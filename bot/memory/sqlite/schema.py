@@ -26,6 +26,9 @@ Tables:
   slower for a common word on a store of 100,000 memories.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
+The episode tables alone (:data:`EPISODE_TABLES`, version 1 of :data:`EPISODE_FILE_MIGRATIONS`)
+also make up ``episodes.db``, where a backend whose facts live elsewhere (``holographic``)
+keeps its episodes.
 
 Corrupt files are refused, never repaired or replaced: :func:`open_database` raises
 :class:`MemoryStoreError` naming the file, which stays untouched for a person to inspect.
@@ -43,6 +46,8 @@ from bot.errors import MemoryStoreError
 from bot.migrations import Migration
 
 __all__ = [
+    "EPISODE_FILE_MIGRATIONS",
+    "EPISODE_TABLES",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "describe_sqlite_error",
@@ -137,7 +142,7 @@ INSERT INTO items_shared_fts (rowid, text)
     "SELECT new.id, new.text WHERE new.status = 'active' AND new.room = 'shared'; END;\n"
 )
 
-_V5 = (
+EPISODE_TABLES = (
     # IF NOT EXISTS: a file whose version was set back (restored from an older copy of
     # schema_version) keeps its episodes
     """
@@ -172,6 +177,11 @@ CREATE TABLE IF NOT EXISTS episode_vectors (
     "INSERT INTO episodes_fts (rowid, terms) VALUES (new.id, new.terms); END;\n"
     "CREATE TRIGGER IF NOT EXISTS episodes_never_deleted BEFORE DELETE ON episodes BEGIN "
     "SELECT RAISE(ABORT, 'episodes are never deleted; mark them forgotten'); END;\n"
+)
+"""The episode tables, their index and triggers: v5 of ``memory.db``, and the whole of an
+``episodes.db`` (:data:`EPISODE_FILE_MIGRATIONS`)."""
+
+_V5 = EPISODE_TABLES + (
     # facts are indexed by their stems too; the stems of existing items are filled in by
     # FtsStore.open (Python computes them), which reindexes each item as it goes
     "ALTER TABLE items ADD COLUMN terms TEXT NOT NULL DEFAULT '';\n"
@@ -198,6 +208,10 @@ CREATE TABLE IF NOT EXISTS episode_vectors (
 
 MIGRATIONS: list[Migration] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5)]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
+
+EPISODE_FILE_MIGRATIONS: list[Migration] = [(1, EPISODE_TABLES)]
+"""The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
+facts live in a store of its own: :mod:`bot.memory.sqlite.episode_file`)."""
 
 
 def describe_sqlite_error(path: Path, exc: sqlite3.Error) -> str:

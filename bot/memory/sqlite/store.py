@@ -5,7 +5,8 @@ its history recorded in ``item_events``) and answers recall: BM25 matches, docum
 frequencies for query planning, rows by id and the standing preferences and decisions, each
 read limited to shared items when asked (``shared_only``: a turn in a shared room). The
 connection and its error handling come from :mod:`bot.memory.sqlite.connection`, the inspection
-reads from :mod:`bot.memory.sqlite.inspection`, the schema from :mod:`bot.memory.sqlite.schema`.
+reads from :mod:`bot.memory.sqlite.inspection`, the vector statements from
+:mod:`bot.memory.sqlite.vector_rows`, the schema from :mod:`bot.memory.sqlite.schema`.
 """
 
 from __future__ import annotations
@@ -20,15 +21,13 @@ from bot.memory.sqlite.inspection import ITEM_COLUMNS, FtsInspection, item_from_
 from bot.memory.sqlite.scoring import Candidate
 from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.vector_index import StoredVectors
+from bot.memory.sqlite.vector_rows import VectorRows
 
 __all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
 
 #: the FTS index and its term statistics, of all active items (False) or the shared (True)
 _FTS = {False: "items_fts", True: "items_shared_fts"}
 _VOCAB = {False: "items_vocab", True: "items_shared_vocab"}
-
-#: where the vectors of each kind of row live: table, and its column naming the row
-_VECTORS = {"items": ("vectors", "item_id"), "episodes": ("episode_vectors", "episode_id")}
 
 DF_CACHE_WRITES = 500
 """Writes after which the cached document frequencies used for query planning are dropped."""
@@ -49,7 +48,7 @@ def _recall_row(row: Sequence[Any], bm25_raw: float) -> RecallRow:
     return RecallRow(row, Candidate(int(row[0]), row[2], float(row[7]), bm25_raw=bm25_raw))
 
 
-class FtsStore(FtsInspection):
+class FtsStore(FtsInspection, VectorRows):
     """The SQL of ``memory.db``: every statement the backend runs, errors translated."""
 
     def __init__(self, path: Path, *, busy_timeout: float = 5.0) -> None:
@@ -73,50 +72,6 @@ class FtsStore(FtsInspection):
                     "UPDATE items SET terms = ? WHERE id = ?",
                     [(index_terms(str(text)) or " ", int(rowid)) for rowid, text in rows],
                 )
-
-    # -- vectors ------------------------------------------------------------------------------
-
-    async def vectors(self, model: str, dim: int, *, of: str = "items") -> StoredVectors:
-        """The stored vectors of ``model`` for the rows of ``of`` (``items`` or ``episodes``)."""
-        table, key = _VECTORS[of]
-        rows = await self._all(
-            f"SELECT v.{key}, v.vec, o.status = 'active', o.room = 'shared' FROM {table} v"
-            f" JOIN {of} o ON o.id = v.{key} WHERE v.model = ? AND v.dim = ? ORDER BY v.{key}",
-            (model, dim),
-        )
-        return StoredVectors(
-            [r[0] for r in rows],
-            [r[1] for r in rows],
-            [bool(r[2]) for r in rows],
-            [bool(r[3]) for r in rows],
-        )
-
-    async def without_vectors(
-        self, model: str, dim: int, *, of: str = "items"
-    ) -> list[tuple[int, str, bool]]:
-        """(rowid, text, shared) of the active rows of ``of`` that have no vector of ``model``."""
-        table, key = _VECTORS[of]
-        rows = await self._all(
-            f"SELECT id, text, room = 'shared' FROM {of} WHERE status = 'active' AND id NOT IN"
-            f" (SELECT {key} FROM {table} WHERE model = ? AND dim = ?) ORDER BY id",
-            (model, dim),
-        )
-        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
-
-    async def put_vectors(
-        self, rowids: Sequence[int], vectors: Any, model: str, *, of: str = "items"
-    ) -> None:
-        table, key = _VECTORS[of]
-        async with self._tx() as db:
-            await db.executemany(
-                f"INSERT INTO {table} ({key}, model, dim, vec) VALUES (?, ?, ?, ?)"
-                f" ON CONFLICT ({key}) DO UPDATE SET model = excluded.model,"
-                " dim = excluded.dim, vec = excluded.vec",
-                [
-                    (rowid, model, int(vector.shape[0]), vector.astype("<f4").tobytes())
-                    for rowid, vector in zip(rowids, vectors, strict=True)
-                ],
-            )
 
     # -- items --------------------------------------------------------------------------------
 

@@ -1,0 +1,68 @@
+"""The statements about stored embeddings, of facts (``vectors``) and of episodes
+(``episode_vectors``): read them all for the in-memory index, find the rows still without one,
+store new ones.
+
+:class:`VectorRows` adds them to :class:`~bot.memory.sqlite.connection.FtsConnection`, so both
+files that hold rows with vectors have them: ``memory.db``
+(:class:`~bot.memory.sqlite.store.FtsStore`) and a file of episodes alone
+(:class:`~bot.memory.sqlite.episode_file.EpisodeFile`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.memory.sqlite.connection import FtsConnection
+from bot.memory.sqlite.vector_index import StoredVectors
+
+__all__ = ["VectorRows"]
+
+#: where the vectors of each kind of row live: table, and its column naming the row
+_VECTORS = {"items": ("vectors", "item_id"), "episodes": ("episode_vectors", "episode_id")}
+
+
+class VectorRows(FtsConnection):
+    """Reading and writing the vectors of ``items`` or ``episodes`` rows."""
+
+    async def vectors(self, model: str, dim: int, *, of: str = "items") -> StoredVectors:
+        """The stored vectors of ``model`` for the rows of ``of`` (``items`` or ``episodes``)."""
+        table, key = _VECTORS[of]
+        rows = await self._all(
+            f"SELECT v.{key}, v.vec, o.status = 'active', o.room = 'shared' FROM {table} v"
+            f" JOIN {of} o ON o.id = v.{key} WHERE v.model = ? AND v.dim = ? ORDER BY v.{key}",
+            (model, dim),
+        )
+        return StoredVectors(
+            [r[0] for r in rows],
+            [r[1] for r in rows],
+            [bool(r[2]) for r in rows],
+            [bool(r[3]) for r in rows],
+        )
+
+    async def without_vectors(
+        self, model: str, dim: int, *, of: str = "items"
+    ) -> list[tuple[int, str, bool]]:
+        """(rowid, text, shared) of the active rows of ``of`` that have no vector of ``model``."""
+        table, key = _VECTORS[of]
+        rows = await self._all(
+            f"SELECT id, text, room = 'shared' FROM {of} WHERE status = 'active' AND id NOT IN"
+            f" (SELECT {key} FROM {table} WHERE model = ? AND dim = ?) ORDER BY id",
+            (model, dim),
+        )
+        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
+
+    async def put_vectors(
+        self, rowids: Sequence[int], vectors: Any, model: str, *, of: str = "items"
+    ) -> None:
+        table, key = _VECTORS[of]
+        async with self._tx() as db:
+            await db.executemany(
+                f"INSERT INTO {table} ({key}, model, dim, vec) VALUES (?, ?, ?, ?)"
+                f" ON CONFLICT ({key}) DO UPDATE SET model = excluded.model,"
+                " dim = excluded.dim, vec = excluded.vec",
+                [
+                    (rowid, model, int(vector.shape[0]), vector.astype("<f4").tobytes())
+                    for rowid, vector in zip(rowids, vectors, strict=True)
+                ],
+            )
