@@ -169,6 +169,22 @@ async def test_time_words_prefer_what_was_said_then(memory: SqliteFtsMemory) -> 
     assert last_week == ["Dinner with Rita at the new ramen bar."]
 
 
+async def test_a_window_finds_its_episode_behind_a_full_pool_of_better_matches(
+    memory: SqliteFtsMemory,
+) -> None:
+    """Forty stronger word matches from other months fill the BM25 pool; the one said in the
+    week asked about still comes first."""
+    for day in range(40):
+        await said(
+            memory,
+            f"Dinner with Rita, dinner again with Rita, Rita's dinner number {day}.",
+            at=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=day),
+        )
+    await said(memory, "Dinner with Rita downtown.", at=datetime(2026, 5, 13, tzinfo=UTC))
+    hits = episodes(await memory.prefetch("dinner with Rita last week", limit=3))
+    assert hits[0] == "Dinner with Rita downtown."
+
+
 def test_time_windows() -> None:
     def days(query: str) -> list[str]:
         window = read_time(query, NOW).window

@@ -122,14 +122,16 @@ class Episodes:
         rows: dict[int, EpisodeRow] = {}
         if stems:
             plans = plan_match(stems, await self.store.doc_frequencies(stems), groups)
+            complete = False  # every match of the widest plan is in hand
             for plan in plans:
                 found = await self.store.match(
                     plan.expression, pool, newest=plan.newest, shared_only=shared_only
                 )
                 rows = {row.rowid: row for row in found}
+                complete = plan is plans[-1] and plan.newest is None and len(found) < pool
                 if len(found) >= limit:
                     break
-            if hint.window is not None and plans:
+            if hint.window is not None and plans and not complete:
                 for row in await self.store.match(
                     plans[-1].expression, pool, shared_only=shared_only, window=hint.window
                 ):
