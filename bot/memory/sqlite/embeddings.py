@@ -9,7 +9,11 @@ Nothing is ever downloaded: ``HF_HUB_OFFLINE=1`` is set before the tokenizer loa
 
 The forward pass is BERT's: token + position + segment embeddings, LayerNorm, six layers of
 12-head self-attention and a GELU feed-forward block (each followed by a residual LayerNorm),
-then mean pooling over the real tokens and L2 normalisation.
+then mean pooling over the real tokens and L2 normalisation. Its cost is almost all in the 24
+weight products (42 MB of float32 weights read per text, one BLAS thread); what is arranged
+around them for speed: token rows padded to a multiple of 4, query/key/value weights side by
+side with attention's scale folded in, LayerNorm and GELU worked in place. The vectors agree
+within 1e-5 with the plain form (``tests/data/minilm_reference.json``).
 """
 
 from __future__ import annotations
