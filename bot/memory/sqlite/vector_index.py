@@ -2,8 +2,9 @@
 
 Search is a matrix-vector product over the live rows; past :data:`EXACT_ROWS` rows the sign
 bits (one a dimension) pick a shortlist by Hamming distance first and only the shortlist is
-scored exactly. Measured at 100,000 MiniLM vectors (``bench/recall.py``), the shortlist of
-:data:`SHORTLIST` rows holds the exact top 10 nearly always, at a fraction of the time.
+scored exactly; the shortlist's cut comes from a histogram of the distances, not a sort.
+Measured at 100,000 MiniLM vectors (``bench/recall.py``), the shortlist of :data:`SHORTLIST`
+rows holds the exact top 10 nearly always, in about 0.5 ms against 12 ms for the exact scan.
 """
 
 from __future__ import annotations
@@ -31,9 +32,6 @@ EXACT_ROWS = 20_000
 
 SHORTLIST = 1_000
 """Rows a sign-bit scan keeps for exact scoring."""
-
-
-_FAR = np.uint16(65535)
 
 
 class StoredVectors(NamedTuple):
@@ -96,6 +94,23 @@ def _signs(matrix: Matrix) -> npt.NDArray[np.uint64]:
     if packed.shape[1] < width:
         packed = np.pad(packed, ((0, 0), (0, width - packed.shape[1])))
     return np.ascontiguousarray(packed).view(np.uint64).reshape(rows, -1)
+
+
+def _closest(distance: npt.NDArray[np.uint16], count: int, far: int) -> npt.NDArray[np.intp]:
+    """The rows of the ``count`` smallest distances below ``far``, in row order (the gather
+    that scores them then reads the matrix forward).
+
+    Distances take at most ``far`` values, so their histogram gives the cut: every row below
+    it, and as many rows at it as the count still wants. At 100,000 rows that is about
+    0.1 ms, against 0.6 ms for ``argpartition``.
+    """
+    below_or_at = np.cumsum(np.bincount(distance, minlength=far + 1)[:far])
+    cut = int(np.searchsorted(below_or_at, count))
+    if cut >= far:  # fewer visible rows than wanted: all of them
+        return np.flatnonzero(distance < far)
+    below = np.flatnonzero(distance < cut)
+    tied = np.flatnonzero(distance == cut)[: count - len(below)]
+    return np.sort(np.concatenate([below, tied]))
 
 
 class VectorIndex:
@@ -221,7 +236,7 @@ class VectorIndex:
 
         Up to :data:`EXACT_ROWS` rows every cosine is computed. Past that, one sign bit a
         dimension picks a shortlist by Hamming distance (48 bytes a row instead of 1,536, so
-        a scan of 100,000 rows reads 5 MB, not 150: about 1 ms against 5-10) and only the
+        a scan of 100,000 rows reads 5 MB, not 150: 0.3 ms against 12-17) and only the
         shortlist is scored exactly.
         """
         if k <= 0 or self._size == 0:
@@ -234,10 +249,9 @@ class VectorIndex:
         for word, bits in zip(_signs(q.reshape(1, -1))[0], self._bits, strict=True):
             np.bitwise_xor(bits[: self._size], word, out=scratch)
             distance += np.bitwise_count(scratch)
-        distance[self._hidden(shared_only)] = _FAR
-        short = min(self._size, max(SHORTLIST, 8 * k))
-        rows = np.argpartition(distance, short - 1)[:short]
-        rows = np.sort(rows[distance[rows] < _FAR])  # in order: the gather reads forward
+        far = self.dim + 1  # past any Hamming distance: the rows this search may not see
+        distance[self._hidden(shared_only)] = far
+        rows = _closest(distance, min(self._size, max(SHORTLIST, 8 * k)), far)
         scores = self._matrix[rows] @ q
         order = np.argsort(-scores)[:k]
         return [(int(self._rowids[rows[i]]), float(scores[i])) for i in order if scores[i] >= floor]
