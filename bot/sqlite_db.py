@@ -45,10 +45,12 @@ async def open_sqlite(
     except (sqlite3.Error, OSError) as exc:
         raise error(f"cannot open {path}: {exc}") from exc
     try:
-        await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        await db.execute("PRAGMA journal_mode = WAL")
-        await db.execute("PRAGMA synchronous = NORMAL")
-        await apply_migrations(db, migrations)
+        await apply_migrations(
+            db,
+            migrations,
+            setup=f"PRAGMA busy_timeout = {int(busy_timeout * 1000)};"
+            " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+        )
     except (sqlite3.Error, ValueError) as exc:
         await db.close()
         raise error(f"cannot read {path}: {exc}") from exc

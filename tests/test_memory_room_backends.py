@@ -14,7 +14,6 @@ from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.honcho.backend import HonchoMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
-from bot.migrations import _statements
 from tests.fakes.honcho_api import FakeHoncho
 from tests.test_memory_embeddings import ConceptEmbedder
 from tests.test_memory_room_scope import AT, KEY, PRIVATE, honcho_memory, learn, recalled
@@ -39,7 +38,7 @@ def forget_rooms(db_path: Path, version: int) -> None:
         db.execute("DROP TABLE IF EXISTS items_shared_fts")
         db.execute("ALTER TABLE items DROP COLUMN room")
         if db_path.name == "memory.db":  # back to the triggers that indexed the text
-            for statement in _statements(MIGRATIONS[0][1]):
+            for statement in _script_statements(MIGRATIONS[0][1]):
                 if statement.startswith("CREATE TRIGGER items_fts"):
                     db.execute(
                         statement.replace("CREATE TRIGGER", "DROP TRIGGER").split(" AFTER")[0]
@@ -203,3 +202,9 @@ async def test_honcho_ledger_from_before_rooms_is_upgraded(
         assert rooms["Alice grows tomatoes on the balcony."] == "shared"
     finally:
         await upgraded.close()
+
+
+def _script_statements(script: str) -> list[str]:
+    """The statements of a migration script (each ends a line with ``;``)."""
+    parts = [part.strip() for part in script.split(";\n")]
+    return [part.rstrip(";") for part in parts if part]

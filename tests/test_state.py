@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from bot.errors import StoreError
-from bot.migrations import _statements
 from bot.state import MIGRATIONS, StateStore
 
 
@@ -191,8 +190,7 @@ async def test_an_outbox_row_from_before_refusals_knows_its_room_and_can_be_refu
     con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
     for version, script in MIGRATIONS:
         if version <= 6:
-            for statement in _statements(script):
-                con.execute(statement)
+            con.executescript(script)
             con.execute("INSERT INTO schema_version VALUES (?)", (version,))
     con.execute(
         "INSERT INTO events (platform, event_id, status, boot_id, received_at)"

@@ -36,14 +36,13 @@ Corrupt files are refused, never repaired or replaced: :func:`open_database` rai
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from pathlib import Path
 
 import aiosqlite
 
 from bot.errors import MemoryStoreError
-from bot.migrations import Migration
+from bot.migrations import Migration, apply_migrations
 
 __all__ = [
     "EPISODE_FILE_MIGRATIONS",
@@ -236,36 +235,12 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error) -> str:
     return f"memory database {path} failed: {exc}"
 
 
-async def _prepare(
-    db: aiosqlite.Connection, migrations: list[Migration], busy_timeout: float
-) -> None:
-    """Set the connection up and apply the missing migrations in one transaction (all or
-    none), in three trips to its thread at most: a new persona's first turn waited for some
-    fifty statements, eleven trips and a second connection (opened, checkpointed and
-    closed) before its own."""
-    # WAL + NORMAL: a crash of the process loses nothing; a power cut may lose the last
-    # commits but never corrupts the file. FULL cost a third of the write rate.
-    await db.executescript(
-        f"PRAGMA busy_timeout = {int(busy_timeout * 1000)};"
-        " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"
-        " CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"
-    )
-    rows = list(await db.execute_fetchall("SELECT MAX(version) FROM schema_version"))
-    current = int(rows[0][0] or 0) if rows else 0
-    pending = [
-        f"{script.strip()}\n;\nINSERT INTO schema_version (version) VALUES ({int(v)});"
-        for v, script in sorted(migrations)
-        if v > current
-    ]
-    if not pending:
-        return
-    try:
-        await db.executescript("BEGIN IMMEDIATE;\n" + "\n".join(pending) + "\nCOMMIT;")
-    except BaseException:
-        # the script stops at the failing statement with its transaction still open
-        with contextlib.suppress(sqlite3.Error):
-            await db.execute("ROLLBACK")
-        raise
+# WAL + NORMAL: a crash of the process loses nothing; a power cut may lose the last commits
+# but never corrupts the file. FULL cost a third of the write rate.
+_SETUP = (
+    "PRAGMA busy_timeout = {ms}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+    " PRAGMA foreign_keys = ON;"
+)
 
 
 async def open_database(
@@ -279,7 +254,11 @@ async def open_database(
     db: aiosqlite.Connection | None = None
     try:
         db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout)
-        await _prepare(db, MIGRATIONS if migrations is None else migrations, busy_timeout)
+        await apply_migrations(
+            db,
+            MIGRATIONS if migrations is None else migrations,
+            setup=_SETUP.format(ms=int(busy_timeout * 1000)),
+        )
     except sqlite3.Error as exc:
         if db is not None:
             await db.close()
