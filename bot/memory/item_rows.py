@@ -1,4 +1,5 @@
-"""An item's row in ``holographic.db`` and ``honcho.db`` (text ids, ISO times), and back.
+"""An item's row in ``holographic.db`` and ``honcho.db`` (text ids, ISO times), and back; its
+event history.
 
 Both stores select :data:`ITEM_COLUMNS` first in their queries, so :func:`item_from_row`
 reads the first nine values of any such row; their own columns follow. (``memory.db`` keeps
@@ -11,9 +12,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import aiosqlite
+
 from bot.memory.base import MemoryItem
 
-__all__ = ["ITEM_COLUMNS", "item_from_row"]
+__all__ = ["ITEM_COLUMNS", "item_from_row", "item_history"]
 
 ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at, room"
 
@@ -31,3 +34,11 @@ def item_from_row(row: Sequence[Any]) -> MemoryItem:
         created_at=datetime.fromisoformat(str(row[7])),
         room=row[8],
     )
+
+
+async def item_history(db: aiosqlite.Connection, item_id: str) -> list[dict[str, Any]]:
+    """An item's events (its ``events`` rows), oldest first."""
+    rows = await db.execute_fetchall(
+        "SELECT at, event, detail FROM events WHERE item_id = ? ORDER BY id", (item_id,)
+    )
+    return [{"at": r[0], "event": r[1], "detail": r[2]} for r in rows]

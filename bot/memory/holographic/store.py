@@ -28,7 +28,7 @@ import numpy as np
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem
 from bot.memory.holographic.hrr import Vector
-from bot.memory.item_rows import ITEM_COLUMNS, item_from_row
+from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
 
@@ -223,11 +223,7 @@ class HolographicStore(SqliteFile):
             row = await cursor.fetchone()
         if row is None:
             return None
-        async with db.execute(
-            "SELECT at, event, detail FROM events WHERE item_id = ? ORDER BY id", (item_id,)
-        ) as cursor:
-            history = [{"at": r[0], "event": r[1], "detail": r[2]} async for r in cursor]
-        return item_from_row(row), json.loads(row[9]), row[10], history
+        return item_from_row(row), json.loads(row[9]), row[10], await item_history(db, item_id)
 
     async def counts(self) -> tuple[dict[str, int], dict[str, int]]:
         """Items by status, and active items by category."""

@@ -26,7 +26,7 @@ from typing import Any
 
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem, RoomKind
-from bot.memory.item_rows import ITEM_COLUMNS, item_from_row
+from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
 from bot.memory.policy import fold
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
@@ -255,11 +255,7 @@ class HonchoLedger(SqliteFile):
             row = await cursor.fetchone()
         if row is None:
             return None
-        async with db.execute(
-            "SELECT at, event, detail FROM events WHERE item_id = ? ORDER BY id", (item_id,)
-        ) as cursor:
-            history = [{"at": r[0], "event": r[1], "detail": r[2]} for r in await cursor.fetchall()]
-        return item_from_row(row), _record(row), history
+        return item_from_row(row), _record(row), await item_history(db, item_id)
 
     async def counts(self) -> tuple[dict[str, int], dict[str, int]]:
         """Items by status, and active conclusions by category."""
