@@ -155,22 +155,12 @@ class DeliveryLedger(ABC):
             "UPDATE outbox SET failed = ?, attempts = ? WHERE id = ?", (reason, attempts, row)
         )
 
-    async def undelivered_add(
-        self,
-        platform: str,
-        event_id: str,
-        user: str,
-        persona: str,
-        room: str,
-        reason: str,
-        attempts: int,
-        created_at: float,
-    ) -> None:
+    async def undelivered_add(self, refusal: RefusalRow) -> None:
         """Record an answer refused for good at its first attempt (never in the outbox)."""
         await self._write(
             "INSERT INTO undelivered (platform, event_id, user, persona, room, reason,"
             " attempts, created_at, failed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (platform, event_id, user, persona, room, reason, attempts, created_at, time.time()),
+            refusal,
         )
 
     async def undelivered_rows(self, since: float) -> list[RefusalRow]:

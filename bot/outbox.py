@@ -37,6 +37,7 @@ import structlog
 from adapters.base import Adapter
 from bot.backoff import LoopTask, jittered_backoff
 from bot.delivery import Step, Undelivered, perform_all, steps_from_json, steps_to_json
+from bot.ledger import RefusalRow
 from bot.state import StateStore
 
 __all__ = [
@@ -92,6 +93,20 @@ class Refusal:
     failed_at: float
     #: kept in ``personad.db`` (False: Off The Record, this process only)
     durable: bool = True
+
+    def row(self) -> RefusalRow:
+        """Its row in ``personad.db``'s ``undelivered`` table."""
+        return (
+            self.platform,
+            self.event_id,
+            self.user,
+            self.persona,
+            self.room,
+            self.reason,
+            self.attempts,
+            self.created_at,
+            self.failed_at,
+        )
 
     def describe(self, now: float | None = None) -> str:
         """One line for a chat: where, how long ago, and why."""
@@ -190,22 +205,14 @@ class Outbox:
     async def refuse(self, parcel: Parcel, reason: str) -> None:
         """The platform refused ``parcel``'s first attempt for good: it is recorded as refused
         and never queued (its caller finishes the event)."""
+        parcel.attempts = max(parcel.attempts, 1)
+        refusal = _refusal(parcel, reason)
         if parcel.durable:
             try:
-                await self.state.undelivered_add(
-                    parcel.platform,
-                    parcel.event_id,
-                    parcel.user,
-                    parcel.persona,
-                    parcel.room,
-                    reason,
-                    max(parcel.attempts, 1),
-                    parcel.created_at,
-                )
+                await self.state.undelivered_add(refusal.row())
             except Exception as exc:  # still listed by this process
                 log.error("outbox.refusal_unrecorded", error=str(exc))
-        parcel.attempts = max(parcel.attempts, 1)
-        await self._refused(parcel, reason)
+        await self._refused(refusal)
 
     def backlog(self, platform: str) -> tuple[int, float]:
         """How many parcels wait for ``platform``, and the age in seconds of the oldest."""
@@ -317,31 +324,19 @@ class Outbox:
             await self._later(parcel, reason)
             return False
         self.parcels.remove(parcel)
-        await self._refused(parcel, reason)
+        await self._refused(_refusal(parcel, reason))
         return True
 
-    async def _refused(self, parcel: Parcel, reason: str) -> None:
-        refusal = Refusal(
-            parcel.platform,
-            parcel.event_id,
-            parcel.user,
-            parcel.persona,
-            parcel.room,
-            reason,
-            parcel.attempts,
-            parcel.created_at,
-            time.time(),
-            parcel.durable,
-        )
+    async def _refused(self, refusal: Refusal) -> None:
         self.refused.append(refusal)
         since = time.time() - REFUSALS_SHOWN_SECONDS
         self.refused = [r for r in self.refused if r.failed_at >= since]
         log.warning(
             "outbox.refused",
-            platform=parcel.platform,
-            attempts=parcel.attempts,
-            waited_s=round(time.time() - parcel.created_at, 1),
-            reason=reason,
+            platform=refusal.platform,
+            attempts=refusal.attempts,
+            waited_s=round(refusal.failed_at - refusal.created_at, 1),
+            reason=refusal.reason,
         )
         if self.on_refused is not None:
             try:
@@ -370,3 +365,18 @@ class Outbox:
                 await self.on_delivered(parcel)
             except Exception as exc:
                 log.error("outbox.after_delivery_failed", error=str(exc))
+
+
+def _refusal(parcel: Parcel, reason: str) -> Refusal:
+    return Refusal(
+        parcel.platform,
+        parcel.event_id,
+        parcel.user,
+        parcel.persona,
+        parcel.room,
+        reason,
+        parcel.attempts,
+        parcel.created_at,
+        time.time(),
+        parcel.durable,
+    )
