@@ -21,9 +21,9 @@ import aiosqlite
 import structlog
 
 from bot.errors import MemoryStoreError
-from bot.memory.sqlite.gate import sqlite_slot
 from bot.memory.sqlite.schema import describe_sqlite_error, open_database
 from bot.memory.sqlite.seed import seed_database
+from bot.memory.sqlite.statement_slots import sqlite_slot
 from bot.migrations import Migration
 
 __all__ = ["FtsConnection"]
@@ -85,7 +85,7 @@ class FtsConnection:
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction; rolled back whole on any error. It holds one of the
-        :func:`~bot.memory.sqlite.gate.sqlite_slot` slots from BEGIN to its end."""
+        :func:`~bot.memory.sqlite.statement_slots.sqlite_slot` slots from BEGIN to its end."""
         async with sqlite_slot(), self._tx_in(self.db) as db:
             yield db
 

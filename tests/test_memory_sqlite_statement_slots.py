@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.memory.base import TurnRecord
-from bot.memory.sqlite import gate
+from bot.memory.sqlite import statement_slots
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.gate import WIDTH, sqlite_slot
+from bot.memory.sqlite.statement_slots import WIDTH, sqlite_slot
 
 
 async def test_at_most_width_hold_a_slot_at_once() -> None:
@@ -52,8 +52,8 @@ async def test_a_failing_body_gives_its_slot_back() -> None:
         except ValueError:
             continue
     async with asyncio.timeout(5), sqlite_slot():
-        assert gate._holding.get()
-    assert not gate._holding.get()
+        assert statement_slots._holding.get()
+    assert not statement_slots._holding.get()
 
 
 async def test_many_personas_at_once_keep_and_recall_their_own_turns(tmp_path: Path) -> None:
