@@ -44,7 +44,7 @@ async def seed_database(path: Path, migrations: Sequence[Migration] | None = Non
     schema = tuple(MIGRATIONS if migrations is None else migrations)
     template = _templates.get(schema)
     if template is None:
-        if await run_blocking(_known, path):
+        if await run_blocking(_already_there, path):
             return False
         # two building at once both succeed; the bytes are the same
         template = _templates.setdefault(schema, await _build(list(schema)))
@@ -59,7 +59,7 @@ async def _build(migrations: list[Migration]) -> bytes:
         return await run_blocking(path.read_bytes)
 
 
-def _known(path: Path) -> bool:
+def _already_there(path: Path) -> bool:
     if not os.path.lexists(path):
         return False
     create_private_file(path)  # refuses a link, tightens a loose mode
@@ -67,7 +67,7 @@ def _known(path: Path) -> bool:
 
 
 def _place(path: Path, data: bytes) -> bool:
-    if _known(path):
+    if _already_there(path):
         return False
     make_private_dirs(path.parent)
     spare = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
@@ -80,7 +80,7 @@ def _place(path: Path, data: bytes) -> bool:
         try:
             os.link(spare, path)
         except FileExistsError:  # made meanwhile: that one is kept
-            _known(path)
+            _already_there(path)
             return False
         return True
     finally:
