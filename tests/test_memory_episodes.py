@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import MemoryHit, RoomKind, TurnRecord
+from bot.memory.episodes.time_query import read_time
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.stemming import index_terms, query_stems
-from bot.memory.sqlite.time_query import read_time
 from tests.test_memory_embeddings import ConceptEmbedder
 
 __all__: list[str] = []

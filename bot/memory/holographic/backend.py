@@ -16,9 +16,9 @@ item's content words: that is word overlap, and its hits say so with a ``lexical
 
 Beside the facts, every on-record message, the user's and the persona's, is kept as an
 *episode* in ``episodes.db`` (secrets redacted), by the sqlite backend's episode engine
-(:class:`~bot.memory.sqlite.episodes.Episodes`: stems, BM25, the time a query names): the write
+(:class:`~bot.memory.episodes.engine.Episodes`: stems, BM25, the time a query names): the write
 policy decides what becomes a fact, not what can be recalled. ``search`` blends the two with
-:func:`~bot.memory.sqlite.recall_blend.blend` on their own scores (a structural hit scores its
+:func:`~bot.memory.episodes.blend.blend` on their own scores (a structural hit scores its
 weighted role similarity, 0.55 to 1; a lexical one at most 0.5; an episode about 1 for the
 best BM25 match of its pool): on the long-conversation set, scaling the facts' scores by 0.5
 to 2 against the episodes' moved recall@5 by at most 0.003. An episode's id reads ``e42``; a
@@ -31,7 +31,7 @@ makes its item shared; so do episodes.
 Layout: this module is the :class:`MemoryBackend` (write policy, lifecycle, inspection, tools);
 :mod:`bot.memory.holographic.recall` holds the active facts and recall over their traces;
 :mod:`bot.memory.holographic.store` is the SQLite file of facts;
-:mod:`bot.memory.sqlite.episode_file` the file of episodes.
+:mod:`bot.memory.episodes.file` the file of episodes.
 """
 
 from __future__ import annotations
@@ -59,6 +59,10 @@ from bot.memory.base import (
     format_citation,
     visible_in,
 )
+from bot.memory.episodes.blend import blend
+from bot.memory.episodes.engine import Episodes
+from bot.memory.episodes.file import EPISODE_FILE, EpisodeFile
+from bot.memory.episodes.store import EpisodeStore, parse_episode_id
 from bot.memory.holographic.hrr import DIM
 from bot.memory.holographic.parse import normalize, parse
 from bot.memory.holographic.recall import ActiveFacts, Recalled, fact_structure
@@ -66,10 +70,6 @@ from bot.memory.holographic.store import HolographicStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
-from bot.memory.sqlite.episode_file import EPISODE_FILE, EpisodeFile
-from bot.memory.sqlite.episode_store import EpisodeStore, parse_episode_id
-from bot.memory.sqlite.episodes import Episodes
-from bot.memory.sqlite.recall_blend import blend
 from bot.tools import Tool
 
 __all__ = ["HolographicMemory", "Recalled"]

@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 from honcho import Message
 
 from bot.memory.base import MemoryHit, MemoryItem
+from bot.memory.episodes.time_query import read_time
 from bot.memory.honcho.client import HonchoClient
 from bot.memory.honcho.ledger import HonchoLedger, normalize
-from bot.memory.sqlite.time_query import read_time
 
 __all__ = ["LEVEL_CONFIDENCE", "recall", "visible_representation"]
 

@@ -39,15 +39,15 @@ from bot.memory.base import (
     clamp_confidence,
     format_citation,
 )
+from bot.memory.episodes.blend import blend
+from bot.memory.episodes.engine import Episodes
+from bot.memory.episodes.store import EpisodeStore, parse_episode_id
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
 from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
-from bot.memory.sqlite.episode_store import EpisodeStore, parse_episode_id
-from bot.memory.sqlite.episodes import Episodes
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
 from bot.memory.sqlite.recall import CANDIDATE_MARGIN, fact_pool, score_facts
-from bot.memory.sqlite.recall_blend import blend
 from bot.memory.sqlite.store import FtsStore
 from bot.memory.sqlite.vector_index import load_index
 from bot.tools import Tool

@@ -6,7 +6,7 @@ and gives its subclasses two ways to reach it: :meth:`FtsConnection._all` for a 
 whose rows are wanted, and :meth:`FtsConnection._tx` for one write transaction, rolled back
 whole on any error. Every :class:`sqlite3.Error` becomes a
 :class:`~bot.errors.MemoryStoreError` naming the file. A subclass that opens a file of another
-schema (:class:`~bot.memory.sqlite.episode_file.EpisodeFile`) names its ``migrations``.
+schema (:class:`~bot.memory.episodes.file.EpisodeFile`) names its ``migrations``.
 """
 
 from __future__ import annotations

@@ -210,7 +210,7 @@ SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
 EPISODE_FILE_MIGRATIONS: list[Migration] = [(1, EPISODE_TABLES)]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
-facts live in a store of its own: :mod:`bot.memory.sqlite.episode_file`)."""
+facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""
 
 
 def describe_sqlite_error(path: Path, exc: sqlite3.Error) -> str:

@@ -5,7 +5,7 @@ store new ones.
 :class:`VectorRows` adds them to :class:`~bot.memory.sqlite.connection.FtsConnection`, so both
 files that hold rows with vectors have them: ``memory.db``
 (:class:`~bot.memory.sqlite.store.FtsStore`) and a file of episodes alone
-(:class:`~bot.memory.sqlite.episode_file.EpisodeFile`).
+(:class:`~bot.memory.episodes.file.EpisodeFile`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The ``holographic`` backend keeps its facts as traces in ``holographic.db``; what was said, message
 by message, it keeps here, in the very tables ``memory.db`` has for its episodes
 (:data:`~bot.memory.sqlite.schema.EPISODE_TABLES`), so the same
-:class:`~bot.memory.sqlite.episode_store.EpisodeStore` and
-:class:`~bot.memory.sqlite.episodes.Episodes` record and recall them: one episode engine, two
+:class:`~bot.memory.episodes.store.EpisodeStore` and
+:class:`~bot.memory.episodes.engine.Episodes` record and recall them: one episode engine, two
 backends.
 """
 

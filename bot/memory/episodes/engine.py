@@ -10,7 +10,7 @@ kind; a message said again reinforces its episode. :meth:`Episodes.search` ranks
 
 where ``bm25`` is over the stems of :mod:`bot.memory.sqlite.stemming`, divided by the best of the
 pool, ``cosine`` is MiniLM's when an embedder is installed, and ``in_window`` is 1 for an
-episode said within the time the query names (:mod:`bot.memory.sqlite.time_query`): the matches
+episode said within the time the query names (:mod:`bot.memory.episodes.time_query`): the matches
 within that window join the pool even when words outside it score higher. A DM episode is
 never recalled in a shared room.
 """
@@ -25,9 +25,10 @@ import structlog
 
 from bot.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
+from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
+from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
-from bot.memory.sqlite.episode_store import EpisodeRow, EpisodeStore, Said
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.sqlite.scoring import (
     MIN_COSINE,
@@ -39,7 +40,6 @@ from bot.memory.sqlite.scoring import (
     recency,
 )
 from bot.memory.sqlite.stemming import index_terms, query_stem_groups
-from bot.memory.sqlite.time_query import read_time
 from bot.memory.sqlite.vector_index import load_index
 
 __all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
@@ -160,7 +160,7 @@ class EpisodePool:
     rows: list[EpisodeRow]
     window: tuple[float, float] | None
     #: the query asks when something happened: only an episode carries the date that answers
-    #: it, so it stands in for a fact that says the same thing (:func:`recall_blend.blend`)
+    #: it, so it stands in for a fact that says the same thing (:func:`~bot.memory.episodes.blend.blend`)
     asks_when: bool = False
 
     @property

@@ -9,7 +9,7 @@ only changes its status, and recall skips it.
 :class:`EpisodeStore` runs its statements on the connection of the persona's
 :class:`~bot.memory.sqlite.store.FtsStore`, so one file and one writer hold both facts and episodes;
 or, for a backend whose facts live elsewhere, on an ``episodes.db`` of its own
-(:class:`~bot.memory.sqlite.episode_file.EpisodeFile`).
+(:class:`~bot.memory.episodes.file.EpisodeFile`).
 """
 
 from __future__ import annotations
