@@ -16,7 +16,7 @@ from bot.memory.base import TurnRecord
 from bot.memory.factory import open_memory
 from bot.memory.honcho.backend import HonchoMemory
 from bot.memory.sqlite.admission import mirrorable_lines
-from bot.persona.promotion import REPEATS, Promoter, explicit_fact
+from bot.persona.promotion import REPEATS, Promoter
 from bot.persona.store import PersonaStore
 from tests.fakes.honcho_api import FakeHoncho
 from tests.harness import ScriptedLLM, make_config, make_persona
@@ -27,16 +27,6 @@ AT = datetime(2026, 5, 9, 12, 0, tzinfo=UTC)
 
 def _turn(text: str, room: str = "direct") -> TurnRecord:
     return TurnRecord(text, "Noted.", "console", AT, "scott", "inara", room)  # type: ignore[arg-type]
-
-
-def test_explicit_requests_in_english_and_portuguese() -> None:
-    assert explicit_fact("Remember that my sister Ana lives in Porto.") == (
-        "my sister Ana lives in Porto"
-    )
-    assert (
-        explicit_fact("lembra que o meu dentista é o Dr. Costa") == "o meu dentista é o Dr. Costa"
-    )
-    assert explicit_fact("Do you remember the trip?") is None
 
 
 def test_template_placeholders_are_never_mirrored(tmp_path: Path) -> None:

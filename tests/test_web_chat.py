@@ -7,15 +7,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import aiohttp
 import pytest
 import pytest_asyncio
 from aiohttp import web
 
+from bot.conversation import Entry
 from bot.outbox import Refusal
 from bot.rooms import Room
+from bot.sessionlog import LoggedTurn, SessionLog
 from tests.browser import Console, browser_fixture, console_fixture, wait_for_answer
 from tests.harness import make_persona
 
@@ -226,6 +230,10 @@ async def test_requests_for_another_host_name_are_refused(console: Console) -> N
 async def test_admins_see_the_admin_page_and_run_a_distillation(
     console: Console, browser: Any
 ) -> None:
+    # a day of sessions to distill, whatever else ran before
+    sessions = SessionLog(console.data / "scott/persona/inara", "inara")
+    said = Entry("user", "the fig tree needs water", datetime.now(UTC), platform="web")
+    await sessions.append([LoggedTurn("scott", said)], ZoneInfo("UTC"))
     async with console.signed_in(browser, "scott") as page:
         await page.get_by_role("link", name="Admin").click()
         adapters = await page.inner_text("#adapters")

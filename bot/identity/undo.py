@@ -37,7 +37,7 @@ from bot.identity.section import (
     split_section,
 )
 from bot.identity.state import edit_lock, load_state, save_state
-from bot.persona.promotion import PROMOTION_KIND, decline
+from bot.persona.promotion_state import PROMOTION_KIND, decline
 from bot.persona.store import PersonaStore
 
 __all__ = ["NOTHING_TO_UNDO", "undo_command", "undo_last"]

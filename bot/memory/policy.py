@@ -30,6 +30,7 @@ from bot.memory.policy_secrets import (
     redact_secrets,
     secret_kind,
 )
+from bot.memory.remember import asked_to_remember
 from bot.prefilter import PatternSet
 
 __all__ = [
@@ -274,7 +275,7 @@ def classify(text: str) -> Verdict:
     ephemeral, ephemeral_evidence = _score(
         folded, _EPHEMERAL_BY_LANG[lang] if lang else _EPHEMERAL_RULES
     )
-    noted = bool(_NOTE.search(folded))
+    noted = bool(_NOTE.search(folded)) or asked_to_remember(text) is not None
 
     if _is_question(text, folded) and not noted:
         if ephemeral >= 1.5 and best_score < STRONG:

@@ -4,7 +4,8 @@
 shared ones included, so only what is safe there is promoted:
 
 * only what the user said in a direct room (the user alone with the persona), and
-* only when they asked for it to be remembered ("remember that ...", "lembra que ...") or
+* only when they asked for it to be remembered ("remember that ...", "lembra que ...", in any
+  of the ways :mod:`bot.memory.remember` reads) or
   stated the same durable fact (the write policy accepts it) in :data:`REPEATS` different
   sessions;
 * never a secret: a candidate the secret detector flags is dropped whole.
@@ -22,16 +23,13 @@ promoted again unless asked for explicitly. Counts live in ``promotion_state.jso
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 
 import structlog
 
-from bot.atomic import atomic_write_text
 from bot.disk import run_blocking
 from bot.identity.changelog import Change, append_change, next_id, read_changes
 from bot.identity.files import read_identity_file, write_identity_file
@@ -39,36 +37,31 @@ from bot.identity.section import bullet_line, find_bullet, replace_block, set_bu
 from bot.identity.state import edit_lock
 from bot.memory.base import TurnRecord
 from bot.memory.policy import classify, find_secrets, split_candidates
+from bot.memory.remember import asked_to_remember
+from bot.persona.promotion_state import (
+    PROMOTION_KIND,
+    STATE_FILE,
+    fact_key,
+    read_state,
+    write_state,
+)
 from bot.persona.store import PersonaStore
-from bot.session_search import index_terms
 
 __all__ = [
-    "PROMOTION_KIND",
     "REPEATS",
     "Candidate",
     "Promoter",
-    "decline",
-    "explicit_fact",
     "promotion_heading",
 ]
 
 log = structlog.get_logger(__name__)
 
-PROMOTION_KIND = "promotion"
-STATE_FILE = "promotion_state.json"
 #: sessions in which a durable fact must be stated before it is promoted unasked
 REPEATS = 3
 _SLOT_PREFIX = "promoted:"
 #: candidate facts counted at most; past it the oldest seen only once are let go
 MAX_COUNTED = 5000
 
-_EXPLICIT = re.compile(
-    r"^\s*(?:please\s+|por favor\s*,?\s*)?"
-    r"(?:remember|don'?t forget|do not forget|note|lembra(?:-te)?|lembre(?:-se)?|"
-    r"não (?:te )?esqueças|nao (?:te )?esquecas|anota)"
-    r"\s*(?:that|que|de que)?\s*[:,]?\s+(?P<fact>.+?)\s*[.!]*\s*$",
-    re.IGNORECASE,
-)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|i'd|my|me|mine|myself|eu|meu|minha|meus|minhas|sou|estou|tenho|moro)\b",
@@ -78,12 +71,6 @@ _FIRST_PERSON = re.compile(
 
 def promotion_heading(user: str) -> str:
     return f"## Remembered from {user}"
-
-
-def explicit_fact(sentence: str) -> str | None:
-    """The fact in "remember that X" / "lembra que X", or None."""
-    match = _EXPLICIT.match(sentence)
-    return match.group("fact").strip() if match else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +85,7 @@ class Candidate:
 
     @property
     def key(self) -> str:
-        return " ".join(sorted(set(index_terms(self.text).split())))
+        return fact_key(self.text)
 
     @property
     def slot(self) -> str:
@@ -114,7 +101,7 @@ def _candidates(turns: Sequence[TurnRecord]) -> list[Candidate]:
         for sentence in split_candidates(turn.user_text):
             if find_secrets(sentence):
                 continue
-            fact = explicit_fact(sentence)
+            fact = asked_to_remember(sentence)
             if fact is not None:
                 candidate = Candidate(_clean(fact), True, sentence)
             elif classify(sentence).accepted:
@@ -139,15 +126,6 @@ def _trim(counts: dict[str, int]) -> None:
         del counts[key]
 
 
-def _read_state(path: str) -> dict[str, dict[str, int]]:
-    try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
-        return {"counts": dict(data.get("counts", {})), "declined": dict(data.get("declined", {}))}
-    except (OSError, ValueError, AttributeError):
-        return {"counts": {}, "declined": {}}
-
-
 class Promoter:
     """Promotes one persona's repeated or requested facts into its file layer."""
 
@@ -164,7 +142,7 @@ class Promoter:
             return []
         async with edit_lock(self.store, user, persona):
             state_path = str(self.store.directory(user, persona) / STATE_FILE)
-            state = await run_blocking(_read_state, state_path)
+            state = await run_blocking(read_state, state_path)
             counts, declined = state["counts"], state["declined"]
             done = []
             for candidate in candidates:
@@ -180,7 +158,7 @@ class Promoter:
         return done
 
     async def _save(self, user: str, persona: str, state: dict[str, dict[str, int]]) -> None:
-        await _write_state(self.store, user, persona, state)
+        await write_state(self.store, user, persona, state)
 
     async def _write(self, candidate: Candidate, user: str, persona: str, at: datetime) -> bool:
         filename = candidate.file
@@ -233,21 +211,3 @@ class Promoter:
         await write_identity_file(self.store, user, persona, filename, before + section + after)
         log.info("promotion.applied", file=filename, explicit=candidate.explicit, change=change.id)
         return True
-
-
-async def decline(store: PersonaStore, user: str, persona: str, change: Change) -> None:
-    """An undone promotion is not promoted again unasked (the caller holds the edit lock)."""
-    path = store.directory(user, persona) / STATE_FILE
-    state = await run_blocking(_read_state, str(path))
-    key = Candidate(change.value, False, "").key
-    state["counts"].pop(key, None)
-    state["declined"][key] = 1
-    await _write_state(store, user, persona, state)
-
-
-async def _write_state(
-    store: PersonaStore, user: str, persona: str, state: dict[str, dict[str, int]]
-) -> None:
-    path = store.directory(user, persona) / STATE_FILE
-    text = json.dumps(state, ensure_ascii=False, sort_keys=True)
-    await run_blocking(partial(atomic_write_text, root=store.data_dir), path, text)

@@ -160,7 +160,8 @@ class EpisodePool:
     rows: list[EpisodeRow]
     window: tuple[float, float] | None
     #: the query asks when something happened: only an episode carries the date that answers
-    #: it, so it stands in for a fact that says the same thing (:func:`~bot.memory.episodes.blend.blend`)
+    #: it, so it stands in for a fact that says the same thing
+    #: (:func:`~bot.memory.episodes.blend.blend`)
     asks_when: bool = False
 
     @property

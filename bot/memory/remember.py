@@ -1,0 +1,107 @@
+"""A sentence that asks to be remembered, and the fact it asks to keep.
+
+"Remember that Ana lives in Porto", "Can you keep in mind that I'm vegetarian?", "Lembra-te de
+que o meu dentista é o Dr. Costa", "Guarda isto: sou alérgico a nozes": people ask in many ways,
+in English and Portuguese, politely or not, as a request or as a question. Such a fact is
+promoted into USER.md or MEMORY.md at once (:mod:`bot.persona.promotion`), and the write policy
+keeps it even when it is phrased as a question (:func:`bot.memory.policy.classify`).
+
+What is *not* a request to keep a fact: a reminder ("remember to buy milk", "lembra-me de
+ligar", "não te esqueças de comprar pão"), a question about the past ("do you remember the
+trip?", "remember when we went to Sintra?"), and anything where the cue is not how the
+sentence opens ("I remember that day"). The words that carry the cue are matched on the folded
+sentence (lower case, no accents, offsets kept), so the fact comes back as it was written.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.memory.policy_secrets import fold_in_place
+
+__all__ = ["asked_to_remember"]
+
+#: what may come before the request: greetings, fillers, politeness
+_LEAD = (
+    r"(?:(?:hey|hi|oh|ok|okay|so|and|also|btw|by the way|olha|olhe|ah|ei|entao|e|tambem"
+    r"|ja agora|alias|please|pls|por favor|porfa)\s*[,!]?\s+)*"
+)
+#: "can you", "I want you to", "você pode", "quero que": a request phrased around the verb
+_ASK = (
+    r"(?:(?:can|could|would|will) you\s+(?:please\s+)?"
+    r"|i (?:want|need|would like|'d like|d like) you to\s+"
+    r"|(?:(?:voce|vc|tu)\s+)?(?:pode|podes|poderia|poderias|consegue|consegues)"
+    r"\s+(?:por favor\s+)?"
+    r"|(?:quero|queria|preciso|gostava|gostaria) que\s+(?:(?:tu|voce|vc)\s+)?)?"
+)
+#: verbs that ask for what follows to be kept, with or without "that"/"que"
+_PLAIN_CUE = (
+    r"remember|memori[sz]e|(?:keep|bear) (?:it |this |that )?in mind|(?:don'?t|do not|never) forget"
+    r"|make a note|take (?:a )?note|for the record|just so you know|fyi"
+    r"|lembr(?:a|e|es|ares|ar)(?:-te|-se| te| se)?|(?:nao|nunca) (?:te |se )?esquec(?:a|as|e|es|er)"
+    r"|(?:toma|tome) nota|fi(?:ca|que) sabendo|so (?:pra|para) constar"
+    r"|(?:pra|para) (?:voce|tu|vc) saber(?:es)?"
+)
+#: verbs that mean something else on their own ("guarda o carro" puts the car away, "note the
+#: date"): only before "that"/"que" or a colon ("guarda isto:", "anota aí que", "note:")
+_OBJECT_CUE = (
+    r"note(?: down)?|save|store|write down|keep"
+    r"|guard(?:a|e|ar)|grav(?:a|e|ar)|regist(?:r)?(?:a|e|ar)|memoriz(?:a|e|ar)|decor(?:a|e|ar)|anot(?:a|e|ar)"
+)
+_OBJECT = r"(?:this|that|isto|isso|ai|aqui|esta|essa)"
+_CONNECT = r"(?:that|de que|que)\b"
+
+
+def _after_cue(tag: str) -> str:
+    """What may follow a cue: "that"/"que", or "this:" / "isto:" / "aí que", or a colon or a
+    comma; the groups are named with ``tag`` (one set per kind of cue)."""
+    return (
+        rf"(?:(?P<{tag}link>{_CONNECT})"
+        rf"|(?P<{tag}object>{_OBJECT})\b\s*(?:(?P<{tag}mark>[:,\-–])\s*)?"
+        rf"(?P<{tag}link2>{_CONNECT})?"
+        rf"|(?P<{tag}mark2>[:,\-–]))?"
+    )
+
+
+_REQUEST = re.compile(
+    rf"^\s*{_LEAD}{_ASK}"
+    rf"(?:(?P<plain>{_PLAIN_CUE})\b\s*{_after_cue('p')}"
+    rf"|(?P<verb>{_OBJECT_CUE})\b\s*{_after_cue('v')})"
+    r"\s*"
+)
+#: what follows a cue in a reminder, not a fact: "remember to", "lembra-me de", "esqueças de"
+_REMINDER = re.compile(r"^(?:to\b|-?me\b|de\b|do\b|da\b|of\b)")
+#: what follows a cue in a question about the past, unless "that"/"que" came first
+_QUESTION = re.compile(
+    r"^(?:what|when|where|who|why|how|which|whether|if|the time|o que|quando|onde|quem|como"
+    r"|qual|quais|porque|por que|se)\b"
+)
+#: "the", "a", "o", "uma": what a bare cue followed by a thing, not a statement, opens with
+_ARTICLE = re.compile(r"^(?:the|a|an|o|os|as|um|uma|uns|umas)\b")
+_TRAILING = re.compile(r"[\s.!?…]+$")
+_MIN_WORDS = 2
+
+
+def asked_to_remember(sentence: str) -> str | None:
+    """The fact ``sentence`` asks to be remembered, as it was written, or None when it asks
+    nothing of the kind."""
+    folded = fold_in_place(sentence).replace("’", "'")
+    match = _REQUEST.match(folded)
+    if match is None:
+        return None
+    groups = match.groupdict()
+    linked = any(groups[f"{p}{name}"] for p in "pv" for name in ("link", "link2"))
+    marked = any(groups[f"{p}{name}"] for p in "pv" for name in ("mark", "mark2"))
+    if match.group("verb") and not (linked or marked):
+        return None
+    rest = folded[match.end() :]
+    if _REMINDER.match(rest):
+        return None
+    if not linked and _QUESTION.match(rest):
+        return None
+    if not (linked or marked) and _ARTICLE.match(rest):
+        return None  # "remember the milk": a thing to bring, not a fact
+    fact = _TRAILING.sub("", sentence[match.end() :])
+    if len(fact.split()) < _MIN_WORDS:
+        return None
+    return fact
