@@ -4,8 +4,9 @@ finds, and hides what a room may not see."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex, _closest
+from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex, _closest, _hamming, _signs
 
 __all__: list[str] = []
 
@@ -53,6 +54,17 @@ def test_nearest_hides_inactive_and_private_rows_and_grows() -> None:
     for rowid in range(10**6, 10**6 + 40_000, 1000):  # appends past the loaded capacity
         index.add(rowid, fresh if rowid == 10**6 + 20_000 else -fresh)
     assert index.nearest(fresh, 1, 0.99)[0][0] == 10**6 + 20_000
+
+
+@pytest.mark.parametrize("dim", [384, 100, 64])
+def test_hamming_distances_count_every_differing_sign(dim: int) -> None:
+    rng = np.random.default_rng(dim)
+    rows = rng.normal(size=(500, dim)).astype(np.float32)
+    query = rng.normal(size=(1, dim)).astype(np.float32)
+    bits = np.ascontiguousarray(_signs(rows).T)
+    expected = ((rows > 0) != (query > 0)).sum(axis=1)
+    assert _hamming(bits, _signs(query)[0], 500).tolist() == expected.tolist()
+    assert _hamming(bits, _signs(query)[0], 7).tolist() == expected[:7].tolist()
 
 
 def test_the_shortlist_takes_the_closest_rows_and_bounds_ties() -> None:

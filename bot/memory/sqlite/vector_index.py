@@ -96,21 +96,50 @@ def _signs(matrix: Matrix) -> npt.NDArray[np.uint64]:
     return np.ascontiguousarray(packed).view(np.uint64).reshape(rows, -1)
 
 
+#: words whose bit counts are summed in one byte before the total widens (3 x 64 bits <= 255)
+_WORDS_PER_BYTE = 3
+
+
+def _hamming(
+    bits: npt.NDArray[np.uint64], query: npt.NDArray[np.uint64], size: int
+) -> npt.NDArray[np.uint16]:
+    """Hamming distance of ``query``'s sign bits to each of the first ``size`` rows; the counts
+    of three words at a time add up in bytes, so the 16-bit total is touched twice, not six
+    times, for 384 dimensions."""
+    distance = np.zeros(size, dtype=np.uint16)
+    scratch = np.empty(size, dtype=np.uint64)
+
+    def count(word: int) -> npt.NDArray[np.uint8]:
+        np.bitwise_xor(bits[word, :size], query[word], out=scratch)
+        counted: npt.NDArray[np.uint8] = np.bitwise_count(scratch)
+        return counted
+
+    for start in range(0, len(query), _WORDS_PER_BYTE):
+        part = count(start)
+        for word in range(start + 1, min(start + _WORDS_PER_BYTE, len(query))):
+            part += count(word)
+        distance += part
+    return distance
+
+
 def _closest(distance: npt.NDArray[np.uint16], count: int, far: int) -> npt.NDArray[np.intp]:
     """The rows of the ``count`` smallest distances below ``far``, in row order (the gather
     that scores them then reads the matrix forward).
 
     Distances take at most ``far`` values, so their histogram gives the cut: every row below
-    it, and as many rows at it as the count still wants. At 100,000 rows that is about
-    0.1 ms, against 0.6 ms for ``argpartition``.
+    it, and as many rows at it as the count still wants (the first ones). At 100,000 rows that
+    is about 0.1 ms, against 0.6 ms for ``argpartition``.
     """
     below_or_at = np.cumsum(np.bincount(distance, minlength=far + 1)[:far])
     cut = int(np.searchsorted(below_or_at, count))
     if cut >= far:  # fewer visible rows than wanted: all of them
         return np.flatnonzero(distance < far)
-    below = np.flatnonzero(distance < cut)
-    tied = np.flatnonzero(distance == cut)[: count - len(below)]
-    return np.sort(np.concatenate([below, tied]))
+    rows = np.flatnonzero(distance <= cut)
+    extra = len(rows) - count
+    if extra > 0:  # too many at the cut: the last of them go
+        tied = np.flatnonzero(distance[rows] == cut)
+        rows = np.delete(rows, tied[len(tied) - extra :])
+    return rows
 
 
 class VectorIndex:
@@ -244,11 +273,7 @@ class VectorIndex:
         if self._size <= EXACT_ROWS:
             return self.top(self.cosines(query, shared_only=shared_only), k, floor)
         q = query.reshape(-1).astype(np.float32)
-        distance = np.zeros(self._size, dtype=np.uint16)
-        scratch = np.empty(self._size, dtype=np.uint64)
-        for word, bits in zip(_signs(q.reshape(1, -1))[0], self._bits, strict=True):
-            np.bitwise_xor(bits[: self._size], word, out=scratch)
-            distance += np.bitwise_count(scratch)
+        distance = _hamming(self._bits, _signs(q.reshape(1, -1))[0], self._size)
         far = self.dim + 1  # past any Hamming distance: the rows this search may not see
         distance[self._hidden(shared_only)] = far
         rows = _closest(distance, min(self._size, max(SHORTLIST, 8 * k)), far)
