@@ -60,6 +60,8 @@ def days(query: str, now: datetime = NOW) -> tuple[str, str] | None:
         ("what did I do on May 9", ("2026-05-09", "2026-05-09")),
         ("May 9th", ("2026-05-09", "2026-05-09")),
         ("where was I on 9 May", ("2026-05-09", "2026-05-09")),
+        ("9 May, where was I", ("2026-05-09", "2026-05-09")),
+        ("what did I do 9 May", ("2026-05-09", "2026-05-09")),
         ("the 9th of May", ("2026-05-09", "2026-05-09")),
         ("o que fiz a 9 de maio", ("2026-05-09", "2026-05-09")),
         ("o que fiz em 9 de maio", ("2026-05-09", "2026-05-09")),
@@ -113,6 +115,7 @@ def test_the_days_a_query_names(query: str, expected: tuple[str, str]) -> None:
         "what did I do on 9/5",
         # no such day
         "I may go, Marco said",
+        "will all 3 may come to dinner?",
         "what did I do on April 31",
     ],
 )

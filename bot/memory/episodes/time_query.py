@@ -32,6 +32,9 @@ _WHEN = re.compile(
 )
 _LAST = re.compile(r"\b(?:last|past|passad[ao]|ultim[ao])\b")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:])")
+#: "all 3 may come": a bare number before "may" and a word after is the verb, not a date
+_MAY_THE_VERB = re.compile(r"\d+ may")
+_WORD_AFTER = re.compile(r"\s+[a-z]")
 _DAY = timedelta(days=1)
 _EVENING, _SMALL_HOURS = 18, 6
 
@@ -66,6 +69,8 @@ def _date(match: re.Match[str], today: datetime) -> datetime | None:
     """The day a date names; without a year the latest one not after today (a 29 February
     goes back to the last leap year); None when there is no such day (31 April)."""
     raw_month = match.group("month")
+    if _MAY_THE_VERB.fullmatch(match.group(0)) and _WORD_AFTER.match(match.string, match.end()):
+        return None
     month = MONTHS.get(raw_month) or int(raw_month)
     day = int(match.group("day"))
     if match.group("year"):
