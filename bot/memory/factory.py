@@ -4,12 +4,19 @@
 that is not installed costs nothing until it is asked for, and then gives one sentence naming
 the extra to install. The MiniLM embedder (``memory.embeddings = "auto"``) is loaded once per
 process and shared by every persona.
+
+Every backend reads the time from :func:`user_clock`: the user's own zone
+(``users.<name>.timezone``, the user being the folder ``<data>/<user>/persona/<name>`` sits in),
+so "yesterday" in a question and the date an episode is cited with are the user's days, not
+UTC's. Stored times are epoch seconds or UTC text, the same whatever the zone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +29,7 @@ from bot.memory.base import MemoryBackend
 if TYPE_CHECKING:
     from bot.memory.sqlite.embeddings import Embedder
 
-__all__ = ["BACKENDS", "open_memory", "shared_embedder"]
+__all__ = ["BACKENDS", "open_memory", "shared_embedder", "user_clock"]
 
 log = structlog.get_logger(__name__)
 
@@ -61,26 +68,41 @@ def _missing(backend: str, exc: ImportError) -> ConfigError:
     )
 
 
+def user_clock(config: Config, user: str) -> Callable[[], datetime]:
+    """The current time in ``user``'s zone; UTC for a user the config does not name (the CLI
+    on a folder of its own). The zone is looked up at each call, so a reload that changes it
+    is followed by the memory already open."""
+
+    def now() -> datetime:
+        settings = config.users.get(user)
+        return datetime.now(settings.zone if settings is not None else UTC)
+
+    return now
+
+
 def _build(config: Config, persona_dir: Path, embedder: Embedder | None) -> MemoryBackend:
     backend = config.memory.backend
+    user = persona_dir.parent.parent.name
+    now = user_clock(config, user)
     if backend == "sqlite-fts5":
         from bot.memory.sqlite.backend import SqliteFtsMemory
 
-        return SqliteFtsMemory(persona_dir, embedder=embedder)
+        return SqliteFtsMemory(persona_dir, embedder=embedder, now=now)
     if backend == "holographic":
         from bot.memory.holographic.backend import HolographicMemory
 
-        return HolographicMemory(persona_dir)
+        return HolographicMemory(persona_dir, now=now)
     if backend == "honcho":
         from bot.memory.honcho.backend import HonchoMemory
 
         honcho: MemoryBackend = HonchoMemory(
             persona_dir,
             config=config.memory.honcho,
-            user=persona_dir.parent.parent.name,
+            user=user,
             persona=persona_dir.name,
             timeout=config.memory.honcho.timeout,
             max_retries=config.memory.honcho.max_retries,
+            now=now,
         )
         return honcho
     known = ", ".join(sorted(BACKENDS))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 
 import structlog
 
@@ -175,26 +175,29 @@ class EpisodePool:
     def ranked(
         self, *, best_bm25: float, best_cosine: float, now: datetime, limit: int
     ) -> list[MemoryHit]:
-        """The ``limit`` best, best first, BM25 and cosine divided by the pool's best."""
-        return _ranked(self.rows, self.window, now.timestamp(), limit, (best_bm25, best_cosine))
+        """The ``limit`` best, best first, BM25 and cosine divided by the pool's best; each
+        dated on the day ``now``'s zone (the user's) counts, as the query's window is."""
+        return _ranked(self.rows, self.window, now, limit, (best_bm25, best_cosine))
 
 
 def _ranked(
     rows: Sequence[EpisodeRow],
     window: tuple[float, float] | None,
-    now: float,
+    now: datetime,
     limit: int,
     best: tuple[float, float],
 ) -> list[MemoryHit]:
+    zone: tzinfo = now.tzinfo or UTC
+    at = now.timestamp()
     scored = []
     for row in rows:
         parts = {
             "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best[0]),
             "cosine": W_COSINE * normalised_cosine(row.cosine, best[1]),
-            "recency": W_RECENCY * recency(row.last_seen, now),
+            "recency": W_RECENCY * recency(row.last_seen, at),
         }
         if window is not None:
             parts["time"] = W_TIME * float(window[0] <= row.at < window[1])
         scored.append((sum(parts.values()), row, parts))
     scored.sort(key=lambda entry: entry[0], reverse=True)
-    return [MemoryHit(row.item(), score, parts) for score, row, parts in scored[:limit]]
+    return [MemoryHit(row.item(zone), score, parts) for score, row, parts in scored[:limit]]

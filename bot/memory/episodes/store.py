@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
 from bot.memory.base import MemoryItem, RoomKind, format_citation
@@ -64,15 +64,16 @@ class EpisodeRow:
     bm25_raw: float = 0.0
     cosine: float = 0.0
 
-    def item(self) -> MemoryItem:
-        """The episode as a memory item: its citation names its date and room."""
+    def item(self, zone: tzinfo = UTC) -> MemoryItem:
+        """The episode as a memory item: its citation names its date (the day ``zone`` counts,
+        the user's in recall) and room."""
         return MemoryItem(
             id=episode_id(self.rowid),
             text=self.text,
             category="fact",
             source=f"{self.speaker} {self.platform}".strip(),
             confidence=1.0,
-            created_at=datetime.fromtimestamp(self.at, UTC),
+            created_at=datetime.fromtimestamp(self.at, zone),
             reinforced=self.reinforced,
             room=self.room,
             kind="episode",

@@ -1,11 +1,18 @@
-"""When a question is about: "last week", "em março", "3 days ago", "ontem" become a window of
-time that recall matches episode dates against; "when did I..." / "quando é que..." asks for a
-date, which only episodes carry.
+"""When a question is about: "last week", "em março", "on May 9", "na terça passada", "last
+night", "3 days ago", "ontem" become a window of time that recall matches episode dates
+against; "when did I..." / "quando é que..." asks for a date, which only episodes carry.
 
 :func:`read_time` returns the window (``start``, ``end`` as epoch seconds, end exclusive), the
 query with the time words taken out (they name the date, not the content: "march" is seldom in
-the message that answers "what did I do in March"), and whether the query asks *when*. Months
-without a year mean the latest one not in the future; weeks start on Monday.
+the message that answers "what did I do in March"), and whether the query asks *when*. The
+words are those of :mod:`bot.memory.episodes.time_words`.
+
+Days are the days of ``now``'s zone: the backends pass the user's local time, so "yesterday"
+asked at 22:00 in São Paulo is São Paulo's yesterday, not UTC's. A month or date without a year
+is the latest one not in the future; a weekday is the latest such day, today included ("on
+Wednesday" asked on a Wednesday) unless it is "last" or "passada" (then a week ago); "since"
+or "desde" a day runs to the end of today; weeks start on Monday. "Last night" is yesterday
+evening into the small hours of today, "a few days ago" / "outro dia" two to seven days back.
 """
 
 from __future__ import annotations
@@ -14,73 +21,24 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot.memory.episodes.time_words import MONTHS, NUMBERS, PATTERNS, UNITS, WEEKDAYS
 from bot.memory.sqlite.query import fold
 
 __all__ = ["TimeHint", "read_time"]
 
-_MONTHS = {
-    **{
-        name: number
-        for number, name in enumerate(
-            "january february march april may june july august september october november"
-            " december".split(),
-            1,
-        )
-    },
-    **{
-        name: number
-        for number, name in enumerate(
-            "janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro"
-            " dezembro".split(),
-            1,
-        )
-    },
-}
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_UNITS = {
-    "day": 1, "days": 1, "dia": 1, "dias": 1,
-    "week": 7, "weeks": 7, "semana": 7, "semanas": 7,
-    "month": 30, "months": 30, "mes": 30, "meses": 30,
-    "year": 365, "years": 365, "ano": 365, "anos": 365,
-}  # fmt: skip
-_NUMBER = {"a": 1, "one": 1, "two": 2, "three": 3, "um": 1, "uma": 1, "dois": 2, "duas": 2,
-           "tres": 3, "couple": 2}  # fmt: skip
-
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "month",
-        re.compile(
-            rf"\b(?:in|during|last|since|em|durante|de|desde)\s+({_MONTH})"
-            r"(?:\s+(?:de\s+)?(\d{4}))?\b"
-        ),
-    ),
-    ("month", re.compile(rf"\b({_MONTH})\s+(?:de\s+)?(\d{{4}})\b")),
-    (
-        "ago",
-        re.compile(
-            r"\b(\d+|a|one|two|three|couple|um|uma|dois|duas|tres)\s+(?:of\s+)?"
-            r"(days?|weeks?|months?|years?|dias?|semanas?|mes|meses|anos?)\s+ago\b"
-        ),
-    ),
-    ("ha", re.compile(r"\bha\s+(\d+|um|uma|dois|duas|tres)\s+(dias?|semanas?|mes|meses|anos?)\b")),
-    ("yesterday", re.compile(r"\b(?:yesterday|ontem)\b")),
-    ("today", re.compile(r"\b(?:today|hoje|this morning|esta manha)\b")),
-    (
-        "last_week",
-        re.compile(
-            r"\b(?:last week(?:end)?|(?:na |no )?(?:semana|fim de semana)"
-            r" passad[ao]|the week before)\b"
-        ),
-    ),
-    ("this_week", re.compile(r"\b(?:this week|esta semana|nesta semana)\b")),
-    ("last_month", re.compile(r"\b(?:last month|(?:no )?mes passado)\b")),
-    ("this_month", re.compile(r"\b(?:this month|este mes|neste mes)\b")),
-    ("last_year", re.compile(r"\b(?:last year|(?:no )?ano passado)\b")),
-]
 _WHEN = re.compile(
     r"\b(?:when|what date|what day|which day|how long ago|quando|que dia|em que dia|"
     r"em que data|ha quanto tempo)\b"
 )
+_LAST = re.compile(r"\b(?:last|past|passad[ao]|ultim[ao])\b")
+_SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:])")
+#: "all 3 may come": a bare number before "may" and a word after is the verb, not a date
+_MAY_THE_VERB = re.compile(r"\d+ may")
+_WORD_AFTER = re.compile(r"\s+[a-z]")
+_DAY = timedelta(days=1)
+_EVENING, _SMALL_HOURS = 18, 6
+
+Span = tuple[datetime, datetime]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +57,7 @@ def _day(moment: datetime) -> datetime:
     return moment.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def _month_window(month: int, year: int | None, now: datetime) -> tuple[datetime, datetime]:
+def _month_window(month: int, year: int | None, now: datetime) -> Span:
     if year is None:
         year = now.year if month <= now.month else now.year - 1
     start = datetime(year, month, 1, tzinfo=now.tzinfo)
@@ -107,49 +65,108 @@ def _month_window(month: int, year: int | None, now: datetime) -> tuple[datetime
     return start, end
 
 
-def _window(kind: str, match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+def _date(match: re.Match[str], today: datetime) -> datetime | None:
+    """The day a date names; without a year the latest one not after today (a 29 February
+    goes back to the last leap year); None when there is no such day (31 April)."""
+    raw_month = match.group("month")
+    if _MAY_THE_VERB.fullmatch(match.group(0)) and _WORD_AFTER.match(match.string, match.end()):
+        return None
+    month = MONTHS.get(raw_month) or int(raw_month)
+    day = int(match.group("day"))
+    if match.group("year"):
+        years = [int(match.group("year"))]
+    else:
+        years = list(range(today.year, today.year - 8, -1))
+    for year in years:
+        try:
+            found = today.replace(year=year, month=month, day=day)
+        except ValueError:
+            continue
+        if match.group("year") or found <= today:
+            return found
+    return None
+
+
+def _weekday(match: re.Match[str], today: datetime) -> datetime:
+    """The latest such weekday (today included, unless the words say "last"), the one of last
+    week with "da semana passada", the next one after today with "next" / "que vem"."""
+    weekday = WEEKDAYS[match.group("weekday")]
+    if _group(match, "week_before"):  # "na segunda da semana passada": that week's Monday
+        return today - _DAY * (today.weekday() + 7 - weekday)
+    if _group(match, "next"):
+        return today + _DAY * ((weekday - today.weekday()) % 7 or 7)
+    back = (today.weekday() - weekday) % 7
+    if back == 0 and _LAST.search(match.group(0)):
+        back = 7
+    return today - _DAY * back
+
+
+def _group(match: re.Match[str], name: str) -> str | None:
+    """A named group's text; None when the pattern has no such group or it did not take part."""
+    return match.group(name) if name in match.re.groupindex else None
+
+
+def _window(kind: str, match: re.Match[str], now: datetime) -> Span | None:
     today = _day(now)
+    if kind in ("date", "weekday"):
+        day = _date(match, today) if kind == "date" else _weekday(match, today)
+        if day is None:
+            return None
+        return (day, today + _DAY) if _group(match, "since") else (day, day + _DAY)
     if kind == "month":
-        year = int(match.group(2)) if match.group(2) else None
-        return _month_window(_MONTHS[match.group(1)], year, now)
-    if kind in ("ago", "ha"):
-        raw = match.group(1)
-        count = int(raw) if raw.isdigit() else _NUMBER.get(raw, 1)
-        days = _UNITS.get(match.group(2), 1) * count
+        year = int(match.group("year")) if match.group("year") else None
+        return _month_window(MONTHS[match.group("month")], year, now)
+    if kind == "ago":
+        raw = match.group("count")
+        count = int(raw) if raw.isdigit() else NUMBERS.get(raw, 1)
+        days = UNITS.get(match.group("unit"), 1) * count
         centre = today - timedelta(days=days)
         slack = timedelta(days=max(1, days // 4))  # "a month ago" is never to the day
-        return centre - slack, centre + slack + timedelta(days=1)
+        return centre - slack, centre + slack + _DAY
+    if kind == "day_before":
+        return today - 2 * _DAY, today - _DAY
+    if kind == "last_night":
+        return (today - _DAY).replace(hour=_EVENING), today.replace(hour=_SMALL_HOURS)
+    if kind == "few_days":
+        return today - 7 * _DAY, today - _DAY
     if kind == "yesterday":
-        return today - timedelta(days=1), today
+        return today - _DAY, today
     if kind == "today":
-        return today, today + timedelta(days=1)
+        return today, today + _DAY
     monday = today - timedelta(days=today.weekday())
     if kind == "last_week":
-        return monday - timedelta(days=7), monday
+        return monday - 7 * _DAY, monday
     if kind == "this_week":
-        return monday, today + timedelta(days=1)
+        return monday, today + _DAY
     first = today.replace(day=1)
     if kind == "last_month":
-        return _month_window(
-            (first - timedelta(days=1)).month, (first - timedelta(days=1)).year, now
-        )
+        last = first - _DAY
+        return _month_window(last.month, last.year, now)
     if kind == "this_month":
-        return first, today + timedelta(days=1)
-    return datetime(now.year - 1, 1, 1, tzinfo=now.tzinfo), datetime(
-        now.year, 1, 1, tzinfo=now.tzinfo
-    )
+        return first, today + _DAY
+    january = today.replace(month=1, day=1)
+    if kind == "this_year":
+        return january, today + _DAY
+    return january.replace(year=today.year - 1), january
+
+
+def _without(folded: str, match: re.Match[str]) -> str:
+    """``folded`` with the matched words taken out, and no gap or comma left where they were."""
+    rest = " ".join((folded[: match.start()] + " " + folded[match.end() :]).split())
+    return _SPACE_BEFORE_MARK.sub(r"\1", rest).strip(" ,;:")
 
 
 def read_time(query: str, now: datetime) -> TimeHint:
-    """The time window ``query`` names (relative to ``now``), its remaining words, and whether
-    it asks when."""
+    """The time window ``query`` names (days as ``now``'s zone counts them), its remaining
+    words, and whether it asks when."""
     folded = fold(query)
     asks_when = _WHEN.search(folded) is not None
-    for kind, pattern in _PATTERNS:
-        match = pattern.search(folded)
-        if match is None:
-            continue
-        start, end = _window(kind, match, now)
-        rest = (folded[: match.start()] + " " + folded[match.end() :]).strip()
-        return TimeHint((start.timestamp(), end.timestamp()), rest or folded, asks_when)
+    for kind, pattern in PATTERNS:
+        for match in pattern.finditer(folded):
+            span = _window(kind, match, now)
+            if span is None:
+                continue
+            start, end = span
+            rest = _without(folded, match)
+            return TimeHint((start.timestamp(), end.timestamp()), rest or folded, asks_when)
     return TimeHint(None, query, asks_when)

@@ -122,7 +122,8 @@ class HolographicStore(SqliteFile):
     ) -> None:
         """Store a new active item and mark the ids it ``replaced`` superseded, at once."""
         db = self.conn
-        stamp = item.created_at.isoformat()
+        # in UTC whatever the zone of the clock: rows are ordered by this text
+        stamp = item.created_at.astimezone(UTC).isoformat()
         try:
             await db.execute(
                 "INSERT INTO items (id, text, norm, category, source, confidence, status,"

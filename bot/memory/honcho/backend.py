@@ -40,7 +40,8 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -95,9 +96,11 @@ class HonchoMemory(MemoryBackend):
         env: Mapping[str, str] | None = None,
         timeout: float = 10.0,
         max_retries: int = 1,
+        now: Callable[[], datetime] | None = None,
     ) -> None:
         super().__init__(persona_dir)
         self.config = config
+        self._now = now or (lambda: datetime.now(UTC))
         self.path = persona_dir / "honcho.db"
         self.user = user
         self.user_peer = peer_id(user)
@@ -280,7 +283,9 @@ class HonchoMemory(MemoryBackend):
     # -- recall ----------------------------------------------------------------------------
 
     async def _recall(self, query: str, limit: int, shared_room: bool) -> list[MemoryHit]:
-        return await recall(self._client, self._ledger, query, limit, shared_only=shared_room)
+        return await recall(
+            self._client, self._ledger, query, limit, now=self._now(), shared_only=shared_room
+        )
 
     async def prefetch(
         self, query: str, *, limit: int = 8, shared_room: bool = False

@@ -17,7 +17,7 @@ are left out there: they may rest on what was said in a direct conversation.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 from honcho import Message
 
@@ -38,12 +38,14 @@ async def recall(
     query: str,
     limit: int,
     *,
+    now: datetime,
     shared_only: bool = False,
 ) -> list[MemoryHit]:
     """Conclusions about the user first (ranked by Honcho), then past messages of this
     persona's sessions, both sides, as episodes with their date; asked *when*, the messages
     first (only they carry the date). Anything the ledger marks inactive is left out, and
-    with ``shared_only`` anything not known to come from a shared room."""
+    with ``shared_only`` anything not known to come from a shared room. Messages are dated on
+    the day ``now``'s zone (the user's) counts."""
     query = query.strip()
     if not query:
         return []
@@ -56,7 +58,7 @@ async def recall(
     known = await ledger.by_honcho(ids)
     if shared_only:
         conclusions = [c for c in conclusions if c.id in known and known[c.id].room == "shared"]
-    asks_when = read_time(query, datetime.now(UTC)).asks_when
+    asks_when = read_time(query, now).asks_when
     conclusion_weight, message_weight = (0.5, 1.0) if asks_when else (1.0, 0.5)
     hits: list[MemoryHit] = []
     for rank, conclusion in enumerate(c for c in conclusions if c.id not in hidden):
@@ -72,13 +74,13 @@ async def recall(
         hits.append(MemoryHit(item, score, {"conclusion_rank": rank + 1.0}))
     for speaker, messages in (("user", said), ("persona", replied)):
         for rank, message in enumerate(m for m in messages if m.id not in hidden):
-            item = _episode(client, message, speaker)
+            item = _episode(client, message, speaker, now.tzinfo or UTC)
             hits.append(MemoryHit(item, message_weight / (1 + rank), {"message_rank": rank + 1.0}))
     hits.sort(key=lambda hit: hit.score, reverse=True)
     return hits[:limit]
 
 
-def _episode(client: HonchoClient, message: Message, speaker: str) -> MemoryItem:
+def _episode(client: HonchoClient, message: Message, speaker: str, zone: tzinfo) -> MemoryItem:
     """A recalled message as an episode: the time it was said (personad sends each message
     with its turn's time) and the kind of room, read from its session's name."""
     platform = str((message.metadata or {}).get("platform", ""))
@@ -88,7 +90,7 @@ def _episode(client: HonchoClient, message: Message, speaker: str) -> MemoryItem
         category="fact",
         source=f"{speaker} {platform}".strip(),
         confidence=1.0,
-        created_at=message.created_at,
+        created_at=_aware(message.created_at).astimezone(zone),
         room=client.session_room(message.session_id) or "direct",
         kind="episode",
     )
@@ -106,3 +108,8 @@ def visible_representation(representation: str, hidden: set[str], user: str) -> 
         return ""
     body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return f"What Honcho has learned about {user}:\n{body}"
+
+
+def _aware(moment: datetime) -> datetime:
+    """A server time without a zone is UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -1,0 +1,171 @@
+"""The words that name a time in a recall question, English and Portuguese, as patterns over the
+folded query (lower case, accents removed): each pattern is tagged with the kind of window it
+names, and :mod:`bot.memory.episodes.time_query` turns a match into that window.
+
+The table is read in order and the first kind that matches wins, so the narrower readings come
+first: a date before its month ("em 9 de maio" is a day, not May), "the day before yesterday"
+and "last night" before "yesterday". Each pattern takes the words around the time with it
+("on", "na", "no dia", "passada") so that nothing of it is left in the searched text.
+
+Portuguese segunda/terça/quarta/quinta/sexta are also the ordinals second to sixth, and a
+"quinta" is a farm: they are weekdays only with "-feira", after na/nesta/desde/"na última", or
+before passada/"que vem", and not before a noun that the ordinal would qualify ("na segunda
+vez", "na quinta do avô"). Sábado and domingo need a word of time too: "o jantar de domingo" is
+a habit, not last Sunday. Numeric dates (9/5) are left alone: day and month come in either
+order depending on the country.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MONTHS", "NUMBERS", "PATTERNS", "UNITS", "WEEKDAYS"]
+
+MONTHS = {
+    **{
+        name: number
+        for number, name in enumerate(
+            "january february march april may june july august september october november"
+            " december".split(),
+            1,
+        )
+    },
+    **{
+        name: number
+        for number, name in enumerate(
+            "janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro"
+            " dezembro".split(),
+            1,
+        )
+    },
+}
+#: weekday name -> ``datetime.weekday()`` (Monday 0)
+WEEKDAYS = {
+    **{name: number for number, name in enumerate(
+        "monday tuesday wednesday thursday friday saturday sunday".split())},
+    **{name: number for number, name in enumerate(
+        "segunda terca quarta quinta sexta sabado domingo".split())},
+}  # fmt: skip
+UNITS = {
+    "day": 1, "days": 1, "dia": 1, "dias": 1,
+    "week": 7, "weeks": 7, "semana": 7, "semanas": 7,
+    "month": 30, "months": 30, "mes": 30, "meses": 30,
+    "year": 365, "years": 365, "ano": 365, "anos": 365,
+}  # fmt: skip
+NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "um": 1, "uma": 1, "dois": 2, "duas": 2,
+           "tres": 3, "couple": 2}  # fmt: skip
+
+_MONTH = "(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
+_DAY = r"(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th|o)?\b"
+_YEAR = r"(?P<year>\d{4})\b"
+
+_EN_WEEKDAY = "(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_PT_WEEKDAY = r"(?P<weekday>segunda|terca|quarta|quinta|sexta|sabado|domingo)(?P<feira>[-\s]feira)?"
+#: what follows an ordinal or "quinta" (farm) rather than a weekday
+_NOT_WEEKDAY = (
+    r"(?(feira)|(?!\s+(?:vez|vezes|parte|partes|posicao|lugar|classe|serie|ano|fila|geracao|"
+    r"edicao|temporada|opcao|pessoa|mao|metade|em)\b|\s+d[oa]s?\b(?!\s+semana)))"
+)
+_PT_BEFORE = (
+    r"(?:(?P<since>desde)\s+(?:[ao]\s+)?(?:ultim[ao]\s+)?|n(?:est|ess)?[ao]\s+(?:ultim[ao]\s+)?"
+    r"|(?:[ao]\s+)?ultim[ao]\s+)"
+)
+_PT_AFTER = r"\s+(?:passad[ao]|(?P<next>que vem))\b"
+#: a part of the day after a weekday goes with it ("na quinta de manhã", "on Friday night")
+_PART = (
+    r"(?:\s+(?:de manha|a tarde|de tarde|a noite|de noite|morning|afternoon|evening|night))?\b"
+    r"(?P<week_before>\s+(?:[dn]a semana passada|(?:of |in )?last week|the week before))?"
+)
+
+PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # a date: the day of a month, with or without its year, or ISO
+    (
+        "date",
+        re.compile(
+            r"\b(?:(?P<since>since|desde)\s+|(?:on|em|a|no dia|dia)\s+)?"
+            r"(?P<year>\d{4})-(?P<month>0[1-9]|1[0-2])-(?P<day>[0-2]\d|3[01])\b"
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            rf"\b(?:(?P<since>desde)\s+(?:o\s+)?(?:dia\s+)?|(?:(?:n?o\s+)?dia|em|a|no)\s+)?"
+            rf"{_DAY}\s+de\s+{_MONTH}\b(?:\s+(?:de\s+)?{_YEAR})?"
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            rf"\b(?:(?P<since>since)\s+|on\s+)?{_MONTH}\s+(?:the\s+)?{_DAY}(?:,?\s+{_YEAR})?"
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            rf"\b(?:(?P<since>since)\s+|on\s+)?(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MONTH}\b"
+            rf"(?:,?\s+{_YEAR})?"
+        ),
+    ),
+    ("day_before", re.compile(r"\b(?:the\s+)?(?:day before yesterday|anteontem|antes de ontem)\b")),
+    ("last_night", re.compile(r"\b(?:last night|ontem (?:a|de) noite)\b")),
+    # a weekday: the latest one (today included unless "last"), or since then
+    (
+        "weekday",
+        re.compile(rf"\b{_PT_BEFORE}{_PT_WEEKDAY}{_NOT_WEEKDAY}(?:{_PT_AFTER})?{_PART}"),
+    ),
+    ("weekday", re.compile(rf"\b(?:[ao]\s+)?{_PT_WEEKDAY}{_PT_AFTER}{_PART}")),
+    (
+        "weekday",
+        re.compile(rf"\b(?P<weekday>segunda|terca|quarta|quinta|sexta)[-\s]feira\b{_PART}"),
+    ),
+    (
+        "weekday",
+        re.compile(
+            rf"\b(?:(?P<since>since)\s+|(?P<next>next)\s+|(?:on\s+)?(?:last|this past|past)\s+|"
+            rf"on\s+){_EN_WEEKDAY}\b{_PART}"
+        ),
+    ),
+    (
+        "few_days",
+        re.compile(
+            r"\b(?:(?:a\s+)?few days ago|some days ago|the other day|"
+            r"(?:ha\s+)?(?:uns|alguns|poucos)\s+dias\s+atras|ha\s+(?:uns|alguns|poucos)\s+dias|"
+            r"(?<!um )(?<!num )(?<!qualquer )(?:n?o\s+)?outro\s+dia(?!\s+qualquer)|noutro dia)\b"
+        ),
+    ),
+    (
+        "month",
+        re.compile(
+            rf"\b(?:in|during|last|since|em|durante|de|desde)\s+{_MONTH}"
+            rf"(?:\s+(?:de\s+)?{_YEAR})?\b"
+        ),
+    ),
+    ("month", re.compile(rf"\b{_MONTH}\s+(?:de\s+)?{_YEAR}")),
+    (
+        "ago",
+        re.compile(
+            r"\b(?P<count>\d+|a|one|two|three|couple|um|uma|dois|duas|tres)\s+(?:of\s+)?"
+            r"(?P<unit>days?|weeks?|months?|years?|dias?|semanas?|mes|meses|anos?)\s+ago\b"
+        ),
+    ),
+    (
+        "ago",
+        re.compile(
+            r"\bha\s+(?P<count>\d+|um|uma|dois|duas|tres)\s+(?P<unit>dias?|semanas?|mes|meses|anos?)\b"
+        ),
+    ),
+    ("yesterday", re.compile(r"\b(?:yesterday|ontem)\b")),
+    ("today", re.compile(r"\b(?:today|hoje|this morning|esta manha)\b")),
+    (
+        "last_week",
+        re.compile(
+            r"\b(?:last week(?:end)?|(?:na |no )?(?:semana|fim de semana)"
+            r" passad[ao]|the week before)\b"
+        ),
+    ),
+    ("this_week", re.compile(r"\b(?:this week|esta semana|nesta semana)\b")),
+    ("last_month", re.compile(r"\b(?:last month|(?:no )?mes passado)\b")),
+    ("this_month", re.compile(r"\b(?:this month|este mes|neste mes)\b")),
+    ("last_year", re.compile(r"\b(?:last year|(?:no )?ano passado)\b")),
+    ("this_year", re.compile(r"\b(?:this year|n?este ano)\b")),
+]
