@@ -40,6 +40,7 @@ from adapters.telegram_client import TelegramClient
 from adapters.telegram_dispatch import Dispatcher
 from adapters.telegram_format import MAX_MESSAGE_UTF16
 from adapters.telegram_polling import Poller
+from adapters.telegram_sent import SentParts
 from adapters.telegram_updates import bot_commands, to_incoming, update_from_json
 from adapters.telegram_webhook import WebhookEndpoint, heartbeat
 from bot.errors import AdapterError, ConfigError
@@ -123,6 +124,7 @@ class TelegramAdapter(Adapter):
         self._loop_task: asyncio.Task[None] | None = None
         self._dispatcher: Dispatcher | None = None
         self._typing: dict[str, asyncio.Task[None]] = {}
+        self._sent = SentParts(context.state)
         if settings.mode == "webhook":
             if context.add_route is None:
                 raise ConfigError("adapters.telegram.mode: webhook needs the daemon's web server")
@@ -158,6 +160,7 @@ class TelegramAdapter(Adapter):
             attempts=self.settings.send_attempts,
             backoff=self.settings.retry_base_seconds,
         )
+        await self._sent.load()
         await client.call("getMe", self._app.initialize)
         self._me = bot.bot
         await self._publish_commands(client)
@@ -267,9 +270,19 @@ class TelegramAdapter(Adapter):
     async def send(
         self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
     ) -> str:
-        # the Bot API takes no idempotency key: a send that reached Telegram but whose
-        # answer was lost (or a crash before the ledger recorded its id) shows twice
-        return await self._require_client().send_markdown(room, text, reply_to)
+        client = self._require_client()
+        if key is None:
+            return await client.send_markdown(room, text, reply_to)
+        # the Bot API takes no idempotency key: the messages an earlier attempt of this key
+        # sent are not sent again (a send that reached Telegram but whose answer was lost
+        # may still show twice)
+        done = self._sent.sent(key, text)
+
+        async def record(message_id: str) -> None:
+            await self._sent.add(key, text, message_id)
+
+        last = await client.send_markdown(room, text, reply_to, skip=len(done), on_sent=record)
+        return last or (done[-1] if done else "")
 
     async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         await self._require_client().edit_markdown(room, message_id, text)

@@ -148,24 +148,39 @@ class TelegramClient:
                 raise AdapterError(f"Telegram {method} failed: {exc.message}") from exc
         raise AdapterError(f"Telegram {method} failed after {self.attempts} attempts")
 
-    async def send_markdown(self, room: str, markdown: str, reply_to: str | None = None) -> str:
+    async def send_markdown(
+        self,
+        room: str,
+        markdown: str,
+        reply_to: str | None = None,
+        *,
+        skip: int = 0,
+        on_sent: Callable[[str], Awaitable[None]] | None = None,
+    ) -> str:
         """Send ``markdown`` in as many messages as it needs; the id of the last one sent.
 
-        Only the first message replies to ``reply_to``. Returns ``""`` when the text has
-        nothing visible to send.
+        Only the first message replies to ``reply_to``. The first ``skip`` messages are taken
+        as sent already (an earlier attempt sent them) and ``on_sent`` hears each id as it
+        goes out. Returns ``""`` when nothing was left to send.
         """
         chat: int | str = chat_ref(room)
         reply = message_ref(reply_to) if reply_to else None
         last = ""
-        for chunk, rendered in fit_chunks(markdown, self.render):
-            if not strip_markdown(chunk).strip():
-                continue
-            try:
-                last = await self._send_formatted(chat, chunk, rendered, reply)
-            except ChatMigrated as exc:
-                log.warning("telegram.chat_migrated", room=room, new_chat_id=exc.new_chat_id)
-                chat = exc.new_chat_id
-                last = await self._send_formatted(chat, chunk, rendered, reply)
+        visible = (
+            (chunk, rendered)
+            for chunk, rendered in fit_chunks(markdown, self.render)
+            if strip_markdown(chunk).strip()
+        )
+        for index, (chunk, rendered) in enumerate(visible):
+            if index >= skip:
+                try:
+                    last = await self._send_formatted(chat, chunk, rendered, reply)
+                except ChatMigrated as exc:
+                    log.warning("telegram.chat_migrated", room=room, new_chat_id=exc.new_chat_id)
+                    chat = exc.new_chat_id
+                    last = await self._send_formatted(chat, chunk, rendered, reply)
+                if on_sent is not None:
+                    await on_sent(last)
             reply = None
         return last
 

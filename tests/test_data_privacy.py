@@ -76,12 +76,12 @@ async def test_a_running_daemon_keeps_every_file_private(tmp_path: Path, shell_u
             folder = daemon.store.directory("scott", "inara")
             # the turn's memory is stored after the answer went out
             await until(lambda: (folder / "memory.db-wal").exists(), "the memory write")
+            await until(lambda: any((folder / "sessions").glob("*.md")), "the session log")
             # while it runs: the databases have their -wal and -shm beside them
             present = {p.name for p in data.rglob("*")}
             for name in ("personad.db-wal", "personad.db-shm", "memory.db", "memory.db-wal"):
                 assert name in present, name
             assert (data / "adapters" / "telegram").is_dir()
-            assert list((folder / "sessions").glob("*.md"))
             assert exposed(data) == []
 
 

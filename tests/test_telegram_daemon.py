@@ -154,6 +154,46 @@ async def test_an_answer_telegram_refuses_for_a_while_arrives_once(world: World)
     assert world.answers(SCOTT) == ["echo: Anyone home?"]
 
 
+def _long_answer() -> str:
+    line = "The figs want water at dusk and the gate wants oil before the rain. "
+    return "\n\n".join(f"Part {part}. " + line * 25 for part in range(7))
+
+
+@pytest.mark.parametrize("restart", [False, True])
+async def test_a_long_answer_cut_short_sends_only_its_missing_messages(
+    world: World, restart: bool
+) -> None:
+    """The second of the answer's messages refused (502) past the client's own retries: the outbox
+    tries the send again (in the same process, or in the next one) and the first message does
+    not show twice."""
+    answer = _long_answer()
+    world.llm.queue(answer)
+    world.llm.chunk = len(answer)  # in one piece: too long to stream, one send of several messages
+    world.daemon.outbox.base_delay = 0.02
+    world.fake.fail_sends(after=1, count=10_000)
+    world.fake.push_message(SCOTT, "Tell me everything about the garden")
+    await until(lambda: world.daemon.outbox.parcels, "the rest of the answer in the outbox")
+    daemon = world.daemon
+    if restart:
+        await daemon.stop()
+    world.fake.fail_sends(after=0, count=0)
+    if restart:
+        daemon = Daemon(daemon.config, backends={"scripted": world.llm}, http=False, jobs=False)
+        await daemon.start()
+        daemon.outbox.base_delay = 0.02
+    try:
+        await until(lambda: not daemon.outbox.parcels, "the outbox to deliver")
+    finally:
+        if restart:
+            await daemon.stop()
+    shown = world.answers(SCOTT)
+    assert len(shown) > 2, [text[:20] for text in shown]
+    said = " ".join(shown)
+    for part in range(7):
+        assert said.count(f"Part {part}.") == 1, part
+    assert strip_markdown(answer).split() == said.split()
+
+
 async def test_a_queued_answer_is_delivered_by_the_next_process(world: World) -> None:
     config = world.daemon.config
     world.fake.refusing_sends = True

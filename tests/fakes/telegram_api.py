@@ -88,6 +88,9 @@ class FakeTelegram(ServerContext):
         self._fail: list[int] = []
         #: while set, sendMessage and editMessageText answer 502 (polling still works)
         self.refusing_sends = False
+        #: sendMessage calls still answered before the queued refusals (fail_sends)
+        self._sends_before_failing: int | None = None
+        self._failing_sends = 0
         #: chats whose user blocked the bot (403) and chats that no longer exist (400)
         self.blocked: set[str] = set()
         self.vanished: set[str] = set()
@@ -140,6 +143,11 @@ class FakeTelegram(ServerContext):
     def drop_next(self, count: int = 1) -> None:
         """Close the connection of the next ``count`` requests without answering."""
         self._drop += count
+
+    def fail_sends(self, *, after: int, count: int = 1) -> None:
+        """Let ``after`` more sendMessage calls through, then answer ``count`` with 502."""
+        self._sends_before_failing = after
+        self._failing_sends = count
 
     def reject_entities(self, count: int = 1) -> None:
         """Refuse the markup of the next ``count`` formatted messages, as on a parse error."""
@@ -237,6 +245,12 @@ class FakeTelegram(ServerContext):
         if self._fail:
             status = self._fail.pop(0)
             return web.Response(status=status, text="<html>Bad Gateway</html>")
+        if method == "sendmessage" and self._sends_before_failing is not None:
+            if self._sends_before_failing > 0:
+                self._sends_before_failing -= 1
+            elif self._failing_sends > 0:
+                self._failing_sends -= 1
+                return web.Response(status=502, text="<html>Bad Gateway</html>")
         if self.refusing_sends and method in ("sendmessage", "editmessagetext"):
             return web.Response(status=502, text="<html>Bad Gateway</html>")
         chat = str(params.get("chat_id", ""))
