@@ -41,8 +41,6 @@ AT = datetime(2026, 5, 9, 12, 0, tzinfo=UTC)
         ("Save this: my bike is in the shed.", "my bike is in the shed"),
         ("Don’t forget that Ana's birthday is on May 3.", "Ana's birthday is on May 3"),
         ("Never forget that I'm allergic to cats.", "I'm allergic to cats"),
-        ("For the record, I'm vegetarian.", "I'm vegetarian"),
-        ("Just so you know, I'm vegetarian.", "I'm vegetarian"),
         ("Remember that when I travel I prefer aisle seats.", "when I travel I prefer aisle seats"),
         ("Lembra que sou vegetariano.", "sou vegetariano"),
         ("lembra que o meu dentista é o Dr. Costa", "o meu dentista é o Dr. Costa"),
@@ -63,8 +61,6 @@ AT = datetime(2026, 5, 9, 12, 0, tzinfo=UTC)
         ("Regista que sou alérgico a nozes.", "sou alérgico a nozes"),
         ("Registra que sou alérgico a nozes.", "sou alérgico a nozes"),
         ("Memoriza que sou alérgico a nozes.", "sou alérgico a nozes"),
-        ("Fica sabendo que sou alérgico a nozes.", "sou alérgico a nozes"),
-        ("Só pra constar: sou alérgico a nozes.", "sou alérgico a nozes"),
     ],
 )
 def test_a_request_to_remember_gives_the_fact_as_written(sentence: str, fact: str) -> None:
@@ -100,6 +96,21 @@ def test_a_request_to_remember_gives_the_fact_as_written(sentence: str, fact: st
 )
 def test_reminders_questions_and_other_uses_of_the_words_are_no_request(sentence: str) -> None:
     assert asked_to_remember(sentence) is None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "For the record, I'm vegetarian.",
+        "Just so you know, I work nights.",
+        "FYI my sister is called Ana.",
+        "Fica sabendo que sou alérgico a nozes.",
+        "Só pra constar: moro em Braga.",
+    ],
+)
+def test_a_note_informs_the_write_policy_but_asks_nothing_to_be_remembered(sentence: str) -> None:
+    assert asked_to_remember(sentence) is None  # not promoted at once: it must come back
+    assert classify(sentence).accepted
 
 
 def test_the_write_policy_keeps_a_request_put_as_a_question() -> None:

@@ -34,13 +34,15 @@ _ASK = (
     r"\s+(?:por favor\s+)?"
     r"|(?:quero|queria|preciso|gostava|gostaria) que\s+(?:(?:tu|voce|vc)\s+)?)?"
 )
-#: verbs that ask for what follows to be kept, with or without "that"/"que"
+#: verbs that ask for what follows to be kept, with or without "that"/"que". "For the record",
+#: "just so you know", "fica sabendo" only inform: the write policy keeps what they introduce
+#: (:data:`bot.memory.policy.NOTE_MARKERS`), but they ask nothing to be remembered ("FYI I'm
+#: stuck in traffic" is no line for USER.md)
 _PLAIN_CUE = (
     r"remember|memori[sz]e|(?:keep|bear) (?:it |this |that )?in mind|(?:don'?t|do not|never) forget"
-    r"|make a note|take (?:a )?note|for the record|just so you know|fyi"
+    r"|make a note|take (?:a )?note"
     r"|lembr(?:a|e|es|ares|ar)(?:-te|-se| te| se)?|(?:nao|nunca) (?:te |se )?esquec(?:a|as|e|es|er)"
-    r"|(?:toma|tome) nota|fi(?:ca|que) sabendo|so (?:pra|para) constar"
-    r"|(?:pra|para) (?:voce|tu|vc) saber(?:es)?"
+    r"|(?:toma|tome) nota"
 )
 #: verbs that mean something else on their own ("guarda o carro" puts the car away, "note the
 #: date"): only before "that"/"que" or a colon ("guarda isto:", "anota aí que", "note:")
