@@ -184,3 +184,32 @@ def test_days_across_a_change_of_clock_are_whole_days() -> None:
     assert window is not None
     assert window[1] - window[0] == 23 * 3600
     assert datetime.fromtimestamp(window[0], lisbon) == datetime(2026, 3, 29, tzinfo=lisbon)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "when did I go to Sintra?",
+        "what time did I call mum?",
+        "which month did we move?",
+        "what year did I start the cello?",
+        "how long ago did I start?",
+        "how long since I saw Ana?",
+        "what was the date of the party?",
+        "quando é que fui a Sintra?",
+        "em que mês mudámos?",
+        "em que ano comecei o violoncelo?",
+        "a que horas liguei à mãe?",
+        "há quanto tempo vi a Ana?",
+        "desde quando corro?",
+    ],
+)
+def test_a_question_about_when_is_read_as_one(query: str) -> None:
+    assert read_time(query, NOW).asks_when
+
+
+@pytest.mark.parametrize(
+    "query", ["what did I eat?", "where does Ana live?", "o que comi ao jantar?", "who is Rui?"]
+)
+def test_other_questions_do_not_ask_when(query: str) -> None:
+    assert not read_time(query, NOW).asks_when

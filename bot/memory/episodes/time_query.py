@@ -27,8 +27,9 @@ from bot.memory.sqlite.query import fold
 __all__ = ["TimeHint", "read_time"]
 
 _WHEN = re.compile(
-    r"\b(?:when|what date|what day|which day|how long ago|quando|que dia|em que dia|"
-    r"em que data|ha quanto tempo)\b"
+    r"\b(?:when|what date|the date|what day|which day|(?:what|which) (?:month|year)"
+    r"|what time did|how long ago|how long since|how long has it been"
+    r"|quando|que dia|em que (?:dia|data|mes|ano|altura)|que ano|a que horas|ha quanto tempo)\b"
 )
 _LAST = re.compile(r"\b(?:last|past|passad[ao]|ultim[ao])\b")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:])")
