@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import TurnRecord
+from bot.memory.factory import open_memory
 from bot.memory.policy import classify
 from bot.memory.remember import asked_to_remember
 from bot.persona.promotion import Promoter
 from bot.persona.store import PersonaStore
-from tests.harness import make_persona
+from tests.harness import make_config, make_persona
 
 __all__: list[str] = []
 
@@ -140,3 +141,27 @@ async def test_a_request_however_put_is_promoted_at_once(
     done = await promoter.promote([turn], user="scott", persona="inara", at=AT)
     assert done == [f"{file}: {line}"]
     assert f"- {line} <!--" in (tmp_path / "scott/persona/inara" / file).read_text()
+
+
+@pytest.mark.parametrize("backend", ["sqlite-fts5", "holographic"])
+async def test_a_request_is_stored_as_its_fact_and_the_fact_said_again_reinforces_it(
+    tmp_path: Path, backend: str
+) -> None:
+    directory = make_persona(tmp_path, "scott")
+    memory = await open_memory(make_config(tmp_path, memory_backend=backend), directory)
+    try:
+        for minute, said in enumerate(
+            (
+                "Remember that my sister Ana lives in Porto.",
+                "My sister Ana lives in Porto.",
+                "Podes lembrar que o Rui trabalha em Braga?",
+            )
+        ):
+            at = AT.replace(minute=minute)
+            turn = TurnRecord(said, "Noted.", "console", at, "scott", "inara", "direct")
+            await memory.sync(turn)
+        items = {item.text: item for item in await memory.list_items()}
+        assert set(items) == {"my sister Ana lives in Porto", "o Rui trabalha em Braga"}
+        assert items["my sister Ana lives in Porto"].reinforced == 1
+    finally:
+        await memory.close()

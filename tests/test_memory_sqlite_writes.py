@@ -160,9 +160,10 @@ async def test_extract_counts_new_items_and_reinforces_repeats(memory: SqliteFts
         ),
         TurnRecord("hahaha", "", "discord", day, "ana", "zoe"),
     ]
-    assert await memory.extract(turns) == 2
+    # the request to remember is kept as the fact it asks for: one item, said three times
+    assert await memory.extract(turns) == 1
     nurse = [i for i in await memory.list_items() if i.text == "I work as a nurse at the hospital."]
-    assert nurse[0].reinforced == 1
+    assert nurse[0].reinforced == 2
 
 
 async def test_mirror_supersedes_removed_lines_and_keeps_them(memory: SqliteFtsMemory) -> None:

@@ -70,6 +70,7 @@ from bot.memory.holographic.store import HolographicStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
+from bot.memory.remember import asked_to_remember
 from bot.tools import Tool
 
 __all__ = ["HolographicMemory", "Recalled"]
@@ -167,16 +168,18 @@ class HolographicMemory(MemoryBackend):
     ) -> AddResult:
         if looks_secret(text):  # even a forced write; checked before lines are joined
             return AddResult(False, None, "rejected: secret (never stored)")
-        text = " ".join(text.split())
-        if not text:
+        said = " ".join(text.split())
+        if not said:
             return AddResult(False, None, "rejected: empty")
+        # judged as said, kept as the fact a request to remember asks for
+        text = asked_to_remember(said) or said
         if category is not None and category not in CATEGORIES:
             return AddResult(False, None, f"rejected: unknown category {category!r}")
         async with self._lock:
             duplicate = self._facts.duplicate(text)
             if duplicate is not None:  # said again: the policy already let it in once
                 return await self._reinforce(duplicate, source, room, reinforce)
-            verdict = classify(text)
+            verdict = classify(said)
             if not verdict.accepted and not force:
                 return AddResult(False, None, verdict.reason)
             chosen: Category = category or verdict.category or "fact"

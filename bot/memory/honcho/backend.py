@@ -74,6 +74,7 @@ from bot.memory.honcho.recall import recall, visible_representation
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
+from bot.memory.remember import asked_to_remember
 from bot.tools import Tool
 
 __all__ = ["RETRY_AFTER", "HonchoMemory"]
@@ -185,9 +186,11 @@ class HonchoMemory(MemoryBackend):
     ) -> AddResult:
         if looks_secret(text):  # even a forced write; checked before lines are joined
             return AddResult(False, None, "rejected: secret (never stored)")
-        text = " ".join(text.split())
-        if not text:
+        said = " ".join(text.split())
+        if not said:
             return AddResult(False, None, "rejected: empty")
+        # judged as said, kept as the fact a request to remember asks for
+        text = asked_to_remember(said) or said
         if category is not None and category not in CATEGORIES:
             return AddResult(False, None, f"rejected: unknown category {category!r}")
         async with self._lock:
@@ -198,7 +201,7 @@ class HonchoMemory(MemoryBackend):
                 if room == "shared" and duplicate.room != "shared":
                     await self._ledger.share(duplicate.id, source)
                 return AddResult(False, duplicate.category, "duplicate", duplicate_of=duplicate.id)
-            verdict = classify(text)
+            verdict = classify(said)
             if not verdict.accepted and not force:
                 return AddResult(False, None, verdict.reason)
             chosen: Category = category or verdict.category or "fact"
