@@ -9,6 +9,7 @@ from bot.commands import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
 from bot.errors import PersonaError
 from bot.health import HealthCheck
 from bot.identity import undo_command
+from bot.outbox import Refusal
 from bot.persona.names import validate_name
 from bot.session_search import search_command
 
@@ -134,10 +135,7 @@ def _status_all(ctx: CommandContext) -> str:
     refused = router.outbox.refusals() if router.outbox is not None else []
     if refused:
         lines.append(f"- answers refused for good: {len(refused)}")
-        lines.extend(
-            f"  - {r.user or '?'}/{r.persona or '?'} on {r.describe()}"
-            for r in refused[:REFUSALS_LISTED]
-        )
+        lines.extend(f"  - {_whose(r)} on {r.describe()}" for r in refused[:REFUSALS_LISTED])
     sessions = router.sessions.all()
     lines.append(f"- sessions: {len(sessions)} live; off the record in {router.otr.count()} rooms")
     return "\n".join(lines)
@@ -215,3 +213,10 @@ for _command in (
     search_command(),
 ):
     register(_command)
+
+
+def _whose(refusal: Refusal) -> str:
+    """Whose answer it was: ``user/persona``, or the reply to a command (no persona)."""
+    if refusal.persona:
+        return f"{refusal.user}/{refusal.persona}"
+    return f"a command reply to {refusal.user}" if refusal.user else "a command reply"

@@ -308,3 +308,16 @@ async def test_an_off_the_record_answer_refused_for_good_leaves_nothing_on_disk(
         if path.is_file():
             assert b"zebra" not in path.read_bytes(), path
             assert b"answer refused" not in path.read_bytes(), path
+
+
+async def test_a_refused_command_reply_is_named_as_one_in_status_all(rig: Rig) -> None:
+    adapter = await rig.start()
+    assert rig.daemon is not None
+    adapter.removed_from.add("kicked")
+    await adapter.deliver("/help", sender="scott", room="kicked", event_id="$30")
+    await eventually(lambda: rig.daemon.outbox.refusals())  # type: ignore[union-attr]
+    rig.daemon.config.users["scott"].admin = True
+    await adapter.deliver("/status all", sender="scott", event_id="$31")
+    overview = adapter.texts()[-1]
+    assert "  - a command reply on console kicked" in overview
+    assert "?/?" not in overview
