@@ -216,7 +216,5 @@ for _command in (
 
 
 def _whose(refusal: Refusal) -> str:
-    """Whose answer it was: ``user/persona``, or the reply to a command (no persona)."""
-    if refusal.persona:
-        return f"{refusal.user}/{refusal.persona}"
-    return f"a command reply to {refusal.user}" if refusal.user else "a command reply"
+    """Whose answer it was: ``user/persona``, or a command's reply (it has no owner)."""
+    return f"{refusal.user}/{refusal.persona}" if refusal.persona else "a command reply"
