@@ -72,4 +72,9 @@ class SentParts:
         while len(self._parts) > KEEP:
             self._parts.popitem(last=False)
         saved = [[key, [print_, ids]] for key, (print_, ids) in self._parts.items()]
-        await self._state.set(_STATE_KEY, json.dumps(saved))
+        try:
+            await self._state.set(_STATE_KEY, json.dumps(saved))
+        except Exception as exc:
+            # the message went out: a record that could not be saved must not fail the send
+            # (its retry would show the message twice); this process still remembers it
+            log.warning("telegram.sent_parts_unsaved", error=str(exc))

@@ -49,3 +49,14 @@ async def test_only_the_newest_keys_are_kept_and_a_damaged_record_is_let_go() ->
     assert damaged.sent(f"k{KEEP + 9}", "text") == []
     await damaged.add("k", "text", "1")
     assert damaged.sent("k", "text") == ["1"]
+
+
+class Broken(Saved):
+    async def set(self, key: str, value: str) -> None:
+        raise OSError("disk full")
+
+
+async def test_a_record_that_cannot_be_saved_does_not_fail_the_send() -> None:
+    parts = SentParts(Broken())
+    await parts.add("k", "text", "1")  # no exception: the message did go out
+    assert parts.sent("k", "text") == ["1"]
