@@ -16,6 +16,7 @@ from adapters.base import AdapterContext, Incoming, KeyValueStore
 from adapters.discord import DISCORD_MAX_CHARS, DiscordAdapter, Settings, create
 from bot.errors import AdapterError, ConfigError
 from tests.fakes.discord_api import FakeDiscord
+from tests.fakes.state import MemoryState
 
 MENU = [
     ("help", "What I can do", False),
@@ -30,15 +31,6 @@ MENU = [
 ]
 
 
-class MemoryState(KeyValueStore):
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    async def get(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    async def set(self, key: str, value: str) -> None:
-        self.values[key] = value
 
 
 class Collector:

@@ -21,6 +21,7 @@ from adapters.matrix_render import (
     message_content,
 )
 from bot.errors import AdapterError, ConfigError
+from tests.fakes.state import MemoryState
 
 BOT = BotIdentity("@inara:example.org", {"Inara"})
 
@@ -266,16 +267,6 @@ def test_settings_are_checked() -> None:
 
 
 async def test_send_before_start_is_a_clear_error(tmp_path: Path) -> None:
-    class Memory:
-        def __init__(self) -> None:
-            self.values: dict[str, str] = {}
-
-        async def get(self, key: str) -> str | None:
-            return self.values.get(key)
-
-        async def set(self, key: str, value: str) -> None:
-            self.values[key] = value
-
     async def handler(_: Incoming) -> None:
         return None
 
@@ -287,7 +278,7 @@ async def test_send_before_start_is_a_clear_error(tmp_path: Path) -> None:
             password="x",
             stream_edits=False,
         ),
-        AdapterContext(handler, Memory(), tmp_path),
+        AdapterContext(handler, MemoryState(), tmp_path),
     )  # type: ignore[arg-type]
     assert adapter.supports_edit is False and adapter.max_message_chars == 16000
     with pytest.raises(AdapterError, match="not running"):

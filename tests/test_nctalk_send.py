@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from adapters.base import AdapterContext, Incoming
 from adapters.nctalk import NCTalkAdapter, Settings, create
 from bot.errors import AdapterError, ConfigError
-from tests.fakes.nctalk_server import FakeTalkServer, MemoryStore
+from tests.fakes.nctalk_server import FakeTalkServer
+from tests.fakes.state import MemoryState
 
 SECRET = "0123456789abcdef" * 4
 OTHER_SECRET = "fedcba9876543210" * 4
@@ -25,7 +26,7 @@ def _context() -> AdapterContext:
     routes: list[str] = []
     return AdapterContext(
         handler=_ignore,
-        state=MemoryStore(),
+        state=MemoryState(),
         data_dir=Path("."),
         add_route=lambda method, path, fn: routes.append(path),
     )
@@ -194,7 +195,7 @@ def test_missing_or_short_secret_is_a_config_error(monkeypatch: pytest.MonkeyPat
 
 
 async def test_without_an_http_server_start_fails_clearly(talk: FakeTalkServer) -> None:
-    context = AdapterContext(handler=_ignore, state=MemoryStore(), data_dir=Path("."))
+    context = AdapterContext(handler=_ignore, state=MemoryState(), data_dir=Path("."))
     adapter = create(_settings(talk), context)
     with pytest.raises(AdapterError, match=r"http\.enabled"):
         async with adapter:

@@ -12,7 +12,8 @@ from adapters.nctalk import Settings, create
 from bot.config import Config
 from bot.errors import AdapterError
 from bot.notify import Notifier, parse_room
-from tests.fakes.nctalk_server import FakeTalkServer, MemoryStore
+from tests.fakes.nctalk_server import FakeTalkServer
+from tests.fakes.state import MemoryState
 
 SECRET = "0123456789abcdef" * 4
 
@@ -24,7 +25,7 @@ async def _ignore(incoming: Incoming) -> None:
 def _context() -> AdapterContext:
     return AdapterContext(
         handler=_ignore,
-        state=MemoryStore(),
+        state=MemoryState(),
         data_dir=Path("."),
         add_route=lambda method, path, fn: None,
     )

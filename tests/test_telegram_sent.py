@@ -3,25 +3,14 @@ bounded, and read back by the next process."""
 
 from __future__ import annotations
 
-from adapters.base import KeyValueStore
 from adapters.telegram_sent import KEEP, SentParts
+from tests.fakes.state import MemoryState
 
 __all__: list[str] = []
 
 
-class Saved(KeyValueStore):
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    async def get(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    async def set(self, key: str, value: str) -> None:
-        self.values[key] = value
-
-
 async def test_sent_messages_are_kept_per_key_and_text_and_read_back() -> None:
-    state = Saved()
+    state = MemoryState()
     parts = SentParts(state)
     await parts.add("k1", "a long answer", "11")
     await parts.add("k1", "a long answer", "12")
@@ -37,7 +26,7 @@ async def test_sent_messages_are_kept_per_key_and_text_and_read_back() -> None:
 
 
 async def test_only_the_newest_keys_are_kept_and_a_damaged_record_is_let_go() -> None:
-    state = Saved()
+    state = MemoryState()
     parts = SentParts(state)
     for number in range(KEEP + 10):
         await parts.add(f"k{number}", "text", str(number))
@@ -51,7 +40,7 @@ async def test_only_the_newest_keys_are_kept_and_a_damaged_record_is_let_go() ->
     assert damaged.sent("k", "text") == ["1"]
 
 
-class Broken(Saved):
+class Broken(MemoryState):
     async def set(self, key: str, value: str) -> None:
         raise OSError("disk full")
 

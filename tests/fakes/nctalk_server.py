@@ -37,10 +37,11 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from adapters.base import AdapterContext, Handler, KeyValueStore
+from adapters.base import AdapterContext, Handler
 from tests.fakes.lifecycle import ServerContext
+from tests.fakes.state import MemoryState
 
-__all__ = ["BotApp", "Delivery", "FakeTalkServer", "MemoryStore", "PostedMessage", "php_json"]
+__all__ = ["BotApp", "Delivery", "FakeTalkServer", "PostedMessage", "php_json"]
 
 _RANDOM_ALPHABET = string.ascii_letters + string.digits + "+/"
 
@@ -342,17 +343,6 @@ class FakeTalkServer(ServerContext):
             self._posted.notify_all()
 
 
-class MemoryStore(KeyValueStore):
-    """An in-memory adapter state store."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    async def get(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    async def set(self, key: str, value: str) -> None:
-        self.values[key] = value
 
 
 @dataclass
@@ -369,7 +359,7 @@ class BotApp:
 
         return AdapterContext(
             handler=handler,
-            state=MemoryStore(),
+            state=MemoryState(),
             data_dir=data_dir or Path("."),
             add_route=add_route,
         )
