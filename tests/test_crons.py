@@ -20,7 +20,7 @@ from bot.tools.crons.schedule import check_schedule, parse_schedule
 from bot.tools.crons.tools import cron_tools
 from bot.tools.jobs import run_crons_once
 from bot.tools.registry import Tool, ToolFailed
-from tests.fakes.nctalk_server import MemoryStore
+from tests.fakes.state import MemoryState
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 NY = ZoneInfo("America/New_York")
@@ -36,7 +36,7 @@ async def _ignore(incoming: Incoming) -> None:
 
 class Room(RecordingAdapter):
     def __init__(self) -> None:
-        super().__init__(AdapterContext(_ignore, MemoryStore(), Path(".")), platform="console")
+        super().__init__(AdapterContext(_ignore, MemoryState(), Path(".")), platform="console")
         self.fail = False
 
     async def send(

@@ -22,7 +22,7 @@ from bot.tools.loop import run_tool_loop
 from bot.tools.registry import Tool, ToolFailed, ToolRegistry
 from bot.tools.reminders.checklist import advance, due, parse_reminders, unreadable_items
 from bot.tools.reminders.job import surface_due
-from tests.fakes.nctalk_server import MemoryStore
+from tests.fakes.state import MemoryState
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 NY = ZoneInfo("America/New_York")
@@ -48,7 +48,7 @@ class Room(RecordingAdapter):
     coroutine while a notice is in flight."""
 
     def __init__(self) -> None:
-        super().__init__(AdapterContext(_ignore, MemoryStore(), Path(".")), platform="console")
+        super().__init__(AdapterContext(_ignore, MemoryState(), Path(".")), platform="console")
         self.fail = False
         self.during_send: Any = None
 

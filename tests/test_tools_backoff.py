@@ -24,7 +24,7 @@ from bot.tools.crons.jobfile import KEEP_REMOVED, MAX_REMOVED
 from bot.tools.crons.tools import cron_tools
 from bot.tools.registry import ToolFailed
 from bot.tools.reminders.job import surface_due
-from tests.fakes.nctalk_server import MemoryStore
+from tests.fakes.state import MemoryState
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 NY = ZoneInfo("America/New_York")
@@ -68,7 +68,7 @@ class World:
         self.config: Config = make_config(tmp_path, users=users)
         make_persona(tmp_path, "scott")
         self.store = FullDisk(tmp_path)
-        self.room = RecordingAdapter(AdapterContext(_ignore, MemoryStore(), Path(".")))
+        self.room = RecordingAdapter(AdapterContext(_ignore, MemoryState(), Path(".")))
         self.notifier = Notifier(self.config, {"console": self.room})
         self.llm = ScriptedLLM()
         self.dir = tmp_path / "scott/persona/inara"
