@@ -204,6 +204,14 @@ def test_stems_meet_across_forms_and_languages() -> None:
     assert set(query_stems("peanut")) & set(index_terms("peanuts").split())
     assert set(query_stems("viajar")) & set(index_terms("Eu viajei com a minha mãe").split())
     assert index_terms("École") == index_terms("ecole")
+    # a short Portuguese fact without articles is still stemmed as Portuguese, so another
+    # gender or number of its words finds it
+    for fact, asked in (
+        ("Trabalho como enfermeira", "enfermeiro"),
+        ("Tenho dois gatos pretos", "gato preto"),
+    ):
+        assert set(query_stems(asked)) & set(index_terms(fact).split()), fact
+    assert index_terms("I live near Lake Como") == "i live near lake como"
 
 
 async def test_asked_when_the_dated_episode_wins_over_the_same_fact(

@@ -34,7 +34,8 @@ _MARKERS = {
     ),
     "pt": frozenset(
         "o os as e de do da dos das que com um uma para em no na nao eu meu minha voce ele "
-        "ela foi esta isso mas por se ao".split()
+        "ela foi esta isso mas por se ao como sou estou tenho muito mais tambem ja ainda onde"
+        " quando porque vou nos pra isto ser ter fazer sempre nunca hoje ontem amanha".split()
     ),
 }
 _local = threading.local()
