@@ -54,21 +54,12 @@ _OBJECT = r"(?:this|that|isto|isso|ai|aqui|esta|essa)"
 _CONNECT = r"(?:that|de que|que)\b"
 
 
-def _after_cue(tag: str) -> str:
-    """What may follow a cue: "that"/"que", or "this:" / "isto:" / "aí que", or a colon or a
-    comma; the groups are named with ``tag`` (one set per kind of cue)."""
-    return (
-        rf"(?:(?P<{tag}link>{_CONNECT})"
-        rf"|(?P<{tag}object>{_OBJECT})\b\s*(?:(?P<{tag}mark>[:,\-–])\s*)?"
-        rf"(?P<{tag}link2>{_CONNECT})?"
-        rf"|(?P<{tag}mark2>[:,\-–]))?"
-    )
-
-
 _REQUEST = re.compile(
-    rf"^\s*{_LEAD}{_ASK}"
-    rf"(?:(?P<plain>{_PLAIN_CUE})\b\s*{_after_cue('p')}"
-    rf"|(?P<verb>{_OBJECT_CUE})\b\s*{_after_cue('v')})"
+    rf"^\s*{_LEAD}{_ASK}(?:(?P<plain>{_PLAIN_CUE})|(?P<verb>{_OBJECT_CUE}))\b\s*"
+    # then "that"/"que", or "this:" / "isto:" / "aí que", or a colon or a comma
+    rf"(?:(?P<link>{_CONNECT})"
+    rf"|{_OBJECT}\b\s*(?:(?P<mark>[:,\-–])\s*)?(?P<link2>{_CONNECT})?"
+    rf"|(?P<mark2>[:,\-–]))?"
     r"\s*"
 )
 #: what follows a cue in a reminder, not a fact: "remember to", "lembra-me de", "esqueças de"
@@ -91,9 +82,8 @@ def asked_to_remember(sentence: str) -> str | None:
     match = _REQUEST.match(folded)
     if match is None:
         return None
-    groups = match.groupdict()
-    linked = any(groups[f"{p}{name}"] for p in "pv" for name in ("link", "link2"))
-    marked = any(groups[f"{p}{name}"] for p in "pv" for name in ("mark", "mark2"))
+    linked = bool(match.group("link") or match.group("link2"))
+    marked = bool(match.group("mark") or match.group("mark2"))
     if match.group("verb") and not (linked or marked):
         return None
     rest = folded[match.end() :]
