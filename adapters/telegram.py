@@ -276,13 +276,14 @@ class TelegramAdapter(Adapter):
         # the Bot API takes no idempotency key: the messages an earlier attempt of this key
         # sent are not sent again (a send that reached Telegram but whose answer was lost
         # may still show twice)
-        done = self._sent.sent(key, text)
+        sent = self._sent.count(key, text)
 
-        async def record(message_id: str) -> None:
-            await self._sent.add(key, text, message_id)
+        async def one_more() -> None:
+            await self._sent.add(key, text)
 
-        last = await client.send_markdown(room, text, reply_to, skip=len(done), on_sent=record)
-        return last or (done[-1] if done else "")
+        last = await client.send_markdown(room, text, reply_to, skip=sent, on_sent=one_more)
+        await self._sent.finished(key)
+        return last
 
     async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         await self._require_client().edit_markdown(room, message_id, text)

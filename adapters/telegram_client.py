@@ -155,22 +155,23 @@ class TelegramClient:
         reply_to: str | None = None,
         *,
         skip: int = 0,
-        on_sent: Callable[[str], Awaitable[None]] | None = None,
+        on_sent: Callable[[], Awaitable[None]] | None = None,
     ) -> str:
         """Send ``markdown`` in as many messages as it needs; the id of the last one sent.
 
         Only the first message replies to ``reply_to``. The first ``skip`` messages are taken
-        as sent already (an earlier attempt sent them) and ``on_sent`` hears each id as it
-        goes out. Returns ``""`` when nothing was left to send.
+        as sent already (an earlier attempt sent them), and ``on_sent`` hears of each one that
+        went out while more are still to go. Returns ``""`` when the text has nothing visible
+        to send.
         """
         chat: int | str = chat_ref(room)
         reply = message_ref(reply_to) if reply_to else None
         last = ""
-        visible = (
+        visible = [
             (chunk, rendered)
             for chunk, rendered in fit_chunks(markdown, self.render)
             if strip_markdown(chunk).strip()
-        )
+        ]
         for index, (chunk, rendered) in enumerate(visible):
             if index >= skip:
                 try:
@@ -179,8 +180,8 @@ class TelegramClient:
                     log.warning("telegram.chat_migrated", room=room, new_chat_id=exc.new_chat_id)
                     chat = exc.new_chat_id
                     last = await self._send_formatted(chat, chunk, rendered, reply)
-                if on_sent is not None:
-                    await on_sent(last)
+                if on_sent is not None and index < len(visible) - 1:
+                    await on_sent()
             reply = None
         return last
 

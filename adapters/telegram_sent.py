@@ -1,13 +1,15 @@
-"""The messages already sent for each recent answer, so that sending it again sends only the rest.
+"""How many messages of a long answer already went out, so that sending it again sends only the
+rest.
 
 The Bot API takes no idempotency key. A long answer goes out as several messages, and when one
 in the middle fails (a 502, flood control past its limit) the whole send is tried again later
 by the outbox: without this record the messages that did go out would show twice. Each
 delivery step carries a key that is the same on every attempt and in every process
-(:func:`bot.delivery.answer_key`); for the last :data:`KEEP` keys this keeps the ids of the
-messages sent so far, with a fingerprint of the text they were cut from (a key asked again with
-other text starts over). The record lives in the adapter's state in ``personad.db``, written
-after every message, so it also holds across a restart.
+(:func:`bot.delivery.answer_key`). While a send of several messages is under way, this keeps
+how many of them went out under its key, with a fingerprint of the text (a key asked again
+with other text starts over); the record lives in the adapter's state in ``personad.db``,
+written after each message but the last, so it also holds across a restart, and is let go
+when the send completes. A one-message answer writes nothing.
 
 What it cannot know is a message Telegram took whose answer never came back (the connection
 dropped after the request went out): that one may still show twice.
@@ -27,8 +29,8 @@ __all__ = ["KEEP", "SentParts"]
 
 log = structlog.get_logger(__name__)
 
-#: how many recent answer keys are remembered
-KEEP = 256
+#: how many unfinished sends are remembered (one the platform refused for good never finishes)
+KEEP = 64
 _STATE_KEY = "sent_parts"
 
 
@@ -37,41 +39,45 @@ def _fingerprint(text: str) -> str:
 
 
 class SentParts:
-    """Message ids sent so far per answer key, kept in the adapter state."""
+    """Messages sent so far by each unfinished send, by answer key, kept in the adapter state."""
 
     def __init__(self, state: KeyValueStore) -> None:
         self._state = state
-        self._parts: OrderedDict[str, tuple[str, list[str]]] = OrderedDict()
+        self._parts: OrderedDict[str, tuple[str, int]] = OrderedDict()
 
     async def load(self) -> None:
         raw = await self._state.get(_STATE_KEY)
         if not raw:
             return
         try:
-            saved = json.loads(raw)
             self._parts = OrderedDict(
-                (str(key), (str(print_), [str(i) for i in ids])) for key, (print_, ids) in saved
+                (str(key), (str(print_), int(count))) for key, (print_, count) in json.loads(raw)
             )
         except (ValueError, TypeError) as exc:
             log.warning("telegram.sent_parts_unreadable", error=str(exc))
             self._parts = OrderedDict()
 
-    def sent(self, key: str, text: str) -> list[str]:
-        """The ids of the messages of ``text`` already sent under ``key``, in order."""
+    def count(self, key: str, text: str) -> int:
+        """How many messages of ``text`` an earlier attempt under ``key`` sent."""
         entry = self._parts.get(key)
-        if entry is None or entry[0] != _fingerprint(text):
-            return []
-        return list(entry[1])
+        return entry[1] if entry is not None and entry[0] == _fingerprint(text) else 0
 
-    async def add(self, key: str, text: str, message_id: str) -> None:
+    async def add(self, key: str, text: str) -> None:
         """One more message of ``text`` went out under ``key``."""
         print_ = _fingerprint(text)
-        entry = self._parts.pop(key, None)
-        ids = entry[1] if entry is not None and entry[0] == print_ else []
-        self._parts[key] = (print_, [*ids, message_id])
+        self._parts[key] = (print_, self.count(key, text) + 1)
+        self._parts.move_to_end(key)
         while len(self._parts) > KEEP:
             self._parts.popitem(last=False)
-        saved = [[key, [print_, ids]] for key, (print_, ids) in self._parts.items()]
+        await self._save()
+
+    async def finished(self, key: str) -> None:
+        """The send under ``key`` went out whole: nothing of it is left to remember."""
+        if self._parts.pop(key, None) is not None:
+            await self._save()
+
+    async def _save(self) -> None:
+        saved = [[key, list(entry)] for key, entry in self._parts.items()]
         try:
             await self._state.set(_STATE_KEY, json.dumps(saved))
         except Exception as exc:
