@@ -21,16 +21,11 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.memory.episodes.time_words import MONTHS, NUMBERS, PATTERNS, UNITS, WEEKDAYS
+from bot.memory.episodes.time_words import MONTHS, NUMBERS, PATTERNS, UNITS, WEEKDAYS, WHEN
 from bot.memory.sqlite.query import fold
 
 __all__ = ["TimeHint", "read_time"]
 
-_WHEN = re.compile(
-    r"\b(?:when|what date|the date|what day|which day|(?:what|which) (?:month|year)"
-    r"|what time did|how long ago|how long since|how long has it been"
-    r"|quando|que dia|em que (?:dia|data|mes|ano|altura)|que ano|a que horas|ha quanto tempo)\b"
-)
 _LAST = re.compile(r"\b(?:last|past|passad[ao]|ultim[ao])\b")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:])")
 #: "all 3 may come": a bare number before "may" and a word after is the verb, not a date
@@ -161,7 +156,7 @@ def read_time(query: str, now: datetime) -> TimeHint:
     """The time window ``query`` names (days as ``now``'s zone counts them), its remaining
     words, and whether it asks when."""
     folded = fold(query)
-    asks_when = _WHEN.search(folded) is not None
+    asks_when = WHEN.search(folded) is not None
     for kind, pattern in PATTERNS:
         for match in pattern.finditer(folded):
             span = _window(kind, match, now)

@@ -1,6 +1,7 @@
 """The words that name a time in a recall question, English and Portuguese, as patterns over the
 folded query (lower case, accents removed): each pattern is tagged with the kind of window it
-names, and :mod:`bot.memory.episodes.time_query` turns a match into that window.
+names, and :mod:`bot.memory.episodes.time_query` turns a match into that window; :data:`WHEN`
+finds a question about when something happened.
 
 The table is read in order and the first kind that matches wins, so the narrower readings come
 first: a date before its month ("em 9 de maio" is a day, not May), "the day before yesterday"
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MONTHS", "NUMBERS", "PATTERNS", "UNITS", "WEEKDAYS"]
+__all__ = ["MONTHS", "NUMBERS", "PATTERNS", "UNITS", "WEEKDAYS", "WHEN"]
 
 MONTHS = {
     **{
@@ -169,3 +170,11 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("last_year", re.compile(r"\b(?:last year|(?:no )?ano passado)\b")),
     ("this_year", re.compile(r"\b(?:this year|n?este ano)\b")),
 ]
+
+#: a question about when something happened ("when did I", "em que mês", "a que horas"):
+#: only an episode carries the date that answers it
+WHEN = re.compile(
+    r"\b(?:when|what date|the date|what day|which day|(?:what|which) (?:month|year)"
+    r"|what time did|how long ago|how long since|how long has it been"
+    r"|quando|que dia|em que (?:dia|data|mes|ano|altura)|que ano|a que horas|ha quanto tempo)\b"
+)
