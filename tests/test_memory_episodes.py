@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.memory.base import MemoryHit, RoomKind, TurnRecord
+from bot.memory.base import MemoryBackend, MemoryHit, RoomKind, TurnRecord
 from bot.memory.episodes.time_query import read_time
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.stemming import index_terms, query_stems
@@ -34,7 +34,7 @@ async def embedded(tmp_path: Path) -> AsyncIterator[SqliteFtsMemory]:
 
 
 async def said(
-    memory: SqliteFtsMemory,
+    memory: MemoryBackend,
     text: str,
     reply: str = "Nice!",
     *,

@@ -11,16 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from adapters.base import AdapterContext, Incoming
-from bot.daemon import Daemon
 from bot.errors import MemoryStoreError
-from bot.memory.base import MemoryHit, RoomKind, TurnRecord
+from bot.memory.base import MemoryHit
 from bot.memory.holographic.backend import HolographicMemory
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.rig import start_daemon
+from tests.test_memory_episodes import NOW, episodes, said
 
 __all__: list[str] = []
 
-NOW = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
 PORTO = "We went to Porto last week and walked along the river."
 
 
@@ -30,23 +29,8 @@ async def memory(tmp_path: Path) -> AsyncIterator[HolographicMemory]:
         yield backend
 
 
-async def said(
-    memory: HolographicMemory,
-    text: str,
-    reply: str = "Nice!",
-    *,
-    at: datetime = NOW,
-    room: RoomKind = "direct",
-) -> None:
-    await memory.sync(TurnRecord(text, reply, "telegram", at, "ana", "zoe", room=room))
-
-
 def texts(hits: list[MemoryHit]) -> list[str]:
     return [hit.item.text for hit in hits]
-
-
-def episodes(hits: list[MemoryHit]) -> list[str]:
-    return [hit.item.text for hit in hits if hit.item.kind == "episode"]
 
 
 async def test_a_story_the_policy_keeps_no_fact_of_is_recalled_with_its_date(
@@ -192,21 +176,9 @@ async def test_the_search_tool_cites_episodes_and_forgets_them(memory: Holograph
 @pytest.fixture
 async def chat(tmp_path: Path) -> AsyncIterator[tuple[RecordingAdapter, ScriptedLLM]]:
     make_persona(tmp_path, "scott")
-    config = make_config(tmp_path, memory_backend="holographic")
     llm = ScriptedLLM()
-    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
-
-    async def handler(incoming: Incoming) -> None:
-        assert daemon.router is not None
-        await daemon.router.handle(incoming)
-
-    adapter = RecordingAdapter(
-        AdapterContext(
-            handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
-        )
-    )
-    daemon.attach("console", adapter)
-    await daemon.start()
+    config = make_config(tmp_path, memory_backend="holographic")
+    daemon, adapter = await start_daemon(config, tmp_path, llm=llm)
     yield adapter, llm
     await daemon.stop()
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.base import AdapterContext, Incoming
 from bot.daemon import Daemon
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.rig import start_daemon
 
 
 class Chat:
@@ -31,19 +31,7 @@ async def chat(tmp_path: Path) -> AsyncIterator[Chat]:
     config.llm.backends["scripted"].context_window = 4096
     config.prompt.default_tier = 1
     llm = ScriptedLLM()
-    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False)
-
-    async def handler(incoming: Incoming) -> None:
-        assert daemon.router is not None
-        await daemon.router.handle(incoming)
-
-    adapter = RecordingAdapter(
-        AdapterContext(
-            handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
-        )
-    )
-    daemon.attach("console", adapter)
-    await daemon.start()
+    daemon, adapter = await start_daemon(config, tmp_path, llm=llm)
     yield Chat(daemon, adapter, llm)
     await daemon.stop()
 
