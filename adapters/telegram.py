@@ -40,7 +40,7 @@ from adapters.telegram_client import TelegramClient
 from adapters.telegram_dispatch import Dispatcher
 from adapters.telegram_format import MAX_MESSAGE_UTF16
 from adapters.telegram_polling import Poller
-from adapters.telegram_sent import SentParts
+from adapters.telegram_sent_parts import SentParts
 from adapters.telegram_updates import bot_commands, to_incoming, update_from_json
 from adapters.telegram_webhook import WebhookEndpoint, heartbeat
 from bot.errors import AdapterError, ConfigError

@@ -30,7 +30,7 @@ from bot.memory.policy_secrets import (
     redact_secrets,
     secret_kind,
 )
-from bot.memory.remember import asked_to_remember
+from bot.memory.remember_requests import asked_to_remember
 from bot.prefilter import PatternSet
 
 __all__ = [

@@ -5,7 +5,7 @@ shared ones included, so only what is safe there is promoted:
 
 * only what the user said in a direct room (the user alone with the persona), and
 * only when they asked for it to be remembered ("remember that ...", "lembra que ...", in any
-  of the ways :mod:`bot.memory.remember` reads) or
+  of the ways :mod:`bot.memory.remember_requests` reads) or
   stated the same durable fact (the write policy accepts it) in :data:`REPEATS` different
   sessions;
 * never a secret: a candidate the secret detector flags is dropped whole.
@@ -37,7 +37,7 @@ from bot.identity.section import bullet_line, find_bullet, replace_block, set_bu
 from bot.identity.state import edit_lock
 from bot.memory.base import TurnRecord
 from bot.memory.policy import classify, find_secrets, split_candidates
-from bot.memory.remember import asked_to_remember
+from bot.memory.remember_requests import asked_to_remember
 from bot.persona.promotion_state import (
     PROMOTION_KIND,
     STATE_FILE,

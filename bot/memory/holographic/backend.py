@@ -70,7 +70,7 @@ from bot.memory.holographic.store import HolographicStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
-from bot.memory.remember import asked_to_remember
+from bot.memory.remember_requests import asked_to_remember
 from bot.tools import Tool
 
 __all__ = ["HolographicMemory", "Recalled"]

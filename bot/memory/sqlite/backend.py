@@ -44,7 +44,7 @@ from bot.memory.episodes.engine import Episodes
 from bot.memory.episodes.store import EpisodeStore, parse_episode_id
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
-from bot.memory.remember import asked_to_remember
+from bot.memory.remember_requests import asked_to_remember
 from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text

@@ -11,7 +11,7 @@ import pytest
 from bot.memory.base import TurnRecord
 from bot.memory.factory import open_memory
 from bot.memory.policy import classify
-from bot.memory.remember import asked_to_remember
+from bot.memory.remember_requests import asked_to_remember
 from bot.persona.promotion import Promoter
 from bot.persona.store import PersonaStore
 from tests.harness import make_config, make_persona
