@@ -1,4 +1,4 @@
-"""Embeddings: the vector index, hybrid recall and cosine dedupe, and MiniLM in numpy."""
+"""Embeddings: the vector index, hybrid recall and cosine dedupe, and MiniLM (run by onnxruntime)."""
 
 from __future__ import annotations
 
