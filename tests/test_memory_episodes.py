@@ -185,6 +185,20 @@ async def test_a_window_finds_its_episode_behind_a_full_pool_of_better_matches(
     assert hits[0] == "Dinner with Rita downtown."
 
 
+async def test_the_farm_is_found_when_its_name_is_also_a_weekday(
+    memory: SqliteFtsMemory,
+) -> None:
+    """Thursday or the farm, "na quinta": the episodes said on a Thursday rank higher, and the
+    one about the farm is still found by its word."""
+    await said(
+        memory, "Plantámos couves e alfaces na quinta do avô.", at=datetime(2026, 5, 2, tzinfo=UTC)
+    )
+    for day in (7, 14):  # Thursdays: planting too, but in the garden
+        await said(memory, "Plantámos flores no jardim.", at=datetime(2026, 5, day, tzinfo=UTC))
+    hits = episodes(await memory.prefetch("o que plantámos na quinta?", limit=3))
+    assert hits[0] == "Plantámos couves e alfaces na quinta do avô."
+
+
 def test_time_windows() -> None:
     def days(query: str) -> list[str]:
         window = read_time(query, NOW).window

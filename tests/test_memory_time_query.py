@@ -163,6 +163,21 @@ def test_the_time_words_leave_nothing_behind(query: str, rest: str) -> None:
     assert read_time(query, NOW).text == rest
 
 
+@pytest.mark.parametrize(
+    ("query", "rest"),
+    [
+        ("o que plantámos na quinta?", "o que plantamos quinta?"),
+        ("quem estava na segunda festa?", "quem estava segunda festa?"),
+        ("o que fiz nesta terça", "o que fiz terca"),
+    ],
+)
+def test_a_bare_portuguese_ordinal_keeps_its_word(query: str, rest: str) -> None:
+    """Read as a weekday, it may still be a farm or an ordinal: the word stays to be matched."""
+    hint = read_time(query, NOW)
+    assert hint.window is not None
+    assert hint.text == rest
+
+
 def test_days_are_the_zone_of_now() -> None:
     """22:00 in São Paulo on the 20th is 01:00 UTC on the 21st: yesterday is still the 19th."""
     sao_paulo = ZoneInfo("America/Sao_Paulo")
