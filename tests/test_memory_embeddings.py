@@ -1,4 +1,4 @@
-"""Embeddings: the vector index, hybrid recall and cosine dedupe, and MiniLM (run by onnxruntime)."""
+"""Embeddings: the vector index, hybrid recall and cosine dedupe, and MiniLM in onnxruntime."""
 
 from __future__ import annotations
 
