@@ -158,6 +158,9 @@ def test_trivia_is_rejected(text: str) -> None:
         "tô indo pro mercado agora",
         "Just got home.",
         "Acabei de chegar em casa.",
+        # a numbered label is no instruction: "Turn 3:" does not tell anyone to turn
+        "Turn 3: today I watered the tomatoes and fixed the gate.",
+        "Passo 2: hoje reguei os tomates e arranjei o portão.",
     ],
 )
 def test_ephemeral_is_rejected(text: str) -> None:
@@ -183,6 +186,7 @@ def test_ephemeral_is_rejected(text: str) -> None:
         ("From now on groceries are on Saturdays.", "decision"),
         ("A partir de agora as compras são no sábado.", "decision"),
         ("To unclog the sink, pour baking soda and then vinegar.", "skill"),
+        ("Turn 3 screws a quarter and then lift the panel.", "skill"),
         ("Pra desentupir a pia, joga bicarbonato e vinagre.", "skill"),
         ("The dishwasher keeps showing error E24.", "error"),
         ("A lava-louças fica dando erro E24.", "error"),
