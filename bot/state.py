@@ -249,11 +249,14 @@ class StateStore(SqliteFile, DeliveryLedger, Inbox):
         return result
 
     async def _mark_done(self, events: list[tuple[str, str]]) -> list[None]:
-        rows = ", ".join(["(?, ?)"] * len(events))
-        await self._write(
-            f"UPDATE events SET status = 'done' WHERE (platform, event_id) IN (VALUES {rows})",
-            tuple(v for event in events for v in event),
-        )
+        # one statement per event, by its key: SQLite reads a row-value IN (VALUES ...) list
+        # by scanning the whole table, a month of events on every turn
+        try:
+            await self.conn.executemany(
+                "UPDATE events SET status = 'done' WHERE platform = ? AND event_id = ?", events
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"state database write failed: {exc}") from exc
         return [None] * len(events)
 
     async def prune_events(self, older_than_days: float = 30.0) -> int:

@@ -185,6 +185,24 @@ async def test_a_window_finds_its_episode_behind_a_full_pool_of_better_matches(
     assert hits[0] == "Dinner with Rita downtown."
 
 
+async def test_a_question_that_names_a_time_is_one_statement(memory: SqliteFtsMemory) -> None:
+    """The best matches and the best said within the window come back together."""
+    for day in range(40):
+        await said(
+            memory,
+            f"Dinner with Rita number {day}.",
+            at=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=day),
+        )
+    await said(memory, "Dinner with Rita downtown.", at=datetime(2026, 5, 13, tzinfo=UTC))
+    await memory.prefetch("dinner with Rita", limit=3)  # the words' counts are read
+    seen: list[str] = []
+    await memory._store.db.set_trace_callback(seen.append)
+    hits = episodes(await memory.prefetch("dinner with Rita last week", limit=3))
+    await memory._store.db.set_trace_callback(None)
+    assert hits[0] == "Dinner with Rita downtown."
+    assert sum(sql.startswith("SELECT") and "episodes_fts MATCH" in sql for sql in seen) == 1
+
+
 async def test_the_farm_is_found_when_its_name_is_also_a_weekday(
     memory: SqliteFtsMemory,
 ) -> None:

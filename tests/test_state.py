@@ -61,6 +61,33 @@ async def test_claims_and_finishes_arriving_together_are_exact(tmp_path: Path) -
     assert again == ["duplicate"] * 300 + ["retry"] * 300  # the unfinished are retried once
 
 
+async def _steps_to_finish(state: StateStore, event_ids: list[str]) -> int:
+    """SQLite's virtual machine steps (in hundreds) spent finishing events that end together
+    (they go to the database in one batch)."""
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0
+
+    await state.conn.set_progress_handler(count, 100)
+    await asyncio.gather(*(state.finish_event("matrix", i) for i in event_ids))
+    await state.conn.set_progress_handler(None, 100)
+    return steps[0]
+
+
+async def test_finishing_an_event_does_not_read_the_month_of_events(tmp_path: Path) -> None:
+    """A month of events stays in the table; finishing a turn reads its own row only."""
+    async with StateStore(tmp_path / "few.db") as few, StateStore(tmp_path / "many.db") as many:
+        for state, count in ((few, 10), (many, 5000)):
+            ids = [f"${n}" for n in range(count)]
+            await asyncio.gather(*(state.claim_event("matrix", i) for i in ids))
+            await asyncio.gather(*(state.finish_event("matrix", i) for i in ids[:-3]))
+        small = await _steps_to_finish(few, ["$7", "$8", "$9"])
+        large = await _steps_to_finish(many, ["$4997", "$4998", "$4999"])
+    assert large <= small + 2
+
+
 async def test_a_new_claim_is_written_while_the_turn_runs(tmp_path: Path) -> None:
     """A new event is "new" at once; event_recorded waits until the database holds it, and a
     finish that comes before the write completes lands after it."""

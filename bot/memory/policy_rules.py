@@ -102,7 +102,8 @@ RULES: dict[str, dict[str, list[tuple[str, float]]]] = {
              r"|sing|dance))\b", 2.5),
             (r"^(?:to|in order to|if you want to) \w+\b[^,]{0,60},", 2.5),
             (rf"\b(?:when|if|whenever) [^,]{{3,60}}, (?:just |then )?(?:{_IMPERATIVE_EN})\b", 2.5),
-            (rf"^(?:{_IMPERATIVE_EN}) (?!\d+[:.)] )\w+.*\b(?:and|then|until|before|after|so)\b", 2.0),
+            (rf"^(?:{_IMPERATIVE_EN}) (?!\d+[:.)] )\w+.*\b(?:and|then|until|before|after"
+             r"|so)\b", 2.0),
             (r"\b(?:you can|you could|it'?s (?:much |a lot )?easier to|helps to) (?:\w+ )?"
              r"(?:clean|fix|remove|get|make|use|unclog|freeze|reheat|store|grate|peel|keep)\b",
              2.0),

@@ -121,19 +121,29 @@ class Episodes:
         pool = limit + _POOL_MARGIN
         rows: dict[int, EpisodeRow] = {}
         if stems:
-            plans = plan_match(stems, await self.store.doc_frequencies(stems), groups)
-            complete = False  # every match of the widest plan is in hand
+            frequencies = await self.store.doc_frequencies(stems)
+            plans = plan_match(stems, frequencies, groups)
+            # the best matches said within the window too, unless every match is in the pool
+            window = hint.window if sum(frequencies.values()) >= pool else None
             for plan in plans:
-                found = await self.store.match(
-                    plan.expression, pool, newest=plan.newest, shared_only=shared_only
-                )
+                within: list[EpisodeRow] = []
+                if window is not None and plan is plans[-1]:
+                    found, within = await self.store.match_and_within(
+                        plan.expression, pool, window, newest=plan.newest, shared_only=shared_only
+                    )
+                    window = None
+                else:
+                    found = await self.store.match(
+                        plan.expression, pool, newest=plan.newest, shared_only=shared_only
+                    )
                 rows = {row.rowid: row for row in found}
-                complete = plan is plans[-1] and plan.newest is None and len(found) < pool
+                for row in within:
+                    rows.setdefault(row.rowid, row)
                 if len(found) >= limit:
                     break
-            if hint.window is not None and plans and not complete:
+            if window is not None and plans:  # the widest plan was not needed
                 for row in await self.store.match(
-                    plans[-1].expression, pool, shared_only=shared_only, window=hint.window
+                    plans[-1].expression, pool, shared_only=shared_only, window=window
                 ):
                     rows.setdefault(row.rowid, row)
         vector = await query_vector if query_vector is not None else None
@@ -141,8 +151,8 @@ class Episodes:
             near = self.index.nearest(vector, pool, MIN_COSINE, shared_only=shared_only)
             if hint.window is not None:
                 # "where did I go in March": the words say little, the window and meaning a lot
-                within = await self.store.said_within(hint.window, shared_only=shared_only)
-                closest = self.index.cosine_of(vector, within, shared_only=shared_only)
+                then = await self.store.said_within(hint.window, shared_only=shared_only)
+                closest = self.index.cosine_of(vector, then, shared_only=shared_only)
                 near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
             extra = [rowid for rowid, _ in near if rowid not in rows]
             for row in await self.store.rows_by_id(extra, shared_only=shared_only):

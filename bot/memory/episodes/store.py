@@ -20,7 +20,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
 from bot.memory.base import MemoryItem, RoomKind, format_citation
-from bot.memory.sqlite.store import DF_CACHE_WRITES
+from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
 
@@ -106,13 +106,40 @@ def _row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:
     )
 
 
+def _match_sql(
+    params: list[Any],
+    *,
+    newest: int | None = None,
+    shared_only: bool = False,
+    window: tuple[float, float] | None = None,
+) -> str:
+    """One ranked MATCH over the episodes: the expression is ``?1``, the limit ``?2``; what
+    else it needs is appended to ``params``."""
+    where = ["episodes_fts MATCH ?1", "e.status = 'active'"]
+    if shared_only:
+        where.append("e.room = 'shared'")
+    if newest is not None:
+        params.append(max(0, newest - 1))
+        where.append(
+            "f.rowid >= COALESCE((SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?1"
+            f" ORDER BY rowid DESC LIMIT 1 OFFSET ?{len(params)}), 0)"
+        )
+    if window is not None:
+        params.extend(window)
+        where.append(f"e.at >= ?{len(params) - 1} AND e.at < ?{len(params)}")
+    return (
+        f"SELECT {_COLUMNS}, f.rank FROM episodes_fts f JOIN episodes e ON e.id = f.rowid"
+        f" WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT ?2"
+    )
+
+
 class EpisodeStore:
     """The episode statements, on the persona's open ``memory.db`` or ``episodes.db``."""
 
     def __init__(self, connection: VectorRows) -> None:
         self._conn = connection
-        self._df_cache: dict[str, int] = {}
-        self._writes = 0
+        #: words' document counts in the episodes' index
+        self._terms = TermCounts()
 
     async def record(self, said: Sequence[Said]) -> list[tuple[int, bool]]:
         """Store the messages of one turn, or reinforce their twins; ``(rowid, True when
@@ -134,7 +161,7 @@ class EpisodeStore:
         for message in said:
             rowid = created.get((message.speaker, message.norm))
             if rowid is not None:
-                self._wrote()
+                self._terms.added(message.terms.split())
                 found.append((rowid, True))
             else:
                 found.append((await self._reinforce(message), False))
@@ -150,24 +177,17 @@ class EpisodeStore:
         )
         return int(rows[0][0]) if rows else 0
 
-    def _wrote(self) -> None:
-        self._writes += 1
-        if self._writes >= DF_CACHE_WRITES:
-            self._writes = 0
-            self._df_cache.clear()
-
     async def doc_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
-        """How many episodes hold each stem (cached for a while: it only steers planning)."""
-        missing = [stem for stem in stems if stem not in self._df_cache]
+        """How many episodes hold each stem; stems none holds are left out. Counts are read
+        once and kept (:class:`~bot.memory.sqlite.term_counts.TermCounts`)."""
+        found, missing = self._terms.known(stems)
         if missing:
             marks = ",".join("?" * len(missing))
             rows = await self._conn._all(
                 f"SELECT term, doc FROM episodes_vocab WHERE term IN ({marks})", missing
             )
-            if len(self._df_cache) > 50_000:
-                self._df_cache.clear()
-            self._df_cache.update((str(term), int(doc)) for term, doc in rows)
-        return {stem: self._df_cache[stem] for stem in stems if stem in self._df_cache}
+            found.update(self._terms.learn(missing, ((str(term), int(doc)) for term, doc in rows)))
+        return {stem: found[stem] for stem in stems if found.get(stem, 0) > 0}
 
     async def match(
         self,
@@ -180,25 +200,32 @@ class EpisodeStore:
     ) -> list[EpisodeRow]:
         """The ``limit`` best BM25 matches among active episodes (shared ones only, said within
         ``window`` only, when asked), ranked among the ``newest`` matches when given."""
-        where = ["episodes_fts MATCH ?1", "e.status = 'active'"]
         params: list[Any] = [expression, limit]
-        if shared_only:
-            where.append("e.room = 'shared'")
-        if newest is not None:
-            where.append(
-                "f.rowid >= COALESCE((SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?1"
-                " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
-            )
-            params.append(max(0, newest - 1))
-        if window is not None:
-            where.append(f"e.at >= ?{len(params) + 1} AND e.at < ?{len(params) + 2}")
-            params.extend(window)
+        sql = _match_sql(params, newest=newest, shared_only=shared_only, window=window)
+        return [_row(row, float(row[8])) for row in await self._conn._all(sql, params)]
+
+    async def match_and_within(
+        self,
+        expression: str,
+        limit: int,
+        within: tuple[float, float],
+        *,
+        newest: int | None = None,
+        shared_only: bool = False,
+    ) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
+        """:meth:`match`, and beside it the ``limit`` best matches said ``within`` a window
+        (among all matches), in one statement: a question that names a time costs one trip
+        to SQLite's thread, not two."""
+        params: list[Any] = [expression, limit]
+        ranked = _match_sql(params, newest=newest, shared_only=shared_only)
+        dated = _match_sql(params, shared_only=shared_only, window=within)
         rows = await self._conn._all(
-            f"SELECT {_COLUMNS}, f.rank FROM episodes_fts f JOIN episodes e ON e.id = f.rowid"
-            f" WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT ?2",
-            params,
+            f"SELECT 0, * FROM ({ranked}) UNION ALL SELECT 1, * FROM ({dated})", params
         )
-        return [_row(row, float(row[8])) for row in rows]
+        found: tuple[list[EpisodeRow], list[EpisodeRow]] = ([], [])
+        for row in rows:
+            found[int(row[0])].append(_row(row[1:], float(row[9])))
+        return found
 
     async def rows_by_id(
         self, rowids: Sequence[int], *, shared_only: bool = False

@@ -20,17 +20,15 @@ from bot.memory.base import Category, MemoryItem, RoomKind
 from bot.memory.sqlite.inspection import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.sqlite.scoring import Candidate
 from bot.memory.sqlite.stemming import index_terms
+from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
 
-__all__ = ["DF_CACHE_WRITES", "FtsStore", "RecallRow", "StoredVectors"]
+__all__ = ["FtsStore", "RecallRow", "StoredVectors"]
 
 #: the FTS index and its term statistics, of all active items (False) or the shared (True)
 _FTS = {False: "items_fts", True: "items_shared_fts"}
 _VOCAB = {False: "items_vocab", True: "items_shared_vocab"}
-
-DF_CACHE_WRITES = 500
-"""Writes after which the cached document frequencies used for query planning are dropped."""
 
 
 @dataclass(slots=True)
@@ -53,9 +51,8 @@ class FtsStore(FtsInspection, VectorRows):
 
     def __init__(self, path: Path, *, busy_timeout: float = 5.0) -> None:
         super().__init__(path, busy_timeout=busy_timeout)
-        #: known document frequencies, of all active items (False) and of the shared (True)
-        self._df_cache: dict[bool, dict[str, int]] = {False: {}, True: {}}
-        self._writes = 0
+        #: words' document counts, in the index of all active items (False) and the shared's
+        self._terms = {False: TermCounts(), True: TermCounts()}
 
     async def open(self) -> None:
         await super().open()
@@ -72,6 +69,7 @@ class FtsStore(FtsInspection, VectorRows):
                     "UPDATE items SET terms = ? WHERE id = ?",
                     [(index_terms(str(text)) or " ", int(rowid)) for rowid, text in rows],
                 )
+            self._changed()
 
     # -- items --------------------------------------------------------------------------------
 
@@ -109,6 +107,7 @@ class FtsStore(FtsInspection, VectorRows):
         One statement (a trigger records the "created" event and indexes its stems), so one
         round trip.
         """
+        terms = index_terms(text)
         rows = await self._all(
             "INSERT INTO items (text, norm, category, source, confidence, created_at,"
             " last_seen, reason, room, terms) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
@@ -123,12 +122,16 @@ class FtsStore(FtsInspection, VectorRows):
                 at,
                 reason,
                 room,
-                index_terms(text),
+                terms,
                 norm,
             ),
         )
-        self._wrote()
-        return int(rows[0][0]) if rows else None
+        if not rows:
+            return None
+        self._terms[False].added(terms.split())
+        if room == "shared":
+            self._terms[True].added(terms.split())
+        return int(rows[0][0])
 
     async def reinforce(
         self, rowid: int, *, at: float, source: str, room: RoomKind = "direct"
@@ -150,7 +153,7 @@ class FtsStore(FtsInspection, VectorRows):
             )
             if cursor.rowcount:
                 await self._event(db, rowid, at, "shared", f"said in a shared room ({source})")
-                self._wrote()
+                self._terms[True].forget()  # its words are in the shared index now
             return bool(cursor.rowcount)
 
     async def forget(self, rowid: int, *, at: float, shared_only: bool = False) -> bool:
@@ -164,7 +167,7 @@ class FtsStore(FtsInspection, VectorRows):
             if row[0] != "forgotten":
                 await db.execute("UPDATE items SET status = 'forgotten' WHERE id = ?", (rowid,))
                 await self._event(db, rowid, at, "forgotten", f"was {row[0]}")
-                self._wrote()
+                self._wrote()  # counts fell: a little stale is harmless
         return True
 
     # -- mirror bookkeeping --------------------------------------------------------------------
@@ -197,7 +200,7 @@ class FtsStore(FtsInspection, VectorRows):
             )
             if cursor.rowcount:
                 await self._event(db, rowid, at, "reactivated", f"line back in {filename}")
-                self._wrote()
+                self._changed()
 
     async def mirror_leave(self, filename: str, norm: str, rowid: int, *, at: float) -> bool:
         """A line left the file: its item, if it came from that file, is superseded."""
@@ -245,30 +248,26 @@ class FtsStore(FtsInspection, VectorRows):
         self, tokens: Sequence[str], *, shared_only: bool = False
     ) -> dict[str, int]:
         """How many active memories (``shared_only``: active shared ones) hold each token
-        (tokens in indexed, folded form).
-
-        FTS5 counts them by reading each word's whole posting list, so known counts are kept
-        for :data:`DF_CACHE_WRITES` writes: they only steer query planning, where a count a
-        little stale does no harm. Absent words are never cached, so a new word is found at once.
-        """
-        cache = self._df_cache[shared_only]
-        missing = [token for token in tokens if token not in cache]
+        (tokens in indexed, folded form); tokens none holds are left out. Counts are read
+        once and kept (:class:`~bot.memory.sqlite.term_counts.TermCounts`)."""
+        counts = self._terms[shared_only]
+        found, missing = counts.known(tokens)
         if missing:
             marks = ",".join("?" * len(missing))
             rows = await self._all(
                 f"SELECT term, doc FROM {_VOCAB[shared_only]} WHERE term IN ({marks})", missing
             )
-            if len(cache) > 50_000:
-                cache.clear()
-            cache.update((str(term), int(doc)) for term, doc in rows)
-        return {token: cache[token] for token in tokens if token in cache}
+            found.update(counts.learn(missing, ((str(term), int(doc)) for term, doc in rows)))
+        return {token: found[token] for token in tokens if found.get(token, 0) > 0}
 
     def _wrote(self) -> None:
-        self._writes += 1
-        if self._writes >= DF_CACHE_WRITES:
-            self._writes = 0
-            for cache in self._df_cache.values():
-                cache.clear()
+        for counts in self._terms.values():
+            counts.wrote()
+
+    def _changed(self) -> None:
+        """Words went back into an index other than by an insert: read the counts again."""
+        for counts in self._terms.values():
+            counts.forget()
 
     async def rows_by_id(
         self, rowids: Sequence[int], *, shared_only: bool = False
