@@ -200,7 +200,7 @@ async def test_a_question_that_names_a_time_is_one_statement(memory: SqliteFtsMe
     hits = episodes(await memory.prefetch("dinner with Rita last week", limit=3))
     await memory._store.db.set_trace_callback(None)
     assert hits[0] == "Dinner with Rita downtown."
-    assert sum(sql.startswith("SELECT") and "episodes_fts MATCH" in sql for sql in seen) == 1
+    assert sum(not sql.startswith("--") and "episodes_fts MATCH" in sql for sql in seen) == 1
 
 
 async def test_the_farm_is_found_when_its_name_is_also_a_weekday(

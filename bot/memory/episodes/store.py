@@ -127,9 +127,10 @@ def _match_sql(
     if window is not None:
         params.extend(window)
         where.append(f"e.at >= ?{len(params) - 1} AND e.at < ?{len(params)}")
+    # bm25() once, sorted by SQLite, costs about a third less than FTS5's ORDER BY rank
     return (
-        f"SELECT {_COLUMNS}, f.rank FROM episodes_fts f JOIN episodes e ON e.id = f.rowid"
-        f" WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT ?2"
+        f"SELECT {_COLUMNS}, bm25(episodes_fts) AS score FROM episodes_fts f"
+        f" JOIN episodes e ON e.id = f.rowid WHERE {' AND '.join(where)} ORDER BY score LIMIT ?2"
     )
 
 
@@ -217,11 +218,26 @@ class EpisodeStore:
         (among all matches), in one statement: a question that names a time costs one trip
         to SQLite's thread, not two."""
         params: list[Any] = [expression, limit]
-        ranked = _match_sql(params, newest=newest, shared_only=shared_only)
-        dated = _match_sql(params, shared_only=shared_only, window=within)
-        rows = await self._conn._all(
-            f"SELECT 0, * FROM ({ranked}) UNION ALL SELECT 1, * FROM ({dated})", params
-        )
+        if newest is None:
+            # every match scored once, then the best of all and the best within the window
+            params.extend(within)
+            scope = " AND e.room = 'shared'" if shared_only else ""
+            best = (
+                f"SELECT {_COLUMNS}, m.score FROM m JOIN episodes e ON e.id = m.id"
+                f" WHERE e.status = 'active'{scope}"
+            )
+            sql = (
+                "WITH m AS MATERIALIZED (SELECT rowid AS id, bm25(episodes_fts) AS score"
+                " FROM episodes_fts WHERE episodes_fts MATCH ?1)"
+                f" SELECT 0, * FROM ({best} ORDER BY m.score LIMIT ?2) UNION ALL"
+                f" SELECT 1, * FROM ({best} AND e.at >= ?3 AND e.at < ?4 ORDER BY m.score"
+                " LIMIT ?2)"
+            )
+        else:  # the best among the newest matches, and the window's among all of them
+            ranked = _match_sql(params, newest=newest, shared_only=shared_only)
+            dated = _match_sql(params, shared_only=shared_only, window=within)
+            sql = f"SELECT 0, * FROM ({ranked}) UNION ALL SELECT 1, * FROM ({dated})"
+        rows = await self._conn._all(sql, params)
         found: tuple[list[EpisodeRow], list[EpisodeRow]] = ([], [])
         for row in rows:
             found[int(row[0])].append(_row(row[1:], float(row[9])))
