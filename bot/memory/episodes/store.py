@@ -20,6 +20,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
 from bot.memory.base import MemoryItem, RoomKind, format_citation
+from bot.memory.sqlite.connection import names_of
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
@@ -30,6 +31,7 @@ EPISODE_PREFIX = "e"
 """Episode ids read ``e42``, so they never collide with a fact's ``42``."""
 
 _COLUMNS = "e.id, e.at, e.speaker, e.room, e.platform, e.text, e.reinforced, e.last_seen"
+_NAMES = names_of(_COLUMNS)
 
 
 def _iso(timestamp: float) -> str:
@@ -184,8 +186,10 @@ class EpisodeStore:
         found, missing = self._terms.known(stems)
         if missing:
             marks = ",".join("?" * len(missing))
-            rows = await self._conn._all(
-                f"SELECT term, doc FROM episodes_vocab WHERE term IN ({marks})", missing
+            rows = await self._conn._packed(
+                f"SELECT term, doc FROM episodes_vocab WHERE term IN ({marks})",
+                missing,
+                "term, doc",
             )
             found.update(self._terms.learn(missing, ((str(term), int(doc)) for term, doc in rows)))
         return {stem: found[stem] for stem in stems if found.get(stem, 0) > 0}
@@ -203,7 +207,8 @@ class EpisodeStore:
         ``window`` only, when asked), ranked among the ``newest`` matches when given."""
         params: list[Any] = [expression, limit]
         sql = _match_sql(params, newest=newest, shared_only=shared_only, window=window)
-        return [_row(row, float(row[8])) for row in await self._conn._all(sql, params)]
+        rows = await self._conn._packed(sql, params, f"{_NAMES}, score")
+        return [_row(row, float(row[8])) for row in rows]
 
     async def match_and_within(
         self,
@@ -229,17 +234,16 @@ class EpisodeStore:
             sql = (
                 "WITH m AS MATERIALIZED (SELECT rowid AS id, bm25(episodes_fts) AS score"
                 " FROM episodes_fts WHERE episodes_fts MATCH ?1)"
-                f" SELECT 0, * FROM ({best} ORDER BY m.score LIMIT ?2) UNION ALL"
+                f" SELECT 0 AS arm, * FROM ({best} ORDER BY m.score LIMIT ?2) UNION ALL"
                 f" SELECT 1, * FROM ({best} AND e.at >= ?3 AND e.at < ?4 ORDER BY m.score"
                 " LIMIT ?2)"
             )
         else:  # the best among the newest matches, and the window's among all of them
             ranked = _match_sql(params, newest=newest, shared_only=shared_only)
             dated = _match_sql(params, shared_only=shared_only, window=within)
-            sql = f"SELECT 0, * FROM ({ranked}) UNION ALL SELECT 1, * FROM ({dated})"
-        rows = await self._conn._all(sql, params)
+            sql = f"SELECT 0 AS arm, * FROM ({ranked}) UNION ALL SELECT 1, * FROM ({dated})"
         found: tuple[list[EpisodeRow], list[EpisodeRow]] = ([], [])
-        for row in rows:
+        for row in await self._conn._packed(sql, params, f"arm, {_NAMES}, score"):
             found[int(row[0])].append(_row(row[1:], float(row[9])))
         return found
 
@@ -250,10 +254,11 @@ class EpisodeStore:
             return []
         marks = ",".join("?" * len(rowids))
         scope = " AND e.room = 'shared'" if shared_only else ""
-        rows = await self._conn._all(
+        rows = await self._conn._packed(
             f"SELECT {_COLUMNS} FROM episodes e WHERE e.id IN ({marks})"
             f" AND e.status = 'active'{scope}",
             list(rowids),
+            _NAMES,
         )
         return [_row(row) for row in rows]
 
@@ -262,9 +267,10 @@ class EpisodeStore:
     ) -> list[int]:
         """The active episodes said within ``window`` (to rank by meaning alone)."""
         scope = " AND room = 'shared'" if shared_only else ""
-        rows = await self._conn._all(
+        rows = await self._conn._packed(
             f"SELECT id FROM episodes WHERE at >= ? AND at < ? AND status = 'active'{scope}",
             window,
+            "id",
         )
         return [int(row[0]) for row in rows]
 

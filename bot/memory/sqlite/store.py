@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.memory.base import Category, MemoryItem, RoomKind
+from bot.memory.sqlite.connection import names_of
 from bot.memory.sqlite.inspection import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.sqlite.scoring import Candidate
 from bot.memory.sqlite.stemming import index_terms
@@ -29,6 +30,7 @@ __all__ = ["FtsStore", "RecallRow", "StoredVectors"]
 #: the FTS index and its term statistics, of all active items (False) or the shared (True)
 _FTS = {False: "items_fts", True: "items_shared_fts"}
 _VOCAB = {False: "items_vocab", True: "items_shared_vocab"}
+_ITEM_NAMES = names_of(ITEM_COLUMNS)
 
 
 @dataclass(slots=True)
@@ -236,12 +238,13 @@ class FtsStore(FtsInspection, VectorRows):
                 " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
             )
             params = (query, limit, max(0, newest - 1))
-        rows = await self._all(
+        rows = await self._packed(
             # bm25() once, sorted by SQLite, costs about a third less than FTS5's ORDER BY rank
             f"SELECT {ITEM_COLUMNS}, f.score FROM (SELECT rowid, bm25({fts}) AS score FROM {fts}"
             f" WHERE {fts} MATCH ?1{window} ORDER BY score LIMIT ?2) f"
             " JOIN items i ON i.id = f.rowid",
             params,
+            f"{_ITEM_NAMES}, score",
         )
         return [_recall_row(row, float(row[10])) for row in rows]
 
@@ -255,8 +258,10 @@ class FtsStore(FtsInspection, VectorRows):
         found, missing = counts.known(tokens)
         if missing:
             marks = ",".join("?" * len(missing))
-            rows = await self._all(
-                f"SELECT term, doc FROM {_VOCAB[shared_only]} WHERE term IN ({marks})", missing
+            rows = await self._packed(
+                f"SELECT term, doc FROM {_VOCAB[shared_only]} WHERE term IN ({marks})",
+                missing,
+                "term, doc",
             )
             found.update(counts.learn(missing, ((str(term), int(doc)) for term, doc in rows)))
         return {token: found[token] for token in tokens if found.get(token, 0) > 0}
@@ -277,10 +282,11 @@ class FtsStore(FtsInspection, VectorRows):
             return []
         marks = ",".join("?" * len(rowids))
         scope = " AND room = 'shared'" if shared_only else ""
-        rows = await self._all(
+        rows = await self._packed(
             f"SELECT {ITEM_COLUMNS} FROM items i WHERE i.id IN ({marks}) AND status = 'active'"
             f"{scope}",
             list(rowids),
+            _ITEM_NAMES,
         )
         return [_recall_row(row, 0.0) for row in rows]
 
@@ -290,10 +296,11 @@ class FtsStore(FtsInspection, VectorRows):
         """Preferences and decisions stated in conversation, most reinforced first."""
         marks = ",".join("?" * len(exclude_sources))
         scope = " AND room = 'shared'" if shared_only else ""
-        rows = await self._all(
+        rows = await self._packed(
             f"SELECT {ITEM_COLUMNS} FROM items i WHERE status = 'active'{scope}"
             f" AND category IN ('preference', 'decision') AND source NOT IN ({marks})"
             " ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?",
             [*exclude_sources, limit],
+            _ITEM_NAMES,
         )
         return [item_from_row(row) for row in rows]
