@@ -228,6 +228,10 @@ async def test_inject_stats_and_export(memory: SqliteFtsMemory) -> None:
     assert "short answers" in block and "vegetarian" in block
     assert "[preference · telegram 2026-11-02 · " in block
     assert "blood type" not in block and "tea in the evening" not in block
+    # the most reinforced first
+    await memory.add("We decided to eat vegetarian on Mondays.", source="telegram 2026-11-05")
+    block = await memory.inject()
+    assert block.index("vegetarian") < block.index("short answers")
     await memory.forget("3")
     stats = await memory.stats()
     assert stats["items"] == 4
