@@ -127,9 +127,9 @@ class Episodes:
             window = hint.window if sum(frequencies.values()) >= pool else None
             for plan in plans:
                 within: list[EpisodeRow] = []
-                if window is not None and plan is plans[-1]:
+                if window is not None and plan is plans[-1] and plan.newest is None:
                     found, within = await self.store.match_and_within(
-                        plan.expression, pool, window, newest=plan.newest, shared_only=shared_only
+                        plan.expression, pool, window, shared_only=shared_only
                     )
                     window = None
                 else:
@@ -141,7 +141,7 @@ class Episodes:
                     rows.setdefault(row.rowid, row)
                 if len(found) >= limit:
                     break
-            if window is not None and plans:  # the widest plan was not needed
+            if window is not None and plans:  # the widest plan was not needed, or ranks the newest
                 for row in await self.store.match(
                     plans[-1].expression, pool, shared_only=shared_only, window=window
                 ):

@@ -108,34 +108,6 @@ def _row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:
     )
 
 
-def _match_sql(
-    params: list[Any],
-    *,
-    newest: int | None = None,
-    shared_only: bool = False,
-    window: tuple[float, float] | None = None,
-) -> str:
-    """One ranked MATCH over the episodes: the expression is ``?1``, the limit ``?2``; what
-    else it needs is appended to ``params``."""
-    where = ["episodes_fts MATCH ?1", "e.status = 'active'"]
-    if shared_only:
-        where.append("e.room = 'shared'")
-    if newest is not None:
-        params.append(max(0, newest - 1))
-        where.append(
-            "f.rowid >= COALESCE((SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?1"
-            f" ORDER BY rowid DESC LIMIT 1 OFFSET ?{len(params)}), 0)"
-        )
-    if window is not None:
-        params.extend(window)
-        where.append(f"e.at >= ?{len(params) - 1} AND e.at < ?{len(params)}")
-    # bm25() once, sorted by SQLite, costs about a third less than FTS5's ORDER BY rank
-    return (
-        f"SELECT {_COLUMNS}, bm25(episodes_fts) AS score FROM episodes_fts f"
-        f" JOIN episodes e ON e.id = f.rowid WHERE {' AND '.join(where)} ORDER BY score LIMIT ?2"
-    )
-
-
 class EpisodeStore:
     """The episode statements, on the persona's open ``memory.db`` or ``episodes.db``."""
 
@@ -183,16 +155,9 @@ class EpisodeStore:
     async def doc_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
         """How many episodes hold each stem; stems none holds are left out. Counts are read
         once and kept (:class:`~bot.memory.sqlite.term_counts.TermCounts`)."""
-        found, missing = self._terms.known(stems)
-        if missing:
-            marks = ",".join("?" * len(missing))
-            rows = await self._conn._packed(
-                f"SELECT term, doc FROM episodes_vocab WHERE term IN ({marks})",
-                missing,
-                "term, doc",
-            )
-            found.update(self._terms.learn(missing, ((str(term), int(doc)) for term, doc in rows)))
-        return {stem: found[stem] for stem in stems if found.get(stem, 0) > 0}
+        return await self._terms.of(
+            stems, lambda words: self._conn._vocabulary("episodes_vocab", words)
+        )
 
     async def match(
         self,
@@ -205,45 +170,50 @@ class EpisodeStore:
     ) -> list[EpisodeRow]:
         """The ``limit`` best BM25 matches among active episodes (shared ones only, said within
         ``window`` only, when asked), ranked among the ``newest`` matches when given."""
+        where = ["episodes_fts MATCH ?1", "e.status = 'active'"]
         params: list[Any] = [expression, limit]
-        sql = _match_sql(params, newest=newest, shared_only=shared_only, window=window)
-        rows = await self._conn._packed(sql, params, f"{_NAMES}, score")
+        if shared_only:
+            where.append("e.room = 'shared'")
+        if newest is not None:
+            where.append(
+                "f.rowid >= COALESCE((SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?1"
+                f" ORDER BY rowid DESC LIMIT 1 OFFSET ?{len(params) + 1}), 0)"
+            )
+            params.append(max(0, newest - 1))
+        if window is not None:
+            where.append(f"e.at >= ?{len(params) + 1} AND e.at < ?{len(params) + 2}")
+            params.extend(window)
+        rows = await self._conn._packed(
+            # bm25() once, sorted by SQLite, costs about a third less than FTS5's ORDER BY rank
+            f"SELECT {_COLUMNS}, bm25(episodes_fts) AS score FROM episodes_fts f"
+            f" JOIN episodes e ON e.id = f.rowid WHERE {' AND '.join(where)}"
+            " ORDER BY score LIMIT ?2",
+            params,
+            f"{_NAMES}, score",
+        )
         return [_row(row, float(row[8])) for row in rows]
 
     async def match_and_within(
-        self,
-        expression: str,
-        limit: int,
-        within: tuple[float, float],
-        *,
-        newest: int | None = None,
-        shared_only: bool = False,
+        self, expression: str, limit: int, within: tuple[float, float], *, shared_only: bool = False
     ) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
-        """:meth:`match`, and beside it the ``limit`` best matches said ``within`` a window
-        (among all matches), in one statement: a question that names a time costs one trip
-        to SQLite's thread, not two."""
-        params: list[Any] = [expression, limit]
-        if newest is None:
-            # every match scored once, then the best of all and the best within the window
-            params.extend(within)
-            scope = " AND e.room = 'shared'" if shared_only else ""
-            best = (
-                f"SELECT {_COLUMNS}, m.score FROM m JOIN episodes e ON e.id = m.id"
-                f" WHERE e.status = 'active'{scope}"
-            )
-            sql = (
-                "WITH m AS MATERIALIZED (SELECT rowid AS id, bm25(episodes_fts) AS score"
-                " FROM episodes_fts WHERE episodes_fts MATCH ?1)"
-                f" SELECT 0 AS arm, * FROM ({best} ORDER BY m.score LIMIT ?2) UNION ALL"
-                f" SELECT 1, * FROM ({best} AND e.at >= ?3 AND e.at < ?4 ORDER BY m.score"
-                " LIMIT ?2)"
-            )
-        else:  # the best among the newest matches, and the window's among all of them
-            ranked = _match_sql(params, newest=newest, shared_only=shared_only)
-            dated = _match_sql(params, shared_only=shared_only, window=within)
-            sql = f"SELECT 0 AS arm, * FROM ({ranked}) UNION ALL SELECT 1, * FROM ({dated})"
+        """:meth:`match`, and beside it the ``limit`` best matches said ``within`` a window, in
+        one statement that scores every match once: a question that names a time costs one
+        trip to SQLite's thread, not two. For an exact plan only (every match is scored)."""
+        scope = " AND e.room = 'shared'" if shared_only else ""
+        best = (
+            f"SELECT {_COLUMNS}, m.score FROM m JOIN episodes e ON e.id = m.id"
+            f" WHERE e.status = 'active'{scope}"
+        )
+        rows = await self._conn._packed(
+            "WITH m AS MATERIALIZED (SELECT rowid AS id, bm25(episodes_fts) AS score"
+            " FROM episodes_fts WHERE episodes_fts MATCH ?1)"
+            f" SELECT 0 AS arm, * FROM ({best} ORDER BY m.score LIMIT ?2) UNION ALL"
+            f" SELECT 1, * FROM ({best} AND e.at >= ?3 AND e.at < ?4 ORDER BY m.score LIMIT ?2)",
+            [expression, limit, *within],
+            f"arm, {_NAMES}, score",
+        )
         found: tuple[list[EpisodeRow], list[EpisodeRow]] = ([], [])
-        for row in await self._conn._packed(sql, params, f"arm, {_NAMES}, score"):
+        for row in rows:
             found[int(row[0])].append(_row(row[1:], float(row[9])))
         return found
 

@@ -146,12 +146,11 @@ def _window(kind: str, match: re.Match[str], now: datetime) -> Span | None:
     return january.replace(year=today.year - 1), january
 
 
-#: a weekday that cannot be an ordinal or a farm: "-feira", "passada", "que vem", "última", a
+#: Portuguese weekdays that are also ordinals (and "quinta" a farm)
+_ORDINALS = frozenset({"segunda", "terca", "quarta", "quinta", "sexta"})
+#: words beside one that make it plainly a day: "-feira", "passada", "que vem", "última", a
 #: part of the day ("na sexta à noite"), "desde"
-_PLAINLY_A_DAY = re.compile(
-    r"feira|passad|que vem|ultim|desde|manha|tarde|noite|semana"
-    r"|^(?!.*\b(?:segunda|terca|quarta|quinta|sexta)\b)"  # English, sábado, domingo
-)
+_PLAINLY_A_DAY = re.compile(r"feira|passad|que vem|ultim|desde|manha|tarde|noite|semana")
 
 
 def _without(folded: str, match: re.Match[str]) -> str:
@@ -160,10 +159,9 @@ def _without(folded: str, match: re.Match[str]) -> str:
     A bare Portuguese ordinal read as a weekday stays among the words ("o que plantámos na
     quinta?" may be the farm, "quem estava na segunda festa?" the second party): the day only
     ranks the episodes said on it higher, and the word still finds those that name it."""
-    kept = ""
     weekday = _group(match, "weekday")
-    if weekday is not None and not _PLAINLY_A_DAY.search(match.group(0)):
-        kept = weekday
+    bare = weekday in _ORDINALS and not _PLAINLY_A_DAY.search(match.group(0))
+    kept = weekday if bare else ""
     rest = " ".join((folded[: match.start()] + f" {kept} " + folded[match.end() :]).split())
     return _SPACE_BEFORE_MARK.sub(r"\1", rest).strip(" ,;:")
 

@@ -4,10 +4,11 @@
 file through :func:`~bot.memory.sqlite.schema.open_database` (which brings the schema up to date)
 and gives its subclasses three ways to reach it: :meth:`FtsConnection._all` for a statement
 whose rows are wanted, :meth:`FtsConnection._packed` for the same rows packed into one by
-SQLite (the reads of every turn), and :meth:`FtsConnection._tx` for one write transaction,
-rolled back whole on any error. Every :class:`sqlite3.Error` becomes a
-:class:`~bot.errors.MemoryStoreError` naming the file. A subclass that opens a file of another
-schema (:class:`~bot.memory.episodes.file.EpisodeFile`) names its ``migrations``.
+SQLite (the reads of every turn, word counts among them: :meth:`FtsConnection._vocabulary`),
+and :meth:`FtsConnection._tx` for one write transaction, rolled back whole on any error.
+Every :class:`sqlite3.Error` becomes a :class:`~bot.errors.MemoryStoreError` naming the file.
+A subclass that opens a file of another schema (:class:`~bot.memory.episodes.file.EpisodeFile`)
+names its ``migrations``.
 """
 
 from __future__ import annotations
@@ -103,6 +104,15 @@ class FtsConnection:
         )
         packed: list[list[Any]] = json.loads(rows[0][0])
         return packed
+
+    async def _vocabulary(self, table: str, words: Sequence[str]) -> list[tuple[str, int]]:
+        """``(word, documents holding it)`` from the fts5vocab ``table``, for the ``words``
+        it holds."""
+        marks = ",".join("?" * len(words))
+        rows = await self._packed(
+            f"SELECT term, doc FROM {table} WHERE term IN ({marks})", words, "term, doc"
+        )
+        return [(str(term), int(doc)) for term, doc in rows]
 
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:

@@ -139,10 +139,10 @@ def encoder_model(weights: Mapping[str, npt.NDArray[Any]], config: Mapping[str, 
         scores = g.op(
             "MatMul", [q, g.op("Transpose", [k], f"{a}.kT", perm=[0, 1, 3, 2])], f"{a}.scores"
         )
-        weights_ = g.op(
+        attention = g.op(
             "Softmax", [g.op("Add", [scores, bias], f"{a}.masked")], f"{a}.softmax", axis=-1
         )
-        context = g.op("MatMul", [weights_, v], f"{a}.context")
+        context = g.op("MatMul", [attention, v], f"{a}.context")
         context = g.op("Transpose", [context], f"{a}.context_t", perm=[0, 2, 1, 3])
         context = g.op("Reshape", [context, joined_shape], f"{a}.joined")
         attended = g.dense(context, w, f"{p}.attention.output.dense")

@@ -254,17 +254,10 @@ class FtsStore(FtsInspection, VectorRows):
         """How many active memories (``shared_only``: active shared ones) hold each token
         (tokens in indexed, folded form); tokens none holds are left out. Counts are read
         once and kept (:class:`~bot.memory.sqlite.term_counts.TermCounts`)."""
-        counts = self._terms[shared_only]
-        found, missing = counts.known(tokens)
-        if missing:
-            marks = ",".join("?" * len(missing))
-            rows = await self._packed(
-                f"SELECT term, doc FROM {_VOCAB[shared_only]} WHERE term IN ({marks})",
-                missing,
-                "term, doc",
-            )
-            found.update(counts.learn(missing, ((str(term), int(doc)) for term, doc in rows)))
-        return {token: found[token] for token in tokens if found.get(token, 0) > 0}
+        table = _VOCAB[shared_only]
+        return await self._terms[shared_only].of(
+            tokens, lambda words: self._vocabulary(table, words)
+        )
 
     def _wrote(self) -> None:
         for counts in self._terms.values():

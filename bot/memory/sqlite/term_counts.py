@@ -16,7 +16,7 @@ add`` beside the running daemon) are read again.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 __all__ = ["FORGET_AFTER_SECONDS", "FORGET_AFTER_WRITES", "TermCounts"]
 
@@ -33,6 +33,18 @@ class TermCounts:
         self._counts: dict[str, int] = {}
         self._since = clock()
         self._writes = 0
+
+    async def of(
+        self,
+        words: Sequence[str],
+        read: Callable[[list[str]], Awaitable[Iterable[tuple[str, int]]]],
+    ) -> dict[str, int]:
+        """The count of each of ``words`` that some document holds (the others left out);
+        ``read`` asks the index for the words not held here, in one statement."""
+        found, missing = self.known(words)
+        if missing:
+            found.update(self.learn(missing, await read(missing)))
+        return {word: found[word] for word in words if found.get(word, 0) > 0}
 
     def known(self, words: Sequence[str]) -> tuple[dict[str, int], list[str]]:
         """The counts held for ``words`` (absent ones as 0), and the words to read."""
