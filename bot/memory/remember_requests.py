@@ -19,7 +19,7 @@ import re
 
 from bot.memory.policy_secrets import fold_in_place
 
-__all__ = ["asked_to_remember"]
+__all__ = ["asked_to_remember", "fact_to_keep"]
 
 #: what may come before the request: greetings, fillers, politeness
 _LEAD = (
@@ -97,3 +97,10 @@ def asked_to_remember(sentence: str) -> str | None:
     if len(fact.split()) < _MIN_WORDS:
         return None
     return fact
+
+
+def fact_to_keep(text: str) -> str:
+    """What a memory store keeps of ``text``: the fact a request to remember asks for, else
+    ``text`` itself ("remember that Ana lives in Porto" and "Ana lives in Porto" are one
+    memory, and saying it again reinforces it)."""
+    return asked_to_remember(text) or text

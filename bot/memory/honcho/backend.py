@@ -74,7 +74,7 @@ from bot.memory.honcho.recall import recall, visible_representation
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
-from bot.memory.remember_requests import asked_to_remember
+from bot.memory.remember_requests import fact_to_keep
 from bot.tools import Tool
 
 __all__ = ["RETRY_AFTER", "HonchoMemory"]
@@ -189,8 +189,7 @@ class HonchoMemory(MemoryBackend):
         said = " ".join(text.split())
         if not said:
             return AddResult(False, None, "rejected: empty")
-        # judged as said, kept as the fact a request to remember asks for
-        text = asked_to_remember(said) or said
+        text = fact_to_keep(said)  # judged as said, kept as the fact asked for
         if category is not None and category not in CATEGORIES:
             return AddResult(False, None, f"rejected: unknown category {category!r}")
         async with self._lock:

@@ -44,7 +44,7 @@ from bot.memory.episodes.engine import Episodes
 from bot.memory.episodes.store import EpisodeStore, parse_episode_id
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
-from bot.memory.remember_requests import asked_to_remember
+from bot.memory.remember_requests import fact_to_keep
 from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
@@ -169,9 +169,7 @@ class SqliteFtsMemory(MemoryBackend):
             return admitted
         chosen, reason = admitted.category, admitted.reason
         confidence = admitted.confidence if confidence is None else clamp_confidence(confidence)
-        # "remember that Ana lives in Porto" is judged whole but kept as the fact it asks for,
-        # so that "Ana lives in Porto" said another day reinforces it
-        text = asked_to_remember(text) or text
+        text = fact_to_keep(text)  # judged as said, kept as the fact asked for
         vector = None
         if self.embedder is not None and self._index is not None:
             vector = (await self.embedder.embed([text]))[0]
