@@ -277,11 +277,9 @@ class TelegramAdapter(Adapter):
         # sent are not sent again (a send that reached Telegram but whose answer was lost
         # may still show twice)
         sent = self._sent.count(key, text)
-
-        async def one_more() -> None:
-            await self._sent.add(key, text)
-
-        last = await client.send_markdown(room, text, reply_to, skip=sent, on_sent=one_more)
+        last = await client.send_markdown(
+            room, text, reply_to, skip=sent, on_sent=lambda: self._sent.add(key, text)
+        )
         await self._sent.finished(key)
         return last
 

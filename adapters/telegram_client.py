@@ -172,16 +172,17 @@ class TelegramClient:
             for chunk, rendered in fit_chunks(markdown, self.render)
             if strip_markdown(chunk).strip()
         ]
-        for index, (chunk, rendered) in enumerate(visible):
-            if index >= skip:
-                try:
-                    last = await self._send_formatted(chat, chunk, rendered, reply)
-                except ChatMigrated as exc:
-                    log.warning("telegram.chat_migrated", room=room, new_chat_id=exc.new_chat_id)
-                    chat = exc.new_chat_id
-                    last = await self._send_formatted(chat, chunk, rendered, reply)
-                if on_sent is not None and index < len(visible) - 1:
-                    await on_sent()
+        if skip:
+            reply = None  # the first message, the reply, went out already
+        for index, (chunk, rendered) in enumerate(visible[skip:], start=skip):
+            try:
+                last = await self._send_formatted(chat, chunk, rendered, reply)
+            except ChatMigrated as exc:
+                log.warning("telegram.chat_migrated", room=room, new_chat_id=exc.new_chat_id)
+                chat = exc.new_chat_id
+                last = await self._send_formatted(chat, chunk, rendered, reply)
+            if on_sent is not None and index < len(visible) - 1:
+                await on_sent()
             reply = None
         return last
 
