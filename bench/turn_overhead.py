@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.base import Adapter, AdapterContext, Incoming
 from bot.config import Config
+from bot.cpu_affinity import keep_to_one_core
 from bot.daemon import Daemon
 from bot.gc_settings import settle_collector
 from bot.llm.base import (
@@ -113,7 +114,9 @@ def build(data: Path, sessions: int, memory: str) -> Config:
     return config
 
 
-async def run(sessions: int, turns: int, memory: str, where: str | None = None) -> None:
+async def run(
+    sessions: int, turns: int, memory: str, where: str | None = None, one_core: bool = True
+) -> None:
     with tempfile.TemporaryDirectory(prefix="personad-bench-", dir=where) as tmp:
         data = Path(tmp)
         t0 = time.perf_counter()
@@ -132,6 +135,7 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
             )
         )
         daemon.attach("console", adapter)
+        core = keep_to_one_core() if one_core else None  # as `personad run` does (daemon.one_core)
         await daemon.start()
         settle_collector()  # as `personad run` does once started
         replies: list[float] = []
@@ -159,7 +163,8 @@ async def run(sessions: int, turns: int, memory: str, where: str | None = None) 
             await daemon.stop()
         print(
             f"data in {data.parent}, memory={memory}, tier 4, prompt {llm.prompt_chars:,} chars,"
-            f" {sessions:,} sessions x {turns} turns"
+            f" {sessions:,} sessions x {turns} turns,"
+            f" threads on {'every core' if core is None else f'core {core}'}"
         )
         print(f"  until the answer is sent: {_percentiles(replies)}")
         print(f"    first turn of a session: {_percentiles(replies[:sessions])}")
@@ -202,9 +207,14 @@ def main() -> None:
     parser.add_argument(
         "--dir", help="where the data directory is made (default: the system's temp dir)"
     )
+    parser.add_argument(
+        "--every-core",
+        action="store_true",
+        help="leave the threads to the kernel (daemon.one_core = false)",
+    )
     args = parser.parse_args()
     configure_logging(fmt="json", level="warning")
-    asyncio.run(run(args.sessions, args.turns, args.memory, args.dir))
+    asyncio.run(run(args.sessions, args.turns, args.memory, args.dir, not args.every_core))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from bot.api import build_app
 from bot.commands import command_menu
 from bot.config import Config
 from bot.config_loader import load_config
+from bot.cpu_affinity import keep_to_one_core
 from bot.distill import Distiller, DistillKind
 from bot.distill_schedule import PLANS, DistillRuns, missed_levels
 from bot.errors import ConfigError, PersonadError, is_permanent
@@ -466,6 +467,8 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stopping.set)
         loop.add_signal_handler(signal.SIGHUP, self._reload_in_background)
+        if self.config.daemon.one_core:
+            keep_to_one_core()  # before start: the threads it starts inherit the core
         await self.start()
         settle_collector()
         try:

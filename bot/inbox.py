@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import asdict, fields
+from dataclasses import fields
 
 import structlog
 
@@ -46,11 +46,13 @@ INBOX_MIGRATION: Migration = (
         """,
 )
 
-_FIELDS = frozenset(field.name for field in fields(Incoming))
+_NAMES = tuple(field.name for field in fields(Incoming))
+_FIELDS = frozenset(_NAMES)
 
 
 def to_json(incoming: Incoming) -> str:
-    return json.dumps(asdict(incoming), ensure_ascii=False)
+    # every field is a plain value: no need for asdict's deep copy
+    return json.dumps({name: getattr(incoming, name) for name in _NAMES}, ensure_ascii=False)
 
 
 def from_json(text: str) -> Incoming | None:

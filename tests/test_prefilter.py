@@ -76,25 +76,27 @@ def test_pattern_set_finds_exactly_what_every_regex_finds(patterns: list[str]) -
 
 
 def test_memory_policy_rules_score_as_if_every_rule_ran() -> None:
-    """The write policy's weighted rules go through a PatternSet too: the scores and the
-    evidence for every sentence of the labelled set are those of running every rule."""
-    tables = [*policy._RULES_BY_LANG.values(), policy._CATEGORY_RULES]
-    rule_sets = [rules for table in tables for rules in table.values()]
-    rule_sets += [*policy._EPHEMERAL_BY_LANG.values(), policy._EPHEMERAL_RULES]
+    """The write policy's weighted rules go through one PatternSet per table: each label's
+    score and evidence for every sentence of the labelled set are those of running every
+    rule of that label."""
+    tables = [*policy._RULES_BY_LANG.values(), policy._ALL_RULES]
     corpus = [fold(s) for s in DATA.read_text(encoding="utf-8").splitlines()]
     scored = 0
-    for rules in rule_sets:
-        plain = list(zip(rules.patterns.regexes, rules.weights, strict=True))
+    for rules in tables:
+        plain = list(zip(rules.patterns.regexes, rules.labels, rules.weights, strict=True))
         for folded in corpus:
-            total, best, evidence = 0.0, 0.0, ""
-            for regex, weight in plain:
+            expected: dict[str, tuple[float, float, str]] = {}
+            for regex, label, weight in plain:
                 match = regex.search(folded)
                 if match:
-                    total += weight
+                    total, best, evidence = expected.get(label, (0.0, 0.0, ""))
                     if weight > best:
                         best, evidence = weight, match.group(0).strip()
-            assert policy._score(folded, rules) == (total, evidence), folded
-            scored += total > 0
+                    expected[label] = (total + weight, best, evidence)
+            want = {label: (total, evidence) for label, (total, _b, evidence) in expected.items()}
+            assert policy._scores(folded, rules) == want, folded
+            scored += bool(want)
+    assert {"ephemeral", "preference", "skill"} <= set(policy._ALL_RULES.labels)
     assert scored > 100  # the corpus does reach the rules
 
 

@@ -22,6 +22,17 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _cores_of(pid: int, thread: int) -> set[int]:
+    """The cores a thread of process ``pid`` may run on (Linux's Cpus_allowed_list)."""
+    status = Path(f"/proc/{pid}/task/{thread}/status").read_text()
+    listed = next(line for line in status.splitlines() if line.startswith("Cpus_allowed_list"))
+    cores: set[int] = set()
+    for part in listed.split(":", 1)[1].strip().split(","):
+        first, _, last = part.partition("-")
+        cores.update(range(int(first), int(last or first) + 1))
+    return cores
+
+
 def test_run_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
     port = _free_port()
     config = tmp_path / "personad.toml"
@@ -58,6 +69,7 @@ def test_run_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
         )
         with urllib.request.urlopen(request, timeout=5) as response:
             assert "uptime_s" in json.loads(response.read())
+        main_thread_cores = _cores_of(process.pid, process.pid)
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=60)
     finally:
@@ -67,4 +79,7 @@ def test_run_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
     events = [json.loads(line) for line in (out + err).splitlines() if line.startswith("{")]
     names = [e.get("event") for e in events]
     assert "daemon.started" in names and "daemon.stopped" in names
+    if len(os.sched_getaffinity(0)) > 1:  # daemon.one_core (the default): the loop on one core
+        pinned = next(e for e in events if e.get("event") == "daemon.one_core")
+        assert main_thread_cores == {pinned["cpu"]}
     assert secret not in out + err

@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bot.memory.base import CATEGORIES, Category
+from bot.memory.base import Category
 from bot.memory.policy_rules import EPHEMERAL, RULES, fold
 from bot.memory.policy_secrets import (
     WITHHELD,
@@ -113,40 +113,38 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class _Compiled:
-    """One label's rules: the patterns (each run only when the text holds a substring it
-    needs) and their weights, in the table's order."""
+    """The rules of one table, every label's (the five categories and "ephemeral") in one
+    :class:`~bot.prefilter.PatternSet`, so a sentence's needles are looked for once: each
+    pattern's label and weight, in the table's order."""
 
     patterns: PatternSet
+    labels: tuple[str, ...]
     weights: tuple[float, ...]
 
 
-def _compile(table: dict[str, dict[str, list[tuple[str, float]]]]) -> dict[str, _Compiled]:
+def _compile(tables: dict[str, dict[str, list[tuple[str, float]]]]) -> _Compiled:
     merged: dict[str, list[tuple[str, float]]] = {}
-    for by_label in table.values():
+    for by_label in tables.values():
         for label, rules in by_label.items():
             merged.setdefault(label, []).extend(rules)
-    return {
-        label: _Compiled(
-            PatternSet([pattern for pattern, _weight in rules]),
-            tuple(weight for _pattern, weight in rules),
-        )
-        for label, rules in merged.items()
-    }
+    rows = [(label, rule) for label, rules in merged.items() for rule in rules]
+    return _Compiled(
+        PatternSet([pattern for _label, (pattern, _weight) in rows]),
+        tuple(label for label, _rule in rows),
+        tuple(weight for _label, (_pattern, weight) in rows),
+    )
 
 
-_NO_RULES = _Compiled(PatternSet([]), ())
+def _with_ephemeral(lang: str) -> dict[str, list[tuple[str, float]]]:
+    return {**RULES.get(lang, {}), "ephemeral": EPHEMERAL.get(lang, [])}
 
 
-_RULES_BY_LANG = {lang: _compile({lang: RULES[lang]}) for lang in RULES}
-_EPHEMERAL_BY_LANG = {
-    lang: _compile({lang: {"ephemeral": EPHEMERAL[lang]}})["ephemeral"] for lang in EPHEMERAL
-}
-_CATEGORY_RULES = _compile(RULES)
+_LANGUAGES = tuple(dict.fromkeys([*RULES, *EPHEMERAL]))
+_RULES_BY_LANG = {lang: _compile({lang: _with_ephemeral(lang)}) for lang in _LANGUAGES}
+#: a sentence whose language is unsure meets every language's rules
+_ALL_RULES = _compile({lang: _with_ephemeral(lang) for lang in _LANGUAGES})
 #: on equal scores the specific categories win over the generic "fact"
 _TIE_ORDER: tuple[Category, ...] = ("preference", "decision", "skill", "error", "fact")
-_EPHEMERAL_RULES = _compile({lang: {"ephemeral": rules} for lang, rules in EPHEMERAL.items()})[
-    "ephemeral"
-]
 
 
 def guess_language(words: list[str]) -> str | None:
@@ -225,19 +223,23 @@ def lines_with_secrets(text: str) -> list[str]:
     return flagged
 
 
-def _score(folded: str, rules: _Compiled) -> tuple[float, str]:
-    total = 0.0
-    best_weight = 0.0
-    evidence = ""
+_NONE = (0.0, "")
+
+
+def _scores(folded: str, rules: _Compiled) -> dict[str, tuple[float, str]]:
+    """Each label's total weight of matching rules, and the words that matched its weightiest
+    (the first of equals); a label nothing matched is absent."""
+    totals: dict[str, float] = {}
+    weightiest: dict[str, tuple[float, str]] = {}
     regexes = rules.patterns.regexes
     for index in rules.patterns.candidates(folded):
         match = regexes[index].search(folded)
         if match:
-            weight = rules.weights[index]
-            total += weight
-            if weight > best_weight:
-                best_weight, evidence = weight, match.group(0).strip()
-    return total, evidence
+            label, weight = rules.labels[index], rules.weights[index]
+            totals[label] = totals.get(label, 0.0) + weight
+            if weight > weightiest.get(label, _NONE)[0]:
+                weightiest[label] = (weight, match.group(0).strip())
+    return {label: (total, weightiest.get(label, _NONE)[1]) for label, total in totals.items()}
 
 
 def _is_trivial(words: list[str]) -> bool:
@@ -268,13 +270,10 @@ def classify(text: str) -> Verdict:
         return Verdict(None, "rejected: trivial", 0.9)
 
     lang = guess_language(words)
-    rules = _RULES_BY_LANG[lang] if lang else _CATEGORY_RULES
-    scores = {label: _score(folded, rules.get(label, _NO_RULES)) for label in CATEGORIES}
-    best: Category = max(_TIE_ORDER, key=lambda label: scores[label][0])
-    best_score, evidence = scores[best]
-    ephemeral, ephemeral_evidence = _score(
-        folded, _EPHEMERAL_BY_LANG[lang] if lang else _EPHEMERAL_RULES
-    )
+    scores = _scores(folded, _RULES_BY_LANG[lang] if lang else _ALL_RULES)
+    best: Category = max(_TIE_ORDER, key=lambda label: scores.get(label, _NONE)[0])
+    best_score, evidence = scores.get(best, _NONE)
+    ephemeral, ephemeral_evidence = scores.get("ephemeral", _NONE)
     noted = bool(_NOTE.search(folded)) or asked_to_remember(text) is not None
 
     if _is_question(text, folded) and not noted:

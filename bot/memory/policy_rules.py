@@ -17,6 +17,8 @@ __all__ = ["EPHEMERAL", "RULES", "fold"]
 
 def fold(text: str) -> str:
     """Lower-case, accent-free, curly quotes straightened, whitespace collapsed."""
+    if text.isascii():  # most messages: nothing to straighten or decompose
+        return " ".join(text.lower().split())
     decomposed = unicodedata.normalize("NFKD", text.replace("’", "'").replace("‘", "'"))
     bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(bare.lower().split())

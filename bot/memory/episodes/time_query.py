@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 
 from bot.memory.episodes.time_words import MONTHS, NUMBERS, PATTERNS, UNITS, WEEKDAYS, WHEN
 from bot.memory.sqlite.query import fold
+from bot.prefilter import PatternSet
 
 __all__ = ["TimeHint", "read_time"]
 
@@ -31,6 +32,9 @@ _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:])")
 #: "all 3 may come": a bare number before "may" and a word after is the verb, not a date
 _MAY_THE_VERB = re.compile(r"\d+ may")
 _WORD_AFTER = re.compile(r"\s+[a-z]")
+#: the patterns behind one substring test: most messages name no time, and skip them all
+_TIME = PatternSet([pattern.pattern for _kind, pattern in PATTERNS])
+_KINDS = tuple(kind for kind, _pattern in PATTERNS)
 _DAY = timedelta(days=1)
 _EVENING, _SMALL_HOURS = 18, 6
 
@@ -171,12 +175,11 @@ def read_time(query: str, now: datetime) -> TimeHint:
     words, and whether it asks when."""
     folded = fold(query)
     asks_when = WHEN.search(folded) is not None
-    for kind, pattern in PATTERNS:
-        for match in pattern.finditer(folded):
-            span = _window(kind, match, now)
-            if span is None:
-                continue
-            start, end = span
-            rest = _without(folded, match)
-            return TimeHint((start.timestamp(), end.timestamp()), rest or folded, asks_when)
+    for index, match in _TIME.matches(folded):
+        span = _window(_KINDS[index], match, now)
+        if span is None:
+            continue
+        start, end = span
+        rest = _without(folded, match)
+        return TimeHint((start.timestamp(), end.timestamp()), rest or folded, asks_when)
     return TimeHint(None, query, asks_when)
