@@ -6,7 +6,7 @@ its fsync) and state database; the model is an in-process backend that answers a
 prints the per-turn p50/p99 overhead and turns per second.
 
     python bench/turn_overhead.py [--sessions 1000] [--turns 10] [--memory none|sqlite-fts5]
-                                  [--dir /dev/shm]
+                                  [--dir /dev/shm] [--every-core]
 
 It prints the time until the answer is handed to the platform (what a person waits for,
 beyond the model), for every turn and split into the first turn of each session (which opens
@@ -14,6 +14,8 @@ it: settings, today's log, the persona files read from disk) and the later ones;
 turn including the work after the answer (memory sync, the identity observer); and
 throughput one turn at a time and with every session talking at once, with the event loop's
 CPU time per turn. ``--dir /dev/shm`` puts the data on tmpfs, leaving the CPU cost alone.
+Its threads stay on one core as ``personad run``'s do (``daemon.one_core``); ``--every-core``
+leaves them to the kernel.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ Only one thread runs Python at a time (the GIL), and the event loop hands work t
 threads all the time: every SQLite statement goes to its connection's thread and its rows
 come back, a few times each turn. When those threads are spread over cores, each hand-over
 wakes another core and the GIL moves between them; on a virtual machine that costs more than
-the statement itself. ``bench/turn_overhead.py`` with memory on, two cores: 410-560 turns/s
-with the threads spread, 620-665 with them kept on one, and a turn's p50 until sent 1.07 ms
-instead of 1.55.
+the statement itself. ``bench/turn_overhead.py`` with memory on, two cores: 393-589 turns/s
+with the threads spread, 561-614 with them kept on one, and a turn's p50 until sent 1.14-1.18
+ms instead of 1.55-1.93.
 
 :func:`keep_to_one_core` pins the calling thread (the event loop's, before the daemon starts
 its other threads, which inherit the pin) to the core it runs on. Work that does run beside

@@ -501,9 +501,19 @@ class Daemon:
         except ConfigError as exc:
             log.error("config.reload_failed", error=str(exc))
             return f"Config not reloaded, it has problems: {exc}"
+        later = [
+            what
+            for what, changed in (
+                ("Adapter", fresh.adapters != self.config.adapters),
+                ("HTTP", fresh.http != self.config.http),
+                ("daemon.one_core", fresh.daemon.one_core != self.config.daemon.one_core),
+            )
+            if changed
+        ]
         note = ""
-        if fresh.adapters != self.config.adapters or fresh.http != self.config.http:
-            note = " Adapter and HTTP changes take effect at the next restart."
+        if later:
+            names = ", ".join(later[:-1]) + " and " + later[-1] if len(later) > 1 else later[0]
+            note = f" {names} changes take effect at the next restart."
         for section in ("users", "prompt", "memory", "distill", "daemon"):
             setattr(self.config, section, getattr(fresh, section))
         self.config.llm.max_tool_steps = fresh.llm.max_tool_steps

@@ -111,3 +111,19 @@ def test_the_embedding_model_runs_on_every_core_from_a_pinned_daemon() -> None:
 def test_one_core_is_the_default_and_can_be_turned_off() -> None:
     assert Config.model_validate({}).daemon.one_core is True
     assert Config.model_validate({"daemon": {"one_core": False}}).daemon.one_core is False
+
+
+async def test_a_reload_says_one_core_waits_for_the_next_restart(tmp_path: Path) -> None:
+    from bot.config_loader import load_config
+    from bot.daemon import Daemon
+
+    path = tmp_path / "personad.toml"
+    path.write_text(f'[daemon]\ndata_dir = "{tmp_path / "data"}"\n')
+    daemon = Daemon(load_config(path, {}), http=False, jobs=False)
+    path.write_text(f'[daemon]\ndata_dir = "{tmp_path / "data"}"\none_core = false\n')
+    said = await daemon.reload()
+    assert said == (
+        "Config and persona files reloaded."
+        " daemon.one_core changes take effect at the next restart."
+    )
+    assert await daemon.reload() == "Config and persona files reloaded."
