@@ -17,7 +17,6 @@ Python, the embedding model's forward pass, goes back to every core
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import structlog
@@ -28,7 +27,6 @@ log = structlog.get_logger(__name__)
 
 #: the cores the process could use before it was kept to one (None: never kept to one)
 _every_core: frozenset[int] | None = None
-_released = threading.local()
 
 
 def current_cpu() -> int | None:
@@ -63,8 +61,7 @@ def keep_to_one_core() -> int | None:
 
 def use_every_core() -> None:
     """Let the calling thread run on every core the process could use before
-    :func:`keep_to_one_core` (once per thread; nothing when it was never called)."""
-    if _every_core is None or getattr(_released, "done", False):
-        return
-    os.sched_setaffinity(0, _every_core)
-    _released.done = True
+    :func:`keep_to_one_core` (nothing when it was never called). One system call: cheap
+    beside the work that asks for it (a forward pass of the embedding model, milliseconds)."""
+    if _every_core is not None:
+        os.sched_setaffinity(0, _every_core)

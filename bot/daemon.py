@@ -510,10 +510,7 @@ class Daemon:
             )
             if changed
         ]
-        note = ""
-        if later:
-            names = ", ".join(later[:-1]) + " and " + later[-1] if len(later) > 1 else later[0]
-            note = f" {names} changes take effect at the next restart."
+        note = f" {' and '.join(later)} changes take effect at the next restart." if later else ""
         for section in ("users", "prompt", "memory", "distill", "daemon"):
             setattr(self.config, section, getattr(fresh, section))
         self.config.llm.max_tool_steps = fresh.llm.max_tool_steps

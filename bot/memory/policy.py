@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from bot.memory.base import Category
@@ -173,7 +173,7 @@ def _sentences(text: str) -> Iterator[tuple[int, int, int]]:
     yield start, len(text), len(text)
 
 
-def _touches(secrets: list[Span], start: int, end: int) -> bool:
+def _touches(secrets: Sequence[Span], start: int, end: int) -> bool:
     """Whether ``text[start:end]`` holds part of one of ``secrets`` (which
     :func:`find_secrets` returns ordered and apart, so their ends are ordered too)."""
     first = bisect_right(secrets, start, key=lambda span: span.end)

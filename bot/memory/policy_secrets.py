@@ -235,14 +235,11 @@ def _outside_markers(text: str, spans: list[Span]) -> list[Span]:
     return kept
 
 
-def find_secrets(text: str) -> list[Span]:
-    """Every secret value in ``text``, in order, overlapping finds merged."""
-    return list(_secrets_in(text))
-
-
 @lru_cache(maxsize=64)
-def _secrets_in(text: str) -> tuple[Span, ...]:
-    """A turn asks of its message three times (the write policy, its candidate facts, the
+def find_secrets(text: str) -> tuple[Span, ...]:
+    """Every secret value in ``text``, in order, overlapping finds merged.
+
+    A turn asks this of its message three times (the write policy, its candidate facts, the
     episode it is kept as): the answer is kept for the last few texts."""
     spans = self_evident(text)
     folded = fold_in_place(text)

@@ -33,7 +33,7 @@ _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:])")
 _MAY_THE_VERB = re.compile(r"\d+ may")
 _WORD_AFTER = re.compile(r"\s+[a-z]")
 #: the patterns behind one substring test: most messages name no time, and skip them all
-_TIME = PatternSet([pattern.pattern for _kind, pattern in PATTERNS])
+_TIME = PatternSet([pattern for _kind, pattern in PATTERNS])
 _KINDS = tuple(kind for kind, _pattern in PATTERNS)
 _DAY = timedelta(days=1)
 _EVENING, _SMALL_HOURS = 18, 6

@@ -1,7 +1,8 @@
 """The words that name a time in a recall question, English and Portuguese, as patterns over the
 folded query (lower case, accents removed): each pattern is tagged with the kind of window it
-names, and :mod:`bot.memory.episodes.time_query` turns a match into that window; :data:`WHEN`
-finds a question about when something happened.
+names, and :mod:`bot.memory.episodes.time_query` (which compiles them once, behind one
+substring test) turns a match into that window; :data:`WHEN` finds a question about when
+something happened.
 
 The table is read in order and the first kind that matches wins, so the narrower readings come
 first: a date before its month ("em 9 de maio" is a day, not May), "the day before yesterday"
@@ -78,57 +79,55 @@ _PART = (
     r"(?P<week_before>\s+(?:[dn]a semana passada|(?:of |in )?last week|the week before))?"
 )
 
-PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+PATTERNS: list[tuple[str, str]] = [
     # a date: the day of a month, with or without its year, or ISO
     (
         "date",
-        re.compile(
+        (
             r"\b(?:(?P<since>since|desde)\s+|(?:on|em|a|no dia|dia)\s+)?"
             r"(?P<year>\d{4})-(?P<month>0[1-9]|1[0-2])-(?P<day>[0-2]\d|3[01])\b"
         ),
     ),
     (
         "date",
-        re.compile(
+        (
             rf"\b(?:(?P<since>desde)\s+(?:o\s+)?(?:dia\s+)?|(?:(?:n?o\s+)?dia|em|a|no)\s+)?"
             rf"{_DAY}\s+de\s+{_MONTH}\b(?:\s+(?:de\s+)?{_YEAR})?"
         ),
     ),
     (
         "date",
-        re.compile(
-            rf"\b(?:(?P<since>since)\s+|on\s+)?{_MONTH}\s+(?:the\s+)?{_DAY}(?:,?\s+{_YEAR})?"
-        ),
+        rf"\b(?:(?P<since>since)\s+|on\s+)?{_MONTH}\s+(?:the\s+)?{_DAY}(?:,?\s+{_YEAR})?",
     ),
     (
         "date",
-        re.compile(
+        (
             rf"\b(?:(?P<since>since)\s+|on\s+)?(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MONTH}\b"
             rf"(?:,?\s+{_YEAR})?"
         ),
     ),
-    ("day_before", re.compile(r"\b(?:the\s+)?(?:day before yesterday|anteontem|antes de ontem)\b")),
-    ("last_night", re.compile(r"\b(?:last night|ontem (?:a|de) noite)\b")),
+    ("day_before", r"\b(?:the\s+)?(?:day before yesterday|anteontem|antes de ontem)\b"),
+    ("last_night", r"\b(?:last night|ontem (?:a|de) noite)\b"),
     # a weekday: the latest one (today included unless "last"), or since then
     (
         "weekday",
-        re.compile(rf"\b{_PT_BEFORE}{_PT_WEEKDAY}{_NOT_WEEKDAY}(?:{_PT_AFTER})?{_PART}"),
+        rf"\b{_PT_BEFORE}{_PT_WEEKDAY}{_NOT_WEEKDAY}(?:{_PT_AFTER})?{_PART}",
     ),
-    ("weekday", re.compile(rf"\b(?:[ao]\s+)?{_PT_WEEKDAY}{_PT_AFTER}{_PART}")),
+    ("weekday", rf"\b(?:[ao]\s+)?{_PT_WEEKDAY}{_PT_AFTER}{_PART}"),
     (
         "weekday",
-        re.compile(rf"\b(?P<weekday>segunda|terca|quarta|quinta|sexta)[-\s]feira\b{_PART}"),
+        rf"\b(?P<weekday>segunda|terca|quarta|quinta|sexta)[-\s]feira\b{_PART}",
     ),
     (
         "weekday",
-        re.compile(
+        (
             rf"\b(?:(?P<since>since)\s+|(?P<next>next)\s+|(?:on\s+)?(?:last|this past|past)\s+|"
             rf"on\s+){_EN_WEEKDAY}\b{_PART}"
         ),
     ),
     (
         "few_days",
-        re.compile(
+        (
             r"\b(?:(?:a\s+)?few days ago|some days ago|the other day|"
             r"(?:ha\s+)?(?:uns|alguns|poucos)\s+dias\s+atras|ha\s+(?:uns|alguns|poucos)\s+dias|"
             r"(?<!um )(?<!num )(?<!qualquer )(?:n?o\s+)?outro\s+dia(?!\s+qualquer)|noutro dia)\b"
@@ -136,39 +135,39 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "month",
-        re.compile(
+        (
             rf"\b(?:in|during|last|since|em|durante|de|desde)\s+{_MONTH}"
             rf"(?:\s+(?:de\s+)?{_YEAR})?\b"
         ),
     ),
-    ("month", re.compile(rf"\b{_MONTH}\s+(?:de\s+)?{_YEAR}")),
+    ("month", rf"\b{_MONTH}\s+(?:de\s+)?{_YEAR}"),
     (
         "ago",
-        re.compile(
+        (
             r"\b(?P<count>\d+|a|one|two|three|couple|um|uma|dois|duas|tres)\s+(?:of\s+)?"
             r"(?P<unit>days?|weeks?|months?|years?|dias?|semanas?|mes|meses|anos?)\s+ago\b"
         ),
     ),
     (
         "ago",
-        re.compile(
+        (
             r"\bha\s+(?P<count>\d+|um|uma|dois|duas|tres)\s+(?P<unit>dias?|semanas?|mes|meses|anos?)\b"
         ),
     ),
-    ("yesterday", re.compile(r"\b(?:yesterday|ontem)\b")),
-    ("today", re.compile(r"\b(?:today|hoje|this morning|esta manha)\b")),
+    ("yesterday", r"\b(?:yesterday|ontem)\b"),
+    ("today", r"\b(?:today|hoje|this morning|esta manha)\b"),
     (
         "last_week",
-        re.compile(
+        (
             r"\b(?:last week(?:end)?|(?:na |no )?(?:semana|fim de semana)"
             r" passad[ao]|the week before)\b"
         ),
     ),
-    ("this_week", re.compile(r"\b(?:this week|esta semana|nesta semana)\b")),
-    ("last_month", re.compile(r"\b(?:last month|(?:no )?mes passado)\b")),
-    ("this_month", re.compile(r"\b(?:this month|este mes|neste mes)\b")),
-    ("last_year", re.compile(r"\b(?:last year|(?:no )?ano passado)\b")),
-    ("this_year", re.compile(r"\b(?:this year|n?este ano)\b")),
+    ("this_week", r"\b(?:this week|esta semana|nesta semana)\b"),
+    ("last_month", r"\b(?:last month|(?:no )?mes passado)\b"),
+    ("this_month", r"\b(?:this month|este mes|neste mes)\b"),
+    ("last_year", r"\b(?:last year|(?:no )?ano passado)\b"),
+    ("this_year", r"\b(?:this year|n?este ano)\b"),
 ]
 
 #: a question about when something happened ("when did I", "em que mês", "a que horas"):
