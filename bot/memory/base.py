@@ -9,14 +9,18 @@ Exactly one backend is active per persona. A session drives it through six hook 
 * ``mirror(f,t)`` copy the file layer's writes (MEMORY.md, USER.md) into the backend
 * ``tools()``     the backend's own tools for the model: search, add, forget
 
-Memories are scoped by the kind of room they were learned in (:data:`RoomKind`). A turn in a
-``"direct"`` conversation (the user alone with the persona) sees every memory; a turn in a
-``"shared"`` room (a group others read) sees only what was learned in shared rooms and the
-persona's own file layer (MEMORY.md and USER.md mirrors, ``personad memory add``), which every
-room's prompt carries anyway. An item said again in a shared room becomes shared; nothing
-ever narrows back. Old items, from before rooms were recorded, count as direct. The hooks
-that read (``inject``, ``prefetch``, ``search``, ``tools``, ``forget``) take ``shared_room``;
-the writes take the room (``sync`` and ``extract`` from :attr:`TurnRecord.room`).
+Every item records its audience (:mod:`bot.audience`): ``direct`` (said in a direct room of
+its user), ``room:PLATFORM:ID`` (said in that shared room) or ``shared`` (made shared by the
+user: :meth:`MemoryBackend.share`, the ``shared/`` files' mirrors). The hooks that read
+(``inject``, ``prefetch``, ``search``, ``tools``, ``forget``) take the turn's
+:class:`~bot.audience.Audience` and give only what it :meth:`~bot.audience.Audience.sees`: a
+direct room everything, a shared room what was said there and what was made shared, filtered
+inside the search itself so another room's items never take a place in the pool. The writes
+take a label (``sync`` and ``extract`` from :attr:`TurnRecord.audience`, ``add`` its
+``audience``; a mirror's from the file's folder, :func:`~bot.audience.label_of_path`). A
+direct item said again in a shared room becomes that room's (a direct room still sees it);
+nothing else changes audience but :meth:`MemoryBackend.share`. Items from stores older than
+audiences are direct: private until the user shares them.
 
 None of them is called while the session is Off The Record: the session checks that, and
 backends may rely on it. ``add`` is the write path for a single candidate fact (compaction's
@@ -33,18 +37,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from bot.audience import DIRECT, DIRECT_ROOM, Audience
 from bot.tools import Tool
 
 __all__ = [
     "CATEGORIES",
-    "ROOM_KINDS",
     "AddResult",
     "Category",
     "MemoryBackend",
     "MemoryHit",
     "MemoryItem",
     "MemoryKind",
-    "RoomKind",
     "TurnRecord",
     "clamp_confidence",
     "format_citation",
@@ -53,11 +56,6 @@ __all__ = [
 
 Category = Literal["fact", "preference", "decision", "skill", "error"]
 CATEGORIES: tuple[Category, ...] = ("fact", "preference", "decision", "skill", "error")
-
-RoomKind = Literal["direct", "shared"]
-"""Where something was said: ``direct`` (the user alone with the persona) or ``shared`` (a
-room other people read)."""
-ROOM_KINDS: tuple[RoomKind, ...] = ("direct", "shared")
 
 MemoryKind = Literal["fact", "episode"]
 
@@ -72,9 +70,9 @@ class TurnRecord:
     at: datetime
     user: str
     persona: str
-    #: the kind of room the exchange happened in; what it teaches is recalled only there
-    #: (``direct``) or everywhere (``shared``)
-    room: RoomKind = "direct"
+    #: where the exchange happened (:mod:`bot.audience`): what it teaches is recalled only
+    #: by the rooms that label lets see it
+    audience: str = DIRECT
 
 
 @dataclass(slots=True)
@@ -87,8 +85,8 @@ class MemoryItem:
     created_at: datetime
     status: Literal["active", "superseded", "archived", "forgotten"] = "active"
     reinforced: int = 0
-    #: "shared" once the fact was stated in a shared room (or came from the file layer)
-    room: RoomKind = "direct"
+    #: who may be shown it (:mod:`bot.audience`): ``direct``, ``room:P:ID`` or ``shared``
+    audience: str = DIRECT
     #: a durable ``fact`` the write policy kept, or an ``episode``: one message as it was said
     kind: MemoryKind = "fact"
 
@@ -102,7 +100,7 @@ class MemoryItem:
             "confidence": self.confidence,
             "status": self.status,
             "reinforced": self.reinforced,
-            "room": self.room,
+            "audience": self.audience,
             "kind": self.kind,
             "created_at": self.created_at.isoformat(),
         }
@@ -135,16 +133,16 @@ def clamp_confidence(value: float) -> float:
     return min(1.0, max(0.0, value)) if value == value else 0.0
 
 
-def visible_in(item: MemoryItem, *, shared_room: bool) -> bool:
-    """Whether a turn in a shared room (or a direct one) may see ``item``."""
-    return not shared_room or item.room == "shared"
+def visible_in(item: MemoryItem, audience: Audience) -> bool:
+    """Whether a turn heard by ``audience`` may see ``item``."""
+    return audience.sees(item.audience)
 
 
 def format_citation(item: MemoryItem) -> str:
     """``[category · source · confidence]`` as every injected fact carries it; an episode's
     names the day it was said and where: ``[episode · 2026-05-09 · dm]`` (or ``group``)."""
     if item.kind == "episode":
-        where = "group" if item.room == "shared" else "dm"
+        where = "dm" if item.audience == DIRECT else "group"
         return f"[episode · {item.created_at:%Y-%m-%d} · {where}]"
     return f"[{item.category} · {item.source} · {item.confidence:.2f}]"
 
@@ -165,16 +163,16 @@ class MemoryBackend(ABC):
         return None
 
     @abstractmethod
-    async def inject(self, *, shared_room: bool = False) -> str:
-        """Text for the system prompt; empty when there is nothing to say. In a shared room
-        only what was learned in shared rooms."""
+    async def inject(self, *, audience: Audience = DIRECT_ROOM) -> str:
+        """Text for the system prompt; empty when there is nothing to say. Only what
+        ``audience`` sees."""
 
     async def prefetch(
-        self, query: str, *, limit: int = 8, shared_room: bool = False
+        self, query: str, *, limit: int = 8, audience: Audience = DIRECT_ROOM
     ) -> list[MemoryHit]:
-        """Memories relevant to ``query``, best first (in a shared room: shared ones only);
-        by default what ``search`` finds."""
-        return await self.search(query, limit=limit, shared_room=shared_room)
+        """Memories relevant to ``query`` that ``audience`` sees, best first; by default what
+        ``search`` finds."""
+        return await self.search(query, limit=limit, audience=audience)
 
     @abstractmethod
     async def sync(self, turn: TurnRecord) -> None:
@@ -196,24 +194,26 @@ class MemoryBackend(ABC):
         source: str,
         category: Category | None = None,
         force: bool = False,
-        room: RoomKind = "direct",
+        audience: str = DIRECT,
         confidence: float | None = None,
     ) -> AddResult:
-        """Store one candidate fact through the write policy, learned in a ``room`` of that
-        kind (a repeat from a shared room makes a direct item shared). ``confidence``, when
+        """Store one candidate fact through the write policy, said where the label
+        ``audience`` names (a repeat in a shared room makes a direct item that room's).
+        ``confidence``, when
         given, is what a new item is stored with (:func:`clamp_confidence`) in place of the
         policy's own: the session-end model that proposed the fact weighed it in context,
         the sentence rules cannot."""
 
     @abstractmethod
-    def tools(self, *, shared_room: bool = False) -> list[Tool]:
-        """The backend's own tools (search, add, forget) for the model, scoped to the room."""
+    def tools(self, *, audience: Audience = DIRECT_ROOM) -> list[Tool]:
+        """The backend's own tools (search, add, forget) for the model, scoped to
+        ``audience``: they find only what it sees, and ``add`` records its label."""
 
     # -- inspection, for the ``personad memory`` commands ------------------------------------
 
     @abstractmethod
     async def search(
-        self, query: str, *, limit: int = 10, shared_room: bool = False
+        self, query: str, *, limit: int = 10, audience: Audience = DIRECT_ROOM
     ) -> list[MemoryHit]:
         """Like ``prefetch`` but for a person: every hit carries its score parts."""
 
@@ -228,9 +228,15 @@ class MemoryBackend(ABC):
         """Everything known about one item: text, category, source, status, history."""
 
     @abstractmethod
-    async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
-        """Mark an item forgotten (never deleted); False if there is no such item, or, from a
-        shared room, none that room may see."""
+    async def forget(self, item_id: str, *, audience: Audience = DIRECT_ROOM) -> bool:
+        """Mark an item forgotten (never deleted); False if there is no such item that
+        ``audience`` sees."""
+
+    @abstractmethod
+    async def share(self, item_id: str, label: str) -> bool:
+        """Give an item (a fact or an episode) the audience ``label``: ``shared`` to let
+        every room know it, ``direct`` to make it private again (the user's ``/share`` and
+        ``/unshare``); recorded in the item's history. False if there is no such item."""
 
     @abstractmethod
     async def stats(self) -> dict[str, Any]:

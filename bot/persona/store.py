@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from bot.atomic import atomic_write_text
+from bot.audience import ROOMS_FOLDER, SHARED_FOLDER
 from bot.config import DEFAULT_LIMITS
 from bot.disk import run_blocking
 from bot.errors import PersonaError
@@ -272,12 +273,19 @@ class PersonaStore:
 
 
 def _checked(filename: str) -> str:
-    if (
-        not filename
-        or filename.startswith(".")
-        or os.sep in filename
-        or "/" in filename
-        or ".." in filename
+    """``NAME``, or an audience's copy of it (``shared/NAME``, ``rooms/ROOM/NAME``: see
+    :mod:`bot.audience`); anything else that could leave the folder is refused."""
+    parts = filename.split("/")
+    if len(parts) == 2 and parts[0] == SHARED_FOLDER or (
+        len(parts) == 3 and parts[0] == ROOMS_FOLDER
     ):
+        for part in parts:
+            _plain(part, filename)
+        return os.path.join(*parts)
+    return _plain(filename, filename)
+
+
+def _plain(part: str, filename: str) -> str:
+    if not part or part.startswith(".") or os.sep in part or "/" in part or ".." in part:
         raise PersonaError(f"refusing persona file name {filename!r}")
-    return filename
+    return part
