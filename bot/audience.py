@@ -35,6 +35,7 @@ __all__ = [
     "DIRECT_ROOM",
     "ROOMS_FOLDER",
     "ROOM_FILES",
+    "ROOM_NOTE",
     "SHARED",
     "SHARED_FILES",
     "SHARED_FOLDER",
@@ -44,6 +45,7 @@ __all__ = [
     "label_of_path",
     "room_folder",
     "room_label",
+    "room_note",
     "room_of_folder",
 ]
 
@@ -67,6 +69,8 @@ ROOM_FILES = frozenset(
     "USER.md MEMORY.md MEMORY_SHORT.md MEMORY_MID.md MEMORY_LONG.md REMINDERS.md SCRATCH.md"
     " TASKS.json CRONS.json".split()
 )
+#: the note that names a shared room's folder: its existence marks the room as shared
+ROOM_NOTE = "ROOM.md"
 #: characters a room id keeps in its folder's name; the rest are %-escaped
 _SAFE = "!:@+=,_-"
 
@@ -102,6 +106,17 @@ def room_folder(room_key: str) -> str:
         raise ValueError(f"{room_key!r} is not PLATFORM:ROOM")
     name = f"{quote(platform, safe='_-')}-{quote(room, safe=_SAFE)}"
     return f"{ROOMS_FOLDER}/{name}"
+
+
+def room_note(room_key: str) -> str:
+    """The text of a shared room's ``ROOM.md``."""
+    return (
+        f"# Shared room {room_key}\n\n"
+        "What the persona keeps of this room lives in this folder: its digests, the facts\n"
+        "promoted from it, its notes and tasks. Only this room (and the user's direct rooms)\n"
+        "see them. To let every room know something, put it in ../../shared/USER.md or\n"
+        "../../shared/MEMORY.md.\n"
+    )
 
 
 def room_of_folder(name: str) -> str | None:

@@ -12,6 +12,7 @@ from bot.identity import undo_command
 from bot.outbox import Refusal
 from bot.persona.names import validate_name
 from bot.session_search import search_command
+from bot.sharing import sharing_commands
 
 __all__: list[str] = []
 
@@ -211,6 +212,7 @@ for _command in (
     Command("users", "list configured users", _users, admin=True),
     undo_command(),
     search_command(),
+    *sharing_commands(),
 ):
     register(_command)
 

@@ -106,7 +106,7 @@ class Daemon:
         self.sessions: SessionManager | None = None
         self.router: Router | None = None
         self.distiller: Distiller | None = None
-        self.notifier = Notifier(config, self.adapters)
+        self.notifier = Notifier(config, self.adapters, self.store)
         self.jobs = Jobs()
         self.watchdog: Watchdog | None = None
         self.outbox = Outbox(

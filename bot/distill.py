@@ -6,6 +6,12 @@
   MEMORY_MID.md.
 * long (monthly, 1st 04:00, LLM): MEMORY_MID.md integrated into MEMORY_LONG.md.
 
+Each level runs once for every audience (:mod:`bot.audience`): the direct rooms' turns make
+the top-level files, read only by direct rooms; each shared room's turns make that room's
+own (``rooms/<room>/MEMORY_SHORT.md`` ...), so no digest ever carries one room's words into
+another's prompt. A turn whose room has no folder (an older log's, a direct room's) counts
+as direct.
+
 Budgets are soft caps in tokens (about four characters each). A failed or empty LLM answer
 never overwrites a memory file: the previous version stays. Off The Record conversations
 never reach a session log, so they never reach distillation either. Whatever is written goes
@@ -24,13 +30,14 @@ from typing import Literal
 
 import structlog
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.config import Config
 from bot.distill_schedule import DistillKind, DistillRuns
 from bot.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.memory.policy import redact_secrets
 from bot.persona.store import PersonaStore
-from bot.sessionlog import SessionLog
+from bot.sessionlog import SessionLog, blocks_by_room
 
 __all__ = ["DistillKind", "Distiller", "redact_session_text"]
 
@@ -130,10 +137,12 @@ class Distiller:
         try:
             if kind == "short":
                 outcome = await self.short(user, persona)
-            elif kind == "mid":
-                outcome = await self._llm_step(user, persona, "mid")
             else:
-                outcome = await self._llm_step(user, persona, "long")
+                outcomes = [
+                    await self._llm_step(user, persona, kind, audience)
+                    for audience in self.store.audiences(user, persona)
+                ]
+                outcome = " ".join(outcome for outcome in outcomes if outcome)
         except LLMError as exc:
             await self._record(user, persona, kind, "failed")
             log.error("distill.failed", kind=kind, error=str(exc))
@@ -145,45 +154,81 @@ class Distiller:
         return outcome
 
     async def short(self, user: str, persona: str) -> str:
+        """MEMORY_SHORT.md of every audience from its own turns of the newest days."""
         directory = self.store.directory(user, persona)
         sessions = SessionLog(directory, persona)
-        budget = self.config.distill.budget_short * CHARS_PER_TOKEN
-        chosen: list[tuple[str, str]] = []
-        used = 0
+        shared = set(self.store.shared_rooms(user, persona))
+        # newest day first: per audience, the day's text of that audience's rooms
+        days: list[tuple[str, dict[Audience, str]]] = []
         for day in reversed(sessions.days()):
-            text = sessions.path_for(day).read_text(encoding="utf-8", errors="replace").strip()
+            text = sessions.path_for(day).read_text(encoding="utf-8", errors="replace")
+            parts: dict[Audience, list[str]] = {}
+            for room, block in blocks_by_room(text):
+                audience = Audience(room) if room in shared else DIRECT_ROOM
+                parts.setdefault(audience, []).append(block)
+            days.append((day.isoformat(), {a: "\n\n".join(b) for a, b in parts.items()}))
+        refreshed = []
+        for audience in [DIRECT_ROOM, *(Audience(room) for room in sorted(shared))]:
+            count = await self._short_for(user, persona, audience, days)
+            if count:
+                refreshed.append(count)
+        if not refreshed:
+            return "No session logs to distill yet."
+        return (
+            f"Short-term memory refreshed from {max(refreshed)} day(s) of sessions"
+            f" ({len(refreshed)} audience(s))."
+        )
+
+    async def _short_for(
+        self,
+        user: str,
+        persona: str,
+        audience: Audience,
+        days: list[tuple[str, dict[Audience, str]]],
+    ) -> int:
+        """Write ``audience``'s MEMORY_SHORT.md from its part of ``days``; how many days it
+        holds (0: none had any of its turns, and the file is left as it was)."""
+        budget = self.config.distill.budget_short * CHARS_PER_TOKEN
+        chosen: list[str] = []
+        used = 0
+        for _day, parts in days:
+            text = parts.get(audience, "").strip()
             if not text:
                 continue
             if used + len(text) > budget:
                 if not chosen:
-                    chosen.append((day.isoformat(), text[-budget:]))
+                    chosen.append(text[-budget:])
                 break
-            chosen.append((day.isoformat(), text))
+            chosen.append(text)
             used += len(text)
         if not chosen:
-            return "No session logs to distill yet."
+            return 0
         chosen.reverse()
-        body = redact_session_text("\n\n".join(text for _day, text in chosen))
+        body = redact_session_text("\n\n".join(chosen))
         stamp = datetime.now(UTC).date().isoformat()
         document = f"# Recent sessions (distilled {stamp})\n\n{body}\n"
-        await self.store.write(user, persona, "MEMORY_SHORT.md", document)
-        return f"Short-term memory refreshed from {len(chosen)} day(s) of sessions."
+        await self.store.write(user, persona, audience.own("MEMORY_SHORT.md"), document)
+        return len(chosen)
 
-    async def _llm_step(self, user: str, persona: str, kind: Literal["mid", "long"]) -> str:
+    async def _llm_step(
+        self, user: str, persona: str, kind: Literal["mid", "long"], audience: Audience
+    ) -> str:
+        """One LLM level for one audience, from that audience's files only."""
+
         def read(name: str) -> str:
-            return self.store.read(user, persona, name).text.strip()
+            return self.store.read(user, persona, audience.own(name)).text.strip()
 
         if kind == "mid":
             source = read("MEMORY_SHORT.md")
             if not source:
-                return "Nothing in short-term memory to summarise yet."
+                return "Nothing in short-term memory to summarise yet." if audience.private else ""
             words = self.config.distill.budget_mid * 3 // 4
             prompt = _MID_PROMPT.format(user=user, persona=persona, words=words, text=source)
             target, role = "MEMORY_MID.md", "distill_mid"
         else:
             mid = read("MEMORY_MID.md")
             if not mid:
-                return "Nothing in mid-term memory to integrate yet."
+                return "Nothing in mid-term memory to integrate yet." if audience.private else ""
             words = self.config.distill.budget_long * 3 // 4
             prompt = _LONG_PROMPT.format(
                 user=user,
@@ -201,6 +246,7 @@ class Distiller:
         text = redact_secrets(completion.text.strip())
         if not text:
             raise LLMError("empty distillation", user_message="the model returned nothing")
-        await self.store.write(user, persona, target, text + "\n")
+        await self.store.write(user, persona, audience.own(target), text + "\n")
         label = "Mid-term" if kind == "mid" else "Long-term"
-        return f"{label} memory updated ({len(text)} characters)."
+        where = "" if audience.private else f" for room {audience.room}"
+        return f"{label} memory{where} updated ({len(text)} characters)."

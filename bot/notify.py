@@ -8,6 +8,11 @@ id). Only the first colon separates, so Matrix room ids keep theirs.
 :meth:`Notifier.notify` never raises: a notice is a courtesy, and a scheduler job that sends
 one must finish its real work regardless. It answers False, with a log line saying why, when
 the user has no room, the platform's adapter is not running, or the send failed.
+
+Some notices are private: a reminder's text, a scheduled job's answer. Those go only to a
+direct room: when the user's ``notification_room`` is a room one of the user's personas knows
+as shared (it has a folder for it, :mod:`bot.audience`), ``notify(..., private=True)`` sends
+:data:`HELD_BACK` there instead of the text, and ``personad check-config`` warns about it.
 """
 
 from __future__ import annotations
@@ -19,8 +24,34 @@ import structlog
 
 from adapters.base import Adapter
 from bot.config import Config
+from bot.errors import PersonaError
+from bot.persona.store import PersonaStore
 
-__all__ = ["Notifier", "parse_room"]
+__all__ = ["HELD_BACK", "Notifier", "parse_room", "shared_notification_room"]
+
+#: what a shared notification room gets in place of a private notice
+HELD_BACK = (
+    "🔒 A private notice was held back: this room is shared. Point notification_room at a"
+    " direct conversation to get it here."
+)
+
+
+def shared_notification_room(config: Config, store: PersonaStore, user: str) -> str | None:
+    """The user's ``notification_room`` when one of their personas knows it as a shared
+    room, else None."""
+    settings = config.users.get(user)
+    if settings is None or not settings.notification_room:
+        return None
+    room = settings.notification_room
+    try:
+        personas = store.list_personas(user)
+    except (OSError, PersonaError):
+        return None
+    for persona in personas:
+        if room in store.shared_rooms(user, persona):
+            return room
+    return None
+
 
 log = structlog.get_logger(__name__)
 
@@ -40,9 +71,16 @@ class Notifier:
     may pass its own live mapping and adapters restarted by the watchdog are picked up.
     """
 
-    def __init__(self, config: Config, adapters: Mapping[str, Adapter]) -> None:
+    def __init__(
+        self,
+        config: Config,
+        adapters: Mapping[str, Adapter],
+        store: PersonaStore | None = None,
+    ) -> None:
         self._config = config
         self._adapters = adapters
+        #: where shared rooms are known (without it, no room counts as shared)
+        self._store = store
 
     def room_for(self, user: str) -> tuple[str, str] | None:
         """The ``(platform, room)`` a user's notices go to, or None."""
@@ -54,8 +92,10 @@ class Notifier:
         except ValueError:
             return None
 
-    async def notify(self, user: str, text: str) -> bool:
-        """Send ``text`` to ``user``'s notification room; True once the platform took it."""
+    async def notify(self, user: str, text: str, *, private: bool = False) -> bool:
+        """Send ``text`` to ``user``'s notification room; True once the platform took it.
+        A ``private`` text is sent only to a room not known as shared; a shared one gets
+        :data:`HELD_BACK` instead."""
         if user not in self._config.users:
             log.warning("notify.skipped", user=user, reason="unknown user")
             return False
@@ -73,6 +113,10 @@ class Notifier:
         if not text.strip():
             log.warning("notify.skipped", user=user, platform=platform, reason="empty text")
             return False
+        if private and self._store is not None:
+            if shared_notification_room(self._config, self._store, user) is not None:
+                log.warning("notify.held_back", user=user, platform=platform)
+                text = HELD_BACK
         try:
             await adapter.send(room, text)
         except asyncio.CancelledError:

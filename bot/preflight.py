@@ -99,7 +99,27 @@ def check(path: Path | None, env: Mapping[str, str] | None = None) -> Findings:
         findings.problems += backend_problems(config.llm, env)
     if "daemon" not in wrong:
         findings.problems += data_dir_problems(config.data_dir)
+    findings.warnings += shared_notification_warnings(config)
     return findings
+
+
+def shared_notification_warnings(config: Config) -> list[str]:
+    """A warning for each user whose ``notification_room`` a persona knows as shared: private
+    notices (reminders, scheduled jobs' answers) are held back there."""
+    from bot.notify import shared_notification_room
+    from bot.persona.store import PersonaStore
+
+    store = PersonaStore(config.data_dir)
+    warnings = []
+    for user in config.users:
+        room = shared_notification_room(config, store, user)
+        if room is not None:
+            warnings.append(
+                f"users.{user}.notification_room: {room} is a shared room; reminders and"
+                " scheduled jobs' answers are private and will be held back there. Use a direct"
+                " conversation."
+            )
+    return warnings
 
 
 def ensure(findings: Findings, path: Path | None) -> Config:

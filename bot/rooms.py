@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import structlog
 
+from bot.audience import Audience
 from bot.errors import StoreError
-from bot.memory.base import RoomKind
 from bot.state import StateStore
 
 __all__ = ["ANY_ROOM", "OffTheRecord", "Room"]
@@ -40,8 +40,9 @@ class Room:
         return f"{self.platform}:{self.id}"
 
     @property
-    def kind(self) -> RoomKind:
-        return "shared" if self.shared else "direct"
+    def audience(self) -> Audience:
+        """Who hears what is said here (:mod:`bot.audience`)."""
+        return Audience.of(self.key, shared=self.shared)
 
 
 class OffTheRecord:

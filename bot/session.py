@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
 from zoneinfo import ZoneInfo
 
 import structlog
 
+from bot.audience import ROOM_NOTE, SHARED_FOLDER, Audience, room_folder, room_note
 from bot.compaction import CompactionResult, Compactor
 from bot.config import Config, UserConfig
 from bot.conversation import Entry, MessageCache
@@ -48,7 +48,10 @@ log = structlog.get_logger(__name__)
 
 Clock = Callable[[], datetime]
 
+#: the files whose lines the memory store keeps a copy of (for search); an audience's own
+#: copies (``rooms/<room>/MEMORY.md``) are mirrored when that room speaks
 _MIRRORED = ("MEMORY.md", "USER.md")
+_MIRRORED_SHARED = tuple(f"{SHARED_FOLDER}/{name}" for name in _MIRRORED)
 
 
 def utc_now() -> datetime:
@@ -109,10 +112,13 @@ class Session:
         self.tier = deps.config.prompt.default_tier
         self.last_active = time.monotonic()
         self._unextracted: list[TurnRecord] = []
+        #: the shared rooms whose folder is known to exist
+        self._room_folders: set[str] = set()
         self._mirrored: dict[str, str] = {}
-        self._tool_cache: dict[tuple[TurnMode, CallLimits, str], ToolRegistry] = {}
-        self._stable = StableCache()
-        self._stamp = partial(deps.store.stamp, user, persona)
+        self._tool_cache: dict[tuple[TurnMode, Audience, CallLimits, str], ToolRegistry] = {}
+        #: the persona text last rendered for each audience (a room never gets another's)
+        self._stable: dict[Audience, StableCache] = {}
+        self._limit = self._base_limit
         self.promoter = Promoter(deps.store, deps.config.prompt.limit)
         self.compactor = Compactor(
             window_tokens=deps.context_window,
@@ -222,29 +228,45 @@ class Session:
             log.error("promotion.failed", reason=reason, error=str(exc))
         return stored
 
+    def _base_limit(self, name: str) -> int:
+        return self.deps.config.prompt.limit(name)
+
+    def _stamp_for(self, audience: Audience) -> Callable[[], object]:
+        """The stamp of every folder a prompt of ``audience`` reads (None while any of them
+        cannot promise one)."""
+        store, user, persona = self.deps.store, self.user, self.persona
+        folders = ("", SHARED_FOLDER, *((audience.folder,) if audience.folder else ()))
+
+        def stamp() -> object:
+            stamps = tuple(store.stamp(user, persona, folder) for folder in folders)
+            return None if any(found is None for found in stamps) else stamps
+
+        return stamp
+
     # -- memory -----------------------------------------------------------------------------
 
-    async def _mirror_files(self) -> None:
+    async def _mirror_files(self, audience: Audience) -> None:
         assert self.memory is not None
-        for name in _MIRRORED:
+        own = tuple(audience.own(name) for name in _MIRRORED) if audience.room else ()
+        for name in (*_MIRRORED, *_MIRRORED_SHARED, *own):
             text = self.deps.store.read(self.user, self.persona, name).text
             if self._mirrored.get(name) != text:
                 await self.memory.mirror(name, text)
                 self._mirrored[name] = text
 
     async def _recall(
-        self, text: str, *, otr: bool, shared_room: bool
+        self, text: str, *, otr: bool, audience: Audience
     ) -> tuple[str, list[MemoryHit]]:
-        """What memory brings to a turn; in a shared room only what was learned in shared
-        rooms (and the file layer)."""
+        """What memory brings to a turn: only what ``audience`` may see (a shared room: what
+        was said there and what was made shared)."""
         if self.memory is None or otr:
             return "", []
         try:
             limit = self.deps.config.memory.recall_limit
             no_recall: list[MemoryHit] = []
             inject, hits = await asyncio.gather(
-                self.memory.inject(shared_room=shared_room),
-                self.memory.prefetch(text, limit=limit, shared_room=shared_room)
+                self.memory.inject(audience=audience),
+                self.memory.prefetch(text, limit=limit, audience=audience)
                 if limit
                 else asyncio.sleep(0, result=no_recall),
             )
@@ -265,7 +287,7 @@ class Session:
             at=outcome.user_entry.at,
             user=self.user,
             persona=self.persona,
-            room=outcome.room.kind,
+            audience=outcome.room.audience.label,
         )
         self._unextracted.append(record)
         if self.memory is None:
@@ -273,7 +295,7 @@ class Session:
         try:
             # the file layer is in the prompt already; its copy in the store (for search) is
             # brought up to date after the answer, so a new persona's first turn waits for none
-            await self._mirror_files()
+            await self._mirror_files(outcome.room.audience)
         except Exception as exc:
             log.error("memory.mirror_failed", error=str(exc))
         try:
@@ -309,7 +331,7 @@ class Session:
         async def promote(text: str, source: str) -> object:
             if memory is None:
                 return None
-            return await memory.add(text, source=source, room=room.kind)
+            return await memory.add(text, source=source, audience=room.audience.label)
 
         if not force and not self.compactor.needs(system_chars, conversation.entries):
             return None
@@ -320,13 +342,14 @@ class Session:
         log.info("session.compacted", promoted=len(result.promoted), kept=len(result.entries))
         return result
 
-    def _tools(self, otr: bool, zone: ZoneInfo, shared_room: bool = False) -> ToolRegistry:
-        """The turn's tools, built once per session and mode; the gate
-        (:mod:`bot.tools.gate`) decides which of them the turn may use."""
+    def _tools(self, otr: bool, zone: ZoneInfo, audience: Audience) -> ToolRegistry:
+        """The turn's tools, built once per session, mode and audience; the gate
+        (:mod:`bot.tools.gate`) decides which of them the turn may use, and each works on
+        the files of the turn's audience."""
         llm = self.deps.config.llm
-        mode = TurnMode(otr=otr, shared_room=shared_room, admin=self.user_config.admin)
+        mode = TurnMode(otr=otr, shared_room=not audience.private, admin=self.user_config.admin)
         limits = CallLimits(llm.max_tool_calls_per_step, llm.max_tool_calls_per_turn)
-        key = (mode, limits, zone.key)
+        key = (mode, audience, limits, zone.key)
         cached = self._tool_cache.get(key)
         if cached is None:
             cached = self._tool_cache[key] = turn_tools(
@@ -336,9 +359,8 @@ class Session:
                 zone,
                 mode=mode,
                 limits=limits,
-                memory=(
-                    self.memory.tools(shared_room=shared_room) if self.memory is not None else ()
-                ),
+                audience=audience,
+                memory=(self.memory.tools(audience=audience) if self.memory is not None else ()),
                 clock=self.deps.clock,
             )
         return cached
@@ -356,6 +378,23 @@ class Session:
             await self.log.append([LoggedTurn(self.user, user_entry)], zone)
         except Exception as exc:
             log.error("sessionlog.append_failed", error=str(exc))
+
+    async def _keep_room_folder(self, room: Room) -> None:
+        """Make the shared room's folder (``rooms/<room>/ROOM.md``) before its first turn is
+        logged: its name is how distillation knows the room's turns are not a direct room's."""
+        if room.key in self._room_folders:
+            return
+        name = f"{room_folder(room.key)}/{ROOM_NOTE}"
+        store = self.deps.store
+        if not (await store.load(self.user, self.persona, name)).text:
+            await store.write(self.user, self.persona, name, room_note(room.key))
+        self._room_folders.add(room.key)
+
+    def _stable_cache(self, audience: Audience) -> StableCache:
+        cache = self._stable.get(audience)
+        if cache is None:
+            cache = self._stable[audience] = StableCache()
+        return cache
 
     # -- the turn ---------------------------------------------------------------------------
 
@@ -418,7 +457,8 @@ class Session:
         user_entry = kept or Entry(
             "user", text, now, platform, otr=otr, event_id=event_id, room=room.key
         )
-        inject, recalled = await self._recall(text, otr=otr, shared_room=room.shared)
+        audience = room.audience
+        inject, recalled = await self._recall(text, otr=otr, audience=audience)
 
         def read(name: str) -> FileText:
             file = store.read(self.user, self.persona, name)
@@ -428,18 +468,19 @@ class Session:
 
         system = build_system_prompt(
             read=read,
-            limit=config.prompt.limit,
+            limit=self._limit,
             tier=self.tier,
             now=now,
             otr=otr,
             inject_datetime=config.llm.roles["chat"].inject_datetime,
             memory_inject=inject,
             recalled=recalled,
-            cache=self._stable,
-            stamp=self._stamp,
+            cache=self._stable_cache(audience),
+            stamp=self._stamp_for(audience),
+            audience=audience,
         )
         await self.compact(room, force=False, system_chars=system.chars())
-        tools = self._tools(otr, zone, shared_room=room.shared)
+        tools = self._tools(otr, zone, audience)
 
         async def ask() -> ToolLoopResult:
             return await run_tool_loop(
@@ -469,10 +510,16 @@ class Session:
                 raise
         reply = result.text.strip() or "(no answer)"
         reply_entry = Entry(
-            "assistant", reply, self.deps.clock().astimezone(zone), platform, otr=otr,
+            "assistant",
+            reply,
+            self.deps.clock().astimezone(zone),
+            platform,
+            otr=otr,
             room=room.key,
         )
         if not otr:
+            if room.shared:
+                await self._keep_room_folder(room)
             logged = [LoggedTurn(self.persona, reply_entry)]
             if kept is None:
                 logged.insert(0, LoggedTurn(self.user, user_entry))

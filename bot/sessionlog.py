@@ -37,7 +37,7 @@ from bot.conversation import Entry
 from bot.disk import run_blocking
 from bot.nofollow import LinkRefused, read_own_text
 
-__all__ = ["LoggedTurn", "NewConversation", "SessionLog"]
+__all__ = ["LoggedTurn", "NewConversation", "SessionLog", "blocks_by_room"]
 
 log = structlog.get_logger(__name__)
 
@@ -56,6 +56,32 @@ class NewConversation:
 class LoggedTurn:
     speaker: str
     entry: Entry
+
+
+def blocks_by_room(text: str) -> list[tuple[str, str]]:
+    """A day's log text cut into its headed blocks (a message, or an event), each with the
+    room it names (``platform:id``; "" for an older log's platform-only heading and for an
+    event that names no room), in order. The file's own header is left out."""
+    blocks: list[tuple[str, str]] = []
+    room, lines = "", list[str]()
+    started = False
+    for line in text.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            if started:
+                blocks.append((room, "\n".join(lines).strip()))
+            started, lines = True, [line]
+            rest = match.group(3)
+            where = rest.rpartition(" · ")[2]
+            if match.group(2) == "event":
+                what, _, where = rest.partition(" · ")
+                where = where if what == "new conversation" else ""
+            room = where if ":" in where else ""
+        elif started:
+            lines.append(line)
+    if started:
+        blocks.append((room, "\n".join(lines).strip()))
+    return blocks
 
 
 def _escape(text: str) -> str:

@@ -2,7 +2,10 @@
 
 Tier 1 is IDENTITY alone; tier 2 adds the files of everyday chat; tier 3 adds long-term memory
 and the tier notes; tier 4 adds the scratchpad and task list. Each file is cut at its
-configured character limit with a visible marker, and a missing file is skipped.
+configured character limit with a visible marker, and a missing file is skipped. Which copy of
+a file a room reads is its audience's (:meth:`bot.audience.Audience.prompt_files`): a shared
+room reads the persona's character, what the user made shared and its own memory files, never
+a direct room's nor another room's.
 
 Seed 000 prepends the ``--- System ---`` block. personad places it *after* the persona text
 instead: the persona text is then an identical prefix from one request to the next, which
@@ -16,6 +19,7 @@ from collections.abc import Callable, Hashable, Sequence
 from datetime import datetime
 from functools import lru_cache
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.llm.base import SystemPrompt
 from bot.memory.base import MemoryHit
 from bot.persona.store import FileText
@@ -27,6 +31,7 @@ __all__ = [
     "build_system_prompt",
     "datetime_line",
     "files_for_tier",
+    "prompt_files",
     "render_file",
 ]
 
@@ -65,6 +70,12 @@ _TIER_NAMES = {
     tier: tuple(name for level in range(1, tier + 1) for name in TIER_FILES[level])
     for tier in TIER_FILES
 }
+
+
+def prompt_files(tier: int, audience: Audience = DIRECT_ROOM) -> list[str]:
+    """The paths (inside the persona's folder) a prompt of ``tier`` heard by ``audience``
+    reads, in prompt order."""
+    return audience.prompt_files(files_for_tier(tier))
 
 
 def render_file(file: FileText, limit: int) -> str:
@@ -155,16 +166,18 @@ def build_system_prompt(
     recalled: Sequence[MemoryHit] = (),
     cache: StableCache | None = None,
     stamp: Callable[[], Hashable | None] | None = None,
+    audience: Audience = DIRECT_ROOM,
 ) -> SystemPrompt:
-    """Assemble the prompt; ``read(name)`` gives a persona file, ``limit(name)`` its cap.
-    With ``cache``, unchanged persona text is not rendered again; with ``stamp`` too (the
-    store's stamp of the persona's folder), not even read again while the stamp holds."""
+    """Assemble the prompt heard by ``audience``; ``read(path)`` gives a persona file,
+    ``limit(name)`` the cap of a file of that name. With ``cache`` (one per audience),
+    unchanged persona text is not rendered again; with ``stamp`` too (the store's stamp of
+    the folders the prompt reads), not even read again while the stamp holds."""
     cache = cache or StableCache()
     stable = cache.current(_key(stamp, tier, limit))
     if stable is None:
-        names = files_for_tier(tier)
+        names = prompt_files(tier, audience)
         files = tuple(read(name) for name in names)
-        limits = tuple(limit(name) for name in names)
+        limits = tuple(limit(name.rpartition("/")[2]) for name in names)
         # the stamp after the reads, which may have loaded files and so moved it
         stable = cache.render(files, limits, _key(stamp, tier, limit))
     system_lines = []

@@ -1,7 +1,8 @@
 """The file layer grows: facts promoted into USER.md and MEMORY.md at the end of a session.
 
-"Frequent and durable lives in the files". The file layer is in the prompt of EVERY room,
-shared ones included, so only what is safe there is promoted:
+"Frequent and durable lives in the files". USER.md and MEMORY.md at the top of the persona's
+folder are read by the user's direct rooms only (:mod:`bot.audience`), so what is promoted
+keeps the audience it was said to:
 
 * only what the user said in a direct room (the user alone with the persona), and
 * only when they asked for it to be remembered ("remember that ...", "lembra que ...", in any
@@ -30,6 +31,7 @@ from datetime import datetime
 
 import structlog
 
+from bot.audience import DIRECT
 from bot.disk import run_blocking
 from bot.identity.changelog import Change, append_change, next_id, read_changes
 from bot.identity.files import read_identity_file, write_identity_file
@@ -96,7 +98,7 @@ def _candidates(turns: Sequence[TurnRecord]) -> list[Candidate]:
     """What the direct-room turns of one session offer, once each."""
     found: dict[str, Candidate] = {}
     for turn in turns:
-        if turn.room != "direct":
+        if turn.audience != DIRECT:
             continue
         for sentence in split_candidates(turn.user_text):
             if find_secrets(sentence):

@@ -22,7 +22,14 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from bot.atomic import atomic_write_text
-from bot.audience import ROOMS_FOLDER, SHARED_FOLDER
+from bot.audience import (
+    DIRECT_ROOM,
+    ROOM_NOTE,
+    ROOMS_FOLDER,
+    SHARED_FOLDER,
+    Audience,
+    room_of_folder,
+)
 from bot.config import DEFAULT_LIMITS
 from bot.disk import run_blocking
 from bot.errors import PersonaError
@@ -125,7 +132,7 @@ class PersonaStore:
         self._dirs: dict[tuple[str, str], Path] = {}
         #: (user, persona, filename) -> the file's path as text
         self._paths: dict[tuple[str, str, str], str] = {}
-        self._folders: dict[tuple[str, str], str] = {}
+        self._folders: dict[tuple[str, str, str], str] = {}
 
     def directory(self, user: str, persona: str) -> Path:
         """The persona's folder (the names are validated the first time they are seen)."""
@@ -139,8 +146,9 @@ class PersonaStore:
 
     def _read_limit(self, filename: str) -> int | None:
         """How many bytes of ``filename`` can be used; None: all (it is rewritten)."""
-        if filename in PROMPT_ONLY_FILES:
-            return 4 * self._limit(filename) + 4
+        name = filename.rpartition("/")[2]  # an audience's copy is capped as the file is
+        if name in PROMPT_ONLY_FILES:
+            return 4 * self._limit(name) + 4
         return None
 
     def file_path(self, user: str, persona: str, filename: str) -> Path:
@@ -181,6 +189,25 @@ class PersonaStore:
             return []
         return sorted(p.name for p in self.data_dir.iterdir() if (p / "persona").is_dir())
 
+    def shared_rooms(self, user: str, persona: str) -> list[str]:
+        """The ``platform:id`` of every shared room the persona has a folder for
+        (``rooms/<room>/ROOM.md``, :mod:`bot.audience`), sorted."""
+        root = self.directory(user, persona) / ROOMS_FOLDER
+        if not root.is_dir() or root.is_symlink():
+            return []
+        found = []
+        for folder in root.iterdir():
+            room = room_of_folder(folder.name)
+            note = folder / ROOM_NOTE
+            if room and not folder.is_symlink() and note.is_file() and not note.is_symlink():
+                found.append(room)
+        return sorted(found)
+
+    def audiences(self, user: str, persona: str) -> list[Audience]:
+        """Every audience the persona keeps files for: its direct rooms, then each shared
+        room with a folder."""
+        return [DIRECT_ROOM, *(Audience(room) for room in self.shared_rooms(user, persona))]
+
     def lock(self, user: str, persona: str) -> asyncio.Lock:
         directory = self.directory(user, persona)
         lock = self._locks.get(directory)
@@ -197,12 +224,15 @@ class PersonaStore:
         """
         return self._files.read(self._path(user, persona, filename), filename)
 
-    def stamp(self, user: str, persona: str) -> Hashable | None:
-        """Equal from one call to the next while reads of the persona's files return the same
-        texts; ``None`` when that cannot be promised (see :meth:`FileCache.stamp`)."""
-        folder = self._folders.get((user, persona))
+    def stamp(self, user: str, persona: str, subfolder: str = "") -> Hashable | None:
+        """Equal from one call to the next while reads of the files of the persona's folder
+        (or of ``subfolder`` in it, such as ``shared``) return the same texts; ``None`` when
+        that cannot be promised (see :meth:`FileCache.stamp`)."""
+        folder = self._folders.get((user, persona, subfolder))
         if folder is None:
-            folder = self._folders[(user, persona)] = os.fspath(self.directory(user, persona))
+            top = os.fspath(self.directory(user, persona))
+            folder = os.path.join(top, _checked(subfolder + "/x")[:-2]) if subfolder else top
+            self._folders[(user, persona, subfolder)] = folder
         return self._files.stamp(folder)
 
     async def load(self, user: str, persona: str, filename: str) -> FileText:
@@ -276,7 +306,7 @@ def _checked(filename: str) -> str:
     """``NAME``, or an audience's copy of it (``shared/NAME``, ``rooms/ROOM/NAME``: see
     :mod:`bot.audience`); anything else that could leave the folder is refused."""
     parts = filename.split("/")
-    if len(parts) == 2 and parts[0] == SHARED_FOLDER or (
+    if (len(parts) == 2 and parts[0] == SHARED_FOLDER) or (
         len(parts) == 3 and parts[0] == ROOMS_FOLDER
     ):
         for part in parts:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock, utc_now
 from bot.tools.crons.tools import cron_tools
@@ -23,13 +24,22 @@ __all__ = ["persona_tools", "turn_tools"]
 
 
 def persona_tools(
-    store: PersonaStore, user: str, persona: str, zone: ZoneInfo, *, clock: Clock = utc_now
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    zone: ZoneInfo,
+    *,
+    clock: Clock = utc_now,
+    audience: Audience = DIRECT_ROOM,
 ) -> list[Tool]:
-    """The scratchpad, reminder, task and scheduled-job tools of one persona."""
+    """The scratchpad, reminder, task and scheduled-job tools of one persona. The
+    scratchpad and task list are ``audience``'s own; reminders and scheduled jobs are the
+    user's (their notices go to the user's own notification room), so a shared room may add
+    one but not list them."""
     return [
-        *scratch_tools(store, user, persona),
+        *scratch_tools(store, user, persona, audience),
         *reminder_tools(store, user, persona, zone, clock),
-        *task_tools(store, user, persona, zone, clock),
+        *task_tools(store, user, persona, zone, clock, audience),
         *cron_tools(store, user, persona, zone, clock),
     ]
 
@@ -44,7 +54,9 @@ def turn_tools(
     limits: CallLimits,
     memory: Sequence[Tool] = (),
     clock: Clock = utc_now,
+    audience: Audience = DIRECT_ROOM,
 ) -> ToolRegistry:
-    """The registry of one turn: every tool, each allowed or withheld by the gate."""
-    tools = persona_tools(store, user, persona, zone, clock=clock)
+    """The registry of one turn heard by ``audience``: every tool, each allowed or withheld
+    by the gate."""
+    tools = persona_tools(store, user, persona, zone, clock=clock, audience=audience)
     return gate([*tools, *memory], mode, limits)

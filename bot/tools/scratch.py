@@ -1,9 +1,11 @@
-"""The scratchpad tools for the model: read and write the persona's SCRATCH.md."""
+"""The scratchpad tools for the model: read and write the persona's SCRATCH.md (a shared
+room's own: ``rooms/<room>/SCRATCH.md``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.registry import Tool, ToolFailed, saving
 
@@ -12,9 +14,15 @@ __all__ = ["SCRATCH_LIMIT", "scratch_tools"]
 SCRATCH_LIMIT = 20_000
 
 
-def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
+def scratch_tools(
+    store: PersonaStore, user: str, persona: str, audience: Audience = DIRECT_ROOM
+) -> list[Tool]:
+    """Read and write the scratchpad of ``audience``: in a shared room its own, which shows
+    nothing private, so it is not withheld there."""
+    path = audience.own("SCRATCH.md")
+
     async def read(_args: dict[str, Any]) -> str:
-        file = store.read(user, persona, "SCRATCH.md")
+        file = store.read(user, persona, path)
         if file.problem:
             raise ToolFailed(file.problem)
         return file.text or "(the scratchpad is empty)"
@@ -27,16 +35,14 @@ def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
         if mode not in ("replace", "append"):
             raise ToolFailed("'mode' must be 'replace' or 'append'")
         if mode == "append":
-            current = store.read(user, persona, "SCRATCH.md").text
+            current = store.read(user, persona, path).text
             text = (current.rstrip("\n") + "\n" + text) if current.strip() else text
         if len(text) > SCRATCH_LIMIT:
             raise ToolFailed(
                 f"the scratchpad holds at most {SCRATCH_LIMIT} characters; shorten it first"
             )
-        with saving("SCRATCH.md"):
-            await store.write(
-                user, persona, "SCRATCH.md", text if text.endswith("\n") else text + "\n"
-            )
+        with saving(path):
+            await store.write(user, persona, path, text if text.endswith("\n") else text + "\n")
         return f"Scratchpad saved ({len(text)} characters)."
 
     return [
@@ -45,7 +51,7 @@ def scratch_tools(store: PersonaStore, user: str, persona: str) -> list[Tool]:
             description="Read your scratchpad (SCRATCH.md): notes you keep during longer tasks.",
             input_schema={"type": "object", "properties": {}},
             handler=read,
-            private=True,
+            private=audience.private,
         ),
         Tool(
             name="scratch_write",

@@ -19,6 +19,7 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
 from bot.tools.jsonlist import (
@@ -124,16 +125,25 @@ def _pick(items: list[Item], args: dict[str, Any], statuses: tuple[str, ...]) ->
 
 
 def task_tools(
-    store: PersonaStore, user: str, persona: str, zone: ZoneInfo, clock: Clock
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    zone: ZoneInfo,
+    clock: Clock,
+    audience: Audience = DIRECT_ROOM,
 ) -> list[Tool]:
-    """``task_add``, ``task_list``, ``task_done`` and ``task_remove`` for one persona."""
+    """``task_add``, ``task_list``, ``task_done`` and ``task_remove`` for one persona, on
+    the task list of ``audience`` (a shared room keeps its own, ``rooms/<room>/TASKS.json``;
+    it shows nothing private, so it is not withheld there)."""
+    path = audience.own(FILENAME)
+    private = audience.private
 
     def stamp() -> str:
         return clock().astimezone(zone).isoformat(timespec="minutes")
 
     async def edit(change: Callable[[list[Item]], str]) -> str:
-        with corrupt_file_as_tool_failure(FILENAME):
-            return await edit_json_list(store, user, persona, FILENAME, change)
+        with corrupt_file_as_tool_failure(path):
+            return await edit_json_list(store, user, persona, path, change)
 
     async def add(args: dict[str, Any]) -> str:
         title = _title_arg(args.get("title"))
@@ -151,8 +161,8 @@ def task_tools(
         return await edit(change)
 
     async def list_(args: dict[str, Any]) -> str:
-        with corrupt_file_as_tool_failure(FILENAME):
-            items = load_json_list(store, user, persona, FILENAME)
+        with corrupt_file_as_tool_failure(path):
+            items = load_json_list(store, user, persona, path)
         wanted = ("open", "done") if args.get("include_done") else ("open",)
         shown = [_describe(item) for item in items if item.get("status", "open") in wanted]
         return "\n".join(shown) if shown else "No open tasks."
@@ -169,7 +179,7 @@ def task_tools(
         def change(items: list[Item]) -> str:
             task = _pick(items, args, ("open", "done"))
             task["status"], task["removed_at"] = "removed", stamp()
-            return f"Removed from the list (kept in TASKS.json as removed): {_title(task)}"
+            return f"Removed from the list (kept in {path} as removed): {_title(task)}"
 
         return await edit(change)
 
@@ -203,7 +213,7 @@ def task_tools(
                 "properties": {"include_done": {"type": "boolean"}},
             },
             handler=list_,
-            private=True,
+            private=private,
         ),
         Tool(
             name="task_done",
@@ -211,7 +221,7 @@ def task_tools(
             input_schema=pick_schema,
             handler=done,
             persists=True,
-            private=True,
+            private=private,
         ),
         Tool(
             name="task_remove",
@@ -219,6 +229,6 @@ def task_tools(
             input_schema=pick_schema,
             handler=remove,
             persists=True,
-            private=True,
+            private=private,
         ),
     ]

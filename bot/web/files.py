@@ -5,6 +5,10 @@ edit lock, an ``edit`` entry in the changelog) and every changelog entry not und
 Undo. SOUL.md, the persona's values, is saved only after its user confirms. A text over the
 file's limit is saved (nothing is lost) with a warning that the prompt will cut it; a JSON
 file that does not parse is refused with the text kept in the form.
+
+Beside the persona's own files the panel lists what is shared with every room
+(``shared/USER.md``, ``shared/MEMORY.md``) and each shared room's own files
+(``rooms/<room>/...``), each with the audience it is read by (:mod:`bot.audience`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,15 @@ from urllib.parse import urlencode
 from aiohttp import web
 from markupsafe import Markup
 
+from bot.audience import (
+    ROOM_FILES,
+    SHARED_FILES,
+    SHARED_FOLDER,
+    Audience,
+    describe,
+    label_of_path,
+    room_of_folder,
+)
 from bot.commands import COMMANDS
 from bot.errors import PersonaError
 from bot.identity.changelog import read_changes
@@ -32,12 +45,26 @@ NEAR_LIMIT = 0.8
 #: files the prompt never loads, so they have no limit
 _UNLIMITED = ("HELP.md", "CRONS.json")
 _BASE = "/u/{user}/{persona}/files"
+#: a file's name in an address: ``NAME``, ``shared/NAME`` or ``rooms/ROOM/NAME``
+_NAME = "{name:(?:shared/|rooms/[^/]+/)?[^/]+}"
+_SHARED_PATHS = tuple(f"{SHARED_FOLDER}/{name}" for name in SHARED_FILES)
 
 
 def _limit(request: web.Request, filename: str) -> int | None:
-    if filename in _UNLIMITED:
+    name = filename.rpartition("/")[2]
+    if name in _UNLIMITED:
         return None
-    return console(request).daemon.config.prompt.limit(filename)
+    return console(request).daemon.config.prompt.limit(name)
+
+
+def _panel_files(request: web.Request, user: str, persona: str) -> list[str]:
+    """The persona's files, then what every room shares, then each shared room's own."""
+    store = console(request).daemon.store
+    names = [*PERSONA_FILES, *_SHARED_PATHS]
+    for room in store.shared_rooms(user, persona):
+        audience = Audience(room)
+        names += sorted(audience.own(name) for name in ROOM_FILES)
+    return names
 
 
 def _usage(size: int, limit: int | None) -> dict[str, object]:
@@ -66,10 +93,13 @@ async def panel(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     store = console(request).daemon.store
     files = []
-    for name in PERSONA_FILES:
+    for name in _panel_files(request, user, persona):
         file = await store.load(user, persona, name)
+        if "/" in name and not file.text and name not in _SHARED_PATHS:
+            continue  # a room's file not written yet
         usage = _usage(len(file.text), _limit(request, name))
-        files.append({"name": name, "problem": file.problem, **usage})
+        audience = "" if "/" not in name else describe(label_of_path(name))
+        files.append({"name": name, "problem": file.problem, "audience": audience, **usage})
     changes = await read_changes(store, user, persona)
     undoable = {c.id for c in undoable_changes(changes)}
     persona_help = store.read(user, persona, "HELP.md").text
@@ -87,9 +117,14 @@ async def panel(request: web.Request) -> web.Response:
 
 
 def _editable(filename: str) -> str:
-    if filename not in PERSONA_FILES:
-        raise web.HTTPNotFound(text="There is no such persona file.")
-    return filename
+    parts = filename.split("/")
+    if (
+        filename in PERSONA_FILES
+        or filename in _SHARED_PATHS
+        or (len(parts) == 3 and room_of_folder(parts[1]) is not None and parts[2] in ROOM_FILES)
+    ):
+        return filename
+    raise web.HTTPNotFound(text="There is no such persona file.")
 
 
 async def _editor(
@@ -110,7 +145,7 @@ async def _editor(
     return response
 
 
-@routes.get(_BASE + "/{name}")
+@routes.get(_BASE + "/" + _NAME)
 async def view(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     filename = _editable(request.match_info["name"])
@@ -118,7 +153,7 @@ async def view(request: web.Request) -> web.Response:
     return await _editor(request, filename, file.text, file.problem or "")
 
 
-@routes.post(_BASE + "/{name}")
+@routes.post(_BASE + "/" + _NAME)
 async def save(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     filename = _editable(request.match_info["name"])

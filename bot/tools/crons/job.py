@@ -169,7 +169,7 @@ class _PersonaRun:
             return
         written = stamp_of(waiting.get("at"))
         note = f"\n(written {written:%Y-%m-%d %H:%M})" if written else ""
-        if await self.notifier.notify(self.user, waiting["text"] + note):
+        if await self.notifier.notify(self.user, waiting["text"] + note, private=True):
             await self.update(job["id"], {}, drop=("undelivered",))
             self.sent += 1
 
@@ -201,7 +201,7 @@ class _PersonaRun:
             await self.update(job_id, {"last_attempt": stamp, "last_error": failure})
             return
         text = f"🗓️ {persona.capitalize()} (scheduled job #{job_id}):\n{answer}"
-        delivered = await self.notifier.notify(user, text)
+        delivered = await self.notifier.notify(user, text, private=True)
         update: dict[str, Any] = {"last_run": stamp, "last_attempt": stamp}
         if not delivered:
             update["undelivered"] = {"text": text, "at": stamp}

@@ -70,7 +70,8 @@ async def surface_due(
         return 0
     sent: list[tuple[Reminder, str]] = []
     for reminder in pending:
-        if not await notifier.notify(user, format_notice(reminder, persona, local)):
+        notice = format_notice(reminder, persona, local)
+        if not await notifier.notify(user, notice, private=True):
             log.info("reminder.deferred", user=user, persona=persona, line=reminder.line)
             continue
         if reminder.every is None:

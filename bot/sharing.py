@@ -1,0 +1,110 @@
+"""What the user lets every room know: ``/shared``, ``/share`` and ``/unshare``.
+
+Everything the persona keeps is private to the room it was said in (:mod:`bot.audience`);
+these commands are how a user makes something known in every room on purpose, and takes it
+back. They work in a direct room only: from a shared room, nothing private may be named.
+
+* ``/shared`` lists what every room may know: the lines of ``shared/USER.md`` and
+  ``shared/MEMORY.md`` and the memory items made shared.
+* ``/share ID`` makes the memory item ``ID`` known everywhere; ``/share TEXT`` adds TEXT as
+  a line of ``shared/USER.md`` (through the identity changelog, so ``/undo`` takes it back).
+  A text that holds a secret is refused.
+* ``/unshare ID`` makes the item private again; ``/unshare TEXT`` removes the line of
+  ``shared/USER.md`` that holds TEXT.
+"""
+
+from __future__ import annotations
+
+from bot.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER
+from bot.commands import Command, CommandContext
+from bot.memory.policy_secrets import looks_secret
+from bot.web.edits import edit_file
+
+__all__ = ["SHARED_USER", "sharing_commands"]
+
+SHARED_USER = f"{SHARED_FOLDER}/USER.md"
+_HEADER = "# Shared with every room\n\n"
+_ONLY_DIRECT = "What is shared is changed in a direct conversation with me, not in a shared room."
+
+
+def _looks_like_id(text: str) -> bool:
+    return " " not in text and any(ch.isdigit() for ch in text) and len(text) <= 40
+
+
+async def _shared(ctx: CommandContext) -> str:
+    if ctx.room.shared:
+        return _ONLY_DIRECT
+    store = ctx.router.store
+    lines = ["**Known in every room:**"]
+    for name in SHARED_FILES:
+        path = f"{SHARED_FOLDER}/{name}"
+        text = store.read(ctx.user, ctx.persona, path).text
+        kept = [line for line in text.splitlines() if line.strip().startswith(("-", "*"))]
+        lines += [f"- {path}: {line.strip().lstrip('-* ')}" for line in kept]
+    session = await ctx.router.sessions.get(ctx.user, ctx.persona)
+    if session.memory is not None:
+        items = await session.memory.list_items(limit=200)
+        lines += [f"- memory {item.id}: {item.text}" for item in items if item.audience == SHARED]
+    if len(lines) == 1:
+        return (
+            "Nothing is shared: everything I keep stays in the room it was said in. Use"
+            " `/share TEXT` to let every room know something."
+        )
+    return "\n".join(lines)
+
+
+async def _share(ctx: CommandContext) -> str:
+    return await _change(ctx, share=True)
+
+
+async def _unshare(ctx: CommandContext) -> str:
+    return await _change(ctx, share=False)
+
+
+async def _change(ctx: CommandContext, *, share: bool) -> str:
+    if ctx.room.shared:
+        return _ONLY_DIRECT
+    what = " ".join(ctx.args).strip()
+    verb = "share" if share else "unshare"
+    if not what:
+        return f"Use `/{verb} TEXT` (a line of {SHARED_USER}) or `/{verb} ID` (a memory item)."
+    if _looks_like_id(what):
+        session = await ctx.router.sessions.get(ctx.user, ctx.persona)
+        if session.memory is not None and await session.memory.share(
+            what, SHARED if share else DIRECT
+        ):
+            return (
+                f"Memory {what} is now known in every room."
+                if share
+                else f"Memory {what} is private again."
+            )
+    if share and looks_secret(what):
+        return "That looks like a secret, so it was not shared."
+    store = ctx.router.store
+    current = (await store.load(ctx.user, ctx.persona, SHARED_USER)).text
+    if share:
+        body = current if current.strip() else _HEADER
+        text = body.rstrip("\n") + f"\n- {what}\n"
+        message = f"Every room now knows: {what}"
+    else:
+        wanted = what.casefold()
+        lines = current.splitlines()
+        kept = [
+            line
+            for line in lines
+            if not (line.strip().startswith(("-", "*")) and wanted in line.casefold())
+        ]
+        if len(kept) == len(lines):
+            return f"No line of {SHARED_USER} holds “{what}”."
+        text = "\n".join(kept) + "\n"
+        message = f"Removed from {SHARED_USER}: {len(lines) - len(kept)} line(s)."
+    await edit_file(store, ctx.user, ctx.persona, SHARED_USER, text, by=ctx.user)
+    return message
+
+
+def sharing_commands() -> tuple[Command, ...]:
+    return (
+        Command("shared", "what every room may know", _shared),
+        Command("share", "let every room know something", _share, usage="TEXT|ID"),
+        Command("unshare", "make it private again", _unshare, usage="TEXT|ID"),
+    )
