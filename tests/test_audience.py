@@ -1,0 +1,164 @@
+"""The one place that decides what a room may know, and the files it sends each room to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.audience import (
+    DIRECT,
+    DIRECT_ROOM,
+    SHARED,
+    Audience,
+    describe,
+    is_label,
+    label_of_path,
+    room_folder,
+    room_label,
+    room_note,
+    room_of_folder,
+)
+from bot.distill import Distiller
+from bot.errors import PersonaError
+from bot.persona.context import prompt_files
+from bot.persona.store import PersonaStore
+from tests.harness import ScriptedLLM, make_config, make_persona
+
+FAMILY = Audience("matrix:!fam:example.org")
+WORK = Audience("telegram:-100200")
+
+
+def test_a_direct_room_sees_everything_a_shared_room_its_own_and_the_shared() -> None:
+    labels = [DIRECT, SHARED, FAMILY.label, WORK.label]
+    assert [DIRECT_ROOM.sees(label) for label in labels] == [True, True, True, True]
+    assert [FAMILY.sees(label) for label in labels] == [False, True, True, False]
+    assert [WORK.sees(label) for label in labels] == [False, True, False, True]
+    assert DIRECT_ROOM.labels is None
+    assert FAMILY.labels == (SHARED, "room:matrix:!fam:example.org")
+
+
+def test_labels_read_as_words() -> None:
+    assert describe(DIRECT) == "private"
+    assert describe(SHARED) == "shared with every room"
+    assert describe(room_label("nctalk:abc")) == "room nctalk:abc"
+    assert all(is_label(x) for x in (DIRECT, SHARED, "room:nctalk:abc"))
+    assert not any(is_label(x) for x in ("group", "room:", "room:nctalk", ""))
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["matrix:!fam:example.org", "telegram:-100200", "nctalk:a/../b", "discord:..", "web:x y%z"],
+)
+def test_a_room_folder_gives_its_room_back_and_never_leaves_rooms(key: str) -> None:
+    folder = room_folder(key)
+    prefix, name = folder.split("/")
+    assert prefix == "rooms" and "/" not in name and name not in (".", "..")
+    assert not name.startswith(".")
+    assert room_of_folder(name) == key
+    assert label_of_path(f"{folder}/MEMORY.md") == room_label(key)
+
+
+def test_a_file_is_labelled_by_where_it_lies() -> None:
+    assert label_of_path("USER.md") == DIRECT
+    assert label_of_path("shared/USER.md") == SHARED
+    assert label_of_path("rooms/not a room/USER.md") == DIRECT
+    assert room_of_folder("garbage") is None
+
+
+def test_each_audience_reads_its_own_copy_of_every_memory_file() -> None:
+    direct = prompt_files(4)
+    assert "USER.md" in direct and "shared/USER.md" in direct and "SCRATCH.md" in direct
+    family = prompt_files(4, FAMILY)
+    folder = room_folder(FAMILY.room or "")
+    assert "IDENTITY.md" in family and "SOUL.md" in family and "VOICE.md" in family
+    for private in ("USER.md", "MEMORY.md", "MEMORY_SHORT.md", "SCRATCH.md", "TASKS.json"):
+        assert private not in family
+        assert f"{folder}/{private}" in family
+    assert "shared/USER.md" in family and "shared/MEMORY.md" in family
+    assert not any(room_folder(WORK.room or "") in path for path in family)
+
+
+def test_the_store_reads_audience_paths_and_refuses_any_other(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    assert store.read("scott", "inara", f"{room_folder('nctalk:fam')}/SCRATCH.md").text == ""
+    for bad in (
+        "../USER.md",
+        "shared/../USER.md",
+        "rooms/x/../../USER.md",
+        "rooms/USER.md",
+        "shared/a/USER.md",
+        "rooms/.x/USER.md",
+        "sessions/2026-01-01.md",
+    ):
+        with pytest.raises(PersonaError):
+            store.read("scott", "inara", bad)
+
+
+async def test_shared_rooms_are_known_by_their_folders(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    assert store.audiences("scott", "inara") == [DIRECT_ROOM]
+    key = "matrix:!fam:example.org"
+    await store.write("scott", "inara", f"{room_folder(key)}/ROOM.md", room_note(key))
+    assert store.shared_rooms("scott", "inara") == [key]
+    assert store.audiences("scott", "inara") == [DIRECT_ROOM, Audience(key)]
+
+
+LOG = """# Session log 2026-05-09 · inara
+
+### 10:00:00 · user · scott · nctalk:dm
+
+my therapist is Dr. Quillfeather
+
+### 10:00:02 · persona · inara · nctalk:dm
+
+noted
+
+### 10:01:00 · user · scott · nctalk:family
+
+the picnic is at Larkspur
+
+### 10:02:00 · user · scott · nctalk:work
+
+the Hollowbrook deadline
+
+### 10:03:00 · event · new conversation · nctalk:family
+
+### 10:04:00 · user · scott · telegram
+
+an older line that names no room: Oldfield
+"""
+
+
+async def test_every_audience_is_distilled_from_its_own_turns(tmp_path: Path) -> None:
+    folder = make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    for key in ("nctalk:family", "nctalk:work"):
+        await store.write("scott", "inara", f"{room_folder(key)}/ROOM.md", room_note(key))
+    (folder / "sessions").mkdir(exist_ok=True)
+    (folder / "sessions" / "2026-05-09.md").write_text(LOG)
+    llm = ScriptedLLM()  # answers by echoing what it was given
+    distiller = Distiller(make_config(tmp_path), store, {"scripted": llm})
+    assert "fail" not in await distiller.run("scott", "inara", "short")
+
+    def read(path: str) -> str:
+        return (folder / path).read_text()
+
+    direct = read("MEMORY_SHORT.md")
+    assert "Quillfeather" in direct and "Oldfield" in direct
+    family = read(f"{room_folder('nctalk:family')}/MEMORY_SHORT.md")
+    work = read(f"{room_folder('nctalk:work')}/MEMORY_SHORT.md")
+    assert "Larkspur" in family and "Hollowbrook" not in family and "Quillfeather" not in family
+    assert "Hollowbrook" in work and "Larkspur" not in work and "Oldfield" not in work
+    for level in ("mid", "long"):
+        assert "fail" not in await distiller.run("scott", "inara", level)
+    for name in ("MEMORY_MID.md", "MEMORY_LONG.md"):
+        family = read(f"{room_folder('nctalk:family')}/{name}")
+        assert "Larkspur" in family and "Quillfeather" not in family and "Hollowbrook" not in family
+        assert "Quillfeather" in read(name) and "Larkspur" not in read(name)
+    # each LLM level asked the model once per audience, each with its own text only
+    prompts = [call.messages[-1].text for call in llm.calls]
+    assert len(prompts) == 6
+    assert not any("Quillfeather" in p and "Larkspur" in p for p in prompts)
