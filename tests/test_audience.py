@@ -162,3 +162,33 @@ async def test_every_audience_is_distilled_from_its_own_turns(tmp_path: Path) ->
     prompts = [call.messages[-1].text for call in llm.calls]
     assert len(prompts) == 6
     assert not any("Quillfeather" in p and "Larkspur" in p for p in prompts)
+
+
+async def test_a_shared_room_keeps_its_own_notes_and_tasks(tmp_path: Path) -> None:
+    from zoneinfo import ZoneInfo
+
+    from bot.tools.catalog import turn_tools
+    from bot.tools.gate import SHARED_ROOM, TurnMode
+    from bot.tools.registry import CallLimits
+
+    folder = make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    zone = ZoneInfo("Europe/Lisbon")
+    await store.write("scott", "inara", "SCRATCH.md", "Obsidianfox private plan\n")
+    await store.write("scott", "inara", "TASKS.json", '[{"id": 1, "title": "Periwinkle"}]\n')
+    mode = TurnMode(shared_room=True)
+    tools = turn_tools(
+        store, "scott", "inara", zone, mode=mode, limits=CallLimits(), audience=FAMILY
+    )
+    for name in ("scratch_read", "task_list", "scratch_write", "task_add"):
+        assert tools.get(name) is not None, name
+    assert tools.withheld("reminder_list") == SHARED_ROOM
+    assert "Obsidianfox" not in await tools.get("scratch_read").handler({})  # type: ignore[union-attr]
+    assert "Periwinkle" not in await tools.get("task_list").handler({})  # type: ignore[union-attr]
+    await tools.get("scratch_write").handler({"text": "picnic list"})  # type: ignore[union-attr]
+    await tools.get("task_add").handler({"title": "bring the blanket"})  # type: ignore[union-attr]
+    own = folder / room_folder(FAMILY.room or "")
+    assert "picnic list" in (own / "SCRATCH.md").read_text()
+    assert "blanket" in (own / "TASKS.json").read_text()
+    assert "picnic" not in (folder / "SCRATCH.md").read_text()
+    assert "blanket" not in (folder / "TASKS.json").read_text()
