@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import structlog
 
 from adapters.base import Adapter
+from bot.audience import Audience
 from bot.config import Config
 from bot.errors import PersonaError
 from bot.persona.store import PersonaStore
@@ -104,6 +105,21 @@ class Notifier:
             log.info("notify.skipped", user=user, reason="no notification_room")
             return False
         platform, room = target
+        if private and self._store is not None and text.strip():
+            if shared_notification_room(self._config, self._store, user) is not None:
+                log.warning("notify.held_back", user=user, platform=platform)
+                text = HELD_BACK
+        return await self._send(user, platform, room, text)
+
+    async def notify_audience(self, user: str, audience: Audience, text: str) -> bool:
+        """A notice about something of ``audience``'s: a direct room's goes to the user's
+        notification room (privately), a shared room's into that room itself."""
+        if audience.room is None:
+            return await self.notify(user, text, private=True)
+        platform, room = parse_room(audience.room)
+        return await self._send(user, platform, room, text)
+
+    async def _send(self, user: str, platform: str, room: str, text: str) -> bool:
         adapter = self._adapters.get(platform)
         if adapter is None or not adapter.health.running:
             log.warning(
@@ -113,10 +129,6 @@ class Notifier:
         if not text.strip():
             log.warning("notify.skipped", user=user, platform=platform, reason="empty text")
             return False
-        if private and self._store is not None:
-            if shared_notification_room(self._config, self._store, user) is not None:
-                log.warning("notify.held_back", user=user, platform=platform)
-                text = HELD_BACK
         try:
             await adapter.send(room, text)
         except asyncio.CancelledError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,9 +22,10 @@ from bot.audience import (
 )
 from bot.distill import Distiller
 from bot.errors import PersonaError
+from bot.notify import Notifier
 from bot.persona.context import prompt_files
 from bot.persona.store import PersonaStore
-from tests.harness import ScriptedLLM, make_config, make_persona
+from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 FAMILY = Audience("matrix:!fam:example.org")
 WORK = Audience("telegram:-100200")
@@ -180,9 +182,14 @@ async def test_a_shared_room_keeps_its_own_notes_and_tasks(tmp_path: Path) -> No
     tools = turn_tools(
         store, "scott", "inara", zone, mode=mode, limits=CallLimits(), audience=FAMILY
     )
-    for name in ("scratch_read", "task_list", "scratch_write", "task_add"):
+    await store.write("scott", "inara", "REMINDERS.md", "- [ ] 2031-01-06 09:00 Zanzibarpills\n")
+    for name in ("scratch_read", "task_list", "reminder_list", "cron_list", "scratch_write"):
         assert tools.get(name) is not None, name
-    assert tools.withheld("reminder_list") == SHARED_ROOM
+        assert tools.withheld(name) is None
+    # the direct room's own tools are what the gate withholds in a shared room
+    direct = turn_tools(store, "scott", "inara", zone, mode=mode, limits=CallLimits())
+    assert direct.withheld("reminder_list") == SHARED_ROOM
+    assert "Zanzibar" not in await tools.get("reminder_list").handler({})  # type: ignore[union-attr]
     assert "Obsidianfox" not in await tools.get("scratch_read").handler({})  # type: ignore[union-attr]
     assert "Periwinkle" not in await tools.get("task_list").handler({})  # type: ignore[union-attr]
     await tools.get("scratch_write").handler({"text": "picnic list"})  # type: ignore[union-attr]
@@ -192,3 +199,85 @@ async def test_a_shared_room_keeps_its_own_notes_and_tasks(tmp_path: Path) -> No
     assert "blanket" in (own / "TASKS.json").read_text()
     assert "picnic" not in (folder / "SCRATCH.md").read_text()
     assert "blanket" not in (folder / "TASKS.json").read_text()
+
+
+def _rooms_world(tmp_path: Path) -> tuple[Any, PersonaStore, RecordingAdapter, Notifier]:
+    config = make_config(
+        tmp_path,
+        users={
+            "scott": {
+                "identities": ["console:scott"],
+                "timezone": "Europe/Lisbon",
+                "notification_room": "console:scott-dm",
+            }
+        },
+    )
+    make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    room = RecordingAdapter(_context())
+    return config, store, room, Notifier(config, {"console": room}, store)
+
+
+def _context() -> Any:
+    from adapters.base import AdapterContext, Incoming
+    from tests.fakes.state import MemoryState
+
+    async def handler(_incoming: Incoming) -> None:
+        return None
+
+    return AdapterContext(handler, MemoryState(), Path("."))
+
+
+async def test_a_shared_rooms_reminder_and_job_answer_in_that_room(tmp_path: Path) -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from bot.tools.crons.job import run_due_crons
+    from bot.tools.reminders.job import surface_due
+
+    config, store, room, notifier = _rooms_world(tmp_path)
+    await room.start()
+    family = "console:family"
+    await store.write("scott", "inara", f"{room_folder(family)}/ROOM.md", room_note(family))
+    own = room_folder(family)
+    await store.write("scott", "inara", "REMINDERS.md", "- [ ] 2031-01-06 09:00 Zanzibarpills\n")
+    await store.write("scott", "inara", f"{own}/REMINDERS.md", "- [ ] 2031-01-06 09:00 picnic\n")
+    at = datetime(2031, 1, 6, 9, 0, tzinfo=ZoneInfo("Europe/Lisbon"))
+    assert await surface_due(store, notifier, config, "scott", "inara", at) == 2
+    assert {target for target, _ in room.sent} == {"scott-dm", "family"}
+    [private] = [text for target, text in room.sent if target == "scott-dm"]
+    [shared] = [text for target, text in room.sent if target == "family"]
+    assert "Zanzibarpills" in private and "picnic" in shared and "Zanzibar" not in shared
+    room.sent.clear()
+    jobs = (
+        '[{"id": 1, "schedule": "* * * * *", "prompt": "FAMILYJOB",'
+        ' "created": "2031-01-06T08:00+00:00"}]'
+    )
+    await store.write("scott", "inara", f"{own}/CRONS.json", jobs + "\n")
+    llm = ScriptedLLM()
+    llm.queue("the family digest")
+    assert await run_due_crons(store, notifier, config, llm, "scott", "inara", at) == 1
+    assert [target for target, _ in room.sent] == ["family"]
+    assert "the shared room console:family" in llm.calls[0].system.dynamic
+
+
+async def test_private_notices_are_held_back_from_a_shared_notification_room(
+    tmp_path: Path,
+) -> None:
+    from bot.notify import HELD_BACK
+    from bot.preflight import shared_notification_warnings
+
+    config, store, room, notifier = _rooms_world(tmp_path)
+    await room.start()
+    assert await notifier.notify("scott", "take the Zanzibarpills", private=True)
+    assert room.sent[-1] == ("scott-dm", "take the Zanzibarpills")
+    assert shared_notification_warnings(config) == []
+    # the notification room turns out to be a shared room the persona answers in
+    key = "console:scott-dm"
+    await store.write("scott", "inara", f"{room_folder(key)}/ROOM.md", room_note(key))
+    assert await notifier.notify("scott", "take the Zanzibarpills", private=True)
+    assert room.sent[-1] == ("scott-dm", HELD_BACK)
+    assert await notifier.notify("scott", "inara: mid-term memory updated")
+    assert room.sent[-1][1] == "inara: mid-term memory updated"
+    [warning] = shared_notification_warnings(config)
+    assert warning.startswith("users.scott.notification_room: console:scott-dm is a shared room")

@@ -32,15 +32,13 @@ def persona_tools(
     clock: Clock = utc_now,
     audience: Audience = DIRECT_ROOM,
 ) -> list[Tool]:
-    """The scratchpad, reminder, task and scheduled-job tools of one persona. The
-    scratchpad and task list are ``audience``'s own; reminders and scheduled jobs are the
-    user's (their notices go to the user's own notification room), so a shared room may add
-    one but not list them."""
+    """The scratchpad, reminder, task and scheduled-job tools of one persona, each on the
+    files of ``audience`` (a shared room has its own, :mod:`bot.audience`)."""
     return [
         *scratch_tools(store, user, persona, audience),
-        *reminder_tools(store, user, persona, zone, clock),
+        *reminder_tools(store, user, persona, zone, clock, audience),
         *task_tools(store, user, persona, zone, clock, audience),
-        *cron_tools(store, user, persona, zone, clock),
+        *cron_tools(store, user, persona, zone, clock, audience),
     ]
 
 

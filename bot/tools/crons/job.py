@@ -5,7 +5,8 @@ file and its changes are :mod:`.jobfile`. Every minute the daemon calls
 :func:`run_due_crons`. A job whose schedule fired since it last ran (or was tried, or
 created) asks the persona's chat model once — the system prompt is the persona's IDENTITY,
 SOUL and VOICE with the current date and time, the job's prompt is the user message — and
-the answer goes to the user's notification room. ``last_run`` is written atomically. A
+the answer goes to the user's notification room (a shared room's own job, from
+``rooms/<room>/CRONS.json``, answers in that room). ``last_run`` is written atomically. A
 failed model call is logged, written to ``last_error`` and tried again at the next fire
 time; an answer that could not be delivered waits in ``undelivered`` and is sent as soon as
 the room is reachable. A fire time missed by more than :data:`STALE_AFTER` (the daemon was
@@ -29,6 +30,7 @@ from typing import Any
 
 import structlog
 
+from bot.audience import Audience
 from bot.config import Config, UserConfig
 from bot.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
@@ -57,7 +59,7 @@ STALE_AFTER = timedelta(hours=2)
 
 
 def _system_prompt(
-    store: PersonaStore, config: Config, user: str, persona: str, now: datetime
+    store: PersonaStore, config: Config, user: str, persona: str, now: datetime, where: str
 ) -> SystemPrompt:
     sections = []
     for name in IDENTITY_FILES:
@@ -67,9 +69,9 @@ def _system_prompt(
     dynamic = (
         "--- System ---\n"
         + datetime_line(now)
-        + f"\nThis is a scheduled job {user} set up. Your answer is sent to {user}'s"
-        " notification room as one message; there is no conversation to continue, so do the"
-        " job and write only what should be sent."
+        + f"\nThis is a scheduled job {user} set up. Your answer is sent to {where}"
+        " as one message; there is no conversation to continue, so do the job and write only"
+        " what should be sent."
     )
     return SystemPrompt(stable=stable, dynamic=dynamic)
 
@@ -92,14 +94,33 @@ async def run_due_crons(
     persona: str,
     now: datetime,
 ) -> int:
-    """Run one persona's jobs whose time has come; returns how many answers were sent."""
+    """Run one persona's jobs whose time has come, those of CRONS.json (answered in the
+    user's notification room) and each shared room's own (answered in that room); returns
+    how many answers were sent."""
+    sent = 0
+    for audience in store.audiences(user, persona):
+        sent += await _run_due(store, notifier, config, llm, user, persona, now, audience)
+    return sent
+
+
+async def _run_due(
+    store: PersonaStore,
+    notifier: Notifier,
+    config: Config,
+    llm: LLMBackend,
+    user: str,
+    persona: str,
+    now: datetime,
+    audience: Audience,
+) -> int:
+    path = audience.own(FILENAME)
     holds = backoff_for(store)
-    if holds.waiting(user, persona, FILENAME, now):
+    if holds.waiting(user, persona, path, now):
         return 0
     zone = (config.users.get(user) or UserConfig()).zone
     local = now.astimezone(zone).replace(microsecond=0)
     try:
-        jobs = load_json_list(store, user, persona, FILENAME)
+        jobs = load_json_list(store, user, persona, path)
     except CorruptFile as exc:
         _warn_once(user, persona, "crons.unreadable", str(exc))
         return 0
@@ -120,16 +141,16 @@ async def run_due_crons(
             work.append((job, fire))
     if not work:
         return 0
-    run = _PersonaRun(store, notifier, config, llm, user, persona, local)
+    run = _PersonaRun(store, notifier, config, llm, user, persona, local, audience)
     try:
         # a run is recorded after its answer went out: the file proves it can be saved
         # first, or the same job would be asked and answered again every minute
-        await edit_crons(store, user, persona, lambda items: None, local)
+        await edit_crons(store, user, persona, lambda items: None, local, path)
         sent = await run.work(work)
     except OSError as exc:
-        await holds.failed(notifier, user, persona, FILENAME, exc, local)
+        await holds.failed(notifier, user, persona, path, exc, local)
         return run.sent
-    holds.succeeded(user, persona, FILENAME)
+    holds.succeeded(user, persona, path)
     return sent
 
 
@@ -144,7 +165,12 @@ class _PersonaRun:
     user: str
     persona: str
     now: datetime
+    audience: Audience
     sent: int = 0
+
+    @property
+    def path(self) -> str:
+        return self.audience.own(FILENAME)
 
     async def work(self, work: list[tuple[Item, datetime | None]]) -> int:
         for job, fire in work:
@@ -159,7 +185,9 @@ class _PersonaRun:
         self, job_id: object, set_: dict[str, Any], drop: tuple[str, ...] = ()
     ) -> None:
         try:
-            await update_job(self.store, self.user, self.persona, job_id, self.now, set_, drop)
+            await update_job(
+                self.store, self.user, self.persona, job_id, self.now, set_, drop, self.path
+            )
         except CorruptFile as exc:
             log.warning("crons.unreadable", user=self.user, persona=self.persona, problem=str(exc))
 
@@ -169,12 +197,17 @@ class _PersonaRun:
             return
         written = stamp_of(waiting.get("at"))
         note = f"\n(written {written:%Y-%m-%d %H:%M})" if written else ""
-        if await self.notifier.notify(self.user, waiting["text"] + note, private=True):
+        if await self.notifier.notify_audience(self.user, self.audience, waiting["text"] + note):
             await self.update(job["id"], {}, drop=("undelivered",))
             self.sent += 1
 
     async def ask(self, job: Item) -> str:
-        system = _system_prompt(self.store, self.config, self.user, self.persona, self.now)
+        where = (
+            f"{self.user}'s notification room"
+            if self.audience.private
+            else f"the shared room {self.audience.room}"
+        )
+        system = _system_prompt(self.store, self.config, self.user, self.persona, self.now, where)
         question = f"Scheduled job #{job.get('id')} ({job.get('schedule')}): {job.get('prompt')}"
         completion = await self.llm.complete(system=system, messages=[Message("user", question)])
         answer = completion.text.strip()
@@ -188,7 +221,7 @@ class _PersonaRun:
             log.info("cron.missed", user=user, persona=persona, job=job_id, due=fire.isoformat())
             await self.update(job_id, {"last_attempt": stamp, "last_missed": fire.isoformat()})
             return
-        if self.notifier.room_for(user) is None:
+        if self.audience.private and self.notifier.room_for(user) is None:
             problem = "no notification_room is configured for the user, so answers cannot be sent"
             _warn_once(user, persona, "cron.no_room", problem)
             await self.update(job_id, {"last_attempt": stamp, "last_error": problem})
@@ -201,7 +234,7 @@ class _PersonaRun:
             await self.update(job_id, {"last_attempt": stamp, "last_error": failure})
             return
         text = f"🗓️ {persona.capitalize()} (scheduled job #{job_id}):\n{answer}"
-        delivered = await self.notifier.notify(user, text, private=True)
+        delivered = await self.notifier.notify_audience(user, self.audience, text)
         update: dict[str, Any] = {"last_run": stamp, "last_attempt": stamp}
         if not delivered:
             update["undelivered"] = {"text": text, "at": stamp}

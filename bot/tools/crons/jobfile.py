@@ -92,15 +92,17 @@ async def edit_crons(
     persona: str,
     change: Callable[[list[Item]], T],
     now: datetime,
+    path: str = FILENAME,
 ) -> T:
-    """Apply ``change`` to the jobs and prune removed ones, in one atomic write."""
+    """Apply ``change`` to the jobs (of CRONS.json, or an audience's copy at ``path``) and
+    prune removed ones, in one atomic write."""
 
     def apply(items: list[Item]) -> T:
         result = change(items)
         prune_removed(items, now)
         return result
 
-    return await edit_json_list(store, user, persona, FILENAME, apply)
+    return await edit_json_list(store, user, persona, path, apply)
 
 
 async def update_job(
@@ -111,6 +113,7 @@ async def update_job(
     now: datetime,
     set_: dict[str, Any],
     drop: tuple[str, ...] = (),
+    path: str = FILENAME,
 ) -> None:
     """Set ``set_`` and remove the keys ``drop`` on the job ``job_id``, as it is in the file
     now (the user may have edited it meanwhile)."""
@@ -122,4 +125,4 @@ async def update_job(
                 for key in drop:
                     item.pop(key, None)
 
-    await edit_crons(store, user, persona, change, now)
+    await edit_crons(store, user, persona, change, now, path)

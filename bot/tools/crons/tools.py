@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
 from bot.tools.crons.jobfile import FILENAME, KEEP_REMOVED, edit_crons, is_enabled
@@ -84,16 +85,25 @@ async def edit_job(
 
 
 def cron_tools(
-    store: PersonaStore, user: str, persona: str, zone: ZoneInfo, clock: Clock
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    zone: ZoneInfo,
+    clock: Clock,
+    audience: Audience = DIRECT_ROOM,
 ) -> list[Tool]:
-    """``cron_add``, ``cron_list`` and ``cron_remove`` for one persona."""
+    """``cron_add``, ``cron_list`` and ``cron_remove`` for one persona, on the jobs of
+    ``audience``: a shared room's own (``rooms/<room>/CRONS.json``) answer in that room, so
+    they are not withheld there."""
+    path = audience.own(FILENAME)
+    where = "the user's notification room" if audience.private else "this room"
 
     def now() -> datetime:
         return clock().astimezone(zone).replace(microsecond=0)
 
     async def edit(change: Callable[[list[Item]], str]) -> str:
-        with corrupt_file_as_tool_failure(FILENAME):
-            return await edit_crons(store, user, persona, change, now())
+        with corrupt_file_as_tool_failure(path):
+            return await edit_crons(store, user, persona, change, now(), path)
 
     async def add(args: dict[str, Any]) -> str:
         at = now()
@@ -110,14 +120,14 @@ def cron_tools(
             fire = trigger.get_next_fire_time(None, at)
             return (
                 f"Scheduled job #{job['id']} added; next run {fire:%a %Y-%m-%d %H:%M} "
-                f"({zone.key}). Its answers are sent to the user's notification room."
+                f"({zone.key}). Its answers are sent to {where}."
             )
 
         return await edit(change)
 
     async def list_(_args: dict[str, Any]) -> str:
-        with corrupt_file_as_tool_failure(FILENAME):
-            items = load_json_list(store, user, persona, FILENAME)
+        with corrupt_file_as_tool_failure(path):
+            items = load_json_list(store, user, persona, path)
         at = now()
         shown = [_describe(job, zone, at) for job in items if is_enabled(job)]
         return (
@@ -144,7 +154,7 @@ def cron_tools(
             found[0]["enabled"] = False
             found[0]["disabled_at"] = now().isoformat()
             return (
-                f"Job #{found[0].get('id')} stopped (kept in CRONS.json, disabled, for "
+                f"Job #{found[0].get('id')} stopped (kept in {path}, disabled, for "
                 f"{KEEP_REMOVED.days} days)."
             )
 
@@ -157,8 +167,7 @@ def cron_tools(
                 "Schedule a job you run on your own, e.g. a morning briefing. 'schedule' is a "
                 "five-field cron expression (minute hour day-of-month month day-of-week; "
                 f"0 = Sunday) in the user's zone ({zone.key}), e.g. '0 7 * * 1-5' for 07:00 "
-                "on weekdays. 'prompt' says what to do; the answer goes to the user's "
-                "notification room."
+                f"on weekdays. 'prompt' says what to do; the answer goes to {where}."
             ),
             input_schema={
                 "type": "object",
@@ -173,7 +182,7 @@ def cron_tools(
             description="List your scheduled jobs with their next run time.",
             input_schema={"type": "object", "properties": {}},
             handler=list_,
-            private=True,
+            private=audience.private,
         ),
         Tool(
             name="cron_remove",
@@ -184,6 +193,6 @@ def cron_tools(
             },
             handler=remove,
             persists=True,
-            private=True,
+            private=audience.private,
         ),
     ]

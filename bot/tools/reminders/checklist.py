@@ -173,14 +173,14 @@ def format_notice(reminder: Reminder, persona: str, now: datetime) -> str:
 
 # -- editing ------------------------------------------------------------------------------
 
-_locks: weakref.WeakKeyDictionary[PersonaStore, dict[tuple[str, str], asyncio.Lock]] = (
+_locks: weakref.WeakKeyDictionary[PersonaStore, dict[tuple[str, str, str], asyncio.Lock]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def _lock(store: PersonaStore, user: str, persona: str) -> asyncio.Lock:
+def _lock(store: PersonaStore, user: str, persona: str, path: str) -> asyncio.Lock:
     locks = _locks.setdefault(store, {})
-    return locks.setdefault((user, persona), asyncio.Lock())
+    return locks.setdefault((user, persona, path), asyncio.Lock())
 
 
 class UnreadableFile(Exception):
@@ -188,16 +188,21 @@ class UnreadableFile(Exception):
 
 
 async def edit_reminders(
-    store: PersonaStore, user: str, persona: str, change: Callable[[list[str]], list[str] | None]
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    change: Callable[[list[str]], list[str] | None],
+    path: str = FILENAME,
 ) -> str:
-    """Read REMINDERS.md, let ``change`` edit its lines, write the result atomically.
+    """Read REMINDERS.md (or an audience's copy at ``path``), let ``change`` edit its lines,
+    write the result atomically.
 
     Edits of one persona's reminders run one at a time, so the minute job and a tool call
     never overwrite each other's change. ``change`` returns None to leave the file as it is.
     Returns the text now in the file.
     """
-    async with _lock(store, user, persona):
-        file = store.read(user, persona, FILENAME)
+    async with _lock(store, user, persona, path):
+        file = store.read(user, persona, path)
         if file.problem:
             raise UnreadableFile(file.problem)
         newline = "\r\n" if "\r\n" in file.text else "\n"  # keep a hand-edited file's endings
@@ -205,7 +210,7 @@ async def edit_reminders(
         if lines is None:
             return file.text
         text = newline.join(lines) + newline
-        await store.write(user, persona, FILENAME, text)
+        await store.write(user, persona, path, text)
         return text
 
 

@@ -1,11 +1,12 @@
 """The minute job of REMINDERS.md: each due reminder is sent once, then ticked.
 
 Every minute the daemon calls :func:`surface_due` for each persona: each due reminder is sent
-once to the user's notification room, then marked done, or moved to its next time when it
-recurs. A notice that could not be sent leaves the reminder pending, so it is tried again the
-next minute. A reminder is ticked after its notice went out, so the file must take a write
-first: when it cannot be saved the persona's reminders wait with a growing pause and the user
-gets one notice (:mod:`bot.tools.backoff`), instead of the same reminder every minute.
+once (a private one, from REMINDERS.md, to the user's notification room; a shared room's own,
+from ``rooms/<room>/REMINDERS.md``, into that room), then marked done, or moved to its next
+time when it recurs. A notice that could not be sent leaves the reminder pending, so it is
+tried again the next minute. A reminder is ticked after its notice went out, so the file must
+take a write first: when it cannot be saved the persona's reminders wait with a growing pause
+and the user gets one notice (:mod:`bot.tools.backoff`), instead of the same reminder every minute.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime
 
 import structlog
 
+from bot.audience import Audience
 from bot.config import Config, UserConfig
 from bot.notify import Notifier
 from bot.persona.store import PersonaStore
@@ -45,14 +47,31 @@ async def surface_due(
     persona: str,
     now: datetime,
 ) -> int:
-    """Send each due reminder of one persona to the user's notification room; returns how
-    many were sent. Sent ones are ticked (or moved on, when recurring); the rest wait."""
+    """Send each due reminder of one persona: the private ones (REMINDERS.md) to the user's
+    notification room, each shared room's own into that room; returns how many were sent.
+    Sent ones are ticked (or moved on, when recurring); the rest wait."""
+    sent = 0
+    for audience in store.audiences(user, persona):
+        sent += await _surface(store, notifier, config, user, persona, now, audience)
+    return sent
+
+
+async def _surface(
+    store: PersonaStore,
+    notifier: Notifier,
+    config: Config,
+    user: str,
+    persona: str,
+    now: datetime,
+    audience: Audience,
+) -> int:
+    path = audience.own(FILENAME)
     zone = (config.users.get(user) or UserConfig()).zone
     local = now.astimezone(zone)
     holds = backoff_for(store)
-    if holds.waiting(user, persona, FILENAME, now):
+    if holds.waiting(user, persona, path, now):
         return 0
-    file = store.read(user, persona, FILENAME)
+    file = store.read(user, persona, path)
     if file.problem:
         log.warning("reminders.unreadable", user=user, persona=persona, problem=file.problem)
         return 0
@@ -62,16 +81,16 @@ async def surface_due(
     try:
         # a sent reminder is ticked afterwards; a file that cannot take that write would
         # have it sent again every minute, so the file proves it can be saved first
-        await edit_reminders(store, user, persona, lambda lines: lines)
+        await edit_reminders(store, user, persona, lambda lines: lines, path)
     except OSError as exc:
-        await holds.failed(notifier, user, persona, FILENAME, exc, now)
+        await holds.failed(notifier, user, persona, path, exc, now)
         return 0
     except UnreadableFile:
         return 0
     sent: list[tuple[Reminder, str]] = []
     for reminder in pending:
         notice = format_notice(reminder, persona, local)
-        if not await notifier.notify(user, notice, private=True):
+        if not await notifier.notify_audience(user, audience, notice):
             log.info("reminder.deferred", user=user, persona=persona, line=reminder.line)
             continue
         if reminder.every is None:
@@ -80,12 +99,14 @@ async def surface_due(
             sent.append((reminder, reschedule(reminder.raw, advance(reminder, local))))
     if sent:
         try:
-            await edit_reminders(store, user, persona, lambda lines: replace_lines(lines, sent))
+            await edit_reminders(
+                store, user, persona, lambda lines: replace_lines(lines, sent), path
+            )
         except UnreadableFile as exc:
             log.warning("reminders.unreadable", user=user, persona=persona, problem=str(exc))
         except OSError as exc:
-            await holds.failed(notifier, user, persona, FILENAME, exc, now)
+            await holds.failed(notifier, user, persona, path, exc, now)
             return len(sent)
         log.info("reminders.surfaced", user=user, persona=persona, sent=len(sent))
-    holds.succeeded(user, persona, FILENAME)
+    holds.succeeded(user, persona, path)
     return len(sent)

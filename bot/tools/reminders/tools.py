@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
 from bot.tools.registry import Tool, ToolFailed, find_by_words, saving
@@ -85,19 +86,28 @@ def _pick(pending: list[Reminder], args: dict[str, Any]) -> Reminder:
 
 
 def reminder_tools(
-    store: PersonaStore, user: str, persona: str, zone: ZoneInfo, clock: Clock
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    zone: ZoneInfo,
+    clock: Clock,
+    audience: Audience = DIRECT_ROOM,
 ) -> list[Tool]:
-    """``reminder_add``, ``reminder_list`` and ``reminder_done`` for one persona."""
+    """``reminder_add``, ``reminder_list`` and ``reminder_done`` for one persona, on the
+    reminders of ``audience``: a shared room's own (``rooms/<room>/REMINDERS.md``) are sent
+    to that room, so they are not withheld there."""
+    path = audience.own(FILENAME)
+    where = "the user's notification room" if audience.private else "this room"
 
     async def edit(change: Callable[[list[str]], list[str] | None]) -> None:
         try:
-            with saving(FILENAME):
-                await edit_reminders(store, user, persona, change)
+            with saving(path):
+                await edit_reminders(store, user, persona, change, path)
         except UnreadableFile as exc:
             raise ToolFailed(f"{exc}; fix REMINDERS.md by hand first") from None
 
     def read() -> str:
-        file = store.read(user, persona, FILENAME)
+        file = store.read(user, persona, path)
         if file.problem:
             raise ToolFailed(f"{file.problem}; fix REMINDERS.md by hand first")
         return file.text
@@ -161,7 +171,7 @@ def reminder_tools(
         Tool(
             name="reminder_add",
             description=(
-                "Set a reminder, sent to the user's notification room at that time. "
+                f"Set a reminder, sent to {where} at that time. "
                 f"'when' is a local date and time in the user's zone ({zone.key}), "
                 "like 2026-11-30T09:00. 'recurrence' repeats it every day, week or month."
             ),
@@ -182,7 +192,7 @@ def reminder_tools(
             description="List the pending reminders, numbered (REMINDERS.md).",
             input_schema={"type": "object", "properties": {}},
             handler=list_,
-            private=True,
+            private=audience.private,
         ),
         Tool(
             name="reminder_done",
@@ -200,7 +210,7 @@ def reminder_tools(
             },
             handler=done,
             persists=True,
-            private=True,
+            private=audience.private,
         ),
     ]
 
