@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,12 +115,6 @@ async def until(check: Callable[[], bool], within: float) -> None:
         await asyncio.sleep(0.05)
 
 
-@contextmanager
-def loopback_model() -> Iterator[StreamingModel]:
-    with StreamingModel.run_in_thread(words=WORDS) as model:
-        yield model
-
-
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
     data = tmp_path / "data"
@@ -129,7 +122,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
     port = quiet_port()
     async with FakeTalkServer(SECRET) as talk:
         talk.webhook_url = f"http://127.0.0.1:{port}/webhooks/nctalk"
-        with loopback_model() as model:
+        with StreamingModel.run_in_thread(words=WORDS) as model:
             config = tmp_path / "personad.toml"
             config.write_text(
                 CONFIG.format(
