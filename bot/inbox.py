@@ -4,7 +4,8 @@ Not every platform hands a message over again after a restart: Discord's gateway
 Talk's webhooks deliver each message once. So the claim of an on-record event (in
 ``personad.db``'s ``events`` table, :mod:`bot.state`) carries the message itself, and once the
 event is settled (``done`` or ``queued``: its answer delivered or waiting in the outbox) a
-trigger clears it: a message stays on disk only while it is unanswered. At start the daemon
+trigger clears it: a message stays on disk only while it is unanswered (cleared, its bytes are
+zeroed and the WAL checkpointed away within a second, :mod:`bot.state`). At start the daemon
 hands the messages that an earlier process left unanswered back to the router
 (:meth:`Inbox.unanswered`), oldest first; the claim makes a platform's own redelivery of the
 same message a duplicate. Off The Record messages are never kept here: if a restart cuts one
@@ -76,6 +77,10 @@ class Inbox(ABC):
     @abstractmethod
     async def _all(self, sql: str, params: Sequence[object]) -> list[tuple[object, ...]]: ...
 
+    @abstractmethod
+    def checkpoint_soon(self) -> None:
+        """Text left a row: the WAL's old copies of it are to go soon."""
+
     async def unanswered(self, now: float) -> list[Incoming]:
         """The on-record messages earlier processes claimed and never answered, oldest
         first; each is counted as handed back once more. Those handed back too often, or too
@@ -88,6 +93,7 @@ class Inbox(ABC):
         )
         if dropped:
             log.error("inbox.let_go", messages=dropped, max_replays=MAX_REPLAYS)
+            self.checkpoint_soon()
         rows = await self._all(
             "UPDATE events SET replays = replays + 1 WHERE status = 'processing'"
             " AND boot_id != ? AND incoming IS NOT NULL"

@@ -9,6 +9,10 @@ has not taken yet, as their remaining steps (JSON). Inserting an outbox row mark
 blocked, the room is gone): who and where, the platform's reason, never the text. Setting an
 outbox row's ``failed`` reason moves it there and finishes its event, in one statement; rows
 older than the events kept are pruned with them.
+
+Every statement that takes text out of a row (an answer delivered, refused or partly sent, an
+event settled and its message cleared) asks for a checkpoint soon, so the WAL keeps no old copy
+of it (:meth:`~bot.sqlite_db.SqliteFile.checkpoint_soon`).
 """
 
 from __future__ import annotations
@@ -101,6 +105,10 @@ class DeliveryLedger(ABC):
     @abstractmethod
     async def _one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None: ...
 
+    @abstractmethod
+    def checkpoint_soon(self) -> None:
+        """Text left a row: the WAL's old copies of it are to go soon."""
+
     async def record_message(
         self, platform: str, event_id: str, room: str, message_id: str
     ) -> None:
@@ -136,6 +144,7 @@ class DeliveryLedger(ABC):
             (platform, event_id, user, persona, room, steps, time.time(), next_at),
         )
         assert row is not None
+        self.checkpoint_soon()  # the event, settled, let go of its message
         return int(str(row[0]))
 
     async def outbox_update(self, row: int, steps: str, attempts: int, next_at: float) -> None:
@@ -143,10 +152,12 @@ class DeliveryLedger(ABC):
             "UPDATE outbox SET steps = ?, attempts = ?, next_at = ? WHERE id = ?",
             (steps, attempts, next_at, row),
         )
+        self.checkpoint_soon()  # the steps already taken are gone from it
 
     async def outbox_remove(self, row: int) -> None:
         """The answer was delivered: remove it (the event becomes ``done``)."""
         await self._write("DELETE FROM outbox WHERE id = ?", (row,))
+        self.checkpoint_soon()
 
     async def outbox_refused(self, row: int, reason: str, attempts: int) -> None:
         """The platform refused the answer for good: it moves to ``undelivered`` with
@@ -154,6 +165,7 @@ class DeliveryLedger(ABC):
         await self._write(
             "UPDATE outbox SET failed = ?, attempts = ? WHERE id = ?", (reason, attempts, row)
         )
+        self.checkpoint_soon()
 
     async def undelivered_add(self, refusal: RefusalRow) -> None:
         """Record an answer refused for good at its first attempt (never in the outbox)."""

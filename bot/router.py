@@ -10,9 +10,10 @@ session. No failure escapes :meth:`Router.handle`: it becomes a short reply and 
 An event is finished only once its whole answer is delivered. A turn that is cancelled
 (shutdown, an adapter restart) or fails is released unfinished, so a redelivery answers it
 (claim ``retry``), editing the first message an earlier attempt left (the delivery ledger).
-An answer the platform does not take goes to the outbox, which finishes the event once it
-is delivered; one the platform refused for good (the bot was kicked or blocked) is recorded
-as refused and the event finished, never retried.
+An answer the platform does not take goes to the outbox (Off The Record, a turn's answer and a
+command's reply alike, in memory only), which finishes the event once it is delivered; one the
+platform refused for good (the bot was kicked or blocked) is recorded as refused and the event
+finished, never retried.
 """
 
 from __future__ import annotations
@@ -327,7 +328,13 @@ class Router:
             return "queued"
 
     async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
-        await self._deliver(self._reply(adapter, incoming, stream=False), incoming, text)
+        """Deliver a short reply of the daemon's own (a command's answer, a refusal): Off
+        The Record it waits in memory only, like a turn's answer, since it may quote what
+        the user typed (``/search WORDS``, an unknown ``/WORD``)."""
+        user = self.identify(incoming)
+        otr = user is not None and self.otr.is_on(user, self.room_of(incoming))
+        reply = self._reply(adapter, incoming, stream=False)
+        await self._deliver(reply, incoming, text, otr=otr)
 
     async def _command(
         self,

@@ -4,7 +4,11 @@ and the delivery ledger and outbox.
 One file, ``DATA_DIR/personad.db``, opened through aiosqlite in WAL mode. It holds ids, flags
 and adapter bookkeeping (sync tokens, update offsets); the only text it holds is an on-record
 message until it is answered (:mod:`bot.inbox`) and an on-record answer waiting in the outbox,
-each removed once its event is settled.
+each removed once its event is settled. Removed means gone from the disk: freed bytes are
+zeroed (``secure_delete``) and, within a second of a removal, the WAL, which still holds the
+old pages, is checkpointed and truncated (:meth:`~bot.sqlite_db.SqliteFile.checkpoint_soon`).
+At start, before anything is served, the same is done for what an earlier process left (a
+process killed between a removal and its checkpoint leaves the old pages in the WAL).
 
 An event is ``processing`` from its claim until its whole answer is delivered (``done``), or
 ``queued`` while the rest of its answer waits in the outbox: one statement puts the answer
@@ -21,6 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+import structlog
+
 from adapters.base import Incoming, KeyValueStore
 from bot.batching import Batcher
 from bot.errors import StoreError
@@ -31,7 +37,12 @@ from bot.sqlite_db import SqliteFile
 
 __all__ = ["AdapterState", "EventClaim", "StateStore"]
 
+log = structlog.get_logger(__name__)
+
 EventClaim = Literal["new", "retry", "duplicate"]
+
+#: the kv key that asks the next start to rewrite the file (VACUUM)
+_REWRITE = "personad.db:rewrite"
 
 MIGRATIONS: list[Migration] = [
     (
@@ -85,6 +96,12 @@ MIGRATIONS: list[Migration] = [
     ),
     INBOX_MIGRATION,
     REFUSALS_MIGRATION,
+    (
+        8,
+        # the file of a version that did not zero freed bytes may still hold removed text in
+        # its free space: it is rewritten once, at the next start (StateStore.open)
+        f"INSERT OR REPLACE INTO kv (key, value) VALUES ('{_REWRITE}', '1');",
+    ),
 ]
 
 
@@ -94,6 +111,7 @@ class StateStore(SqliteFile, DeliveryLedger, Inbox):
     migrations = MIGRATIONS
     error = StoreError
     autocommit = True
+    secure_delete = True
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -118,8 +136,26 @@ class StateStore(SqliteFile, DeliveryLedger, Inbox):
             await super().open()
         except StoreError as exc:
             raise StoreError(f"cannot open state database: {exc}") from exc
+        await self._forget_what_was_left()
         rows = await self._all("SELECT platform, event_id FROM events", ())
         self._known = {(str(platform), str(event_id)) for platform, event_id in rows}
+
+    async def _forget_what_was_left(self) -> None:
+        """No text an earlier process removed stays on disk: a settled event's message is
+        cleared (the trigger does it as the event settles; this catches a row left any other
+        way), the file is rewritten once after an upgrade, and the WAL, where a killed
+        process leaves the old copies of every page it changed, is checkpointed away."""
+        await self._write(
+            "UPDATE events SET incoming = NULL WHERE status != 'processing'"
+            " AND incoming IS NOT NULL",
+            (),
+        )
+        if await self.kv_get(_REWRITE) is not None:
+            await self._write("VACUUM", ())
+            await self._write("DELETE FROM kv WHERE key = ?", (_REWRITE,))
+        if not await self.checkpoint():
+            log.warning("state.checkpoint_busy")
+            self.checkpoint_soon()
 
     async def close(self) -> None:
         if self._recording:  # claims still being written go in first
@@ -257,6 +293,7 @@ class StateStore(SqliteFile, DeliveryLedger, Inbox):
             )
         except sqlite3.Error as exc:
             raise StoreError(f"state database write failed: {exc}") from exc
+        self.checkpoint_soon()  # the trigger cleared their messages
         return [None] * len(events)
 
     async def prune_events(self, older_than_days: float = 30.0) -> int:

@@ -1,14 +1,19 @@
-"""The daemon's state database: migrations, exactly-once claims, settings that survive."""
+"""The daemon's state database: migrations, exactly-once claims, settings that survive, and
+no text left on disk once its row lets go of it (the bytes of the files are read)."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from adapters.base import Incoming
 from bot.errors import StoreError
 from bot.state import MIGRATIONS, StateStore
 
@@ -241,3 +246,92 @@ async def test_an_outbox_row_from_before_refusals_knows_its_room_and_can_be_refu
     with sqlite3.connect(path) as con:
         status = con.execute("SELECT status FROM events WHERE event_id = '$old'").fetchone()
     assert status == ("done",)
+
+
+def _holding(folder: Path, word: str) -> list[str]:
+    """The SQLite files of ``personad.db`` (with its -wal and -shm) whose bytes hold ``word``."""
+    return [p.name for p in folder.glob("personad.db*") if word.encode() in p.read_bytes()]
+
+
+async def _until_none_holds(folder: Path, word: str) -> None:
+    async with asyncio.timeout(5):
+        while _holding(folder, word):  # noqa: ASYNC110 (the files: nothing to wait on)
+            await asyncio.sleep(0.05)
+
+
+async def test_a_settled_message_and_a_delivered_answer_leave_no_bytes_on_disk(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "personad.db"
+    async with StateStore(path) as state:
+        message = Incoming("nctalk", "scott", "den", "my pin is narwhalfig", "$m")
+        assert await state.claim_event("nctalk", "$m", keep=message) == "new"
+        await state.event_recorded("nctalk", "$m")
+        assert _holding(tmp_path, "narwhalfig")  # kept until it is answered
+        steps = '[{"op": "send", "room": "den", "text": "about narwhalfig", "key": "k"}]'
+        row = await state.outbox_add("nctalk", "$m", "scott", "inara", steps, 0.0, "den")
+        state.event_queued("nctalk", "$m")
+        await state.outbox_update(row, steps.replace("narwhalfig", "lemurtulip"), 1, 0.0)
+        assert _holding(tmp_path, "lemurtulip")
+        await _until_none_holds(tmp_path, "narwhalfig")  # the message and the first steps
+        await state.outbox_remove(row)
+        await _until_none_holds(tmp_path, "lemurtulip")
+        assert await state.outbox_rows() == []
+
+
+KILLED_AFTER_SETTLING = """
+import asyncio, os, signal, sys
+from pathlib import Path
+from adapters.base import Incoming
+from bot.state import StateStore
+
+async def main() -> None:
+    state = StateStore(Path(sys.argv[1]))
+    await state.open()
+    message = Incoming("nctalk", "scott", "den", "the safe opens with ibexcymbal", "$k")
+    await state.claim_event("nctalk", "$k", keep=message)
+    await state.event_recorded("nctalk", "$k")
+    await state.finish_event("nctalk", "$k")
+    os.kill(os.getpid(), signal.SIGKILL)  # before the checkpoint that follows a settle
+
+asyncio.run(main())
+"""
+
+
+async def test_what_a_killed_process_left_in_the_wal_is_gone_before_serving(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "personad.db"
+    killed = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-c", KILLED_AFTER_SETTLING, str(path)],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        timeout=60,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert _holding(tmp_path, "ibexcymbal") == ["personad.db-wal"]  # settled, not yet gone
+    async with StateStore(path) as state:
+        assert _holding(tmp_path, "ibexcymbal") == []  # at open, before anything is served
+        assert await state.claim_event("nctalk", "$k") == "duplicate"
+
+
+async def test_a_file_written_without_secure_delete_is_rewritten_once(tmp_path: Path) -> None:
+    path = tmp_path / "personad.db"
+    async with StateStore(path):
+        pass
+    # as a version before this one, or an SQLite built not to zero freed bytes, left it
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA secure_delete = OFF")
+    con.execute(
+        "INSERT INTO events (platform, event_id, status, boot_id, received_at, incoming)"
+        " VALUES ('nctalk', '$o', 'processing', 'b', 0, ?)",
+        ("tapirsonnet is the alarm code, " * 8,),  # longer than the row it leaves
+    )
+    con.execute("UPDATE events SET status = 'done' WHERE event_id = '$o'")  # cleared
+    con.execute("DELETE FROM schema_version WHERE version = 8")
+    con.close()
+    assert _holding(tmp_path, "tapirsonnet") == ["personad.db"]  # in the page's free space
+    async with StateStore(path) as state:
+        assert _holding(tmp_path, "tapirsonnet") == []
+        assert await state.kv_get("personad.db:rewrite") is None  # once only

@@ -19,6 +19,7 @@ Both directions follow Talk's ``docs/bots.md`` and ``BotService``/``BotControlle
         await app.start()
         result = await talk.deliver_message(actor="users/scott", room="abc", text="hi")
         talk.fail_next(429, 500)   # the next two bot requests get these statuses
+        talk.refusing = True       # every bot request gets 503 until it is cleared
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ class FakeTalkServer(ServerContext):
         self.rooms: set[str] | None = None
         #: conversations the bot was removed from: a post there is refused (403)
         self.forbidden: set[str] = set()
+        #: while set, every bot request is answered 503, as a server that is down for a while
+        self.refusing = False
         self._failures: list[int] = []
         self._known_ids: dict[str, set[int]] = {}
         self._next_id = 1000
@@ -304,6 +307,8 @@ class FakeTalkServer(ServerContext):
     def _decide(self, token: str, request: web.Request, body: dict[str, Any]) -> int:
         if self._failures:
             return self._failures.pop(0)
+        if self.refusing:
+            return 503
         if request.headers.get("OCS-APIRequest") != "true":
             return 412
         message = body.get("message")
