@@ -8,9 +8,13 @@ also lists every sentence the policy got wrong.
 
 Then the secret detector on ``tests/data/secrets_labelled.tsv``: for its tuning part and its
 held-out part separately, how many secrets were caught and how many ordinary sentences (that
-talk about passwords, banks, codes without giving one) were kept, and the time of
-``looks_secret`` a sentence. ``--errors`` lists the tuning part's mistakes; the held-out
-part's are listed only with ``--held-out-errors``, so rules are not tuned on it.
+talk about passwords, banks, codes without giving one, and facts with numbers and quotes) were
+kept, per kind and in all; for each part of the detector alone (detect-secrets' plugins, the
+own rules) and for both, with the time each takes a sentence. Then the door on
+``tests/data/secrets_carry.tsv``: a message after the one before it, whose value is caught
+only from that one ("what's the wifi password?", then "lemonade2019"). ``--errors`` lists the
+tuning part's mistakes; the held-out part's are listed only with ``--held-out-errors``, so
+rules are not tuned on it.
 
 A rejected sentence is predicted as the kind of rejection its reason names (``secret``,
 ``trivial``, ``ephemeral``), so a secret rejected "as trivial" still counts as a miss here
@@ -30,14 +34,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.memory.policy import Verdict, classify, looks_secret
+from bot.memory.policy import Verdict, classify
+from bot.memory.policy_secrets import find_secrets, library_secrets, own_secrets
+from bot.memory.secret_door import withhold
 
-__all__ = ["LABELS", "Example", "SecretExample", "load", "load_secrets", "main", "predicted_label"]
+__all__ = [
+    "LABELS",
+    "CarryExample",
+    "Example",
+    "SecretExample",
+    "load",
+    "load_carry",
+    "load_secrets",
+    "main",
+    "predicted_label",
+]
 
 LABELS = ("fact", "preference", "decision", "skill", "error", "ephemeral", "trivial", "secret")
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 DEFAULT_SET = DATA / "policy_labelled.tsv"
 SECRETS_SET = DATA / "secrets_labelled.tsv"
+CARRY_SET = DATA / "secrets_carry.tsv"
+PARTS = (("tune", "tuning"), ("held", "held-out"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,21 +68,43 @@ class Example:
 @dataclass(frozen=True, slots=True)
 class SecretExample:
     """One sentence of the secrets set: ``part`` "tune" or "held", ``label`` "secret" or
-    "ordinary"; a literal ``\\n`` in the file is a line break."""
+    "ordinary", ``kind`` the secret's kind (or what an ordinary sentence is about: "fact"
+    when nothing); a literal ``\\n`` in the file is a line break."""
 
     part: str
     label: str
     lang: str
     text: str
+    kind: str = "password"
+
+
+@dataclass(frozen=True, slots=True)
+class CarryExample:
+    """A message ``text`` said after ``previous``, labelled as :class:`SecretExample`."""
+
+    part: str
+    label: str
+    kind: str
+    lang: str
+    previous: str
+    text: str
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        return [{key: value.replace("\\n", "\n") for key, value in row.items()} for row in reader]
 
 
 def load_secrets(path: Path = SECRETS_SET) -> list[SecretExample]:
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        return [
-            SecretExample(row["part"], row["label"], row["lang"], row["text"].replace("\\n", "\n"))
-            for row in reader
-        ]
+    return [
+        SecretExample(row["part"], row["label"], row["lang"], row["text"], row["kind"])
+        for row in _rows(path)
+    ]
+
+
+def load_carry(path: Path = CARRY_SET) -> list[CarryExample]:
+    return [CarryExample(**row) for row in _rows(path)]
 
 
 def load(path: Path) -> list[Example]:
@@ -142,24 +182,68 @@ def report(examples: list[Example], *, show_errors: bool) -> float:
     return accuracy
 
 
+#: each part of the detector alone, and both: what finds the values of a text
+DETECTORS: dict[str, Callable[[str], object]] = {
+    "detect-secrets": library_secrets,
+    "own rules": own_secrets,
+    "both": find_secrets,
+}
+
+
+def _caught_kept(rows: list[tuple[SecretExample | CarryExample, bool]]) -> str:
+    secrets = [hit for ex, hit in rows if ex.label == "secret"]
+    ordinary = [hit for ex, hit in rows if ex.label == "ordinary"]
+    return (
+        f"caught {sum(secrets):>3}/{len(secrets):<3}  kept {len(ordinary) - sum(ordinary):>3}"
+        f"/{len(ordinary):<3}"
+    )
+
+
 def report_secrets(examples: list[SecretExample], *, errors_of: set[str]) -> None:
-    flagged = [looks_secret(example.text) for example in examples]
-    elapsed = _best_pass([example.text for example in examples], looks_secret)
-    print(f"\nsecrets set: {len(examples)} sentences, {elapsed / len(examples) * 1e6:.0f} µs each")
-    for part, name in (("tune", "tuning"), ("held", "held-out")):
-        rows = [(ex, hit) for ex, hit in zip(examples, flagged, strict=True) if ex.part == part]
-        secrets = [(ex, hit) for ex, hit in rows if ex.label == "secret"]
-        ordinary = [(ex, hit) for ex, hit in rows if ex.label == "ordinary"]
-        caught = sum(hit for _, hit in secrets)
-        kept = sum(not hit for _, hit in ordinary)
-        print(
-            f"{name:>9}: secrets caught {caught}/{len(secrets)}, "
-            f"ordinary kept {kept}/{len(ordinary)}"
+    texts = [example.text for example in examples]
+    print(f"\nsecrets set: {len(examples)} sentences")
+    for name, detect in DETECTORS.items():
+        find_secrets.cache_clear()
+        flagged = [bool(detect(text)) for text in texts]
+        elapsed = _best_pass(texts, detect)
+        parts = "   ".join(
+            f"{label}: "
+            + _caught_kept(
+                [(ex, hit) for ex, hit in zip(examples, flagged, strict=True) if ex.part == part]
+            )
+            for part, label in PARTS
         )
+        print(f"{name:>15}: {parts}   {elapsed / len(texts) * 1e6:.0f} µs a sentence")
+
+    flagged = [bool(find_secrets(text)) for text in texts]
+    pairs = list(zip(examples, flagged, strict=True))
+    print("\nper kind (both parts of the detector):")
+    for kind in sorted({ex.kind for ex in examples}):
+        cells = [
+            f"{label}: "
+            + _caught_kept([(ex, hit) for ex, hit in pairs if ex.kind == kind and ex.part == part])
+            for part, label in PARTS
+        ]
+        print(f"{kind:>10}  " + "   ".join(cells))
+    for part, name in PARTS:
+        print(f"{name:>9}: " + _caught_kept([(ex, hit) for ex, hit in pairs if ex.part == part]))
         if part in errors_of:
-            for ex, hit in rows:
-                if hit != (ex.label == "secret"):
-                    print(f"  {ex.label:>8} [{ex.lang}] {ex.text!r}")
+            for ex, hit in pairs:
+                if ex.part == part and hit != (ex.label == "secret"):
+                    print(f"  {ex.label:>8} {ex.kind:>8} [{ex.lang}] {ex.text!r}")
+
+
+def report_carry(examples: list[CarryExample], *, errors_of: set[str]) -> None:
+    """The door on message pairs: a value caught from the message before it."""
+    print(f"\nnext-message set: {len(examples)} pairs")
+    hits = [withhold(ex.text, previous=ex.previous) != ex.text for ex in examples]
+    pairs = list(zip(examples, hits, strict=True))
+    for part, name in PARTS:
+        print(f"{name:>9}: " + _caught_kept([(ex, hit) for ex, hit in pairs if ex.part == part]))
+        if part in errors_of:
+            for ex, hit in pairs:
+                if ex.part == part and hit != (ex.label == "secret"):
+                    print(f"  {ex.label:>8} [{ex.lang}] {ex.previous!r} -> {ex.text!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.held_out_errors:
         errors_of.add("held")
     report_secrets(load_secrets(), errors_of=errors_of)
+    report_carry(load_carry(), errors_of=errors_of)
     return 0
 
 

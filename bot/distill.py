@@ -16,7 +16,7 @@ Budgets are soft caps in tokens (about four characters each). A failed or empty 
 never overwrites a memory file: the previous version stays. Off The Record conversations
 never reach a session log, so they never reach distillation either. Whatever is written goes
 through the secret detector first (:func:`bot.memory.policy.redact_secrets`): a password said
-in a session becomes ``[secret withheld]`` in MEMORY_SHORT.md, and so in everything the
+in a session becomes ``[secret withheld: password]`` in MEMORY_SHORT.md, and so in everything the
 model writes from it; the model's own output is redacted too.
 """
 

@@ -7,6 +7,10 @@ and rate limit (:mod:`bot.admission`), and check the input (kind, empty,
 too long). Handling is either a command from the shared table or a turn of the sender's
 session. No failure escapes :meth:`Router.handle`: it becomes a short reply and a log line.
 
+An on-record message is kept with its claim until answered (:mod:`bot.inbox`), its secrets
+withheld first (:mod:`bot.memory.secret_door`): a replay after a crash answers the withheld
+text. An answer kept in the outbox has its secrets withheld too.
+
 An event is finished only once its whole answer is delivered. A turn that is cancelled
 (shutdown, an adapter restart) or fails is released unfinished, so a redelivery answers it
 (claim ``retry``), editing the first message an earlier attempt left (the delivery ledger).
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import replace
 from functools import partial
 from typing import Any, Literal
 
@@ -31,10 +36,12 @@ from adapters.base import Adapter, Incoming
 from bot.admission import Admission
 from bot.commands import ADMIN_ONLY, CommandContext, lookup, parse_command
 from bot.config import Config
-from bot.delivery import Undelivered, answer_key
+from bot.delivery import Step, Undelivered, answer_key
 from bot.errors import PersonadError
 from bot.health import HealthCheck
 from bot.logs import bound
+from bot.memory.policy_secrets import redact_secrets
+from bot.memory.secret_door import withhold
 from bot.outbox import Outbox, Parcel
 from bot.persona.store import PersonaStore
 from bot.reply import ReplyStream
@@ -55,6 +62,11 @@ DELIVERED = "answer delivered"
 REFUSED = "answer refused by the platform"
 
 SORRY = "Something went wrong on my side and I couldn't answer that. Please try again."
+
+
+def _withheld_step(step: Step) -> Step:
+    text = redact_secrets(step.text)
+    return step if text == step.text else replace(step, text=text)
 
 
 async def _not_available(*_args: str) -> str:
@@ -187,7 +199,9 @@ class Router:
         room = self.room_of(incoming)
         off_record = self.otr.is_on(user, room)
         claim = await self.state.claim_event(
-            incoming.platform, incoming.event_id, keep=None if off_record else incoming
+            incoming.platform,
+            incoming.event_id,
+            keep=None if off_record else self._withheld(incoming, user, room),
         )
         if claim == "duplicate":
             log.info("router.duplicate")
@@ -222,6 +236,17 @@ class Router:
                 self._queued.discard(event)  # the outbox finishes it on delivery
             else:
                 await self.state.finish_event(*event)
+
+    def _withheld(self, incoming: Incoming, user: str, room: Room) -> Incoming:
+        """``incoming`` as the inbox keeps it: its secrets withheld, with the room's last
+        message in the user's live sessions as the one before it (a value answering "what's
+        the wifi password?")."""
+        previous = next(
+            (entries[-1].text for s in self.sessions.of_user(user) if (entries := s.entries(room))),
+            "",
+        )
+        text = withhold(incoming.text, previous=previous)
+        return incoming if text == incoming.text else replace(incoming, text=text)
 
     def _input_problem(self, incoming: Incoming) -> str | None:
         if incoming.kind != "text":
@@ -315,7 +340,9 @@ class Router:
         except Undelivered as exc:
             if outbox is None:
                 raise
-            parcel = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, not otr)
+            # kept on disk, an answer waits with its secrets withheld (and is delivered so)
+            steps = exc.steps if otr else [_withheld_step(step) for step in exc.steps]
+            parcel = Parcel(incoming.platform, incoming.event_id, *owner, steps, not otr)
             if exc.permanent:
                 await outbox.refuse(parcel, exc.error)
                 return "refused"

@@ -3,10 +3,13 @@
 A session owns the live conversation of each room (its :class:`~bot.conversation.Entry`
 list: what is said in one room never enters the context of a reply in another), its tier,
 and drives one turn from the user's text to the persona's reply: recall, prompt, compaction,
-the model with its tools, the session log. Whether a turn is Off The Record is the room's
-mode (:mod:`bot.rooms`), which the router passes in. Turns of one session run strictly in
-order under :attr:`Session.lock`, which the router holds from the turn until the reply is
-sent and the memory synced; different sessions run concurrently.
+the model with its tools, the session log. Secrets are withheld at the door
+(:mod:`bot.memory.secret_door`): the user's message as it arrives and the reply before it is
+logged, so the conversation, the log and memory hold markers, never values; only the model's
+request of this one turn carries the message as it was said. Whether a turn is Off The Record
+is the room's mode (:mod:`bot.rooms`), which the router passes in. Turns of one session run
+strictly in order under :attr:`Session.lock`, which the router holds from the turn until the
+reply is sent and the memory synced; different sessions run concurrently.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -31,6 +34,7 @@ from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
+from bot.memory.secret_door import secret_values, withhold
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.promotion import Promoter
 from bot.persona.store import FileText, PersonaStore, bind_persona
@@ -282,7 +286,7 @@ class Session:
             return
         record = TurnRecord(
             user_text=outcome.user_entry.text,
-            reply_text=outcome.reply,
+            reply_text=outcome.reply_entry.text,  # withheld, unlike the reply that was sent
             platform=platform,
             at=outcome.user_entry.at,
             user=self.user,
@@ -399,6 +403,15 @@ class Session:
     # -- the turn ---------------------------------------------------------------------------
 
     @staticmethod
+    def _previous_text(conversation: Conversation, event_id: str) -> str:
+        """The room's message before this one, either speaker's (a kept attempt at this same
+        event does not count)."""
+        for entry in reversed(conversation.entries):
+            if not (event_id and entry.role == "user" and entry.event_id == event_id):
+                return entry.text
+        return ""
+
+    @staticmethod
     def _take_unanswered(
         conversation: Conversation, text: str, event_id: str, otr: bool
     ) -> Entry | None:
@@ -443,6 +456,10 @@ class Session:
         holds :attr:`lock`. ``event_id`` names the platform event; ``retry`` says an earlier
         attempt at it was cut off."""
         conversation = self.conversation(room)
+        # what is written of the message: its secrets withheld (the model still hears it whole)
+        said = text
+        previous = self._previous_text(conversation, event_id)
+        text = withhold(said, previous=previous)
         if event_id:
             earlier = self._answered(conversation, room, text, event_id, retry, otr)
             if earlier is not None:
@@ -459,6 +476,8 @@ class Session:
         )
         audience = room.audience
         inject, recalled = await self._recall(text, otr=otr, audience=audience)
+        # this turn's request alone carries the message as it was said
+        heard = replace(user_entry, text=said) if said != text else user_entry
 
         def read(name: str) -> FileText:
             file = store.read(self.user, self.persona, name)
@@ -486,7 +505,7 @@ class Session:
             return await run_tool_loop(
                 self.deps.chat_llm,
                 system=system,
-                messages=conversation.messages.messages(conversation.entries, user_entry),
+                messages=conversation.messages.messages(conversation.entries, heard),
                 tools=tools,
                 max_steps=config.llm.max_tool_steps,
                 on_text=on_text,
@@ -509,9 +528,11 @@ class Session:
                     self.conversation(room).entries.append(kept)
                 raise
         reply = result.text.strip() or "(no answer)"
+        # the user gets the reply as written; what is kept of it repeats no secret
+        written = withhold(reply, previous=said, values=secret_values(said, previous=previous))
         reply_entry = Entry(
             "assistant",
-            reply,
+            written,
             self.deps.clock().astimezone(zone),
             platform,
             otr=otr,

@@ -128,7 +128,7 @@ async def test_an_episode_is_stored_with_its_secret_redacted(memory: SqliteFtsMe
     assert b"hunter2-Blue-77" not in raw
     assert episodes(await memory.prefetch("hunter2-Blue-77", limit=5)) == []
     assert episodes(await memory.prefetch("wifi", limit=5)) == [
-        "My wifi password is [secret withheld]."
+        "My wifi password is [secret withheld: password]."
     ]
 
 

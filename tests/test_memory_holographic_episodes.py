@@ -97,7 +97,7 @@ async def test_an_episode_is_kept_with_its_secret_redacted(memory: HolographicMe
     await memory.open()
     assert episodes(await memory.prefetch("hunter2-Blue-77", limit=5)) == []
     assert episodes(await memory.prefetch("wifi router", limit=5)) == [
-        "My wifi password is [secret withheld]."
+        "My wifi password is [secret withheld: password]."
     ]
 
 

@@ -20,7 +20,7 @@ from bot.identity.changelog import CHANGELOG_FILE, Change, render
 from bot.identity.state import flush_states
 from bot.memory.base import TurnRecord
 from bot.memory.holographic.backend import HolographicMemory
-from bot.memory.policy import WITHHELD, redact_secrets, split_candidates, withhold_sentences
+from bot.memory.policy import redact_secrets, split_candidates, withhold_sentences
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.persona.store import PersonaStore
 from bot.sessionlog import LoggedTurn, SessionLog
@@ -62,7 +62,8 @@ def _turn(text: str) -> TurnRecord:
 def test_a_value_on_the_line_after_its_keyword_is_a_secret() -> None:
     text = "I moved to Porto last year.\nmy password is below.\nhunter2!\nI love the river."
     assert redact_secrets(text) == (
-        f"I moved to Porto last year.\nmy password is below.\n{WITHHELD}\nI love the river."
+        "I moved to Porto last year.\nmy password is below.\n[secret withheld: password]\n"
+        "I love the river."
     )
     assert split_candidates(text) == ["I moved to Porto last year.", "I love the river."]
 
@@ -142,7 +143,7 @@ async def test_short_distillation_writes_no_secret(tmp_path: Path) -> None:
         "scott", "inara", "short"
     )
     digest = (directory / "MEMORY_SHORT.md").read_text(encoding="utf-8")
-    assert "tomatoes" in digest and WITHHELD in digest
+    assert "tomatoes" in digest and "[secret withheld: password]" in digest
     assert digest.count("### 09:00:00 · user · scott · console") == len(SAID) + 1
     assert [value for value in VALUES if value in digest] == []
 

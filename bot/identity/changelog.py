@@ -88,16 +88,24 @@ def _quote(line: str | None) -> str:
 
 
 def _quote_evidence(text: str) -> str:
-    """``text`` with every secret withheld, then shortened to :data:`EVIDENCE_CHARS` (in that
-    order: a cut through a card number must not hide it from the detector)."""
-    clean = redact_secrets(text)
+    """``text`` with every secret withheld line by line, then joined on one line and
+    shortened to :data:`EVIDENCE_CHARS` (in that order: joined first, a value on the line
+    after its keyword would read as another sentence; cut first, a card number could hide
+    from the detector)."""
+    clean = " ".join(redact_secrets(text).split())
     return clean if len(clean) <= EVIDENCE_CHARS else clean[: EVIDENCE_CHARS - 1] + "…"
 
 
 def render(change: Change) -> str:
     """The entry as appended: readable lines, then the machine-readable comment. The
-    evidence quote has every secret withheld and is shortened, in both."""
-    change = replace(change, evidence=_quote_evidence(change.evidence))
+    evidence quote and the value have every secret withheld (the quote is shortened too),
+    in both: nothing keeps a value beside its marker."""
+    change = replace(
+        change,
+        evidence=_quote_evidence(change.evidence),
+        value=redact_secrets(change.value),
+        value_before=None if change.value_before is None else redact_secrets(change.value_before),
+    )
     if change.op == "apply" and change.heading:
         how = "asked to remember" if change.explicit else "said again and again"
         title = f"## {change.at} · change {change.id} · {change.file}"

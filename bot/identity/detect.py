@@ -30,7 +30,7 @@ from bot.identity.traits import (
     VOCATIVE_OPENERS,
     Trait,
 )
-from bot.memory.policy import FILLER_WORDS, guess_language
+from bot.memory.policy import FILLER_WORDS, guess_language, redact_secrets
 from bot.prefilter import PatternSet
 
 __all__ = ["LONG_WORDS", "SHORT_WORDS", "detect", "fold_with_offsets"]
@@ -140,10 +140,10 @@ class _Message:
 
 
 def _evidence(text: str) -> str:
-    """``text`` on one line, as said, up to :data:`_EVIDENCE_CHARS`. Not shortened further
-    nor redacted here: only an applied change is ever written, and the changelog redacts its
-    quote before shortening it, so no cut can hide a secret from the detector."""
-    return " ".join(text[: _EVIDENCE_CHARS * 2].split())[:_EVIDENCE_CHARS]
+    """``text`` on one line, its secrets withheld, up to :data:`_EVIDENCE_CHARS`. Withheld
+    while its lines are still apart: joined, a value on the line after its keyword ("my
+    password is below.\\nhunter2!") would read as the next sentence and stay."""
+    return " ".join(redact_secrets(text).split())[:_EVIDENCE_CHARS]
 
 
 def _clean_name(name: str) -> str | None:

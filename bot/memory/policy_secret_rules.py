@@ -18,12 +18,16 @@ __all__ = [
     "EMAIL_PAIR",
     "EXPIRY",
     "FORMATS",
+    "ID_KEYS",
     "ID_NUMBER",
     "KEY_ANYWHERE",
+    "KEY_KINDS",
+    "KINDS",
     "LABEL_LINE",
     "LOGIN_PAIR",
     "NUMERIC_KEYS",
     "PHRASE_KEYS",
+    "STRONG_KEYS",
     "STRONG_PHRASE",
     "STRONG_RIGHT_AFTER",
     "VALUE_FIRST",
@@ -36,35 +40,35 @@ __all__ = [
 FORMATS: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(pattern))
     for kind, pattern in (
-        ("api key", r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
-        ("api key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}"),
-        ("api key", r"\bwhsec_[A-Za-z0-9]{16,}"),
-        ("token", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-        ("token", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
-        ("token", r"\bglpat-[A-Za-z0-9_-]{16,}"),
-        ("token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-        ("token", r"\bxapp-[A-Za-z0-9-]{10,}"),
-        ("token", r"\bhf_[A-Za-z0-9]{20,}"),
-        ("token", r"\bnpm_[A-Za-z0-9]{30,}"),
-        ("token", r"\bpypi-[A-Za-z0-9_-]{40,}"),
-        ("token", r"\bya29\.[A-Za-z0-9_-]{10,}"),
-        ("token", r"\bSG\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        ("token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{30,}"),  # a Telegram bot token
-        ("token", r"\b[MN][A-Za-z0-9]{23,}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"),  # Discord
-        ("token", r"(?i:\bbearer)\s+[A-Za-z0-9._~+/-]{12,}=*"),
-        ("token", r"hooks\.slack\.com/services/\S+"),
-        ("aws key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
-        ("api key", r"\bAIza[0-9A-Za-z_-]{30,}"),
-        ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        ("key", r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
+        ("key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}"),
+        ("key", r"\bwhsec_[A-Za-z0-9]{16,}"),
+        ("key", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+        ("key", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
+        ("key", r"\bglpat-[A-Za-z0-9_-]{16,}"),
+        ("key", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+        ("key", r"\bxapp-[A-Za-z0-9-]{10,}"),
+        ("key", r"\bhf_[A-Za-z0-9]{20,}"),
+        ("key", r"\bnpm_[A-Za-z0-9]{30,}"),
+        ("key", r"\bpypi-[A-Za-z0-9_-]{40,}"),
+        ("key", r"\bya29\.[A-Za-z0-9_-]{10,}"),
+        ("key", r"\bSG\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        ("key", r"\b\d{8,10}:AA[A-Za-z0-9_-]{30,}"),  # a Telegram bot token
+        ("key", r"\b[MN][A-Za-z0-9]{23,}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"),  # Discord
+        ("key", r"(?i:\bbearer)\s+[A-Za-z0-9._~+/-]{12,}=*"),
+        ("key", r"hooks\.slack\.com/services/\S+"),
+        ("key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
+        ("key", r"\bAIza[0-9A-Za-z_-]{30,}"),
+        ("key", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
         (
-            "private key",
+            "key",
             r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?-----END [A-Z ]*PRIVATE KEY-----|.*)",
         ),
-        ("password in url", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:[^\s/@]+@"),
-        ("licence key", r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{5}(?:-[A-Z0-9]{5}){3,4}\b"),
-        ("id number", r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"),  # Brazilian CPF, formatted
-        ("id number", r"\b\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}\b"),  # Brazilian CNPJ, formatted
-        ("id number", r"\b\d{3}-\d{2}-\d{4}\b"),  # US social security number
+        ("password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:[^\s/@]+@"),
+        ("key", r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{5}(?:-[A-Z0-9]{5}){3,4}\b"),
+        ("id", r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"),  # Brazilian CPF, formatted
+        ("id", r"\b\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}\b"),  # Brazilian CNPJ, formatted
+        ("id", r"\b\d{3}-\d{2}-\d{4}\b"),  # US social security number
     )
 ]
 # -- words that announce a credential (on folded text) -----------------------------------------
@@ -84,7 +88,9 @@ _STRONG_EN = (
     r"|\d+ (?:recovery )?words"
 )
 _STRONG_PT = (
-    r"senha|pin|codigo (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
+    # "senha do atendimento" is a ticket in a queue
+    r"senha(?! d[eo] atendimento| da fila| na fila| de espera)|pin"
+    r"|codigo (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
     r"|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio|garagem|fechadura))|chave (?:da|de|do)"
     r" (?:api|acesso|rede|wifi|wi-fi|licenca)|chave secreta|chave privada|frase (?:de recuperacao"
     r"|semente|secreta)|palavras (?:de recuperacao|da carteira)|\d+ palavras"
@@ -103,7 +109,9 @@ PHRASE_KEYS = re.compile(r"mnemonic|seed|recovery (?:phrase|words)|frase|palavra
 ID_KEYS = (
     r"(?:ssn|social security(?: number| no\.?)?|sin number|tax id|tax file number|ein|itin"
     r"|medicare(?: number)?|nhs number|passport(?: number| no\.?)?|driver'?s licen[cs]e(?: number)?"
-    r"|licen[cs]e number|(?:checking |savings )?account(?: number| no\.?)?|acct|routing(?: number)?"
+    r"|licen[cs]e number|(?:(?:checking|chequing|savings|joint|bank) )?"
+    r"(?:account|acct|acc\.?|a/c|c/c)(?:[ ]*(?:number|numero|num\.?|nr\.?|no\.?|#))?"
+    r"|routing(?: number| no\.?)?"
     r"|sort code|iban|bsb|cpf|cnpj|rg|cnh|nif|nib|nipc|contribuinte|pis|pasep|nis"
     r"|titulo de eleitor|cartao de cidadao|seguranca social|passaporte|numero da conta"
     r"|conta(?: corrente| poupanca| bancaria)?|cc)"
@@ -141,7 +149,7 @@ _NOT_A_VALUE = (
     r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off)"
 )
 #: between a key and its copula: up to 40 characters, no sentence end
-_GAP = r"(?:[^?!\n.:=;]|\.(?=\S)){0,40}?"
+_GAP = r"(?:[^?!\n.:=;,]|\.(?=\S)){0,40}?"
 
 STRONG_PHRASE = re.compile(
     rf"\b(?P<key>{STRONG_KEYS})\b{_GAP}{_COPULA}[ ]*:?[ ]*"
@@ -199,3 +207,37 @@ LABEL_LINE = re.compile(
     rf"(?:{STRONG_KEYS}|{WEAK_KEYS})"
     r"(?:[ ]+(?:d[oa]s?|for|of|to|pro|pra|para)(?:[ ]+[\w.-]+){1,3})?\W*$"
 )
+
+# -- the kind a key names (on folded text), first match wins -----------------------------------
+
+#: what a withheld value is said to be: ``[secret withheld: pin]``
+KINDS = ("password", "pin", "code", "card", "account", "id", "key", "seed")
+KEY_KINDS: list[tuple[str, re.Pattern[str]]] = [
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        (
+            "seed",
+            r"seed|recovery (?:phrase|words)|mnemonic|frase (?:de recuperacao|semente)"
+            r"|palavras|\bwords\b",
+        ),
+        (
+            "password",
+            r"(?:wifi|wi-fi|wpa2?|network|rede) key|chave (?:da|de|do) (?:rede|wifi|wi-fi)",
+        ),
+        ("pin", r"\bpin\b"),
+        ("card", r"cvv|cvc|card|cartao|expir|exp\b|valid|venc|security code|codigo de seguranca"),
+        ("code", r"\bcod(?:e|igo)s?\b|combina|combo|otp|2fa|passcode"),
+        ("key", r"api|token|\bkey\b|chave|secret (?:access )?key|client[ _-]?secret"),
+        (
+            "account",
+            r"account|acct|\bacc\b|a/c|c/c|conta|iban|routing|sort code|bsb|\bnib\b"
+            r"|agencia|\bcc\b|\bag\b",
+        ),
+        (
+            "id",
+            r"ssn|social security|\bsin\b|tax|\bein\b|itin|medicare|nhs|passport|licen[cs]e"
+            r"|cpf|cnpj|\brg\b|cnh|nif|nipc|contribuinte|pis|pasep|\bnis\b|eleitor|cidadao"
+            r"|seguranca social|passaporte",
+        ),
+    )
+]

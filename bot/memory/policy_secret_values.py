@@ -120,16 +120,16 @@ def self_evident(text: str) -> list[Span]:
         for match in _CARD.finditer(text):
             found = re.sub(r"\D", "", match.group(0))
             if 13 <= len(found) <= 19 and _luhn(found):
-                spans.append(Span(match.start(), match.end(), "card number"))
-        spans += [Span(*m.span(), "id number") for m in _ELEVEN.finditer(text) if _cpf(m[0])]
-        spans += [Span(*m.span(), "id number") for m in _FOURTEEN.finditer(text) if _cnpj(m[0])]
+                spans.append(Span(match.start(), match.end(), "card"))
+        spans += [Span(*m.span(), "id") for m in _ELEVEN.finditer(text) if _cpf(m[0])]
+        spans += [Span(*m.span(), "id") for m in _FOURTEEN.finditer(text) if _cnpj(m[0])]
     for match in _IBAN.finditer(text):
         if (end := _iban_end(match)) is not None:
-            spans.append(Span(match.start(), end, "bank account"))
+            spans.append(Span(match.start(), end, "account"))
     for match in _LONG_TOKEN.finditer(text):
         if _random_looking(match.group(0)):
-            spans.append(Span(match.start(), match.end(), "high-entropy string"))
+            spans.append(Span(match.start(), match.end(), "key"))
     for match in _TOKEN.finditer(text):
         if _password_shaped(match.group(0)):
-            spans.append(Span(match.start(), match.end(), "password-shaped string"))
+            spans.append(Span(match.start(), match.end(), "password"))
     return spans

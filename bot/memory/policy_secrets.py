@@ -1,16 +1,28 @@
-"""The secret detector: where a text carries a password, key, token, card, account or id number.
+"""The secret detector: where a text carries a password, PIN, code, card, account, id, key or
+seed phrase.
 
-One detector for every path that writes what people said (memory writes, automatic
-extraction, mirrored files, distillation, the identity changelog): :func:`find_secrets` gives
-the :class:`Span` of each value, :func:`redact_secrets` replaces each by :data:`WITHHELD`, and
-:func:`secret_kind` / :func:`looks_secret` answer for a whole text. It tries, in turn: known
-key formats (``sk-…``, ``ghp_…``, private key blocks), numbers that pass their check digits
-(cards by Luhn, CPF and CNPJ, IBAN by mod 97), long or mixed-class tokens, and phrases in
-English and Portuguese that name a credential and give its value ("pw for the router is …",
-"coloquei X como senha", "cvv 737", "agência 1234 conta 98765-4"), including a value on the
-line after a line that announces it ("my password is below.\\nhunter2!"). The values that
-prove themselves are found by :mod:`bot.memory.policy_secret_values`; the phrase tables are in
-:mod:`bot.memory.policy_secret_rules`.
+One detector for every path that writes what people said (the door of a turn,
+:mod:`bot.memory.secret_door`; memory writes, automatic extraction, mirrored files,
+distillation, the identity changelog): :func:`find_secrets` gives the :class:`Span` of each
+value with its kind, :func:`redact_secrets` replaces each by a marker that names the kind
+(``[secret withheld: pin]``, :func:`marker`), and :func:`secret_kind` / :func:`looks_secret`
+answer for a whole text. A marker is never taken for a secret, so redacting twice changes
+nothing (:data:`MARKERS`).
+
+Three parts find values, each measured alone by ``bench/policy_accuracy.py``:
+
+- detect-secrets' plugins (:mod:`bot.memory.policy_secret_library`): vendor keys and tokens,
+  private keys, high-entropy strings;
+- the values that prove themselves (:mod:`bot.memory.policy_secret_values`): key formats
+  (``sk-…``, ``ghp_…``), numbers that pass their check digits (cards by Luhn, CPF and CNPJ,
+  IBAN by mod 97), long or mixed-class tokens;
+- the conversational rules, English and Portuguese: phrases that name a credential and give
+  its value ("pw for the router is …", "coloquei X como senha", "cvv 737", "agência 1234 conta
+  98765-4", "acct no. 0098123456"), a value on the line after the words that ask for it ("my
+  password is below.\\nhunter2!", :mod:`bot.memory.policy_secret_carry`), and secrets as they
+  are said in chat (:mod:`bot.memory.policy_secret_speech`: codes in words, quoted
+  passphrases, seed phrases, "changed my password to X", the digits on a card's back). The
+  phrase tables are in :mod:`bot.memory.policy_secret_rules`.
 """
 
 from __future__ import annotations
@@ -23,22 +35,39 @@ from functools import lru_cache
 from itertools import pairwise
 
 from bot.memory import policy_secret_rules as rules
+from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
+from bot.memory.policy_secret_library import library_secrets
+from bot.memory.policy_secret_speech import spoken_secrets
 from bot.memory.policy_secret_values import Span, self_evident
 from bot.prefilter import PatternSet
 
 __all__ = [
+    "KINDS",
+    "MARKERS",
     "WITHHELD",
     "Span",
     "announces_value",
     "find_secrets",
     "fold_in_place",
+    "library_secrets",
     "looks_secret",
+    "marker",
+    "own_secrets",
     "redact_secrets",
     "secret_kind",
 ]
 
-#: what a secret value is replaced by
+#: the kinds a value is found as, and named as in its marker
+KINDS = rules.KINDS
+#: what a secret is replaced by where its kind is not said (a whole sentence withheld)
 WITHHELD = "[secret withheld]"
+#: every marker, of a kind or not: what was withheld once is never found again
+MARKERS = re.compile(r"\[secret withheld(?:: [a-z]+)?\]")
+
+
+def marker(kind: str) -> str:
+    """What a value of ``kind`` is replaced by: ``[secret withheld: pin]``."""
+    return f"[secret withheld: {kind}]"
 
 
 _WHITESPACE = str.maketrans("\t\r\f\v\xa0", "     ")
@@ -110,7 +139,7 @@ def _first_word(folded: str, start: int) -> str:
 
 
 #: a recovery phrase has twelve words or more; fewer is a phrase about one
-_MIN_PHRASE_WORDS = 8
+_MIN_PHRASE_WORDS = 12
 
 
 def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
@@ -123,26 +152,30 @@ def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
     end = _to_clause_end(folded, match.end())
     if rules.PHRASE_KEYS.search(key) and len(folded[match.end() : end].split()) < _MIN_PHRASE_WORDS:
         return None
-    return Span(match.end(), end, "credential")
+    return Span(match.end(), end, key_kind(key))
 
 
 def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     if not _credential_like(_first_word(folded, match.end()), strong=False):
         return None
-    return Span(match.end(), _to_clause_end(folded, match.end()), "credential")
+    return Span(match.end(), _to_clause_end(folded, match.end()), key_kind(match.group(0)))
 
 
 def _right_after(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     value = _first_word(folded, match.end())
-    strong = rules.WEAK_KEYS_ONLY.fullmatch(match.group("key")) is None
+    key = match.group("key")
+    strong = rules.WEAK_KEYS_ONLY.fullmatch(key) is None
     if not _credential_like(value, strong=strong):
         return None
-    return Span(match.end(), match.end() + len(value), "credential")
+    if rules.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
+        return None  # "pin: seven three" is for the spoken digits' rule, all of them
+    return Span(match.end(), match.end() + len(value), key_kind(key))
 
 
-def _value_group(kind: str, *, check: bool = False, min_digits: int = 0) -> _Handler:
+def _value_group(kind: str | None, *, check: bool = False, min_digits: int = 0) -> _Handler:
     """A handler that takes the match's ``value`` group, when it reads as a credential
-    (``check``) and holds at least ``min_digits`` digits."""
+    (``check``) and holds at least ``min_digits`` digits; of ``kind``, or (None) of the kind
+    its key words name."""
 
     def handle(_text: str, _folded: str, match: re.Match[str]) -> Span | None:
         value = match.group("value")
@@ -150,7 +183,9 @@ def _value_group(kind: str, *, check: bool = False, min_digits: int = 0) -> _Han
             return None
         if sum(c.isdigit() for c in value) < min_digits:
             return None
-        return Span(*match.span("value"), kind)
+        start, end = match.span("value")
+        words = match.string[match.start() : start] + match.string[end : match.end()]
+        return Span(start, end, kind or key_kind(words))
 
     return handle
 
@@ -162,12 +197,12 @@ _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (rules.STRONG_PHRASE, _strong),
     (rules.WEAK_PHRASE, _weak),
     (rules.STRONG_RIGHT_AFTER, _right_after),
-    (rules.VALUE_FIRST, _value_group("credential", check=True)),
-    (rules.ID_NUMBER, _value_group("id or account number", min_digits=6)),
+    (rules.VALUE_FIRST, _value_group(None, check=True)),
+    (rules.ID_NUMBER, _value_group(None, min_digits=6)),
     (rules.BARE_CODE, _value_group("code")),
-    (rules.EXPIRY, _value_group("card expiry")),
-    (rules.LOGIN_PAIR, _value_group("credential")),
-    (rules.EMAIL_PAIR, _value_group("credential", check=True)),
+    (rules.EXPIRY, _value_group("card")),
+    (rules.LOGIN_PAIR, _value_group("password")),
+    (rules.EMAIL_PAIR, _value_group("password", check=True)),
 ]
 _PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
 _VALUE_FIRST = 3
@@ -183,20 +218,31 @@ def _phrases(text: str, folded: str) -> list[Span]:
         for match in pattern.finditer(folded):
             if (span := handler(text, folded, match)) is not None:
                 spans.append(span)
-    return spans + _next_lines(folded) if "\n" in folded else spans
+    return spans
 
 
-def _next_lines(folded: str) -> list[Span]:
+_LINE = re.compile(r"[^\n]*")
+
+
+def _next_lines(folded: str, found: list[Span]) -> list[Span]:
     """A line that announces a value ("senha:", "my password is below.") makes the next
-    non-empty line a secret."""
+    non-empty line a secret; one that asks for a value ("the code for the gate", "new pin")
+    makes it a secret when it is a bare value of that kind ("four four eight one"). A line
+    that gave its value already asks for nothing."""
     spans: list[Span] = []
-    lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]*", folded) if m.group(0).strip()]
-    for (_start, line), (next_start, next_line) in pairwise(lines):
+    lines = [(m.start(), m.group(0)) for m in _LINE.finditer(folded) if m.group(0).strip()]
+    for (start, line), (next_start, next_line) in pairwise(lines):
+        if any(start <= span.start < start + len(line) for span in found):
+            continue
+        lead = len(next_line) - len(next_line.lstrip())
         if announces_value(line):
-            lead = len(next_line) - len(next_line.lstrip())
-            spans.append(
-                Span(next_start + lead, next_start + len(next_line.rstrip()), "credential")
-            )
+            end = next_start + len(next_line.rstrip())
+            spans.append(Span(next_start + lead, end, key_kind(line)))
+            continue
+        asked = asked_kind(line)
+        value = bare_value(next_line, asked) if asked is not None else None
+        if asked is not None and value is not None:
+            spans.append(Span(next_start + value[0], next_start + value[1], asked))
     return spans
 
 
@@ -221,11 +267,11 @@ def _merged(spans: list[Span]) -> list[Span]:
 
 
 def _outside_markers(text: str, spans: list[Span]) -> list[Span]:
-    """``spans`` without those that start inside a :data:`WITHHELD` marker, so redacted text
-    reads as clean and redacting twice changes nothing."""
-    if WITHHELD not in text:
+    """``spans`` without those that start inside a marker (:data:`MARKERS`), so redacted
+    text reads as clean and redacting twice changes nothing."""
+    if "[secret withheld" not in text:
         return spans
-    markers = [m.span() for m in re.finditer(re.escape(WITHHELD), text)]
+    markers = [m.span() for m in MARKERS.finditer(text)]
     kept = []
     for span in spans:
         # the last marker that starts at or before the span: does the span start inside it?
@@ -235,28 +281,38 @@ def _outside_markers(text: str, spans: list[Span]) -> list[Span]:
     return kept
 
 
+def own_secrets(text: str) -> list[Span]:
+    """The values the project's own rules find (all but detect-secrets'), unordered."""
+    spans = self_evident(text)
+    folded = fold_in_place(text)
+    spans += spoken_secrets(folded)
+    if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
+        spans += _phrases(text, folded)
+    if "\n" in folded:
+        spans += _next_lines(folded, spans)
+    return spans
+
+
 @lru_cache(maxsize=64)
 def find_secrets(text: str) -> tuple[Span, ...]:
     """Every secret value in ``text``, in order, overlapping finds merged.
 
-    A turn asks this of its message three times (the write policy, its candidate facts, the
-    episode it is kept as): the answer is kept for the last few texts."""
-    spans = self_evident(text)
-    folded = fold_in_place(text)
-    if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
-        spans += _phrases(text, folded)
+    A turn asks this of its message several times (the door, the write policy, its candidate
+    facts, the episode it is kept as): the answer is kept for the last few texts."""
+    spans = own_secrets(text) + library_secrets(text)
     return tuple(_merged(_outside_markers(text, spans)))
 
 
-def redact_secrets(text: str, marker: str = WITHHELD) -> str:
-    """``text`` with every secret value replaced by ``marker``; the rest is left as it is."""
+def redact_secrets(text: str, replacement: str | None = None) -> str:
+    """``text`` with every secret value replaced by the marker of its kind (or by
+    ``replacement``); the rest is left as it is."""
     spans = find_secrets(text)
     if not spans:
         return text
     parts: list[str] = []
     done = 0
     for span in spans:
-        parts += [text[done : span.start], marker]
+        parts += [text[done : span.start], replacement or marker(span.kind)]
         done = span.end
     parts.append(text[done:])
     return "".join(parts)

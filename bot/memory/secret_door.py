@@ -1,0 +1,95 @@
+"""Secrets withheld once, at the door: what a turn writes never holds a secret's value.
+
+:func:`withhold` is what the session and the router call on a message as it arrives, before
+anything about the turn is written (the inbox, the session log, the conversation, memory and
+everything distilled from it): every value the detector finds (:mod:`bot.memory.policy_secrets`)
+becomes a marker that names its kind (``[secret withheld: pin]``). It also sees the room's
+previous message, either speaker's: when that one asked for a secret and left its value out
+("what's the wifi password?", "my new pin:"), a message that is nothing but a value
+("lemonade2019", "four four one two") is withheld too. The reply is withheld the same way
+before it is logged, with the user's message as its previous one and the values the user's
+message carried, so a reply that repeats one does not write it either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from bot.memory.policy_secret_carry import asked_kind, bare_value
+from bot.memory.policy_secrets import (
+    MARKERS,
+    Span,
+    find_secrets,
+    fold_in_place,
+    marker,
+)
+
+__all__ = ["secret_values", "withhold"]
+
+#: a repeated value shorter than this is too common to look for ("482" may be a price)
+_MIN_REPEAT = 4
+
+
+def _carried(text: str, previous: str) -> Span | None:
+    """The whole of ``text`` as a value, when ``previous`` asked for one and gave none."""
+    if not previous.strip() or MARKERS.search(previous) or find_secrets(previous):
+        return None
+    last_line = previous.strip().rsplit("\n", 1)[-1]
+    kind = asked_kind(fold_in_place(last_line))
+    if kind is None:
+        return None
+    found = bare_value(fold_in_place(text), kind)
+    return Span(found[0], found[1], kind) if found is not None else None
+
+
+def _spans(text: str, previous: str, values: Sequence[tuple[str, str]]) -> list[Span]:
+    spans = list(find_secrets(text))
+    if not spans and (carried := _carried(text, previous)) is not None:
+        spans.append(carried)
+    for value, kind in values:
+        if len(value) >= _MIN_REPEAT:
+            pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
+            spans += [Span(*m.span(), kind) for m in pattern.finditer(text)]
+    return spans
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if merged and span.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Span(last.start, max(last.end, span.end), last.kind)
+        else:
+            merged.append(span)
+    return merged
+
+
+def secret_values(text: str, *, previous: str = "") -> list[tuple[str, str]]:
+    """Each secret value of ``text`` (the carried one included) with its kind: what a reply to
+    ``text`` must not write either."""
+    found = []
+    for span in _spans(text, previous, ()):
+        value = text[span.start : span.end].strip()
+        # a value runs to its clause's end ("4471 ok"): its first word is said again alone
+        found += [(value, span.kind), (value.split()[0], span.kind)] if value else []
+    return list(dict.fromkeys(found))
+
+
+def withhold(text: str, *, previous: str = "", values: Sequence[tuple[str, str]] = ()) -> str:
+    """``text`` with every secret value replaced by the marker of its kind: those the detector
+    finds, a bare value that answers ``previous`` (the room's message before this one), and
+    any of ``values`` (from :func:`secret_values`) said again. A text without any comes back
+    as it is, and withholding twice changes nothing."""
+    spans = _merged(_spans(text, previous, values))
+    if not spans:
+        return text
+    parts: list[str] = []
+    done = 0
+    for span in spans:
+        if MARKERS.fullmatch(text, span.start, span.end):
+            continue
+        parts += [text[done : span.start], marker(span.kind)]
+        done = span.end
+    parts.append(text[done:])
+    return "".join(parts)
