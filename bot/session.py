@@ -34,7 +34,7 @@ from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
-from bot.memory.secret_door import secret_values, withhold
+from bot.memory.secret_door import secret_values, turn_secrets, withhold
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.promotion import Promoter
 from bot.persona.store import FileText, PersonaStore, bind_persona
@@ -511,7 +511,8 @@ class Session:
                 on_text=on_text,
             )
 
-        with bind_persona(store.data_dir, self.user, self.persona):
+        heard_values = secret_values(said, previous=previous)
+        with bind_persona(store.data_dir, self.user, self.persona), turn_secrets(heard_values):
             try:
                 try:
                     result = await ask()
@@ -529,7 +530,7 @@ class Session:
                 raise
         reply = result.text.strip() or "(no answer)"
         # the user gets the reply as written; what is kept of it repeats no secret
-        written = withhold(reply, previous=said, values=secret_values(said, previous=previous))
+        written = withhold(reply, previous=said, values=heard_values)
         reply_entry = Entry(
             "assistant",
             written,

@@ -228,3 +228,17 @@ async def test_the_inbox_keeps_the_message_withheld(chat: Chat, tmp_path: Path) 
     chat.llm.hold.set()
     await turn
     assert "seven seven" not in kept and "[secret withheld: pin]" in kept
+
+
+async def test_a_tool_never_writes_a_value_the_model_copied_from_the_message(
+    chat: Chat, tmp_path: Path
+) -> None:
+    # the model saves the value in a shape the detector would not know on its own
+    chat.llm.queue_tool("scratch_write", {"text": "router notes: Zq7-lemonade-Q"})
+    chat.llm.queue_tool("task_add", {"title": "tell Holly Zq7-lemonade-Q"})
+    chat.llm.queue("Noted.")
+    await chat.say("the new wifi password is Zq7-lemonade-Q, note it down")
+    folder = tmp_path / "scott" / "persona" / "inara"
+    assert "router notes" in (folder / "SCRATCH.md").read_text()
+    assert b"Zq7-lemonade-Q" not in _written(tmp_path)
+    assert "[secret withheld: password]" in (folder / "TASKS.json").read_text()

@@ -14,7 +14,9 @@ message carried, so a reply that repeats one does not write it either.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from bot.memory.policy_secret_carry import asked_kind, bare_value
 from bot.memory.policy_secrets import (
@@ -25,7 +27,29 @@ from bot.memory.policy_secrets import (
     marker,
 )
 
-__all__ = ["secret_values", "withhold"]
+__all__ = ["secret_values", "turn_secrets", "turn_values", "withhold"]
+
+#: the secret values of the message the current turn answers (see :func:`turn_secrets`)
+_turn_values: ContextVar[tuple[tuple[str, str], ...]] = ContextVar(
+    "personad_turn_secrets", default=()
+)
+
+
+@contextmanager
+def turn_secrets(values: Sequence[tuple[str, str]]) -> Iterator[None]:
+    """Inside the block (a turn's tool loop), :func:`turn_values` gives ``values``: what a
+    persisting tool writes is withheld of them too, so a value the model copies out of the
+    user's message ("note the wifi: lemonade2019") is not written in a shape the detector
+    would not know alone."""
+    token = _turn_values.set(tuple(values))
+    try:
+        yield
+    finally:
+        _turn_values.reset(token)
+
+
+def turn_values() -> tuple[tuple[str, str], ...]:
+    return _turn_values.get()
 
 #: a repeated value shorter than this is too common to look for ("482" may be a price)
 _MIN_REPEAT = 4

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.memory.policy_secrets import redact_secrets
+from bot.memory.secret_door import turn_values, withhold
 from bot.tools.registry import CallLimits, Tool, ToolHandler, ToolRegistry
 
 __all__ = ["ADMIN_ONLY", "OFF_THE_RECORD", "SHARED_ROOM", "TurnMode", "gate", "refusal"]
@@ -75,7 +76,7 @@ def gate(tools: Iterable[Tool], mode: TurnMode, limits: CallLimits | None = None
 
 def _redacted(value: Any) -> Any:
     if isinstance(value, str):
-        return redact_secrets(value)
+        return withhold(redact_secrets(value), values=turn_values())
     if isinstance(value, list):
         return [_redacted(item) for item in value]
     if isinstance(value, dict):
