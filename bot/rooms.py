@@ -13,11 +13,11 @@ Switching fails closed: when the write fails, the room is still treated as Off T
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import structlog
 
 from bot.errors import StoreError
-from bot.memory.base import RoomKind
 from bot.state import StateStore
 
 __all__ = ["ANY_ROOM", "OffTheRecord", "Room"]
@@ -40,7 +40,7 @@ class Room:
         return f"{self.platform}:{self.id}"
 
     @property
-    def kind(self) -> RoomKind:
+    def kind(self) -> Literal["direct", "shared"]:
         return "shared" if self.shared else "direct"
 
 
