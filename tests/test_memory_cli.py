@@ -137,21 +137,59 @@ def test_bad_names_are_refused(data_dir: Path, capsys: pytest.CaptureFixture[str
     assert "user name" in capsys.readouterr().err
 
 
-def test_added_facts_are_shared_unless_private_and_search_shows_a_rooms_view(
+def test_added_facts_are_private_unless_shared_and_search_shows_a_rooms_view(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(data_dir, "add", "Our dog Biscuit is a four year old beagle.") == 0
-    assert run(data_dir, "add", "My sister Ana lives in Porto.", "--private") == 0
+    assert run(data_dir, "add", "Our dog Biscuit is a four year old beagle.", "--shared") == 0
+    assert "shared with every room" in capsys.readouterr().out
+    assert run(data_dir, "add", "My sister Ana lives in Porto.") == 0
     capsys.readouterr()
     assert run(data_dir, "list") == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[2] for line in lines if "Biscuit" in line] == ["shared"]
-    assert [line.split()[2] for line in lines if "Porto" in line] == ["direct"]
-    assert run(data_dir, "search", "Biscuit Ana Porto", "--shared") == 0
+    assert [line for line in lines if "Biscuit" in line][0].split()[2:6] == [
+        "shared",
+        "with",
+        "every",
+        "room",
+    ]
+    assert [line.split()[2] for line in lines if "Porto" in line] == ["private"]
+    assert run(data_dir, "search", "Biscuit Ana Porto", "--room", "matrix:!family") == 0
     shown = capsys.readouterr().out
     assert "Biscuit" in shown and "Porto" not in shown
     assert run(data_dir, "search", "Biscuit Ana Porto") == 0
     assert "Porto" in capsys.readouterr().out
+    assert run(data_dir, "search", "Biscuit", "--room", "nonsense") == 2
+
+
+def test_share_and_unshare_move_an_item_between_private_and_every_room(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(data_dir, "add", "My sister Ana lives in Porto.") == 0
+    item_id = capsys.readouterr().out.split("stored as ")[1].split()[0]
+
+    def family_sees_porto() -> bool:
+        assert run(data_dir, "search", "Ana Porto", "--room", "matrix:!family") == 0
+        return "Porto" in capsys.readouterr().out
+
+    assert not family_sees_porto()
+    assert run(data_dir, "share", item_id) == 0
+    assert f"{item_id} is now shared with every room" in capsys.readouterr().out
+    assert family_sees_porto()
+    assert run(data_dir, "explain", item_id) == 0
+    details = json.loads(capsys.readouterr().out)
+    assert details["audience"] == "shared"
+    assert details["audience_in_words"] == "shared with every room"
+    assert [event["kind"] for event in details["history"]][-1] == "shared"
+    assert run(data_dir, "unshare", item_id) == 0
+    assert f"{item_id} is now private" in capsys.readouterr().out
+    assert not family_sees_porto()
+    assert run(data_dir, "export") == 0
+    exported = json.loads(capsys.readouterr().out)["items"]
+    assert [(row["audience"], row["audience_in_words"]) for row in exported] == [
+        ("direct", "private")
+    ]
+    assert run(data_dir, "share", "999") == 1
+    assert "no memory with id 999" in capsys.readouterr().err
 
 
 def test_explain_shows_an_episode_and_the_parts_of_its_score(

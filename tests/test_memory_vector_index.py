@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bot.audience import DIRECT, SHARED, room_label
 from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex, _closest, _hamming, _signs
 
 __all__: list[str] = []
@@ -20,8 +21,8 @@ def _index(size: int, seed: int = 5) -> tuple[VectorIndex, np.ndarray]:
     matrix = _unit(rng.normal(size=(size, 64)))
     index = VectorIndex(64)
     active = np.ones(size, dtype=bool)
-    shared = np.arange(size) % 2 == 0
-    index.load(np.arange(1, size + 1, dtype=np.int64), matrix, active, shared)
+    labels = [SHARED if row % 2 == 0 else DIRECT for row in range(size)]
+    index.load(np.arange(1, size + 1, dtype=np.int64), matrix, active, labels)
     return index, matrix
 
 
@@ -32,7 +33,7 @@ def test_the_shortlist_finds_the_exact_nearest_on_a_large_index() -> None:
         query = _unit(rng.normal(size=(1, 64)))[0]
         close = _unit(query[None, :] + rng.normal(0, 0.05, (5, 64)))
         for offset, vector in enumerate(close):
-            index.add(10**7 + 10 * round_ + offset, vector, shared=True)
+            index.add(10**7 + 10 * round_ + offset, vector, label=SHARED)
         exact = index.top(index.cosines(query), 5, -1.0)
         found = index.nearest(query, 5, -1.0)
         assert [rowid for rowid, _ in found] == [rowid for rowid, _ in exact]
@@ -48,8 +49,14 @@ def test_nearest_hides_inactive_and_private_rows_and_grows() -> None:
     assert 1 not in [rowid for rowid, _ in index.nearest(target, 3, -1.0)]
     private = matrix[1]  # rowid 2, not shared
     assert 2 in [rowid for rowid, _ in index.nearest(private, 3, -1.0)]
-    assert 2 not in [rowid for rowid, _ in index.nearest(private, 3, -1.0, shared_only=True)]
-    assert index.cosine_of(private, [2, 99_999_999], shared_only=True) == {2: -1.0}
+    seen = (SHARED, room_label("matrix:!a"))
+    assert 2 not in [rowid for rowid, _ in index.nearest(private, 3, -1.0, labels=seen)]
+    assert index.cosine_of(private, [2, 99_999_999], labels=seen) == {2: -1.0}
+    index.set_label(2, room_label("matrix:!a"))  # said again in that room: it sees it now
+    assert 2 in [rowid for rowid, _ in index.nearest(private, 3, -1.0, labels=seen)]
+    other = (SHARED, room_label("matrix:!b"))
+    assert 2 not in [rowid for rowid, _ in index.nearest(private, 3, -1.0, labels=other)]
+    assert index.cosine_of(private, [2], labels=other) == {2: -1.0}
     fresh = _unit(np.random.default_rng(1).normal(size=(1, 64)))[0]
     for rowid in range(10**6, 10**6 + 40_000, 1000):  # appends past the loaded capacity
         index.add(rowid, fresh if rowid == 10**6 + 20_000 else -fresh)

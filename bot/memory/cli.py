@@ -1,17 +1,21 @@
 """``personad memory ...``: look into and edit one persona's long-term memory from a shell.
 
     personad memory add "I take my coffee black" --user scott --persona inara [--category C]
-                                                                 [--private]
-    personad memory search "coffee" --user scott --persona inara [--limit N] [--shared]
+                                                                 [--shared]
+    personad memory search "coffee" --user scott --persona inara [--limit N]
+                                                                 [--room PLATFORM:ID]
     personad memory explain ID [--query Q] --user scott --persona inara
+    personad memory share ID | unshare ID
     personad memory list | forget ID | stats | export [--output FILE]
 
 Every command opens the configured backend for ``DATA_DIR/USER/persona/PERSONA`` and closes it
 when done. ``add`` forces the write (you are being explicit) but the policy still classifies the
-sentence and its verdict is printed; secrets are refused even then. What you add belongs to the
-persona's file layer, so it is shared (recalled in group rooms too) unless ``--private`` keeps
-it to direct conversations. ``search --shared`` shows what a turn in a shared room would
-recall; ``list`` shows each item's room (``direct`` or ``shared``). Recall blends durable facts
+sentence and its verdict is printed; secrets are refused even then. What you add is private
+(recalled only in your direct conversations) unless ``--shared`` lets every room know it.
+``share ID`` makes any fact or episode known in every room, ``unshare ID`` private again (both
+recorded in its history). ``search --room PLATFORM:ID`` shows what a turn in that shared room
+would recall; ``list``, ``explain`` and ``export`` say who may be shown each item (``private``,
+``shared with every room``, ``room PLATFORM:ID``: :mod:`bot.audience`). Recall blends durable facts
 (ids ``42``) and episodes, the messages as they were said (ids ``e42``, cited with their date);
 ``explain ID --query Q`` shows where one of them ranks for ``Q`` and the parts of its score
 (``bm25``, ``cosine``, ``recency``, and ``importance`` for a fact or ``time`` for an episode
@@ -30,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.atomic import atomic_write_text
+from bot.audience import DIRECT, DIRECT_ROOM, SHARED, Audience, describe, is_label
 from bot.config import Config
 from bot.errors import PersonadError, PersonaError
 from bot.memory.base import (
@@ -37,7 +42,6 @@ from bot.memory.base import (
     MemoryBackend,
     MemoryHit,
     MemoryItem,
-    RoomKind,
     format_citation,
 )
 from bot.memory.factory import open_memory
@@ -83,7 +87,8 @@ def _runner(handler: Handler) -> Callable[[argparse.Namespace, Config], Awaitabl
 
 
 def _line(item: MemoryItem) -> str:
-    return f"{item.id}  {item.status:<10}  {item.room:<6}  {format_citation(item)}  {item.text}"
+    who = describe(item.audience)
+    return f"{item.id}  {item.status:<10}  {who:<22}  {format_citation(item)}  {item.text}"
 
 
 def _hit_lines(hit: MemoryHit) -> list[str]:
@@ -99,9 +104,9 @@ async def _add(args: argparse.Namespace, memory: MemoryBackend) -> int:
     verdict = classify(args.text)
     judged = verdict.category or "rejected"
     print(f"policy: {judged} ({verdict.reason}; confidence {verdict.confidence:.2f})")
-    room: RoomKind = "direct" if args.private else "shared"
+    audience = SHARED if args.shared else DIRECT
     result = await memory.add(
-        args.text, source="cli", category=args.category, force=True, room=room
+        args.text, source="cli", category=args.category, force=True, audience=audience
     )
     if result.duplicate_of:
         print(f"already known as {result.duplicate_of} [{result.category}]: {result.reason}")
@@ -109,12 +114,16 @@ async def _add(args: argparse.Namespace, memory: MemoryBackend) -> int:
     if not result.stored:
         print(f"not stored: {result.reason}")
         return 1
-    print(f"stored as {result.item_id} [{result.category}]: {result.reason}")
+    print(f"stored as {result.item_id} [{result.category}], {describe(audience)}: {result.reason}")
     return 0
 
 
 async def _search(args: argparse.Namespace, memory: MemoryBackend) -> int:
-    hits = await memory.search(args.query, limit=args.limit, shared_room=args.shared)
+    audience = DIRECT_ROOM if args.room is None else Audience(args.room)
+    if not is_label(audience.label):
+        print(f"personad: --room wants PLATFORM:ID, not {args.room!r}", file=sys.stderr)
+        return 2
+    hits = await memory.search(args.query, limit=args.limit, audience=audience)
     if not hits:
         print("no memories match")
     for hit in hits:
@@ -139,6 +148,8 @@ async def _explain(args: argparse.Namespace, memory: MemoryBackend) -> int:
     if not details:
         print(f"personad: no memory with id {args.id}", file=sys.stderr)
         return 1
+    if "audience" in details:
+        details["audience_in_words"] = describe(str(details["audience"]))
     if args.query:
         details["score"] = await _score_for(memory, str(args.id), args.query)
     print(_json(details))
@@ -175,13 +186,34 @@ async def _forget(args: argparse.Namespace, memory: MemoryBackend) -> int:
     return 1
 
 
+async def _share(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    return await _give(memory, args.id, SHARED)
+
+
+async def _unshare(args: argparse.Namespace, memory: MemoryBackend) -> int:
+    return await _give(memory, args.id, DIRECT)
+
+
+async def _give(memory: MemoryBackend, item_id: str, label: str) -> int:
+    if await memory.share(item_id, label):
+        print(f"{item_id} is now {describe(label)}")
+        return 0
+    print(f"personad: no memory with id {item_id}", file=sys.stderr)
+    return 1
+
+
 async def _stats(args: argparse.Namespace, memory: MemoryBackend) -> int:
     print(_json(await memory.stats()))
     return 0
 
 
 async def _export(args: argparse.Namespace, memory: MemoryBackend) -> int:
-    items = await memory.export()
+    items = [
+        {**item, "audience_in_words": describe(str(item["audience"]))}
+        if "audience" in item
+        else item
+        for item in await memory.export()
+    ]
     document = {
         "backend": memory.name,
         "user": args.user,
@@ -232,13 +264,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("text", help="the fact, one sentence")
     add.add_argument("--category", choices=CATEGORIES, help="override the policy's category")
     add.add_argument(
-        "--private", action="store_true", help="recall it only in direct conversations"
+        "--shared", action="store_true", help="let every room know it (default: private)"
     )
     search = command("search", _search, "find memories, with their score parts")
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=10)
     search.add_argument(
-        "--shared", action="store_true", help="only what a shared (group) room may recall"
+        "--room", metavar="PLATFORM:ID", help="only what that shared (group) room may recall"
     )
     listing = command("list", _list, "newest memories first")
     listing.add_argument("--all", action="store_true", help="include forgotten and superseded")
@@ -249,6 +281,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--query", help="also show its rank and score parts (episode or fact) for this query"
     )
     command("forget", _forget, "mark a memory forgotten (it is never deleted)").add_argument("id")
+    command("share", _share, "let every room know a fact or episode").add_argument("id")
+    command("unshare", _unshare, "make a fact or episode private again").add_argument("id")
     command("stats", _stats, "counts by status and category")
     export = command("export", _export, "every fact and episode as JSON")
     export.add_argument("--output", help="write to this file (atomically) instead of stdout")

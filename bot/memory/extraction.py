@@ -7,8 +7,9 @@ every write: proposals below :data:`MIN_CONFIDENCE` or in no known category are 
 proposal holding a secret is dropped whole, and the rest are stored through the backend's
 ``add`` (the write policy decides again; a duplicate reinforces). A new item keeps the model's
 confidence (clamped to 0..1), not the sentence rules' guess, so its citation and
-``personad memory explain`` show how sure the model was. Turns of direct and of
-shared rooms are read separately, so a fact keeps the kind of room it was learned in. When the
+``personad memory explain`` show how sure the model was. The turns of each audience (a direct
+room, each shared room: :attr:`TurnRecord.audience`) are read separately, so a fact keeps the
+label of where it was said and the model never reads one room's words beside another's. When the
 model fails or answers nothing usable, the backend's own rule-based ``extract`` runs instead,
 so a session end always stores what it can. Off The Record turns are never queued for
 extraction, so the model never sees them.
@@ -29,7 +30,6 @@ from bot.memory.base import (
     CATEGORIES,
     Category,
     MemoryBackend,
-    RoomKind,
     TurnRecord,
     clamp_confidence,
 )
@@ -117,10 +117,10 @@ class FactExtractor:
         fails. Returns how many new memories were stored."""
         stored = 0
         fallback: list[TurnRecord] = []
-        rooms: dict[RoomKind, list[TurnRecord]] = {}
+        audiences: dict[str, list[TurnRecord]] = {}
         for turn in turns:
-            rooms.setdefault(turn.room, []).append(turn)
-        for room, group in rooms.items():
+            audiences.setdefault(turn.audience, []).append(turn)
+        for audience, group in audiences.items():
             try:
                 proposals = await self.propose(group)
             except LLMError as exc:
@@ -133,11 +133,11 @@ class FactExtractor:
                     proposal.text,
                     source=source,
                     category=proposal.category,
-                    room=room,
+                    audience=audience,
                     confidence=proposal.confidence,
                 )
                 stored += int(result.stored)
-            log.info("memory.extract_proposed", room=room, proposed=len(proposals))
+            log.info("memory.extract_proposed", audience=audience, proposed=len(proposals))
         if fallback:
             stored += await memory.extract(fallback)
         return stored

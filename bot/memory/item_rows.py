@@ -18,7 +18,7 @@ from bot.memory.base import MemoryItem
 
 __all__ = ["ITEM_COLUMNS", "item_from_row", "item_history"]
 
-ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at, room"
+ITEM_COLUMNS = "id, text, category, source, confidence, status, reinforced, created_at, audience"
 
 
 def item_from_row(row: Sequence[Any]) -> MemoryItem:
@@ -32,7 +32,7 @@ def item_from_row(row: Sequence[Any]) -> MemoryItem:
         status=row[5],
         reinforced=int(row[6]),
         created_at=datetime.fromisoformat(str(row[7])),
-        room=row[8],
+        audience=row[8],
     )
 
 

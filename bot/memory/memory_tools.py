@@ -6,9 +6,12 @@ Errors the model can act on come back as :class:`~bot.tools.registry.ToolFailed`
 declares ``memory`` (so the gate leaves all three out while Off The Record) and add and forget
 ``persist``.
 
-The tools are built for one kind of room: in a shared room ``memory_search`` finds only
-shared memories, ``memory_forget`` reaches only those, and ``memory_add`` stores a shared one;
-built for a direct room, search is ``private`` (the gate never offers it in a shared room).
+The tools are built for one :class:`~bot.audience.Audience`: ``memory_search`` finds only what
+it sees (in a shared room: what was said there and what the user made shared), filtered inside
+the search, ``memory_forget`` reaches only those, and ``memory_add`` records the audience's
+label (a shared room's own). Scoped so, a shared room's search shows nothing private and is
+offered there; one built for a direct room sees everything, so it is ``private`` and the gate
+never offers it in a shared room (were a direct room's tools ever handed to a shared one).
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.errors import MemoryStoreError
-from bot.memory.base import CATEGORIES, MemoryBackend, RoomKind
+from bot.memory.base import CATEGORIES, MemoryBackend
 from bot.tools.registry import Tool, ToolFailed
 
 __all__ = ["SearchLines", "memory_tools"]
 
-#: (query, limit, shared_room) -> one line of text per hit, best first
-SearchLines = Callable[[str, int, bool], Awaitable[list[str]]]
+#: (query, limit, audience) -> one line of text per hit, best first
+SearchLines = Callable[[str, int, Audience], Awaitable[list[str]]]
 
 _MAX_LIMIT = 20
 
@@ -34,7 +38,7 @@ def memory_tools(
     search_description: str,
     source: Callable[[], str],
     search_lines: SearchLines | None = None,
-    shared_room: bool = False,
+    audience: Audience = DIRECT_ROOM,
 ) -> list[Tool]:
     """``memory_search``, ``memory_add`` and ``memory_forget`` for ``backend``.
 
@@ -43,10 +47,8 @@ def memory_tools(
     and id.
     """
 
-    room: RoomKind = "shared" if shared_room else "direct"
-
-    async def default_lines(query: str, limit: int, shared: bool) -> list[str]:
-        hits = await backend.search(query, limit=limit, shared_room=shared)
+    async def default_lines(query: str, limit: int, heard_by: Audience) -> list[str]:
+        hits = await backend.search(query, limit=limit, audience=heard_by)
         return [f"- {hit.item.text} {hit.citation} (id {hit.item.id})" for hit in hits]
 
     lines_for = search_lines or default_lines
@@ -59,7 +61,7 @@ def memory_tools(
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= _MAX_LIMIT:
             raise ToolFailed(f"'limit' must be a whole number from 1 to {_MAX_LIMIT}")
         try:
-            lines = await lines_for(query, limit, shared_room)
+            lines = await lines_for(query, limit, audience)
         except MemoryStoreError as exc:
             raise ToolFailed(str(exc)) from exc
         return "\n".join(lines) if lines else "No stored memory matches."
@@ -72,7 +74,9 @@ def memory_tools(
         if category is not None and category not in CATEGORIES:
             raise ToolFailed(f"'category' must be one of {', '.join(CATEGORIES)}")
         try:
-            result = await backend.add(text, source=source(), category=category, room=room)
+            result = await backend.add(
+                text, source=source(), category=category, audience=audience.label
+            )
         except MemoryStoreError as exc:
             raise ToolFailed(str(exc)) from exc
         if result.stored:
@@ -86,7 +90,7 @@ def memory_tools(
         if not isinstance(item_id, str) or not item_id.strip():
             raise ToolFailed("memory_forget needs the memory's 'id'")
         try:
-            found = await backend.forget(item_id.strip(), shared_room=shared_room)
+            found = await backend.forget(item_id.strip(), audience=audience)
         except MemoryStoreError as exc:
             raise ToolFailed(str(exc)) from exc
         if not found:
@@ -106,7 +110,7 @@ def memory_tools(
                 "required": ["query"],
             },
             search,
-            private=not shared_room,
+            private=audience.private,
             memory=True,
         ),
         Tool(

@@ -3,16 +3,19 @@ its meaning and its date.
 
 The write policy decides which sentences become durable *facts*; it does not decide what can
 be recalled. :meth:`Episodes.record` keeps both sides of every on-record turn (secrets
-redacted first, :func:`~bot.memory.policy_secrets.redact_secrets`), with its time and room
-kind; a message said again reinforces its episode. :meth:`Episodes.search` ranks them:
+redacted first, :func:`~bot.memory.policy_secrets.redact_secrets`), with its time and
+audience label (:mod:`bot.audience`); a message said again reinforces its episode (within the
+rules of :mod:`bot.memory.reinforcement`, as facts do). :meth:`Episodes.search` ranks them:
 
 ``score = W_BM25·bm25 + W_COSINE·cosine + W_RECENCY·recency + W_TIME·in_window``
 
 where ``bm25`` is over the stems of :mod:`bot.memory.sqlite.stemming`, divided by the best of the
 pool, ``cosine`` is MiniLM's when an embedder is installed, and ``in_window`` is 1 for an
 episode said within the time the query names (:mod:`bot.memory.episodes.time_query`): the matches
-within that window join the pool even when words outside it score higher. A DM episode is
-never recalled in a shared room.
+within that window join the pool even when words outside it score higher. A search is given
+the labels its audience sees (``labels``; None: all), applied in the SQL and the vector mask
+before the pool is cut: a DM episode is never recalled in a shared room, nor one shared room's
+in another.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
 from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets
+from bot.memory.sqlite.connection import Labels
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.sqlite.scoring import (
@@ -86,19 +90,21 @@ class Episodes:
             text, norm, terms = await run_on_text(raw, analyse)
             if norm:
                 at = turn.at.timestamp()
-                said.append(Said(at, speaker, turn.room, turn.platform, text, norm, terms))
+                said.append(Said(at, speaker, turn.audience, turn.platform, text, norm, terms))
         new: list[tuple[int, str]] = []
-        for message, (rowid, created) in zip(said, await self.store.record(said), strict=True):
+        for message, (rowid, created, label) in zip(
+            said, await self.store.record(said), strict=True
+        ):
             if created:
                 new.append((rowid, message.text))
-            elif turn.room == "shared" and self.index is not None:
-                self.index.set_shared(rowid)
+            elif self.index is not None:
+                self.index.set_label(rowid, label)
         if new and self.embedder is not None and self.index is not None:
             # the forward pass runs in a worker thread; both sides in one batch
             vectors = await self.embedder.embed([text for _, text in new])
             await self.store.put_vectors([rowid for rowid, _ in new], vectors, self.model)
             for (rowid, _), vector in zip(new, vectors, strict=True):
-                self.index.add(rowid, vector, shared=turn.room == "shared")
+                self.index.add(rowid, vector, label=turn.audience)
         return len(new)
 
     async def pool(
@@ -107,7 +113,7 @@ class Episodes:
         *,
         limit: int,
         now: datetime,
-        shared_only: bool = False,
+        labels: Labels = None,
         query_vector: Awaitable[Matrix | None] | None = None,
     ) -> EpisodePool:
         """The candidate episodes for ``query``: BM25 matches (those said within the time it
@@ -129,12 +135,12 @@ class Episodes:
                 within: list[EpisodeRow] = []
                 if window is not None and plan is plans[-1] and plan.newest is None:
                     found, within = await self.store.match_and_within(
-                        plan.expression, pool, window, shared_only=shared_only
+                        plan.expression, pool, window, labels=labels
                     )
                     window = None
                 else:
                     found = await self.store.match(
-                        plan.expression, pool, newest=plan.newest, shared_only=shared_only
+                        plan.expression, pool, newest=plan.newest, labels=labels
                     )
                 rows = {row.rowid: row for row in found}
                 for row in within:
@@ -143,21 +149,21 @@ class Episodes:
                     break
             if window is not None and plans:  # the widest plan was not needed, or ranks the newest
                 for row in await self.store.match(
-                    plans[-1].expression, pool, shared_only=shared_only, window=window
+                    plans[-1].expression, pool, labels=labels, window=window
                 ):
                     rows.setdefault(row.rowid, row)
         vector = await query_vector if query_vector is not None else None
         if vector is not None and self.index is not None and len(self.index):
-            near = self.index.nearest(vector, pool, MIN_COSINE, shared_only=shared_only)
+            near = self.index.nearest(vector, pool, MIN_COSINE, labels=labels)
             if hint.window is not None:
                 # "where did I go in March": the words say little, the window and meaning a lot
-                then = await self.store.said_within(hint.window, shared_only=shared_only)
-                closest = self.index.cosine_of(vector, then, shared_only=shared_only)
+                then = await self.store.said_within(hint.window, labels=labels)
+                closest = self.index.cosine_of(vector, then, labels=labels)
                 near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
             extra = [rowid for rowid, _ in near if rowid not in rows]
-            for row in await self.store.rows_by_id(extra, shared_only=shared_only):
+            for row in await self.store.rows_by_id(extra, labels=labels):
                 rows[row.rowid] = row
-            cosines = self.index.cosine_of(vector, list(rows), shared_only=shared_only)
+            cosines = self.index.cosine_of(vector, list(rows), labels=labels)
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
         return EpisodePool(list(rows.values()), hint.window, hint.asks_when)

@@ -1,10 +1,13 @@
 """Every SQL statement about episodes (what was said, message by message) in ``memory.db``.
 
-An episode is one on-record message, the user's or the persona's, with its time, room kind and
-platform; its stems (:mod:`bot.memory.sqlite.stemming`) are what ``episodes_fts`` indexes. The same
-message said again by the same speaker reinforces the episode instead of adding a copy (and said
-in a shared room makes it shared, as facts do). Episodes are never deleted; forgetting one
-only changes its status, and recall skips it.
+An episode is one on-record message, the user's or the persona's, with its time, audience label
+(:mod:`bot.audience`) and platform; its stems (:mod:`bot.memory.sqlite.stemming`) are what
+``episodes_fts`` indexes. The same message said again by the same speaker reinforces the
+episode instead of adding a copy, with the rules of :mod:`bot.memory.reinforcement` (said in a
+shared room, a direct episode becomes that room's; another room's is not repeated but kept anew
+for this one). Every read takes the labels its audience sees (``labels``; None: all), applied in
+the statement before it ranks or cuts. Episodes are never deleted; forgetting one only changes
+its status, and recall skips it.
 
 :class:`EpisodeStore` runs its statements on the connection of the persona's
 :class:`~bot.memory.sqlite.store.FtsStore`, so one file and one writer hold both facts and episodes;
@@ -14,13 +17,16 @@ or, for a backend whose facts live elsewhere, on an ``episodes.db`` of its own
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
-from bot.memory.base import MemoryItem, RoomKind, format_citation
-from bot.memory.sqlite.connection import names_of
+from bot.audience import describe
+from bot.memory.base import MemoryItem, format_citation
+from bot.memory.reinforcement import audience_event, said_again_sql, twin_sql
+from bot.memory.sqlite.connection import Labels, labels_in, names_of
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
@@ -30,7 +36,7 @@ __all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "Said", "episode_id",
 EPISODE_PREFIX = "e"
 """Episode ids read ``e42``, so they never collide with a fact's ``42``."""
 
-_COLUMNS = "e.id, e.at, e.speaker, e.room, e.platform, e.text, e.reinforced, e.last_seen"
+_COLUMNS = "e.id, e.at, e.speaker, e.audience, e.platform, e.text, e.reinforced, e.last_seen"
 _NAMES = names_of(_COLUMNS)
 
 
@@ -58,7 +64,7 @@ class EpisodeRow:
     rowid: int
     at: float
     speaker: str
-    room: RoomKind
+    audience: str
     platform: str
     text: str
     reinforced: int
@@ -68,7 +74,7 @@ class EpisodeRow:
 
     def item(self, zone: tzinfo = UTC) -> MemoryItem:
         """The episode as a memory item: its citation names its date (the day ``zone`` counts,
-        the user's in recall) and room."""
+        the user's in recall) and where it was said."""
         return MemoryItem(
             id=episode_id(self.rowid),
             text=self.text,
@@ -77,7 +83,7 @@ class EpisodeRow:
             confidence=1.0,
             created_at=datetime.fromtimestamp(self.at, zone),
             reinforced=self.reinforced,
-            room=self.room,
+            audience=self.audience,
             kind="episode",
         )
 
@@ -87,7 +93,7 @@ class Said(NamedTuple):
 
     at: float
     speaker: str
-    room: RoomKind
+    audience: str
     platform: str
     text: str
     norm: str
@@ -116,41 +122,44 @@ class EpisodeStore:
         #: words' document counts in the episodes' index
         self._terms = TermCounts()
 
-    async def record(self, said: Sequence[Said]) -> list[tuple[int, bool]]:
+    async def record(self, said: Sequence[Said]) -> list[tuple[int, bool, str]]:
         """Store the messages of one turn, or reinforce their twins; ``(rowid, True when
-        new)`` for each, in order. The new ones go in with one statement: each statement is
-        a trip to SQLite's thread and a commit of its own."""
+        new, its audience now)`` for each, in order. The new ones go in with one statement:
+        each statement is a trip to SQLite's thread and a commit of its own."""
         if not said:
             return []
         values = ",".join("(?, ?, ?, ?, ?, ?, ?)" for _ in said)
         rows = await self._conn._all(
-            "INSERT INTO episodes (at, speaker, room, platform, text, norm, terms, last_seen)"
+            "INSERT INTO episodes (at, speaker, audience, platform, text, norm, terms, last_seen)"
             " SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,"
             f" v.column7, v.column1 FROM (VALUES {values}) v WHERE NOT EXISTS (SELECT 1"
             " FROM episodes WHERE norm = v.column6 AND speaker = v.column2"
-            " AND status = 'active') RETURNING id, speaker, norm",
+            f" AND status = 'active' AND {twin_sql('v.column3')}) RETURNING id, speaker, norm",
             [field for message in said for field in message],
         )
         created = {(str(row[1]), str(row[2])): int(row[0]) for row in rows}
-        found: list[tuple[int, bool]] = []
+        found: list[tuple[int, bool, str]] = []
         for message in said:
             rowid = created.get((message.speaker, message.norm))
             if rowid is not None:
                 self._terms.added(message.terms.split())
-                found.append((rowid, True))
+                found.append((rowid, True, message.audience))
             else:
-                found.append((await self._reinforce(message), False))
+                rowid, label = await self._reinforce(message)
+                found.append((rowid, False, label))
         return found
 
-    async def _reinforce(self, message: Said) -> int:
+    async def _reinforce(self, message: Said) -> tuple[int, str]:
+        """Count the twin of ``message`` said once more; (its rowid, its audience now)."""
         rows = await self._conn._all(
             "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?1),"
-            " room = CASE WHEN ?2 = 'shared' THEN 'shared' ELSE room END"
+            f" audience = {said_again_sql('?2')}"
             " WHERE id = (SELECT id FROM episodes WHERE norm = ?3 AND speaker = ?4"
-            " AND status = 'active' ORDER BY id LIMIT 1) RETURNING id",
-            (message.at, message.room, message.norm, message.speaker),
+            f" AND status = 'active' AND {twin_sql('?2')} ORDER BY id LIMIT 1)"
+            " RETURNING id, audience",
+            (message.at, message.audience, message.norm, message.speaker),
         )
-        return int(rows[0][0]) if rows else 0
+        return (int(rows[0][0]), str(rows[0][1])) if rows else (0, message.audience)
 
     async def doc_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
         """How many episodes hold each stem; stems none holds are left out. Counts are read
@@ -165,21 +174,27 @@ class EpisodeStore:
         limit: int,
         *,
         newest: int | None = None,
-        shared_only: bool = False,
+        labels: Labels = None,
         window: tuple[float, float] | None = None,
     ) -> list[EpisodeRow]:
-        """The ``limit`` best BM25 matches among active episodes (shared ones only, said within
-        ``window`` only, when asked), ranked among the ``newest`` matches when given."""
+        """The ``limit`` best BM25 matches among active episodes (of the ``labels``, said
+        within ``window``, when given), ranked among the ``newest`` such matches when given."""
         where = ["episodes_fts MATCH ?1", "e.status = 'active'"]
         params: list[Any] = [expression, limit]
-        if shared_only:
-            where.append("e.room = 'shared'")
+        scope, scope_params = labels_in("e.audience", labels, len(params) + 1)
+        if scope:
+            where.append(scope.removeprefix(" AND "))
+            params.extend(scope_params)
         if newest is not None:
+            inner, inner_params = labels_in("audience", labels, len(params) + 2)
+            if inner:
+                inner = f" AND rowid IN (SELECT id FROM episodes WHERE status = 'active'{inner})"
             where.append(
                 "f.rowid >= COALESCE((SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?1"
-                f" ORDER BY rowid DESC LIMIT 1 OFFSET ?{len(params) + 1}), 0)"
+                f"{inner} ORDER BY rowid DESC LIMIT 1 OFFSET ?{len(params) + 1}), 0)"
             )
             params.append(max(0, newest - 1))
+            params.extend(inner_params)
         if window is not None:
             where.append(f"e.at >= ?{len(params) + 1} AND e.at < ?{len(params) + 2}")
             params.extend(window)
@@ -194,12 +209,12 @@ class EpisodeStore:
         return [_row(row, float(row[8])) for row in rows]
 
     async def match_and_within(
-        self, expression: str, limit: int, within: tuple[float, float], *, shared_only: bool = False
+        self, expression: str, limit: int, within: tuple[float, float], *, labels: Labels = None
     ) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
         """:meth:`match`, and beside it the ``limit`` best matches said ``within`` a window, in
         one statement that scores every match once: a question that names a time costs one
         trip to SQLite's thread, not two. For an exact plan only (every match is scored)."""
-        scope = " AND e.room = 'shared'" if shared_only else ""
+        scope, scope_params = labels_in("e.audience", labels, 5)
         best = (
             f"SELECT {_COLUMNS}, m.score FROM m JOIN episodes e ON e.id = m.id"
             f" WHERE e.status = 'active'{scope}"
@@ -209,7 +224,7 @@ class EpisodeStore:
             " FROM episodes_fts WHERE episodes_fts MATCH ?1)"
             f" SELECT 0 AS arm, * FROM ({best} ORDER BY m.score LIMIT ?2) UNION ALL"
             f" SELECT 1, * FROM ({best} AND e.at >= ?3 AND e.at < ?4 ORDER BY m.score LIMIT ?2)",
-            [expression, limit, *within],
+            [expression, limit, *within, *scope_params],
             f"arm, {_NAMES}, score",
         )
         found: tuple[list[EpisodeRow], list[EpisodeRow]] = ([], [])
@@ -217,48 +232,78 @@ class EpisodeStore:
             found[int(row[0])].append(_row(row[1:], float(row[9])))
         return found
 
-    async def rows_by_id(
-        self, rowids: Sequence[int], *, shared_only: bool = False
-    ) -> list[EpisodeRow]:
+    async def rows_by_id(self, rowids: Sequence[int], *, labels: Labels = None) -> list[EpisodeRow]:
         if not rowids:
             return []
         marks = ",".join("?" * len(rowids))
-        scope = " AND e.room = 'shared'" if shared_only else ""
+        scope, scope_params = labels_in("e.audience", labels, len(rowids) + 1)
         rows = await self._conn._packed(
             f"SELECT {_COLUMNS} FROM episodes e WHERE e.id IN ({marks})"
             f" AND e.status = 'active'{scope}",
-            list(rowids),
+            [*rowids, *scope_params],
             _NAMES,
         )
         return [_row(row) for row in rows]
 
-    async def said_within(
-        self, window: tuple[float, float], *, shared_only: bool = False
-    ) -> list[int]:
-        """The active episodes said within ``window`` (to rank by meaning alone)."""
-        scope = " AND room = 'shared'" if shared_only else ""
+    async def said_within(self, window: tuple[float, float], *, labels: Labels = None) -> list[int]:
+        """The active episodes (of the ``labels``) said within ``window`` (to rank by meaning
+        alone)."""
+        scope, scope_params = labels_in("audience", labels, 3)
         rows = await self._conn._packed(
-            f"SELECT id FROM episodes WHERE at >= ? AND at < ? AND status = 'active'{scope}",
-            window,
+            f"SELECT id FROM episodes WHERE at >= ?1 AND at < ?2 AND status = 'active'{scope}",
+            [*window, *scope_params],
             "id",
         )
         return [int(row[0]) for row in rows]
 
-    async def forget(self, rowid: int, *, shared_only: bool = False) -> bool:
-        scope = " AND room = 'shared'" if shared_only else ""
+    async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
+        """Mark the episode forgotten; False when there is none (of the ``labels``)."""
+        scope, scope_params = labels_in("audience", labels, 2)
         rows = await self._conn._all(
-            f"UPDATE episodes SET status = 'forgotten' WHERE id = ?{scope} RETURNING id", (rowid,)
+            f"UPDATE episodes SET status = 'forgotten' WHERE id = ?1{scope}"
+            " AND status != 'forgotten' RETURNING status",
+            (rowid, *scope_params),
         )
         if rows:
+            await self._event(rowid, "forgotten", "", at=at)
             return True
-        if shared_only:
-            return False
         # forgetting twice still finds it
-        return bool(await self._conn._all("SELECT 1 FROM episodes WHERE id = ?", (rowid,)))
+        found = await self._conn._all(
+            f"SELECT 1 FROM episodes WHERE id = ?1{scope}", (rowid, *scope_params)
+        )
+        return bool(found)
+
+    async def share(self, rowid: int, label: str, *, at: float) -> bool:
+        """Give the episode the audience ``label``; False when there is none. Recorded in
+        its history when it changed."""
+        rows = await self._conn._all("SELECT audience FROM episodes WHERE id = ?", (rowid,))
+        if not rows:
+            return False
+        was = str(rows[0][0])
+        if was != label:
+            await self._conn._all("UPDATE episodes SET audience = ? WHERE id = ?", (label, rowid))
+            detail = f"{describe(label)} (was {describe(was)})"
+            await self._event(rowid, audience_event(label), detail, at=at)
+        return True
+
+    async def _event(self, rowid: int, kind: str, detail: str, *, at: float | None) -> None:
+        await self._conn._all(
+            "INSERT INTO episode_events (episode_id, at, kind, detail) VALUES (?, ?, ?, ?)",
+            (rowid, time.time() if at is None else at, kind, detail),
+        )
+
+    async def history(self, rowid: int) -> list[dict[str, Any]]:
+        rows = await self._conn._all(
+            "SELECT at, kind, detail FROM episode_events WHERE episode_id = ? ORDER BY id",
+            (rowid,),
+        )
+        return [{"at": _iso(float(r[0])), "kind": r[1], "detail": r[2]} for r in rows]
 
     async def explain(self, rowid: int) -> dict[str, Any]:
         found = await self._details("WHERE e.id = ?", (rowid,))
-        return found[0] if found else {}
+        if not found:
+            return {}
+        return {**found[0], "history": await self.history(rowid)}
 
     async def export(self) -> list[dict[str, Any]]:
         """Every episode, every status, oldest first."""
@@ -275,7 +320,7 @@ class EpisodeStore:
                     "kind": "episode",
                     "speaker": episode.speaker,
                     "text": episode.text,
-                    "room": episode.room,
+                    "audience": episode.audience,
                     "platform": episode.platform,
                     "said": _iso(episode.at),
                     "last_seen": _iso(episode.last_seen),
@@ -295,7 +340,7 @@ class EpisodeStore:
     async def vectors(self, model: str, dim: int) -> StoredVectors:
         return await self._conn.vectors(model, dim, of="episodes")
 
-    async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, bool]]:
+    async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]:
         return await self._conn.without_vectors(model, dim, of="episodes")
 
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:

@@ -24,9 +24,12 @@ best BM25 match of its pool): on the long-conversation set, scaling the facts' s
 to 2 against the episodes' moved recall@5 by at most 0.003. An episode's id reads ``e42``; a
 fact's id is looked up first, so one that happens to read like that is still the fact.
 
-Every item records the kind of room it was learned in; a turn in a shared room recalls only
-shared items (the file layer's lines are shared), and a sentence said again in a shared room
-makes its item shared; so do episodes.
+Every item records its audience label (:mod:`bot.audience`): where it was said, or ``shared``
+once the user made it so. A turn recalls only what its audience sees (the candidate masks of
+:mod:`bot.memory.holographic.recall`, the episodes' SQL), a mirrored file's lines carry the
+label of the file's folder, and a sentence said again follows
+:mod:`bot.memory.reinforcement` (a direct item said in a shared room becomes that room's; another
+room's is stored anew); so do episodes.
 
 Layout: this module is the :class:`MemoryBackend` (write policy, lifecycle, inspection, tools);
 :mod:`bot.memory.holographic.recall` holds the active facts and recall over their traces;
@@ -45,6 +48,7 @@ from typing import Any
 
 import structlog
 
+from bot.audience import DIRECT, DIRECT_ROOM, Audience, describe, is_label, label_of_path
 from bot.disk import run_on_text
 from bot.memory.base import (
     CATEGORIES,
@@ -53,7 +57,6 @@ from bot.memory.base import (
     MemoryBackend,
     MemoryHit,
     MemoryItem,
-    RoomKind,
     TurnRecord,
     clamp_confidence,
     format_citation,
@@ -70,6 +73,7 @@ from bot.memory.holographic.store import HolographicStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
+from bot.memory.reinforcement import said_again
 from bot.memory.remember_requests import fact_to_keep
 from bot.tools import Tool
 
@@ -143,7 +147,7 @@ class HolographicMemory(MemoryBackend):
         source: str,
         category: Category | None = None,
         force: bool = False,
-        room: RoomKind = "direct",
+        audience: str = DIRECT,
         confidence: float | None = None,
     ) -> AddResult:
         return await self._add(
@@ -151,7 +155,7 @@ class HolographicMemory(MemoryBackend):
             source=source,
             category=category,
             force=force,
-            room=room,
+            audience=audience,
             confidence=confidence,
         )
 
@@ -160,12 +164,14 @@ class HolographicMemory(MemoryBackend):
         text: str,
         *,
         source: str,
-        room: RoomKind,
+        audience: str,
         category: Category | None = None,
         force: bool = False,
         reinforce: bool = True,
         confidence: float | None = None,
     ) -> AddResult:
+        if not is_label(audience):
+            raise ValueError(f"{audience!r} is not an audience label")
         if looks_secret(text):  # even a forced write; checked before lines are joined
             return AddResult(False, None, "rejected: secret (never stored)")
         said = " ".join(text.split())
@@ -175,9 +181,9 @@ class HolographicMemory(MemoryBackend):
         if category is not None and category not in CATEGORIES:
             return AddResult(False, None, f"rejected: unknown category {category!r}")
         async with self._lock:
-            duplicate = self._facts.duplicate(text)
+            duplicate = self._facts.duplicate(text, audience)
             if duplicate is not None:  # said again: the policy already let it in once
-                return await self._reinforce(duplicate, source, room, reinforce)
+                return await self._reinforce(duplicate, source, audience, reinforce)
             verdict = classify(said)
             if not verdict.accepted and not force:
                 return AddResult(False, None, verdict.reason)
@@ -187,26 +193,29 @@ class HolographicMemory(MemoryBackend):
                 confidence = 1.0 if force else verdict.confidence
             else:
                 confidence = clamp_confidence(confidence)
-            return await self._store_new(text, source, room, chosen, confidence, reason)
+            return await self._store_new(text, source, audience, chosen, confidence, reason)
 
     async def _reinforce(
-        self, item: MemoryItem, source: str, room: RoomKind, reinforce: bool
+        self, item: MemoryItem, source: str, audience: str, reinforce: bool
     ) -> AddResult:
-        """A sentence said again: counted (when ``reinforce``), and shared from now on if
-        this time it was said in a shared room."""
+        """A sentence said again: counted (when ``reinforce``), and its audience widened as
+        :func:`~bot.memory.reinforcement.said_again` says."""
         if reinforce:
             item.reinforced += 1
             await self._store.reinforce(item.id, source)
-        if room == "shared" and item.room != "shared":
-            await self._store.share(item.id, source)
-            item.room = "shared"
+        label = said_again(item.audience, audience)
+        if label != item.audience:
+            await self._store.set_audience(
+                item.id, label, f"{describe(label)}: said there ({source})"
+            )
+            item.audience = label
         return AddResult(False, item.category, "duplicate", duplicate_of=item.id)
 
     async def _store_new(
         self,
         text: str,
         source: str,
-        room: RoomKind,
+        audience: str,
         category: Category,
         confidence: float,
         reason: str,
@@ -220,9 +229,9 @@ class HolographicMemory(MemoryBackend):
             source=source,
             confidence=confidence,
             created_at=self._now(),
-            room=room,
+            audience=audience,
         )
-        replaced = self._facts.conflicts(structure)
+        replaced = self._facts.conflicts(structure, audience)
         await self._store.insert(item, normalize(text), structure, trace, reason, replaced)
         for old in replaced:
             self._facts.remove(old)
@@ -235,29 +244,32 @@ class HolographicMemory(MemoryBackend):
         the user's sentences that also become facts."""
         await self.episodes.record(turn)
         for sentence in await run_on_text(turn.user_text, split_candidates):
-            await self._add(sentence, source=turn.platform, room=turn.room)
+            await self._add(sentence, source=turn.platform, audience=turn.audience)
 
     async def extract(self, turns: Sequence[TurnRecord]) -> int:
         stored = 0
         for turn in turns:
             for sentence in await run_on_text(turn.user_text, split_candidates):
                 result = await self._add(
-                    sentence, source=turn.platform, room=turn.room, reinforce=False
+                    sentence, source=turn.platform, audience=turn.audience, reinforce=False
                 )
                 stored += result.stored
         return stored
 
     async def mirror(self, filename: str, text: str) -> None:
-        """Keep ``file:<filename>`` items equal to the file's lines: new lines are added
-        (forced: the file layer wrote them on purpose; shared: every room's prompt holds the
-        file anyway), vanished ones are superseded."""
+        """Keep ``file:<filename>`` items equal to the file's lines (``filename`` a path in the
+        persona's folder: ``USER.md``, ``shared/MEMORY.md``, ``rooms/<room>/MEMORY.md``): new
+        lines are added (forced: the file layer wrote them on purpose), with the audience of
+        the file's folder (:func:`~bot.audience.label_of_path`: that audience's prompt holds
+        the file); vanished ones are superseded."""
         source = f"file:{filename}"
+        label = label_of_path(filename)
         text = clean_mirror_text(text)  # no template filler, no comment markers
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
         sentences = split_candidates("\n".join(lines))
         kept = {normalize(sentence) for sentence in sentences}
         for sentence in sentences:
-            await self._add(sentence, source=source, room="shared", force=True, reinforce=False)
+            await self._add(sentence, source=source, audience=label, force=True, reinforce=False)
         async with self._lock:
             stale = [
                 item.id
@@ -268,7 +280,7 @@ class HolographicMemory(MemoryBackend):
                 await self._store.set_status(item_id, "superseded", f"no longer in {filename}")
                 self._facts.remove(item_id)
 
-    async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
+    async def forget(self, item_id: str, *, audience: Audience = DIRECT_ROOM) -> bool:
         """Mark a fact (``3f9c0a1b2c4d``) or an episode (``e42``) forgotten."""
         async with self._lock:
             known = await self._store.status(item_id)
@@ -276,13 +288,33 @@ class HolographicMemory(MemoryBackend):
                 episode = parse_episode_id(item_id)
                 if episode is None:
                     return False
-                return await self.episodes.store.forget(episode, shared_only=shared_room)
-            if shared_room and known[1] != "shared":
+                return await self.episodes.store.forget(episode, labels=audience.labels)
+            if not audience.sees(known[1]):
                 return False
             if known[0] != "forgotten":
                 await self._store.set_status(item_id, "forgotten", "")
             self._facts.remove(item_id)
             log.info("memory.holographic.forget", item=item_id)
+            return True
+
+    async def share(self, item_id: str, label: str) -> bool:
+        """Give a fact or an episode (``e42``) the audience ``label``."""
+        if not is_label(label):
+            raise ValueError(f"{label!r} is not an audience label")
+        async with self._lock:
+            known = await self._store.status(item_id)
+            if known is None:
+                episode = parse_episode_id(item_id)
+                if episode is None:
+                    return False
+                at = self._now().timestamp()
+                return await self.episodes.store.share(episode, label, at=at)
+            if known[1] != label:
+                detail = f"{describe(label)} (was {describe(known[1])})"
+                await self._store.set_audience(item_id, label, detail)
+                item = self._facts.items.get(item_id)
+                if item is not None:
+                    item.audience = label
             return True
 
     # -- recall ----------------------------------------------------------------------------
@@ -293,26 +325,26 @@ class HolographicMemory(MemoryBackend):
         *,
         limit: int = 8,
         category: Category | None = None,
-        shared_room: bool = False,
+        audience: Audience = DIRECT_ROOM,
     ) -> list[Recalled]:
         """Structural matches first (``hrr``), then explicitly lexical ones (``lexical``)."""
-        return self._facts.recall(query, limit=limit, category=category, shared_only=shared_room)
+        return self._facts.recall(query, limit=limit, category=category, audience=audience)
 
     async def search(
-        self, query: str, *, limit: int = 10, shared_room: bool = False
+        self, query: str, *, limit: int = 10, audience: Audience = DIRECT_ROOM
     ) -> list[MemoryHit]:
         """Facts (by structure, then by word overlap) and episodes blended."""
-        hits, _ = await self._recall_both(query, limit, shared_room)
+        hits, _ = await self._recall_both(query, limit, audience)
         return hits
 
     async def _recall_both(
-        self, query: str, limit: int, shared_room: bool
+        self, query: str, limit: int, audience: Audience
     ) -> tuple[list[MemoryHit], dict[str, Recalled]]:
         """The ``limit`` best of facts and episodes, and the facts' recall by id (for the
         answers their asked role unbound to)."""
-        facts = self.recall(query, limit=limit, shared_room=shared_room)
+        facts = self.recall(query, limit=limit, audience=audience)
         now = self._now()
-        episodes = await self.episodes.pool(query, limit=limit, now=now, shared_only=shared_room)
+        episodes = await self.episodes.pool(query, limit=limit, now=now, labels=audience.labels)
         ranked = episodes.ranked(
             best_bm25=episodes.best_bm25, best_cosine=0.0, now=now, limit=limit
         )
@@ -324,13 +356,13 @@ class HolographicMemory(MemoryBackend):
         )
         return hits, {recalled.hit.item.id: recalled for recalled in facts}
 
-    async def inject(self, *, shared_room: bool = False) -> str:
+    async def inject(self, *, audience: Audience = DIRECT_ROOM) -> str:
         """The facts that keep coming back (reinforced at least once), with citations."""
         frequent = sorted(
             (
                 item
                 for item in self._facts.items.values()
-                if item.reinforced > 0 and visible_in(item, shared_room=shared_room)
+                if item.reinforced > 0 and visible_in(item, audience)
             ),
             key=lambda item: (item.reinforced, item.confidence, item.created_at),
             reverse=True,
@@ -389,7 +421,7 @@ class HolographicMemory(MemoryBackend):
 
     # -- tools -----------------------------------------------------------------------------
 
-    def tools(self, *, shared_room: bool = False) -> list[Tool]:
+    def tools(self, *, audience: Audience = DIRECT_ROOM) -> list[Tool]:
         return memory_tools(
             self,
             search_description=(
@@ -400,11 +432,11 @@ class HolographicMemory(MemoryBackend):
             ),
             source=lambda: "persona",
             search_lines=self._search_lines,
-            shared_room=shared_room,
+            audience=audience,
         )
 
-    async def _search_lines(self, query: str, limit: int, shared_room: bool) -> list[str]:
-        hits, facts = await self._recall_both(query, limit, shared_room)
+    async def _search_lines(self, query: str, limit: int, audience: Audience) -> list[str]:
+        hits, facts = await self._recall_both(query, limit, audience)
         lines = []
         for hit in hits:
             item = hit.item

@@ -13,8 +13,10 @@ one). Recall comes in two kinds:
   ``keywords`` role, i.e. word overlap, scaled down so it always ranks below a structural hit
   (``lexical`` score part). IDF weights were measured and did not help (see ``_lexical``).
 
-A turn in a shared room (``shared_only``) keeps only shared items in the candidate mask of
-both kinds, before the best are taken.
+A recall is given the turn's :class:`~bot.audience.Audience`: only the items it sees are in the
+candidate mask of both kinds, before the best are taken, so another room's items take no place.
+A sentence said again, or a functional fact that replaces an older one, is matched only among
+the items its writer could have been told (:func:`~bot.memory.reinforcement.twin_labels`).
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from bot.audience import DIRECT_ROOM, Audience
 from bot.memory.base import Category, MemoryHit, MemoryItem, visible_in
 from bot.memory.holographic.hrr import TraceIndex, Vector
 from bot.memory.holographic.lexicon import FUNCTIONAL
 from bot.memory.holographic.parse import Parsed, normalize, parse
+from bot.memory.reinforcement import twin_labels
 
 __all__ = [
     "ANSWER_MIN",
@@ -68,15 +72,15 @@ class Recalled:
 
 @dataclass(frozen=True, slots=True)
 class _Scope:
-    """Which items a recall may return: of one category (None: any), shared ones only."""
+    """Which items a recall may return: of one category (None: any), seen by an audience."""
 
     category: Category | None
-    shared_only: bool
+    audience: Audience
 
     def admits(self, item: MemoryItem) -> bool:
         if self.category is not None and item.category != self.category:
             return False
-        return visible_in(item, shared_room=self.shared_only)
+        return visible_in(item, self.audience)
 
 
 def fact_structure(parsed: Parsed, category: Category) -> dict[str, list[str]]:
@@ -107,7 +111,9 @@ class ActiveFacts:
         self.index = TraceIndex(dim)
         self.items: dict[str, MemoryItem] = {}
         self.structures: dict[str, dict[str, list[str]]] = {}
-        self._by_norm: dict[str, str] = {}
+        #: the items that say a sentence, by its comparison form: one a label at most, as a
+        #: shared room keeps its own copy of what another room said
+        self._by_norm: dict[str, list[str]] = {}
         self._by_key: dict[tuple[tuple[str, ...], ...], set[str]] = {}
         #: how many active items hold each keyword (the lexical probe skips the absent ones)
         self._df: Counter[str] = Counter()
@@ -127,20 +133,30 @@ class ActiveFacts:
             traces.append((item.id, vector))
         self.index.extend(traces)
 
-    def duplicate(self, text: str) -> MemoryItem | None:
-        """The active item that says ``text`` already (compared in normalised form)."""
-        return self.items.get(self._by_norm.get(normalize(text), ""))
+    def duplicate(self, text: str, label: str) -> MemoryItem | None:
+        """The active item that says ``text`` already (compared in normalised form), of those
+        a statement recorded as ``label`` may repeat."""
+        twins = twin_labels(label)
+        for item_id in self._by_norm.get(normalize(text), ()):
+            item = self.items[item_id]
+            if twins is None or item.audience in twins:
+                return item
+        return None
 
-    def conflicts(self, structure: dict[str, list[str]]) -> list[str]:
+    def conflicts(self, structure: dict[str, list[str]], label: str) -> list[str]:
         """Active items that say the same functional thing with another object: "Scott prefers
-        tea for breakfast" replaces "Scott prefers coffee for breakfast"."""
+        tea for breakfast" replaces "Scott prefers coffee for breakfast"; only those a
+        statement recorded as ``label`` may repeat (a shared room never replaces another
+        room's fact)."""
         relation = structure.get("relation", [])
         if not relation or relation[-1] not in FUNCTIONAL or not structure.get("object"):
             return []
+        twins = twin_labels(label)
         return [
             item_id
             for item_id in self._by_key.get(_key(structure), ())
             if self.structures[item_id].get("object") not in (None, structure["object"])
+            and (twins is None or self.items[item_id].audience in twins)
         ]
 
     def add(self, item: MemoryItem, structure: dict[str, list[str]], trace: Vector) -> None:
@@ -150,7 +166,7 @@ class ActiveFacts:
     def _remember(self, item: MemoryItem, structure: dict[str, list[str]]) -> None:
         self.items[item.id] = item
         self.structures[item.id] = structure
-        self._by_norm[normalize(item.text)] = item.id
+        self._by_norm.setdefault(normalize(item.text), []).append(item.id)
         self._by_key.setdefault(_key(structure), set()).add(item.id)
         self._df.update(set(structure.get("keywords", ())))
 
@@ -158,7 +174,12 @@ class ActiveFacts:
         """Drop an item that is no longer active (superseded or forgotten)."""
         item = self.items.pop(item_id, None)
         if item is not None:
-            self._by_norm.pop(normalize(item.text), None)
+            norm = normalize(item.text)
+            left = [other for other in self._by_norm.get(norm, ()) if other != item_id]
+            if left:
+                self._by_norm[norm] = left
+            else:
+                self._by_norm.pop(norm, None)
         structure = self.structures.pop(item_id, None)
         if structure is not None:
             self._by_key.get(_key(structure), set()).discard(item_id)
@@ -173,11 +194,12 @@ class ActiveFacts:
         *,
         limit: int = 8,
         category: Category | None = None,
-        shared_only: bool = False,
+        audience: Audience = DIRECT_ROOM,
     ) -> list[Recalled]:
-        """Structural matches first (``hrr``), then explicitly lexical ones (``lexical``)."""
+        """Structural matches first (``hrr``), then explicitly lexical ones (``lexical``), of
+        the items ``audience`` sees."""
         parsed = parse(query)
-        scope = _Scope(category, shared_only)
+        scope = _Scope(category, audience)
         found = self._structural(parsed, scope, limit) if parsed.structured else []
         if len(found) < limit:
             taken = {recalled.hit.item.id for recalled in found}
@@ -185,7 +207,7 @@ class ActiveFacts:
         return found
 
     def _allowed(self, ids: list[str], scope: _Scope) -> npt.NDArray[np.bool_]:
-        if scope.category is None and not scope.shared_only:
+        if scope.category is None and scope.audience.private:
             return np.ones(len(ids), dtype=bool)
         return np.array([scope.admits(self.items[item_id]) for item_id in ids], dtype=bool)
 

@@ -5,8 +5,10 @@ Schema (numbered migrations, applied at open):
 * ``items``   one row per stored sentence: its text and comparison form (``norm``), category,
   source, confidence, status (``active`` / ``superseded`` / ``forgotten``), how often it was
   reinforced, the parsed role structure (JSON) and its trace (little-endian float32 bytes),
-  and (v2) the kind of room it was learned in (``direct`` / ``shared``; older items count as
-  direct, except the file layer's ``file:...`` and ``cli`` items, which every room sees);
+  and (v2, renamed ``audience`` in v3) who may be shown it, an audience label
+  (:mod:`bot.audience`: ``direct``, ``shared``, ``room:PLATFORM:ID``); v2 recorded only the
+  kind of room, so the items it called ``shared`` are ``direct`` from v3 on: private until the
+  user shares them;
 * ``events``  what happened to each item (created, reinforced, superseded, forgotten), in
   order, for ``explain``.
 
@@ -29,6 +31,7 @@ from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryItem
 from bot.memory.holographic.hrr import Vector
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
+from bot.memory.reinforcement import audience_event
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
 
@@ -69,6 +72,13 @@ MIGRATIONS: list[Migration] = [
         """
         ALTER TABLE items ADD COLUMN room TEXT NOT NULL DEFAULT 'direct';
         UPDATE items SET room = 'shared' WHERE source LIKE 'file:%' OR source = 'cli';
+        """,
+    ),
+    (
+        3,
+        """
+        UPDATE items SET room = 'direct' WHERE room = 'shared';
+        ALTER TABLE items RENAME COLUMN room TO audience;
         """,
     ),
 ]
@@ -127,7 +137,7 @@ class HolographicStore(SqliteFile):
         try:
             await db.execute(
                 "INSERT INTO items (id, text, norm, category, source, confidence, status,"
-                " reinforced, created_at, updated_at, structure, trace, room)"
+                " reinforced, created_at, updated_at, structure, trace, audience)"
                 " VALUES (?, ?, ?, ?, ?, ?, 'active', 0, ?, ?, ?, ?, ?)",
                 (
                     item.id,
@@ -140,7 +150,7 @@ class HolographicStore(SqliteFile):
                     stamp,
                     json.dumps(structure, ensure_ascii=False),
                     trace.astype("<f4").tobytes(),
-                    item.room,
+                    item.audience,
                 ),
             )
             await self._event(item.id, "created", f"{item.source}: {reason}")
@@ -164,12 +174,12 @@ class HolographicStore(SqliteFile):
             (item_id, "reinforced", source),
         )
 
-    async def share(self, item_id: str, source: str) -> None:
-        """The item was said in a shared room (by ``source``): every room may recall it."""
+    async def set_audience(self, item_id: str, label: str, detail: str) -> None:
+        """Give the item the audience ``label``; the event says why (``detail``)."""
         await self._write(
-            "UPDATE items SET room = 'shared', updated_at = ? WHERE id = ?",
-            (_now(), item_id),
-            (item_id, "shared", f"said in a shared room ({source})"),
+            "UPDATE items SET audience = ?, updated_at = ? WHERE id = ?",
+            (label, _now(), item_id),
+            (item_id, audience_event(label), detail),
         )
 
     async def set_status(self, item_id: str, status: str, detail: str) -> None:
@@ -201,8 +211,8 @@ class HolographicStore(SqliteFile):
     # -- reads -----------------------------------------------------------------------------
 
     async def status(self, item_id: str) -> tuple[str, str] | None:
-        """The item's status and room kind, None when no item has this id."""
-        query = "SELECT status, room FROM items WHERE id = ?"
+        """The item's status and audience label, None when no item has this id."""
+        query = "SELECT status, audience FROM items WHERE id = ?"
         async with self.conn.execute(query, (item_id,)) as cursor:
             row = await cursor.fetchone()
         return None if row is None else (str(row[0]), str(row[1]))

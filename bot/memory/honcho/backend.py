@@ -4,8 +4,9 @@ Mapping onto Honcho (through the official ``honcho-ai`` SDK, its ``.aio`` async 
 
 * workspace = ``memory.honcho.workspace``; two peers: the user (``<user>``) and the persona
   (``<persona>__<user>``, so two users' personas of one name stay apart);
-* one session per persona and day (``<persona peer>-YYYY-MM-DD``), the user observed by
-  Honcho and by the persona (``observe_me`` / ``observe_others``);
+* one session per persona, day and audience (``<persona peer>-YYYY-MM-DD`` for the direct
+  conversations, ``<persona peer>-r<digest>-YYYY-MM-DD`` for each shared room), the user
+  observed by Honcho and by the persona (``observe_me`` / ``observe_others``);
 * ``sync`` adds the turn's two messages (secrets withheld), each with the turn's time; ``add``
   writes a conclusion of the persona about the user; ``prefetch`` asks Honcho's conclusion
   query and its message search of both peers, and the messages come back as episodes, cited
@@ -18,10 +19,12 @@ Forgotten or superseded ids are filtered out of every recall and out of the repr
 nothing is deleted on the server. The ledger is also an outbox: writes are queued there first
 and delivered in order, so a turn made while the server is down is sent on a later call.
 
-Scoping by room: the ledger records the kind of room each conclusion was learned in, and a
-turn's messages go to the day's direct or shared session. A turn in a shared room recalls only
-shared conclusions and shared-session messages, and gets no injected representation (Honcho
-builds it from every conversation, direct ones included).
+Scoping by audience (:mod:`bot.audience`): the ledger records each conclusion's label and the
+label of each day session. A turn in a shared room recalls only the conclusions whose label it
+sees and the messages of its own room's sessions (the message search is held to them on the
+server), and gets no injected representation (Honcho builds it from every conversation, direct
+ones included). A message (``message:<id>``) cannot be shared: its session decides who hears
+it; a conclusion can.
 
 An unreachable server never breaks a turn: ``inject`` and ``prefetch`` answer empty, ``sync``
 queues, and after a connection failure the turn hooks skip the server for ``RETRY_AFTER``
@@ -52,6 +55,7 @@ import structlog
 # ImportError into a sentence naming the extra to install).
 from honcho import Conclusion
 
+from bot.audience import DIRECT, DIRECT_ROOM, Audience, describe, is_label, label_of_path
 from bot.config import HonchoConfig
 from bot.disk import run_on_text
 from bot.errors import MemoryStoreError
@@ -62,7 +66,6 @@ from bot.memory.base import (
     MemoryBackend,
     MemoryHit,
     MemoryItem,
-    RoomKind,
     TurnRecord,
     clamp_confidence,
     format_citation,
@@ -74,6 +77,7 @@ from bot.memory.honcho.recall import recall, visible_representation
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
+from bot.memory.reinforcement import said_again
 from bot.memory.remember_requests import fact_to_keep
 from bot.tools import Tool
 
@@ -160,7 +164,7 @@ class HonchoMemory(MemoryBackend):
         source: str,
         category: Category | None = None,
         force: bool = False,
-        room: RoomKind = "direct",
+        audience: str = DIRECT,
         confidence: float | None = None,
     ) -> AddResult:
         return await self._add(
@@ -168,7 +172,7 @@ class HonchoMemory(MemoryBackend):
             source=source,
             category=category,
             force=force,
-            room=room,
+            audience=audience,
             confidence=confidence,
         )
 
@@ -177,13 +181,15 @@ class HonchoMemory(MemoryBackend):
         text: str,
         *,
         source: str,
-        room: RoomKind,
+        audience: str,
         category: Category | None = None,
         force: bool = False,
         reinforce: bool = True,
         deliver: bool = True,
         confidence: float | None = None,
     ) -> AddResult:
+        if not is_label(audience):
+            raise ValueError(f"{audience!r} is not an audience label")
         if looks_secret(text):  # even a forced write; checked before lines are joined
             return AddResult(False, None, "rejected: secret (never stored)")
         said = " ".join(text.split())
@@ -193,12 +199,13 @@ class HonchoMemory(MemoryBackend):
         if category is not None and category not in CATEGORIES:
             return AddResult(False, None, f"rejected: unknown category {category!r}")
         async with self._lock:
-            duplicate = await self._ledger.active_by_norm(normalize(text))
+            duplicate = await self._ledger.active_by_norm(normalize(text), audience)
             if duplicate is not None:
                 if reinforce:
                     await self._ledger.mark(duplicate.id, "reinforced", source, reinforce=True)
-                if room == "shared" and duplicate.room != "shared":
-                    await self._ledger.share(duplicate.id, source)
+                label = said_again(duplicate.audience, audience)
+                if label != duplicate.audience:
+                    await self._ledger.set_audience(duplicate.id, label, f"said there ({source})")
                 return AddResult(False, duplicate.category, "duplicate", duplicate_of=duplicate.id)
             verdict = classify(said)
             if not verdict.accepted and not force:
@@ -211,7 +218,7 @@ class HonchoMemory(MemoryBackend):
             else:
                 confidence = clamp_confidence(confidence)
             await self._ledger.add_conclusion(
-                item_id, text, chosen, source, confidence, f"{source}: {reason}", room
+                item_id, text, chosen, source, confidence, f"{source}: {reason}", audience
             )
         delivered = await self._outbox.deliver_soon() if deliver else False
         if not delivered:
@@ -226,22 +233,29 @@ class HonchoMemory(MemoryBackend):
         for turn in turns:
             for sentence in await run_on_text(turn.user_text, split_candidates):
                 result = await self._add(
-                    sentence, source=turn.platform, room=turn.room, reinforce=False, deliver=False
+                    sentence,
+                    source=turn.platform,
+                    audience=turn.audience,
+                    reinforce=False,
+                    deliver=False,
                 )
                 stored += result.stored
         await self._outbox.deliver_soon()
         return stored
 
     async def mirror(self, filename: str, text: str) -> None:
-        """New lines of ``filename`` become conclusions (shared: every room's prompt holds the
-        file anyway); lines gone from it are superseded."""
+        """New lines of ``filename`` (a path in the persona's folder: ``USER.md``,
+        ``shared/MEMORY.md``, ``rooms/<room>/MEMORY.md``) become conclusions with the audience
+        of its folder (:func:`~bot.audience.label_of_path`: that audience's prompt holds the
+        file); lines gone from it are superseded."""
         source = f"file:{filename}"
+        label = label_of_path(filename)
         text = clean_mirror_text(text)  # no template filler, no comment markers
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
         sentences = split_candidates("\n".join(lines))
         for sentence in sentences:
             await self._add(
-                sentence, source=source, room="shared", force=True, reinforce=False, deliver=False
+                sentence, source=source, audience=label, force=True, reinforce=False, deliver=False
             )
         await self._outbox.deliver_soon()
         kept = {normalize(sentence) for sentence in sentences}
@@ -252,13 +266,13 @@ class HonchoMemory(MemoryBackend):
             detail = f"no longer in {filename}"
             await self._ledger.mark(item_id, "superseded", detail, status="superseded")
 
-    async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
+    async def forget(self, item_id: str, *, audience: Audience = DIRECT_ROOM) -> bool:
         """Mark forgotten in the ledger. Ids of Honcho's own conclusions (``honcho:<id>``) and
         of recalled messages (``message:<id>``) are entered into the ledger to be marked. From
-        a shared room only the ledger's shared items: the server cannot say cheaply where a
+        a shared room only the ledger's items it sees: the server cannot say cheaply where a
         message or its own conclusion came from."""
         known = await self._ledger.status(item_id)
-        if shared_room and (known is None or known[1] != "shared"):
+        if not audience.private and (known is None or not audience.sees(known[1])):
             return False
         status = None if known is None else known[0]
         if status is None:
@@ -282,34 +296,46 @@ class HonchoMemory(MemoryBackend):
         log.info("memory.honcho.forget", item=item_id)
         return True
 
+    async def share(self, item_id: str, label: str) -> bool:
+        """Give a conclusion of the ledger the audience ``label``. A recalled message
+        (``message:<id>``) or Honcho's own conclusion cannot be: False, as for an unknown id."""
+        if not is_label(label):
+            raise ValueError(f"{label!r} is not an audience label")
+        known = await self._ledger.status(item_id)
+        if known is None or item_id.partition(":")[0] in ("honcho", "message"):
+            return False
+        if known[1] != label:
+            await self._ledger.set_audience(item_id, label, f"was {describe(known[1])}")
+        return True
+
     # -- recall ----------------------------------------------------------------------------
 
-    async def _recall(self, query: str, limit: int, shared_room: bool) -> list[MemoryHit]:
+    async def _recall(self, query: str, limit: int, audience: Audience) -> list[MemoryHit]:
         return await recall(
-            self._client, self._ledger, query, limit, now=self._now(), shared_only=shared_room
+            self._client, self._ledger, query, limit, now=self._now(), audience=audience
         )
 
     async def prefetch(
-        self, query: str, *, limit: int = 8, shared_room: bool = False
+        self, query: str, *, limit: int = 8, audience: Audience = DIRECT_ROOM
     ) -> list[MemoryHit]:
         if self._client.is_down():
             return []
         try:
-            return await self._recall(query, limit, shared_room)
+            return await self._recall(query, limit, audience)
         except MemoryStoreError as exc:
             log.warning("memory.honcho.prefetch_failed", error=str(exc))
             return []
 
     async def search(
-        self, query: str, *, limit: int = 10, shared_room: bool = False
+        self, query: str, *, limit: int = 10, audience: Audience = DIRECT_ROOM
     ) -> list[MemoryHit]:
-        return await self._recall(query, limit, shared_room)
+        return await self._recall(query, limit, audience)
 
-    async def inject(self, *, shared_room: bool = False) -> str:
+    async def inject(self, *, audience: Audience = DIRECT_ROOM) -> str:
         """The persona's representation of the user, minus what the ledger marks inactive;
         empty when there is none, the server cannot be reached, or the turn is in a shared
         room (the representation draws on direct conversations too)."""
-        if shared_room or self._client.is_down():
+        if not audience.private or self._client.is_down():
             return ""
         try:
             representation = await self._client.representation()
@@ -377,7 +403,7 @@ class HonchoMemory(MemoryBackend):
 
     # -- tools -----------------------------------------------------------------------------
 
-    def tools(self, *, shared_room: bool = False) -> list[Tool]:
+    def tools(self, *, audience: Audience = DIRECT_ROOM) -> list[Tool]:
         return memory_tools(
             self,
             search_description=(
@@ -387,9 +413,9 @@ class HonchoMemory(MemoryBackend):
             ),
             source=lambda: "persona",
             search_lines=self._search_lines,
-            shared_room=shared_room,
+            audience=audience,
         )
 
-    async def _search_lines(self, query: str, limit: int, shared_room: bool) -> list[str]:
-        hits = await self._recall(query, limit, shared_room)
+    async def _search_lines(self, query: str, limit: int, audience: Audience) -> list[str]:
+        hits = await self._recall(query, limit, audience)
         return [f"- {hit.item.text} {hit.citation} (id {hit.item.id})" for hit in hits]

@@ -6,14 +6,19 @@ refused …") and remembers a connection failure or timeout for ``RETRY_AFTER`` 
 turn hooks can leave an unreachable server alone (:meth:`HonchoClient.is_down`).
 
 The workspace, the two peers (user and persona) and the day sessions are created on the server
-on first use and cached. A day has two sessions: ``<persona peer>-<day>`` for the direct
-conversation and ``<persona peer>-shared-<day>`` for shared rooms, so a search can tell where a
-message was said; :meth:`HonchoClient.reconnect` forgets them after the server lost them.
+on first use and cached. A day has a session per audience (:mod:`bot.audience`):
+``<persona peer>-<day>`` for the direct conversations and ``<persona peer>-r<digest>-<day>``
+for each shared room (a digest of its label: a Honcho name cannot hold a room id), so a search
+can be held to the sessions one audience sees. Sessions of older versions,
+``<persona peer>-shared-<day>``, held every shared room at once: whose their messages were is
+unknown, so they count as direct (private). :meth:`HonchoClient.reconnect` forgets the
+sessions after the server lost them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import time
 from collections.abc import Awaitable
@@ -34,9 +39,9 @@ from honcho import ConnectionError as HonchoConnectionError
 from honcho import TimeoutError as HonchoTimeoutError
 from honcho.api_types import SessionPeerConfig
 
+from bot.audience import DIRECT
 from bot.config import HonchoConfig
 from bot.errors import MemoryStoreError
-from bot.memory.base import RoomKind
 
 __all__ = ["RETRY_AFTER", "HonchoClient", "conclusion_summary", "peer_id"]
 
@@ -46,7 +51,9 @@ T = TypeVar("T")
 RETRY_AFTER = 30.0
 
 _SAFE = re.compile(r"[^A-Za-z0-9_-]+")
-_SESSION = re.compile(r"(shared-)?\d{4}-\d{2}-\d{2}")
+_SESSION = re.compile(r"(shared-|r[0-9a-f]{6,16}-)?\d{4}-\d{2}-\d{2}")
+#: Honcho's longest resource name
+_MAX_NAME = 100
 
 
 def peer_id(name: str) -> str:
@@ -148,19 +155,22 @@ class HonchoClient:
             self._peers = (user, persona)
         return self._peers
 
-    def session_id(self, at: datetime, room: RoomKind = "direct") -> str:
-        """The persona's session for ``room`` on the day ``at`` falls on (UTC when it has no
-        zone)."""
+    def session_id(self, at: datetime, audience: str = DIRECT) -> str:
+        """The persona's session for the audience label ``audience`` on the day ``at`` falls
+        on (UTC when it has no zone)."""
         day = (at if at.tzinfo else at.replace(tzinfo=UTC)).date().isoformat()
-        kind = "shared-" if room == "shared" else ""
-        return f"{self.persona_peer}-{kind}{day}"
+        if audience == DIRECT:
+            return f"{self.persona_peer}-{day}"
+        # as long a digest as the name leaves room for (a very long peer name: 6 at least)
+        room = max(6, min(16, _MAX_NAME - len(self.persona_peer) - len(day) - 3))
+        digest = hashlib.sha256(audience.encode()).hexdigest()[:room]
+        return f"{self.persona_peer}-r{digest}-{day}"
 
-    def session_room(self, session_id: str) -> RoomKind | None:
-        """The room kind of one of this persona's sessions; None for any other session."""
-        found = _SESSION.fullmatch(session_id.removeprefix(f"{self.persona_peer}-"))
-        if found is None or not session_id.startswith(f"{self.persona_peer}-"):
-            return None
-        return "shared" if found.group(1) else "direct"
+    def is_ours(self, session_id: str) -> bool:
+        """Whether ``session_id`` is one of this persona's day sessions."""
+        prefix = f"{self.persona_peer}-"
+        found = _SESSION.fullmatch(session_id.removeprefix(prefix))
+        return found is not None and session_id.startswith(prefix)
 
     async def _session(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
@@ -217,22 +227,29 @@ class HonchoClient:
             raise
 
     async def search(
-        self, query: str, top: int
+        self, query: str, top: int, *, sessions: list[str] | None = None
     ) -> tuple[list[Conclusion], list[Message], list[Message]]:
         """Conclusions about the user matching ``query`` (ranked by Honcho), and the messages
-        of this persona's sessions that match it: the user's, and the persona's own. The
-        three requests run at once."""
+        of this persona's sessions that match it (of ``sessions`` only, when given: the
+        server filters, so another audience's messages take no place in the answer): the
+        user's, and the persona's own. The three requests run at once."""
         user, persona = await self.peers()
         view = persona.conclusions_of(user)
+        filters = None if sessions is None else {"session_id": {"in": sessions}}
+
+        async def messages(peer: Peer) -> list[Message]:
+            if sessions is not None and not sessions:
+                return []
+            found: list[Message] = await self._remote(
+                "message search", peer.aio.search(query, filters=filters, limit=top)
+            )
+            return found
+
         asked = asyncio.ensure_future(
             self._remote("conclusion query", view.aio.query(query, top_k=top))
         )
-        by_user = asyncio.ensure_future(
-            self._remote("message search", user.aio.search(query, filters=None, limit=top))
-        )
-        by_persona = asyncio.ensure_future(
-            self._remote("message search", persona.aio.search(query, filters=None, limit=top))
-        )
+        by_user = asyncio.ensure_future(messages(user))
+        by_persona = asyncio.ensure_future(messages(persona))
         try:
             conclusions, said, replied = await asyncio.gather(asked, by_user, by_persona)
         except BaseException:
@@ -241,8 +258,8 @@ class HonchoClient:
                 task.cancel()
             await asyncio.gather(asked, by_user, by_persona, return_exceptions=True)
             raise
-        said = [m for m in said if self.session_room(m.session_id) is not None]
-        replied = [m for m in replied if self.session_room(m.session_id) is not None]
+        said = [m for m in said if self.is_ours(m.session_id)]
+        replied = [m for m in replied if self.is_ours(m.session_id)]
         return conclusions, said, replied
 
     async def representation(self) -> str:

@@ -6,11 +6,15 @@ Tables (numbered migrations, applied at open):
 
 * ``items``       one row per conclusion (``kind = 'conclusion'``) or per remote conclusion or
   message entered only to be marked (``honcho`` / ``message``), with ``honcho_id`` once sent,
-  and (v2) the kind of room it was learned in (``direct`` / ``shared``; older rows count as
-  direct, except the file layer's ``file:...`` and ``cli`` conclusions, which every room sees);
+  and (v2, renamed ``audience`` in v3) who may be shown it, an audience label
+  (:mod:`bot.audience`); v2 recorded only the kind of room, so what it called ``shared`` is
+  ``direct`` from v3 on: private until the user shares it;
 * ``events``      what happened to each item (created, reinforced, sent, forgotten …);
 * ``outbox``      writes waiting for the server, delivered in ``seq`` order;
-* ``deliveries``  the Honcho ids of every message batch that was sent.
+* ``deliveries``  the Honcho ids of every message batch that was sent;
+* ``sessions`` (v3) the audience label of each day session a turn was queued for: a shared
+  room's session is named by a digest of its label (a Honcho name cannot hold a room id), so
+  recall reads here whose a session is.
 
 Writes that belong together are committed together. The ``outbox`` and ``deliveries`` tables
 are written by :mod:`bot.memory.honcho.outbox`, which commits once per delivered batch.
@@ -24,10 +28,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.audience import DIRECT, describe
 from bot.errors import MemoryStoreError
-from bot.memory.base import MemoryItem, RoomKind
+from bot.memory.base import MemoryItem
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
 from bot.memory.policy import fold
+from bot.memory.reinforcement import audience_event, twin_labels
 from bot.migrations import Migration
 from bot.sqlite_db import SqliteFile
 
@@ -86,6 +92,14 @@ MIGRATIONS: list[Migration] = [
         UPDATE items SET room = 'shared' WHERE source LIKE 'file:%' OR source = 'cli';
         """,
     ),
+    (
+        3,
+        """
+        UPDATE items SET room = 'direct' WHERE room = 'shared';
+        ALTER TABLE items RENAME COLUMN room TO audience;
+        CREATE TABLE sessions (session_id TEXT PRIMARY KEY, audience TEXT NOT NULL);
+        """,
+    ),
 ]
 
 _WORD = re.compile(r"\w+")
@@ -139,16 +153,16 @@ class HonchoLedger(SqliteFile):
         source: str,
         confidence: float,
         why: str,
-        room: RoomKind = "direct",
+        audience: str = DIRECT,
     ) -> None:
         """Enter a new conclusion and queue it for the server, in one commit."""
         stamp = _now()
         db = self.conn
         await db.execute(
             "INSERT INTO items (id, honcho_id, kind, text, norm, category, source, confidence,"
-            " created_at, updated_at, room)"
+            " created_at, updated_at, audience)"
             " VALUES (?, NULL, 'conclusion', ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, text, normalize(text), category, source, confidence, stamp, stamp, room),
+            (item_id, text, normalize(text), category, source, confidence, stamp, stamp, audience),
         )
         await db.execute(
             "INSERT INTO outbox (kind, item_id, payload, created_at) VALUES (?, ?, ?, ?)",
@@ -180,27 +194,39 @@ class HonchoLedger(SqliteFile):
         await self.event(item_id, event, detail)
         await db.commit()
 
-    async def share(self, item_id: str, source: str) -> None:
-        """The item was said in a shared room (by ``source``): every room may recall it."""
+    async def set_audience(self, item_id: str, label: str, why: str) -> None:
+        """Give the item the audience ``label`` (``why``: what the event says); commit."""
         db = self.conn
         await db.execute(
-            "UPDATE items SET room = 'shared', updated_at = ? WHERE id = ?", (_now(), item_id)
+            "UPDATE items SET audience = ?, updated_at = ? WHERE id = ?", (label, _now(), item_id)
         )
-        await self.event(item_id, "shared", f"said in a shared room ({source})")
+        await self.event(item_id, audience_event(label), f"{describe(label)}: {why}")
         await db.commit()
 
     async def status(self, item_id: str) -> tuple[str, str] | None:
-        """The item's status and room kind, None when the ledger does not know the id."""
-        query = "SELECT status, room FROM items WHERE id = ?"
+        """The item's status and audience label, None when the ledger does not know the id."""
+        query = "SELECT status, audience FROM items WHERE id = ?"
         async with self.conn.execute(query, (item_id,)) as cur:
             row = await cur.fetchone()
         return None if row is None else (str(row[0]), str(row[1]))
 
-    async def active_by_norm(self, norm: str) -> MemoryItem | None:
-        query = f"SELECT {ITEM_COLUMNS} FROM items WHERE norm = ? AND status = 'active'"
-        async with self.conn.execute(query, (norm,)) as cursor:
+    async def active_by_norm(self, norm: str, label: str) -> MemoryItem | None:
+        """The active item that says ``norm``, of those a statement recorded as ``label`` may
+        repeat (:func:`~bot.memory.reinforcement.twin_labels`)."""
+        twins = twin_labels(label)
+        scope = "" if twins is None else f" AND audience IN ({_marks(len(twins))})"
+        query = (
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE norm = ? AND status = 'active'{scope}"
+            " ORDER BY created_at LIMIT 1"
+        )
+        async with self.conn.execute(query, (norm, *(twins or ()))) as cursor:
             row = await cursor.fetchone()
         return None if row is None else item_from_row(row)
+
+    async def session_audiences(self) -> dict[str, str]:
+        """The audience label of every day session a turn was queued for, by session id."""
+        async with self.conn.execute("SELECT session_id, audience FROM sessions") as cursor:
+            return {str(row[0]): str(row[1]) for row in await cursor.fetchall()}
 
     async def active_from(self, source: str) -> list[tuple[str, str]]:
         """(id, norm) of the active items of ``source``."""

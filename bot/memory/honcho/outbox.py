@@ -69,7 +69,8 @@ class Outbox:
         self._lock = asyncio.Lock()
 
     async def queue_turn(self, turn: TurnRecord) -> None:
-        """Queue the turn's two messages for the persona's session of that day and room kind."""
+        """Queue the turn's two messages for the persona's session of that day and audience
+        (the session's label noted in the ledger, for recall)."""
         at = (turn.at if turn.at.tzinfo else turn.at.replace(tzinfo=UTC)).isoformat()
         metadata = {"platform": turn.platform}
         payload = [
@@ -87,9 +88,14 @@ class Outbox:
             },
         ]
         db = self._ledger.conn
+        session = self._client.session_id(turn.at, turn.audience)
+        await db.execute(
+            "INSERT OR IGNORE INTO sessions (session_id, audience) VALUES (?, ?)",
+            (session, turn.audience),
+        )
         await db.execute(
             "INSERT INTO outbox (kind, session_id, payload, created_at) VALUES (?, ?, ?, ?)",
-            ("messages", self._client.session_id(turn.at, turn.room), json.dumps(payload), _now()),
+            ("messages", session, json.dumps(payload), _now()),
         )
         await db.commit()
 

@@ -6,12 +6,14 @@ is left out of a recall, and a line of the representation that says a hidden sen
 out of the injected text. Hits of conclusions personad wrote carry the ledger's item (category,
 source, confidence); conclusions Honcho derived itself are trusted by their reasoning level.
 Messages, the user's and the persona's, come back as episodes, cited with the day they were
-said and the kind of room (``[episode · 2026-05-09 · dm]``): personad sends every message with
-its turn's time, and a session's name says its day and room kind.
+said and where (``[episode · 2026-05-09 · dm]``): personad sends every message with its turn's
+time to the day session of its audience, whose label the ledger keeps.
 
-A turn in a shared room (``shared_only``) keeps, of the server's answers, the conclusions the
-ledger records as shared and the messages of shared-room sessions. Honcho's own conclusions
-are left out there: they may rest on what was said in a direct conversation.
+A recall is given the turn's :class:`~bot.audience.Audience`. In a shared room the message
+searches are held to the sessions of that room (the server filters, so no other audience's
+message takes a place), and of the conclusions only those the ledger records with a label the
+room sees are kept. Honcho's own conclusions are left out there: they may rest on what was
+said in a direct conversation or another room.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from datetime import UTC, datetime, tzinfo
 
 from honcho import Message
 
+from bot.audience import DIRECT, DIRECT_ROOM, Audience
 from bot.memory.base import MemoryHit, MemoryItem
 from bot.memory.episodes.time_query import read_time
 from bot.memory.honcho.client import HonchoClient
@@ -39,25 +42,32 @@ async def recall(
     limit: int,
     *,
     now: datetime,
-    shared_only: bool = False,
+    audience: Audience = DIRECT_ROOM,
 ) -> list[MemoryHit]:
     """Conclusions about the user first (ranked by Honcho), then past messages of this
     persona's sessions, both sides, as episodes with their date; asked *when*, the messages
     first (only they carry the date). Anything the ledger marks inactive is left out, and
-    with ``shared_only`` anything not known to come from a shared room. Messages are dated on
-    the day ``now``'s zone (the user's) counts."""
+    anything ``audience`` does not see. Messages are dated on the day ``now``'s zone (the
+    user's) counts."""
     query = query.strip()
     if not query:
         return []
-    conclusions, said, replied = await client.search(query, min(100, 2 * limit))
-    if shared_only:
-        said = [m for m in said if client.session_room(m.session_id) == "shared"]
-        replied = [m for m in replied if client.session_room(m.session_id) == "shared"]
+    labels = await ledger.session_audiences()
+    sessions = None
+    if not audience.private:
+        sessions = [session for session, label in labels.items() if audience.sees(label)]
+    conclusions, said, replied = await client.search(query, min(100, 2 * limit), sessions=sessions)
+    # the server filtered already; a session the ledger does not know (an older version's)
+    # counts as direct
+    said = [m for m in said if audience.sees(labels.get(m.session_id, DIRECT))]
+    replied = [m for m in replied if audience.sees(labels.get(m.session_id, DIRECT))]
     ids = [c.id for c in conclusions] + [m.id for m in (*said, *replied)]
     hidden = await ledger.inactive(ids)
     known = await ledger.by_honcho(ids)
-    if shared_only:
-        conclusions = [c for c in conclusions if c.id in known and known[c.id].room == "shared"]
+    if not audience.private:
+        conclusions = [
+            c for c in conclusions if c.id in known and audience.sees(known[c.id].audience)
+        ]
     asks_when = read_time(query, now).asks_when
     conclusion_weight, message_weight = (0.5, 1.0) if asks_when else (1.0, 0.5)
     hits: list[MemoryHit] = []
@@ -74,15 +84,16 @@ async def recall(
         hits.append(MemoryHit(item, score, {"conclusion_rank": rank + 1.0}))
     for speaker, messages in (("user", said), ("persona", replied)):
         for rank, message in enumerate(m for m in messages if m.id not in hidden):
-            item = _episode(client, message, speaker, now.tzinfo or UTC)
+            label = labels.get(message.session_id, DIRECT)
+            item = _episode(message, speaker, label, now.tzinfo or UTC)
             hits.append(MemoryHit(item, message_weight / (1 + rank), {"message_rank": rank + 1.0}))
     hits.sort(key=lambda hit: hit.score, reverse=True)
     return hits[:limit]
 
 
-def _episode(client: HonchoClient, message: Message, speaker: str, zone: tzinfo) -> MemoryItem:
+def _episode(message: Message, speaker: str, audience: str, zone: tzinfo) -> MemoryItem:
     """A recalled message as an episode: the time it was said (personad sends each message
-    with its turn's time) and the kind of room, read from its session's name."""
+    with its turn's time) and its session's ``audience``."""
     platform = str((message.metadata or {}).get("platform", ""))
     return MemoryItem(
         id=f"message:{message.id}",
@@ -91,7 +102,7 @@ def _episode(client: HonchoClient, message: Message, speaker: str, zone: tzinfo)
         source=f"{speaker} {platform}".strip(),
         confidence=1.0,
         created_at=_aware(message.created_at).astimezone(zone),
-        room=client.session_room(message.session_id) or "direct",
+        audience=audience,
         kind="episode",
     )
 

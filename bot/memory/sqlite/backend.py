@@ -3,14 +3,16 @@
 Recall (:mod:`bot.memory.sqlite.recall`) takes the best FTS5 (BM25) matches of the sanitised
 query and, when an embedder is installed, the nearest vectors in the persona's in-memory
 matrix; the union is scored by :mod:`bot.memory.sqlite.scoring` (BM25 + cosine + recency +
-importance). Without an embedder the same interface answers by BM25 alone. A turn in a shared
-room recalls only shared items: the FTS match and the vector mask drop the others before
-anything is ranked, so its pool is as full as a direct turn's.
+importance). Without an embedder the same interface answers by BM25 alone. A turn recalls only
+what its audience sees (:mod:`bot.audience`): in a shared room, what was said there and what
+was made shared; the FTS subquery and the vector mask drop the others before anything is
+ranked, so its pool is as full as a direct turn's.
 
 Writes pass :func:`bot.memory.sqlite.admission.admit` (length, category, the write policy of
 :mod:`bot.memory.policy`); secrets are refused even when forced. Repeats of a fact (same
-normalised text, or cosine >= 0.92 with embeddings) reinforce the existing item and come back
-as ``AddResult(stored=False, duplicate_of=<its id>)``. Nothing is ever deleted: forgetting and
+normalised text among the items the writer could have been told, or cosine >= 0.92 among those
+it sees: :mod:`bot.memory.reinforcement`) reinforce the existing item and come back as
+``AddResult(stored=False, duplicate_of=<its id>)``. Nothing is ever deleted: forgetting and
 superseding only change a status, and the item stays in the file, explainable.
 
 A corrupt or locked ``memory.db`` raises :class:`~bot.errors.MemoryStoreError` naming the
@@ -27,6 +29,7 @@ from typing import Any
 
 import structlog
 
+from bot.audience import DIRECT, DIRECT_ROOM, Audience, is_label, label_of_path
 from bot.disk import run_on_text
 from bot.memory.base import (
     AddResult,
@@ -34,7 +37,6 @@ from bot.memory.base import (
     MemoryBackend,
     MemoryHit,
     MemoryItem,
-    RoomKind,
     TurnRecord,
     clamp_confidence,
     format_citation,
@@ -44,6 +46,7 @@ from bot.memory.episodes.engine import Episodes
 from bot.memory.episodes.store import EpisodeStore, parse_episode_id
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
+from bot.memory.reinforcement import near_labels, twin_labels
 from bot.memory.remember_requests import fact_to_keep
 from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
@@ -134,7 +137,7 @@ class SqliteFtsMemory(MemoryBackend):
         source: str,
         category: Category | None = None,
         force: bool = False,
-        room: RoomKind = "direct",
+        audience: str = DIRECT,
         confidence: float | None = None,
     ) -> AddResult:
         return await self._add(
@@ -143,7 +146,7 @@ class SqliteFtsMemory(MemoryBackend):
             category=category,
             force=force,
             at=None,
-            room=room,
+            audience=audience,
             confidence=confidence,
         )
 
@@ -155,14 +158,17 @@ class SqliteFtsMemory(MemoryBackend):
         category: Category | None,
         force: bool,
         at: datetime | None,
-        room: RoomKind,
+        audience: str,
         once_per_statement: bool = False,
         confidence: float | None = None,
     ) -> AddResult:
-        """Store ``text`` learned in a ``room`` of that kind. A repeat of an item (same normal
-        form) reinforces it, and said in a shared room makes it shared. A near repeat (by
-        cosine) counts only among the items that room may see: in a shared room, a private
-        item's wording is never what a new shared statement becomes."""
+        """Store ``text`` said where the label ``audience`` names. A repeat of an item (same
+        normal form, among :func:`~bot.memory.reinforcement.twin_labels`) reinforces it, and
+        may widen its audience; a near repeat (by cosine) counts only among the items the
+        writer sees: in a shared room, a private item's wording is never what a new statement
+        there becomes, nor another room's."""
+        if not is_label(audience):
+            raise ValueError(f"{audience!r} is not an audience label")
         text = text.strip()
         admitted = admit(text, category=category, force=force)
         if isinstance(admitted, AddResult):
@@ -177,33 +183,35 @@ class SqliteFtsMemory(MemoryBackend):
         norm = normalise_text(text)
         async with self._write_lock:
             duplicate = None
-            shared = room == "shared"
+            twins = twin_labels(audience)
             if vector is not None and self._index is not None:
-                near = self._index.nearest(vector, 1, DUPLICATE_COSINE, shared_only=shared)
+                near = self._index.nearest(
+                    vector, 1, DUPLICATE_COSINE, labels=near_labels(audience)
+                )
                 if near:
                     duplicate = await self._store.active_by_id(near[0][0])
             if duplicate is None:
                 rowid = await self._store.insert_unless_known(
-                    text, norm, chosen, source, confidence, stated, reason, room
+                    text, norm, chosen, source, confidence, stated, reason, audience, twins
                 )
                 if rowid is not None:
                     if vector is not None and self._index is not None:
                         await self._store.put_vectors([rowid], vector[None, :], self.model_name)
-                        self._index.add(rowid, vector, shared=shared)
+                        self._index.add(rowid, vector, label=audience)
                     log.debug("memory.stored", item=rowid, category=chosen, source=source)
                     return AddResult(True, chosen, reason, str(rowid))
-                duplicate = await self._store.active_by_norm(norm)
+                duplicate = await self._store.active_by_norm(norm, twins)
             if duplicate is None:  # the twin was forgotten between the two statements
                 return AddResult(False, None, "rejected: conflicting concurrent write")
             dup_id, dup_category, last_seen = duplicate
             if once_per_statement and abs(last_seen - stated) < 1e-3:
                 why = "already recorded from this statement"
             else:
-                became_shared = await self._store.reinforce(
-                    dup_id, at=stated, source=source, room=room
+                label = await self._store.reinforce(
+                    dup_id, at=stated, source=source, audience=audience
                 )
-                if became_shared and self._index is not None:
-                    self._index.set_shared(dup_id)
+                if label is not None and self._index is not None:
+                    self._index.set_label(dup_id, label)
                 why = f"reinforced existing memory {dup_id}"
             return AddResult(False, dup_category, why, str(dup_id), str(dup_id))
 
@@ -233,16 +241,19 @@ class SqliteFtsMemory(MemoryBackend):
                 category=None,
                 force=False,
                 at=turn.at,
-                room=turn.room,
+                audience=turn.audience,
                 once_per_statement=True,
             )
             stored += int(result.stored)
         return stored
 
     async def mirror(self, filename: str, text: str) -> None:
-        """Each line of ``filename`` is a memory (source = filename); vanished lines are
-        marked superseded, lines that come back are active again. Secrets never enter. The
-        lines are shared: the file layer is in every room's prompt anyway."""
+        """Each line of ``filename`` (a path inside the persona's folder: ``MEMORY.md``,
+        ``shared/USER.md``, ``rooms/<room>/MEMORY.md``) is a memory (source = that path);
+        vanished lines are marked superseded, lines that come back are active again. Secrets
+        never enter. The lines have the audience of the file's folder
+        (:func:`~bot.audience.label_of_path`): the prompt of that audience holds the file."""
+        label = label_of_path(filename)
         wanted = mirrorable_lines(text)
         known = await self._store.mirror_state(filename)
         at = self._now().timestamp()
@@ -262,7 +273,7 @@ class SqliteFtsMemory(MemoryBackend):
                 category=verdict.category,
                 force=True,
                 at=None,
-                room="shared",
+                audience=label,
             )
             if result.item_id is not None:
                 await self._store.mirror_record(filename, norm, int(result.item_id))
@@ -273,10 +284,10 @@ class SqliteFtsMemory(MemoryBackend):
                     self._index.set_active(rowid, False)
         log.info("memory.mirrored", file=filename, lines=len(wanted))
 
-    async def forget(self, item_id: str, *, shared_room: bool = False) -> bool:
+    async def forget(self, item_id: str, *, audience: Audience = DIRECT_ROOM) -> bool:
         episode = parse_episode_id(item_id)
         if episode is not None:
-            found = await self.episodes.store.forget(episode, shared_only=shared_room)
+            found = await self.episodes.store.forget(episode, labels=audience.labels)
             if found and self.episodes.index is not None:
                 self.episodes.index.set_active(episode, False)
             return found
@@ -285,17 +296,37 @@ class SqliteFtsMemory(MemoryBackend):
             return False
         async with self._write_lock:
             found = await self._store.forget(
-                rowid, at=self._now().timestamp(), shared_only=shared_room
+                rowid, at=self._now().timestamp(), labels=audience.labels
             )
         if found and self._index is not None:
             self._index.set_active(rowid, False)
         return found
 
+    async def share(self, item_id: str, label: str) -> bool:
+        """Give a fact (``42``) or an episode (``e42``) the audience ``label``."""
+        if not is_label(label):
+            raise ValueError(f"{label!r} is not an audience label")
+        at = self._now().timestamp()
+        episode = parse_episode_id(item_id)
+        if episode is not None:
+            found = await self.episodes.store.share(episode, label, at=at)
+            if found and self.episodes.index is not None:
+                self.episodes.index.set_label(episode, label)
+            return found
+        rowid = _parse_id(item_id)
+        if rowid is None:
+            return False
+        async with self._write_lock:
+            was = await self._store.share(rowid, label, at=at)
+        if was is not None and self._index is not None:
+            self._index.set_label(rowid, label)
+        return was is not None
+
     # -- reads -------------------------------------------------------------------------------
 
-    async def inject(self, *, shared_room: bool = False) -> str:
+    async def inject(self, *, audience: Audience = DIRECT_ROOM) -> str:
         items = await self._store.standing_items(
-            _FILE_SOURCES, _INJECT_LIMIT, shared_only=shared_room
+            _FILE_SOURCES, _INJECT_LIMIT, labels=audience.labels
         )
         if not items:
             return ""
@@ -303,7 +334,7 @@ class SqliteFtsMemory(MemoryBackend):
         return "What you remember from earlier conversations:\n" + "\n".join(lines)
 
     async def search(
-        self, query: str, *, limit: int = 10, shared_room: bool = False
+        self, query: str, *, limit: int = 10, audience: Audience = DIRECT_ROOM
     ) -> list[MemoryHit]:
         """Facts and episodes blended: candidates of both, scored on one scale (BM25 and
         cosine each divided by the best of the whole pool), then the ``limit`` best."""
@@ -321,13 +352,13 @@ class SqliteFtsMemory(MemoryBackend):
                     limit=limit,
                     query_vector=vector,
                     index=self._index,
-                    shared_only=shared_room,
+                    labels=audience.labels,
                 ),
                 self.episodes.pool(
                     query,
                     limit=limit,
                     now=self._now(),
-                    shared_only=shared_room,
+                    labels=audience.labels,
                     query_vector=vector,
                 ),
             )
@@ -385,7 +416,7 @@ class SqliteFtsMemory(MemoryBackend):
         facts = [{**fact, "kind": "fact"} for fact in await self._store.export()]
         return facts + await self.episodes.store.export()
 
-    def tools(self, *, shared_room: bool = False) -> list[Tool]:
+    def tools(self, *, audience: Audience = DIRECT_ROOM) -> list[Tool]:
         """``memory_search``, ``memory_add`` and ``memory_forget`` for the model."""
         return memory_tools(
             self,
@@ -395,7 +426,7 @@ class SqliteFtsMemory(MemoryBackend):
                 "its [category · source · confidence] citation and id."
             ),
             source=lambda: f"assistant {self._now():%Y-%m-%d}",
-            shared_room=shared_room,
+            audience=audience,
         )
 
 

@@ -29,7 +29,7 @@ from bot.memory.sqlite.seed import seed_database
 from bot.memory.sqlite.statement_slots import sqlite_slot
 from bot.migrations import Migration
 
-__all__ = ["FtsConnection", "names_of"]
+__all__ = ["FtsConnection", "Labels", "labels_in", "names_of"]
 
 log = structlog.get_logger(__name__)
 
@@ -37,6 +37,18 @@ log = structlog.get_logger(__name__)
 def names_of(columns: str) -> str:
     """The names a select list gives its columns: ``"i.id, i.text"`` gives ``"id, text"``."""
     return ", ".join(column.strip().rsplit(".", 1)[-1] for column in columns.split(","))
+
+
+Labels = Sequence[str] | None
+"""The audience labels a read may return (:attr:`bot.audience.Audience.labels`; None: any)."""
+
+
+def labels_in(column: str, labels: Labels, first: int) -> tuple[str, list[str]]:
+    """`` AND column IN (?first, ...)`` and its parameters; nothing for ``labels`` None."""
+    if labels is None:
+        return "", []
+    marks = ",".join(f"?{first + n}" for n in range(len(labels)))
+    return f" AND {column} IN ({marks})", list(labels)
 
 
 class FtsConnection:

@@ -19,7 +19,7 @@ __all__ = ["ITEM_COLUMNS", "FtsInspection", "item_from_row"]
 
 ITEM_COLUMNS = (
     "i.id, i.text, i.category, i.source, i.confidence, i.status, i.created_at, i.last_seen,"
-    " i.reinforced, i.room"
+    " i.reinforced, i.audience"
 )
 
 
@@ -34,7 +34,7 @@ def item_from_row(row: Sequence[Any]) -> MemoryItem:
         created_at=datetime.fromtimestamp(row[6], UTC),
         status=row[5],
         reinforced=int(row[8]),
-        room=row[9],
+        audience=row[9],
     )
 
 
@@ -66,7 +66,7 @@ class FtsInspection(FtsConnection):
                 "created": _iso(r[6]),
                 "last_seen": _iso(r[7]),
                 "reinforced": int(r[8]),
-                "room": r[9],
+                "audience": r[9],
                 "reason": r[10],
             }
             for r in rows

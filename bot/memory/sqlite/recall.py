@@ -4,9 +4,10 @@
 (:func:`bot.memory.sqlite.query.plan_match`) and, when an embedder and its vector index are
 loaded, the nearest vectors; :func:`score_facts` scores them by :mod:`bot.memory.sqlite.scoring`
 (BM25 + cosine + recency + importance), beside the episodes of the same query. Without an
-embedder it answers by BM25 alone. ``shared_only`` (a turn in a shared room) filters both
-sources before the pool is cut: the BM25 matches come from the index of shared items and the
-vector mask hides the rest.
+embedder it answers by BM25 alone. ``labels`` (what the turn's audience sees: None for a direct
+room, every item) filters both sources before the pool is cut: the FTS subquery keeps only
+matches of those labels and the vector mask hides the rest, so another room's items never take
+a place in the pool.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from bot.memory.sqlite.embeddings import Matrix, VectorIndex
 from bot.memory.sqlite.query import plan_match
 from bot.memory.sqlite.scoring import MIN_COSINE, score_parts
 from bot.memory.sqlite.stemming import query_stem_groups
-from bot.memory.sqlite.store import FtsStore, RecallRow
+from bot.memory.sqlite.store import FtsStore, Labels, RecallRow
 
 __all__ = ["CANDIDATE_MARGIN", "fact_pool", "score_facts"]
 
@@ -36,7 +37,7 @@ async def fact_pool(
     limit: int,
     query_vector: Awaitable[Matrix | None] | None,
     index: VectorIndex | None,
-    shared_only: bool = False,
+    labels: Labels = None,
 ) -> list[RecallRow]:
     """The candidate facts for ``query``: its best BM25 matches and, with ``query_vector``
     (the query's embedding, awaited only once the BM25 matches are in, so both are worked on
@@ -47,19 +48,19 @@ async def fact_pool(
         return []
     pool = limit + CANDIDATE_MARGIN
     rows: list[RecallRow] = []
-    frequencies = await store.doc_frequencies(tokens, shared_only=shared_only)
+    frequencies = await store.doc_frequencies(tokens)
     for plan in plan_match(tokens, frequencies, groups):
-        rows = await store.match(plan.expression, pool, newest=plan.newest, shared_only=shared_only)
+        rows = await store.match(plan.expression, pool, newest=plan.newest, labels=labels)
         if len(rows) >= limit:
             break
     candidates = {row.candidate.rowid: row for row in rows}
     vector = await query_vector if query_vector is not None else None
     if vector is not None and index is not None:
-        near = index.nearest(vector, pool, MIN_COSINE, shared_only=shared_only)
+        near = index.nearest(vector, pool, MIN_COSINE, labels=labels)
         extra = [rowid for rowid, _ in near if rowid not in candidates]
-        for row in await store.rows_by_id(extra, shared_only=shared_only):
+        for row in await store.rows_by_id(extra, labels=labels):
             candidates[row.candidate.rowid] = row
-        cosines = index.cosine_of(vector, list(candidates), shared_only=shared_only)
+        cosines = index.cosine_of(vector, list(candidates), labels=labels)
         for rowid, row in candidates.items():
             row.candidate.cosine = cosines.get(rowid, 0.0)
     return list(candidates.values())

@@ -10,25 +10,27 @@ Tables:
 * ``item_events`` (v3): the history ``explain`` shows (created, reinforced, superseded, ...).
 * ``mirror_lines`` (v3): which line of which file each mirrored item came from.
 * ``items_vocab`` (v3): FTS5's own term statistics (documents per term) for query planning.
-* ``items.room`` (v4): ``direct`` or ``shared``, the kind of room the item was learned in
-  (:data:`bot.memory.base.RoomKind`). Items from before v4 count as direct, except the lines
-  mirrored from MEMORY.md/USER.md and ``personad memory add`` (source ``cli``): the file layer
-  is in every room's prompt anyway.
-* ``items_shared_fts`` and ``items_shared_vocab`` (v4): the same index and term statistics over
-  the active *shared* items only, kept by triggers, which a turn in a shared room searches.
+* ``items.room`` (v4), ``items_shared_fts`` and ``items_shared_vocab`` (v4): the kind of room an
+  item was learned in, and an index of the shared ones; both gave way to the audience (v6).
 * ``episodes``, ``episodes_fts``, ``episodes_vocab``, ``episode_vectors`` (v5): every on-record
-  message (``speaker`` ``user`` or ``persona``) with its time and room kind, apart from the
-  durable facts in ``items``. The FTS index holds the message's stems
+  message (``speaker`` ``user`` or ``persona``) with its time, audience and platform, apart from
+  the durable facts in ``items``. The FTS index holds the message's stems
   (:mod:`bot.memory.sqlite.stemming`), not its text; a forgotten episode keeps its row and index
-  entry, and recall skips it by status. ``items.terms`` (v5): the item's stems, which both
-  items indexes now hold instead of its text (filled in for older items when the file opens).
-  Filtering ``items_fts`` matches by room instead cost a lookup per match: up to ten times
-  slower for a common word on a store of 100,000 memories.
+  entry, and recall skips it by status. ``items.terms`` (v5): the item's stems, which the items
+  index holds instead of its text (filled in for older items when the file opens).
+* ``items.audience`` and ``episodes.audience`` (v6, the ``room`` column renamed): who may be
+  shown the row, an audience label (:mod:`bot.audience`): ``direct``, ``shared`` or
+  ``room:PLATFORM:ID``. Where an older row was said in a shared room is not known, so the
+  rows that were ``shared`` are ``direct`` now: private until the user shares them. One
+  ``items_fts`` serves every audience: a search restricts its matches to the rows an
+  audience sees inside the FTS subquery (``rowid IN (SELECT id FROM items WHERE audience IN
+  ...)``), before they are ranked and cut, and term statistics count every active item.
+  ``episode_events`` (v6): an episode's history (shared, made private, forgotten).
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
-The episode tables alone (:data:`EPISODE_TABLES`, version 1 of :data:`EPISODE_FILE_MIGRATIONS`)
-also make up ``episodes.db``, where a backend whose facts live elsewhere (``holographic``)
-keeps its episodes.
+The episode tables alone (:data:`EPISODE_TABLES` with their audience:
+:data:`EPISODE_FILE_MIGRATIONS`) also make up ``episodes.db``, where a backend whose facts
+live elsewhere (``holographic``) keeps its episodes.
 
 Corrupt files are refused, never repaired or replaced: :func:`open_database` raises
 :class:`MemoryStoreError` naming the file, which stays untouched for a person to inspect.
@@ -177,8 +179,8 @@ CREATE TABLE IF NOT EXISTS episode_vectors (
     "CREATE TRIGGER IF NOT EXISTS episodes_never_deleted BEFORE DELETE ON episodes BEGIN "
     "SELECT RAISE(ABORT, 'episodes are never deleted; mark them forgotten'); END;\n"
 )
-"""The episode tables, their index and triggers: v5 of ``memory.db``, and the whole of an
-``episodes.db`` (:data:`EPISODE_FILE_MIGRATIONS`)."""
+"""The episode tables, their index and triggers: v5 of ``memory.db``, and version 1 of an
+``episodes.db`` (:data:`EPISODE_FILE_MIGRATIONS`); v6 and version 2 rename ``room``."""
 
 _V5 = EPISODE_TABLES + (
     # facts are indexed by their stems too; the stems of existing items are filled in by
@@ -205,10 +207,40 @@ _V5 = EPISODE_TABLES + (
     "SELECT new.id, new.terms WHERE new.status = 'active' AND new.room = 'shared'; END;\n"
 )
 
-MIGRATIONS: list[Migration] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5)]
+_EPISODE_AUDIENCE = """
+UPDATE episodes SET room = 'direct' WHERE room = 'shared';
+ALTER TABLE episodes RENAME COLUMN room TO audience;
+CREATE INDEX IF NOT EXISTS episodes_audience ON episodes (audience, status);
+CREATE TABLE IF NOT EXISTS episode_events (
+    id INTEGER PRIMARY KEY,
+    episode_id INTEGER NOT NULL REFERENCES episodes (id),
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS episode_events_episode ON episode_events (episode_id);
+"""
+"""Episodes record their audience label; an old ``shared`` one was said in some shared room
+nobody recorded, so it becomes private (``direct``). ``episode_events``: what changed an
+episode's audience or status, for ``explain``."""
+
+_V6 = (
+    """
+DROP TRIGGER IF EXISTS items_shared_fts_insert;
+DROP TRIGGER IF EXISTS items_shared_fts_update;
+DROP TABLE IF EXISTS items_shared_vocab;
+DROP TABLE IF EXISTS items_shared_fts;
+UPDATE items SET room = 'direct' WHERE room = 'shared';
+ALTER TABLE items RENAME COLUMN room TO audience;
+CREATE INDEX items_audience ON items (audience, status);
+"""
+    + _EPISODE_AUDIENCE
+)
+
+MIGRATIONS: list[Migration] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6)]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
-EPISODE_FILE_MIGRATIONS: list[Migration] = [(1, EPISODE_TABLES)]
+EPISODE_FILE_MIGRATIONS: list[Migration] = [(1, EPISODE_TABLES), (2, _EPISODE_AUDIENCE)]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
 facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""
 

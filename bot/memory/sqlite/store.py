@@ -3,7 +3,8 @@
 :class:`FtsStore` writes items, vectors and mirror bookkeeping (each write one transaction,
 its history recorded in ``item_events``) and answers recall: BM25 matches, document
 frequencies for query planning, rows by id and the standing preferences and decisions, each
-read limited to shared items when asked (``shared_only``: a turn in a shared room). The
+read limited to the audience labels it is given (``labels``: what a turn's
+:class:`~bot.audience.Audience` sees; None: every item). The
 connection and its error handling come from :mod:`bot.memory.sqlite.connection`, the inspection
 reads from :mod:`bot.memory.sqlite.inspection`, the vector statements from
 :mod:`bot.memory.sqlite.vector_rows`, the schema from :mod:`bot.memory.sqlite.schema`.
@@ -16,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.memory.base import Category, MemoryItem, RoomKind
-from bot.memory.sqlite.connection import names_of
+from bot.audience import describe
+from bot.memory.base import Category, MemoryItem
+from bot.memory.reinforcement import audience_event, said_again
+from bot.memory.sqlite.connection import Labels, labels_in, names_of
 from bot.memory.sqlite.inspection import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.sqlite.scoring import Candidate
 from bot.memory.sqlite.stemming import index_terms
@@ -25,11 +28,8 @@ from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
 
-__all__ = ["FtsStore", "RecallRow", "StoredVectors"]
+__all__ = ["FtsStore", "Labels", "RecallRow", "StoredVectors"]
 
-#: the FTS index and its term statistics, of all active items (False) or the shared (True)
-_FTS = {False: "items_fts", True: "items_shared_fts"}
-_VOCAB = {False: "items_vocab", True: "items_shared_vocab"}
 _ITEM_NAMES = names_of(ITEM_COLUMNS)
 
 
@@ -53,8 +53,9 @@ class FtsStore(FtsInspection, VectorRows):
 
     def __init__(self, path: Path, *, busy_timeout: float = 5.0) -> None:
         super().__init__(path, busy_timeout=busy_timeout)
-        #: words' document counts, in the index of all active items (False) and the shared's
-        self._terms = {False: TermCounts(), True: TermCounts()}
+        #: words' document counts in the index of every active item (whoever may see it:
+        #: planning wants how common a word is, not who said it)
+        self._terms = TermCounts()
 
     async def open(self) -> None:
         await super().open()
@@ -71,15 +72,18 @@ class FtsStore(FtsInspection, VectorRows):
                     "UPDATE items SET terms = ? WHERE id = ?",
                     [(index_terms(str(text)) or " ", int(rowid)) for rowid, text in rows],
                 )
-            self._changed()
+            self._terms.forget()
 
     # -- items --------------------------------------------------------------------------------
 
-    async def active_by_norm(self, norm: str) -> tuple[int, Category, float] | None:
+    async def active_by_norm(
+        self, norm: str, labels: Labels = None
+    ) -> tuple[int, Category, float] | None:
+        scope, params = labels_in("audience", labels, 2)
         rows = await self._all(
-            "SELECT id, category, last_seen FROM items WHERE norm = ? AND status = 'active'"
-            " ORDER BY id LIMIT 1",
-            (norm,),
+            "SELECT id, category, last_seen FROM items WHERE norm = ?1 AND status = 'active'"
+            f"{scope} ORDER BY id LIMIT 1",
+            (norm, *params),
         )
         return (int(rows[0][0]), rows[0][1], float(rows[0][2])) if rows else None
 
@@ -102,74 +106,80 @@ class FtsStore(FtsInspection, VectorRows):
         confidence: float,
         at: float,
         reason: str,
-        room: RoomKind = "direct",
+        audience: str,
+        twins: Labels = None,
     ) -> int | None:
-        """Insert a new item unless an active one has the same normal form; its rowid or None.
+        """Insert a new item unless an active one of the ``twins`` labels has the same normal
+        form; its rowid or None.
 
         One statement (a trigger records the "created" event and indexes its stems), so one
         round trip.
         """
         terms = index_terms(text)
+        scope, labels = labels_in("audience", twins, 11)
         rows = await self._all(
             "INSERT INTO items (text, norm, category, source, confidence, created_at,"
-            " last_seen, reason, room, terms) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS"
-            " (SELECT 1 FROM items WHERE norm = ? AND status = 'active') RETURNING id",
-            (
-                text,
-                norm,
-                category,
-                source,
-                confidence,
-                at,
-                at,
-                reason,
-                room,
-                terms,
-                norm,
-            ),
+            " last_seen, reason, audience, terms) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8, ?9"
+            " WHERE NOT EXISTS (SELECT 1 FROM items WHERE norm = ?10 AND status = 'active'"
+            f"{scope}) RETURNING id",
+            (text, norm, category, source, confidence, at, reason, audience, terms, norm, *labels),
         )
         if not rows:
             return None
-        self._terms[False].added(terms.split())
-        if room == "shared":
-            self._terms[True].added(terms.split())
+        self._terms.added(terms.split())
         return int(rows[0][0])
 
-    async def reinforce(
-        self, rowid: int, *, at: float, source: str, room: RoomKind = "direct"
-    ) -> bool:
-        """Count one more statement of the item; said in a shared room, it becomes shared.
-        True when it became shared just now."""
+    async def reinforce(self, rowid: int, *, at: float, source: str, audience: str) -> str | None:
+        """Count one more statement of the item, said where ``audience`` names: its audience
+        becomes what :func:`~bot.memory.reinforcement.said_again` says. The new label when it
+        changed just now, else None."""
         async with self._tx() as db:
-            await db.execute(
+            cursor = await db.execute(
                 "UPDATE items SET reinforced = reinforced + 1,"
                 " confidence = MIN(0.99, confidence + (1.0 - confidence) * 0.2),"
-                " last_seen = MAX(last_seen, ?) WHERE id = ?",
+                " last_seen = MAX(last_seen, ?) WHERE id = ? RETURNING audience",
                 (at, rowid),
             )
-            await self._event(db, rowid, at, "reinforced", source)
-            if room != "shared":
-                return False
-            cursor = await db.execute(
-                "UPDATE items SET room = 'shared' WHERE id = ? AND room != 'shared'", (rowid,)
-            )
-            if cursor.rowcount:
-                await self._event(db, rowid, at, "shared", f"said in a shared room ({source})")
-                self._terms[True].forget()  # its words are in the shared index now
-            return bool(cursor.rowcount)
-
-    async def forget(self, rowid: int, *, at: float, shared_only: bool = False) -> bool:
-        """Mark the item forgotten; False when there is none (or, ``shared_only``, when it is
-        not a shared one)."""
-        async with self._tx() as db:
-            cursor = await db.execute("SELECT status, room FROM items WHERE id = ?", (rowid,))
             row = await cursor.fetchone()
-            if row is None or (shared_only and row[1] != "shared"):
+            await cursor.close()
+            await self._event(db, rowid, at, "reinforced", source)
+            if row is None:
+                return None
+            label = said_again(str(row[0]), audience)
+            if label == row[0]:
+                return None
+            await db.execute("UPDATE items SET audience = ? WHERE id = ?", (label, rowid))
+            detail = f"{describe(label)}: said there ({source})"
+            await self._event(db, rowid, at, audience_event(label), detail)
+            return label
+
+    async def share(self, rowid: int, label: str, *, at: float) -> str | None:
+        """Give the item the audience ``label``; its former label, or None when there is no
+        such item. Recorded in its history when it changed."""
+        async with self._tx() as db:
+            cursor = await db.execute("SELECT audience FROM items WHERE id = ?", (rowid,))
+            row = await cursor.fetchone()
+            await cursor.close()
+            if row is None:
+                return None
+            if row[0] != label:
+                await db.execute("UPDATE items SET audience = ? WHERE id = ?", (label, rowid))
+                detail = f"{describe(label)} (was {describe(str(row[0]))})"
+                await self._event(db, rowid, at, audience_event(label), detail)
+            return str(row[0])
+
+    async def forget(self, rowid: int, *, at: float, labels: Labels = None) -> bool:
+        """Mark the item forgotten; False when there is none (of the ``labels``, if given)."""
+        async with self._tx() as db:
+            cursor = await db.execute("SELECT status, audience FROM items WHERE id = ?", (rowid,))
+            row = await cursor.fetchone()
+            await cursor.close()
+            if row is None or (labels is not None and row[1] not in labels):
                 return False
             if row[0] != "forgotten":
                 await db.execute("UPDATE items SET status = 'forgotten' WHERE id = ?", (rowid,))
                 await self._event(db, rowid, at, "forgotten", f"was {row[0]}")
-                self._wrote()  # counts fell: a little stale is harmless
+                self._terms.wrote()  # counts fell: a little stale is harmless
         return True
 
     # -- mirror bookkeeping --------------------------------------------------------------------
@@ -202,7 +212,7 @@ class FtsStore(FtsInspection, VectorRows):
             )
             if cursor.rowcount:
                 await self._event(db, rowid, at, "reactivated", f"line back in {filename}")
-                self._changed()
+                self._terms.forget()
 
     async def mirror_leave(self, filename: str, norm: str, rowid: int, *, at: float) -> bool:
         """A line left the file: its item, if it came from that file, is superseded."""
@@ -218,82 +228,73 @@ class FtsStore(FtsInspection, VectorRows):
             )
             if cursor.rowcount:
                 await self._event(db, rowid, at, "superseded", f"line removed from {filename}")
-                self._wrote()
+                self._terms.wrote()
             return bool(cursor.rowcount)
 
     # -- recall --------------------------------------------------------------------------------
 
     async def match(
-        self, query: str, limit: int, *, newest: int | None = None, shared_only: bool = False
+        self, query: str, limit: int, *, newest: int | None = None, labels: Labels = None
     ) -> list[RecallRow]:
-        """The ``limit`` best BM25 matches (the FTS table holds only active items), ranked among
-        the ``newest`` matching memories when given: one statement, one round trip.
-        ``shared_only`` searches the index of shared items instead."""
-        fts = _FTS[shared_only]
+        """The ``limit`` best BM25 matches (the FTS table holds only active items) of the
+        ``labels`` (None: any), ranked among the ``newest`` such matches when given: one
+        statement, one round trip. The labels are applied inside the FTS subquery, before
+        the matches are ranked and cut, so another audience's items take no place."""
+        scope, params = labels_in("audience", labels, 4)
+        if scope:
+            scope = f" AND rowid IN (SELECT id FROM items WHERE status = 'active'{scope})"
         window = ""
-        params: tuple[Any, ...] = (query, limit)
+        offset = [max(0, (newest or 0) - 1)] if newest is not None or params else []
         if newest is not None:
             window = (
-                f" AND rowid >= COALESCE((SELECT rowid FROM {fts} WHERE {fts} MATCH ?1"
-                " ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
+                " AND rowid >= COALESCE((SELECT rowid FROM items_fts WHERE items_fts MATCH ?1"
+                f"{scope} ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
             )
-            params = (query, limit, max(0, newest - 1))
         rows = await self._packed(
             # bm25() once, sorted by SQLite, costs about a third less than FTS5's ORDER BY rank
-            f"SELECT {ITEM_COLUMNS}, f.score FROM (SELECT rowid, bm25({fts}) AS score FROM {fts}"
-            f" WHERE {fts} MATCH ?1{window} ORDER BY score LIMIT ?2) f"
+            f"SELECT {ITEM_COLUMNS}, f.score FROM (SELECT rowid, bm25(items_fts) AS score"
+            f" FROM items_fts WHERE items_fts MATCH ?1{scope}{window} ORDER BY score LIMIT ?2) f"
             " JOIN items i ON i.id = f.rowid",
-            params,
+            # ?3 is given whenever a later number is, or the count of parameters is wrong
+            [query, limit, *offset, *params],
             f"{_ITEM_NAMES}, score",
         )
         return [_recall_row(row, float(row[10])) for row in rows]
 
-    async def doc_frequencies(
-        self, tokens: Sequence[str], *, shared_only: bool = False
-    ) -> dict[str, int]:
-        """How many active memories (``shared_only``: active shared ones) hold each token
-        (tokens in indexed, folded form); tokens none holds are left out. Counts are read
-        once and kept (:class:`~bot.memory.sqlite.term_counts.TermCounts`)."""
-        table = _VOCAB[shared_only]
-        return await self._terms[shared_only].of(
-            tokens, lambda words: self._vocabulary(table, words)
-        )
+    async def doc_frequencies(self, tokens: Sequence[str]) -> dict[str, int]:
+        """How many active memories hold each token (tokens in indexed, folded form); tokens
+        none holds are left out. Counts are read once and kept
+        (:class:`~bot.memory.sqlite.term_counts.TermCounts`)."""
+        return await self._terms.of(tokens, lambda words: self._vocabulary("items_vocab", words))
 
-    def _wrote(self) -> None:
-        for counts in self._terms.values():
-            counts.wrote()
-
-    def _changed(self) -> None:
-        """Words went back into an index other than by an insert: read the counts again."""
-        for counts in self._terms.values():
-            counts.forget()
-
-    async def rows_by_id(
-        self, rowids: Sequence[int], *, shared_only: bool = False
-    ) -> list[RecallRow]:
+    async def rows_by_id(self, rowids: Sequence[int], *, labels: Labels = None) -> list[RecallRow]:
         if not rowids:
             return []
         marks = ",".join("?" * len(rowids))
-        scope = " AND room = 'shared'" if shared_only else ""
+        scope, params = labels_in("audience", labels, len(rowids) + 1)
         rows = await self._packed(
             f"SELECT {ITEM_COLUMNS} FROM items i WHERE i.id IN ({marks}) AND status = 'active'"
             f"{scope}",
-            list(rowids),
+            [*rowids, *params],
             _ITEM_NAMES,
         )
         return [_recall_row(row, 0.0) for row in rows]
 
     async def standing_items(
-        self, exclude_sources: Sequence[str], limit: int, *, shared_only: bool = False
+        self, exclude_sources: Sequence[str], limit: int, *, labels: Labels = None
     ) -> list[MemoryItem]:
-        """Preferences and decisions stated in conversation, most reinforced first."""
-        marks = ",".join("?" * len(exclude_sources))
-        scope = " AND room = 'shared'" if shared_only else ""
+        """Preferences and decisions stated in conversation, most reinforced first: not the
+        lines of a mirrored file (``exclude_sources``, and any file ``mirror_lines`` knows),
+        which the prompt of their audience carries already."""
+        count = len(exclude_sources)
+        marks = ",".join(f"?{n + 1}" for n in range(count))
+        scope, params = labels_in("audience", labels, count + 2)
         rows = await self._packed(
             f"SELECT {ITEM_COLUMNS} FROM items i WHERE status = 'active'{scope}"
             f" AND category IN ('preference', 'decision') AND source NOT IN ({marks})"
-            " ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?",
-            [*exclude_sources, limit],
+            " AND source NOT IN (SELECT filename FROM mirror_lines)"
+            f" ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?{count + 1}",
+            [*exclude_sources, limit, *params],
             _ITEM_NAMES,
         )
         return [item_from_row(row) for row in rows]

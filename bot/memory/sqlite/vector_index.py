@@ -5,15 +5,19 @@ bits (one a dimension) pick a shortlist by Hamming distance first and only the s
 scored exactly; the shortlist's cut comes from a histogram of the distances, not a sort.
 Measured at 100,000 MiniLM vectors (``bench/recall.py``), the shortlist of :data:`SHORTLIST`
 rows holds the exact top 10 nearly always, in about 0.5 ms against 12 ms for the exact scan.
+Each row carries its item's audience label (:mod:`bot.audience`) as a small code, so a search
+for one audience masks out the rows it may not see before anything is ranked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from bot.audience import DIRECT
 
 __all__ = [
     "EXACT_ROWS",
@@ -40,7 +44,7 @@ class StoredVectors(NamedTuple):
     rowids: list[int]
     blobs: list[bytes]
     active: list[bool]
-    shared: list[bool]
+    labels: list[str]
 
 
 class _Embeds(Protocol):
@@ -54,7 +58,7 @@ class VectorStore(Protocol):
 
     async def vectors(self, model: str, dim: int) -> StoredVectors: ...
 
-    async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, bool]]: ...
+    async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]: ...
 
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None: ...
 
@@ -70,15 +74,15 @@ async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple
             np.array(stored.rowids, dtype=np.int64),
             matrix.reshape(-1, embedder.dim),
             np.array(stored.active, dtype=bool),
-            np.array(stored.shared, dtype=bool),
+            stored.labels,
         )
     missing = await store.without_vectors(model, embedder.dim)
     for start in range(0, len(missing), 256):
         batch = missing[start : start + 256]
         vectors = await embedder.embed([text for _, text, _ in batch])
         await store.put_vectors([rowid for rowid, _, _ in batch], vectors, model)
-        for (rowid, _, shared), vector in zip(batch, vectors, strict=True):
-            index.add(rowid, vector, shared=shared)
+        for (rowid, _, label), vector in zip(batch, vectors, strict=True):
+            index.add(rowid, vector, label=label)
     return index, len(missing)
 
 
@@ -146,8 +150,8 @@ class VectorIndex:
     """Every stored vector of one persona in one float32 matrix, rows appended in place.
 
     Search and duplicate checks are one matrix-vector product over the live rows; rows of
-    inactive items stay but are masked out, and so are the rows of items not learned in a
-    shared room when a turn in a shared room asks (``shared_only``).
+    inactive items stay but are masked out, and so are the rows of items whose audience label
+    is not among the ``labels`` a search is given (None: every label).
     """
 
     def __init__(self, dim: int) -> None:
@@ -157,7 +161,9 @@ class VectorIndex:
         #: one contiguous array
         self._bits = np.zeros((_words(dim), 256), dtype=np.uint64)
         self._active = np.zeros(256, dtype=bool)
-        self._shared = np.zeros(256, dtype=bool)
+        #: each row's audience label, as its code in ``_codes``
+        self._labels = np.zeros(256, dtype=np.int32)
+        self._codes: dict[str, int] = {DIRECT: 0}
         self._rowids = np.zeros(256, dtype=np.int64)
         self._row_of: dict[int, int] = {}
         self._size = 0
@@ -170,7 +176,7 @@ class VectorIndex:
         rowids: npt.NDArray[np.int64],
         matrix: Matrix,
         active: npt.NDArray[np.bool_],
-        shared: npt.NDArray[np.bool_] | None = None,
+        labels: Sequence[str] | None = None,
     ) -> None:
         """Replace the contents with ``matrix`` (one row per rowid), in one copy."""
         size = len(rowids)
@@ -181,15 +187,18 @@ class VectorIndex:
         self._bits[:, :size] = _signs(matrix).T
         self._active = np.zeros(capacity, dtype=bool)
         self._active[:size] = active
-        self._shared = np.zeros(capacity, dtype=bool)
-        if shared is not None:
-            self._shared[:size] = shared
+        self._labels = np.zeros(capacity, dtype=np.int32)
+        if labels is not None:
+            self._labels[:size] = [self._code(label) for label in labels]
         self._rowids = np.zeros(capacity, dtype=np.int64)
         self._rowids[:size] = rowids
         self._row_of = {int(rowid): row for row, rowid in enumerate(rowids.tolist())}
         self._size = size
 
-    def add(self, rowid: int, vector: Matrix, *, active: bool = True, shared: bool = False) -> None:
+    def _code(self, label: str) -> int:
+        return self._codes.setdefault(label, len(self._codes))
+
+    def add(self, rowid: int, vector: Matrix, *, active: bool = True, label: str = DIRECT) -> None:
         if rowid in self._row_of:
             row = self._row_of[rowid]
         else:
@@ -200,7 +209,7 @@ class VectorIndex:
                 bits[:, : self._size] = self._bits[:, : self._size]
                 self._bits = bits
                 self._active = np.resize(self._active, grow)
-                self._shared = np.resize(self._shared, grow)
+                self._labels = np.resize(self._labels, grow)
                 self._rowids = np.resize(self._rowids, grow)
             row = self._size
             self._size += 1
@@ -209,30 +218,27 @@ class VectorIndex:
         self._matrix[row] = vector
         self._bits[:, row] = _signs(vector.reshape(1, -1))[0]
         self._active[row] = active
-        self._shared[row] = shared
+        self._labels[row] = self._code(label)
 
     def set_active(self, rowid: int, active: bool) -> None:
         row = self._row_of.get(rowid)
         if row is not None:
             self._active[row] = active
 
-    def set_shared(self, rowid: int) -> None:
-        """The item was said in a shared room: shared-room searches see it from now on."""
+    def set_label(self, rowid: int, label: str) -> None:
+        """The item's audience changed: searches see it by its new label from now on."""
         row = self._row_of.get(rowid)
         if row is not None:
-            self._shared[row] = True
+            self._labels[row] = self._code(label)
 
     def has(self, rowid: int) -> bool:
         return rowid in self._row_of
 
-    def cosines(self, query: Matrix, *, shared_only: bool = False) -> Matrix:
-        """Cosine of ``query`` (a normalised row) against every row; inactive rows (and with
-        ``shared_only`` the rows of items not shared) get -1."""
+    def cosines(self, query: Matrix, *, labels: Collection[str] | None = None) -> Matrix:
+        """Cosine of ``query`` (a normalised row) against every row; inactive rows (and the
+        rows of a label not among ``labels``, when given) get -1."""
         scores: Matrix = self._matrix[: self._size] @ query.reshape(-1).astype(np.float32)
-        hidden = ~self._active[: self._size]
-        if shared_only:
-            hidden |= ~self._shared[: self._size]
-        scores[hidden] = -1.0
+        scores[self._hidden(labels)] = -1.0
         return scores
 
     def top(self, cosines: Matrix, k: int, floor: float) -> list[tuple[int, float]]:
@@ -252,14 +258,20 @@ class VectorIndex:
             return 0.0
         return float(cosines[row])
 
-    def _hidden(self, shared_only: bool) -> npt.NDArray[np.bool_]:
-        hidden = ~self._active[: self._size]
-        if shared_only:
-            hidden |= ~self._shared[: self._size]
+    def _hidden(
+        self, labels: Collection[str] | None, rows: npt.NDArray[np.int64] | None = None
+    ) -> npt.NDArray[np.bool_]:
+        """Which rows (all, or ``rows``) a search of ``labels`` may not see."""
+        active = self._active[: self._size] if rows is None else self._active[rows]
+        hidden: npt.NDArray[np.bool_] = ~active
+        if labels is not None:
+            codes = [self._codes[label] for label in labels if label in self._codes]
+            of_rows = self._labels[: self._size] if rows is None else self._labels[rows]
+            hidden |= ~np.isin(of_rows, codes)
         return hidden
 
     def nearest(
-        self, query: Matrix, k: int, floor: float, *, shared_only: bool = False
+        self, query: Matrix, k: int, floor: float, *, labels: Collection[str] | None = None
     ) -> list[tuple[int, float]]:
         """The ``k`` nearest visible ``(rowid, cosine)`` pairs at or above ``floor``.
 
@@ -271,18 +283,18 @@ class VectorIndex:
         if k <= 0 or self._size == 0:
             return []
         if self._size <= EXACT_ROWS:
-            return self.top(self.cosines(query, shared_only=shared_only), k, floor)
+            return self.top(self.cosines(query, labels=labels), k, floor)
         q = query.reshape(-1).astype(np.float32)
         distance = _hamming(self._bits, _signs(q.reshape(1, -1))[0], self._size)
         far = self.dim + 1  # past any Hamming distance: the rows this search may not see
-        distance[self._hidden(shared_only)] = far
+        distance[self._hidden(labels)] = far
         rows = _closest(distance, min(self._size, max(SHORTLIST, 8 * k)), far)
         scores = self._matrix[rows] @ q
         order = np.argsort(-scores)[:k]
         return [(int(self._rowids[rows[i]]), float(scores[i])) for i in order if scores[i] >= floor]
 
     def cosine_of(
-        self, query: Matrix, rowids: Sequence[int], *, shared_only: bool = False
+        self, query: Matrix, rowids: Sequence[int], *, labels: Collection[str] | None = None
     ) -> dict[int, float]:
         """Cosines of the given items (those hidden from this search: -1; unknown: absent)."""
         known = [(rowid, self._row_of[rowid]) for rowid in rowids if rowid in self._row_of]
@@ -290,8 +302,5 @@ class VectorIndex:
             return {}
         rows = np.array([row for _, row in known], dtype=np.int64)
         scores = self._matrix[rows] @ query.reshape(-1).astype(np.float32)
-        hidden = ~self._active[rows]
-        if shared_only:
-            hidden |= ~self._shared[rows]
-        scores[hidden] = -1.0
+        scores[self._hidden(labels, rows)] = -1.0
         return {rowid: float(score) for (rowid, _), score in zip(known, scores, strict=True)}

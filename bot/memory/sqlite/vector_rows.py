@@ -29,7 +29,7 @@ class VectorRows(FtsConnection):
         """The stored vectors of ``model`` for the rows of ``of`` (``items`` or ``episodes``)."""
         table, key = _VECTORS[of]
         rows = await self._all(
-            f"SELECT v.{key}, v.vec, o.status = 'active', o.room = 'shared' FROM {table} v"
+            f"SELECT v.{key}, v.vec, o.status = 'active', o.audience FROM {table} v"
             f" JOIN {of} o ON o.id = v.{key} WHERE v.model = ? AND v.dim = ? ORDER BY v.{key}",
             (model, dim),
         )
@@ -37,20 +37,21 @@ class VectorRows(FtsConnection):
             [r[0] for r in rows],
             [r[1] for r in rows],
             [bool(r[2]) for r in rows],
-            [bool(r[3]) for r in rows],
+            [str(r[3]) for r in rows],
         )
 
     async def without_vectors(
         self, model: str, dim: int, *, of: str = "items"
-    ) -> list[tuple[int, str, bool]]:
-        """(rowid, text, shared) of the active rows of ``of`` that have no vector of ``model``."""
+    ) -> list[tuple[int, str, str]]:
+        """(rowid, text, audience) of the active rows of ``of`` that have no vector of
+        ``model``."""
         table, key = _VECTORS[of]
         rows = await self._all(
-            f"SELECT id, text, room = 'shared' FROM {of} WHERE status = 'active' AND id NOT IN"
+            f"SELECT id, text, audience FROM {of} WHERE status = 'active' AND id NOT IN"
             f" (SELECT {key} FROM {table} WHERE model = ? AND dim = ?) ORDER BY id",
             (model, dim),
         )
-        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     async def put_vectors(
         self, rowids: Sequence[int], vectors: Any, model: str, *, of: str = "items"
