@@ -12,6 +12,7 @@ and after a restart. What was made shared on purpose reaches every room.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -31,12 +32,17 @@ SECRET = "0123456789abcdef" * 4
 #: said in Scott's direct room, through every kind of thing the persona keeps
 DIRECT_WORDS = {
     "fact": "Quillfeather",  # "my therapist is Dr. Quillfeather"
-    "promoted": "Marblewick",  # "please remember that my dentist is Dr. Marblewick"
+    "promoted": "Marblewick",  # "please remember that my dentist is Marblewick"
     "reminder": "Zanzibarpills",
     "task": "Periwinkleform",
     "note": "Obsidianfox",
     "job": "Tangerinedigest",
 }
+#: a question that shares words with everything said anywhere, so recall would bring it all
+PROBE = (
+    "what do you know about me: my therapist on Tuesdays, my dentist, the pills, the form,"
+    " the plan, the digest, the picnic at the park on Sunday, the deadline on Friday, the pond?"
+)
 FAMILY_WORD = "Larkspur"
 WORK_WORD = "Hollowbrook"
 SHARED_WORD = "Saffronhill"
@@ -50,14 +56,18 @@ class World:
         self.ids = iter(range(1000, 100_000))
 
     async def say(self, room: str, text: str, *, actor: str = "users/scott") -> str:
-        """Send ``text`` to ``room``; the answer the persona posted there."""
-        before = len(self.talk.messages)
+        """Send ``text`` to ``room``; the answer the persona posted there in reply to it."""
+        message_id = next(self.ids)
         addressed = text if room == "scott-room" else f"@inara {text}"
         await self.talk.deliver_message(
-            actor=actor, room=room, text=addressed, message_id=next(self.ids)
+            actor=actor, room=room, text=addressed, message_id=message_id
         )
-        posted = await self.talk.wait_for_messages(before + 1)
-        return posted[before].message
+        for _ in range(1000):
+            for posted in self.talk.messages:
+                if posted.reply_to == message_id and posted.token == room:
+                    return posted.message
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"no answer to {text!r} in {room}")
 
     async def turn_body(self, room: str, text: str) -> str:
         """The whole request body of one turn's model call(s) in ``room``, as text."""
@@ -68,11 +78,11 @@ class World:
         return "\n".join(bodies)
 
 
-def assert_private(body: str, room: str) -> None:
+def assert_private(body: str, room: str, when: str) -> None:
     leaked = [kind for kind, word in DIRECT_WORDS.items() if word in body]
-    assert not leaked, f"{room}'s request carried the direct room's {leaked}"
+    assert not leaked, f"{room}'s request ({when}) carried the direct room's {leaked}"
     other = WORK_WORD if room == "family" else FAMILY_WORD
-    assert other not in body, f"{room}'s request carried the other shared room's words"
+    assert other not in body, f"{room}'s request ({when}) carried the other shared room's words"
 
 
 @asynccontextmanager
@@ -109,9 +119,10 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
             tmp_path,
             users=users,
             adapters={"nctalk": section},
-            memory_backend="none",
+            memory_backend="sqlite-fts5",
             extra={
                 "http": {"enabled": True, "host": "127.0.0.1", "port": 0},
+                "daemon": {"user_rate_per_minute": 100_000, "user_burst": 1000},
                 "llm": {
                     "backends": {
                         "scripted": {
@@ -131,7 +142,7 @@ async def _direct_room_material(world: World) -> None:
     """Everything Scott keeps through his direct room, one kind of thing at a time."""
     words = DIRECT_WORDS
     await world.say("scott-room", f"my therapist is Dr. {words['fact']}, we meet on Tuesdays")
-    await world.say("scott-room", f"please remember that my dentist is Dr. {words['promoted']}")
+    await world.say("scott-room", f"please remember that my dentist is {words['promoted']}")
     world.model.script(
         ToolUse(
             "reminder_add", {"text": f"take the {words['reminder']}", "when": "2031-01-06T09:00"}
@@ -154,8 +165,8 @@ async def _check_rooms(world: World, label: str) -> None:
     for room in ("family", "work"):
         for tier in (2, 4):
             await world.say(room, f"/tier {tier}")
-            body = await world.turn_body(room, "what do you know about me?")
-            assert_private(body, f"{room} ({label}, tier {tier})")
+            body = await world.turn_body(room, PROBE)
+            assert_private(body, room, f"{label}, tier {tier}")
 
 
 async def test_a_shared_room_never_hears_what_another_room_said(world: World) -> None:
@@ -194,7 +205,7 @@ async def test_a_shared_room_never_hears_what_another_room_said(world: World) ->
         for room in ("family", "work"):
             body = await world.turn_body(room, "where did I grow up?")
             assert SHARED_WORD in body
-            assert_private(body, f"{room} (after sharing)")
+            assert_private(body, room, "after sharing")
         shared = await world.say("scott-room", "/shared")
         assert SHARED_WORD in shared
         assert "shared room" in await world.say("family", "/share my secret plan")
