@@ -9,15 +9,17 @@ import json
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from itertools import count
 from pathlib import Path
 
 import pytest
 
+from bot.audience import Audience
 from bot.cli import main
 from bot.errors import LLMError
-from bot.memory.base import MemoryBackend
-from bot.memory.extraction import parse_proposals
+from bot.memory.base import MemoryBackend, TurnRecord
+from bot.memory.extraction import FactExtractor, parse_proposals
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from tests.fakes.honcho_api import FakeHoncho
@@ -200,6 +202,37 @@ async def test_every_backend_stores_a_given_confidence_clamped(kind: str, tmp_pa
     assert items["Alice grows tomatoes on the balcony."] == 1.0
     # without one, the write policy's own confidence, as before
     assert 0.0 < items["Alice prefers green tea over coffee."] <= 1.0
+
+
+@pytest.mark.parametrize("kind", ["sqlite-fts5", "holographic", "honcho"])
+async def test_each_audience_is_read_apart_and_its_facts_keep_its_label(
+    kind: str, tmp_path: Path
+) -> None:
+    family, work = Audience("matrix:!family"), Audience("telegram:-100")
+    llm = ScriptedLLM()
+    llm.queue(
+        '[{"fact": "My brother Rui plays the cello.", "category": "fact", "confidence": 0.9}]'
+    )
+    llm.queue('[{"fact": "My manager Rita drives a tram.", "category": "fact", "confidence": 0.9}]')
+    at = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+    turns = [
+        TurnRecord(
+            "My brother Rui plays the cello.", "Nice.", "matrix", at, "alice", "inara", family.label
+        ),
+        TurnRecord(
+            "My manager Rita drives a tram.", "Oh.", "telegram", at, "alice", "inara", work.label
+        ),
+    ]
+    async with _opened(kind, tmp_path) as memory:
+        assert await FactExtractor(llm).extract(memory, turns) == 2
+        labels = {item.text: item.audience for item in await memory.list_items()}
+    assert labels == {
+        "My brother Rui plays the cello.": family.label,
+        "My manager Rita drives a tram.": work.label,
+    }
+    # the model never read one room's words beside the other's
+    read = [call.messages[0].text for call in llm.calls]
+    assert len(read) == 2 and "cello" in read[0] and "tram" not in read[0]
 
 
 async def test_a_failing_model_falls_back_to_the_rules(tmp_path: Path) -> None:

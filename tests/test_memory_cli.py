@@ -146,7 +146,7 @@ def test_added_facts_are_private_unless_shared_and_search_shows_a_rooms_view(
     capsys.readouterr()
     assert run(data_dir, "list") == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line for line in lines if "Biscuit" in line][0].split()[2:6] == [
+    assert next(line for line in lines if "Biscuit" in line).split()[2:6] == [
         "shared",
         "with",
         "every",

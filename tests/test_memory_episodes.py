@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.memory.base import MemoryBackend, MemoryHit, RoomKind, TurnRecord
+from bot.audience import DIRECT_ROOM, Audience
+from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.episodes.time_query import read_time
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.stemming import index_terms, query_stems
@@ -39,9 +40,14 @@ async def said(
     reply: str = "Nice!",
     *,
     at: datetime = NOW,
-    room: RoomKind = "direct",
+    heard_by: Audience = DIRECT_ROOM,
 ) -> None:
-    await memory.sync(TurnRecord(text, reply, "telegram", at, "ana", "zoe", room=room))
+    turn = TurnRecord(text, reply, "telegram", at, "ana", "zoe", audience=heard_by.label)
+    await memory.sync(turn)
+
+
+PUB = Audience("telegram:-100pub")
+OFFICE = Audience("matrix:!office:example.org")
 
 
 def episodes(hits: list[MemoryHit]) -> list[str]:
@@ -101,24 +107,34 @@ async def test_a_turn_keeps_what_is_new_and_reinforces_what_is_not(
 
 
 @pytest.mark.parametrize("kind", ["bm25", "vectors"])
-async def test_a_direct_episode_is_never_recalled_in_a_shared_room(
+async def test_a_direct_episode_is_never_recalled_in_a_shared_room_nor_a_rooms_in_another(
     kind: str, memory: SqliteFtsMemory, embedded: SqliteFtsMemory
 ) -> None:
     store = embedded if kind == "vectors" else memory
-    await said(store, "I went to the clinic about my knee.", "Get well soon.", room="direct")
-    await said(store, "We watched the match at the pub.", room="shared")
-    for query in ("clinic knee", "get well soon", "match pub"):
-        found = texts(await store.prefetch(query, limit=8, shared_room=True))
+    await said(store, "I went to the clinic about my knee.", "Get well soon.")
+    await said(store, "We watched the match at the pub.", heard_by=PUB)
+    await said(store, "The printer on floor two is jammed.", heard_by=OFFICE)
+    for query in ("clinic knee", "get well soon", "match pub", "printer jammed"):
+        found = texts(await store.prefetch(query, limit=8, audience=PUB))
         assert "I went to the clinic about my knee." not in found
         assert "Get well soon." not in found
+        assert "The printer on floor two is jammed." not in found
+        found = texts(await store.prefetch(query, limit=8, audience=OFFICE))
+        assert "We watched the match at the pub." not in found
     assert "We watched the match at the pub." in texts(
-        await store.prefetch("match pub", limit=5, shared_room=True)
+        await store.prefetch("match pub", limit=5, audience=PUB)
     )
     assert "Get well soon." in episodes(await store.prefetch("get well soon", limit=5))
-    # said again in a shared room, it becomes shared
-    await said(store, "I went to the clinic about my knee.", room="shared")
+    assert "The printer on floor two is jammed." in episodes(
+        await store.prefetch("printer jammed", limit=5)
+    )
+    # said again in a shared room, it becomes that room's, and no other's
+    await said(store, "I went to the clinic about my knee.", heard_by=PUB)
     assert "I went to the clinic about my knee." in episodes(
-        await store.prefetch("clinic knee", limit=5, shared_room=True)
+        await store.prefetch("clinic knee", limit=5, audience=PUB)
+    )
+    assert "I went to the clinic about my knee." not in texts(
+        await store.prefetch("clinic knee", limit=5, audience=OFFICE)
     )
 
 
@@ -142,7 +158,12 @@ async def test_forget_and_explain_an_episode(memory: SqliteFtsMemory) -> None:
     assert await memory.forget(hit.item.id)
     assert episodes(await memory.prefetch("keys gym", limit=5)) == []
     with sqlite3.connect(memory.path) as db:  # kept, only marked
-        assert db.execute("SELECT status FROM episodes").fetchall()[0] == ("forgotten",)
+        rowid = int(hit.item.id.removeprefix("e"))
+        status = db.execute("SELECT status FROM episodes WHERE id = ?", (rowid,)).fetchall()
+        assert status == [("forgotten",)]
+    assert [event["kind"] for event in (await memory.explain(hit.item.id))["history"]] == [
+        "forgotten"
+    ]
 
 
 async def test_stems_and_accents_find_a_fact_the_words_differ_from(

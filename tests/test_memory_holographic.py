@@ -198,7 +198,7 @@ async def test_database_is_migrated_and_holds_the_trace(
     await remember(memory, "Scott prefers tea for breakfast")
     await memory.close()
     with sqlite3.connect(tmp_path / "holographic.db") as db:
-        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (2,)
+        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (3,)
         text, blob = db.execute("SELECT text, trace FROM items").fetchone()
     assert text == "Scott prefers tea for breakfast"
     assert len(blob) == 1024 * 4

@@ -16,7 +16,7 @@ from bot.memory.base import MemoryHit
 from bot.memory.holographic.backend import HolographicMemory
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
-from tests.test_memory_episodes import NOW, episodes, said
+from tests.test_memory_episodes import NOW, OFFICE, PUB, episodes, said
 
 __all__: list[str] = []
 
@@ -72,20 +72,21 @@ async def test_time_words_prefer_what_was_said_then(memory: HolographicMemory) -
 async def test_a_direct_episode_is_never_recalled_in_a_shared_room(
     memory: HolographicMemory,
 ) -> None:
-    await said(memory, "I went to the clinic about my knee.", "Get well soon.", room="direct")
-    await said(memory, "We watched the match at the pub.", room="shared")
+    await said(memory, "I went to the clinic about my knee.", "Get well soon.")
+    await said(memory, "We watched the match at the pub.", heard_by=PUB)
     for query in ("clinic knee", "get well soon", "when did I go to the clinic?"):
-        found = texts(await memory.prefetch(query, limit=8, shared_room=True))
+        found = texts(await memory.prefetch(query, limit=8, audience=PUB))
         assert "I went to the clinic about my knee." not in found, query
         assert "Get well soon." not in found, query
-    shared = await memory.prefetch("match pub", limit=5, shared_room=True)
+    shared = await memory.prefetch("match pub", limit=5, audience=PUB)
     assert shared[0].citation == "[episode · 2026-05-20 · group]"
+    assert await memory.prefetch("match pub", limit=5, audience=OFFICE) == []
     direct = (await memory.prefetch("clinic knee", limit=1))[0]
-    assert not await memory.forget(direct.item.id, shared_room=True)  # out of that room's reach
-    # said again in a shared room, it becomes shared
-    await said(memory, "I went to the clinic about my knee.", room="shared")
+    assert not await memory.forget(direct.item.id, audience=PUB)  # out of that room's reach
+    # said again in a shared room, it becomes that room's
+    await said(memory, "I went to the clinic about my knee.", heard_by=PUB)
     assert "I went to the clinic about my knee." in episodes(
-        await memory.prefetch("clinic knee", limit=5, shared_room=True)
+        await memory.prefetch("clinic knee", limit=5, audience=PUB)
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.audience import Audience
 from bot.config import HonchoConfig
 from bot.errors import MemoryStoreError
 from bot.memory.base import MemoryBackend, TurnRecord
@@ -199,8 +200,15 @@ async def test_messages_come_back_as_episodes_with_their_date_both_sides(
 ) -> None:
     told = "We went to Porto last week and walked along the river"
     await memory.sync(turn(told, "The riverside in Porto is lovely in spring."))
+    pub = Audience("telegram:-100pub")
     shared = TurnRecord(
-        "We watched the match at the pub", "Noted.", "telegram", AT, "alice", "inara", room="shared"
+        "We watched the match at the pub",
+        "Noted.",
+        "telegram",
+        AT,
+        "alice",
+        "inara",
+        audience=pub.label,
     )
     await memory.sync(shared)
     hits = await memory.prefetch("when did I go to Porto?", limit=5)
@@ -210,9 +218,10 @@ async def test_messages_come_back_as_episodes_with_their_date_both_sides(
     reply = (await memory.prefetch("riverside spring", limit=5))[0]
     assert reply.item.text == "The riverside in Porto is lovely in spring."
     assert reply.item.source == "persona telegram"
-    group = await memory.prefetch("match pub", limit=5, shared_room=True)
+    group = await memory.prefetch("match pub", limit=5, audience=pub)
     assert [hit.citation for hit in group] == ["[episode · 2026-11-29 · group]"]
-    assert await memory.prefetch("Porto river", limit=5, shared_room=True) == []
+    assert await memory.prefetch("Porto river", limit=5, audience=pub) == []
+    assert await memory.prefetch("match pub", limit=5, audience=Audience("matrix:!b")) == []
 
 
 async def test_asked_when_the_dated_message_ranks_above_the_conclusion(

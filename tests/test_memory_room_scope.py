@@ -1,5 +1,7 @@
-"""What is learned in a direct conversation stays there: every backend, in a shared room, recalls,
-injects, searches and forgets only what was learned in shared rooms (or the file layer)."""
+"""Every piece of knowledge knows its audience, in every backend: a direct room recalls all of
+its user; a shared room what was said in it and what the user made shared, never what was said
+in a direct room or in another shared room: facts and episodes, through recall, search, inject
+and the memory tools."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.audience import DIRECT, DIRECT_ROOM, SHARED, Audience, room_folder
 from bot.config import HonchoConfig
-from bot.memory.base import MemoryBackend, MemoryHit, RoomKind, TurnRecord
+from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.honcho.backend import HonchoMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
@@ -23,10 +26,15 @@ __all__: list[str] = []
 AT = datetime(2026, 11, 29, 18, 30, tzinfo=UTC)
 KEY = "test-key-123"
 
+FAMILY = Audience("matrix:!family:example.org")
+WORK = Audience("telegram:-100200")
+
 PRIVATE = "My sister Ana lives in Porto."
 PRIVATE_QUERY = "sister Ana Porto"
 GROUP = "My brother Rui plays the cello."
 GROUP_QUERY = "brother Rui cello"
+OFFICE = "My manager Rita drives a tram."
+OFFICE_QUERY = "manager Rita tram"
 
 
 @pytest.fixture(params=["sqlite-fts5", "sqlite-fts5+vectors", "holographic", "honcho"])
@@ -68,9 +76,11 @@ def honcho_memory(fake: FakeHoncho, folder: Path) -> HonchoMemory:
     )
 
 
-async def learn(memory: MemoryBackend, text: str, room: RoomKind, at: datetime = AT) -> TurnRecord:
+async def learn(
+    memory: MemoryBackend, text: str, heard_by: Audience, at: datetime = AT
+) -> TurnRecord:
     """One finished turn, as the session stores it: synced, then extracted at session end."""
-    turn = TurnRecord(text, "Noted.", "telegram", at, "alice", "inara", room=room)
+    turn = TurnRecord(text, "Noted.", "telegram", at, "alice", "inara", audience=heard_by.label)
     await memory.sync(turn)
     await memory.extract([turn])
     return turn
@@ -80,107 +90,190 @@ def texts(hits: list[MemoryHit]) -> list[str]:
     return [hit.item.text for hit in hits]
 
 
-async def recalled(memory: MemoryBackend, query: str, *, shared_room: bool) -> list[str]:
-    return texts(await memory.prefetch(query, limit=5, shared_room=shared_room))
+async def recalled(memory: MemoryBackend, query: str, heard_by: Audience) -> list[str]:
+    return texts(await memory.prefetch(query, limit=5, audience=heard_by))
+
+
+async def knows(memory: MemoryBackend, query: str, word: str, heard_by: Audience) -> bool:
+    """Whether anything ``heard_by`` may be shown (fact or episode, prefetch or search)
+    holds ``word``."""
+    found = await memory.prefetch(query, limit=10, audience=heard_by)
+    found += await memory.search(query, limit=10, audience=heard_by)
+    return any(word in text for text in texts(found))
+
+
+async def fact_id(memory: MemoryBackend, text: str) -> str:
+    (found,) = [item.id for item in await memory.list_items() if item.text == text]
+    return found
 
 
 async def test_turn_records_default_to_a_direct_room() -> None:
-    assert TurnRecord("hi", "hello", "telegram", AT, "alice", "inara").room == "direct"
+    assert TurnRecord("hi", "hello", "telegram", AT, "alice", "inara").audience == DIRECT
 
 
 async def test_a_fact_learned_in_a_direct_conversation_is_not_recalled_in_a_shared_room(
     memory: MemoryBackend,
 ) -> None:
-    await learn(memory, PRIVATE, "direct")
-    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, shared_room=False)
-    assert PRIVATE not in await recalled(memory, PRIVATE_QUERY, shared_room=True)
-    searched = await memory.search(PRIVATE_QUERY, limit=10, shared_room=True)
-    assert not any("Porto" in text for text in texts(searched))
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, DIRECT_ROOM)
+    assert not await knows(memory, PRIVATE_QUERY, "Porto", FAMILY)
 
 
-async def test_a_fact_learned_in_a_shared_room_is_recalled_in_both(
-    memory: MemoryBackend,
-) -> None:
-    await learn(memory, GROUP, "shared")
-    assert GROUP in await recalled(memory, GROUP_QUERY, shared_room=True)
-    assert GROUP in await recalled(memory, GROUP_QUERY, shared_room=False)
+async def test_two_shared_rooms_never_recall_each_others_words(memory: MemoryBackend) -> None:
+    await learn(memory, GROUP, FAMILY)
+    await learn(memory, OFFICE, WORK)
+    assert await knows(memory, GROUP_QUERY, "cello", FAMILY)
+    assert not await knows(memory, GROUP_QUERY, "cello", WORK)
+    assert await knows(memory, OFFICE_QUERY, "tram", WORK)
+    assert not await knows(memory, OFFICE_QUERY, "tram", FAMILY)
+    # a query naming both: each room gets its own, nothing of the other's
+    both = f"{GROUP_QUERY} {OFFICE_QUERY}"
+    assert not await knows(memory, both, "tram", FAMILY)
+    assert not await knows(memory, both, "cello", WORK)
+    # a direct room sees everything of its user
+    assert await knows(memory, GROUP_QUERY, "cello", DIRECT_ROOM)
+    assert await knows(memory, OFFICE_QUERY, "tram", DIRECT_ROOM)
     items = await memory.list_items()
-    assert {item.room for item in items if item.text == GROUP} == {"shared"}
+    assert {item.audience for item in items if item.text == GROUP} == {FAMILY.label}
+    assert {item.audience for item in items if item.text == OFFICE} == {WORK.label}
 
 
-async def test_a_private_fact_said_again_in_a_shared_room_becomes_shared(
+async def test_a_private_fact_said_again_in_a_shared_room_becomes_that_rooms(
     memory: MemoryBackend,
 ) -> None:
-    await learn(memory, PRIVATE, "direct")
-    await learn(memory, PRIVATE, "shared", at=AT + timedelta(days=1))
-    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, shared_room=True)
-    # and a later private repeat never narrows it again
-    await learn(memory, PRIVATE, "direct", at=AT + timedelta(days=2))
-    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, shared_room=True)
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await learn(memory, PRIVATE, FAMILY, at=AT + timedelta(days=1))
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, FAMILY)
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, DIRECT_ROOM)
+    assert not await knows(memory, PRIVATE_QUERY, "Porto", WORK)
+    items = [item for item in await memory.list_items() if item.text == PRIVATE]
+    assert [item.audience for item in items] == [FAMILY.label]
+    # a later private repeat never narrows it again
+    await learn(memory, PRIVATE, DIRECT_ROOM, at=AT + timedelta(days=2))
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, FAMILY)
 
 
-async def test_the_file_layer_is_recalled_in_every_room(memory: MemoryBackend) -> None:
-    await memory.mirror("MEMORY.md", "- Alice keeps bees on the roof.\n")
-    assert "Alice keeps bees on the roof." in await recalled(memory, "bees roof", shared_room=True)
-
-
-async def test_inject_in_a_shared_room_leaves_out_what_was_said_in_private(
+async def test_a_rooms_fact_said_in_another_room_is_not_given_to_the_first(
     memory: MemoryBackend,
 ) -> None:
-    preference = "I prefer short answers without emojis."
-    await learn(memory, preference, "direct")
-    await learn(memory, preference, "direct", at=AT + timedelta(days=1))
+    await learn(memory, GROUP, FAMILY)
+    await learn(memory, GROUP, WORK, at=AT + timedelta(days=1))
+    items = [item for item in await memory.list_items() if item.text == GROUP]
+    # the family's item keeps its label; the work room keeps its own copy of what it heard
+    assert sorted(item.audience for item in items) == sorted([FAMILY.label, WORK.label])
+    family = await memory.search(GROUP_QUERY, limit=10, audience=FAMILY)
+    work = await memory.search(GROUP_QUERY, limit=10, audience=WORK)
+    assert {hit.item.audience for hit in family} <= {FAMILY.label, SHARED}
+    assert {hit.item.audience for hit in work} <= {WORK.label, SHARED}
+    assert GROUP in texts(family) and GROUP in texts(work)
+
+
+async def test_share_lets_every_room_recall_an_item_and_direct_takes_it_back(
+    memory: MemoryBackend,
+) -> None:
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    item_id = await fact_id(memory, PRIVATE)
+    assert await memory.share(item_id, SHARED)
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, FAMILY)
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, WORK)
+    assert await memory.share(item_id, DIRECT)
+    assert PRIVATE not in await recalled(memory, PRIVATE_QUERY, FAMILY)
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, DIRECT_ROOM)
+    history = str((await memory.explain(item_id))["history"])
+    assert "'shared'" in history and "'made private'" in history
+    assert not await memory.share("no-such-item", SHARED)
+
+
+async def test_the_files_lines_carry_the_audience_of_their_folder(memory: MemoryBackend) -> None:
+    assert FAMILY.room is not None
+    # each line of its own concept, so no embedder takes one for a repeat of another
+    await memory.mirror("MEMORY.md", "- Alice fixed the boiler on the roof.\n")
+    await memory.mirror("shared/MEMORY.md", "- Alice drinks espresso on Sundays.\n")
+    await memory.mirror(
+        f"{room_folder(FAMILY.room)}/MEMORY.md", "- Grandma bakes sweet bread on Fridays.\n"
+    )
+    for heard_by in (DIRECT_ROOM, FAMILY, WORK):
+        assert await knows(memory, "espresso Sundays", "espresso", heard_by)
+    assert await knows(memory, "boiler roof", "boiler", DIRECT_ROOM)
+    assert not await knows(memory, "boiler roof", "boiler", FAMILY)
+    assert await knows(memory, "grandma bread Fridays", "bread", FAMILY)
+    assert await knows(memory, "grandma bread Fridays", "bread", DIRECT_ROOM)
+    assert not await knows(memory, "grandma bread Fridays", "bread", WORK)
+    # the same file's lines leaving it are superseded, whatever its folder
+    await memory.mirror("shared/MEMORY.md", "")
+    assert not await knows(memory, "espresso Sundays", "espresso", FAMILY)
+
+
+async def test_inject_in_a_shared_room_leaves_out_the_direct_rooms_and_the_other_rooms(
+    memory: MemoryBackend,
+) -> None:
+    private = "I prefer short answers without emojis."
+    office = "I prefer meetings before noon."
+    for day in (0, 1):
+        await learn(memory, private, DIRECT_ROOM, at=AT + timedelta(days=day))
+        await learn(memory, office, WORK, at=AT + timedelta(days=day))
     assert "short answers" in await memory.inject()
-    assert "short answers" not in await memory.inject(shared_room=True)
+    family = await memory.inject(audience=FAMILY)
+    assert "short answers" not in family and "noon" not in family
+    assert "short answers" not in await memory.inject(audience=WORK)
+    if not isinstance(memory, HonchoMemory):  # Honcho injects nothing in a shared room
+        assert "noon" in await memory.inject(audience=WORK)
 
 
-async def test_memory_tools_in_a_shared_room_see_and_touch_only_shared_memories(
+async def test_memory_tools_in_a_shared_room_see_and_touch_only_what_it_sees(
     memory: MemoryBackend,
 ) -> None:
-    await learn(memory, PRIVATE, "direct")
-    private_ids = [
-        hit.item.id
-        for hit in await memory.search(PRIVATE_QUERY, limit=10)
-        if hit.item.text == PRIVATE and not hit.item.id.startswith("message:")
-    ]
-    assert private_ids
-    tools = {tool.name: tool for tool in memory.tools(shared_room=True)}
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await learn(memory, OFFICE, WORK)
+    tools = {tool.name: tool for tool in memory.tools(audience=FAMILY)}
+    assert not tools["memory_search"].private  # scoped: safe to offer in a shared room
+    assert {tool.private for tool in memory.tools()} == {True, False}  # a direct room's is
 
-    found = await tools["memory_search"].handler({"query": PRIVATE_QUERY})
-    assert "Porto" not in found
+    found = await tools["memory_search"].handler({"query": f"{PRIVATE_QUERY} {OFFICE_QUERY}"})
+    assert "Porto" not in found and "tram" not in found
 
-    with pytest.raises(ToolFailed, match="no memory has the id"):
-        await tools["memory_forget"].handler({"id": private_ids[0]})
-    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, shared_room=False)
+    for text in (PRIVATE, OFFICE):
+        with pytest.raises(ToolFailed, match="no memory has the id"):
+            await tools["memory_forget"].handler({"id": await fact_id(memory, text)})
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, DIRECT_ROOM)
+    assert OFFICE in await recalled(memory, OFFICE_QUERY, WORK)
 
     answer = await tools["memory_add"].handler({"text": GROUP})
     assert answer.startswith("Stored as")
-    assert GROUP in await recalled(memory, GROUP_QUERY, shared_room=True)
+    assert GROUP in await recalled(memory, GROUP_QUERY, FAMILY)
+    assert GROUP not in await recalled(memory, GROUP_QUERY, WORK)
+    assert {item.audience for item in await memory.list_items() if item.text == GROUP} == {
+        FAMILY.label
+    }
 
 
 async def test_memory_tools_in_a_direct_conversation_see_everything_and_store_privately(
     memory: MemoryBackend,
 ) -> None:
-    await learn(memory, GROUP, "shared")
+    await learn(memory, GROUP, FAMILY)
     tools = {tool.name: tool for tool in memory.tools()}
     assert "cello" in await tools["memory_search"].handler({"query": GROUP_QUERY})
     await tools["memory_add"].handler({"text": PRIVATE})
-    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, shared_room=False)
-    assert PRIVATE not in await recalled(memory, PRIVATE_QUERY, shared_room=True)
+    assert PRIVATE in await recalled(memory, PRIVATE_QUERY, DIRECT_ROOM)
+    assert PRIVATE not in await recalled(memory, PRIVATE_QUERY, FAMILY)
 
 
-async def test_export_names_the_room_of_every_item(memory: MemoryBackend) -> None:
-    await learn(memory, PRIVATE, "direct")
-    await learn(memory, GROUP, "shared")
-    rooms = {row["text"]: row["room"] for row in await memory.export() if "room" in row}
-    assert rooms[PRIVATE] == "direct" and rooms[GROUP] == "shared"
+async def test_export_names_the_audience_of_every_item(memory: MemoryBackend) -> None:
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await learn(memory, GROUP, FAMILY)
+    labels = {
+        row["text"]: row["audience"]
+        for row in await memory.export()
+        if "audience" in row and row.get("kind") != "episode"
+    }
+    assert labels[PRIVATE] == DIRECT and labels[GROUP] == FAMILY.label
 
 
-async def test_a_forgotten_shared_memory_leaves_every_room(memory: MemoryBackend) -> None:
-    await learn(memory, GROUP, "shared")
+async def test_a_forgotten_rooms_memory_leaves_every_room(memory: MemoryBackend) -> None:
+    await learn(memory, GROUP, FAMILY)
     (item,) = [item for item in await memory.list_items() if item.text == GROUP]
-    tools = {tool.name: tool for tool in memory.tools(shared_room=True)}
+    tools = {tool.name: tool for tool in memory.tools(audience=FAMILY)}
     assert (await tools["memory_forget"].handler({"id": item.id})).startswith("Forgotten")
-    for shared_room in (True, False):
-        hits = await memory.prefetch(GROUP_QUERY, limit=5, shared_room=shared_room)
+    for heard_by in (FAMILY, DIRECT_ROOM):
+        hits = await memory.prefetch(GROUP_QUERY, limit=5, audience=heard_by)
         assert item.id not in [hit.item.id for hit in hits]

@@ -17,9 +17,10 @@ said as            twin's label    twin's label afterwards
 ``shared``         any             ``shared`` (the user said so)
 =================  ==============  ===================================
 
-A near repeat (by meaning) is matched only among what the writer *sees*
-(:func:`near_labels`): in a shared room, a private item's wording is never what a new
-statement becomes.
+A near repeat (by meaning) is matched only among what the writer *sees* (:func:`near_labels`),
+and a ``shared`` one among what is shared already: in a shared room, a private item's wording
+is never what a new statement becomes, and a line made shared never shares another item's
+wording.
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ def twin_labels(label: str) -> tuple[str, ...] | None:
 
 
 def near_labels(label: str) -> tuple[str, ...] | None:
-    """The labels a writer of ``label`` sees, for a near repeat by meaning (None: any)."""
+    """The labels of the items a near repeat by meaning, recorded as ``label``, may be of
+    (None: any)."""
+    if label == SHARED:
+        return (SHARED,)
     return (SHARED, label) if _room(label) else None
 
 

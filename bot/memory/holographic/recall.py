@@ -15,8 +15,10 @@ one). Recall comes in two kinds:
 
 A recall is given the turn's :class:`~bot.audience.Audience`: only the items it sees are in the
 candidate mask of both kinds, before the best are taken, so another room's items take no place.
-A sentence said again, or a functional fact that replaces an older one, is matched only among
-the items its writer could have been told (:func:`~bot.memory.reinforcement.twin_labels`).
+A sentence said again is matched only among the items its writer could have been told
+(:func:`~bot.memory.reinforcement.twin_labels`); a functional fact replaces an older one of
+its own audience only (what one room says never takes a fact from another, nor from a direct
+room).
 """
 
 from __future__ import annotations
@@ -145,18 +147,16 @@ class ActiveFacts:
 
     def conflicts(self, structure: dict[str, list[str]], label: str) -> list[str]:
         """Active items that say the same functional thing with another object: "Scott prefers
-        tea for breakfast" replaces "Scott prefers coffee for breakfast"; only those a
-        statement recorded as ``label`` may repeat (a shared room never replaces another
-        room's fact)."""
+        tea for breakfast" replaces "Scott prefers coffee for breakfast"; only those of the
+        audience ``label`` the new one is recorded with."""
         relation = structure.get("relation", [])
         if not relation or relation[-1] not in FUNCTIONAL or not structure.get("object"):
             return []
-        twins = twin_labels(label)
         return [
             item_id
             for item_id in self._by_key.get(_key(structure), ())
             if self.structures[item_id].get("object") not in (None, structure["object"])
-            and (twins is None or self.items[item_id].audience in twins)
+            and self.items[item_id].audience == label
         ]
 
     def add(self, item: MemoryItem, structure: dict[str, list[str]], trace: Vector) -> None:
