@@ -166,6 +166,9 @@ class Distiller:
             for room, block in blocks_by_room(text):
                 audience = Audience(room) if room in shared else DIRECT_ROOM
                 parts.setdefault(audience, []).append(block)
+            for audience, blocks in parts.items():
+                if audience.room is not None:  # the file's header names the day for direct
+                    blocks.insert(0, f"# Session log {day.isoformat()} · {audience.room}")
             days.append((day.isoformat(), {a: "\n\n".join(b) for a, b in parts.items()}))
         refreshed = []
         for audience in [DIRECT_ROOM, *(Audience(room) for room in sorted(shared))]:

@@ -60,28 +60,25 @@ class LoggedTurn:
 
 def blocks_by_room(text: str) -> list[tuple[str, str]]:
     """A day's log text cut into its headed blocks (a message, or an event), each with the
-    room it names (``platform:id``; "" for an older log's platform-only heading and for an
-    event that names no room), in order. The file's own header is left out."""
+    room it names (``platform:id``; "" for an older log's platform-only heading, for an
+    event that names no room and for what comes before the first heading), in order."""
     blocks: list[tuple[str, str]] = []
     room, lines = "", list[str]()
-    started = False
     for line in text.splitlines():
         match = _HEADING.match(line)
         if match:
-            if started:
-                blocks.append((room, "\n".join(lines).strip()))
-            started, lines = True, [line]
+            blocks.append((room, "\n".join(lines).strip()))
+            lines = [line]
             rest = match.group(3)
             where = rest.rpartition(" · ")[2]
             if match.group(2) == "event":
                 what, _, where = rest.partition(" · ")
                 where = where if what == "new conversation" else ""
             room = where if ":" in where else ""
-        elif started:
+        else:
             lines.append(line)
-    if started:
-        blocks.append((room, "\n".join(lines).strip()))
-    return blocks
+    blocks.append((room, "\n".join(lines).strip()))
+    return [(room, block) for room, block in blocks if block]
 
 
 def _escape(text: str) -> str:

@@ -148,19 +148,26 @@ _NOT_A_VALUE = (
     r"|vazad\w*|roubad\w*|gerad\w*|criad\w*|pedid\w*|exigid\w*|obrigatori\w*|[a-z]{3,}ed"
     r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off)"
 )
+#: words that make the key a thing of its own: "the password manager I use is ...", "the
+#: password policy is ..."
+_NOT_KEY_OF = (
+    r"(?![ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|strength|hints?"
+    r"|fields?|boxes|box|screens?|pages?|prompts?|protected|protection|vaults? app)\b)"
+)
 #: between a key and its copula: up to 40 characters, no sentence end
 _GAP = r"(?:[^?!\n.:=;,]|\.(?=\S)){0,40}?"
 
 STRONG_PHRASE = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS})\b{_GAP}{_COPULA}[ ]*:?[ ]*"
+    rf"\b(?P<key>{STRONG_KEYS})\b{_NOT_KEY_OF}{_GAP}{_COPULA}[ ]*:?[ ]*"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 WEAK_PHRASE = re.compile(
-    rf"\b{WEAK_KEYS}\b{_GAP}{_COPULA}[ ]*:?[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
+    rf"\b{WEAK_KEYS}\b{_NOT_KEY_OF}{_GAP}{_COPULA}[ ]*:?[ ]*"
+    rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 #: "password Pipoca#55", "cvv 4412", "wifi: Girassol2020": the key straight before its value
 STRONG_RIGHT_AFTER = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS}|{WEAK_KEYS})\b[ ]*[:=#]?[ ]*(?=\S)"
+    rf"\b(?P<key>{STRONG_KEYS}|{WEAK_KEYS})\b{_NOT_KEY_OF}[ ]*[:=#]?[ ]*(?=\S)"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))"
 )
 #: "Sunflower88 is my instagram password", "coloquei X como senha"
@@ -178,8 +185,8 @@ ID_NUMBER = re.compile(
 BARE_CODE = re.compile(
     r"(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!fault )(?<!dress )(?<!source )(?<!promo )"
     r"(?<!discount )(?<!country )(?<!tracking )(?<!bar )(?<!qr )(?<!product )(?<!course )"
-    r"\b(?:code|codigo)\b(?! (?:de|of) (?:erro|barras|rastreio|area|pais|conduta|conduct"
-    r"|produto|curso|desconto|postal))"
+    r"\b(?:code|codigo)\b(?! (?:(?:de|of|do|da) )?(?:erro|barras|rastreio|area|pais|conduta"
+    r"|conduct|produto|curso|desconto|postal|promocional|fonte)\b)"
     rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?P<value>\d[\d -]{{1,8}}\d)\b"
     r"(?![ ]*(?:mbps|ghz|mhz|gb|mb|kg|km|reais|euros?|dollars?|%|h\b|am\b|pm\b))"
 )

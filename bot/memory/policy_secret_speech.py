@@ -79,6 +79,11 @@ _PASS_WORD = re.compile(
     r"\b(?:pass ?phrase|password|passwd|pw|senha|frase[ -]senha|frase secreta|palavra[ -]passe"
     r"|master password)\b"
 )
+#: a first-person way in that names no password word: "... is what I type to unlock my diary"
+_UNLOCK = re.compile(
+    r"\b(?:what i (?:type|enter|use|put in) to (?:unlock|open|log ?in|sign in|get into)"
+    r"|(?:escrevo|digito|uso|ponho|meto) para (?:desbloquear|abrir|entrar))\b"
+)
 _QUOTED = re.compile(r"[\"“”«](?P<q>[^\"“”«»\n]{2,80})[\"“”»]|(?<!\w)'(?P<s>[^'\n]{2,80})'(?!\w)")
 
 #: a seed phrase's names, then twelve words or more
@@ -160,14 +165,16 @@ def _card_back(start: int, sentence: str) -> list[Span]:
 
 
 def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
-    """A quoted string beside a password word outside it: the quote is the passphrase."""
-    if not _PASS_WORD.search(sentence):
+    """A quoted string beside a password word (or a first-person way in) outside it: the
+    quote is the passphrase."""
+    if not (_PASS_WORD.search(sentence) or _UNLOCK.search(sentence)):
         return []
     spans = []
     for match in _QUOTED.finditer(sentence):
         inside = match.group("q") or match.group("s") or ""
         outside = sentence[: match.start()] + " " + sentence[match.end() :]
-        if _PASS_WORD.search(outside) and not _PASS_WORD.search(inside):
+        named = _PASS_WORD.search(outside) or _UNLOCK.search(outside)
+        if named and not _PASS_WORD.search(inside):
             spans.append(Span(start + match.start(), start + match.end(), "password"))
     return spans
 
