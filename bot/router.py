@@ -41,7 +41,7 @@ from bot.errors import PersonadError
 from bot.health import HealthCheck
 from bot.logs import bound
 from bot.memory.policy_secrets import redact_secrets
-from bot.memory.secret_door import withhold
+from bot.memory.secret_door import answered, withhold
 from bot.outbox import Outbox, Parcel
 from bot.persona.store import PersonaStore
 from bot.reply import ReplyStream
@@ -242,8 +242,12 @@ class Router:
         message in the user's live sessions as the one before it (a value answering "what's
         the wifi password?")."""
         previous = next(
-            (entries[-1].text for s in self.sessions.of_user(user) if (entries := s.entries(room))),
-            "",
+            (
+                answered([(entry.role, entry.text) for entry in entries[-2:]])
+                for session in self.sessions.of_user(user)
+                if (entries := session.entries(room))
+            ),
+            (),
         )
         text = withhold(incoming.text, previous=previous)
         return incoming if text == incoming.text else replace(incoming, text=text)

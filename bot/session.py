@@ -34,7 +34,7 @@ from bot.identity import IdentityObserver
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
-from bot.memory.secret_door import secret_values, turn_secrets, withhold
+from bot.memory.secret_door import answered, secret_values, turn_secrets, withhold
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.promotion import Promoter
 from bot.persona.store import FileText, PersonaStore, bind_persona
@@ -403,13 +403,14 @@ class Session:
     # -- the turn ---------------------------------------------------------------------------
 
     @staticmethod
-    def _previous_text(conversation: Conversation, event_id: str) -> str:
-        """The room's message before this one, either speaker's (a kept attempt at this same
-        event does not count)."""
-        for entry in reversed(conversation.entries):
-            if not (event_id and entry.role == "user" and entry.event_id == event_id):
-                return entry.text
-        return ""
+    def _previous_text(conversation: Conversation, event_id: str) -> tuple[str, ...]:
+        """The room's messages this one may answer (:func:`answered`; a kept attempt at this
+        same event does not count)."""
+        entries = conversation.entries[-3:]
+        if entries and event_id and entries[-1].role == "user":
+            if entries[-1].event_id == event_id:
+                entries = entries[:-1]
+        return answered([(entry.role, entry.text) for entry in entries])
 
     @staticmethod
     def _take_unanswered(

@@ -27,7 +27,7 @@ from bot.memory.policy_secrets import (
     marker,
 )
 
-__all__ = ["secret_values", "turn_secrets", "turn_values", "withhold"]
+__all__ = ["Previous", "answered", "secret_values", "turn_secrets", "turn_values", "withhold"]
 
 #: the secret values of the message the current turn answers (see :func:`turn_secrets`)
 _turn_values: ContextVar[tuple[tuple[str, str], ...]] = ContextVar(
@@ -51,23 +51,50 @@ def turn_secrets(values: Sequence[tuple[str, str]]) -> Iterator[None]:
 def turn_values() -> tuple[tuple[str, str], ...]:
     return _turn_values.get()
 
+
+def answered(messages: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """Of a room's ``(role, text)`` messages, oldest first, the ones a new message of the
+    user's may answer (:data:`Previous`): the last, and the user's before it when the last is
+    the persona's."""
+    if not messages:
+        return ()
+    (role, text), before = messages[-1], messages[:-1]
+    if role == "user" or not before or before[-1][0] != "user":
+        return (text,)
+    return (text, before[-1][1])
+
+
+#: where a sentence ends within a line: after its mark, before the next one's first word
+_SENTENCE_END = re.compile(r"(?<=[?!.])\s+")
 #: a repeated value shorter than this is too common to look for ("482" may be a price)
 _MIN_REPEAT = 4
 
 
-def _carried(text: str, previous: str) -> Span | None:
-    """The whole of ``text`` as a value, when ``previous`` asked for one and gave none."""
+#: the message (or messages) a new one may answer: the room's last, and when that is the
+#: persona's, the user's own before it ("what's the printer's password?" - "I don't know
+#: it" - "tinteiro2033")
+Previous = str | Sequence[str]
+
+
+def _carried(text: str, previous: Previous) -> Span | None:
+    """The whole of ``text`` as a value, when one of ``previous`` asked for one and gave
+    none."""
+    if not isinstance(previous, str):
+        spans = (_carried(text, one) for one in previous)
+        return next((span for span in spans if span is not None), None)
     if not previous.strip() or MARKERS.search(previous) or find_secrets(previous):
         return None
-    last_line = previous.strip().rsplit("\n", 1)[-1]
-    kind = asked_kind(fold_in_place(last_line))
+    last_line = fold_in_place(previous.strip().rsplit("\n", 1)[-1])
+    # the question may be followed by more ("what's the printer's password? I'll note it")
+    asked = (asked_kind(part) for part in reversed(_SENTENCE_END.split(last_line)) if part)
+    kind = next((found for found in asked if found is not None), None)
     if kind is None:
         return None
     found = bare_value(fold_in_place(text), kind)
     return Span(found[0], found[1], kind) if found is not None else None
 
 
-def _spans(text: str, previous: str, values: Sequence[tuple[str, str]]) -> list[Span]:
+def _spans(text: str, previous: Previous, values: Sequence[tuple[str, str]]) -> list[Span]:
     spans = list(find_secrets(text))
     if not spans and (carried := _carried(text, previous)) is not None:
         spans.append(carried)
@@ -89,18 +116,19 @@ def _merged(spans: list[Span]) -> list[Span]:
     return merged
 
 
-def secret_values(text: str, *, previous: str = "") -> list[tuple[str, str]]:
+def secret_values(text: str, *, previous: Previous = "") -> list[tuple[str, str]]:
     """Each secret value of ``text`` (the carried one included) with its kind: what a reply to
     ``text`` must not write either."""
     found = []
     for span in _spans(text, previous, ()):
         value = text[span.start : span.end].strip()
         # a value runs to its clause's end ("4471 ok"): its first word is said again alone
-        found += [(value, span.kind), (value.split()[0], span.kind)] if value else []
+        first = value.split()[0].rstrip(",.;:!?)\"'”’") if value else ""
+        found += [(value, span.kind), (first, span.kind)] if first else []
     return list(dict.fromkeys(found))
 
 
-def withhold(text: str, *, previous: str = "", values: Sequence[tuple[str, str]] = ()) -> str:
+def withhold(text: str, *, previous: Previous = "", values: Sequence[tuple[str, str]] = ()) -> str:
     """``text`` with every secret value replaced by the marker of its kind: those the detector
     finds, a bare value that answers ``previous`` (the room's message before this one), and
     any of ``values`` (from :func:`secret_values`) said again. A text without any comes back
