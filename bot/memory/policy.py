@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.memory.base import Category
@@ -31,6 +31,7 @@ from bot.memory.policy_secrets import (
     secret_kind,
 )
 from bot.memory.remember_requests import asked_to_remember
+from bot.memory.sentences import sentence_spans
 from bot.prefilter import PatternSet
 
 __all__ = [
@@ -160,17 +161,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 _LAUGH = re.compile(LAUGH)
 _INTERROGATIVE = re.compile(INTERROGATIVES)
 _NOTE = re.compile(NOTE_MARKERS)
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\n+\s*|;\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-
-
-def _sentences(text: str) -> Iterator[tuple[int, int, int]]:
-    """Each sentence of ``text`` as (start, end, where the separator after it ends)."""
-    start = 0
-    for separator in _SENTENCE_END.finditer(text):
-        yield start, separator.start(), separator.end()
-        start = separator.end()
-    yield start, len(text), len(text)
 
 
 def _touches(secrets: Sequence[Span], start: int, end: int) -> bool:
@@ -181,14 +172,14 @@ def _touches(secrets: Sequence[Span], start: int, end: int) -> bool:
 
 
 def split_candidates(text: str) -> list[str]:
-    """The sentences of a message worth classifying: split on sentence ends and new lines,
+    """The sentences of a message worth classifying (:mod:`bot.memory.sentences`),
     bullets stripped, fragments without a letter or digit dropped, and every sentence that
     holds part of a secret dropped too. Secrets are found in the whole message first, so a
     value on the line after its keyword ("my password is below.\nhunter2!") goes as well,
     and so does the line that announced it."""
     secrets = find_secrets(text)
     candidates = []
-    for start, end, _after in _sentences(text):
+    for start, end, _after in sentence_spans(text):
         if _touches(secrets, start, end):
             continue
         sentence = _BULLET.sub("", text[start:end]).strip()
@@ -204,7 +195,7 @@ def withhold_sentences(text: str, marker: str = WITHHELD) -> str:
     if not secrets:
         return text
     parts: list[str] = []
-    for start, end, after in _sentences(text):
+    for start, end, after in sentence_spans(text):
         parts.append(marker if _touches(secrets, start, end) else text[start:end])
         parts.append(text[end:after])
     return "".join(parts)
