@@ -32,7 +32,7 @@ SECRET = "0123456789abcdef" * 4
 #: said in Scott's direct room, through every kind of thing the persona keeps
 DIRECT_WORDS = {
     "fact": "Quillfeather",  # "my therapist is Dr. Quillfeather"
-    "promoted": "Marblewick",  # "please remember that my dentist is Marblewick"
+    "promoted": "Marblewick",  # "please remember that my dentist is Dr. Marblewick"
     "reminder": "Zanzibarpills",
     "task": "Periwinkleform",
     "note": "Obsidianfox",
@@ -142,7 +142,7 @@ async def _direct_room_material(world: World) -> None:
     """Everything Scott keeps through his direct room, one kind of thing at a time."""
     words = DIRECT_WORDS
     await world.say("scott-room", f"my therapist is Dr. {words['fact']}, we meet on Tuesdays")
-    await world.say("scott-room", f"please remember that my dentist is {words['promoted']}")
+    await world.say("scott-room", f"please remember that my dentist is Dr. {words['promoted']}")
     world.model.script(
         ToolUse(
             "reminder_add", {"text": f"take the {words['reminder']}", "when": "2031-01-06T09:00"}

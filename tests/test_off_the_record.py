@@ -235,14 +235,21 @@ async def test_no_log_line_carries_what_was_said_off_the_record(tmp_path: Path) 
     assert failed and all(line["otr"] is True for line in failed)
 
 
-async def test_a_shared_room_is_not_offered_private_tools(world: World, llm: ScriptedLLM) -> None:
+async def test_a_shared_room_is_offered_only_tools_on_its_own_files(
+    world: World, llm: ScriptedLLM
+) -> None:
+    folder = world.data / "scott/persona/inara"
+    (folder / "SCRATCH.md").write_text("the surprise for Holly is a kayak\n")
     await world.say("hello", room="dm")
     direct = {tool.name for tool in llm.calls[-1].tools}
+    llm.queue_tool("scratch_read", {})
+    llm.queue("ok")
     await world.say("hello all", room="family", direct=False)
     shared = {tool.name for tool in llm.calls[-1].tools}
-    assert "scratch_read" in direct and "scratch_read" not in shared
-    assert shared < direct
-    # memory search stays, built to find only what was learned in shared rooms
+    # the same tools, each on the room's own files: its scratchpad holds nothing private
+    assert "scratch_read" in direct and shared == direct
+    [result] = llm.calls[-1].messages[-1].tool_results
+    assert "kayak" not in result.content
 
 
 async def test_a_memory_learned_in_a_direct_room_is_not_recalled_in_a_shared_one(

@@ -15,7 +15,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from bot.persona import file_cache
-from bot.persona.context import StableCache, build_system_prompt, files_for_tier
+from bot.persona.context import StableCache, build_system_prompt, prompt_files
 from bot.persona.store import FileText, PersonaStore
 from bot.persona.template import create_persona
 from bot.persona.watch import inotify_available
@@ -175,7 +175,7 @@ async def test_unchanged_persona_text_is_reused_without_reading_the_files(
     prompts = Prompts(store)
     first = prompts.text()
     reads = prompts.reads
-    assert reads == len(files_for_tier(4))
+    assert reads == len(prompt_files(4))
     assert prompts.text() == first
     assert prompts.reads == reads
 
@@ -250,7 +250,7 @@ async def test_an_unreadable_file_is_tried_again_on_every_prompt(store: PersonaS
     prompts.text()
     reads = prompts.reads
     prompts.text()
-    assert prompts.reads == reads + len(files_for_tier(4))
+    assert prompts.reads == reads + len(prompt_files(4))
     path.unlink()
     path.write_text("MARKER: readable again")
     await eventually(lambda: "MARKER" in prompts.text())

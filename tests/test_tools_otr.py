@@ -15,6 +15,7 @@ import pytest
 import structlog
 
 from adapters.base import AdapterContext
+from bot.audience import DIRECT_ROOM, Audience
 from bot.daemon import Daemon
 from bot.llm.base import ToolResult
 from tests.harness import RecordingAdapter, make_config, make_persona
@@ -161,14 +162,14 @@ async def test_a_session_gates_its_tools_by_room_and_mode(world: World) -> None:
     assert world.daemon.sessions is not None
     session = await world.daemon.sessions.get("scott", "inara")
     zone = session.user_config.zone
-    direct = session._tools(False, zone)
+    direct = session._tools(False, zone, DIRECT_ROOM)
     assert "memory_search" in direct and "scratch_read" in direct
-    shared = session._tools(False, zone, shared_room=True)
-    assert "scratch_read" not in shared
-    assert "task_add" in shared and "memory_add" in shared
-    # memory search is built for the shared room: it finds only what was learned in one
-    assert "memory_search" in shared
-    private = session._tools(True, zone)
+    shared = session._tools(False, zone, Audience("console:family"))
+    # every tool of a shared room works on its own files, and memory search finds only
+    # what that room may see
+    assert "scratch_read" in shared and shared.get("scratch_read") is not direct.get("scratch_read")
+    assert "task_add" in shared and "memory_add" in shared and "memory_search" in shared
+    private = session._tools(True, zone, DIRECT_ROOM)
     assert "memory_search" not in private and "task_add" not in private
     assert private.withheld("memory_add") is not None
 

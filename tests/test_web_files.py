@@ -51,31 +51,6 @@ async def test_every_file_is_listed_with_its_size_against_its_limit(
     await console.shot(page, "files")
 
 
-async def test_what_every_room_knows_is_seen_and_edited_here(console: Console, page: Any) -> None:
-    persona = console.data / "scott/persona/inara"
-    family = persona / room_folder("nctalk:family")
-    family.mkdir(parents=True)
-    (family / "ROOM.md").write_text(room_note("nctalk:family"))
-    (family / "MEMORY_SHORT.md").write_text("# Recent sessions\n\nthe picnic at Larkspur\n")
-    console.daemon.store.invalidate()
-    await page.goto(f"{console.base}/u/scott/inara/files")
-    listing = await page.inner_text("#files")
-    assert "shared/USER.md (shared with every room)" in listing
-    assert "rooms/nctalk-family/MEMORY_SHORT.md (room nctalk:family)" in listing
-    assert "rooms/nctalk-family/SCRATCH.md" not in listing  # not written yet
-    assert "only your direct conversations read them" in await page.inner_text("#audiences")
-    await page.click("a[href$='/files/shared/USER.md']")
-    await page.fill("#text", "# Shared with every room\n\n- I grew up in Saffronhill.\n")
-    await page.click("#save")
-    await page.wait_for_selector("#saved")
-    assert "Saffronhill" in (persona / "shared" / "USER.md").read_text()
-    await page.goto(f"{console.base}/u/scott/inara/files/rooms/nctalk-family/MEMORY_SHORT.md")
-    assert "Larkspur" in await page.input_value("#text")
-    for bad in ("rooms/nctalk-family/ROOM.md", "shared/SOUL.md", "rooms/x/USER.md"):
-        response = await page.goto(f"{console.base}/u/scott/inara/files/{bad}")
-        assert response is not None and response.status == 404, bad
-
-
 async def test_an_edit_is_logged_and_undone(console: Console, page: Any) -> None:
     voice = console.data / "scott/persona/inara/VOICE.md"
     before = voice.read_text()
@@ -196,3 +171,28 @@ async def test_memory_tab_explains_forgets_and_exports(console: Console, page: A
     response = await page.request.get(f"{console.base}/u/scott/inara/memory/export")
     assert response.ok
     assert any(i["id"] == added.item_id for i in (await response.json())["items"])
+
+
+async def test_what_every_room_knows_is_seen_and_edited_here(console: Console, page: Any) -> None:
+    persona = console.data / "scott/persona/inara"
+    family = persona / room_folder("nctalk:family")
+    family.mkdir(parents=True)
+    (family / "ROOM.md").write_text(room_note("nctalk:family"))
+    (family / "MEMORY_SHORT.md").write_text("# Recent sessions\n\nthe picnic at Larkspur\n")
+    console.daemon.store.invalidate()
+    await page.goto(f"{console.base}/u/scott/inara/files")
+    listing = await page.inner_text("#files")
+    assert "shared/USER.md (shared with every room)" in listing
+    assert "rooms/nctalk-family/MEMORY_SHORT.md (room nctalk:family)" in listing
+    assert "rooms/nctalk-family/SCRATCH.md" not in listing  # not written yet
+    assert "only your direct conversations read them" in await page.inner_text("#audiences")
+    await page.click("a[href$='/files/shared/USER.md']")
+    await page.fill("#text", "# Shared with every room\n\n- I grew up in Saffronhill.\n")
+    await page.click("#save")
+    await page.wait_for_selector("#saved")
+    assert "Saffronhill" in (persona / "shared" / "USER.md").read_text()
+    await page.goto(f"{console.base}/u/scott/inara/files/rooms/nctalk-family/MEMORY_SHORT.md")
+    assert "Larkspur" in await page.input_value("#text")
+    for bad in ("rooms/nctalk-family/ROOM.md", "shared/SOUL.md", "rooms/x/USER.md"):
+        response = await page.goto(f"{console.base}/u/scott/inara/files/{bad}")
+        assert response is not None and response.status == 404, bad
