@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.errors import AdapterError
+from bot.daemon.errors import AdapterError
 
 __all__ = [
     "Adapter",

@@ -9,7 +9,7 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from adapters.base import Adapter, AdapterContext, AdapterSettings
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
 
 __all__ = ["EXTRAS", "KNOWN", "create", "credential_problems", "load", "settings_for"]
 
@@ -22,7 +22,7 @@ def load(name: str) -> ModuleType:
     if name not in KNOWN:
         raise ConfigError(f"adapters.{name}: unknown platform (known: {', '.join(KNOWN)})")
     try:
-        return importlib.import_module(f"adapters.{name}")
+        return importlib.import_module(f"adapters.{name}.adapter")
     except ImportError as exc:
         extra = EXTRAS.get(name, name)
         raise ConfigError(

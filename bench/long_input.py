@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.base import AdapterContext
-from bot.router import Router
+from bot.turn.router import Router
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 

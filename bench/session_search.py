@@ -4,8 +4,9 @@ Writes 3 years of daily session logs for each of 4 personas (about 24 turns a da
 Portuguese, in the daemon's log format), then for each persona:
 
 * builds its index once from nothing (the first search after an upgrade or a deleted index),
-* runs Q searches of one or two words through :func:`bot.session_search.search_sessions`'s
-  worker (index refresh included, results grouped and marked) and reports p50/p99,
+* runs Q searches of one or two words through
+  :func:`bot.persona.sessionlog.search.search_sessions`'s worker (index refresh included, results
+  grouped and marked) and reports p50/p99,
 * runs the same searches' first word as ``grep -ri WORD sessions/`` and reports p50/p99,
 * appends a turn to today's log before each of 50 searches and reports p50/p99 (today's day is
   read again each time: what a search costs while a conversation goes on).
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import structlog
 
-from bot.session_search import _search
+from bot.persona.sessionlog.search import _search
 
 __all__ = ["main"]
 

@@ -37,7 +37,7 @@ from tests.fakes.telegram_api import FakeTelegram  # noqa: E402
 
 def _command() -> list[str]:
     script = Path(sys.executable).parent / "personad"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "bot.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "bot.daemon.cli"]
 
 
 def _write_config(root: Path, port: int, telegram_url: str, backend: str) -> Path:

@@ -32,10 +32,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.base import Adapter, AdapterContext, Incoming
-from bot.config import Config
-from bot.cpu_affinity import keep_to_one_core
-from bot.daemon import Daemon
-from bot.gc_settings import settle_collector
+from bot.daemon.cpu_affinity import keep_to_one_core
+from bot.daemon.daemon import Daemon
+from bot.daemon.gc_settings import settle_collector
+from bot.daemon.logs import configure_logging
 from bot.llm.base import (
     Completion,
     LLMBackend,
@@ -44,9 +44,9 @@ from bot.llm.base import (
     TextSink,
     ToolSpec,
 )
-from bot.logs import configure_logging
 from bot.persona.context import files_for_tier
 from bot.persona.store import PersonaStore
+from bot.setup.config import Config
 
 
 class InstantLLM(LLMBackend):

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
 from bot.llm.base import Completion, Message, SystemPrompt, TextSink, ToolSpec
 from bot.web.auth import WebStore
 from tests.harness import RecordedCall, ScriptedLLM, make_config, make_persona

@@ -123,7 +123,7 @@ class DaemonProcess:
         env.update(PYTHONPATH=str(REPO), PERSONAD_API_TOKEN=API_TOKEN)
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "bot.cli", "--config", str(self.config), "run"],
+                [sys.executable, "-m", "bot.daemon.cli", "--config", str(self.config), "run"],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,

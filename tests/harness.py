@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from adapters.base import Adapter, AdapterContext, Incoming
-from bot.config import Config
-from bot.errors import AdapterError, PermanentSendError
+from bot.daemon.errors import AdapterError, PermanentSendError
 from bot.llm.base import Completion, LLMBackend, Message, SystemPrompt, TextSink, ToolCall, ToolSpec
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
+from bot.setup.config import Config
 
 __all__ = [
     "RecordedCall",

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from adapters.base import AdapterContext, Incoming
-from bot.config import Config
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
 from bot.llm.base import LLMBackend
+from bot.setup.config import Config
 from tests.harness import RecordingAdapter
 
 __all__ = ["start_daemon"]

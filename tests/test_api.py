@@ -8,7 +8,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
 from tests.harness import ScriptedLLM, make_config, make_persona
 
 TOKEN = "api-token-0123456789abcdef"

@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from bot.audience import (
+from bot.daemon.errors import PersonaError
+from bot.daemon.notify import Notifier
+from bot.memory.distill.distiller import Distiller
+from bot.persona.context import prompt_files
+from bot.persona.store import PersonaStore
+from bot.turn.audience import (
     DIRECT,
     DIRECT_ROOM,
     SHARED,
@@ -20,11 +25,6 @@ from bot.audience import (
     room_note,
     room_of_folder,
 )
-from bot.distill import Distiller
-from bot.errors import PersonaError
-from bot.notify import Notifier
-from bot.persona.context import prompt_files
-from bot.persona.store import PersonaStore
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 FAMILY = Audience("matrix:!fam:example.org")
@@ -264,8 +264,8 @@ async def test_a_shared_rooms_reminder_and_job_answer_in_that_room(tmp_path: Pat
 async def test_private_notices_are_held_back_from_a_shared_notification_room(
     tmp_path: Path,
 ) -> None:
-    from bot.notify import HELD_BACK
-    from bot.preflight import shared_notification_warnings
+    from bot.daemon.notify import HELD_BACK
+    from bot.setup.preflight import shared_notification_warnings
 
     config, store, room, notifier = _rooms_world(tmp_path)
     await room.start()

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from bot.config import Config
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
+from bot.setup.config import Config
 from tests.fakes.anthropic_api import FakeAnthropic, Text, ToolUse
 from tests.fakes.nctalk_server import FakeTalkServer
 from tests.harness import make_config, make_persona

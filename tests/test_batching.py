@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.batching import Batcher
+from bot.delivery.batching import Batcher
 
 
 def doubling(batches: list[list[int]], *, max_batch: int = 256) -> Batcher[int, int]:

@@ -39,7 +39,7 @@ def personad(
     *args: str, data_dir: Path, base_url: str | None = None, stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.cli", *args],
+        [sys.executable, "-m", "bot.daemon.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,

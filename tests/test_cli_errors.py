@@ -57,7 +57,7 @@ def test_a_working_directory_whose_env_cannot_be_looked_at_is_passed_over(
     tmp_path: Path,
 ) -> None:
     # `sudo -u personad personad init` run from a home the service user may not enter
-    from bot.envfiles import load_env_files
+    from bot.setup.envfiles import load_env_files
 
     environ: dict[str, str] = {"PERSONAD_CONFIG": str(tmp_path / "personad.toml")}
     (tmp_path / ".env").write_text("TELEGRAM_BOT_TOKEN=beside\n")

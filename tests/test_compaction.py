@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.compaction import POINTER_PREFIX, Compactor, estimate_tokens
-from bot.conversation import Entry
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import AddResult
+from bot.turn.compaction import POINTER_PREFIX, Compactor, estimate_tokens
+from bot.turn.conversation import Entry
 
 DAY = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 FILLER = "haha ok, thanks! sounds good. " * 12

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config_loader import collect_problems, load_config
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
+from bot.setup.config_loader import collect_problems, load_config
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -89,7 +89,7 @@ def test_example_config_is_valid_and_check_config_reports_problems(tmp_path: Pat
         [
             sys.executable,
             "-m",
-            "bot.cli",
+            "bot.daemon.cli",
             "check-config",
             "--config",
             "config/personad.example.toml",
@@ -105,7 +105,7 @@ def test_example_config_is_valid_and_check_config_reports_problems(tmp_path: Pat
     bad = tmp_path / "bad.toml"
     bad.write_text('[users.x]\ntimezone = "Nowhere/Land"\n[memory]\nbackend = "papyrus"\n')
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "check-config", "--config", str(bad)],
+        [sys.executable, "-m", "bot.daemon.cli", "check-config", "--config", str(bad)],
         capture_output=True,
         text=True,
         cwd=REPO,

@@ -6,11 +6,11 @@ import io
 from pathlib import Path
 
 from adapters.base import AdapterContext, Incoming
-from adapters.console import ConsoleAdapter
-from bot.distill import Distiller
-from bot.errors import LLMError
+from adapters.console.adapter import ConsoleAdapter
+from bot.daemon.errors import LLMError
+from bot.memory.distill.distiller import Distiller
 from bot.persona.store import PersonaStore
-from bot.reply import ReplyStream
+from bot.turn.reply import ReplyStream
 from tests.harness import ScriptedLLM, make_config, make_persona
 
 

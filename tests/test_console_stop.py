@@ -43,7 +43,7 @@ def test_run_with_the_console_stops_on_sigterm_while_stdin_stays_open(tmp_path: 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
     env.update(PYTHONPATH=str(REPO), PERSONAD_API_TOKEN="a-token-long-enough-for-the-check")
     process = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "--config", str(config), "run"],
+        [sys.executable, "-m", "bot.daemon.cli", "--config", str(config), "run"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -77,7 +77,7 @@ def test_ctrl_c_at_the_chat_prompt_ends_chat(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
     env.update(PYTHONPATH=str(REPO))
-    command = [sys.executable, "-m", "bot.cli", "--config", str(config), "chat"]
+    command = [sys.executable, "-m", "bot.daemon.cli", "--config", str(config), "chat"]
     pid, fd = pty.fork()
     if pid == 0:  # the child: personad chat in a terminal
         os.chdir(tmp_path)

@@ -6,8 +6,8 @@ import random
 from datetime import UTC, datetime
 from typing import Literal
 
-from bot.conversation import Entry, MessageCache, to_messages
 from bot.llm.base import Message
+from bot.turn.conversation import Entry, MessageCache, to_messages
 
 NOW = datetime(2026, 5, 9, 14, 34, tzinfo=UTC)
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from bot import cpu_affinity
-from bot.config import Config
-from bot.cpu_affinity import current_cpu, keep_to_one_core, use_every_core
+from bot.daemon import cpu_affinity
+from bot.daemon.cpu_affinity import current_cpu, keep_to_one_core, use_every_core
+from bot.setup.config import Config
 from tests.test_memory_embeddings import needs_minilm
 
 __all__: list[str] = []
@@ -114,8 +114,8 @@ def test_one_core_is_the_default_and_can_be_turned_off() -> None:
 
 
 async def test_a_reload_says_one_core_waits_for_the_next_restart(tmp_path: Path) -> None:
-    from bot.config_loader import load_config
-    from bot.daemon import Daemon
+    from bot.daemon.daemon import Daemon
+    from bot.setup.config_loader import load_config
 
     path = tmp_path / "personad.toml"
     path.write_text(f'[daemon]\ndata_dir = "{tmp_path / "data"}"\n')

@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.errors import AdapterError, LLMTransientError
-from bot.notify import Notifier
+from bot.daemon.errors import AdapterError, LLMTransientError
+from bot.daemon.notify import Notifier
 from bot.persona.store import PersonaStore
 from bot.tools.crons.job import run_due_crons
 from bot.tools.crons.schedule import check_schedule, parse_schedule

@@ -11,9 +11,9 @@ from pathlib import Path
 import structlog
 
 from adapters.base import AdapterContext, Incoming
-from bot.daemon import Daemon
-from bot.logs import configure_logging, register_secret
-from bot.watchdog import Watchdog
+from bot.daemon.daemon import Daemon
+from bot.daemon.logs import configure_logging, register_secret
+from bot.daemon.watchdog import Watchdog
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 

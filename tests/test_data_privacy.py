@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from bot.atomic import append_durably, atomic_write_text
-from bot.config import Config
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
+from bot.delivery.state import StateStore
 from bot.memory.sqlite.store import FtsStore
-from bot.state import StateStore
+from bot.persona.atomic import append_durably, atomic_write_text
+from bot.setup.config import Config
 from tests.fakes.telegram_api import FakeTelegram
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.test_run_daemon import _free_port
@@ -118,7 +118,7 @@ async def test_an_existing_install_is_tightened_at_start_with_one_line(
 
 def personad(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.cli", *args],
+        [sys.executable, "-m", "bot.daemon.cli", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -205,7 +205,7 @@ def test_run_warns_about_a_readable_config_holding_secrets(tmp_path: Path) -> No
     port = _free_port()
     config = write_config(tmp_path, SECRET_ADAPTER, port=port)
     process = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "--config", str(config), "run"],
+        [sys.executable, "-m", "bot.daemon.cli", "--config", str(config), "run"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

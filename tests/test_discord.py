@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from adapters.base import AdapterContext, Incoming, KeyValueStore
-from adapters.discord import DISCORD_MAX_CHARS, DiscordAdapter, Settings, create
-from bot.errors import AdapterError, ConfigError
+from adapters.discord.adapter import DISCORD_MAX_CHARS, DiscordAdapter, Settings, create
+from bot.daemon.errors import AdapterError, ConfigError
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.state import MemoryState
 
@@ -29,8 +29,6 @@ MENU = [
     ("distill", "Distill memory now", True),
     ("persona", "Show or switch persona", False),
 ]
-
-
 
 
 class Collector:
@@ -365,11 +363,11 @@ def test_every_module_lists_its_public_names() -> None:
     import importlib
 
     for name in (
-        "discord",
-        "discord_client",
-        "discord_commands",
-        "discord_incoming",
-        "discord_settings",
+        "discord.adapter",
+        "discord.client",
+        "discord.commands",
+        "discord.incoming",
+        "discord.settings",
     ):
         module = importlib.import_module(f"adapters.{name}")
         assert module.__all__, name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adapters.discord import DiscordAdapter
+from adapters.discord.adapter import DiscordAdapter
 from tests.fakes.discord_api import ADMINISTRATOR, FakeDiscord
 from tests.test_discord import (  # noqa: F401  (the fixtures are used by name)
     MENU,

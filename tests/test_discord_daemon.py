@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from adapters.discord import DiscordAdapter
-from bot.commands import ADMIN_ONLY
-from bot.daemon import Daemon
-from bot.delivery import Step
-from bot.reply import TYPING_DELAY
+from adapters.discord.adapter import DiscordAdapter
+from bot.commands.table import ADMIN_ONLY
+from bot.daemon.daemon import Daemon
+from bot.delivery.steps import Step
+from bot.turn.reply import TYPING_DELAY
 from tests.fakes.discord_api import FakeDiscord, Json
 from tests.harness import ScriptedLLM, make_config, make_persona
 

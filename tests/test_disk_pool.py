@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from bot.disk import DiskPool
+from bot.daemon.disk import DiskPool
 
 
 async def test_results_and_errors_reach_the_caller() -> None:

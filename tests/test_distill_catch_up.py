@@ -14,10 +14,10 @@ import aiohttp
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.cli import main
-from bot.daemon import Daemon
-from bot.distill_schedule import DistillRuns, last_due
-from bot.state import StateStore
+from bot.daemon.cli import main
+from bot.daemon.daemon import Daemon
+from bot.delivery.state import StateStore
+from bot.memory.distill.schedule import DistillRuns, last_due
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 NY = ZoneInfo("America/New_York")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 ANSWER = "The whole answer, every word of it, " * 3

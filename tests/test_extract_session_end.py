@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.audience import Audience
-from bot.cli import main
-from bot.errors import LLMError
+from bot.daemon.cli import main
+from bot.daemon.errors import LLMError
 from bot.memory.base import MemoryBackend, TurnRecord
 from bot.memory.extraction import FactExtractor, parse_proposals
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.turn.audience import Audience
 from tests.fakes.honcho_api import FakeHoncho
 from tests.fakes.openai_api import FakeOpenAI, Text
 from tests.harness import ScriptedLLM, make_config, make_persona

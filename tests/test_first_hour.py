@@ -38,7 +38,7 @@ class Shell:
 
     async def start(self, *args: str) -> asyncio.subprocess.Process:
         return await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot.cli", *args,
+            sys.executable, "-m", "bot.daemon.cli", *args,
             cwd=self.home, env=self.env,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip

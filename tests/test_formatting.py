@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bot.formatting import split_markdown, strip_markdown
+from bot.turn.formatting import split_markdown, strip_markdown
 
 WORDS = (
     "the persona remembers what you said yesterday about the garden and the rain "

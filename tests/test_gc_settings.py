@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from bot.gc_settings import THRESHOLDS, settle_collector
+from bot.daemon.gc_settings import THRESHOLDS, settle_collector
 
 
 def test_settling_freezes_the_start_up_objects_and_raises_the_thresholds() -> None:

@@ -13,11 +13,11 @@ import aiohttp
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.daemon import Daemon
-from bot.errors import ConfigError
-from bot.healthcmd import ask_health
-from bot.logs import configure_logging
-from bot.watchdog import Watchdog
+from bot.daemon.daemon import Daemon
+from bot.daemon.errors import ConfigError
+from bot.daemon.healthcmd import ask_health
+from bot.daemon.logs import configure_logging
+from bot.daemon.watchdog import Watchdog
 from tests.fakes.telegram_api import FakeTelegram
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 

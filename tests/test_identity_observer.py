@@ -14,16 +14,17 @@ from typing import Any, cast
 import pytest
 from structlog.testing import capture_logs
 
-import bot.identity as identity_pkg
+import bot.persona.identity as identity_pkg
 from adapters.base import Incoming
-from bot.commands import CommandContext
-from bot.errors import PersonaError
-from bot.identity import NOTHING_TO_UNDO, IdentityObserver, undo_command, undo_last
-from bot.identity.changelog import CHANGELOG_FILE, pending_changes, read_changes
-from bot.identity.detect import detect
-from bot.identity.files import WRITABLE_FILES, write_identity_file
-from bot.identity.kinds import KINDS
-from bot.identity.state import STATE_FILE, flush_states, load_state
+from bot.commands.table import CommandContext
+from bot.daemon.errors import PersonaError
+from bot.persona.identity.changelog import CHANGELOG_FILE, pending_changes, read_changes
+from bot.persona.identity.detect import detect
+from bot.persona.identity.files import WRITABLE_FILES, write_identity_file
+from bot.persona.identity.kinds import KINDS
+from bot.persona.identity.observer import IdentityObserver
+from bot.persona.identity.state import STATE_FILE, flush_states, load_state
+from bot.persona.identity.undo import NOTHING_TO_UNDO, undo_command, undo_last
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.errors import ContextOverflow, LLMError, LLMTransientError
+from bot.daemon.errors import ContextOverflow, LLMError, LLMTransientError
 from bot.llm.anthropic import AnthropicBackend
 from bot.llm.base import Message, SystemPrompt, ToolCall, ToolResult, ToolSpec
 from tests.fakes.anthropic_api import Drop, Error, FakeAnthropic, Hang, Reply, Text, ToolUse
@@ -288,7 +288,7 @@ def test_thread_mode_serves_a_process_built_from_the_environment(tmp_path: Path)
     script = textwrap.dedent(
         """
         import asyncio, os
-        from bot.config import LLMConfig
+        from bot.setup.config import LLMConfig
         from bot.llm.base import Message, SystemPrompt
         from bot.llm.factory import build_backends
 

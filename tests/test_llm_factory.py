@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import BackendConfig, LLMConfig, RoleConfig
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
 from bot.llm.anthropic import AnthropicBackend
 from bot.llm.base import Message, SystemPrompt
 from bot.llm.deferred import DeferredBackend
 from bot.llm.factory import build_backend, build_backends, used_backends
 from bot.llm.openai_compat import OpenAICompatBackend
 from bot.llm.retry import RetryingBackend
+from bot.setup.config import BackendConfig, LLMConfig, RoleConfig
 from tests.fakes.anthropic_api import Error, FakeAnthropic, Text
 from tests.fakes.openai_api import FakeOpenAI
 
@@ -145,9 +145,9 @@ def test_start_up_imports_only_what_the_configuration_uses(tmp_path: Path) -> No
     a platform library that is not enabled."""
     code = (
         "import sys\n"
-        "from bot.cli import main\n"
-        "import bot.daemon\n"
-        "from bot.config import BackendConfig\n"
+        "from bot.daemon.cli import main\n"
+        "import bot.daemon.daemon\n"
+        "from bot.setup.config import BackendConfig\n"
         "from bot.llm.factory import build_backend\n"
         "spec = BackendConfig(kind='anthropic', model='m')\n"
         "build_backend('a', spec, {'ANTHROPIC_API_KEY': 'k'})\n"

@@ -8,7 +8,7 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageFunctionToolCall
 
-from bot.errors import ContextOverflow, LLMError, LLMTransientError
+from bot.daemon.errors import ContextOverflow, LLMError, LLMTransientError
 from bot.llm.base import Message, SystemPrompt, ToolCall, ToolResult, ToolSpec
 from bot.llm.openai_compat import OpenAICompatBackend, parse_arguments
 from tests.fakes.openai_api import Drop, Error, FakeOpenAI, Hang, Reply, Text, ToolUse

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 import structlog
 
-from bot.errors import LLMError, LLMTransientError
+from bot.daemon.errors import LLMError, LLMTransientError
 from bot.llm.anthropic import AnthropicBackend
 from bot.llm.base import Completion, LLMBackend, Message, SystemPrompt, TextSink, ToolSpec
 from bot.llm.openai_compat import OpenAICompatBackend

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 import structlog
 
-from bot.logs import bound
+from bot.daemon.logs import bound
 
 
 def _context() -> dict[str, object]:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import bot.identity.observer as observer_module
-from bot.disk import INLINE_TEXT, run_on_text
-from bot.identity.detect import Trait
+import bot.persona.identity.observer as observer_module
+from bot.daemon.disk import INLINE_TEXT, run_on_text
+from bot.persona.identity.detect import Trait
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 

@@ -13,9 +13,9 @@ from nio import AsyncClient
 from pydantic import SecretStr
 
 from adapters.base import AdapterContext
-from adapters.matrix import MatrixAdapter, Settings, create
-from bot.errors import AdapterError, ConfigError
-from bot.state import AdapterState, StateStore
+from adapters.matrix.adapter import MatrixAdapter, Settings, create
+from bot.daemon.errors import AdapterError, ConfigError
+from bot.delivery.state import AdapterState, StateStore
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
 
 __all__ = ["human", "synapse"]  # the fixtures, imported for pytest

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from bot.config_loader import load_config
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
+from bot.setup.config_loader import load_config
 from tests.daemon_process import DaemonProcess, daemon_config, shown_answers
 from tests.fakes.streaming_model import StreamingModel, expected_answer
 from tests.harness import make_persona

@@ -17,9 +17,9 @@ from urllib.parse import quote
 
 import pytest
 
-from bot.commands import ADMIN_ONLY
-from bot.config import Config
-from bot.daemon import Daemon
+from bot.commands.table import ADMIN_ONLY
+from bot.daemon.daemon import Daemon
+from bot.setup.config import Config
 from tests.daemon_process import shown_answers
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.synapse import Human, MatrixUser, SynapseServer, synapse

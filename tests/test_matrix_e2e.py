@@ -13,8 +13,8 @@ from nio import AsyncClient, AsyncClientConfig, RoomCreateResponse, RoomMessageT
 from nio.crypto import ENCRYPTION_ENABLED
 
 from adapters.base import AdapterContext
-from adapters.matrix import Settings, create
-from bot.state import AdapterState, StateStore
+from adapters.matrix.adapter import Settings, create
+from bot.delivery.state import AdapterState, StateStore
 from tests.synapse import Collector, SynapseServer, synapse
 
 __all__ = ["synapse"]  # the fixture, imported for pytest

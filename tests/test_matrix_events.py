@@ -10,9 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from adapters.base import AdapterContext, Incoming
-from adapters.matrix import Settings, create
-from adapters.matrix_events import BotIdentity, find_mention, parse_event, strip_reply_fallback
-from adapters.matrix_render import (
+from adapters.matrix.adapter import Settings, create
+from adapters.matrix.events import BotIdentity, find_mention, parse_event, strip_reply_fallback
+from adapters.matrix.render import (
     MAX_CONTENT_BYTES,
     ReplyTarget,
     chunks_that_fit,
@@ -20,7 +20,7 @@ from adapters.matrix_render import (
     edit_content,
     message_content,
 )
-from bot.errors import AdapterError, ConfigError
+from bot.daemon.errors import AdapterError, ConfigError
 from tests.fakes.state import MemoryState
 
 BOT = BotIdentity("@inara:example.org", {"Inara"})

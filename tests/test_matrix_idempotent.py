@@ -22,9 +22,9 @@ import pytest
 from aiohttp import web
 
 from adapters.base import AdapterContext, MessageGone
-from adapters.matrix import MatrixAdapter, Settings, create
-from adapters.matrix_send import transaction_id
-from bot.state import AdapterState, StateStore
+from adapters.matrix.adapter import MatrixAdapter, Settings, create
+from adapters.matrix.send import transaction_id
+from bot.delivery.state import AdapterState, StateStore
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
 
 __all__ = ["frozen", "human", "synapse"]  # fixtures for pytest; ``frozen`` for other tests

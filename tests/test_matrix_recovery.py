@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 from adapters.base import AdapterContext, Incoming
-from adapters.matrix import Settings, create
-from bot.state import AdapterState, StateStore
+from adapters.matrix.adapter import Settings, create
+from bot.delivery.state import AdapterState, StateStore
 from tests.synapse import Collector, Human, SynapseServer, human, synapse
 
 __all__ = ["human", "synapse"]  # the fixtures, imported for pytest

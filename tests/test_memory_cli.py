@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.daemon.cli import main
 from bot.memory.base import TurnRecord
 from bot.memory.sqlite.backend import SqliteFtsMemory
 

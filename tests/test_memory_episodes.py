@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.audience import DIRECT_ROOM, Audience
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.episodes.time_query import read_time
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.stemming import index_terms, query_stems
+from bot.turn.audience import DIRECT_ROOM, Audience
 from tests.test_memory_embeddings import ConceptEmbedder
 
 __all__: list[str] = []

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Config
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
 from bot.memory import factory
 from bot.memory.factory import open_memory, shared_embedder
+from bot.setup.config import Config
 
 
 def _config(tmp_path: Path, **memory: object) -> Config:

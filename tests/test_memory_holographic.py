@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import MemoryBackend, TurnRecord
 from bot.memory.holographic.backend import HolographicMemory
-from bot.tools import ToolFailed
+from bot.tools.registry import ToolFailed
 
 Opener = Callable[[], Awaitable[HolographicMemory]]
 

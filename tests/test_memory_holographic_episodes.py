@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import MemoryHit
 from bot.memory.holographic.backend import HolographicMemory
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona

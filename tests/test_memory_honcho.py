@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.audience import Audience
-from bot.config import HonchoConfig
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import MemoryBackend, TurnRecord
 from bot.memory.honcho.backend import HonchoMemory
-from bot.tools import ToolFailed
+from bot.setup.config import HonchoConfig
+from bot.tools.registry import ToolFailed
+from bot.turn.audience import Audience
 from tests.fakes.honcho_api import FakeHoncho, Workspace
 
 KEY = "test-key-123"

@@ -8,7 +8,6 @@ from itertools import product
 
 import pytest
 
-from bot.audience import DIRECT, SHARED, room_label
 from bot.memory.reinforcement import (
     audience_event,
     near_labels,
@@ -17,6 +16,7 @@ from bot.memory.reinforcement import (
     twin_labels,
     twin_sql,
 )
+from bot.turn.audience import DIRECT, SHARED, room_label
 
 __all__: list[str] = []
 

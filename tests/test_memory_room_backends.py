@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.audience import DIRECT, DIRECT_ROOM, SHARED
 from bot.memory.base import MemoryBackend, TurnRecord
 from bot.memory.episodes.file import EPISODE_FILE
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.honcho.backend import HonchoMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.schema import SCHEMA_VERSION
+from bot.turn.audience import DIRECT, DIRECT_ROOM, SHARED
 from tests.fakes.honcho_api import FakeHoncho
 from tests.test_memory_embeddings import ConceptEmbedder
 from tests.test_memory_room_scope import (

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.audience import DIRECT, DIRECT_ROOM, SHARED, Audience, room_folder
-from bot.config import HonchoConfig
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.honcho.backend import HonchoMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.tools import ToolFailed
+from bot.setup.config import HonchoConfig
+from bot.tools.registry import ToolFailed
+from bot.turn.audience import DIRECT, DIRECT_ROOM, SHARED, Audience, room_folder
 from tests.fakes.honcho_api import FakeHoncho
 from tests.test_memory_embeddings import ConceptEmbedder
 

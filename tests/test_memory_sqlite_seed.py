@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.sqlite import seed
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.schema import EPISODE_FILE_MIGRATIONS, SCHEMA_VERSION, open_database

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
-from bot.tools import ToolFailed, ToolRegistry
+from bot.tools.registry import ToolFailed, ToolRegistry
 
 __all__: list[str] = []
 

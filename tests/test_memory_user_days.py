@@ -10,11 +10,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.config import Config
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.factory import open_memory, user_clock
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.setup.config import Config
 
 __all__: list[str] = []
 

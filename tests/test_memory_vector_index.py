@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.audience import DIRECT, SHARED, room_label
 from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex, _closest, _hamming, _signs
+from bot.turn.audience import DIRECT, SHARED, room_label
 
 __all__: list[str] = []
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from adapters.base import Incoming
-from adapters.nctalk import NCTalkAdapter, Settings, create
+from adapters.nctalk.adapter import NCTalkAdapter, Settings, create
 from tests.fakes.nctalk_server import BotApp, FakeTalkServer, php_json
 
 SECRET = "0123456789abcdef" * 4

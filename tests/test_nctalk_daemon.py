@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from adapters.nctalk import NCTalkAdapter
-from bot.commands import ADMIN_ONLY
-from bot.daemon import Daemon
+from adapters.nctalk.adapter import NCTalkAdapter
+from bot.commands.table import ADMIN_ONLY
+from bot.daemon.daemon import Daemon
 from tests.fakes.nctalk_server import FakeTalkServer
 from tests.harness import ScriptedLLM, make_config, make_persona
 

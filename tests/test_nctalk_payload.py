@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from adapters.base import Incoming
-from adapters.nctalk_payload import (
+from adapters.nctalk.payload import (
     Ignored,
     PayloadError,
     mentions_bot,

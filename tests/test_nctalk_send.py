@@ -9,8 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from adapters.base import AdapterContext, Incoming
-from adapters.nctalk import NCTalkAdapter, Settings, create
-from bot.errors import AdapterError, ConfigError
+from adapters.nctalk.adapter import NCTalkAdapter, Settings, create
+from bot.daemon.errors import AdapterError, ConfigError
 from tests.fakes.nctalk_server import FakeTalkServer
 from tests.fakes.state import MemoryState
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from adapters.base import Adapter, AdapterContext, Incoming
-from adapters.nctalk import Settings, create
-from bot.config import Config
-from bot.errors import AdapterError
-from bot.notify import Notifier, parse_room
+from adapters.nctalk.adapter import Settings, create
+from bot.daemon.errors import AdapterError
+from bot.daemon.notify import Notifier, parse_room
+from bot.setup.config import Config
 from tests.fakes.nctalk_server import FakeTalkServer
 from tests.fakes.state import MemoryState
 

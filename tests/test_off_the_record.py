@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from adapters.base import AdapterContext
-from bot.daemon import Daemon
-from bot.logs import configure_logging
+from bot.daemon.daemon import Daemon
+from bot.daemon.logs import configure_logging
 from tests.fakes.openai_api import Error, FakeOpenAI
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 

@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 TOKEN = "api-token-0123456789abcdef"

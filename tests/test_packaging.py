@@ -41,7 +41,7 @@ def test_building_the_wheel_leaves_the_checkout_clean(tmp_path: Path) -> None:
     assert not list(checkout.rglob("*.egg-info"))
     (wheel,) = wheels.glob("personad-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "bot/cli.py" in names and "adapters/console.py" in names
+    assert "bot/daemon/cli.py" in names and "adapters/console/adapter.py" in names
     assert "bot/py.typed" in names
     assert any(n.startswith("bot/web/templates/") and n.endswith(".html") for n in names)
     assert any(n.startswith("bot/web/static/") for n in names)

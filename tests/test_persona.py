@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.errors import NameRejected, PersonaError
+from bot.daemon.errors import NameRejected, PersonaError
 from bot.memory.base import MemoryHit, MemoryItem
 from bot.persona.context import OTR_LINE, build_system_prompt, datetime_line, files_for_tier
 from bot.persona.names import validate_name

@@ -16,15 +16,15 @@ from zoneinfo import ZoneInfo
 import pytest
 from structlog.testing import capture_logs
 
-from bot.atomic import append_durably
-from bot.config import DEFAULT_LIMITS
-from bot.distill import Distiller
-from bot.nofollow import LinkRefused
+from bot.memory.distill.distiller import Distiller
+from bot.persona.atomic import append_durably
 from bot.persona.context import render_file
+from bot.persona.nofollow import LinkRefused
 from bot.persona.safe_read import WHOLE_FILE_LIMIT
+from bot.persona.sessionlog.log import SessionLog
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
-from bot.sessionlog import SessionLog
+from bot.setup.config import DEFAULT_LIMITS
 from tests.harness import make_config, make_persona
 from tests.test_session_memory import Chat, _memory_rows, chat  # noqa: F401 (a fixture)
 
@@ -251,7 +251,7 @@ def test_persona_new_refuses_a_linked_user_folder_in_one_line(tmp_path: Path) ->
     (data / USER).symlink_to(elsewhere)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "persona", "new", USER, PERSONA],
+        [sys.executable, "-m", "bot.daemon.cli", "persona", "new", USER, PERSONA],
         capture_output=True,
         text=True,
         env={**env, "PERSONAD_DATA_DIR": str(data), "PYTHONPATH": str(REPO)},

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.identity import detect
-from bot.identity.traits import EXPLICIT, FORMAL_MARKERS, SARCASM_MARKERS, SLANG
 from bot.memory import policy
 from bot.memory.policy_rules import fold
-from bot.prefilter import PatternSet, needles
+from bot.memory.prefilter import PatternSet, needles
+from bot.persona.identity import detect
+from bot.persona.identity.traits import EXPLICIT, FORMAL_MARKERS, SARCASM_MARKERS, SLANG
 
 DATA = Path(__file__).parent / "data" / "policy_labelled.tsv"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.envfiles import load_env_files
-from bot.preflight import check
-from bot.probe import probe_all
+from bot.setup.envfiles import load_env_files
+from bot.setup.preflight import check
+from bot.setup.probe import probe_all
 from tests.fakes.anthropic_api import FakeAnthropic
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.nctalk_server import FakeTalkServer
@@ -31,7 +31,7 @@ def personad(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[s
     clean = {k: v for k, v in os.environ.items() if not k.startswith(SECRET_ENV)}
     clean.update(PYTHONPATH=str(REPO), **env)
     return subprocess.run(
-        [sys.executable, "-m", "bot.cli", *args],
+        [sys.executable, "-m", "bot.daemon.cli", *args],
         capture_output=True,
         text=True,
         env=clean,

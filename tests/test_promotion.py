@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import HonchoConfig
-from bot.identity.changelog import CHANGELOG_FILE
 from bot.memory.base import TurnRecord
 from bot.memory.factory import open_memory
 from bot.memory.honcho.backend import HonchoMemory
 from bot.memory.sqlite.admission import mirrorable_lines
+from bot.persona.identity.changelog import CHANGELOG_FILE
 from bot.persona.promotion import REPEATS, Promoter
 from bot.persona.store import PersonaStore
+from bot.setup.config import HonchoConfig
 from tests.fakes.honcho_api import FakeHoncho
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon

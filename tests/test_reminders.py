@@ -11,11 +11,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.errors import AdapterError
+from bot.daemon.errors import AdapterError
+from bot.daemon.notify import Notifier
+from bot.daemon.scheduler import Jobs
 from bot.llm.base import Message, SystemPrompt
-from bot.notify import Notifier
 from bot.persona.store import PersonaStore
-from bot.scheduler import Jobs
 from bot.tools.catalog import persona_tools
 from bot.tools.jobs import schedule_persona_jobs, surface_reminders_once
 from bot.tools.loop import run_tool_loop

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.delivery import Undelivered, perform_all
-from bot.reply import TYPING_DELAY, ReplyStream
+from bot.delivery.steps import Undelivered, perform_all
+from bot.turn.reply import TYPING_DELAY, ReplyStream
 from tests.harness import RecordingAdapter
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from adapters.base import AdapterContext
-from bot.commands import ADMIN_ONLY
-from bot.config import Config
-from bot.daemon import Daemon
+from bot.commands.table import ADMIN_ONLY
+from bot.daemon.daemon import Daemon
+from bot.setup.config import Config
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 
@@ -240,7 +240,7 @@ async def test_a_persona_file_with_invalid_utf8_is_skipped_not_fatal(world: Worl
 
 
 async def test_reload_reads_the_config_file_again(tmp_path: Path) -> None:
-    from bot.config_loader import load_config
+    from bot.setup.config_loader import load_config
 
     make_persona(tmp_path, "scott")
     make_persona(tmp_path, "holly")
@@ -271,7 +271,7 @@ async def test_reload_reads_the_config_file_again(tmp_path: Path) -> None:
 
 
 async def test_what_the_user_said_is_kept_when_the_model_fails(world: World) -> None:
-    from bot.errors import LLMError
+    from bot.daemon.errors import LLMError
 
     world.llm.queue_error(LLMError("down", user_message="I can't reach my language model."))
     assert await world.say("Remember: the boiler code is in the blue folder") == (

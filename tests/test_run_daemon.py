@@ -47,7 +47,7 @@ def test_run_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
     env.update(PYTHONPATH=str(REPO), PERSONAD_API_TOKEN=secret)
     process = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "--config", str(config), "run"],
+        [sys.executable, "-m", "bot.daemon.cli", "--config", str(config), "run"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

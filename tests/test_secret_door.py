@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.daemon import Daemon
-from bot.identity.changelog import Change, render
+from bot.daemon.daemon import Daemon
 from bot.memory.policy_secrets import MARKERS, find_secrets, redact_secrets
 from bot.memory.secret_door import secret_values, withhold
 from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.persona.identity.changelog import Change, render
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 

@@ -13,17 +13,17 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.conversation import Entry
-from bot.distill import Distiller
-from bot.identity import IdentityObserver
-from bot.identity.changelog import CHANGELOG_FILE, Change, render
-from bot.identity.state import flush_states
 from bot.memory.base import TurnRecord
+from bot.memory.distill.distiller import Distiller
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.policy import redact_secrets, split_candidates, withhold_sentences
 from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.persona.identity.changelog import CHANGELOG_FILE, Change, render
+from bot.persona.identity.observer import IdentityObserver
+from bot.persona.identity.state import flush_states
+from bot.persona.sessionlog.log import LoggedTurn, SessionLog
 from bot.persona.store import PersonaStore
-from bot.sessionlog import LoggedTurn, SessionLog
+from bot.turn.conversation import Entry
 from tests.harness import ScriptedLLM, make_config, make_persona
 
 __all__: list[str] = []

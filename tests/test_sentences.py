@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from bench.sentences import DEFAULT_SET, Case, load
-from bot.compaction import Compactor
-from bot.conversation import Entry
 from bot.memory.base import AddResult, TurnRecord
 from bot.memory.factory import open_memory
 from bot.memory.policy import split_candidates, withhold_sentences
 from bot.memory.sentences import sentence_spans, split_sentences
 from bot.persona.promotion import Promoter
 from bot.persona.store import PersonaStore
+from bot.turn.compaction import Compactor
+from bot.turn.conversation import Entry
 from tests.harness import make_config, make_persona
 
 __all__: list[str] = []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 

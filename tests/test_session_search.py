@@ -8,8 +8,8 @@ from itertools import count
 from pathlib import Path
 
 from adapters.base import Incoming
-from bot.session_index import INDEX_FILE
-from bot.session_search import close_indexes, highlight, search_sessions, word_keys
+from bot.persona.sessionlog.index import INDEX_FILE
+from bot.persona.sessionlog.search import close_indexes, highlight, search_sessions, word_keys
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.conversation import Entry
-from bot.sessionlog import LoggedTurn, SessionLog
+from bot.persona.sessionlog.log import LoggedTurn, SessionLog
+from bot.turn.conversation import Entry
 
 NY = ZoneInfo("America/New_York")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from adapters.base import Incoming
-from bot.errors import StoreError
-from bot.state import MIGRATIONS, StateStore
+from bot.daemon.errors import StoreError
+from bot.delivery.state import MIGRATIONS, StateStore
 
 
 async def test_migrations_from_empty_and_from_version_one(tmp_path: Path) -> None:
@@ -283,7 +283,7 @@ KILLED_AFTER_SETTLING = """
 import asyncio, os, signal, sys
 from pathlib import Path
 from adapters.base import Incoming
-from bot.state import StateStore
+from bot.delivery.state import StateStore
 
 async def main() -> None:
     state = StateStore(Path(sys.argv[1]))

@@ -13,10 +13,10 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.config_loader import collect_problems, load_config
-from bot.daemon import Daemon
-from bot.errors import ConfigError, NameRejected
+from bot.daemon.daemon import Daemon
+from bot.daemon.errors import ConfigError, NameRejected
 from bot.persona.names import validate_name
+from bot.setup.config_loader import collect_problems, load_config
 from tests.harness import ScriptedLLM, make_config, make_persona
 
 TOKEN = "api-token-0123456789abcdef"
@@ -148,7 +148,7 @@ def test_check_config_names_a_short_api_token(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
     env.update(PYTHONPATH=str(REPO), PERSONAD_API_TOKEN="1234", PERSONAD_DATA_DIR=str(tmp_path))
     done = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "check-config"],
+        [sys.executable, "-m", "bot.daemon.cli", "check-config"],
         capture_output=True,
         text=True,
         env=env,

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from adapters.telegram import Settings, TelegramAdapter, create
-from adapters.telegram_polling import OFFSET_KEY
-from bot.errors import AdapterError, ConfigError
-from bot.state import AdapterState, StateStore
+from adapters.telegram.adapter import Settings, TelegramAdapter, create
+from adapters.telegram.polling import OFFSET_KEY
+from bot.daemon.errors import AdapterError, ConfigError
+from bot.delivery.state import AdapterState, StateStore
 from tests.fakes.telegram_api import FakeTelegram
 
 pytestmark = pytest.mark.filterwarnings("ignore:Please use 'Bot.getUpdates'")

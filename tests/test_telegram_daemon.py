@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from adapters.telegram import TelegramAdapter
-from bot.commands import ADMIN_ONLY
-from bot.daemon import Daemon
-from bot.delivery import Step
-from bot.formatting import strip_markdown
-from bot.reply import TYPING_DELAY
+from adapters.telegram.adapter import TelegramAdapter
+from bot.commands.table import ADMIN_ONLY
+from bot.daemon.daemon import Daemon
+from bot.delivery.steps import Step
+from bot.turn.formatting import strip_markdown
+from bot.turn.reply import TYPING_DELAY
 from tests.fakes.telegram_api import FakeTelegram
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.test_telegram import until

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from adapters.telegram_format import (
+from adapters.telegram.format import (
     fit_chunks,
     parse_inline,
     render_html,

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from adapters.telegram import TelegramAdapter
-from adapters.telegram_format import utf16_len
-from bot.errors import AdapterError
+from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.format import utf16_len
+from bot.daemon.errors import AdapterError
 from tests.fakes.telegram_api import FakeTelegram, parse_markup
 from tests.test_telegram import MakeAdapter, adapter, fake, inbox, make_adapter, store, until
 

@@ -3,7 +3,7 @@ text, bounded, let go when the send completes, and read back by the next process
 
 from __future__ import annotations
 
-from adapters.telegram_sent_parts import KEEP, SentParts
+from adapters.telegram.sent_parts import KEEP, SentParts
 from tests.fakes.state import MemoryState
 
 __all__: list[str] = []

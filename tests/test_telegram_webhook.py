@@ -12,9 +12,9 @@ import pytest
 from aiohttp import web
 
 from adapters.base import AdapterContext
-from adapters.telegram import Settings, TelegramAdapter, create
-from bot.errors import ConfigError
-from bot.state import AdapterState, StateStore
+from adapters.telegram.adapter import Settings, TelegramAdapter, create
+from bot.daemon.errors import ConfigError
+from bot.delivery.state import AdapterState, StateStore
 from tests.fakes.telegram_api import FakeTelegram
 from tests.test_telegram import Inbox, fake, inbox, store, until
 

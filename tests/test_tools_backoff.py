@@ -14,9 +14,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.config import Config
-from bot.notify import Notifier
+from bot.daemon.notify import Notifier
 from bot.persona.store import PersonaStore
+from bot.setup.config import Config
 from bot.tools.backoff import FIRST_WAIT, MAX_WAIT
 from bot.tools.catalog import persona_tools
 from bot.tools.crons.job import run_due_crons

@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 import pytest
 import structlog
 
-from bot.config_loader import collect_problems
 from bot.llm.base import Completion, Message, SystemPrompt, ToolCall
 from bot.persona.store import PersonaStore
+from bot.setup.config_loader import collect_problems
 from bot.tools.catalog import persona_tools, turn_tools
 from bot.tools.gate import ADMIN_ONLY, OFF_THE_RECORD, SHARED_ROOM, TurnMode, gate
 from bot.tools.loop import run_tool_loop

@@ -15,9 +15,9 @@ import pytest
 import structlog
 
 from adapters.base import AdapterContext
-from bot.audience import DIRECT_ROOM, Audience
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
 from bot.llm.base import ToolResult
+from bot.turn.audience import DIRECT_ROOM, Audience
 from tests.harness import RecordingAdapter, make_config, make_persona
 from tests.test_tools_gate import BurstLLM
 

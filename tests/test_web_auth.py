@@ -12,9 +12,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.cli import main
-from bot.daemon import Daemon
-from bot.state import StateStore
+from bot.daemon.cli import main
+from bot.daemon.daemon import Daemon
+from bot.delivery.state import StateStore
 from bot.web.auth import WebStore, hash_password, verify_password
 from bot.web.login import MAX_FAILURES
 from tests.harness import ScriptedLLM, make_config, make_persona

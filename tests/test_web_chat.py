@@ -16,10 +16,10 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from bot.conversation import Entry
-from bot.outbox import Refusal
-from bot.rooms import Room
-from bot.sessionlog import LoggedTurn, SessionLog
+from bot.delivery.outbox import Refusal
+from bot.persona.sessionlog.log import LoggedTurn, SessionLog
+from bot.turn.conversation import Entry
+from bot.turn.rooms import Room
 from tests.browser import Console, browser_fixture, console_fixture, wait_for_answer
 from tests.harness import make_persona
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.identity import NOTHING_TO_UNDO, IdentityObserver, undo_last
-from bot.identity.changelog import CHANGELOG_FILE, read_changes
+from bot.persona.edits import edit_file, undo_change, undoable_changes
+from bot.persona.identity.changelog import CHANGELOG_FILE, read_changes
+from bot.persona.identity.observer import IdentityObserver
+from bot.persona.identity.undo import NOTHING_TO_UNDO, undo_last
 from bot.persona.store import PersonaStore
-from bot.web.edits import edit_file, undo_change, undoable_changes
 from tests.harness import make_persona
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.audience import room_folder, room_note
-from bot.identity.changelog import pending_changes, read_changes
+from bot.persona.identity.changelog import pending_changes, read_changes
+from bot.turn.audience import room_folder, room_note
 from tests.browser import Console, browser_fixture, console_fixture, page_fixture
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 import aiohttp
 
 from adapters.base import Incoming
-from bot.daemon import Daemon
+from bot.daemon.daemon import Daemon
 from bot.web.auth import WebStore
 from tests.harness import ScriptedLLM, make_config, make_persona
 

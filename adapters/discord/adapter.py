@@ -8,10 +8,10 @@ itself, split at Discord's 2000-character limit with fenced code blocks kept who
 Rooms are channel ids (``"123456789012345678"``); ``"user:<id>"`` opens (or reuses) the
 direct-message channel with that user, for messages the bot starts itself.
 
-The pieces: :mod:`adapters.discord_settings` (the config section),
-:mod:`adapters.discord_client` (the discord.py client: events in, health),
-:mod:`adapters.discord_incoming` (events to :class:`Incoming`) and
-:mod:`adapters.discord_commands` (slash commands and the interactions awaiting answers).
+The pieces: :mod:`adapters.discord.settings` (the config section),
+:mod:`adapters.discord.client` (the discord.py client: events in, health),
+:mod:`adapters.discord.incoming` (events to :class:`Incoming`) and
+:mod:`adapters.discord.commands` (slash commands and the interactions awaiting answers).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ import discord
 import structlog
 
 from adapters.base import Adapter, AdapterContext, Incoming, MessageGone, part_key
-from adapters.discord_client import PersonadClient, login
-from adapters.discord_commands import PendingInteractions, Reply, sync_commands
-from adapters.discord_settings import Settings, apply_endpoints
-from bot.errors import AdapterError, CredentialsRejected, PermanentSendError
-from bot.formatting import split_markdown
+from adapters.discord.client import PersonadClient, login
+from adapters.discord.commands import PendingInteractions, Reply, sync_commands
+from adapters.discord.settings import Settings, apply_endpoints
+from bot.daemon.errors import AdapterError, CredentialsRejected, PermanentSendError
+from bot.turn.formatting import split_markdown
 
 __all__ = ["DISCORD_MAX_CHARS", "DiscordAdapter", "Settings", "create"]
 

@@ -19,9 +19,9 @@ import structlog
 from discord import app_commands
 
 from adapters.base import AdapterHealth, Incoming
-from adapters.discord_commands import PendingInteractions, build_commands
-from adapters.discord_incoming import interaction_to_incoming, message_to_incoming
-from bot.errors import AdapterError, CredentialsRejected
+from adapters.discord.commands import PendingInteractions, build_commands
+from adapters.discord.incoming import interaction_to_incoming, message_to_incoming
+from bot.daemon.errors import AdapterError, CredentialsRejected
 
 __all__ = ["INTENTS", "PersonadClient", "login"]
 

@@ -16,7 +16,7 @@ import yarl
 from pydantic import Field, SecretStr, field_validator
 
 from adapters.base import AdapterSettings
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
 
 __all__ = ["Settings", "apply_endpoints"]
 

@@ -1,7 +1,7 @@
 """The Matrix adapter: matrix-nio's ``AsyncClient`` against any homeserver.
 
 One task long-polls ``/sync``. After each successful sync it acts on invites and new messages
-(:mod:`adapters.matrix_rooms`) and touches :attr:`health`. The sync token saved in
+(:mod:`adapters.matrix.rooms`) and touches :attr:`health`. The sync token saved in
 ``context.state`` moves past a batch only once the core has finished every message in it (and
 every batch before it), so a restart, even after a crash, resumes without losing a message; the
 core drops the ones it had already answered. A failed sync (homeserver restarting, network gone)
@@ -10,12 +10,12 @@ is retried with jittered exponential backoff. Each sync is bounded by its long-p
 overloaded) fails that sync, and health says "stalled" instead of the last "synced". The grace
 doubles with each stall in a row, so a sync the homeserver is merely slow to build gets through.
 
-Sending is :mod:`adapters.matrix_send`: the core's idempotency key is the Matrix transaction
+Sending is :mod:`adapters.matrix.send`: the core's idempotency key is the Matrix transaction
 id, so no retry, even after a restart, posts a message twice.
 
 On the very first start the initial sync only records where "now" is: messages sent before the
 bot existed are not answered. Answers go out as markdown rendered to HTML
-(:mod:`adapters.matrix_render`) and stream in by ``m.replace`` edits.
+(:mod:`adapters.matrix.render`) and stream in by ``m.replace`` edits.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ from nio import AsyncClient, AsyncClientConfig, SyncError, SyncResponse
 from nio.crypto import ENCRYPTION_ENABLED
 
 from adapters.base import Adapter, AdapterContext
-from adapters.matrix_events import BotIdentity
-from adapters.matrix_login import Credentials, sign_in
-from adapters.matrix_rooms import RoomEvents
-from adapters.matrix_send import NETWORK_ERRORS, Outgoing
-from adapters.matrix_settings import Settings
-from bot.errors import AdapterError, ConfigError
+from adapters.matrix.events import BotIdentity
+from adapters.matrix.login import Credentials, sign_in
+from adapters.matrix.rooms import RoomEvents
+from adapters.matrix.send import NETWORK_ERRORS, Outgoing
+from adapters.matrix.settings import Settings
+from bot.daemon.errors import AdapterError, ConfigError
 
 __all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create"]
 

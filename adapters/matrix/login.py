@@ -13,7 +13,7 @@ import structlog
 from nio import AsyncClient, LoginError, WhoamiError, WhoamiResponse
 
 from adapters.base import KeyValueStore
-from bot.errors import AdapterError, CredentialsRejected
+from bot.daemon.errors import AdapterError, CredentialsRejected
 
 __all__ = ["Credentials", "sign_in"]
 

@@ -7,7 +7,7 @@ it has one); an edit is an ``m.replace`` whose ``m.new_content`` holds the new t
 own body is the ``* ``-prefixed fallback Element expects.
 
 Synapse refuses events over 64 KiB, so :func:`chunks_that_fit` cuts long answers with
-:func:`bot.formatting.split_markdown` and cuts again any piece whose rendered event is still
+:func:`bot.turn.formatting.split_markdown` and cuts again any piece whose rendered event is still
 too big (emoji and HTML both grow the byte count past the character count).
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 
 import markdown
 
-from bot.errors import AdapterError
-from bot.formatting import split_markdown
+from bot.daemon.errors import AdapterError
+from bot.turn.formatting import split_markdown
 
 __all__ = [
     "HTML_FORMAT",

@@ -38,9 +38,9 @@ from nio import (
 )
 
 from adapters.base import Handler, Incoming
-from adapters.matrix_events import BotIdentity, find_mention, parse_event
-from adapters.matrix_render import ReplyTarget
-from bot.errors import AdapterError
+from adapters.matrix.events import BotIdentity, find_mention, parse_event
+from adapters.matrix.render import ReplyTarget
+from bot.daemon.errors import AdapterError
 
 __all__ = ["RoomEvents"]
 

@@ -6,7 +6,7 @@ of posting a second one (the homeserver remembers transaction ids per device). A
 long for one message is split, each piece under its own transaction id.
 
 A homeserver's ``M_FORBIDDEN`` (the bot was kicked or banned, or may not post there) or
-``M_NOT_FOUND`` (no such room) to a send is :class:`~bot.errors.PermanentSendError`: sending
+``M_NOT_FOUND`` (no such room) to a send is :class:`~bot.daemon.errors.PermanentSendError`: sending
 again cannot help. Rate limits, server errors and network failures stay ``AdapterError``.
 """
 
@@ -23,9 +23,9 @@ from nio import AsyncClient, RoomSendError
 from nio.exceptions import LocalProtocolError
 
 from adapters.base import MessageGone, part_key
-from adapters.matrix_render import ReplyTarget, chunks_that_fit, edit_content, message_content
-from adapters.matrix_rooms import RoomEvents
-from bot.errors import AdapterError, PermanentSendError
+from adapters.matrix.render import ReplyTarget, chunks_that_fit, edit_content, message_content
+from adapters.matrix.rooms import RoomEvents
+from bot.daemon.errors import AdapterError, PermanentSendError
 
 __all__ = ["NETWORK_ERRORS", "Outgoing", "transaction_id"]
 

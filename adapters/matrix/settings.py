@@ -12,7 +12,7 @@ import os
 from pydantic import Field, SecretStr, model_validator
 
 from adapters.base import AdapterSettings
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
 
 __all__ = ["Settings"]
 

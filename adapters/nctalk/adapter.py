@@ -1,9 +1,9 @@
 """Nextcloud Talk, as a webhook bot.
 
 Talk delivers every chat message of a conversation the bot is enabled in as a signed webhook
-to ``POST {webhook_path}`` on the daemon's own HTTP server (:mod:`adapters.nctalk_webhook`);
+to ``POST {webhook_path}`` on the daemon's own HTTP server (:mod:`adapters.nctalk.webhook`);
 the adapter answers at once and runs the turn in a background task it tracks and drains on
-stop. Answers go out through the OCS bot API (:mod:`adapters.nctalk_client`), as markdown,
+stop. Answers go out through the OCS bot API (:mod:`adapters.nctalk.client`), as markdown,
 split at 32000 characters (smaller if the server says 413). Talk bots cannot edit messages
 or show typing, so ``supports_edit`` is False and ``typing`` does nothing.
 
@@ -24,12 +24,12 @@ import structlog
 from pydantic import Field, SecretStr, field_validator
 
 from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming, part_key
-from adapters.nctalk_client import MessageTooLong, RetryPolicy, TalkBotClient, TalkRejected
-from adapters.nctalk_signing import reference_id
-from adapters.nctalk_webhook import WebhookEndpoint
-from bot.errors import AdapterError, ConfigError, PermanentSendError
-from bot.formatting import split_markdown
-from bot.logs import register_secret
+from adapters.nctalk.client import MessageTooLong, RetryPolicy, TalkBotClient, TalkRejected
+from adapters.nctalk.signing import reference_id
+from adapters.nctalk.webhook import WebhookEndpoint
+from bot.daemon.errors import AdapterError, ConfigError, PermanentSendError
+from bot.daemon.logs import register_secret
+from bot.turn.formatting import split_markdown
 
 __all__ = ["NCTalkAdapter", "Settings", "create"]
 

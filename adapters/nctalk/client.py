@@ -2,7 +2,7 @@
 
 ``POST {backend}/ocs/v2.php/apps/spreed/api/v1/bot/{token}/message`` with a JSON body
 ``{message, replyTo, referenceId, silent}``, signed over the message text (see
-:mod:`adapters.nctalk_signing`). Talk answers:
+:mod:`adapters.nctalk.signing`). Talk answers:
 
 ====  ==================================================================================
 201   posted
@@ -14,7 +14,7 @@
 429   throttled after repeated 401s; 5xx; network errors          → retried with backoff
 ====  ==================================================================================
 
-``PermanentSendError`` (:mod:`bot.errors`) tells the outbox to give the answer up; a 401 is
+``PermanentSendError`` (:mod:`bot.daemon.errors`) tells the outbox to give the answer up; a 401 is
 left to retry, since fixing the secret makes the same answer go through.
 """
 
@@ -27,13 +27,13 @@ from dataclasses import dataclass
 import aiohttp
 import structlog
 
-from adapters.nctalk_signing import (
+from adapters.nctalk.signing import (
     BOT_RANDOM_HEADER,
     BOT_SIGNATURE_HEADER,
     new_random,
     sign,
 )
-from bot.errors import AdapterError, PermanentSendError
+from bot.daemon.errors import AdapterError, PermanentSendError
 
 __all__ = ["MessageTooLong", "TalkBotClient", "TalkRejected"]
 

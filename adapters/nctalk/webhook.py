@@ -22,8 +22,8 @@ import structlog
 from aiohttp import web
 
 from adapters.base import Incoming
-from adapters.nctalk_payload import Ignored, PayloadError, parse_event
-from adapters.nctalk_signing import (
+from adapters.nctalk.payload import Ignored, PayloadError, parse_event
+from adapters.nctalk.signing import (
     BACKEND_HEADER,
     RANDOM_HEADER,
     SIGNATURE_HEADER,

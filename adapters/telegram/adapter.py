@@ -7,13 +7,13 @@ Configuration (``[adapters.telegram]``)::
     mode = "polling"                     # or "webhook"
     parse_mode = "html"                  # or "markdownv2"
 
-Long polling is the default (:mod:`adapters.telegram_polling`): no public URL needed, the
+Long polling is the default (:mod:`adapters.telegram.polling`): no public URL needed, the
 update offset is saved in the adapter state, network failures back off and retry. Webhook
-mode (:mod:`adapters.telegram_webhook`) registers ``webhook_url`` with Telegram and receives
+mode (:mod:`adapters.telegram.webhook`) registers ``webhook_url`` with Telegram and receives
 updates on the daemon's HTTP server at ``webhook_path``, checking the secret header.
 
-Events are built in :mod:`adapters.telegram_updates`; answers go out through
-:mod:`adapters.telegram_client`, rendered by :mod:`adapters.telegram_format`. While a turn
+Events are built in :mod:`adapters.telegram.updates`; answers go out through
+:mod:`adapters.telegram.client`, rendered by :mod:`adapters.telegram.format`. While a turn
 runs, ``typing(room, True)`` keeps "typing…" showing by repeating ``sendChatAction`` every
 four seconds (Telegram clears it after five) until ``typing(room, False)``.
 
@@ -36,14 +36,14 @@ from telegram import BotCommand, User
 from telegram.ext import Application
 
 from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
-from adapters.telegram_client import TelegramClient
-from adapters.telegram_dispatch import Dispatcher
-from adapters.telegram_format import MAX_MESSAGE_UTF16
-from adapters.telegram_polling import Poller
-from adapters.telegram_sent_parts import SentParts
-from adapters.telegram_updates import bot_commands, to_incoming, update_from_json
-from adapters.telegram_webhook import WebhookEndpoint, heartbeat
-from bot.errors import AdapterError, ConfigError
+from adapters.telegram.client import TelegramClient
+from adapters.telegram.dispatch import Dispatcher
+from adapters.telegram.format import MAX_MESSAGE_UTF16
+from adapters.telegram.polling import Poller
+from adapters.telegram.sent_parts import SentParts
+from adapters.telegram.updates import bot_commands, to_incoming, update_from_json
+from adapters.telegram.webhook import WebhookEndpoint, heartbeat
+from bot.daemon.errors import AdapterError, ConfigError
 
 __all__ = ["Settings", "TelegramAdapter", "create"]
 

@@ -3,10 +3,10 @@
 Wraps python-telegram-bot's :class:`telegram.Bot`. Every call goes through
 :meth:`TelegramClient.call`, which waits out flood control (429 ``retry_after``), retries
 network failures and 5xx answers with backoff, and turns the library's errors into
-:class:`~bot.errors.AdapterError`. A chunk whose markup Telegram refuses ("can't parse
+:class:`~bot.daemon.errors.AdapterError`. A chunk whose markup Telegram refuses ("can't parse
 entities") is sent again as plain text, so an answer is never dropped for its formatting.
 
-A refusal that holds for good is :class:`~bot.errors.PermanentSendError`: 403 (the user
+A refusal that holds for good is :class:`~bot.daemon.errors.PermanentSendError`: 403 (the user
 blocked the bot, it was kicked from the group) and a 400 to a send or an edit that is not
 about markup ("chat not found", "not enough rights to send text messages"): the same request
 would be refused again. Flood control, 5xx and network failures stay plain ``AdapterError``.
@@ -36,15 +36,15 @@ from telegram.error import (
 from telegram.warnings import PTBDeprecationWarning
 
 from adapters.base import MessageGone
-from adapters.telegram_format import (
+from adapters.telegram.format import (
     MAX_MESSAGE_UTF16,
     fit_chunks,
     render_html,
     render_markdown_v2,
     utf16_len,
 )
-from bot.errors import AdapterError, CredentialsRejected, PermanentSendError
-from bot.formatting import strip_markdown
+from bot.daemon.errors import AdapterError, CredentialsRejected, PermanentSendError
+from bot.turn.formatting import strip_markdown
 
 __all__ = ["TelegramClient", "chat_ref", "message_ref", "retry_seconds"]
 

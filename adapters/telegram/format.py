@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.formatting import CodeBlock, parse_blocks, split_markdown
+from bot.turn.formatting import CodeBlock, parse_blocks, split_markdown
 
 __all__ = [
     "MAX_MESSAGE_UTF16",

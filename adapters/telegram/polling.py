@@ -29,8 +29,8 @@ from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.warnings import PTBUserWarning
 
 from adapters.base import AdapterHealth, Incoming, KeyValueStore
-from adapters.telegram_client import retry_seconds
-from adapters.telegram_dispatch import Dispatcher
+from adapters.telegram.client import retry_seconds
+from adapters.telegram.dispatch import Dispatcher
 
 __all__ = ["OFFSET_KEY", "Poller"]
 

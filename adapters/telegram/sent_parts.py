@@ -5,7 +5,7 @@ The Bot API takes no idempotency key. A long answer goes out as several messages
 in the middle fails (a 502, flood control past its limit) the whole send is tried again later
 by the outbox: without this record the messages that did go out would show twice. Each
 delivery step carries a key that is the same on every attempt and in every process
-(:func:`bot.delivery.answer_key`). While a send of several messages is under way, this keeps
+(:func:`bot.delivery.steps.answer_key`). While a send of several messages is under way, this keeps
 how many of them went out under its key, with a fingerprint of the text (a key asked again
 with other text starts over); the record lives in the adapter's state in ``personad.db``,
 written after each message but the last, so it also holds across a restart, and is let go

@@ -23,7 +23,7 @@ import structlog
 from aiohttp import web
 
 from adapters.base import AdapterHealth
-from adapters.telegram_client import TelegramClient
+from adapters.telegram.client import TelegramClient
 
 __all__ = ["SECRET_HEADER", "WebhookEndpoint", "heartbeat"]
 

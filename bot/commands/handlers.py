@@ -1,18 +1,18 @@
-"""What each chat command does. Importing this module fills :data:`bot.commands.COMMANDS`."""
+"""What each chat command does. Importing this module fills :data:`bot.commands.table.COMMANDS`."""
 
 from __future__ import annotations
 
 import re
 import time
 
-from bot.commands import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
-from bot.errors import PersonaError
-from bot.health import HealthCheck
-from bot.identity import undo_command
-from bot.outbox import Refusal
+from bot.commands.sharing import sharing_commands
+from bot.commands.table import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
+from bot.daemon.errors import PersonaError
+from bot.daemon.health import HealthCheck
+from bot.delivery.outbox import Refusal
+from bot.persona.identity.undo import undo_command
 from bot.persona.names import validate_name
-from bot.session_search import search_command
-from bot.sharing import sharing_commands
+from bot.persona.sessionlog.search import search_command
 
 __all__: list[str] = []
 

@@ -1,6 +1,6 @@
 """What the user lets every room know: ``/shared``, ``/share`` and ``/unshare``.
 
-Everything the persona keeps is private to the room it was said in (:mod:`bot.audience`);
+Everything the persona keeps is private to the room it was said in (:mod:`bot.turn.audience`);
 these commands are how a user makes something known in every room on purpose, and takes it
 back. They work in a direct room only: from a shared room, nothing private may be named.
 
@@ -15,10 +15,10 @@ back. They work in a direct room only: from a shared room, nothing private may b
 
 from __future__ import annotations
 
-from bot.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER
-from bot.commands import Command, CommandContext
+from bot.commands.table import Command, CommandContext
 from bot.memory.policy_secrets import looks_secret
-from bot.web.edits import edit_file
+from bot.persona.edits import edit_file
+from bot.turn.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER
 
 __all__ = ["SHARED_USER", "sharing_commands"]
 

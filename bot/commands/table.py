@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adapters.base import Incoming
-from bot.rooms import Room
+from bot.turn.rooms import Room
 
 if TYPE_CHECKING:
-    from bot.router import Router
+    from bot.turn.router import Router
 
 __all__ = [
     "ADMIN_ONLY",

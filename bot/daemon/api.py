@@ -2,14 +2,14 @@
 
 ``GET /healthz`` is open: 200 when every adapter is healthy, else 503 with each unhealthy
 adapter's reason (not running, stalled past its limit, outbox backing up; see
-:mod:`bot.health`). Every other endpoint wants ``Authorization: Bearer <token>``, the
+:mod:`bot.daemon.health`). Every other endpoint wants ``Authorization: Bearer <token>``, the
 token read from the environment variable named by ``http.token_env``. With no token set the
 guarded endpoints answer 503: an API without a token is closed, not open. Paths under
 ``/webhooks/`` carry their own authentication (Nextcloud Talk signs its webhooks) and pass.
 
 Endpoints: ``GET /status``, ``POST /distill/{short|mid|long}?user=U&persona=P``,
 ``GET /distill/status``, ``GET /sessions/search?q=…&user=U&persona=P[&room=PLATFORM:ID]``
-(grouped by date, matched words marked; see :mod:`bot.session_search`),
+(grouped by date, matched words marked; see :mod:`bot.persona.sessionlog.search`),
 ``POST /setup/persona`` (JSON ``{"user", "name", "template"}``). The web console
 (:mod:`bot.web`) shares the server and has its own sign-in.
 """
@@ -24,14 +24,15 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from aiohttp import web
 
-from bot.api_input import Field, json_fields, query_fields
-from bot.errors import PersonadError
+from bot.daemon.api_input import Field, json_fields, query_fields
+from bot.daemon.errors import PersonadError
+from bot.persona.sessionlog.search import search_sessions
 from bot.persona.template import create_persona
-from bot.session_search import search_sessions
-from bot.web import is_console_request, mount_console
+from bot.web.app import mount_console
+from bot.web.guard import is_console_request
 
 if TYPE_CHECKING:
-    from bot.daemon import Daemon
+    from bot.daemon.daemon import Daemon
 
 __all__ = ["build_app"]
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from aiohttp import web
 
-from bot.errors import NameRejected
+from bot.daemon.errors import NameRejected
 from bot.persona.names import validate_name
 
 __all__ = ["Field", "bad_request", "json_fields", "query_fields"]

@@ -34,21 +34,21 @@ from pathlib import Path
 import structlog
 
 from adapters.base import AdapterContext, Incoming
-from adapters.console import ConsoleAdapter
+from adapters.console.adapter import ConsoleAdapter
 from bot import __version__
-from bot.config import Config, UserConfig
-from bot.config_loader import config_path_from, load_config
-from bot.envfiles import load_env_files
-from bot.errors import PersonadError
-from bot.init import local_zone
-from bot.init import register as register_init
-from bot.logs import configure_logging
+from bot.daemon.errors import PersonadError
+from bot.daemon.logs import configure_logging
 from bot.memory.cli import register as register_memory_commands
-from bot.permissions import private_umask
 from bot.persona.names import validate_name
 from bot.persona.store import PersonaStore
 from bot.persona.template import available_templates, create_persona
-from bot.preflight import check, ensure, report
+from bot.setup.config import Config, UserConfig
+from bot.setup.config_loader import config_path_from, load_config
+from bot.setup.envfiles import load_env_files
+from bot.setup.init import local_zone
+from bot.setup.init import register as register_init
+from bot.setup.permissions import private_umask
+from bot.setup.preflight import check, ensure, report
 from bot.web.cli import register as register_web_commands
 
 __all__ = ["main"]
@@ -70,7 +70,7 @@ def _load(args: argparse.Namespace) -> Config:
 
 
 async def _chat(args: argparse.Namespace) -> int:
-    from bot.daemon import Daemon
+    from bot.daemon.daemon import Daemon
 
     config = _load(args)
     user, persona = args.user, args.persona
@@ -119,7 +119,7 @@ async def _chat(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from bot.daemon import Daemon
+    from bot.daemon.daemon import Daemon
 
     path = config_path_from(args.config)
     findings = check(path)
@@ -137,7 +137,7 @@ def _check_config(args: argparse.Namespace) -> int:
 
 
 def _health(args: argparse.Namespace) -> int:
-    from bot.healthcmd import ask_health
+    from bot.daemon.healthcmd import ask_health
 
     return ask_health(_load(args), wait=args.wait)
 
@@ -169,10 +169,10 @@ def _persona_list(args: argparse.Namespace) -> int:
 async def _distill(args: argparse.Namespace) -> int:
     """Run one level now, recorded in ``personad.db`` as the daemon records a scheduled run,
     so its catch-up after a restart does not run the level again."""
-    from bot.distill import Distiller
-    from bot.distill_schedule import DistillRuns
+    from bot.delivery.state import StateStore
     from bot.llm.factory import build_backends
-    from bot.state import StateStore
+    from bot.memory.distill.distiller import Distiller
+    from bot.memory.distill.schedule import DistillRuns
 
     config = _load(args)
     store = PersonaStore(config.data_dir, config.prompt.limit)

@@ -26,35 +26,35 @@ from aiohttp import web
 
 from adapters import registry
 from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
-from bot.api import build_app
-from bot.commands import command_menu
-from bot.config import Config
-from bot.config_loader import load_config
-from bot.cpu_affinity import keep_to_one_core
-from bot.distill import Distiller, DistillKind
-from bot.distill_schedule import PLANS, DistillRuns, missed_levels
-from bot.errors import ConfigError, PersonadError, is_permanent
-from bot.gc_settings import settle_collector
-from bot.health import HealthCheck
-from bot.identity import IdentityObserver
-from bot.identity.state import flush_states
+from bot.commands.table import command_menu
+from bot.daemon.api import build_app
+from bot.daemon.cpu_affinity import keep_to_one_core
+from bot.daemon.errors import ConfigError, PersonadError, is_permanent
+from bot.daemon.gc_settings import settle_collector
+from bot.daemon.health import HealthCheck
+from bot.daemon.logs import register_secret, register_secrets_from_env
+from bot.daemon.notify import Notifier
+from bot.daemon.scheduler import Jobs
+from bot.daemon.watchdog import Watchdog
+from bot.delivery.outbox import Outbox, Parcel, Refusal
+from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend
-from bot.logs import register_secret, register_secrets_from_env
 from bot.memory.base import MemoryBackend
+from bot.memory.distill.distiller import Distiller, DistillKind
+from bot.memory.distill.schedule import PLANS, DistillRuns, missed_levels
 from bot.memory.extraction import EXTRACT_ROLE, FactExtractor
-from bot.notify import Notifier
-from bot.outbox import Outbox, Parcel, Refusal
-from bot.permissions import secure_data_dir
+from bot.persona.identity.observer import IdentityObserver
+from bot.persona.identity.state import flush_states
+from bot.persona.sessionlog.log import SessionLog
+from bot.persona.sessionlog.search import close_indexes
 from bot.persona.store import PersonaStore
-from bot.router import DELIVERED, REFUSED, Router
-from bot.scheduler import Jobs
-from bot.session import Clock, SessionDeps, utc_now
-from bot.session_search import close_indexes
-from bot.sessionlog import SessionLog
-from bot.sessions import SessionManager
-from bot.state import StateStore
+from bot.setup.config import Config
+from bot.setup.config_loader import load_config
+from bot.setup.permissions import secure_data_dir
 from bot.tools.jobs import schedule_persona_jobs
-from bot.watchdog import Watchdog
+from bot.turn.router import DELIVERED, REFUSED, Router
+from bot.turn.session import Clock, SessionDeps, utc_now
+from bot.turn.sessions import SessionManager
 
 __all__ = ["Daemon"]
 
@@ -284,7 +284,7 @@ class Daemon:
         self.http_port = sockets[0].getsockname()[1] if sockets else self.config.http.port
 
     async def _start_adapters(self) -> None:
-        """Start each adapter. One that fails for good (:func:`~bot.errors.is_permanent`) is
+        """Start each adapter. One that fails for good (:func:`~bot.daemon.errors.is_permanent`) is
         reported failed with its reason and never retried; any other failure is left to the
         watchdog's backoff. Either way the daemon and the other adapters go on."""
         for name, adapter in self.adapters.items():
@@ -398,7 +398,7 @@ class Daemon:
 
     async def _answer_what_was_cut_off(self) -> None:
         """Hand the router the on-record messages an earlier process claimed and never
-        answered (:mod:`bot.inbox`): in order within each room, the rooms side by side."""
+        answered (:mod:`bot.delivery.inbox`): in order within each room, the rooms side by side."""
         rooms: dict[tuple[str, str], list[Incoming]] = {}
         try:
             unanswered = await self.state.unanswered(time.time())

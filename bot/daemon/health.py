@@ -6,8 +6,8 @@ configuration is incomplete: :attr:`HealthCheck.failed` holds why, and nothing r
 when it is not running, when its last success (a sync, a poll, a
 verified webhook) is older than its stall limit (``stall_seconds``: a homeserver that hangs
 shows as stalled, not synced), or when its outbox is backing up (more than
-:data:`~bot.outbox.BACKLOG_PARCELS` answers waiting, or one waiting longer than
-:data:`~bot.outbox.BACKLOG_SECONDS`). Answers a platform refused for good (the bot was
+:data:`~bot.delivery.outbox.BACKLOG_PARCELS` answers waiting, or one waiting longer than
+:data:`~bot.delivery.outbox.BACKLOG_SECONDS`). Answers a platform refused for good (the bot was
 kicked or blocked) have left the outbox: they do not make it back up; the report and the
 ``/status all`` line count them.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.base import Adapter
-from bot.outbox import Outbox
+from bot.delivery.outbox import Outbox
 
 __all__ = ["HealthCheck"]
 

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from bot.config import Config
+from bot.setup.config import Config
 
 __all__ = ["ask_health"]
 

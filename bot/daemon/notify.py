@@ -11,7 +11,7 @@ the user has no room, the platform's adapter is not running, or the send failed.
 
 Some notices are private: a reminder's text, a scheduled job's answer. Those go only to a
 direct room: when the user's ``notification_room`` is a room one of the user's personas knows
-as shared (it has a folder for it, :mod:`bot.audience`), ``notify(..., private=True)`` sends
+as shared (it has a folder for it, :mod:`bot.turn.audience`), ``notify(..., private=True)`` sends
 :data:`HELD_BACK` there instead of the text, and ``personad check-config`` warns about it.
 """
 
@@ -23,10 +23,10 @@ from collections.abc import Mapping
 import structlog
 
 from adapters.base import Adapter
-from bot.audience import Audience
-from bot.config import Config
-from bot.errors import PersonaError
+from bot.daemon.errors import PersonaError
 from bot.persona.store import PersonaStore
+from bot.setup.config import Config
+from bot.turn.audience import Audience
 
 __all__ = ["HELD_BACK", "Notifier", "parse_room", "shared_notification_room"]
 

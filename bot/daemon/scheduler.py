@@ -15,7 +15,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.logs import bound
+from bot.daemon.logs import bound
 
 __all__ = ["JobFunc", "Jobs"]
 

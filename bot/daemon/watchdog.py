@@ -6,7 +6,7 @@ than its ``stall_seconds``, is stopped and started again. Failed restarts back o
 (1 s, 2 s, 4 s ... up to ``max_delay``, each scaled by a random factor in [0.5, 1]).
 
 A start that fails for good (rejected credentials, a missing secret:
-:func:`bot.errors.is_permanent`) is not retried: the adapter goes into ``given_up`` with its
+:func:`bot.daemon.errors.is_permanent`) is not retried: the adapter goes into ``given_up`` with its
 reason, which ``/healthz`` and ``/status`` report, until the daemon is restarted.
 """
 
@@ -20,8 +20,8 @@ from collections.abc import Mapping, MutableMapping
 import structlog
 
 from adapters.base import Adapter
-from bot.backoff import LoopTask, jittered_backoff
-from bot.errors import is_permanent
+from bot.daemon.errors import is_permanent
+from bot.delivery.backoff import LoopTask, jittered_backoff
 
 __all__ = ["Watchdog"]
 

@@ -2,11 +2,11 @@
 
 Not every platform hands a message over again after a restart: Discord's gateway and Nextcloud
 Talk's webhooks deliver each message once. So the claim of an on-record event (in
-``personad.db``'s ``events`` table, :mod:`bot.state`) carries the message itself, and once the
-event is settled (``done`` or ``queued``: its answer delivered or waiting in the outbox) a
+``personad.db``'s ``events`` table, :mod:`bot.delivery.state`) carries the message itself, and once
+the event is settled (``done`` or ``queued``: its answer delivered or waiting in the outbox) a
 trigger clears it: a message stays on disk only while it is unanswered (cleared, its bytes are
-zeroed and the WAL checkpointed away within a second, :mod:`bot.state`). At start the daemon
-hands the messages that an earlier process left unanswered back to the router
+zeroed and the WAL checkpointed away within a second, :mod:`bot.delivery.state`). At start the
+daemon hands the messages that an earlier process left unanswered back to the router
 (:meth:`Inbox.unanswered`), oldest first; the claim makes a platform's own redelivery of the
 same message a duplicate. Off The Record messages are never kept here: if a restart cuts one
 off, only a platform that delivers it again gets it answered. A message is handed back at
@@ -24,7 +24,7 @@ from dataclasses import fields
 import structlog
 
 from adapters.base import Incoming
-from bot.migrations import Migration
+from bot.delivery.migrations import Migration
 
 __all__ = ["INBOX_MIGRATION", "MAX_AGE", "MAX_REPLAYS", "Inbox", "from_json", "to_json"]
 

@@ -1,4 +1,5 @@
-"""The delivery ledger and the outbox in ``personad.db`` (part of :class:`~bot.state.StateStore`).
+"""The delivery ledger and the outbox in ``personad.db`` (part of
+:class:`~bot.delivery.state.StateStore`).
 
 ``deliveries`` holds, per event, the first message its answer put in the room, so a later
 attempt edits it instead of sending another. ``outbox`` holds on-record answers the platform
@@ -12,7 +13,7 @@ older than the events kept are pruned with them.
 
 Every statement that takes text out of a row (an answer delivered, refused or partly sent, an
 event settled and its message cleared) asks for a checkpoint soon, so the WAL keeps no old copy
-of it (:meth:`~bot.sqlite_db.SqliteFile.checkpoint_soon`).
+of it (:meth:`~bot.delivery.sqlite_db.SqliteFile.checkpoint_soon`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from bot.migrations import Migration
+from bot.delivery.migrations import Migration
 
 __all__ = ["LEDGER_MIGRATION", "REFUSALS_MIGRATION", "DeliveryLedger", "OutboxRow", "RefusalRow"]
 

@@ -1,6 +1,6 @@
 """Answers the platform did not take, retried until it does.
 
-A :class:`Parcel` is what is left of one answer: its steps (:mod:`bot.delivery`), in order.
+A :class:`Parcel` is what is left of one answer: its steps (:mod:`bot.delivery.steps`), in order.
 On-record parcels live in ``personad.db`` (table ``outbox``), so they survive a restart;
 putting one there marks its event ``queued`` and removing it marks the event ``done``, in
 the same statement. Off The Record parcels never touch disk: they live in this process only,
@@ -13,7 +13,7 @@ backoff (``base_delay`` doubling up to ``max_delay``, scaled by a random factor 
 [0.5, 1]), for as long as the daemon runs. Each step's key makes a retry idempotent where
 the platform honours keys.
 
-A refusal that holds for good (:class:`~bot.errors.PermanentSendError`: the bot was kicked or
+A refusal that holds for good (:class:`~bot.daemon.errors.PermanentSendError`: the bot was kicked or
 blocked, the room is gone) ends the parcel instead: it becomes a :class:`Refusal` (who, where,
 the platform's reason, never the text), its event is finished, and it no longer counts as
 waiting, so health does not stay at "backing up" for an answer that can never arrive. An
@@ -35,10 +35,10 @@ from typing import Literal
 import structlog
 
 from adapters.base import Adapter
-from bot.backoff import LoopTask, jittered_backoff
-from bot.delivery import Step, Undelivered, perform_all, steps_from_json, steps_to_json
-from bot.ledger import RefusalRow
-from bot.state import StateStore
+from bot.delivery.backoff import LoopTask, jittered_backoff
+from bot.delivery.ledger import RefusalRow
+from bot.delivery.state import StateStore
+from bot.delivery.steps import Step, Undelivered, perform_all, steps_from_json, steps_to_json
 
 __all__ = [
     "BACKLOG_PARCELS",

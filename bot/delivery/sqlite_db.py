@@ -31,11 +31,11 @@ from typing import ClassVar
 import aiosqlite
 import structlog
 
-from bot.backoff import LoopTask
-from bot.disk import run_blocking
-from bot.errors import PersonadError
-from bot.migrations import Migration, apply_migrations
-from bot.permissions import create_private_file
+from bot.daemon.disk import run_blocking
+from bot.daemon.errors import PersonadError
+from bot.delivery.backoff import LoopTask
+from bot.delivery.migrations import Migration, apply_migrations
+from bot.setup.permissions import create_private_file
 
 __all__ = ["SqliteFile", "open_sqlite"]
 

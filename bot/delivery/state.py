@@ -3,12 +3,13 @@ and the delivery ledger and outbox.
 
 One file, ``DATA_DIR/personad.db``, opened through aiosqlite in WAL mode. It holds ids, flags
 and adapter bookkeeping (sync tokens, update offsets); the only text it holds is an on-record
-message until it is answered (:mod:`bot.inbox`) and an on-record answer waiting in the outbox,
-each removed once its event is settled. Removed means gone from the disk: freed bytes are
+message until it is answered (:mod:`bot.delivery.inbox`) and an on-record answer waiting in the
+outbox, each removed once its event is settled. Removed means gone from the disk: freed bytes are
 zeroed (``secure_delete``) and, within a second of a removal, the WAL, which still holds the
-old pages, is checkpointed and truncated (:meth:`~bot.sqlite_db.SqliteFile.checkpoint_soon`).
-At start, before anything is served, the same is done for what an earlier process left (a
-process killed between a removal and its checkpoint leaves the old pages in the WAL).
+old pages, is checkpointed and truncated
+(:meth:`~bot.delivery.sqlite_db.SqliteFile.checkpoint_soon`). At start, before anything is served,
+the same is done for what an earlier process left (a process killed between a removal and its
+checkpoint leaves the old pages in the WAL).
 
 An event is ``processing`` from its claim until its whole answer is delivered (``done``), or
 ``queued`` while the rest of its answer waits in the outbox: one statement puts the answer
@@ -28,12 +29,12 @@ from typing import Literal
 import structlog
 
 from adapters.base import Incoming, KeyValueStore
-from bot.batching import Batcher
-from bot.errors import StoreError
-from bot.inbox import INBOX_MIGRATION, Inbox, to_json
-from bot.ledger import LEDGER_MIGRATION, REFUSALS_MIGRATION, DeliveryLedger
-from bot.migrations import Migration
-from bot.sqlite_db import SqliteFile
+from bot.daemon.errors import StoreError
+from bot.delivery.batching import Batcher
+from bot.delivery.inbox import INBOX_MIGRATION, Inbox, to_json
+from bot.delivery.ledger import LEDGER_MIGRATION, REFUSALS_MIGRATION, DeliveryLedger
+from bot.delivery.migrations import Migration
+from bot.delivery.sqlite_db import SqliteFile
 
 __all__ = ["AdapterState", "EventClaim", "StateStore"]
 
@@ -193,7 +194,7 @@ class StateStore(SqliteFile, DeliveryLedger, Inbox):
         self, platform: str, event_id: str, keep: Incoming | None = None
     ) -> EventClaim:
         """Record that this process is handling an event (with ``keep``, the message itself
-        until it is answered, so a restart can answer it: :mod:`bot.inbox`).
+        until it is answered, so a restart can answer it: :mod:`bot.delivery.inbox`).
 
         ``new``: first time seen. ``retry``: an earlier process claimed it and died before
         finishing, so it was never answered. ``duplicate``: handled (or being handled) already.

@@ -5,7 +5,7 @@ order. Every step carries a key derived from the event it answers (:func:`answer
 same in every process, so a step performed again after a failure or a restart shows no
 second message on a platform that honours keys. A step that fails leaves itself and the
 steps after it to the outbox (:class:`Undelivered`), marked ``permanent`` when the platform
-refused it for good (:class:`~bot.errors.PermanentSendError`): the outbox gives that one up
+refused it for good (:class:`~bot.daemon.errors.PermanentSendError`): the outbox gives that one up
 instead of retrying it.
 """
 
@@ -19,7 +19,7 @@ from typing import Any, Literal
 import structlog
 
 from adapters.base import Adapter, MessageGone
-from bot.errors import PermanentSendError
+from bot.daemon.errors import PermanentSendError
 
 __all__ = ["Step", "Undelivered", "answer_key", "perform_all", "steps_from_json", "steps_to_json"]
 

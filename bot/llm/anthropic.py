@@ -22,7 +22,7 @@ from typing import Any
 import anthropic
 import structlog
 
-from bot.errors import ContextOverflow, LLMError, LLMTransientError
+from bot.daemon.errors import ContextOverflow, LLMError, LLMTransientError
 from bot.llm.base import (
     Completion,
     LLMBackend,

@@ -1,8 +1,8 @@
 """The seam every language model backend implements.
 
 The core speaks in provider-neutral :class:`Message` values; a backend translates them to its
-wire format, translates its library's errors to :class:`~bot.errors.LLMError` (or
-:class:`~bot.errors.LLMTransientError` when another try may work) and returns one
+wire format, translates its library's errors to :class:`~bot.daemon.errors.LLMError` (or
+:class:`~bot.daemon.errors.LLMTransientError` when another try may work) and returns one
 :class:`Completion` per call. The tool loop (:mod:`bot.toolloop`) and retries
 (:mod:`bot.llm.retry`) live outside the backends.
 """

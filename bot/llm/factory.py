@@ -14,11 +14,11 @@ from collections.abc import Mapping
 
 import structlog
 
-from bot.config import BackendConfig, LLMConfig
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
 from bot.llm.base import LLMBackend
 from bot.llm.deferred import DeferredBackend
 from bot.llm.retry import RetryingBackend
+from bot.setup.config import BackendConfig, LLMConfig
 
 __all__ = ["backend_problems", "backend_url", "build_backend", "build_backends", "used_backends"]
 

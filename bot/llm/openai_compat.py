@@ -25,7 +25,7 @@ from typing import Any
 import aiohttp
 import structlog
 
-from bot.errors import ContextOverflow, LLMError, LLMTransientError
+from bot.daemon.errors import ContextOverflow, LLMError, LLMTransientError
 from bot.llm.base import (
     Completion,
     LLMBackend,

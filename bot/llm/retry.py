@@ -1,7 +1,7 @@
 """Retries for any backend: full-jitter exponential backoff on transient failures.
 
 :class:`RetryingBackend` wraps an :class:`~bot.llm.base.LLMBackend` and tries again when it
-raises :class:`~bot.errors.LLMTransientError` (rate limit, overload, server error, time-out,
+raises :class:`~bot.daemon.errors.LLMTransientError` (rate limit, overload, server error, time-out,
 lost connection). The wait before try ``n`` is uniform in ``[0, min(max_delay,
 base_delay * 2**(n-1))]``, and never shorter than the server's ``retry-after``. Two cases
 are never retried:
@@ -12,7 +12,7 @@ are never retried:
   ``timeout``) from the first: the user hears that the model cannot be reached within the
   time they were promised, not after a series of backoffs.
 
-When it gives up it raises a plain :class:`~bot.errors.LLMError` (so no outer layer retries
+When it gives up it raises a plain :class:`~bot.daemon.errors.LLMError` (so no outer layer retries
 again) whose ``user_message`` is one sentence such as :func:`unreachable` builds.
 """
 
@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import structlog
 
-from bot.errors import LLMError, LLMTransientError, RequestRejected
+from bot.daemon.errors import LLMError, LLMTransientError, RequestRejected
 from bot.llm.base import Completion, LLMBackend, Message, SystemPrompt, TextSink, ToolSpec
 
 __all__ = ["CUT_OFF", "RetryingBackend", "SinkFailed", "guard_sink", "refused", "unreachable"]
@@ -43,7 +43,7 @@ def unreachable(reason: str) -> str:
 def refused(message: str, status: int) -> LLMError:
     """The error for a 4xx that is not about the key, the model name, the load or the length:
     the request itself was refused, and sending the same conversation again would be too, so
-    it is a :class:`~bot.errors.RequestRejected` (the session sets the message aside)."""
+    it is a :class:`~bot.daemon.errors.RequestRejected` (the session sets the message aside)."""
     if 400 <= status < 500 and status not in (401, 403, 404, 408, 409, 429):
         return RequestRejected(
             message,

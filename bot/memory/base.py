@@ -9,15 +9,15 @@ Exactly one backend is active per persona. A session drives it through six hook 
 * ``mirror(f,t)`` copy the file layer's writes (MEMORY.md, USER.md) into the backend
 * ``tools()``     the backend's own tools for the model: search, add, forget
 
-Every item records its audience (:mod:`bot.audience`): ``direct`` (said in a direct room of
+Every item records its audience (:mod:`bot.turn.audience`): ``direct`` (said in a direct room of
 its user), ``room:PLATFORM:ID`` (said in that shared room) or ``shared`` (made shared by the
 user: :meth:`MemoryBackend.share`, the ``shared/`` files' mirrors). The hooks that read
 (``inject``, ``prefetch``, ``search``, ``tools``, ``forget``) take the turn's
-:class:`~bot.audience.Audience` and give only what it :meth:`~bot.audience.Audience.sees`: a
-direct room everything, a shared room what was said there and what was made shared, filtered
+:class:`~bot.turn.audience.Audience` and give only what it :meth:`~bot.turn.audience.Audience.sees`:
+a direct room everything, a shared room what was said there and what was made shared, filtered
 inside the search itself so another room's items never take a place in the pool. The writes
 take a label (``sync`` and ``extract`` from :attr:`TurnRecord.audience`, ``add`` its
-``audience``; a mirror's from the file's folder, :func:`~bot.audience.label_of_path`). A
+``audience``; a mirror's from the file's folder, :func:`~bot.turn.audience.label_of_path`). A
 direct item said again in a shared room becomes that room's (a direct room still sees it);
 nothing else changes audience but :meth:`MemoryBackend.share`. Items from stores older than
 audiences are direct: private until the user shares them.
@@ -37,8 +37,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from bot.audience import DIRECT, DIRECT_ROOM, Audience
-from bot.tools import Tool
+from bot.tools.registry import Tool
+from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience
 
 __all__ = [
     "CATEGORIES",
@@ -70,7 +70,7 @@ class TurnRecord:
     at: datetime
     user: str
     persona: str
-    #: where the exchange happened (:mod:`bot.audience`): what it teaches is recalled only
+    #: where the exchange happened (:mod:`bot.turn.audience`): what it teaches is recalled only
     #: by the rooms that label lets see it
     audience: str = DIRECT
 
@@ -85,7 +85,7 @@ class MemoryItem:
     created_at: datetime
     status: Literal["active", "superseded", "archived", "forgotten"] = "active"
     reinforced: int = 0
-    #: who may be shown it (:mod:`bot.audience`): ``direct``, ``room:P:ID`` or ``shared``
+    #: who may be shown it (:mod:`bot.turn.audience`): ``direct``, ``room:P:ID`` or ``shared``
     audience: str = DIRECT
     #: a durable ``fact`` the write policy kept, or an ``episode``: one message as it was said
     kind: MemoryKind = "fact"

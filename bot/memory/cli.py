@@ -15,9 +15,9 @@ sentence and its verdict is printed; secrets are refused even then. What you add
 ``share ID`` makes any fact or episode known in every room, ``unshare ID`` private again (both
 recorded in its history). ``search --room PLATFORM:ID`` shows what a turn in that shared room
 would recall; ``list``, ``explain`` and ``export`` say who may be shown each item (``private``,
-``shared with every room``, ``room PLATFORM:ID``: :mod:`bot.audience`). Recall blends durable facts
-(ids ``42``) and episodes, the messages as they were said (ids ``e42``, cited with their date);
-``explain ID --query Q`` shows where one of them ranks for ``Q`` and the parts of its score
+``shared with every room``, ``room PLATFORM:ID``: :mod:`bot.turn.audience`). Recall blends durable
+facts (ids ``42``) and episodes, the messages as they were said (ids ``e42``, cited with their
+date); ``explain ID --query Q`` shows where one of them ranks for ``Q`` and the parts of its score
 (``bm25``, ``cosine``, ``recency``, and ``importance`` for a fact or ``time`` for an episode
 said within the time the query names).
 """
@@ -33,10 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bot.atomic import atomic_write_text
-from bot.audience import DIRECT, DIRECT_ROOM, SHARED, Audience, describe, is_label
-from bot.config import Config
-from bot.errors import PersonadError, PersonaError
+from bot.daemon.errors import PersonadError, PersonaError
 from bot.memory.base import (
     CATEGORIES,
     MemoryBackend,
@@ -46,7 +43,10 @@ from bot.memory.base import (
 )
 from bot.memory.factory import open_memory
 from bot.memory.policy import classify
+from bot.persona.atomic import atomic_write_text
 from bot.persona.names import validate_name
+from bot.setup.config import Config
+from bot.turn.audience import DIRECT, DIRECT_ROOM, SHARED, Audience, describe, is_label
 
 __all__ = ["register"]
 

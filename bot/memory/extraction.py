@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from bot.errors import LLMError
+from bot.daemon.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.memory.base import (
     CATEGORIES,

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from bot.config import Config
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
 from bot.memory.base import MemoryBackend
+from bot.setup.config import Config
 
 if TYPE_CHECKING:
     from bot.memory.sqlite.embeddings import Embedder

@@ -6,7 +6,7 @@ Errors the model can act on come back as :class:`~bot.tools.registry.ToolFailed`
 declares ``memory`` (so the gate leaves all three out while Off The Record) and add and forget
 ``persist``.
 
-The tools are built for one :class:`~bot.audience.Audience`: ``memory_search`` finds only what
+The tools are built for one :class:`~bot.turn.audience.Audience`: ``memory_search`` finds only what
 it sees (in a shared room: what was said there and what the user made shared), filtered inside
 the search, ``memory_forget`` reaches only those, and ``memory_add`` records the audience's
 label (a shared room's own). Scoped so, a shared room's search shows nothing private and is
@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.audience import DIRECT_ROOM, Audience
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import CATEGORIES, MemoryBackend
 from bot.tools.registry import Tool, ToolFailed
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["SearchLines", "memory_tools"]
 

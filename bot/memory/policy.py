@@ -30,9 +30,9 @@ from bot.memory.policy_secrets import (
     redact_secrets,
     secret_kind,
 )
+from bot.memory.prefilter import PatternSet
 from bot.memory.remember_requests import asked_to_remember
 from bot.memory.sentences import sentence_spans
-from bot.prefilter import PatternSet
 
 __all__ = [
     "FILLER_WORDS",
@@ -115,7 +115,7 @@ class Verdict:
 @dataclass(frozen=True, slots=True)
 class _Compiled:
     """The rules of one table, every label's (the five categories and "ephemeral") in one
-    :class:`~bot.prefilter.PatternSet`, so a sentence's needles are looked for once: each
+    :class:`~bot.memory.prefilter.PatternSet`, so a sentence's needles are looked for once: each
     pattern's label and weight, in the table's order."""
 
     patterns: PatternSet

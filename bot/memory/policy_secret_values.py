@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from bot.memory import policy_secret_rules as rules
-from bot.prefilter import PatternSet
+from bot.memory.prefilter import PatternSet
 
 __all__ = ["Span", "self_evident"]
 

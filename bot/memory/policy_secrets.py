@@ -39,7 +39,7 @@ from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
 from bot.memory.policy_secret_library import library_secrets
 from bot.memory.policy_secret_speech import spoken_secrets
 from bot.memory.policy_secret_values import Span, self_evident
-from bot.prefilter import PatternSet
+from bot.memory.prefilter import PatternSet
 
 __all__ = [
     "KINDS",

@@ -1,6 +1,6 @@
 """What a statement said again does to the audience of the item it repeats, for every backend.
 
-A write carries the label of where it was said (:mod:`bot.audience`). It may reinforce an
+A write carries the label of where it was said (:mod:`bot.turn.audience`). It may reinforce an
 existing item only when the writer could have been told that item: a direct room or the user
 making something shared (``personad memory add --shared``, a line of ``shared/``) reaches any
 item; a shared room reaches what it sees (``shared``, its own) and what was said in a direct
@@ -25,7 +25,7 @@ wording.
 
 from __future__ import annotations
 
-from bot.audience import DIRECT, SHARED, is_label
+from bot.turn.audience import DIRECT, SHARED, is_label
 
 __all__ = [
     "audience_event",

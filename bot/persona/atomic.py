@@ -4,7 +4,7 @@ Files are created 0600 and missing folders 0700 whatever the umask. Nothing is e
 through a symbolic link: the temp file is made with ``O_EXCL | O_NOFOLLOW`` and renamed over
 the target (which replaces a link planted there instead of writing to where it points), an
 append refuses a link, and with ``root`` (the data folder) no folder between ``root`` and the
-file may be a link either (see :mod:`bot.nofollow`).
+file may be a link either (see :mod:`bot.persona.nofollow`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from bot.nofollow import folder_below, open_in_folder
+from bot.persona.nofollow import folder_below, open_in_folder
 
 __all__ = ["append_durably", "atomic_write_bytes", "atomic_write_text", "fsync_dir"]
 
@@ -44,7 +44,7 @@ def atomic_write_bytes(
     ``durable=False`` skips the two fsyncs: the replacement is still atomic (a crash of the
     process leaves the old or the new file), but a power cut may bring back the old one.
     Only for soft state that is cheap to lose, such as counters. With ``root``, no folder
-    below it on the way to ``path`` may be a link (:class:`bot.nofollow.LinkRefused`)."""
+    below it on the way to ``path`` may be a link (:class:`bot.persona.nofollow.LinkRefused`)."""
     folder = folder_below(root or path.parent, path.parent, create=True)
     try:
         tmp_name = f".{path.name}.{secrets.token_hex(4)}.tmp"

@@ -3,7 +3,7 @@
 Tier 1 is IDENTITY alone; tier 2 adds the files of everyday chat; tier 3 adds long-term memory
 and the tier notes; tier 4 adds the scratchpad and task list. Each file is cut at its
 configured character limit with a visible marker, and a missing file is skipped. Which copy of
-a file a room reads is its audience's (:meth:`bot.audience.Audience.prompt_files`): a shared
+a file a room reads is its audience's (:meth:`bot.turn.audience.Audience.prompt_files`): a shared
 room reads the persona's character, what the user made shared and its own memory files, never
 a direct room's nor another room's.
 
@@ -19,10 +19,10 @@ from collections.abc import Callable, Hashable, Sequence
 from datetime import datetime
 from functools import lru_cache
 
-from bot.audience import DIRECT_ROOM, Audience
 from bot.llm.base import SystemPrompt
 from bot.memory.base import MemoryHit
 from bot.persona.store import FileText
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = [
     "OTR_LINE",

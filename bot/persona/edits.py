@@ -1,6 +1,6 @@
 """Edits of persona files by their user in the web console, in the identity changelog.
 
-This lives with the console, not in :mod:`bot.identity`, whose code may write only VOICE.md
+This lives with the console, not in :mod:`bot.persona.identity`, whose code may write only VOICE.md
 and PERSONA.md: a person may edit any file of their persona, the persona itself may not.
 
 An edit is appended to ``IDENTITY_CHANGELOG.md`` as an ``edit`` entry holding the whole text
@@ -16,10 +16,16 @@ from datetime import UTC, datetime
 
 import structlog
 
-from bot.errors import PersonaError
-from bot.identity.changelog import Change, append_change, next_id, pending_changes, read_changes
-from bot.identity.state import edit_lock
-from bot.identity.undo import undo_last
+from bot.daemon.errors import PersonaError
+from bot.persona.identity.changelog import (
+    Change,
+    append_change,
+    next_id,
+    pending_changes,
+    read_changes,
+)
+from bot.persona.identity.state import edit_lock
+from bot.persona.identity.undo import undo_last
 from bot.persona.store import PersonaStore
 
 __all__ = ["edit_file", "undo_change", "undoable_changes"]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from bot.disk import run_blocking
+from bot.daemon.disk import run_blocking
 from bot.persona.safe_read import UNCHANGED, Outcome, Read, Refused, read_files, signature
 from bot.persona.watch import DirectoryWatcher
 

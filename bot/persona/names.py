@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from bot.errors import NameRejected
+from bot.daemon.errors import NameRejected
 
 __all__ = ["MAX_NAME", "validate_name"]
 

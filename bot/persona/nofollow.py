@@ -19,7 +19,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot.permissions import make_private_dirs
+from bot.setup.permissions import make_private_dirs
 
 __all__ = [
     "LinkRefused",

@@ -1,7 +1,7 @@
 """The file layer grows: facts promoted into USER.md and MEMORY.md at the end of a session.
 
 "Frequent and durable lives in the files". USER.md and MEMORY.md at the top of the persona's
-folder are read by the user's direct rooms only (:mod:`bot.audience`), so what is promoted
+folder are read by the user's direct rooms only (:mod:`bot.turn.audience`), so what is promoted
 keeps the audience it was said to:
 
 * only what the user said in a direct room (the user alone with the persona), and
@@ -31,15 +31,20 @@ from datetime import datetime
 
 import structlog
 
-from bot.audience import DIRECT
-from bot.disk import run_blocking
-from bot.identity.changelog import Change, append_change, next_id, read_changes
-from bot.identity.files import read_identity_file, write_identity_file
-from bot.identity.section import bullet_line, find_bullet, replace_block, set_bullet, split_section
-from bot.identity.state import edit_lock
+from bot.daemon.disk import run_blocking
 from bot.memory.base import TurnRecord
 from bot.memory.policy import classify, find_secrets, split_candidates
 from bot.memory.remember_requests import asked_to_remember
+from bot.persona.identity.changelog import Change, append_change, next_id, read_changes
+from bot.persona.identity.files import read_identity_file, write_identity_file
+from bot.persona.identity.section import (
+    bullet_line,
+    find_bullet,
+    replace_block,
+    set_bullet,
+    split_section,
+)
+from bot.persona.identity.state import edit_lock
 from bot.persona.promotion_state import (
     PROMOTION_KIND,
     STATE_FILE,
@@ -48,6 +53,7 @@ from bot.persona.promotion_state import (
     write_state,
 )
 from bot.persona.store import PersonaStore
+from bot.turn.audience import DIRECT
 
 __all__ = [
     "REPEATS",

@@ -1,8 +1,8 @@
 """What promotion remembers between sessions: how often each candidate fact was stated, and
 which promotions were undone (``promotion_state.json`` in the persona's folder).
 
-Apart from :mod:`bot.persona.promotion` so that ``/undo`` (:mod:`bot.identity.undo`) can mark a
-fact declined without importing the promoter, which itself writes through the identity
+Apart from :mod:`bot.persona.promotion` so that ``/undo`` (:mod:`bot.persona.identity.undo`) can
+mark a fact declined without importing the promoter, which itself writes through the identity
 changelog.
 """
 
@@ -12,13 +12,13 @@ import json
 from functools import partial
 from typing import TYPE_CHECKING
 
-from bot.atomic import atomic_write_text
-from bot.disk import run_blocking
+from bot.daemon.disk import run_blocking
+from bot.persona.atomic import atomic_write_text
+from bot.persona.sessionlog.search import index_terms
 from bot.persona.store import PersonaStore
-from bot.session_search import index_terms
 
 if TYPE_CHECKING:
-    from bot.identity.changelog import Change
+    from bot.persona.identity.changelog import Change
 
 __all__ = ["PROMOTION_KIND", "STATE_FILE", "decline", "fact_key", "read_state", "write_state"]
 

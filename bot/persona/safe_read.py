@@ -2,7 +2,7 @@
 it as can be used, is ever read.
 
 A persona file must be a regular file inside the persona's folder: a symbolic link (on the
-file, or on any folder below the data folder, see :mod:`bot.nofollow`) is refused, as are
+file, or on any folder below the data folder, see :mod:`bot.persona.nofollow`) is refused, as are
 FIFOs, devices and anything else that is not a regular file, without blocking on them. So a
 ``USER.md`` pointing at ``/proc/self/environ`` or ``/etc/passwd`` never reaches the prompt or
 the memory mirrors.
@@ -22,7 +22,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.nofollow import LinkRefused, open_folder, open_in_folder, parts_below
+from bot.persona.nofollow import LinkRefused, open_folder, open_in_folder, parts_below
 
 __all__ = ["UNCHANGED", "WHOLE_FILE_LIMIT", "Outcome", "Read", "Refused", "read_files", "signature"]
 

@@ -21,8 +21,13 @@ from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 
-from bot.atomic import atomic_write_text
-from bot.audience import (
+from bot.daemon.disk import run_blocking
+from bot.daemon.errors import PersonaError
+from bot.persona.atomic import atomic_write_text
+from bot.persona.file_cache import FileCache, FileText, Preload
+from bot.persona.names import validate_name
+from bot.setup.config import DEFAULT_LIMITS
+from bot.turn.audience import (
     DIRECT_ROOM,
     ROOM_NOTE,
     ROOMS_FOLDER,
@@ -30,11 +35,6 @@ from bot.audience import (
     Audience,
     room_of_folder,
 )
-from bot.config import DEFAULT_LIMITS
-from bot.disk import run_blocking
-from bot.errors import PersonaError
-from bot.persona.file_cache import FileCache, FileText, Preload
-from bot.persona.names import validate_name
 
 __all__ = [
     "PERSONA_FILES",
@@ -191,7 +191,7 @@ class PersonaStore:
 
     def shared_rooms(self, user: str, persona: str) -> list[str]:
         """The ``platform:id`` of every shared room the persona has a folder for
-        (``rooms/<room>/ROOM.md``, :mod:`bot.audience`), sorted."""
+        (``rooms/<room>/ROOM.md``, :mod:`bot.turn.audience`), sorted."""
         root = self.directory(user, persona) / ROOMS_FOLDER
         if not root.is_dir() or root.is_symlink():
             return []
@@ -263,7 +263,7 @@ class PersonaStore:
         self, user: str, persona: str, filename: str, text: str, *, durable: bool = True
     ) -> None:
         """Atomically replace one persona file, holding the persona's lock
-        (``durable=False``: see :func:`bot.atomic.atomic_write_bytes`)."""
+        (``durable=False``: see :func:`bot.persona.atomic.atomic_write_bytes`)."""
         async with self.lock(user, persona):
             [error] = await self.write_many([(user, persona, filename, text)], durable=durable)
         if error is not None:
@@ -304,7 +304,7 @@ class PersonaStore:
 
 def _checked(filename: str) -> str:
     """``NAME``, or an audience's copy of it (``shared/NAME``, ``rooms/ROOM/NAME``: see
-    :mod:`bot.audience`); anything else that could leave the folder is refused."""
+    :mod:`bot.turn.audience`); anything else that could leave the folder is refused."""
     parts = filename.split("/")
     if (len(parts) == 2 and parts[0] == SHARED_FOLDER) or (
         len(parts) == 3 and parts[0] == ROOMS_FOLDER

@@ -13,8 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from bot.atomic import atomic_write_text
-from bot.errors import PersonaError
+from bot.daemon.errors import PersonaError
+from bot.persona.atomic import atomic_write_text
 from bot.persona.names import validate_name
 from bot.persona.store import PERSONA_FILES, PersonaStore
 

@@ -1,6 +1,6 @@
 """The configuration's typed settings, validated once at start.
 
-Each section of the TOML file is one model here; :mod:`bot.config_loader` reads the file and
+Each section of the TOML file is one model here; :mod:`bot.setup.config_loader` reads the file and
 the environment into them. Every model forbids unknown keys, so a typo is an error that
 names its key rather than a setting silently ignored.
 """
@@ -79,7 +79,8 @@ class DaemonConfig(_Section):
     #: each user's sustained message rate, and how many may come at once (a token bucket)
     user_rate_per_minute: float = Field(20.0, gt=0, le=100_000)
     user_burst: int = Field(10, ge=1, le=100_000)
-    #: keep the Python threads on one core (see bot/cpu_affinity.py); false: the kernel places them
+    #: keep the Python threads on one core (see bot/daemon/cpu_affinity.py); false: the kernel
+    #: places them
     one_core: bool = True
 
 
@@ -198,7 +199,7 @@ class IdentityConfig(_Section):
     @field_validator("thresholds")
     @classmethod
     def _known_kinds(cls, value: dict[str, int]) -> dict[str, int]:
-        from bot.identity.kinds import resolve_thresholds
+        from bot.persona.identity.kinds import resolve_thresholds
 
         resolve_thresholds(value)
         return value

@@ -6,7 +6,7 @@ environment. The environment accepts the seed's own names
 (``AUTO_DISTILL``, ``DISTILL_BACKEND_MID``, ``MEMORY_BUDGET_SHORT`` ...), ``PERSONAD_DATA_DIR``,
 and ``PERSONAD__SECTION__KEY=value`` for any other key (``PERSONAD__HTTP__PORT=9000``).
 
-A wrong value raises :class:`~bot.errors.ConfigError` whose message names the key:
+A wrong value raises :class:`~bot.daemon.errors.ConfigError` whose message names the key:
 ``users.scott.timezone: unknown time zone 'Mars/Base'``.
 
 Secrets belong in the environment, but a config file may hold one anyway (an adapter's
@@ -28,9 +28,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.config import Config, LLMConfig
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
 from bot.persona.names import validate_name
+from bot.setup.config import Config, LLMConfig
 
 __all__ = [
     "MIN_API_TOKEN",

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
-from bot.config_loader import default_config_path
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
+from bot.setup.config_loader import default_config_path
 
 __all__ = ["ENV_FILE", "env_files", "load_env_files"]
 

@@ -24,16 +24,16 @@ from typing import Any
 
 from dotenv import dotenv_values
 
-from bot.atomic import atomic_write_text
-from bot.config import UserConfig, default_data_dir
-from bot.config_loader import default_config_path
-from bot.envfiles import ENV_FILE, load_env_files
-from bot.errors import ConfigError
-from bot.permissions import make_private_dirs
+from bot.daemon.errors import ConfigError
+from bot.persona.atomic import atomic_write_text
 from bot.persona.names import validate_name
 from bot.persona.store import PersonaStore
 from bot.persona.template import available_templates, create_persona
-from bot.preflight import report
+from bot.setup.config import UserConfig, default_data_dir
+from bot.setup.config_loader import default_config_path
+from bot.setup.envfiles import ENV_FILE, load_env_files
+from bot.setup.permissions import make_private_dirs
+from bot.setup.preflight import report
 
 __all__ = [
     "PLATFORM_SECRETS",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import structlog
 
-from bot.disk import run_blocking
+from bot.daemon.disk import run_blocking
 
 __all__ = [
     "PRIVATE_UMASK",

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adapters import registry
-from bot.config import Config
-from bot.config_loader import collect_problems, exposed_secret_files
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
+from bot.setup.config import Config
+from bot.setup.config_loader import collect_problems, exposed_secret_files
 
 __all__ = ["Findings", "check", "data_dir_problems", "ensure", "load_checked", "report"]
 
@@ -106,7 +106,7 @@ def check(path: Path | None, env: Mapping[str, str] | None = None) -> Findings:
 def shared_notification_warnings(config: Config) -> list[str]:
     """A warning for each user whose ``notification_room`` a persona knows as shared: private
     notices (reminders, scheduled jobs' answers) are held back there."""
-    from bot.notify import shared_notification_room
+    from bot.daemon.notify import shared_notification_room
     from bot.persona.store import PersonaStore
 
     store = PersonaStore(config.data_dir)
@@ -139,7 +139,7 @@ def load_checked(path: Path | None, env: Mapping[str, str] | None = None) -> Con
 
 
 def report(path: Path | None, *, probe: bool = False) -> int:
-    """Print what :func:`check` (and with ``probe``, :func:`bot.probe.probe_all`) found, as
+    """Print what :func:`check` (and with ``probe``, :func:`bot.setup.probe.probe_all`) found, as
     ``check-config`` and ``init`` show it; 0 when nothing is wrong, 1 otherwise."""
     findings = check(path)
     for warning in findings.warnings:
@@ -149,7 +149,7 @@ def report(path: Path | None, *, probe: bool = False) -> int:
     config = findings.config
     failed = 0
     if probe and config is not None:
-        from bot.probe import probe_all
+        from bot.setup.probe import probe_all
 
         for result in asyncio.run(probe_all(config, os.environ)):
             print(result.line(), file=sys.stdout if result.ok else sys.stderr)

@@ -16,8 +16,8 @@ from typing import Any
 import aiohttp
 
 from adapters import registry
-from bot.config import Config
-from bot.errors import ConfigError
+from bot.daemon.errors import ConfigError
+from bot.setup.config import Config
 
 __all__ = ["PROBE_SECONDS", "Probe", "probe_all"]
 

@@ -10,11 +10,6 @@ The import graph runs one way, from the bottom up::
     scratch, tasks, reminders/, crons/   each feature's file, tools and minute job
     catalog        every persona tool of a turn, through the gate
     jobs           the every-minute jobs the daemon schedules
-
-``Tool``, ``ToolFailed`` and ``ToolRegistry`` are re-exported here for code outside the
-package that only defines tools (the memory backends).
 """
 
-from bot.tools.registry import Tool, ToolFailed, ToolRegistry
-
-__all__ = ["Tool", "ToolFailed", "ToolRegistry"]
+__all__: list[str] = []

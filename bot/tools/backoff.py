@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 import structlog
 
-from bot.notify import Notifier
+from bot.daemon.notify import Notifier
 from bot.persona.store import PersonaStore
 
 __all__ = ["FIRST_WAIT", "MAX_WAIT", "SaveBackoff", "backoff_for"]

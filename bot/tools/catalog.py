@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
-from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock, utc_now
 from bot.tools.crons.tools import cron_tools
@@ -19,6 +18,7 @@ from bot.tools.registry import CallLimits, Tool, ToolRegistry
 from bot.tools.reminders.tools import reminder_tools
 from bot.tools.scratch import scratch_tools
 from bot.tools.tasks import task_tools
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["persona_tools", "turn_tools"]
 
@@ -33,7 +33,7 @@ def persona_tools(
     audience: Audience = DIRECT_ROOM,
 ) -> list[Tool]:
     """The scratchpad, reminder, task and scheduled-job tools of one persona, each on the
-    files of ``audience`` (a shared room has its own, :mod:`bot.audience`)."""
+    files of ``audience`` (a shared room has its own, :mod:`bot.turn.audience`)."""
     return [
         *scratch_tools(store, user, persona, audience),
         *reminder_tools(store, user, persona, zone, clock, audience),

@@ -13,11 +13,11 @@ from datetime import datetime
 
 import structlog
 
-from bot.config import Config
+from bot.daemon.notify import Notifier
+from bot.daemon.scheduler import Jobs
 from bot.llm.base import LLMBackend
-from bot.notify import Notifier
 from bot.persona.store import PersonaStore
-from bot.scheduler import Jobs
+from bot.setup.config import Config
 from bot.tools.clock import Clock, utc_now
 from bot.tools.crons.job import run_due_crons
 from bot.tools.reminders.job import surface_due

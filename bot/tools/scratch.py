@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.registry import Tool, ToolFailed, saving
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["SCRATCH_LIMIT", "scratch_tools"]
 

@@ -19,7 +19,6 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
 from bot.tools.jsonlist import (
@@ -29,6 +28,7 @@ from bot.tools.jsonlist import (
     load_json_list,
 )
 from bot.tools.registry import Tool, ToolFailed, find_by_words
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["FILENAME", "edit_task", "task_tools"]
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import structlog
 
 from adapters.base import Incoming
-from bot.commands import parse_command
-from bot.config import DaemonConfig
+from bot.commands.table import parse_command
+from bot.setup.config import DaemonConfig
 
 __all__ = ["NOTICE_PERIOD", "Admission", "Verdict"]
 

@@ -24,9 +24,9 @@ from operator import attrgetter
 
 import structlog
 
-from bot.conversation import Entry
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.policy import classify, fold, split_candidates
+from bot.turn.conversation import Entry
 
 __all__ = [
     "HEADROOM",
@@ -197,7 +197,7 @@ class Compactor:
 
         ``promote(text, source)`` stores one fact; a result whose ``stored`` is False means
         the backend refused it, so it is not listed as kept. If any promotion raises, nothing
-        is cut and :class:`~bot.errors.MemoryStoreError` is raised.
+        is cut and :class:`~bot.daemon.errors.MemoryStoreError` is raised.
         """
         if not force and not self.needs(system_chars, entries):
             return CompactionResult(list(entries))

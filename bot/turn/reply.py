@@ -10,7 +10,7 @@ the streamed one; an answer longer than one message is split and the rest sent a
 Exactly once: every message carries an idempotency key derived from the event (``key``);
 the first streamed message is reported to ``on_first_message`` (the delivery ledger) so a
 later attempt, given it as ``message_id``, edits it instead of sending another. A final
-delivery the platform does not take raises :class:`~bot.delivery.Undelivered` with the steps
+delivery the platform does not take raises :class:`~bot.delivery.steps.Undelivered` with the steps
 left, for the outbox.
 """
 
@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from adapters.base import Adapter
-from bot.delivery import Step, Undelivered, perform_all
-from bot.formatting import split_markdown
+from bot.delivery.steps import Step, Undelivered, perform_all
+from bot.turn.formatting import split_markdown
 
 __all__ = ["TYPING_DELAY", "ReplyStream"]
 
@@ -172,7 +172,7 @@ class ReplyStream:
         return steps
 
     async def finish(self, final: str, *, behind: str | None = None) -> None:
-        """Deliver ``final`` as the whole answer; :class:`~bot.delivery.Undelivered` with
+        """Deliver ``final`` as the whole answer; :class:`~bot.delivery.steps.Undelivered` with
         the steps left if the platform does not take one. ``behind`` (why earlier answers
         to the room still wait) sends nothing: every step is left to go after them."""
         await self._stop_typing()

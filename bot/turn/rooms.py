@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import structlog
 
-from bot.audience import Audience
-from bot.errors import StoreError
-from bot.state import StateStore
+from bot.daemon.errors import StoreError
+from bot.delivery.state import StateStore
+from bot.turn.audience import Audience
 
 __all__ = ["ANY_ROOM", "OffTheRecord", "Room"]
 
@@ -41,7 +41,7 @@ class Room:
 
     @property
     def audience(self) -> Audience:
-        """Who hears what is said here (:mod:`bot.audience`)."""
+        """Who hears what is said here (:mod:`bot.turn.audience`)."""
         return Audience.of(self.key, shared=self.shared)
 
 

@@ -3,11 +3,11 @@
 Deciding runs the cross-cutting layers in order: bind the log context, identify the sender
 (unknown senders are ignored), skip group messages not addressed to the persona, claim the
 event id (a duplicate is dropped, across restarts), admit it under the sender's queue bound
-and rate limit (:mod:`bot.admission`), and check the input (kind, empty,
+and rate limit (:mod:`bot.turn.admission`), and check the input (kind, empty,
 too long). Handling is either a command from the shared table or a turn of the sender's
 session. No failure escapes :meth:`Router.handle`: it becomes a short reply and a log line.
 
-An on-record message is kept with its claim until answered (:mod:`bot.inbox`), its secrets
+An on-record message is kept with its claim until answered (:mod:`bot.delivery.inbox`), its secrets
 withheld first (:mod:`bot.memory.secret_door`): a replay after a crash answers the withheld
 text. An answer kept in the outbox has its secrets withheld too.
 
@@ -31,23 +31,23 @@ from typing import Any, Literal
 
 import structlog
 
-import bot.command_handlers  # noqa: F401  (fills the command table)
+import bot.commands.handlers  # noqa: F401  (fills the command table)
 from adapters.base import Adapter, Incoming
-from bot.admission import Admission
-from bot.commands import ADMIN_ONLY, CommandContext, lookup, parse_command
-from bot.config import Config
-from bot.delivery import Step, Undelivered, answer_key
-from bot.errors import PersonadError
-from bot.health import HealthCheck
-from bot.logs import bound
+from bot.commands.table import ADMIN_ONLY, CommandContext, lookup, parse_command
+from bot.daemon.errors import PersonadError
+from bot.daemon.health import HealthCheck
+from bot.daemon.logs import bound
+from bot.delivery.outbox import Outbox, Parcel
+from bot.delivery.state import StateStore
+from bot.delivery.steps import Step, Undelivered, answer_key
 from bot.memory.policy_secrets import redact_secrets
 from bot.memory.secret_door import answered, withhold
-from bot.outbox import Outbox, Parcel
 from bot.persona.store import PersonaStore
-from bot.reply import ReplyStream
-from bot.rooms import OffTheRecord, Room
-from bot.sessions import SessionManager
-from bot.state import StateStore
+from bot.setup.config import Config
+from bot.turn.admission import Admission
+from bot.turn.reply import ReplyStream
+from bot.turn.rooms import OffTheRecord, Room
+from bot.turn.sessions import SessionManager
 
 __all__ = ["DELIVERED", "QUEUED", "REFUSED", "Router"]
 
@@ -165,9 +165,7 @@ class Router:
 
     async def handle(self, incoming: Incoming) -> None:
         """The handler every adapter calls. Never raises."""
-        with bound(
-            platform=incoming.platform, room=incoming.room, event_id=incoming.event_id
-        ):
+        with bound(platform=incoming.platform, room=incoming.room, event_id=incoming.event_id):
             self.in_flight += 1
             task = asyncio.current_task()
             if task is not None:
@@ -209,7 +207,7 @@ class Router:
         event = (incoming.platform, incoming.event_id)
         if self.closing and not off_record:
             # the daemon is stopping: the message waits, kept with its claim, for the next
-            # process (bot.inbox), so the drain waits only for the turns already running
+            # process (bot.delivery.inbox), so the drain waits only for the turns already running
             await self.state.event_recorded(*event)
             self.state.release_event(*event)
             log.info("router.deferred_to_next_start")
@@ -219,9 +217,7 @@ class Router:
                 log.info("router.retry_unfinished")
                 self._retrying.add(event)
             try:
-                async with self.admission.enter(
-                    user, incoming, retry=claim == "retry"
-                ) as verdict:
+                async with self.admission.enter(user, incoming, retry=claim == "retry") as verdict:
                     if verdict.admitted:
                         await self._handle(incoming, user, room)
                     elif verdict.notice and (adapter := self.adapters.get(incoming.platform)):
@@ -282,9 +278,11 @@ class Router:
             or await self.persona_for(user)
         )
         # while Off The Record, the log context says so and no log line carries what was
-        # said (bot.logs withholds free text from such lines)
-        mode = bound(persona=persona, otr=True) if self.otr.is_on(user, room) else bound(
-            persona=persona
+        # said (bot.daemon.logs withholds free text from such lines)
+        mode = (
+            bound(persona=persona, otr=True)
+            if self.otr.is_on(user, room)
+            else bound(persona=persona)
         )
         with mode:
             command = parse_command(incoming.text)

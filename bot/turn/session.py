@@ -1,13 +1,13 @@
 """One user with one persona, whichever platform and room they write from.
 
-A session owns the live conversation of each room (its :class:`~bot.conversation.Entry`
+A session owns the live conversation of each room (its :class:`~bot.turn.conversation.Entry`
 list: what is said in one room never enters the context of a reply in another), its tier,
 and drives one turn from the user's text to the persona's reply: recall, prompt, compaction,
 the model with its tools, the session log. Secrets are withheld at the door
 (:mod:`bot.memory.secret_door`): the user's message as it arrives and the reply before it is
 logged, so the conversation, the log and memory hold markers, never values; only the model's
 request of this one turn carries the message as it was said. Whether a turn is Off The Record
-is the room's mode (:mod:`bot.rooms`), which the router passes in. Turns of one session run
+is the room's mode (:mod:`bot.turn.rooms`), which the router passes in. Turns of one session run
 strictly in order under :attr:`Session.lock`, which the router holds from the turn until the
 reply is sent and the memory synced; different sessions run concurrently.
 """
@@ -24,27 +24,27 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
-from bot.audience import ROOM_NOTE, SHARED_FOLDER, Audience, room_folder, room_note
-from bot.compaction import CompactionResult, Compactor
-from bot.config import Config, UserConfig
-from bot.conversation import Entry, MessageCache
-from bot.disk import run_blocking
-from bot.errors import ContextOverflow, RequestRejected
-from bot.identity import IdentityObserver
+from bot.daemon.disk import run_blocking
+from bot.daemon.errors import ContextOverflow, RequestRejected
+from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
 from bot.memory.secret_door import answered, secret_values, turn_secrets, withhold
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
+from bot.persona.identity.observer import IdentityObserver
 from bot.persona.promotion import Promoter
+from bot.persona.sessionlog.log import LoggedTurn, SessionLog
 from bot.persona.store import FileText, PersonaStore, bind_persona
-from bot.rooms import Room
-from bot.sessionlog import LoggedTurn, SessionLog
-from bot.state import StateStore
+from bot.setup.config import Config, UserConfig
 from bot.tools.catalog import turn_tools
 from bot.tools.gate import TurnMode
 from bot.tools.loop import ToolLoopResult, run_tool_loop
 from bot.tools.registry import CallLimits, ToolRegistry
+from bot.turn.audience import ROOM_NOTE, SHARED_FOLDER, Audience, room_folder, room_note
+from bot.turn.compaction import CompactionResult, Compactor
+from bot.turn.conversation import Entry, MessageCache
+from bot.turn.rooms import Room
 
 __all__ = ["Clock", "Conversation", "Session", "SessionDeps", "TurnOutcome"]
 

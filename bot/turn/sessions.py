@@ -10,7 +10,7 @@ from pathlib import Path
 import structlog
 
 from bot.memory.base import MemoryBackend
-from bot.session import Session, SessionDeps
+from bot.turn.session import Session, SessionDeps
 
 __all__ = ["MemoryOpener", "SessionManager"]
 

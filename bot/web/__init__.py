@@ -9,7 +9,6 @@
     adapter.py    WebAdapter: the ``web`` platform; each conversation a room, read as events
     chat.py       a conversation page, its event stream, the mode indicator
     files.py      the Files panel: sizes against limits, the editor, the changelog and Undo
-    edits.py      an edit by hand and its undo, in the identity changelog
     onboarding.py /setup/persona: a template, a name, a few answers for USER.md
     schedule.py   reminders, tasks and scheduled jobs with their next time; add, edit, delete
     admin.py      /admin: adapters' health, users, distillation and "run now"
@@ -18,10 +17,4 @@
     state.py      the console's shared objects on the application
 """
 
-from __future__ import annotations
-
-from bot.web.adapter import WebAdapter
-from bot.web.app import mount_console
-from bot.web.guard import is_console_request
-
-__all__ = ["WebAdapter", "is_console_request", "mount_console"]
+__all__: list[str] = []

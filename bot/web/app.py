@@ -27,7 +27,7 @@ from bot.web.state import CONSOLE, Console
 from bot.web.views import console, render, signed_in
 
 if TYPE_CHECKING:
-    from bot.daemon import Daemon
+    from bot.daemon.daemon import Daemon
 
 __all__ = ["mount_console"]
 

@@ -23,8 +23,8 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from bot.errors import StoreError
-from bot.state import StateStore
+from bot.daemon.errors import StoreError
+from bot.delivery.state import StateStore
 
 __all__ = [
     "LOGIN_TOKEN_SECONDS",

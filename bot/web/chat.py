@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.rooms import Room
+from bot.turn.rooms import Room
 from bot.web.views import console, conversation_id, form_text, own_persona, render
 
 __all__ = ["mode_of", "routes"]

@@ -13,8 +13,8 @@ import getpass
 import sys
 from collections.abc import Callable
 
-from bot.config import Config
-from bot.state import StateStore
+from bot.delivery.state import StateStore
+from bot.setup.config import Config
 from bot.web.auth import LOGIN_TOKEN_SECONDS, WebStore, hash_password
 
 __all__ = ["register"]

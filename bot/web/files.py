@@ -1,6 +1,6 @@
 """The Files panel: every persona file against its limit, viewing and editing, the changelog.
 
-Edits go through :func:`bot.identity.edits.edit_file` (the store's atomic writer, the identity
+Edits go through :func:`bot.persona.edits.edit_file` (the store's atomic writer, the identity
 edit lock, an ``edit`` entry in the changelog) and every changelog entry not undone yet has an
 Undo. SOUL.md, the persona's values, is saved only after its user confirms. A text over the
 file's limit is saved (nothing is lost) with a warning that the prompt will cut it; a JSON
@@ -8,7 +8,7 @@ file that does not parse is refused with the text kept in the form.
 
 Beside the persona's own files the panel lists what is shared with every room
 (``shared/USER.md``, ``shared/MEMORY.md``) and each shared room's own files
-(``rooms/<room>/...``), each with the audience it is read by (:mod:`bot.audience`).
+(``rooms/<room>/...``), each with the audience it is read by (:mod:`bot.turn.audience`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ from urllib.parse import urlencode
 from aiohttp import web
 from markupsafe import Markup
 
-from bot.audience import (
+from bot.commands.table import COMMANDS
+from bot.daemon.errors import PersonaError
+from bot.persona.edits import edit_file, undo_change, undoable_changes
+from bot.persona.identity.changelog import read_changes
+from bot.persona.store import PERSONA_FILES
+from bot.turn.audience import (
     ROOM_FILES,
     SHARED_FILES,
     SHARED_FOLDER,
@@ -28,11 +33,6 @@ from bot.audience import (
     label_of_path,
     room_of_folder,
 )
-from bot.commands import COMMANDS
-from bot.errors import PersonaError
-from bot.identity.changelog import read_changes
-from bot.persona.store import PERSONA_FILES
-from bot.web.edits import edit_file, undo_change, undoable_changes
 from bot.web.markup import render_message
 from bot.web.views import console, form_text, is_admin, own_persona, render
 

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 from aiohttp import web
 
-from bot.errors import PersonadError
+from bot.daemon.errors import PersonadError
 from bot.persona.template import available_templates, create_persona, template_summary
 from bot.web.views import console, form_text, render, signed_in
 

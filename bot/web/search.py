@@ -19,7 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.memory.base import MemoryBackend
-from bot.session_search import highlight, search_sessions, word_keys
+from bot.persona.sessionlog.search import highlight, search_sessions, word_keys
 from bot.web.views import console, own_persona, render
 
 __all__ = ["marked_words", "routes"]

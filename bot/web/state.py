@@ -11,7 +11,7 @@ from bot.web.adapter import WebAdapter
 from bot.web.auth import WebSession, WebStore
 
 if TYPE_CHECKING:
-    from bot.daemon import Daemon
+    from bot.daemon.daemon import Daemon
 
 __all__ = ["CONSOLE", "SESSION", "Console"]
 

@@ -6,7 +6,7 @@
   MEMORY_MID.md.
 * long (monthly, 1st 04:00, LLM): MEMORY_MID.md integrated into MEMORY_LONG.md.
 
-Each level runs once for every audience (:mod:`bot.audience`): the direct rooms' turns make
+Each level runs once for every audience (:mod:`bot.turn.audience`): the direct rooms' turns make
 the top-level files, read only by direct rooms; each shared room's turns make that room's
 own (``rooms/<room>/MEMORY_SHORT.md`` ...), so no digest ever carries one room's words into
 another's prompt. A turn whose room has no folder (an older log's, a direct room's) counts
@@ -30,14 +30,14 @@ from typing import Literal
 
 import structlog
 
-from bot.audience import DIRECT_ROOM, Audience
-from bot.config import Config
-from bot.distill_schedule import DistillKind, DistillRuns
-from bot.errors import LLMError
+from bot.daemon.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
+from bot.memory.distill.schedule import DistillKind, DistillRuns
 from bot.memory.policy import redact_secrets
+from bot.persona.sessionlog.log import SessionLog, blocks_by_room
 from bot.persona.store import PersonaStore
-from bot.sessionlog import SessionLog, blocks_by_room
+from bot.setup.config import Config
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["DistillKind", "Distiller", "redact_session_text"]
 

@@ -18,7 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from bot.state import StateStore
+from bot.delivery.state import StateStore
 
 __all__ = ["PLANS", "DistillKind", "DistillRuns", "Plan", "RunRecord", "last_due", "missed_levels"]
 

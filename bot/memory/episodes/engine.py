@@ -4,7 +4,7 @@ its meaning and its date.
 The write policy decides which sentences become durable *facts*; it does not decide what can
 be recalled. :meth:`Episodes.record` keeps both sides of every on-record turn (secrets
 redacted first, :func:`~bot.memory.policy_secrets.redact_secrets`), with its time and
-audience label (:mod:`bot.audience`); a message said again reinforces its episode (within the
+audience label (:mod:`bot.turn.audience`); a message said again reinforces its episode (within the
 rules of :mod:`bot.memory.reinforcement`, as facts do). :meth:`Episodes.search` ranks them:
 
 ``score = W_BM25·bm25 + W_COSINE·cosine + W_RECENCY·recency + W_TIME·in_window``
@@ -26,7 +26,7 @@ from datetime import UTC, datetime, tzinfo
 
 import structlog
 
-from bot.disk import run_on_text
+from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
 from bot.memory.episodes.time_query import read_time

@@ -1,7 +1,7 @@
 """Every SQL statement about episodes (what was said, message by message) in ``memory.db``.
 
 An episode is one on-record message, the user's or the persona's, with its time, audience label
-(:mod:`bot.audience`) and platform; its stems (:mod:`bot.memory.sqlite.stemming`) are what
+(:mod:`bot.turn.audience`) and platform; its stems (:mod:`bot.memory.sqlite.stemming`) are what
 ``episodes_fts`` indexes. The same message said again by the same speaker reinforces the
 episode instead of adding a copy, with the rules of :mod:`bot.memory.reinforcement` (said in a
 shared room, a direct episode becomes that room's; another room's is not repeated but kept anew
@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
-from bot.audience import describe
 from bot.memory.base import MemoryItem, format_citation
 from bot.memory.reinforcement import audience_event, said_again_sql, twin_sql
 from bot.memory.sqlite.connection import Labels, labels_in, names_of
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
+from bot.turn.audience import describe
 
 __all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "Said", "episode_id", "parse_episode_id"]
 

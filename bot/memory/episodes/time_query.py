@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.memory.episodes.time_words import MONTHS, NUMBERS, PATTERNS, UNITS, WEEKDAYS, WHEN
+from bot.memory.prefilter import PatternSet
 from bot.memory.sqlite.query import fold
-from bot.prefilter import PatternSet
 
 __all__ = ["TimeHint", "read_time"]
 

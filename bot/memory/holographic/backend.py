@@ -24,7 +24,7 @@ best BM25 match of its pool): on the long-conversation set, scaling the facts' s
 to 2 against the episodes' moved recall@5 by at most 0.003. An episode's id reads ``e42``; a
 fact's id is looked up first, so one that happens to read like that is still the fact.
 
-Every item records its audience label (:mod:`bot.audience`): where it was said, or ``shared``
+Every item records its audience label (:mod:`bot.turn.audience`): where it was said, or ``shared``
 once the user made it so. A turn recalls only what its audience sees (the candidate masks of
 :mod:`bot.memory.holographic.recall`, the episodes' SQL), a mirrored file's lines carry the
 label of the file's folder, and a sentence said again follows
@@ -48,8 +48,7 @@ from typing import Any
 
 import structlog
 
-from bot.audience import DIRECT, DIRECT_ROOM, Audience, describe, is_label, label_of_path
-from bot.disk import run_on_text
+from bot.daemon.disk import run_on_text
 from bot.memory.base import (
     CATEGORIES,
     AddResult,
@@ -75,7 +74,8 @@ from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
 from bot.memory.reinforcement import said_again
 from bot.memory.remember_requests import fact_to_keep
-from bot.tools import Tool
+from bot.tools.registry import Tool
+from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, describe, is_label, label_of_path
 
 __all__ = ["HolographicMemory", "Recalled"]
 
@@ -260,7 +260,7 @@ class HolographicMemory(MemoryBackend):
         """Keep ``file:<filename>`` items equal to the file's lines (``filename`` a path in the
         persona's folder: ``USER.md``, ``shared/MEMORY.md``, ``rooms/<room>/MEMORY.md``): new
         lines are added (forced: the file layer wrote them on purpose), with the audience of
-        the file's folder (:func:`~bot.audience.label_of_path`: that audience's prompt holds
+        the file's folder (:func:`~bot.turn.audience.label_of_path`: that audience's prompt holds
         the file); vanished ones are superseded."""
         source = f"file:{filename}"
         label = label_of_path(filename)

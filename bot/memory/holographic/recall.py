@@ -13,7 +13,7 @@ one). Recall comes in two kinds:
   ``keywords`` role, i.e. word overlap, scaled down so it always ranks below a structural hit
   (``lexical`` score part). IDF weights were measured and did not help (see ``_lexical``).
 
-A recall is given the turn's :class:`~bot.audience.Audience`: only the items it sees are in the
+A recall is given the turn's :class:`~bot.turn.audience.Audience`: only the items it sees are in the
 candidate mask of both kinds, before the best are taken, so another room's items take no place.
 A sentence said again is matched only among the items its writer could have been told
 (:func:`~bot.memory.reinforcement.twin_labels`); a functional fact replaces an older one of
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from bot.audience import DIRECT_ROOM, Audience
 from bot.memory.base import Category, MemoryHit, MemoryItem, visible_in
 from bot.memory.holographic.hrr import TraceIndex, Vector
 from bot.memory.holographic.lexicon import FUNCTIONAL
 from bot.memory.holographic.parse import Parsed, normalize, parse
 from bot.memory.reinforcement import twin_labels
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = [
     "ANSWER_MIN",

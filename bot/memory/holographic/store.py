@@ -6,7 +6,7 @@ Schema (numbered migrations, applied at open):
   source, confidence, status (``active`` / ``superseded`` / ``forgotten``), how often it was
   reinforced, the parsed role structure (JSON) and its trace (little-endian float32 bytes),
   and (v2, renamed ``audience`` in v3) who may be shown it, an audience label
-  (:mod:`bot.audience`: ``direct``, ``shared``, ``room:PLATFORM:ID``); v2 recorded only the
+  (:mod:`bot.turn.audience`: ``direct``, ``shared``, ``room:PLATFORM:ID``); v2 recorded only the
   kind of room, so the items it called ``shared`` are ``direct`` from v3 on: private until the
   user shares them;
 * ``events``  what happened to each item (created, reinforced, superseded, forgotten), in
@@ -27,13 +27,13 @@ from typing import Any
 import aiosqlite
 import numpy as np
 
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
+from bot.delivery.migrations import Migration
+from bot.delivery.sqlite_db import SqliteFile
 from bot.memory.base import MemoryItem
 from bot.memory.holographic.hrr import Vector
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
 from bot.memory.reinforcement import audience_event
-from bot.migrations import Migration
-from bot.sqlite_db import SqliteFile
 
 __all__ = ["MIGRATIONS", "HolographicStore", "StoredFact"]
 

@@ -19,7 +19,7 @@ Forgotten or superseded ids are filtered out of every recall and out of the repr
 nothing is deleted on the server. The ledger is also an outbox: writes are queued there first
 and delivered in order, so a turn made while the server is down is sent on a later call.
 
-Scoping by audience (:mod:`bot.audience`): the ledger records each conclusion's label and the
+Scoping by audience (:mod:`bot.turn.audience`): the ledger records each conclusion's label and the
 label of each day session. A turn in a shared room recalls only the conclusions whose label it
 sees and the messages of its own room's sessions (the message search is held to them on the
 server), and gets no injected representation (Honcho builds it from every conversation, direct
@@ -55,10 +55,8 @@ import structlog
 # ImportError into a sentence naming the extra to install).
 from honcho import Conclusion
 
-from bot.audience import DIRECT, DIRECT_ROOM, Audience, describe, is_label, label_of_path
-from bot.config import HonchoConfig
-from bot.disk import run_on_text
-from bot.errors import MemoryStoreError
+from bot.daemon.disk import run_on_text
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import (
     CATEGORIES,
     AddResult,
@@ -79,7 +77,9 @@ from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import classify, looks_secret, split_candidates
 from bot.memory.reinforcement import said_again
 from bot.memory.remember_requests import fact_to_keep
-from bot.tools import Tool
+from bot.setup.config import HonchoConfig
+from bot.tools.registry import Tool
+from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, describe, is_label, label_of_path
 
 __all__ = ["RETRY_AFTER", "HonchoMemory"]
 
@@ -246,7 +246,7 @@ class HonchoMemory(MemoryBackend):
     async def mirror(self, filename: str, text: str) -> None:
         """New lines of ``filename`` (a path in the persona's folder: ``USER.md``,
         ``shared/MEMORY.md``, ``rooms/<room>/MEMORY.md``) become conclusions with the audience
-        of its folder (:func:`~bot.audience.label_of_path`: that audience's prompt holds the
+        of its folder (:func:`~bot.turn.audience.label_of_path`: that audience's prompt holds the
         file); lines gone from it are superseded."""
         source = f"file:{filename}"
         label = label_of_path(filename)

@@ -6,7 +6,7 @@ refused …") and remembers a connection failure or timeout for ``RETRY_AFTER`` 
 turn hooks can leave an unreachable server alone (:meth:`HonchoClient.is_down`).
 
 The workspace, the two peers (user and persona) and the day sessions are created on the server
-on first use and cached. A day has a session per audience (:mod:`bot.audience`):
+on first use and cached. A day has a session per audience (:mod:`bot.turn.audience`):
 ``<persona peer>-<day>`` for the direct conversations and ``<persona peer>-r<digest>-<day>``
 for each shared room (a digest of its label: a Honcho name cannot hold a room id), so a search
 can be held to the sessions one audience sees. Sessions of older versions,
@@ -39,9 +39,9 @@ from honcho import ConnectionError as HonchoConnectionError
 from honcho import TimeoutError as HonchoTimeoutError
 from honcho.api_types import SessionPeerConfig
 
-from bot.audience import DIRECT
-from bot.config import HonchoConfig
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
+from bot.setup.config import HonchoConfig
+from bot.turn.audience import DIRECT
 
 __all__ = ["RETRY_AFTER", "HonchoClient", "conclusion_summary", "peer_id"]
 

@@ -7,7 +7,7 @@ Tables (numbered migrations, applied at open):
 * ``items``       one row per conclusion (``kind = 'conclusion'``) or per remote conclusion or
   message entered only to be marked (``honcho`` / ``message``), with ``honcho_id`` once sent,
   and (v2, renamed ``audience`` in v3) who may be shown it, an audience label
-  (:mod:`bot.audience`); v2 recorded only the kind of room, so what it called ``shared`` is
+  (:mod:`bot.turn.audience`); v2 recorded only the kind of room, so what it called ``shared`` is
   ``direct`` from v3 on: private until the user shares it;
 * ``events``      what happened to each item (created, reinforced, sent, forgotten …);
 * ``outbox``      writes waiting for the server, delivered in ``seq`` order;
@@ -28,14 +28,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.audience import DIRECT, describe
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
+from bot.delivery.migrations import Migration
+from bot.delivery.sqlite_db import SqliteFile
 from bot.memory.base import MemoryItem
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
 from bot.memory.policy import fold
 from bot.memory.reinforcement import audience_event, twin_labels
-from bot.migrations import Migration
-from bot.sqlite_db import SqliteFile
+from bot.turn.audience import DIRECT, describe
 
 __all__ = ["MIGRATIONS", "HonchoLedger", "normalize"]
 

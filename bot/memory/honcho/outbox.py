@@ -21,7 +21,7 @@ from typing import Any
 import structlog
 from honcho import NotFoundError
 
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import TurnRecord
 from bot.memory.honcho.client import HonchoClient
 from bot.memory.honcho.ledger import HonchoLedger

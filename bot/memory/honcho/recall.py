@@ -9,7 +9,7 @@ Messages, the user's and the persona's, come back as episodes, cited with the da
 said and where (``[episode · 2026-05-09 · dm]``): personad sends every message with its turn's
 time to the day session of its audience, whose label the ledger keeps.
 
-A recall is given the turn's :class:`~bot.audience.Audience`. In a shared room the message
+A recall is given the turn's :class:`~bot.turn.audience.Audience`. In a shared room the message
 searches are held to the sessions of that room (the server filters, so no other audience's
 message takes a place), and of the conclusions only those the ledger records with a label the
 room sees are kept. Honcho's own conclusions are left out there: they may rest on what was
@@ -23,11 +23,11 @@ from datetime import UTC, datetime, tzinfo
 
 from honcho import Message
 
-from bot.audience import DIRECT, DIRECT_ROOM, Audience
 from bot.memory.base import MemoryHit, MemoryItem
 from bot.memory.episodes.time_query import read_time
 from bot.memory.honcho.client import HonchoClient
 from bot.memory.honcho.ledger import HonchoLedger, normalize
+from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience
 
 __all__ = ["LEVEL_CONFIDENCE", "recall", "visible_representation"]
 

@@ -4,7 +4,7 @@ Recall (:mod:`bot.memory.sqlite.recall`) takes the best FTS5 (BM25) matches of t
 query and, when an embedder is installed, the nearest vectors in the persona's in-memory
 matrix; the union is scored by :mod:`bot.memory.sqlite.scoring` (BM25 + cosine + recency +
 importance). Without an embedder the same interface answers by BM25 alone. A turn recalls only
-what its audience sees (:mod:`bot.audience`): in a shared room, what was said there and what
+what its audience sees (:mod:`bot.turn.audience`): in a shared room, what was said there and what
 was made shared; the FTS subquery and the vector mask drop the others before anything is
 ranked, so its pool is as full as a direct turn's.
 
@@ -15,7 +15,7 @@ it sees: :mod:`bot.memory.reinforcement`) reinforce the existing item and come b
 ``AddResult(stored=False, duplicate_of=<its id>)``. Nothing is ever deleted: forgetting and
 superseding only change a status, and the item stays in the file, explainable.
 
-A corrupt or locked ``memory.db`` raises :class:`~bot.errors.MemoryStoreError` naming the
+A corrupt or locked ``memory.db`` raises :class:`~bot.daemon.errors.MemoryStoreError` naming the
 file; the file is left exactly as it was. The SQL lives in :mod:`bot.memory.sqlite.store`.
 """
 
@@ -29,8 +29,7 @@ from typing import Any
 
 import structlog
 
-from bot.audience import DIRECT, DIRECT_ROOM, Audience, is_label, label_of_path
-from bot.disk import run_on_text
+from bot.daemon.disk import run_on_text
 from bot.memory.base import (
     AddResult,
     Category,
@@ -54,7 +53,8 @@ from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
 from bot.memory.sqlite.recall import CANDIDATE_MARGIN, fact_pool, score_facts
 from bot.memory.sqlite.store import FtsStore
 from bot.memory.sqlite.vector_index import load_index
-from bot.tools import Tool
+from bot.tools.registry import Tool
+from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, is_label, label_of_path
 
 __all__ = [
     "CANDIDATE_MARGIN",
@@ -252,7 +252,7 @@ class SqliteFtsMemory(MemoryBackend):
         ``shared/USER.md``, ``rooms/<room>/MEMORY.md``) is a memory (source = that path);
         vanished lines are marked superseded, lines that come back are active again. Secrets
         never enter. The lines have the audience of the file's folder
-        (:func:`~bot.audience.label_of_path`): the prompt of that audience holds the file."""
+        (:func:`~bot.turn.audience.label_of_path`): the prompt of that audience holds the file."""
         label = label_of_path(filename)
         wanted = mirrorable_lines(text)
         known = await self._store.mirror_state(filename)

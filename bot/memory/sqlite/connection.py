@@ -6,7 +6,7 @@ and gives its subclasses three ways to reach it: :meth:`FtsConnection._all` for 
 whose rows are wanted, :meth:`FtsConnection._packed` for the same rows packed into one by
 SQLite (the reads of every turn, word counts among them: :meth:`FtsConnection._vocabulary`),
 and :meth:`FtsConnection._tx` for one write transaction, rolled back whole on any error.
-Every :class:`sqlite3.Error` becomes a :class:`~bot.errors.MemoryStoreError` naming the file.
+Every :class:`sqlite3.Error` becomes a :class:`~bot.daemon.errors.MemoryStoreError` naming the file.
 A subclass that opens a file of another schema (:class:`~bot.memory.episodes.file.EpisodeFile`)
 names its ``migrations``.
 """
@@ -23,11 +23,11 @@ from typing import Any, ClassVar
 import aiosqlite
 import structlog
 
-from bot.errors import MemoryStoreError
+from bot.daemon.errors import MemoryStoreError
+from bot.delivery.migrations import Migration
 from bot.memory.sqlite.schema import describe_sqlite_error, open_database
 from bot.memory.sqlite.seed import seed_database
 from bot.memory.sqlite.statement_slots import sqlite_slot
-from bot.migrations import Migration
 
 __all__ = ["FtsConnection", "Labels", "labels_in", "names_of"]
 
@@ -40,7 +40,7 @@ def names_of(columns: str) -> str:
 
 
 Labels = Sequence[str] | None
-"""The audience labels a read may return (:attr:`bot.audience.Audience.labels`; None: any)."""
+"""The audience labels a read may return (:attr:`bot.turn.audience.Audience.labels`; None: any)."""
 
 
 def labels_in(column: str, labels: Labels, first: int) -> tuple[str, list[str]]:

@@ -29,7 +29,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import structlog
 
-from bot.cpu_affinity import use_every_core
+from bot.daemon.cpu_affinity import use_every_core
 from bot.memory.sqlite.vector_index import Matrix, VectorIndex
 
 __all__ = [

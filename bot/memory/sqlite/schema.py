@@ -19,7 +19,7 @@ Tables:
   entry, and recall skips it by status. ``items.terms`` (v5): the item's stems, which the items
   index holds instead of its text (filled in for older items when the file opens).
 * ``items.audience`` and ``episodes.audience`` (v6, the ``room`` column renamed): who may be
-  shown the row, an audience label (:mod:`bot.audience`): ``direct``, ``shared`` or
+  shown the row, an audience label (:mod:`bot.turn.audience`): ``direct``, ``shared`` or
   ``room:PLATFORM:ID``. Where an older row was said in a shared room is not known, so the
   rows that were ``shared`` are ``direct`` now: private until the user shares them. One
   ``items_fts`` serves every audience: a search restricts its matches to the rows an
@@ -43,8 +43,8 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.errors import MemoryStoreError
-from bot.migrations import Migration, apply_migrations
+from bot.daemon.errors import MemoryStoreError
+from bot.delivery.migrations import Migration, apply_migrations
 
 __all__ = [
     "EPISODE_FILE_MIGRATIONS",

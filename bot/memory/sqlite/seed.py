@@ -25,10 +25,10 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot.disk import run_blocking
+from bot.daemon.disk import run_blocking
+from bot.delivery.migrations import Migration
 from bot.memory.sqlite.schema import MIGRATIONS, open_database
-from bot.migrations import Migration
-from bot.permissions import create_private_file, make_private_dirs
+from bot.setup.permissions import create_private_file, make_private_dirs
 
 __all__ = ["seed_database"]
 
@@ -39,7 +39,7 @@ async def seed_database(path: Path, migrations: Sequence[Migration] | None = Non
     """Put an empty database with the schema of ``migrations`` (default: ``memory.db``'s) at
     ``path`` unless a file is there, in one trip to a disk thread once that schema's template
     is built; True when it did. A file that is there is made sure of as
-    :func:`~bot.permissions.create_private_file` does (a regular file, 0600, never through a
+    :func:`~bot.setup.permissions.create_private_file` does (a regular file, 0600, never through a
     link). The caller opens it as any other."""
     schema = tuple(MIGRATIONS if migrations is None else migrations)
     template = _templates.get(schema)

@@ -4,7 +4,7 @@
 its history recorded in ``item_events``) and answers recall: BM25 matches, document
 frequencies for query planning, rows by id and the standing preferences and decisions, each
 read limited to the audience labels it is given (``labels``: what a turn's
-:class:`~bot.audience.Audience` sees; None: every item). The
+:class:`~bot.turn.audience.Audience` sees; None: every item). The
 connection and its error handling come from :mod:`bot.memory.sqlite.connection`, the inspection
 reads from :mod:`bot.memory.sqlite.inspection`, the vector statements from
 :mod:`bot.memory.sqlite.vector_rows`, the schema from :mod:`bot.memory.sqlite.schema`.
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.audience import describe
 from bot.memory.base import Category, MemoryItem
 from bot.memory.reinforcement import audience_event, said_again
 from bot.memory.sqlite.connection import Labels, labels_in, names_of
@@ -27,6 +26,7 @@ from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
+from bot.turn.audience import describe
 
 __all__ = ["FtsStore", "Labels", "RecallRow", "StoredVectors"]
 

@@ -5,7 +5,7 @@ bits (one a dimension) pick a shortlist by Hamming distance first and only the s
 scored exactly; the shortlist's cut comes from a histogram of the distances, not a sort.
 Measured at 100,000 MiniLM vectors (``bench/recall.py``), the shortlist of :data:`SHORTLIST`
 rows holds the exact top 10 nearly always, in about 0.5 ms against 12 ms for the exact scan.
-Each row carries its item's audience label (:mod:`bot.audience`) as a small code, so a search
+Each row carries its item's audience label (:mod:`bot.turn.audience`) as a small code, so a search
 for one audience masks out the rows it may not see before anything is ranked.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from bot.audience import DIRECT
+from bot.turn.audience import DIRECT
 
 __all__ = [
     "EXACT_ROWS",

@@ -10,23 +10,7 @@
     changelog.py   IDENTITY_CHANGELOG.md, append-only
     state.py       identity_state.json (counts), the per-persona edit lock
     files.py       the only files that may change (VOICE.md, PERSONA.md)
-    undo.py        undo_last() and the /undo command
+    undo.py        undo_last(): the newest change reverted
 """
 
-from __future__ import annotations
-
-from bot.identity.kinds import DEFAULT_THRESHOLDS, EXPLICIT_THRESHOLD, KINDS
-from bot.identity.observer import IdentityObserver
-from bot.identity.traits import Trait
-from bot.identity.undo import NOTHING_TO_UNDO, undo_command, undo_last
-
-__all__ = [
-    "DEFAULT_THRESHOLDS",
-    "EXPLICIT_THRESHOLD",
-    "KINDS",
-    "NOTHING_TO_UNDO",
-    "IdentityObserver",
-    "Trait",
-    "undo_command",
-    "undo_last",
-]
+__all__: list[str] = []

@@ -6,7 +6,7 @@ and after, the trait and the message that showed it) followed by one HTML commen
 same change as JSON, which is what ``/undo`` reads back. The quoted evidence never carries a
 secret: it is redacted, then shortened, when the entry is rendered. An undo is itself an entry that
 names the change it reverses; nothing is ever cut from the file. Entries are appended with
-:func:`bot.atomic.append_durably`, so a written entry survives a power cut.
+:func:`bot.persona.atomic.append_durably`, so a written entry survives a power cut.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import Any, Literal
 
 import structlog
 
-from bot.atomic import append_durably
-from bot.disk import run_blocking
-from bot.errors import PersonaError
-from bot.identity.section import bullet_sentence
+from bot.daemon.disk import run_blocking
+from bot.daemon.errors import PersonaError
 from bot.memory.policy import redact_secrets
+from bot.persona.atomic import append_durably
+from bot.persona.identity.section import bullet_sentence
 from bot.persona.store import PersonaStore
 
 __all__ = [

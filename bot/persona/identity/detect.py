@@ -1,15 +1,15 @@
 """Reading one message for style traits: explicit requests first, then inferred patterns.
 
-:func:`detect` is pure: text in, :class:`~bot.identity.traits.Trait` list out. Explicit
-requests come from the pattern tables in :mod:`bot.identity.traits`; when one kind has several
-matches, a match inside a longer one is dropped ("use emojis" inside "don't use emojis") and
+:func:`detect` is pure: text in, :class:`~bot.persona.identity.traits.Trait` list out. Explicit
+requests come from the pattern tables in :mod:`bot.persona.identity.traits`; when one kind has
+several matches, a match inside a longer one is dropped ("use emojis" inside "don't use emojis") and
 the last remaining one wins, so "be brief... no, be more detailed" asks for detail. A kind
 asked for explicitly is not also inferred from the same message. Inferred sightings: code and
 jargon (technical register, programming expertise), domain vocabulary (expertise), irony
 markers, slang or letter formulas (formality), emojis, message length and language, and
 greetings that address the persona by a nickname. Code blocks are left out of everything but
 the technical signals. Evidence quotes the message as said; the changelog withholds any secret
-in it, and shortens it, when an entry is written (:func:`bot.identity.changelog.render`).
+in it, and shortens it, when an entry is written (:func:`bot.persona.identity.changelog.render`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from bot.identity.traits import (
+from bot.memory.policy import FILLER_WORDS, guess_language, redact_secrets
+from bot.memory.prefilter import PatternSet
+from bot.persona.identity.traits import (
     DOMAIN_TERMS,
     EXPLICIT,
     FORMAL_MARKERS,
@@ -30,8 +32,6 @@ from bot.identity.traits import (
     VOCATIVE_OPENERS,
     Trait,
 )
-from bot.memory.policy import FILLER_WORDS, guess_language, redact_secrets
-from bot.prefilter import PatternSet
 
 __all__ = ["LONG_WORDS", "SHORT_WORDS", "detect", "fold_with_offsets"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import structlog
 
-from bot.errors import PersonaError
+from bot.daemon.errors import PersonaError
 from bot.persona.store import PersonaStore
 
 __all__ = ["WRITABLE_FILES", "read_identity_file", "write_identity_file"]

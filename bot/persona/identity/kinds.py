@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.identity.traits import Trait
+from bot.persona.identity.traits import Trait
 
 __all__ = [
     "DEFAULT_THRESHOLDS",

@@ -1,14 +1,14 @@
 """The identity observer: style traits seen in the user's messages become lines in VOICE/PERSONA.
 
 For each on-record message the session calls :meth:`IdentityObserver.observe`. The message is
-read for traits (:func:`~bot.identity.detect.detect`); each sighting is counted in
+read for traits (:func:`~bot.persona.identity.detect.detect`); each sighting is counted in
 ``identity_state.json``; a trait whose count reaches its threshold (explicit requests: 1,
-inferred traits: per kind, see :data:`~bot.identity.kinds.DEFAULT_THRESHOLDS`) is written as
+inferred traits: per kind, see :data:`~bot.persona.identity.kinds.DEFAULT_THRESHOLDS`) is written as
 one bullet of the file's ``## Learned from {user}`` section, replacing the bullet of the same
 slot. Rules: the newest explicit request wins; an inferred trait never overrides an explicit
 request of the same kind; a bullet removed by hand counts as rejected (its count starts over).
 Every change is appended to IDENTITY_CHANGELOG.md before the file is written, so ``/undo``
-can always find it. SOUL.md is never written (see :mod:`bot.identity.files`).
+can always find it. SOUL.md is never written (see :mod:`bot.persona.identity.files`).
 
 Off The Record: the session never calls the observer for an OTR turn, so nothing of such a
 message is counted, quoted or written.
@@ -23,19 +23,19 @@ from functools import partial
 
 import structlog
 
-from bot.disk import run_on_text
-from bot.errors import PersonadError
-from bot.identity.changelog import Change, append_change, next_id, read_changes
-from bot.identity.detect import detect
-from bot.identity.files import read_identity_file, write_identity_file
-from bot.identity.kinds import (
+from bot.daemon.disk import run_on_text
+from bot.daemon.errors import PersonadError
+from bot.persona.identity.changelog import Change, append_change, next_id, read_changes
+from bot.persona.identity.detect import detect
+from bot.persona.identity.files import read_identity_file, write_identity_file
+from bot.persona.identity.kinds import (
     EXPLICIT_THRESHOLD,
     KINDS,
     bullet_text,
     resolve_thresholds,
     slot_key,
 )
-from bot.identity.section import (
+from bot.persona.identity.section import (
     bullet_line,
     bullet_sentence,
     find_bullet,
@@ -43,8 +43,8 @@ from bot.identity.section import (
     replace_block,
     split_section,
 )
-from bot.identity.state import IdentityState, edit_lock, load_state, save_state
-from bot.identity.traits import Trait
+from bot.persona.identity.state import IdentityState, edit_lock, load_state, save_state
+from bot.persona.identity.traits import Trait
 from bot.persona.store import PersonaStore
 
 __all__ = ["IdentityObserver"]

@@ -18,17 +18,17 @@ from datetime import UTC, datetime
 
 import structlog
 
-from bot.commands import Command, CommandContext
-from bot.errors import PersonaError
-from bot.identity.changelog import (
+from bot.commands.table import Command, CommandContext
+from bot.daemon.errors import PersonaError
+from bot.persona.identity.changelog import (
     Change,
     append_change,
     next_id,
     pending_changes,
     read_changes,
 )
-from bot.identity.files import read_identity_file, write_identity_file
-from bot.identity.section import (
+from bot.persona.identity.files import read_identity_file, write_identity_file
+from bot.persona.identity.section import (
     bullet_sentence,
     find_bullet,
     heading_for,
@@ -36,7 +36,7 @@ from bot.identity.section import (
     restore_block,
     split_section,
 )
-from bot.identity.state import edit_lock, load_state, save_state
+from bot.persona.identity.state import edit_lock, load_state, save_state
 from bot.persona.promotion_state import PROMOTION_KIND, decline
 from bot.persona.store import PersonaStore
 
@@ -133,7 +133,7 @@ async def undo_last(
 
 
 def undo_command() -> Command:
-    """The ``/undo`` chat command, for :func:`bot.commands.register`."""
+    """The ``/undo`` chat command, for :func:`bot.commands.table.register`."""
 
     async def handler(ctx: CommandContext) -> str:
         if ctx.args:

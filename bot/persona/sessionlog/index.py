@@ -2,8 +2,8 @@
 
 Each turn of ``sessions/YYYY-MM-DD.md`` is one row: its searchable terms (every word folded
 to lowercase without accents, then stemmed in English and in Portuguese, see
-:func:`bot.session_search.word_keys`) and, unindexed, its day, time, role, room and text. The
-index lives in ``session_index.db`` in the persona's folder and is only a cache of the logs:
+:func:`bot.persona.sessionlog.search.word_keys`) and, unindexed, its day, time, role, room and text.
+The index lives in ``session_index.db`` in the persona's folder and is only a cache of the logs:
 deleted, it is rebuilt from them; its schema changed, likewise.
 
 Keeping up with the logs without reading them all on every search: a day whose file changed
@@ -30,10 +30,10 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
-from bot.conversation import Entry
 from bot.memory.policy import redact_secrets
-from bot.permissions import create_private_file
-from bot.sessionlog import SessionLog
+from bot.persona.sessionlog.log import SessionLog
+from bot.setup.permissions import create_private_file
+from bot.turn.conversation import Entry
 
 __all__ = ["INDEX_FILE", "IndexedTurn", "SessionIndex"]
 

@@ -32,10 +32,10 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
-from bot.atomic import append_durably
-from bot.conversation import Entry
-from bot.disk import run_blocking
-from bot.nofollow import LinkRefused, read_own_text
+from bot.daemon.disk import run_blocking
+from bot.persona.atomic import append_durably
+from bot.persona.nofollow import LinkRefused, read_own_text
+from bot.turn.conversation import Entry
 
 __all__ = ["LoggedTurn", "NewConversation", "SessionLog", "blocks_by_room"]
 

@@ -3,10 +3,10 @@
 Words match whatever their case, accents and inflection: each word is folded (``Café`` →
 ``cafe``) and stemmed in English and in Portuguese (``trips`` → ``trip``, ``viagens`` →
 ``viagen``), both stems kept, and a query word matches a logged word sharing either stem. Every
-query word must appear in the turn. The search runs on an index (:mod:`bot.session_index`),
-not a scan of the files. Results are grouped by date, newest first, each turn with an excerpt
-whose matched words are marked: as ``**bold**`` in the excerpt text, and as character spans
-(``marks``) in the API's JSON.
+query word must appear in the turn. The search runs on an index
+(:mod:`bot.persona.sessionlog.index`), not a scan of the files. Results are grouped by date, newest
+first, each turn with an excerpt whose matched words are marked: as ``**bold**`` in the excerpt
+text, and as character spans (``marks``) in the API's JSON.
 
 Room privacy: from a shared room only turns said in that same room are searched (its members
 saw them); from a direct room, and through the admin API, every room's turns are.
@@ -24,9 +24,9 @@ from typing import Any
 
 import Stemmer
 
-from bot.commands import Command, CommandContext
-from bot.disk import run_blocking
-from bot.session_index import IndexedTurn, SessionIndex
+from bot.commands.table import Command, CommandContext
+from bot.daemon.disk import run_blocking
+from bot.persona.sessionlog.index import IndexedTurn, SessionIndex
 
 __all__ = [
     "close_indexes",

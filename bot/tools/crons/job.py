@@ -30,13 +30,12 @@ from typing import Any
 
 import structlog
 
-from bot.audience import Audience
-from bot.config import Config, UserConfig
-from bot.errors import LLMError
+from bot.daemon.errors import LLMError
+from bot.daemon.notify import Notifier
 from bot.llm.base import LLMBackend, Message, SystemPrompt
-from bot.notify import Notifier
 from bot.persona.context import datetime_line, render_file
 from bot.persona.store import PersonaStore
+from bot.setup.config import Config, UserConfig
 from bot.tools.backoff import backoff_for
 from bot.tools.crons.jobfile import (
     FILENAME,
@@ -48,6 +47,7 @@ from bot.tools.crons.jobfile import (
 )
 from bot.tools.crons.schedule import fire_due, parse_schedule
 from bot.tools.jsonlist import CorruptFile, Item, load_json_list
+from bot.turn.audience import Audience
 
 __all__ = ["IDENTITY_FILES", "STALE_AFTER", "run_due_crons"]
 

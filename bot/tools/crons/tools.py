@@ -16,13 +16,13 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger
 
-from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
 from bot.tools.crons.jobfile import FILENAME, KEEP_REMOVED, edit_crons, is_enabled
 from bot.tools.crons.schedule import check_schedule, parse_schedule
 from bot.tools.jsonlist import Item, corrupt_file_as_tool_failure, load_json_list
 from bot.tools.registry import Tool, ToolFailed
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["MAX_JOBS", "cron_tools", "edit_job"]
 

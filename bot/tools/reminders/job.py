@@ -15,10 +15,9 @@ from datetime import datetime
 
 import structlog
 
-from bot.audience import Audience
-from bot.config import Config, UserConfig
-from bot.notify import Notifier
+from bot.daemon.notify import Notifier
 from bot.persona.store import PersonaStore
+from bot.setup.config import Config, UserConfig
 from bot.tools.backoff import backoff_for
 from bot.tools.reminders.checklist import (
     FILENAME,
@@ -33,6 +32,7 @@ from bot.tools.reminders.checklist import (
     replace_lines,
     reschedule,
 )
+from bot.turn.audience import Audience
 
 __all__ = ["surface_due"]
 

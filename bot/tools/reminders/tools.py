@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.audience import DIRECT_ROOM, Audience
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
 from bot.tools.registry import Tool, ToolFailed, find_by_words, saving
@@ -32,6 +31,7 @@ from bot.tools.reminders.checklist import (
     reschedule,
     unreadable_items,
 )
+from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["reminder_tools"]
 

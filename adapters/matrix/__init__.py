@@ -1,0 +1,14 @@
+"""Matrix: matrix-nio's AsyncClient against any homeserver.
+
+::
+
+    adapter.py   MatrixAdapter, Settings, create()
+    settings.py  the ``[adapters.matrix]`` section
+    login.py     signing in, one device across restarts
+    rooms.py     one sync response: invites, then new room messages
+    events.py    reading room events: what was said, whether the bot was meant
+    send.py      answers, their edits and typing notices
+    render.py    markdown to Matrix HTML, replies, edits, size limits
+"""
+
+__all__: list[str] = []

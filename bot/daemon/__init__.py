@@ -1,0 +1,21 @@
+"""The daemon: the wiring of one asyncio process, its command line and its HTTP surfaces.
+
+::
+
+    cli.py           the ``personad`` command line (``run``, ``chat``, ``init``, ...)
+    daemon.py        Daemon: adapters, router, sessions, scheduler and HTTP API, started and stopped
+    api.py           the bearer-token HTTP API (``/healthz``, ``/status``, ``/distill``, ...)
+    api_input.py     strict reading of the API's query strings and JSON bodies
+    health.py        whether each adapter does its job, and why not
+    healthcmd.py     ``personad health``: ask a running daemon's ``/healthz``
+    watchdog.py      restart an adapter whose connection went silent
+    scheduler.py     background jobs behind one small API
+    notify.py        notices to a user outside a conversation
+    logs.py          structured logs, bound per request, secrets redacted
+    errors.py        the root of personad's exception tree
+    disk.py          threads for the blocking file work of a turn
+    cpu_affinity.py  the daemon's threads kept on one core
+    gc_settings.py   the cyclic garbage collector tuned for a long-lived process
+"""
+
+__all__: list[str] = []
