@@ -17,6 +17,7 @@ from structlog.testing import capture_logs
 import bot.persona.identity as identity_pkg
 from adapters.base import Incoming
 from bot.commands.table import CommandContext
+from bot.commands.undo import undo_command
 from bot.daemon.errors import PersonaError
 from bot.persona.identity.changelog import CHANGELOG_FILE, pending_changes, read_changes
 from bot.persona.identity.detect import detect
@@ -24,7 +25,7 @@ from bot.persona.identity.files import WRITABLE_FILES, write_identity_file
 from bot.persona.identity.kinds import KINDS
 from bot.persona.identity.observer import IdentityObserver
 from bot.persona.identity.state import STATE_FILE, flush_states, load_state
-from bot.persona.identity.undo import NOTHING_TO_UNDO, undo_command, undo_last
+from bot.persona.identity.undo import NOTHING_TO_UNDO, undo_last
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 import time
 
+from bot.commands.search import search_command
 from bot.commands.sharing import sharing_commands
 from bot.commands.table import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
+from bot.commands.undo import undo_command
 from bot.daemon.errors import PersonaError
 from bot.daemon.health import HealthCheck
 from bot.delivery.outbox import Refusal
-from bot.persona.identity.undo import undo_command
 from bot.persona.names import validate_name
-from bot.persona.sessionlog.search import search_command
 
 __all__: list[str] = []
 

@@ -2,33 +2,68 @@
 
 A message starting with ``/`` or ``!`` is a command. Each :class:`Command` names whether it is
 for admins only; the router refuses those for everyone else with the same sentence on every
-platform. Handlers return the text to send back.
+platform (:data:`ADMIN_ONLY`, :func:`unknown_command`). Handlers return the text to send back.
+
+What a handler may ask of the router that runs it is :class:`CommandHost`, so the table and
+its handlers know the router only by that: the router imports them, never the reverse.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from adapters.base import Incoming
 from bot.turn.rooms import Room
 
 if TYPE_CHECKING:
-    from bot.turn.router import Router
+    from adapters.base import Adapter
+    from bot.daemon.health import HealthCheck
+    from bot.delivery.outbox import Outbox
+    from bot.persona.store import PersonaStore
+    from bot.setup.config import Config
+    from bot.turn.rooms import OffTheRecord
+    from bot.turn.sessions import SessionManager
 
 __all__ = [
     "ADMIN_ONLY",
     "COMMANDS",
     "Command",
     "CommandContext",
+    "CommandHost",
     "command_menu",
     "lookup",
     "parse_command",
     "register",
+    "unknown_command",
 ]
 
 ADMIN_ONLY = "That command is for admins only."
+
+
+def unknown_command(name: str) -> str:
+    """The answer to ``/name`` when the table has no such command."""
+    return f"I don't know the command /{name}. Try /help."
+
+
+class CommandHost(Protocol):
+    """What a command handler may use of the router that runs it."""
+
+    config: Config
+    store: PersonaStore
+    sessions: SessionManager
+    otr: OffTheRecord
+    outbox: Outbox | None
+    health: HealthCheck | None
+    adapters: dict[str, Adapter]
+    started_at: float
+
+    async def set_active_persona(self, user: str, persona: str) -> None: ...
+
+    async def reload(self) -> str: ...
+
+    async def distill(self, user: str, persona: str, kind: str) -> str: ...
 
 
 @dataclass(slots=True)
@@ -38,7 +73,7 @@ class CommandContext:
     persona: str
     admin: bool
     args: list[str]
-    router: Router
+    router: CommandHost
 
     @property
     def room(self) -> Room:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hmac
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 from aiohttp import web
@@ -30,16 +30,14 @@ from bot.persona.sessionlog.search import search_sessions
 from bot.persona.template import create_persona
 from bot.web.app import mount_console
 from bot.web.guard import is_console_request
-
-if TYPE_CHECKING:
-    from bot.daemon.daemon import Daemon
+from bot.web.state import DaemonView
 
 __all__ = ["build_app"]
 
 log = structlog.get_logger(__name__)
 
 _OPEN_PATHS = ("/healthz",)
-_DAEMON: web.AppKey[Daemon] = web.AppKey("daemon")
+_DAEMON: web.AppKey[DaemonView] = web.AppKey("daemon")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -158,7 +156,7 @@ async def _setup_persona(request: web.Request) -> web.Response:
     return web.json_response({"created": str(path)}, status=201)
 
 
-def build_app(daemon: Daemon, token: str | None) -> web.Application:
+def build_app(daemon: DaemonView, token: str | None) -> web.Application:
     app = web.Application(
         middlewares=[_errors_middleware, _bearer_middleware(token)], client_max_size=2 * 1024**2
     )

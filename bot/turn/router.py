@@ -33,7 +33,7 @@ import structlog
 
 import bot.commands.handlers  # noqa: F401  (fills the command table)
 from adapters.base import Adapter, Incoming
-from bot.commands.table import ADMIN_ONLY, CommandContext, lookup, parse_command
+from bot.commands.table import ADMIN_ONLY, CommandContext, lookup, parse_command, unknown_command
 from bot.daemon.errors import PersonadError
 from bot.daemon.health import HealthCheck
 from bot.daemon.logs import bound
@@ -376,7 +376,7 @@ class Router:
     ) -> None:
         command = lookup(name)
         if command is None:
-            await self._say(adapter, incoming, f"I don't know the command /{name}. Try /help.")
+            await self._say(adapter, incoming, unknown_command(name))
             return
         user_config = self.config.users.get(user)
         admin = bool(user_config and user_config.admin)

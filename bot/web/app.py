@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import aiohttp_jinja2
 import jinja2
@@ -23,11 +22,8 @@ from bot.web.adapter import WebAdapter
 from bot.web.auth import WebStore
 from bot.web.guard import console_guard
 from bot.web.onboarding import setup_routes
-from bot.web.state import CONSOLE, Console
+from bot.web.state import CONSOLE, Console, DaemonView
 from bot.web.views import console, render, signed_in
-
-if TYPE_CHECKING:
-    from bot.daemon.daemon import Daemon
 
 __all__ = ["mount_console"]
 
@@ -44,7 +40,7 @@ async def _home(request: web.Request) -> web.Response:
     return render(request, "home.html", user=user)
 
 
-def mount_console(app: web.Application, daemon: Daemon, *, setup_api: Handler) -> None:
+def mount_console(app: web.Application, daemon: DaemonView, *, setup_api: Handler) -> None:
     """Serve the console from ``app``; ``setup_api`` keeps answering ``POST /setup/persona``
     requests that carry a bearer token."""
     assert daemon.router is not None

@@ -1,9 +1,13 @@
-"""The console's shared objects, reached from any handler through the application."""
+"""The console's shared objects, reached from any handler through the application.
+
+:class:`DaemonView` is what the console, and the API it is mounted beside, use of the running
+daemon: the daemon hands itself over as one, so neither imports the daemon that starts them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from aiohttp import web
 
@@ -11,14 +15,42 @@ from bot.web.adapter import WebAdapter
 from bot.web.auth import WebSession, WebStore
 
 if TYPE_CHECKING:
-    from bot.daemon.daemon import Daemon
+    from adapters.base import Adapter
+    from bot.daemon.health import HealthCheck
+    from bot.delivery.outbox import Outbox
+    from bot.delivery.state import StateStore
+    from bot.memory.distill.distiller import Distiller
+    from bot.persona.store import PersonaStore
+    from bot.setup.config import Config
+    from bot.turn.router import Router
+    from bot.turn.session import Clock
+    from bot.turn.sessions import SessionManager
 
-__all__ = ["CONSOLE", "SESSION", "Console"]
+__all__ = ["CONSOLE", "SESSION", "Console", "DaemonView"]
+
+
+class DaemonView(Protocol):
+    """The running daemon, as the HTTP API and the web console see it."""
+
+    config: Config
+    store: PersonaStore
+    state: StateStore
+    clock: Clock
+    adapters: dict[str, Adapter]
+    health: HealthCheck
+    outbox: Outbox
+    started_at: float
+    http_port: int | None
+    router: Router | None
+    sessions: SessionManager | None
+    distiller: Distiller | None
+
+    async def distill(self, user: str, persona: str, kind: str) -> str: ...
 
 
 @dataclass(slots=True)
 class Console:
-    daemon: Daemon
+    daemon: DaemonView
     store: WebStore
     adapter: WebAdapter
 

@@ -1,4 +1,4 @@
-"""``/undo``: revert the newest change the persona made to itself, by appending, never cutting.
+"""Undo: revert the newest change the persona made to itself, by appending, never cutting.
 
 A change is a trait the observer wrote into VOICE.md or PERSONA.md, or a fact promoted into
 USER.md or MEMORY.md (:mod:`bot.persona.promotion`); an undone promotion is not promoted
@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 
 import structlog
 
-from bot.commands.table import Command, CommandContext
 from bot.daemon.errors import PersonaError
 from bot.persona.identity.changelog import (
     Change,
@@ -40,7 +39,7 @@ from bot.persona.identity.state import edit_lock, load_state, save_state
 from bot.persona.promotion_state import PROMOTION_KIND, decline
 from bot.persona.store import PersonaStore
 
-__all__ = ["NOTHING_TO_UNDO", "undo_command", "undo_last"]
+__all__ = ["NOTHING_TO_UNDO", "undo_last"]
 
 log = structlog.get_logger(__name__)
 
@@ -130,14 +129,3 @@ async def undo_last(
         return f"Undone: {target.file} is back to “{bullet_sentence(target.bullet_before)}”.{more}"
     assert target.bullet_after is not None
     return f"Undone: {target.file} no longer says “{bullet_sentence(target.bullet_after)}”.{more}"
-
-
-def undo_command() -> Command:
-    """The ``/undo`` chat command, for :func:`bot.commands.table.register`."""
-
-    async def handler(ctx: CommandContext) -> str:
-        if ctx.args:
-            return "Use `/undo` on its own: it reverts the newest change I made to myself."
-        return await undo_last(ctx.router.store, ctx.user, ctx.persona)
-
-    return Command("undo", "revert the last change the persona made to itself", handler)

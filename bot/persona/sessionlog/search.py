@@ -1,4 +1,4 @@
-"""Searching a persona's past session logs: ``GET /sessions/search`` and the ``/search`` command.
+"""Searching a persona's past session logs, for ``GET /sessions/search`` and ``/search``.
 
 Words match whatever their case, accents and inflection: each word is folded (``Café`` →
 ``cafe``) and stemmed in English and in Portuguese (``trips`` → ``trip``, ``viagens`` →
@@ -24,7 +24,6 @@ from typing import Any
 
 import Stemmer
 
-from bot.commands.table import Command, CommandContext
 from bot.daemon.disk import run_blocking
 from bot.persona.sessionlog.index import IndexedTurn, SessionIndex
 
@@ -32,7 +31,6 @@ __all__ = [
     "close_indexes",
     "fold",
     "highlight",
-    "search_command",
     "search_sessions",
     "word_keys",
 ]
@@ -175,34 +173,3 @@ async def search_sessions(
     """Up to ``days`` dates whose turns hold every word of ``query``, newest first, each with
     up to five marked excerpts; only turns of ``room`` when given."""
     return await run_blocking(_search, persona_dir, persona, query, room, days)
-
-
-def _render(results: list[dict[str, Any]], query: str) -> str:
-    if not results:
-        return f"Nothing in our past conversations matches “{query}”."
-    lines = []
-    for group in results[:7]:
-        lines.append(f"**{group['date']}**")
-        for hit in group["hits"]:
-            who = "you" if hit["role"] == "user" else "me"
-            lines.append(f"- {hit['time'][:5]} {who}: {hit['highlighted']}")
-    if len(results) > 7:
-        lines.append(f"(and {len(results) - 7} more days)")
-    return "\n".join(lines)
-
-
-def search_command() -> Command:
-    """``/search WORDS``: the days of past conversations that mention them."""
-
-    async def handler(ctx: CommandContext) -> str:
-        query = " ".join(ctx.args).strip()
-        if not query:
-            return "Use `/search WORDS`: I look for them in our past conversations."
-        directory = ctx.router.store.require(ctx.user, ctx.persona)
-        room = ctx.room
-        results = await search_sessions(
-            directory, ctx.persona, query, room=room.key if room.shared else None, days=30
-        )
-        return _render(results, query)
-
-    return Command("search", "search past conversations", handler, usage="WORDS")
