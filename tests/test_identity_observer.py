@@ -275,7 +275,7 @@ async def test_soul_md_is_never_changed(store: PersonaStore, observer: IdentityO
 
 
 def test_no_code_path_of_the_observer_writes_other_files() -> None:
-    """Every write in bot/identity is one of three: the guarded persona-file writer, the
+    """Every write in bot/persona/identity is one of three: the guarded persona-file writer, the
     state file and the changelog append. Anything new has to be added here on purpose."""
     allowed = {
         ("files.py", "store.write"),

@@ -1,7 +1,9 @@
-"""Edits of persona files by their user in the web console, in the identity changelog.
+"""Edits of persona files by their user (the web console's Files panel, ``/share``), in the
+identity changelog.
 
-This lives with the console, not in :mod:`bot.persona.identity`, whose code may write only VOICE.md
-and PERSONA.md: a person may edit any file of their persona, the persona itself may not.
+This lives beside :mod:`bot.persona.identity`, not in it, since the identity code may write
+only VOICE.md and PERSONA.md: a person may edit any file of their persona, the persona itself
+may not.
 
 An edit is appended to ``IDENTITY_CHANGELOG.md`` as an ``edit`` entry holding the whole text
 before and after, so it can be undone like the persona's own changes: :func:`undo_change` puts

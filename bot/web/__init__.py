@@ -14,7 +14,7 @@
     admin.py      /admin: adapters' health, users, distillation and "run now"
     search.py     the search box: conversations by date with marked words; the memory tab
     views.py      what handlers share: the signed-in user, own-persona checks, rendering
-    state.py      the console's shared objects on the application
+    state.py      the console's shared objects; DaemonView, what it uses of the daemon
 """
 
 __all__: list[str] = []
