@@ -39,6 +39,7 @@ _SECRET_SHAPES = re.compile(
 )
 _MASK = "[redacted]"
 _WITHHELD = "[withheld: off the record]"
+# fmt: off
 #: the text fields an Off The Record log line keeps: names and kinds, never what was said
 _NAMING_FIELDS = frozenset(
     {
@@ -46,6 +47,7 @@ _NAMING_FIELDS = frozenset(
         "event_id", "adapter", "command", "kind", "reason", "file", "tool", "status",
     }
 )
+# fmt: on
 _known_secrets: set[str] = set()
 
 

@@ -74,6 +74,8 @@ _BE = (
 #: a verb as a request, not a statement ("answer in Portuguese", not "I write in Portuguese")
 _ASK = r"(?<!i )(?<!we )(?<!they )(?<!he )(?<!she )(?<!to )"
 
+# the rule tables below are laid out by hand, a rule a group of lines
+# fmt: off
 #: (pattern, kind, value) per language
 EXPLICIT: dict[str, list[tuple[str, str, str]]] = {
     "en": [
@@ -234,6 +236,7 @@ FORMAL_MARKERS: dict[str, str] = {
     "pt": r"^prezad[oa]s?\b|\b(?:atenciosamente|cordialmente|gostaria de solicitar"
           r"|agradeco desde ja|respeitosamente)\b",
 }
+# fmt: on
 
 _PROGRAMMING = (
     "api endpoint regex json yaml sql query database schema docker kubernetes k8s container"
