@@ -1,16 +1,34 @@
-"""Shared test setup: no test may reach past this machine's loopback."""
+"""Shared test setup: no test may reach past this machine's loopback, nor read or write the
+home of the person running it."""
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
 import logging
 import os
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import structlog
+
+# the whole suite, and every process it starts, lives in a home of its own: a config file
+# in the real ~/.config/personad, or anything under ~/.local, never changes what a test sees
+_HOME = tempfile.mkdtemp(prefix="personad-test-home-")
+atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
+os.environ["HOME"] = _HOME
+for _name, _folder in (
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_DATA_HOME", ".local/share"),
+    ("XDG_STATE_HOME", ".local/state"),
+    ("XDG_CACHE_HOME", ".cache"),
+):
+    os.environ[_name] = os.path.join(_HOME, _folder)
+os.environ.pop("PERSONAD_CONFIG", None)
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex

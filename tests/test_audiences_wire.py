@@ -163,7 +163,7 @@ async def _direct_room_material(world: World) -> None:
 
 async def _check_rooms(world: World, label: str) -> None:
     for room in ("family", "work"):
-        for tier in (2, 4):
+        for tier in (1, 2, 3, 4):
             await world.say(room, f"/tier {tier}")
             body = await world.turn_body(room, PROBE)
             assert_private(body, room, f"{label}, tier {tier}")

@@ -134,16 +134,16 @@ def test_devices_and_fifos_are_refused_without_blocking(store: PersonaStore) -> 
 
 
 def test_a_huge_prompt_file_is_read_only_as_far_as_its_limit(store: PersonaStore) -> None:
-    limit = DEFAULT_LIMITS["USER.md"]
-    path = store.file_path(USER, PERSONA, "USER.md")
+    limit = DEFAULT_LIMITS["AGENTS.md"]
+    path = store.file_path(USER, PERSONA, "AGENTS.md")
     with path.open("wb") as handle:
         handle.write(b"Scott likes tea. " * 10)
         handle.truncate(10 * 1024**3)  # 10 GB, sparse: reading it whole would take minutes
-    file = store.read(USER, PERSONA, "USER.md")
+    file = store.read(USER, PERSONA, "AGENTS.md")
     assert file.problem is None and file.text.startswith("Scott likes tea.")
     assert len(file.text.encode("utf-8")) <= 4 * limit + 4
     section = render_file(file, limit)
-    assert "USER.md cut here" in section
+    assert "AGENTS.md cut here" in section
 
 
 def test_a_cut_never_splits_a_character(store: PersonaStore) -> None:

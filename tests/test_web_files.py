@@ -196,3 +196,21 @@ async def test_what_every_room_knows_is_seen_and_edited_here(console: Console, p
     for bad in ("rooms/nctalk-family/ROOM.md", "shared/SOUL.md", "rooms/x/USER.md"):
         response = await page.goto(f"{console.base}/u/scott/inara/files/{bad}")
         assert response is not None and response.status == 404, bad
+
+
+async def test_the_editor_saves_the_whole_file_however_long(console: Console, page: Any) -> None:
+    user_md = console.data / "scott/persona/inara/USER.md"
+    original = "# About scott\n\n" + "".join(f"- note {n}: {'x' * 40}\n" for n in range(500))
+    assert len(original) > 4 * 4000 + 4  # past what the prompt's limit can use
+    user_md.write_text(original)
+    console.daemon.store.invalidate()  # as after a restart
+    await page.goto(f"{console.base}/u/scott/inara/files/USER.md")
+    assert await page.input_value("#text") == original
+    await page.fill("#text", original + "- one more line\n")
+    await page.click("#save")
+    await page.wait_for_selector("#saved")
+    assert user_md.read_text() == original + "- one more line\n"
+    await page.goto(f"{console.base}/u/scott/inara/files")
+    await page.locator("#changelog li.change").first.get_by_role("button", name="Undo").click()
+    await page.wait_for_selector("#note")
+    assert user_md.read_text() == original

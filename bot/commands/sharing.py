@@ -81,7 +81,7 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
     if share and looks_secret(what):
         return "That looks like a secret, so it was not shared."
     store = ctx.router.store
-    current = (await store.load(ctx.user, ctx.persona, SHARED_USER)).text
+    current = (await store.load_whole(ctx.user, ctx.persona, SHARED_USER)).text
     if share:
         body = current if current.strip() else _HEADER
         text = body.rstrip("\n") + f"\n- {what}\n"

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -107,12 +108,22 @@ async def _chat(args: argparse.Namespace) -> int:
         sender=user,
     )
     daemon.attach("console", console)
-    await daemon.start()
+    # Ctrl-C ends the chat as end of input does, whenever it comes (during start-up too):
+    # the daemon stops in order and the exit status says it was interrupted
+    interrupted = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, interrupted.set)
     try:
-        await console.finished.wait()
+        await daemon.start()
+        ended = asyncio.ensure_future(console.finished.wait())
+        stopped = asyncio.ensure_future(interrupted.wait())
+        await asyncio.wait({ended, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        for waiter in (ended, stopped):
+            waiter.cancel()
     finally:
+        loop.remove_signal_handler(signal.SIGINT)
         await daemon.stop()
-    return 0
+    return 130 if interrupted.is_set() else 0
 
 
 # -- other commands --------------------------------------------------------------------------

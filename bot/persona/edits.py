@@ -81,7 +81,7 @@ async def edit_file(
     """Replace ``filename`` with ``text`` and log the edit; False when nothing changed.
     PersonaError when the file is unreadable as text (writing would lose it)."""
     async with edit_lock(store, user, persona):
-        current = await store.load(user, persona, filename)
+        current = await store.load_whole(user, persona, filename)
         if current.problem:
             raise PersonaError(
                 f"{filename}: {current.problem}",
@@ -127,7 +127,7 @@ async def undo_change(
         return await undo_last(store, user, persona, at=at, change_id=change_id)
     async with edit_lock(store, user, persona):
         changes = await read_changes(store, user, persona)
-        current = await store.load(user, persona, target.file)
+        current = await store.load_whole(user, persona, target.file)
         if current.problem or current.text != target.section_after:
             return (
                 f"{target.file} has changed since change {change_id}, so undoing it would lose"

@@ -113,6 +113,20 @@ class FileCache:
         [file] = preload.finish()
         return file
 
+    def read_whole(self, path: str, filename: str) -> FileText:
+        """The whole file, however long, for a caller that will write it back (a prompt-only
+        file is otherwise held cut at what its limit can use); not cached. A file too large
+        to be a real one, a link or not a regular file reads as empty with ``problem``."""
+        [loaded] = read_files(self._root, [(path, None, None)])
+        if loaded is None:
+            return FileText(filename, "")
+        if isinstance(loaded, OSError):
+            return FileText(filename, "", f"cannot read {filename}: {loaded.strerror}")
+        if isinstance(loaded, Refused):
+            return FileText(filename, "", loaded.problem)
+        assert isinstance(loaded, Read)
+        return _decoded(filename, loaded)
+
     def start_preload(self, files: Sequence[tuple[str, str]]) -> Preload:
         """Bring the ``(path, filename)`` files of one folder into memory in three steps, so
         the disk work is done in a disk thread (with whatever else the caller reads there):

@@ -67,10 +67,12 @@ PERSONA_FILES: tuple[str, ...] = (
     "CRONS.json",
 )
 
-#: files the daemon only reads (for the prompt, the memory mirrors and /help), never rewrites:
-#: what lies past their prompt limit is never used, so it is never read
+#: files the daemon only reads (for the prompt and /help), never rewrites: what lies past
+#: their prompt limit is never used, so it is never read (an editor reads them whole:
+#: :meth:`PersonaStore.load_whole`). USER.md and MEMORY.md are not among them: promotion
+#: rewrites them, and the memory mirrors want every line.
 PROMPT_ONLY_FILES = frozenset(
-    "IDENTITY.md SOUL.md PROTOCOLS.md CONTEXT_TIERS.md USER.md AGENTS.md HELP.md MEMORY.md".split()
+    "IDENTITY.md SOUL.md PROTOCOLS.md CONTEXT_TIERS.md AGENTS.md HELP.md".split()
 )
 
 _user: ContextVar[str | None] = ContextVar("personad_user", default=None)
@@ -238,6 +240,13 @@ class PersonaStore:
     async def load(self, user: str, persona: str, filename: str) -> FileText:
         """:meth:`read`, but a file not in memory is read in a disk thread."""
         return await self._files.load(self._path(user, persona, filename), filename)
+
+    async def load_whole(self, user: str, persona: str, filename: str) -> FileText:
+        """The whole file in a disk thread, for whoever writes it back (an editor, a
+        promotion): :meth:`read` keeps a prompt-only file cut at what its limit can use, and
+        writing that back would lose the rest."""
+        path = self._path(user, persona, filename)
+        return await run_blocking(self._files.read_whole, path, filename)
 
     def start_preload(self, user: str, persona: str, filenames: Sequence[str]) -> Preload:
         """Bring files into memory with their disk work in a disk thread, beside whatever

@@ -149,7 +149,7 @@ async def _editor(
 async def view(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     filename = _editable(request.match_info["name"])
-    file = await console(request).daemon.store.load(user, persona, filename)
+    file = await console(request).daemon.store.load_whole(user, persona, filename)
     return await _editor(request, filename, file.text, file.problem or "")
 
 
