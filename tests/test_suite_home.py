@@ -6,7 +6,7 @@ import os
 import pwd
 from pathlib import Path
 
-from bot.config_loader import default_config_path
+from bot.setup.config_loader import default_config_path
 
 
 def test_the_suite_runs_in_a_home_of_its_own() -> None:
