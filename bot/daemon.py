@@ -30,11 +30,9 @@ from bot.api import build_app
 from bot.commands import command_menu
 from bot.config import Config
 from bot.config_loader import load_config
-from bot.cpu_affinity import keep_to_one_core
 from bot.distill import Distiller, DistillKind
 from bot.distill_schedule import PLANS, DistillRuns, missed_levels
 from bot.errors import ConfigError, PersonadError, is_permanent
-from bot.gc_settings import settle_collector
 from bot.health import HealthCheck
 from bot.identity import IdentityObserver
 from bot.identity.state import flush_states
@@ -467,10 +465,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stopping.set)
         loop.add_signal_handler(signal.SIGHUP, self._reload_in_background)
-        if self.config.daemon.one_core:
-            keep_to_one_core()  # before start: the threads it starts inherit the core
         await self.start()
-        settle_collector()
         try:
             await self._stopping.wait()
             log.info("daemon.stopping")
@@ -506,7 +501,6 @@ class Daemon:
             for what, changed in (
                 ("Adapter", fresh.adapters != self.config.adapters),
                 ("HTTP", fresh.http != self.config.http),
-                ("daemon.one_core", fresh.daemon.one_core != self.config.daemon.one_core),
             )
             if changed
         ]
