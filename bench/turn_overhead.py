@@ -6,7 +6,7 @@ its fsync) and state database; the model is an in-process backend that answers a
 prints the per-turn p50/p99 overhead and turns per second.
 
     python bench/turn_overhead.py [--sessions 1000] [--turns 10] [--memory none|sqlite-fts5]
-                                  [--dir /dev/shm] [--every-core]
+                                  [--dir /dev/shm]
 
 It prints the time until the answer is handed to the platform (what a person waits for,
 beyond the model), for every turn and split into the first turn of each session (which opens
@@ -14,8 +14,6 @@ it: settings, today's log, the persona files read from disk) and the later ones;
 turn including the work after the answer (memory sync, the identity observer); and
 throughput one turn at a time and with every session talking at once, with the event loop's
 CPU time per turn. ``--dir /dev/shm`` puts the data on tmpfs, leaving the CPU cost alone.
-Its threads stay on one core as ``personad run``'s do (``daemon.one_core``); ``--every-core``
-leaves them to the kernel.
 """
 
 from __future__ import annotations
@@ -32,9 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.base import Adapter, AdapterContext, Incoming
-from bot.daemon.cpu_affinity import keep_to_one_core
 from bot.daemon.daemon import Daemon
-from bot.daemon.gc_settings import settle_collector
 from bot.daemon.logs import configure_logging
 from bot.llm.base import (
     Completion,
@@ -116,9 +112,7 @@ def build(data: Path, sessions: int, memory: str) -> Config:
     return config
 
 
-async def run(
-    sessions: int, turns: int, memory: str, where: str | None = None, one_core: bool = True
-) -> None:
+async def run(sessions: int, turns: int, memory: str, where: str | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="personad-bench-", dir=where) as tmp:
         data = Path(tmp)
         t0 = time.perf_counter()
@@ -137,9 +131,7 @@ async def run(
             )
         )
         daemon.attach("console", adapter)
-        core = keep_to_one_core() if one_core else None  # as `personad run` does (daemon.one_core)
         await daemon.start()
-        settle_collector()  # as `personad run` does once started
         replies: list[float] = []
         handled: list[float] = []
         try:
@@ -165,8 +157,7 @@ async def run(
             await daemon.stop()
         print(
             f"data in {data.parent}, memory={memory}, tier 4, prompt {llm.prompt_chars:,} chars,"
-            f" {sessions:,} sessions x {turns} turns,"
-            f" threads on {'every core' if core is None else f'core {core}'}"
+            f" {sessions:,} sessions x {turns} turns"
         )
         print(f"  until the answer is sent: {_percentiles(replies)}")
         print(f"    first turn of a session: {_percentiles(replies[:sessions])}")
@@ -209,14 +200,9 @@ def main() -> None:
     parser.add_argument(
         "--dir", help="where the data directory is made (default: the system's temp dir)"
     )
-    parser.add_argument(
-        "--every-core",
-        action="store_true",
-        help="leave the threads to the kernel (daemon.one_core = false)",
-    )
     args = parser.parse_args()
     configure_logging(fmt="json", level="warning")
-    asyncio.run(run(args.sessions, args.turns, args.memory, args.dir, not args.every_core))
+    asyncio.run(run(args.sessions, args.turns, args.memory, args.dir))
 
 
 if __name__ == "__main__":

@@ -232,3 +232,11 @@ async def test_probe_logs_in_to_a_real_matrix_homeserver_and_leaves_no_device(
     finally:
         await human.close()
     assert [d["device_id"] for d in devices["devices"]] == [bot.device_id]
+
+
+def test_a_setting_no_longer_used_is_accepted_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "personad.toml"
+    path.write_text(f'[daemon]\ndata_dir = "{tmp_path / "data"}"\none_core = true\n')
+    findings = check(path, env={"ANTHROPIC_API_KEY": "sk-ant-test-0123456789"})
+    assert findings.problems == []
+    assert any(w.startswith("daemon.one_core no longer does anything") for w in findings.warnings)

@@ -14,8 +14,6 @@
     logs.py          structured logs, bound per request, secrets redacted
     errors.py        the root of personad's exception tree
     disk.py          threads for the blocking file work of a turn
-    cpu_affinity.py  the daemon's threads kept on one core
-    gc_settings.py   the cyclic garbage collector tuned for a long-lived process
 """
 
 __all__: list[str] = []

@@ -28,9 +28,7 @@ from adapters import registry
 from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
 from bot.commands.table import command_menu
 from bot.daemon.api import build_app
-from bot.daemon.cpu_affinity import keep_to_one_core
 from bot.daemon.errors import ConfigError, PersonadError, is_permanent
-from bot.daemon.gc_settings import settle_collector
 from bot.daemon.health import HealthCheck
 from bot.daemon.logs import register_secret, register_secrets_from_env
 from bot.daemon.notify import Notifier
@@ -467,10 +465,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stopping.set)
         loop.add_signal_handler(signal.SIGHUP, self._reload_in_background)
-        if self.config.daemon.one_core:
-            keep_to_one_core()  # before start: the threads it starts inherit the core
         await self.start()
-        settle_collector()
         try:
             await self._stopping.wait()
             log.info("daemon.stopping")
@@ -506,7 +501,6 @@ class Daemon:
             for what, changed in (
                 ("Adapter", fresh.adapters != self.config.adapters),
                 ("HTTP", fresh.http != self.config.http),
-                ("daemon.one_core", fresh.daemon.one_core != self.config.daemon.one_core),
             )
             if changed
         ]

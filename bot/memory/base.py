@@ -35,10 +35,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from bot.tools.registry import Tool
-from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience
+from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, is_label
 
 __all__ = [
     "CATEGORIES",
@@ -162,6 +162,13 @@ class MemoryBackend(ABC):
     async def close(self) -> None:
         return None
 
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
     @abstractmethod
     async def inject(self, *, audience: Audience = DIRECT_ROOM) -> str:
         """Text for the system prompt; empty when there is nothing to say. Only what
@@ -186,7 +193,6 @@ class MemoryBackend(ABC):
     async def mirror(self, filename: str, text: str) -> None:
         """The file layer wrote ``filename`` (e.g. ``MEMORY.md``); keep the backend in step."""
 
-    @abstractmethod
     async def add(
         self,
         text: str,
@@ -203,6 +209,31 @@ class MemoryBackend(ABC):
         given, is what a new item is stored with (:func:`clamp_confidence`) in place of the
         policy's own: the session-end model that proposed the fact weighed it in context,
         the sentence rules cannot."""
+        if not is_label(audience):
+            raise ValueError(f"{audience!r} is not an audience label")
+        return await self._add(
+            text,
+            source=source,
+            category=category,
+            force=force,
+            audience=audience,
+            confidence=confidence,
+        )
+
+    @abstractmethod
+    async def _add(
+        self,
+        text: str,
+        *,
+        source: str,
+        category: Category | None,
+        force: bool,
+        audience: str,
+        confidence: float | None,
+    ) -> AddResult:
+        """The backend's own write of one candidate fact, its ``audience`` a valid label;
+        the backend's other writes (``sync``, ``extract``, ``mirror``) call it with their own
+        keywords beside these."""
 
     @abstractmethod
     def tools(self, *, audience: Audience = DIRECT_ROOM) -> list[Tool]:

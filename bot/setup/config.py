@@ -79,9 +79,9 @@ class DaemonConfig(_Section):
     #: each user's sustained message rate, and how many may come at once (a token bucket)
     user_rate_per_minute: float = Field(20.0, gt=0, le=100_000)
     user_burst: int = Field(10, ge=1, le=100_000)
-    #: keep the Python threads on one core (see bot/daemon/cpu_affinity.py); false: the kernel
-    #: places them
-    one_core: bool = True
+    #: no longer used (the kernel places the daemon's threads); accepted so that a config
+    #: written for an older version still starts, with a warning from check-config
+    one_core: bool | None = None
 
 
 class HttpConfig(_Section):

@@ -100,6 +100,11 @@ def check(path: Path | None, env: Mapping[str, str] | None = None) -> Findings:
     if "daemon" not in wrong:
         findings.problems += data_dir_problems(config.data_dir)
     findings.warnings += shared_notification_warnings(config)
+    if config.daemon.one_core is not None:
+        findings.warnings.append(
+            "daemon.one_core no longer does anything (the kernel places the daemon's threads);"
+            " remove it from the config"
+        )
     return findings
 
 

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 from bot.memory.base import MemoryItem, format_citation
 from bot.memory.reinforcement import audience_event, said_again_sql, twin_sql
-from bot.memory.sqlite.connection import Labels, labels_in, names_of
+from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
@@ -37,7 +37,6 @@ EPISODE_PREFIX = "e"
 """Episode ids read ``e42``, so they never collide with a fact's ``42``."""
 
 _COLUMNS = "e.id, e.at, e.speaker, e.audience, e.platform, e.text, e.reinforced, e.last_seen"
-_NAMES = names_of(_COLUMNS)
 
 
 def _iso(timestamp: float) -> str:
@@ -198,13 +197,12 @@ class EpisodeStore:
         if window is not None:
             where.append(f"e.at >= ?{len(params) + 1} AND e.at < ?{len(params) + 2}")
             params.extend(window)
-        rows = await self._conn._packed(
+        rows = await self._conn._all(
             # bm25() once, sorted by SQLite, costs about a third less than FTS5's ORDER BY rank
             f"SELECT {_COLUMNS}, bm25(episodes_fts) AS score FROM episodes_fts f"
             f" JOIN episodes e ON e.id = f.rowid WHERE {' AND '.join(where)}"
             " ORDER BY score LIMIT ?2",
             params,
-            f"{_NAMES}, score",
         )
         return [_row(row, float(row[8])) for row in rows]
 
@@ -219,13 +217,12 @@ class EpisodeStore:
             f"SELECT {_COLUMNS}, m.score FROM m JOIN episodes e ON e.id = m.id"
             f" WHERE e.status = 'active'{scope}"
         )
-        rows = await self._conn._packed(
+        rows = await self._conn._all(
             "WITH m AS MATERIALIZED (SELECT rowid AS id, bm25(episodes_fts) AS score"
             " FROM episodes_fts WHERE episodes_fts MATCH ?1)"
             f" SELECT 0 AS arm, * FROM ({best} ORDER BY m.score LIMIT ?2) UNION ALL"
             f" SELECT 1, * FROM ({best} AND e.at >= ?3 AND e.at < ?4 ORDER BY m.score LIMIT ?2)",
             [expression, limit, *within, *scope_params],
-            f"arm, {_NAMES}, score",
         )
         found: tuple[list[EpisodeRow], list[EpisodeRow]] = ([], [])
         for row in rows:
@@ -237,11 +234,10 @@ class EpisodeStore:
             return []
         marks = ",".join("?" * len(rowids))
         scope, scope_params = labels_in("e.audience", labels, len(rowids) + 1)
-        rows = await self._conn._packed(
+        rows = await self._conn._all(
             f"SELECT {_COLUMNS} FROM episodes e WHERE e.id IN ({marks})"
             f" AND e.status = 'active'{scope}",
             [*rowids, *scope_params],
-            _NAMES,
         )
         return [_row(row) for row in rows]
 
@@ -249,10 +245,9 @@ class EpisodeStore:
         """The active episodes (of the ``labels``) said within ``window`` (to rank by meaning
         alone)."""
         scope, scope_params = labels_in("audience", labels, 3)
-        rows = await self._conn._packed(
+        rows = await self._conn._all(
             f"SELECT id FROM episodes WHERE at >= ?1 AND at < ?2 AND status = 'active'{scope}",
             [*window, *scope_params],
-            "id",
         )
         return [int(row[0]) for row in rows]
 

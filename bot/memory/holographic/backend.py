@@ -50,14 +50,12 @@ import structlog
 
 from bot.daemon.disk import run_on_text
 from bot.memory.base import (
-    CATEGORIES,
     AddResult,
     Category,
     MemoryBackend,
     MemoryHit,
     MemoryItem,
     TurnRecord,
-    clamp_confidence,
     format_citation,
     visible_in,
 )
@@ -69,13 +67,13 @@ from bot.memory.holographic.hrr import DIM
 from bot.memory.holographic.parse import normalize, parse
 from bot.memory.holographic.recall import ActiveFacts, Recalled, fact_structure
 from bot.memory.holographic.store import HolographicStore
+from bot.memory.judgement import judged, said_as_fact
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
-from bot.memory.policy import classify, looks_secret, split_candidates
+from bot.memory.policy import split_candidates
 from bot.memory.reinforcement import said_again
-from bot.memory.remember_requests import fact_to_keep
 from bot.tools.registry import Tool
-from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, describe, is_label, label_of_path
+from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
 
 __all__ = ["HolographicMemory", "Recalled"]
 
@@ -127,37 +125,11 @@ class HolographicMemory(MemoryBackend):
         await self._episode_file.close()
         await self._store.close()
 
-    async def __aenter__(self) -> HolographicMemory:
-        await self.open()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     @property
     def symbols(self) -> int:
         return self._facts.symbols
 
     # -- writes ----------------------------------------------------------------------------
-
-    async def add(
-        self,
-        text: str,
-        *,
-        source: str,
-        category: Category | None = None,
-        force: bool = False,
-        audience: str = DIRECT,
-        confidence: float | None = None,
-    ) -> AddResult:
-        return await self._add(
-            text,
-            source=source,
-            category=category,
-            force=force,
-            audience=audience,
-            confidence=confidence,
-        )
 
     async def _add(
         self,
@@ -170,30 +142,19 @@ class HolographicMemory(MemoryBackend):
         reinforce: bool = True,
         confidence: float | None = None,
     ) -> AddResult:
-        if not is_label(audience):
-            raise ValueError(f"{audience!r} is not an audience label")
-        if looks_secret(text):  # even a forced write; checked before lines are joined
-            return AddResult(False, None, "rejected: secret (never stored)")
-        said = " ".join(text.split())
-        if not said:
-            return AddResult(False, None, "rejected: empty")
-        text = fact_to_keep(said)  # judged as said, kept as the fact asked for
-        if category is not None and category not in CATEGORIES:
-            return AddResult(False, None, f"rejected: unknown category {category!r}")
+        candidate = said_as_fact(text, category)
+        if isinstance(candidate, AddResult):
+            return candidate
+        said, text = candidate
         async with self._lock:
             duplicate = self._facts.duplicate(text, audience)
             if duplicate is not None:  # said again: the policy already let it in once
                 return await self._reinforce(duplicate, source, audience, reinforce)
-            verdict = classify(said)
-            if not verdict.accepted and not force:
-                return AddResult(False, None, verdict.reason)
-            chosen: Category = category or verdict.category or "fact"
-            reason = verdict.reason if verdict.accepted else f"forced ({verdict.reason})"
-            if confidence is None:
-                confidence = 1.0 if force else verdict.confidence
-            else:
-                confidence = clamp_confidence(confidence)
-            return await self._store_new(text, source, audience, chosen, confidence, reason)
+            verdict = judged(said, category, force=force, confidence=confidence)
+            if isinstance(verdict, AddResult):
+                return verdict
+            chosen, reason, weight = verdict
+            return await self._store_new(text, source, audience, chosen, weight, reason)
 
     async def _reinforce(
         self, item: MemoryItem, source: str, audience: str, reinforce: bool

@@ -58,28 +58,26 @@ from honcho import Conclusion
 from bot.daemon.disk import run_on_text
 from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import (
-    CATEGORIES,
     AddResult,
     Category,
     MemoryBackend,
     MemoryHit,
     MemoryItem,
     TurnRecord,
-    clamp_confidence,
     format_citation,
 )
 from bot.memory.honcho.client import RETRY_AFTER, HonchoClient, conclusion_summary, peer_id
 from bot.memory.honcho.ledger import HonchoLedger, normalize
 from bot.memory.honcho.outbox import Outbox
 from bot.memory.honcho.recall import recall, visible_representation
+from bot.memory.judgement import judged, said_as_fact
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
-from bot.memory.policy import classify, looks_secret, split_candidates
+from bot.memory.policy import split_candidates
 from bot.memory.reinforcement import said_again
-from bot.memory.remember_requests import fact_to_keep
 from bot.setup.config import HonchoConfig
 from bot.tools.registry import Tool
-from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, describe, is_label, label_of_path
+from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
 
 __all__ = ["RETRY_AFTER", "HonchoMemory"]
 
@@ -157,25 +155,6 @@ class HonchoMemory(MemoryBackend):
         await self._outbox.queue_turn(turn)
         await self._outbox.deliver_soon()
 
-    async def add(
-        self,
-        text: str,
-        *,
-        source: str,
-        category: Category | None = None,
-        force: bool = False,
-        audience: str = DIRECT,
-        confidence: float | None = None,
-    ) -> AddResult:
-        return await self._add(
-            text,
-            source=source,
-            category=category,
-            force=force,
-            audience=audience,
-            confidence=confidence,
-        )
-
     async def _add(
         self,
         text: str,
@@ -188,16 +167,10 @@ class HonchoMemory(MemoryBackend):
         deliver: bool = True,
         confidence: float | None = None,
     ) -> AddResult:
-        if not is_label(audience):
-            raise ValueError(f"{audience!r} is not an audience label")
-        if looks_secret(text):  # even a forced write; checked before lines are joined
-            return AddResult(False, None, "rejected: secret (never stored)")
-        said = " ".join(text.split())
-        if not said:
-            return AddResult(False, None, "rejected: empty")
-        text = fact_to_keep(said)  # judged as said, kept as the fact asked for
-        if category is not None and category not in CATEGORIES:
-            return AddResult(False, None, f"rejected: unknown category {category!r}")
+        candidate = said_as_fact(text, category)
+        if isinstance(candidate, AddResult):
+            return candidate
+        said, text = candidate
         async with self._lock:
             duplicate = await self._ledger.active_by_norm(normalize(text), audience)
             if duplicate is not None:
@@ -207,18 +180,13 @@ class HonchoMemory(MemoryBackend):
                 if label != duplicate.audience:
                     await self._ledger.set_audience(duplicate.id, label, f"said there ({source})")
                 return AddResult(False, duplicate.category, "duplicate", duplicate_of=duplicate.id)
-            verdict = classify(said)
-            if not verdict.accepted and not force:
-                return AddResult(False, None, verdict.reason)
-            chosen: Category = category or verdict.category or "fact"
-            reason = verdict.reason if verdict.accepted else f"forced ({verdict.reason})"
+            verdict = judged(said, category, force=force, confidence=confidence)
+            if isinstance(verdict, AddResult):
+                return verdict
+            chosen, reason, weight = verdict
             item_id = uuid.uuid4().hex[:12]
-            if confidence is None:
-                confidence = 1.0 if force else verdict.confidence
-            else:
-                confidence = clamp_confidence(confidence)
             await self._ledger.add_conclusion(
-                item_id, text, chosen, source, confidence, f"{source}: {reason}", audience
+                item_id, text, chosen, source, weight, f"{source}: {reason}", audience
             )
         delivered = await self._outbox.deliver_soon() if deliver else False
         if not delivered:

@@ -54,7 +54,7 @@ from bot.memory.sqlite.recall import CANDIDATE_MARGIN, fact_pool, score_facts
 from bot.memory.sqlite.store import FtsStore
 from bot.memory.sqlite.vector_index import load_index
 from bot.tools.registry import Tool
-from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, is_label, label_of_path
+from bot.turn.audience import DIRECT_ROOM, Audience, is_label, label_of_path
 
 __all__ = [
     "CANDIDATE_MARGIN",
@@ -110,13 +110,6 @@ class SqliteFtsMemory(MemoryBackend):
         self._index = None
         self.episodes.index = None
 
-    async def __aenter__(self) -> SqliteFtsMemory:
-        await self.open()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     @property
     def model_name(self) -> str:
         if self.embedder is None:
@@ -130,26 +123,6 @@ class SqliteFtsMemory(MemoryBackend):
 
     # -- writes ------------------------------------------------------------------------------
 
-    async def add(
-        self,
-        text: str,
-        *,
-        source: str,
-        category: Category | None = None,
-        force: bool = False,
-        audience: str = DIRECT,
-        confidence: float | None = None,
-    ) -> AddResult:
-        return await self._add(
-            text,
-            source=source,
-            category=category,
-            force=force,
-            at=None,
-            audience=audience,
-            confidence=confidence,
-        )
-
     async def _add(
         self,
         text: str,
@@ -157,18 +130,16 @@ class SqliteFtsMemory(MemoryBackend):
         source: str,
         category: Category | None,
         force: bool,
-        at: datetime | None,
         audience: str,
+        confidence: float | None,
+        at: datetime | None = None,
         once_per_statement: bool = False,
-        confidence: float | None = None,
     ) -> AddResult:
         """Store ``text`` said where the label ``audience`` names. A repeat of an item (same
         normal form, among :func:`~bot.memory.reinforcement.twin_labels`) reinforces it, and
         may widen its audience; a near repeat (by cosine) counts only among the items the
         writer sees: in a shared room, a private item's wording is never what a new statement
         there becomes, nor another room's."""
-        if not is_label(audience):
-            raise ValueError(f"{audience!r} is not an audience label")
         text = text.strip()
         admitted = admit(text, category=category, force=force)
         if isinstance(admitted, AddResult):
@@ -242,6 +213,7 @@ class SqliteFtsMemory(MemoryBackend):
                 force=False,
                 at=turn.at,
                 audience=turn.audience,
+                confidence=None,
                 once_per_statement=True,
             )
             stored += int(result.stored)
@@ -272,8 +244,8 @@ class SqliteFtsMemory(MemoryBackend):
                 source=filename,
                 category=verdict.category,
                 force=True,
-                at=None,
                 audience=label,
+                confidence=None,
             )
             if result.item_id is not None:
                 await self._store.mirror_record(filename, norm, int(result.item_id))

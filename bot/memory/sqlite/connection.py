@@ -2,10 +2,9 @@
 
 :class:`FtsConnection` is the base of :class:`~bot.memory.sqlite.store.FtsStore`. It opens the
 file through :func:`~bot.memory.sqlite.schema.open_database` (which brings the schema up to date)
-and gives its subclasses three ways to reach it: :meth:`FtsConnection._all` for a statement
-whose rows are wanted, :meth:`FtsConnection._packed` for the same rows packed into one by
-SQLite (the reads of every turn, word counts among them: :meth:`FtsConnection._vocabulary`),
-and :meth:`FtsConnection._tx` for one write transaction, rolled back whole on any error.
+and gives its subclasses two ways to reach it: :meth:`FtsConnection._all` for a statement
+whose rows are wanted (word counts among them: :meth:`FtsConnection._vocabulary`), and
+:meth:`FtsConnection._tx` for one write transaction, rolled back whole on any error.
 Every :class:`sqlite3.Error` becomes a :class:`~bot.daemon.errors.MemoryStoreError` naming the file.
 A subclass that opens a file of another schema (:class:`~bot.memory.episodes.file.EpisodeFile`)
 names its ``migrations``.
@@ -13,7 +12,6 @@ names its ``migrations``.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -27,16 +25,10 @@ from bot.daemon.errors import MemoryStoreError
 from bot.delivery.migrations import Migration
 from bot.memory.sqlite.schema import describe_sqlite_error, open_database
 from bot.memory.sqlite.seed import seed_database
-from bot.memory.sqlite.statement_slots import sqlite_slot
 
-__all__ = ["FtsConnection", "Labels", "labels_in", "names_of"]
+__all__ = ["FtsConnection", "Labels", "labels_in"]
 
 log = structlog.get_logger(__name__)
-
-
-def names_of(columns: str) -> str:
-    """The names a select list gives its columns: ``"i.id, i.text"`` gives ``"id, text"``."""
-    return ", ".join(column.strip().rsplit(".", 1)[-1] for column in columns.split(","))
 
 
 Labels = Sequence[str] | None
@@ -72,16 +64,14 @@ class FtsConnection:
                     f"cannot create memory database {self.path}: {exc}",
                     user_message="My memory store cannot be opened right now.",
                 ) from exc
-            async with sqlite_slot():
-                self._db = await open_database(
-                    self.path, migrations=self.migrations, busy_timeout=self.busy_timeout
-                )
+            self._db = await open_database(
+                self.path, migrations=self.migrations, busy_timeout=self.busy_timeout
+            )
 
     async def close(self) -> None:
         if self._db is not None:
             db, self._db = self._db, None
-            async with sqlite_slot():
-                await db.close()
+            await db.close()
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -97,40 +87,21 @@ class FtsConnection:
 
     async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
         try:
-            async with sqlite_slot():
-                return list(await self.db.execute_fetchall(sql, params))
+            return list(await self.db.execute_fetchall(sql, params))
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
-
-    async def _packed(self, sql: str, params: Sequence[Any], columns: str) -> list[list[Any]]:
-        """The rows of the query ``sql`` (``columns``: the names of what each row gives),
-        packed by SQLite into one JSON array: one row to step instead of many.
-
-        The sqlite3 module lets go of the GIL around every row it steps and must take it
-        back; while the event loop is busy each of those waits, and with a thousand personas
-        talking at once the waits, not SQLite's work, were most of a recall statement's time
-        (``bench/turn_overhead.py``: 450 turns/s with the rows stepped one by one, 530-550
-        packed). A REAL comes back with 15 significant digits (a timestamp to 10 µs)."""
-        rows = await self._all(
-            f"SELECT json_group_array(json_array({columns})) FROM ({sql})", params
-        )
-        packed: list[list[Any]] = json.loads(rows[0][0])
-        return packed
 
     async def _vocabulary(self, table: str, words: Sequence[str]) -> list[tuple[str, int]]:
         """``(word, documents holding it)`` from the fts5vocab ``table``, for the ``words``
         it holds."""
         marks = ",".join("?" * len(words))
-        rows = await self._packed(
-            f"SELECT term, doc FROM {table} WHERE term IN ({marks})", words, "term, doc"
-        )
+        rows = await self._all(f"SELECT term, doc FROM {table} WHERE term IN ({marks})", words)
         return [(str(term), int(doc)) for term, doc in rows]
 
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One write transaction; rolled back whole on any error. It holds one of the
-        :func:`~bot.memory.sqlite.statement_slots.sqlite_slot` slots from BEGIN to its end."""
-        async with sqlite_slot(), self._tx_in(self.db) as db:
+        """One write transaction; rolled back whole on any error."""
+        async with self._tx_in(self.db) as db:
             yield db
 
     @asynccontextmanager

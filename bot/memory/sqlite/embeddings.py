@@ -29,7 +29,6 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import structlog
 
-from bot.daemon.cpu_affinity import use_every_core
 from bot.memory.sqlite.vector_index import Matrix, VectorIndex
 
 __all__ = [
@@ -64,7 +63,6 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2"
 
     def __init__(self, model_dir: Path) -> None:
-        use_every_core()  # loaded in a worker thread; the model's threads start from it
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import onnxruntime
         from safetensors.numpy import load_file
@@ -95,7 +93,6 @@ class MiniLMEmbedder:
         """The forward pass, blocking; :meth:`embed` runs it in a worker thread."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        use_every_core()  # runs beside Python's threads, not in turn with them
         # Sorting by length keeps padding (wasted work) low inside each batch.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

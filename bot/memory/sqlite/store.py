@@ -19,7 +19,7 @@ from typing import Any
 
 from bot.memory.base import Category, MemoryItem
 from bot.memory.reinforcement import audience_event, said_again
-from bot.memory.sqlite.connection import Labels, labels_in, names_of
+from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.inspection import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.sqlite.scoring import Candidate
 from bot.memory.sqlite.stemming import index_terms
@@ -29,8 +29,6 @@ from bot.memory.sqlite.vector_rows import VectorRows
 from bot.turn.audience import describe
 
 __all__ = ["FtsStore", "Labels", "RecallRow", "StoredVectors"]
-
-_ITEM_NAMES = names_of(ITEM_COLUMNS)
 
 
 @dataclass(slots=True)
@@ -250,14 +248,13 @@ class FtsStore(FtsInspection, VectorRows):
                 " AND rowid >= COALESCE((SELECT rowid FROM items_fts WHERE items_fts MATCH ?1"
                 f"{scope} ORDER BY rowid DESC LIMIT 1 OFFSET ?3), 0)"
             )
-        rows = await self._packed(
+        rows = await self._all(
             # bm25() once, sorted by SQLite, costs about a third less than FTS5's ORDER BY rank
             f"SELECT {ITEM_COLUMNS}, f.score FROM (SELECT rowid, bm25(items_fts) AS score"
             f" FROM items_fts WHERE items_fts MATCH ?1{scope}{window} ORDER BY score LIMIT ?2) f"
             " JOIN items i ON i.id = f.rowid",
             # ?3 is given whenever a later number is, or the count of parameters is wrong
             [query, limit, *offset, *params],
-            f"{_ITEM_NAMES}, score",
         )
         return [_recall_row(row, float(row[10])) for row in rows]
 
@@ -272,11 +269,10 @@ class FtsStore(FtsInspection, VectorRows):
             return []
         marks = ",".join("?" * len(rowids))
         scope, params = labels_in("audience", labels, len(rowids) + 1)
-        rows = await self._packed(
+        rows = await self._all(
             f"SELECT {ITEM_COLUMNS} FROM items i WHERE i.id IN ({marks}) AND status = 'active'"
             f"{scope}",
             [*rowids, *params],
-            _ITEM_NAMES,
         )
         return [_recall_row(row, 0.0) for row in rows]
 
@@ -289,12 +285,11 @@ class FtsStore(FtsInspection, VectorRows):
         count = len(exclude_sources)
         marks = ",".join(f"?{n + 1}" for n in range(count))
         scope, params = labels_in("audience", labels, count + 2)
-        rows = await self._packed(
+        rows = await self._all(
             f"SELECT {ITEM_COLUMNS} FROM items i WHERE status = 'active'{scope}"
             f" AND category IN ('preference', 'decision') AND source NOT IN ({marks})"
             " AND source NOT IN (SELECT filename FROM mirror_lines)"
             f" ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?{count + 1}",
             [*exclude_sources, limit, *params],
-            _ITEM_NAMES,
         )
         return [item_from_row(row) for row in rows]
