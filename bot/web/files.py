@@ -14,7 +14,6 @@ Beside the persona's own files the panel lists what is shared with every room
 from __future__ import annotations
 
 import json
-from urllib.parse import urlencode
 
 from aiohttp import web
 from markupsafe import Markup
@@ -34,7 +33,7 @@ from bot.identity.changelog import read_changes
 from bot.persona.store import PERSONA_FILES
 from bot.web.edits import edit_file, undo_change, undoable_changes
 from bot.web.markup import render_message
-from bot.web.views import console, form_text, is_admin, own_persona, render
+from bot.web.views import console, form_text, is_admin, own_persona, redirect_with_note, render
 
 __all__ = ["NEAR_LIMIT", "routes"]
 
@@ -112,7 +111,6 @@ async def panel(request: web.Request) -> web.Response:
         undoable=undoable,
         shared_help=_markdown(_shared_help(is_admin(request))),
         persona_help=_markdown(persona_help),
-        note=request.query.get("note", ""),
     )
 
 
@@ -194,4 +192,4 @@ async def undo(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise web.HTTPNotFound(text="There is no such change.") from exc
     answer = await undo_change(console(request).daemon.store, user, persona, change, by=user)
-    raise web.HTTPSeeOther(f"/u/{user}/{persona}/files?{urlencode({'note': answer})}")
+    redirect_with_note(request, f"/u/{user}/{persona}/files", answer)
