@@ -1,7 +1,8 @@
 """The console as a daily user meets it, in a real browser: a private page is never shown
 again from the browser's cache after signing out; a body that is not a form is a clean 400
-(a JSON body nested too deep: tests/test_strict_input.py); a page says only what the server said; a failed Add keeps what was typed and looks
-like an error; search is in the header; every page has an icon."""
+(a JSON body nested too deep: tests/test_strict_input.py); a page says only what the server
+said; a failed Add keeps what was typed and looks like an error; search is in the header;
+every page has an icon."""
 
 from __future__ import annotations
 
