@@ -65,6 +65,12 @@ async def test_an_edit_is_logged_and_undone(console: Console, page: Any) -> None
     entry = page.locator("#changelog li.change").first
     assert "VOICE.md" in await entry.inner_text()
     assert "edited by scott" in await entry.inner_text()
+    # what the entry changed is there to read before Undo
+    await entry.locator("details.diff summary").click()
+    added = await entry.locator("details.diff .add").all_inner_texts()
+    assert added == ["+ - Answers in haiku on Fridays."]
+    assert await entry.locator("details.diff .del").count() == 0
+    await console.shot(page, "changelog-diff")
     # a chat's /undo reverts only what the persona changed on its own
     changes = await read_changes(console.daemon.store, "scott", "inara")
     assert pending_changes(changes) == []

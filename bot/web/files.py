@@ -13,6 +13,7 @@ Beside the persona's own files the panel lists what is shared with every room
 
 from __future__ import annotations
 
+import difflib
 import json
 
 from aiohttp import web
@@ -29,7 +30,7 @@ from bot.audience import (
 )
 from bot.commands import COMMANDS
 from bot.errors import PersonaError
-from bot.identity.changelog import read_changes
+from bot.identity.changelog import Change, read_changes
 from bot.persona.store import PERSONA_FILES
 from bot.web.edits import edit_file, undo_change, undoable_changes
 from bot.web.markup import render_message
@@ -82,6 +83,19 @@ def _shared_help(admin: bool) -> str:
     )
 
 
+def change_diff(change: Change) -> list[tuple[str, str]]:
+    """What a changelog entry changed, as ``(mark, line)`` pairs (``+`` added, ``-`` taken
+    out, `` `` a line of context), so Undo is never blind."""
+    before = change.section_before.splitlines()
+    after = change.section_after.splitlines()
+    lines = []
+    for line in difflib.unified_diff(before, after, n=1, lineterm=""):
+        if line.startswith(("---", "+++", "@@")):
+            continue
+        lines.append((line[:1], line[1:]))
+    return lines
+
+
 def _markdown(text: str) -> Markup:
     """Markdown as HTML in the chat's safe subset: any HTML in the text shows as typed."""
     return Markup(render_message(text))  # render_message escapes any raw HTML
@@ -101,6 +115,7 @@ async def panel(request: web.Request) -> web.Response:
         files.append({"name": name, "problem": file.problem, "audience": audience, **usage})
     changes = await read_changes(store, user, persona)
     undoable = {c.id for c in undoable_changes(changes)}
+    diffs = {change.id: change_diff(change) for change in changes}
     persona_help = store.read(user, persona, "HELP.md").text
     return render(
         request,
@@ -109,6 +124,7 @@ async def panel(request: web.Request) -> web.Response:
         files=files,
         changes=list(reversed(changes)),
         undoable=undoable,
+        diffs=diffs,
         shared_help=_markdown(_shared_help(is_admin(request))),
         persona_help=_markdown(persona_help),
     )
