@@ -164,13 +164,20 @@ async def test_memory_tab_explains_forgets_and_exports(console: Console, page: A
     assert "[preference · test · " in await hit.locator(".citation").inner_text()
     assert await hit.locator("mark").all_inner_texts() == ["coffee"]
     score = await hit.locator(".score").inner_text()
-    assert score.startswith("score ") and " = " in score  # the parts it is made of
+    # how strong a match, and what it is made of, in words
+    assert score.startswith("100% match:") and "words in common" in score
     await hit.get_by_role("link", name="Explain").click()
     assert "coffee black" in await page.inner_text("#explain")
     assert "Why it scored" in await page.inner_text("main")
     assert await page.locator("#score tr").count() >= 2
     await console.shot(page, "memory-explain")
     await page.click("#forget")
+    # nothing is forgotten before its user has seen what and said yes
+    assert "coffee black" in await page.inner_text("#forget-text")
+    items = await session.memory.export()
+    assert next(i for i in items if i["id"] == added.item_id)["status"] == "active"
+    await console.shot(page, "memory-forget")
+    await page.click("#forget-confirm")
     await page.wait_for_selector("#note")
     items = await session.memory.export()
     assert next(i for i in items if i["id"] == added.item_id)["status"] == "forgotten"
