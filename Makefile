@@ -17,10 +17,17 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
+# make chat MODEL_URL=http://127.0.0.1:8080/v1 [MODEL=name]: any local OpenAI-compatible server
+MODEL_URL ?=
+MODEL ?=
+LOCAL_MODEL := $(if $(MODEL_URL),PERSONAD__LLM__ROLES__CHAT__BACKEND=local \
+	PERSONAD__LLM__BACKENDS__LOCAL__BASE_URL=$(MODEL_URL)) \
+	$(if $(MODEL),PERSONAD__LLM__BACKENDS__LOCAL__MODEL=$(MODEL))
+
 chat: setup
 	@$(VENV)/bin/personad persona list $(ME) | grep -x "$(ME)/$(PERSONA)" >/dev/null \
 		|| $(VENV)/bin/personad persona new $(ME) $(PERSONA)
-	@$(VENV)/bin/personad chat --user $(ME) --persona $(PERSONA)
+	@$(LOCAL_MODEL) $(VENV)/bin/personad chat --user $(ME) --persona $(PERSONA)
 
 run: setup
 	$(VENV)/bin/personad run

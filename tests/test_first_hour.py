@@ -113,3 +113,20 @@ async def test_a_new_user_goes_from_init_to_an_answer(tmp_path: Path) -> None:
         if path.is_symlink():
             continue
         assert _mode(path) == (0o700 if path.is_dir() else 0o600), path
+
+
+async def test_the_command_persona_new_prints_runs_as_printed(tmp_path: Path) -> None:
+    shell = Shell(tmp_path)
+    shell.env["PATH"] = "/usr/bin:/bin"  # no personad on PATH, as after `make chat`
+    shell.env["PERSONAD__LLM__ROLES__CHAT__BACKEND"] = "local"  # never asked: the chat ends at EOF
+    code, out, err = await shell("persona", "new", "scott", "inara")
+    assert code == 0, err
+    [line] = [line for line in out.splitlines() if line.startswith("talk to it with: ")]
+    printed = line.removeprefix("talk to it with: ")
+    assert not printed.startswith("personad ")  # not a name this shell would find
+    process = await asyncio.create_subprocess_shell(
+        printed, cwd=tmp_path, env=shell.env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _out, err_bytes = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode == 0, err_bytes.decode()  # the chat opened, and ended at EOF

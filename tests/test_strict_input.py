@@ -158,3 +158,15 @@ def test_check_config_names_a_short_api_token(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "PERSONAD_API_TOKEN is 4 characters long; it needs at least 16" in done.stderr
     assert "1234" not in done.stderr  # the token itself is never printed
+
+
+async def test_a_body_nested_past_any_real_request_is_a_clean_400(
+    api: tuple[aiohttp.ClientSession, str, Path],
+) -> None:
+    http, base, _data = api
+    deep = "[" * 5000 + "]" * 5000
+    headers = {"Content-Type": "application/json"}
+    async with http.post(f"{base}/setup/persona", data=deep, headers=headers) as response:
+        assert response.status == 400
+        answer = await response.json()
+    assert answer["error"].startswith("body: must be JSON")

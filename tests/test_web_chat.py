@@ -121,6 +121,19 @@ async def test_an_answer_is_rendered_markdown_and_html_in_it_is_shown_as_text(
         answer = page.locator(".msg.persona").last
 
 
+async def test_help_in_the_chat_is_a_list(console: Console, page: Any) -> None:
+    await console.sign_in(page, "scott")
+    await page.goto(f"{console.base}/u/scott/inara/chat")
+    await page.fill("#text", "/help")
+    await page.keyboard.press("Enter")
+    answer = page.locator(".msg.persona").last
+    await answer.locator("li").first.wait_for()
+    items = await answer.locator("li").all_inner_texts()
+    assert any(item.startswith("/otr") for item in items)
+    assert "- /" not in await answer.inner_text()  # no list left as dashes
+    await console.shot(page, "chat-help")
+
+
 async def test_persona_in_a_web_chat_opens_that_personas_conversation(
     console: Console, page: Any
 ) -> None:

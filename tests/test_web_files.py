@@ -65,6 +65,12 @@ async def test_an_edit_is_logged_and_undone(console: Console, page: Any) -> None
     entry = page.locator("#changelog li.change").first
     assert "VOICE.md" in await entry.inner_text()
     assert "edited by scott" in await entry.inner_text()
+    # what the entry changed is there to read before Undo
+    await entry.locator("details.diff summary").click()
+    added = await entry.locator("details.diff .add").all_inner_texts()
+    assert added == ["+ - Answers in haiku on Fridays."]
+    assert await entry.locator("details.diff .del").count() == 0
+    await console.shot(page, "changelog-diff")
     # a chat's /undo reverts only what the persona changed on its own
     changes = await read_changes(console.daemon.store, "scott", "inara")
     assert pending_changes(changes) == []
@@ -158,13 +164,20 @@ async def test_memory_tab_explains_forgets_and_exports(console: Console, page: A
     assert "[preference · test · " in await hit.locator(".citation").inner_text()
     assert await hit.locator("mark").all_inner_texts() == ["coffee"]
     score = await hit.locator(".score").inner_text()
-    assert score.startswith("score ") and " = " in score  # the parts it is made of
+    # how strong a match, and what it is made of, in words
+    assert score.startswith("100% match:") and "words in common" in score
     await hit.get_by_role("link", name="Explain").click()
     assert "coffee black" in await page.inner_text("#explain")
     assert "Why it scored" in await page.inner_text("main")
     assert await page.locator("#score tr").count() >= 2
     await console.shot(page, "memory-explain")
     await page.click("#forget")
+    # nothing is forgotten before its user has seen what and said yes
+    assert "coffee black" in await page.inner_text("#forget-text")
+    items = await session.memory.export()
+    assert next(i for i in items if i["id"] == added.item_id)["status"] == "active"
+    await console.shot(page, "memory-forget")
+    await page.click("#forget-confirm")
     await page.wait_for_selector("#note")
     items = await session.memory.export()
     assert next(i for i in items if i["id"] == added.item_id)["status"] == "forgotten"

@@ -39,7 +39,8 @@ async def _help(ctx: CommandContext) -> str:
         if ctx.admin or not any(c.admin for c in COMMANDS.values())
         else ("**Commands** (admins have a few more)")
     )
-    return f"{words}\n\n{heading}\n{table}" if words else f"{heading}\n{table}"
+    # a blank line before the list: markdown renderers start a list only after one
+    return f"{words}\n\n{heading}\n\n{table}" if words else f"{heading}\n\n{table}"
 
 
 def _mode_line(otr: bool) -> str:

@@ -106,8 +106,9 @@ async def json_fields(request: web.Request, *fields: Field) -> dict[str, str]:
     """The fields of a JSON object body, and nothing else."""
     try:
         body: Any = await request.json()
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise bad_request("body", "must be JSON") from exc
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        # RecursionError: nested deeper than the parser goes, which no real request is
+        raise bad_request("body", "must be JSON (an object of plain fields)") from exc
     if not isinstance(body, dict):
         raise bad_request("body", f"must be a JSON object, not {_type_name(body)}")
     _unknown(body.keys(), fields)

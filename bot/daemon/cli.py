@@ -27,6 +27,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Sequence
@@ -153,12 +155,27 @@ def _health(args: argparse.Namespace) -> int:
     return ask_health(_load(args), wait=args.wait)
 
 
+def invocation() -> str:
+    """The command that runs this personad again, as it can be typed here: ``personad`` when
+    that name on PATH is this program, else its path (``.venv/bin/personad``), else
+    ``python -m`` its module."""
+    program = Path(sys.argv[0])
+    found = shutil.which("personad")
+    if program.name == "personad":
+        if found and Path(found).resolve() == program.resolve():
+            return "personad"
+        return shlex.quote(os.path.relpath(program) if not program.is_absolute() else str(program))
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    module = spec.name if spec is not None else __name__
+    return f"{shlex.quote(sys.executable)} -m {module}"
+
+
 def _persona_new(args: argparse.Namespace) -> int:
     config = _load(args)
     store = PersonaStore(config.data_dir)
     path = create_persona(store, args.user, args.name, template=args.template)
     print(f"created persona {args.name!r} for {args.user!r} in {path}")
-    print(f"talk to it with: personad chat --user {args.user} --persona {args.name}")
+    print(f"talk to it with: {invocation()} chat --user {args.user} --persona {args.name}")
     return 0
 
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import time
 from typing import Any
-from urllib.parse import urlencode
 
 from aiohttp import web
 
-from bot.web.views import console, form_text, is_admin, render
+from bot.web.views import console, form_text, is_admin, redirect_with_note, render
 
 __all__ = ["routes"]
 
@@ -98,7 +97,6 @@ async def page(request: web.Request) -> web.Response:
         runs=sorted(runs.items()),
         uptime=round((time.monotonic() - daemon.started_at) / 60),
         sessions=len(sessions),
-        note=request.query.get("note", ""),
     )
 
 
@@ -113,4 +111,4 @@ async def distill(request: web.Request) -> web.Response:
         note = "There is no such persona."
     else:
         note = await daemon.distill(user, persona, kind)
-    raise web.HTTPSeeOther(f"/admin?{urlencode({'note': note})}")
+    redirect_with_note(request, "/admin", note)

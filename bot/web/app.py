@@ -40,6 +40,11 @@ async def _home(request: web.Request) -> web.Response:
     return render(request, "home.html", user=user)
 
 
+async def _favicon(_request: web.Request) -> web.Response:
+    """Browsers ask for ``/favicon.ico`` on every page: the console's icon, not a 401."""
+    raise web.HTTPMovedPermanently("/static/favicon.svg")
+
+
 def mount_console(app: web.Application, daemon: DaemonView, *, setup_api: Handler) -> None:
     """Serve the console from ``app``; ``setup_api`` keeps answering ``POST /setup/persona``
     requests that carry a bearer token."""
@@ -60,6 +65,7 @@ def mount_console(app: web.Application, daemon: DaemonView, *, setup_api: Handle
     app.middlewares.append(console_guard)
     app.router.add_get("/", _home)
     app.router.add_static("/static/", _HERE / "static", name="static")
+    app.router.add_get("/favicon.ico", _favicon)
     app.router.add_routes(login.routes)
     app.router.add_routes(chat.routes)
     app.router.add_routes(files.routes)

@@ -13,8 +13,8 @@ Beside the persona's own files the panel lists what is shared with every room
 
 from __future__ import annotations
 
+import difflib
 import json
-from urllib.parse import urlencode
 
 from aiohttp import web
 from markupsafe import Markup
@@ -22,7 +22,7 @@ from markupsafe import Markup
 from bot.commands.table import COMMANDS
 from bot.daemon.errors import PersonaError
 from bot.persona.edits import edit_file, undo_change, undoable_changes
-from bot.persona.identity.changelog import read_changes
+from bot.persona.identity.changelog import Change, read_changes
 from bot.persona.store import PERSONA_FILES
 from bot.turn.audience import (
     ROOM_FILES,
@@ -34,7 +34,7 @@ from bot.turn.audience import (
     room_of_folder,
 )
 from bot.web.markup import render_message
-from bot.web.views import console, form_text, is_admin, own_persona, render
+from bot.web.views import console, form_text, is_admin, own_persona, redirect_with_note, render
 
 __all__ = ["NEAR_LIMIT", "routes"]
 
@@ -83,6 +83,19 @@ def _shared_help(admin: bool) -> str:
     )
 
 
+def change_diff(change: Change) -> list[tuple[str, str]]:
+    """What a changelog entry changed, as ``(mark, line)`` pairs (``+`` added, ``-`` taken
+    out, `` `` a line of context), so Undo is never blind."""
+    before = change.section_before.splitlines()
+    after = change.section_after.splitlines()
+    lines = []
+    for line in difflib.unified_diff(before, after, n=1, lineterm=""):
+        if line.startswith(("---", "+++", "@@")):
+            continue
+        lines.append((line[:1], line[1:]))
+    return lines
+
+
 def _markdown(text: str) -> Markup:
     """Markdown as HTML in the chat's safe subset: any HTML in the text shows as typed."""
     return Markup(render_message(text))  # render_message escapes any raw HTML
@@ -102,6 +115,7 @@ async def panel(request: web.Request) -> web.Response:
         files.append({"name": name, "problem": file.problem, "audience": audience, **usage})
     changes = await read_changes(store, user, persona)
     undoable = {c.id for c in undoable_changes(changes)}
+    diffs = {change.id: change_diff(change) for change in changes}
     persona_help = store.read(user, persona, "HELP.md").text
     return render(
         request,
@@ -110,9 +124,9 @@ async def panel(request: web.Request) -> web.Response:
         files=files,
         changes=list(reversed(changes)),
         undoable=undoable,
+        diffs=diffs,
         shared_help=_markdown(_shared_help(is_admin(request))),
         persona_help=_markdown(persona_help),
-        note=request.query.get("note", ""),
     )
 
 
@@ -194,4 +208,4 @@ async def undo(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise web.HTTPNotFound(text="There is no such change.") from exc
     answer = await undo_change(console(request).daemon.store, user, persona, change, by=user)
-    raise web.HTTPSeeOther(f"/u/{user}/{persona}/files?{urlencode({'note': answer})}")
+    redirect_with_note(request, f"/u/{user}/{persona}/files", answer)

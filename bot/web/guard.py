@@ -23,13 +23,14 @@ from aiohttp import web
 
 from bot.web.auth import WebSession
 from bot.web.state import CONSOLE, SESSION
+from bot.web.views import read_form
 
 __all__ = ["COOKIE", "console_guard", "host_allowed", "is_console_request", "secure_request"]
 
 COOKIE = "personad_session"
 
-_PREFIXES = ("/login", "/logout", "/static/", "/u/", "/admin")
-_PUBLIC = ("/login", "/static/")
+_PREFIXES = ("/login", "/logout", "/static/", "/u/", "/admin", "/favicon.ico")
+_PUBLIC = ("/login", "/static/", "/favicon.ico")
 _SAFE = ("GET", "HEAD", "OPTIONS")
 _HEADERS = {
     "X-Frame-Options": "DENY",
@@ -88,7 +89,7 @@ async def _csrf_ok(request: web.Request, session: WebSession) -> bool:
         "application/x-www-form-urlencoded",
         "multipart/form-data",
     ):
-        form = await request.post()
+        form = await read_form(request)
         value = form.get("csrf")
         given = value if isinstance(value, str) else None
     return given is not None and hmac.compare_digest(given.encode(), session.csrf.encode())
@@ -125,4 +126,6 @@ async def console_guard(request: web.Request, handler: Handler) -> web.StreamRes
     response = await handler(request)
     for name, value in _HEADERS.items():
         response.headers.setdefault(name, value)
+    if not public:  # a private page is never kept by the browser: not even Back shows it
+        response.headers.setdefault("Cache-Control", "no-store")
     return response

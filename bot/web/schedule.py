@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from aiohttp import web
@@ -33,7 +32,7 @@ from bot.tools.reminders.checklist import (
 )
 from bot.tools.reminders.tools import reminder_tools
 from bot.tools.tasks import edit_task, task_tools
-from bot.web.views import console, form_text, own_persona, render
+from bot.web.views import console, form_text, own_persona, redirect_with_note, render
 
 __all__ = ["routes"]
 
@@ -113,7 +112,7 @@ async def page(request: web.Request) -> web.Response:
         request,
         "schedule.html",
         persona=persona,
-        note=request.query.get("note", ""),
+        kept={},
         **_listing(request, user, persona),
     )
 
@@ -153,12 +152,12 @@ async def change(request: web.Request) -> web.Response:
     if kind not in _FIELDS:
         raise web.HTTPNotFound(text="There is no such list.")
     old = await form_text(request, "old")
+    typed = {name: await form_text(request, name) for name in _FIELDS[kind]}
     try:
         if old and await form_text(request, "delete"):
             note = await _delete(request, user, persona, kind, old)
         else:
-            args = {name: await form_text(request, name) for name in _FIELDS[kind]}
-            args = {name: value.strip() for name, value in args.items() if value.strip()}
+            args = {name: value.strip() for name, value in typed.items() if value.strip()}
             if old and kind != "reminder":
                 note = await _edit(request, user, persona, kind, int(old), args)
             else:
@@ -166,6 +165,32 @@ async def change(request: web.Request) -> web.Response:
             if old and kind == "reminder":
                 await _delete(request, user, persona, kind, old)
                 note = "Changed. " + note
-    except (ToolFailed, CorruptFile, UnreadableFile, ValueError) as exc:
-        note = f"Nothing was changed: {exc}"
-    raise web.HTTPSeeOther(f"/u/{user}/{persona}/schedule?{urlencode({'note': note})}")
+    except (ToolFailed, CorruptFile, UnreadableFile) as exc:
+        return _refused(request, user, persona, kind, typed, f"Nothing was changed: {exc}")
+    except ValueError:  # a number the form sends that is none (a page from before an edit)
+        return _refused(
+            request,
+            user,
+            persona,
+            kind,
+            typed,
+            "Nothing was changed: that item is not in the list any more. Reload the page.",
+        )
+    redirect_with_note(request, f"/u/{user}/{persona}/schedule", note)
+
+
+def _refused(
+    request: web.Request, user: str, persona: str, kind: str, typed: dict[str, str], why: str
+) -> web.Response:
+    """The page again, the refusal shown as an error and what was typed still in its form."""
+    response = render(
+        request,
+        "schedule.html",
+        persona=persona,
+        note=why,
+        note_error=True,
+        kept={kind: typed},
+        **_listing(request, user, persona),
+    )
+    response.set_status(400)
+    return response

@@ -18,9 +18,9 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.memory.base import MemoryBackend
+from bot.memory.base import MemoryBackend, MemoryHit
 from bot.persona.sessionlog.search import highlight, search_sessions, word_keys
-from bot.web.views import console, own_persona, render
+from bot.web.views import console, form_text, own_persona, render
 
 __all__ = ["marked_words", "routes"]
 
@@ -65,6 +65,31 @@ async def _memory(request: web.Request, user: str, persona: str) -> MemoryBacken
     return (await router.sessions.get(user, persona)).memory
 
 
+#: what each part of a memory's score measures, in a person's words
+PART_WORDS = {
+    "bm25": "words in common",
+    "cosine": "meaning",
+    "recency": "how recent",
+    "importance": "kind of memory",
+    "time": "said in the time asked about",
+    "answer": "answers the question",
+    "structure": "same subject",
+    "lexical": "words in common",
+}
+
+
+def readable(hit: MemoryHit, best: float) -> dict[str, Any]:
+    """A hit's score as a person reads it: how strong a match, against the best one found
+    (100%), and the share of each part in its own score."""
+    strength = round(100 * hit.score / best) if best > 0 else 0
+    parts = [
+        (PART_WORDS.get(name, name), round(100 * value / hit.score))
+        for name, value in sorted(hit.parts.items(), key=lambda part: -part[1])
+        if value > 0 and hit.score > 0
+    ]
+    return {"strength": strength, "parts": [(name, share) for name, share in parts if share]}
+
+
 @routes.get(_BASE + "/search")
 async def search(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
@@ -87,9 +112,15 @@ async def search(request: web.Request) -> web.Response:
         memory = await _memory(request, user, persona)
         memory_off = memory is None
         if memory is not None:
+            found = await memory.search(query, limit=20)
+            best = max((hit.score for hit in found), default=0.0)
             hits = [
-                {"hit": hit, "text": marked_words(hit.item.text, query)}
-                for hit in await memory.search(query, limit=20)
+                {
+                    "hit": hit,
+                    "text": marked_words(hit.item.text, query),
+                    "score": readable(hit, best),
+                }
+                for hit in found
             ]
     return render(
         request,
@@ -163,9 +194,18 @@ async def explain(request: web.Request) -> web.Response:
 
 @routes.post(_BASE + "/memory/{item}/forget")
 async def forget(request: web.Request) -> web.Response:
+    """Forget a memory, once its user has confirmed it on a page that shows what it is."""
     user, persona = own_persona(request)
     memory = await _memory(request, user, persona)
     item = request.match_info["item"]
+    if await form_text(request, "confirm") != "yes":
+        text = ""
+        if memory is not None:
+            try:
+                text = str((await memory.explain(item)).get("text", ""))
+            except (KeyError, ValueError):
+                text = ""
+        return render(request, "memory_forget.html", persona=persona, item=item, text=text)
     forgotten = memory is not None and await memory.forget(item)
     note = (
         "Forgotten: it stays in the store as forgotten and is never recalled again."

@@ -6,7 +6,7 @@ daemon: the daemon hands itself over as one, so neither imports the daemon that 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from aiohttp import web
@@ -53,6 +53,9 @@ class Console:
     daemon: DaemonView
     store: WebStore
     adapter: WebAdapter
+    #: the note each browser session is shown on its next page (after a form's redirect),
+    #: kept here so no address can make a page say something: ``(text, is_error)``
+    notes: dict[str, tuple[str, bool]] = field(default_factory=dict)
 
 
 CONSOLE: web.AppKey[Console] = web.AppKey("console", Console)
