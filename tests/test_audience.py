@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -118,13 +119,19 @@ my therapist is Dr. Quillfeather
 
 noted
 
-### 10:01:00 · user · scott · nctalk:family
+### 09:00:00 · user · scott · nctalk:family
+
+while this room was a DM: my Moonquartz diagnosis
+
+### 10:01:00 · user · scott · nctalk:family · shared
 
 the picnic is at Larkspur
 
-### 10:02:00 · user · scott · nctalk:work
+### 10:02:00 · user · scott · nctalk:work · shared
 
 the Hollowbrook deadline
+
+### 10:02:30 · event · answer queued
 
 ### 10:03:00 · event · new conversation · nctalk:family
 
@@ -153,6 +160,9 @@ async def test_every_audience_is_distilled_from_its_own_turns(tmp_path: Path) ->
     family = read(f"{room_folder('nctalk:family')}/MEMORY_SHORT.md")
     work = read(f"{room_folder('nctalk:work')}/MEMORY_SHORT.md")
     assert "Larkspur" in family and "Hollowbrook" not in family and "Quillfeather" not in family
+    # said while the room was direct: private, though the room is shared now
+    assert "Moonquartz" in direct and "Moonquartz" not in family
+    assert "answer queued" in work and "answer queued" not in direct
     assert "Hollowbrook" in work and "Larkspur" not in work and "Oldfield" not in work
     for level in ("mid", "long"):
         assert "fail" not in await distiller.run("scott", "inara", level)
@@ -275,9 +285,99 @@ async def test_private_notices_are_held_back_from_a_shared_notification_room(
     # the notification room turns out to be a shared room the persona answers in
     key = "console:scott-dm"
     await store.write("scott", "inara", f"{room_folder(key)}/ROOM.md", room_note(key))
-    assert await notifier.notify("scott", "take the Zanzibarpills", private=True)
-    assert room.sent[-1] == ("scott-dm", HELD_BACK)
+    # not sent (its reminder waits), and the room is told once
+    assert not await notifier.notify("scott", "take the Zanzibarpills", private=True)
+    assert not await notifier.notify("scott", "take the Zanzibarpills", private=True)
+    assert [text for _room, text in room.sent].count(HELD_BACK) == 1
+    assert not any("Zanzibar" in text for _room, text in room.sent[1:])
     assert await notifier.notify("scott", "inara: mid-term memory updated")
     assert room.sent[-1][1] == "inara: mid-term memory updated"
     [warning] = shared_notification_warnings(config)
     assert warning.startswith("users.scott.notification_room: console:scott-dm is a shared room")
+
+
+# -- a room that changes kind, and the commands of a shared room --------------------------
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> Any:
+    from tests.test_off_the_record import _start
+
+    make_persona(tmp_path, "scott")
+    llm = ScriptedLLM()
+    world = await _start(tmp_path, llm, memory_backend="sqlite-fts5")
+    world.llm = llm  # type: ignore[attr-defined]
+    yield world
+    await world.daemon.stop()
+
+
+def _asked(world: Any) -> str:
+    call = world.llm.calls[-1]
+    return call.system.stable + call.system.dynamic + "".join(m.text for m in call.messages)
+
+
+async def test_a_direct_room_that_becomes_shared_keeps_its_direct_words_private(
+    chat: Any, tmp_path: Path
+) -> None:
+    from bot.memory.distill.distiller import Distiller
+
+    await chat.say("between us: I am interviewing at Obsidianworks", room="r1")
+    await chat.say("and the salary would be Goldfinch level", room="r1")
+    # a third person joined: the same room is a shared one now
+    await chat.say("hello everyone", room="r1", direct=False)
+    assert "Obsidianworks" not in _asked(chat) and "Goldfinch" not in _asked(chat)
+    assert "no" in (await chat.say("/search Obsidianworks", room="r1", direct=False)).lower()
+    store = PersonaStore(tmp_path)
+    await Distiller(chat.daemon.config, store, {}).run("scott", "inara", "short")
+    folder = tmp_path / "scott/persona/inara"
+    room_short = (folder / room_folder("console:r1") / "MEMORY_SHORT.md").read_text()
+    assert "hello everyone" in room_short and "Obsidianworks" not in room_short
+    assert "Obsidianworks" in (folder / "MEMORY_SHORT.md").read_text()
+
+
+async def test_a_shared_room_neither_undoes_nor_learns_nor_lists_another_rooms(
+    chat: Any, tmp_path: Path
+) -> None:
+    from bot.commands.undo import ONLY_DIRECT
+
+    await chat.say("please remember that my sister Ana is expecting twins")
+    await chat.say("/new")  # the session ends: the request is promoted into USER.md
+    user_md = tmp_path / "scott/persona/inara/USER.md"
+    assert "expecting twins" in user_md.read_text()
+    assert await chat.say("/undo", room="family", direct=False) == ONLY_DIRECT
+    assert "expecting twins" in user_md.read_text()
+    persona_md = (tmp_path / "scott/persona/inara/PERSONA.md").read_text()
+    await chat.say("please call me Captain Nemo from now on", room="family", direct=False)
+    await asyncio.sleep(0.1)  # the observer runs after the answer
+    assert (tmp_path / "scott/persona/inara/PERSONA.md").read_text() == persona_md
+
+
+async def test_share_refuses_an_id_that_names_nothing_and_unshare_takes_a_whole_line(
+    chat: Any, tmp_path: Path
+) -> None:
+    shared = tmp_path / "scott/persona/inara/shared/USER.md"
+    assert "no memory 4242" in (await chat.say("/share 4242")).lower()
+    assert not shared.exists() or "4242" not in shared.read_text()
+    await chat.say("/share I grew up in Porto")
+    await chat.say("/share I play the oboe")
+    assert "no line" in (await chat.say("/unshare o")).lower()
+    assert "Removed" in await chat.say("/unshare i play the oboe")
+    text = shared.read_text()
+    assert "Porto" in text and "oboe" not in text
+
+
+async def test_a_memory_tool_never_writes_a_value_the_turn_carried(chat: Any) -> None:
+    chat.llm.queue("Sure, what is it?")
+    await chat.say("what's the wifi password at the office? I keep forgetting")
+    chat.llm.queue_tool("memory_add", {"text": "Scott uses Zx81lemonade at the office"})
+    chat.llm.queue("Noted.")
+    await chat.say("Zx81lemonade")
+    assert chat.disk_holds("Zx81lemonade") == []
+
+
+async def test_a_reply_waiting_in_the_outbox_repeats_no_secret(chat: Any) -> None:
+    chat.adapter.down = True  # the platform takes nothing: the answer waits in the outbox
+    chat.llm.queue("Saved it: Zq9-tangerine-K, I will remind you.")
+    await chat.say("my new wifi password is Zq9-tangerine-K")
+    assert chat.daemon.router.outbox.waiting_in("console", "dm")
+    assert chat.disk_holds("Zq9-tangerine-K") == []

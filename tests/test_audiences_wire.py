@@ -210,5 +210,6 @@ async def test_a_shared_room_never_hears_what_another_room_said(world: World) ->
         assert SHARED_WORD in shared
         assert "shared room" in await world.say("family", "/share my secret plan")
         assert "secret" in await world.say("scott-room", "/share my bank pin is 4471")
-        assert "Removed" in await world.say("scott-room", f"/unshare {SHARED_WORD}")
+        assert "no line" in (await world.say("scott-room", f"/unshare {SHARED_WORD}")).lower()
+        assert "Removed" in await world.say("scott-room", f"/unshare I grew up in {SHARED_WORD}")
         assert SHARED_WORD not in await world.turn_body("family", "where did I grow up?")

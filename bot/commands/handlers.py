@@ -121,7 +121,7 @@ async def _status(ctx: CommandContext) -> str:
         f"- Memory: {memory}",
     ]
     outbox = ctx.router.outbox
-    refused = outbox.refusals(user=ctx.user) if outbox is not None else []
+    refused = _here(ctx, outbox.refusals(user=ctx.user) if outbox is not None else [])
     if refused:
         lines.append(f"- Answers the platform refused for good: {len(refused)}")
         lines.extend(f"  - {r.describe()}" for r in refused[:REFUSALS_LISTED])
@@ -134,7 +134,7 @@ def _status_all(ctx: CommandContext) -> str:
     lines = [f"**personad** up {uptime // 3600}h {uptime % 3600 // 60}m"]
     check = router.health or HealthCheck(router.adapters, {}, router.outbox)
     lines.extend(check.line(name) for name in sorted(router.adapters))
-    refused = router.outbox.refusals() if router.outbox is not None else []
+    refused = _here(ctx, router.outbox.refusals() if router.outbox is not None else [])
     if refused:
         lines.append(f"- answers refused for good: {len(refused)}")
         lines.extend(f"  - {_whose(r)} on {r.describe()}" for r in refused[:REFUSALS_LISTED])
@@ -216,6 +216,16 @@ for _command in (
     *sharing_commands(),
 ):
     register(_command)
+
+
+def _here(ctx: CommandContext, refused: list[Refusal]) -> list[Refusal]:
+    """The refusals a room may hear of: all of them in a direct room, in a shared room only
+    its own (another room's name is not the group's to read)."""
+    if not ctx.room.shared:
+        return refused
+    return [
+        r for r in refused if (r.platform, r.room) == (ctx.incoming.platform, ctx.incoming.room)
+    ]
 
 
 def _whose(refusal: Refusal) -> str:

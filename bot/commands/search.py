@@ -37,8 +37,14 @@ def search_command() -> Command:
             return "Use `/search WORDS`: I look for them in our past conversations."
         directory = ctx.router.store.require(ctx.user, ctx.persona)
         room = ctx.room
+        # from a shared room, only what was said there while it was one
         results = await search_sessions(
-            directory, ctx.persona, query, room=room.key if room.shared else None, days=30
+            directory,
+            ctx.persona,
+            query,
+            room=room.key if room.shared else None,
+            days=30,
+            shared_only=room.shared,
         )
         return _render(results, query)
 

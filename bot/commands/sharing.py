@@ -7,10 +7,10 @@ back. They work in a direct room only: from a shared room, nothing private may b
 * ``/shared`` lists what every room may know: the lines of ``shared/USER.md`` and
   ``shared/MEMORY.md`` and the memory items made shared.
 * ``/share ID`` makes the memory item ``ID`` known everywhere; ``/share TEXT`` adds TEXT as
-  a line of ``shared/USER.md`` (through the identity changelog, so ``/undo`` takes it back).
-  A text that holds a secret is refused.
+  a line of ``shared/USER.md`` (an edit in the changelog: the Files panel's Undo takes it
+  back). A text that holds a secret is refused.
 * ``/unshare ID`` makes the item private again; ``/unshare TEXT`` removes the line of
-  ``shared/USER.md`` that holds TEXT.
+  ``shared/USER.md`` that says TEXT.
 """
 
 from __future__ import annotations
@@ -25,6 +25,14 @@ __all__ = ["SHARED_USER", "sharing_commands"]
 SHARED_USER = f"{SHARED_FOLDER}/USER.md"
 _HEADER = "# Shared with every room\n\n"
 _ONLY_DIRECT = "What is shared is changed in a direct conversation with me, not in a shared room."
+
+
+def _bullet(line: str) -> str:
+    """A list line's text ("- I grew up in Porto" gives "I grew up in Porto"); "" otherwise."""
+    stripped = line.strip()
+    if not stripped.startswith(("-", "*")):
+        return ""
+    return " ".join(stripped[1:].split())
 
 
 def _looks_like_id(text: str) -> bool:
@@ -43,8 +51,13 @@ async def _shared(ctx: CommandContext) -> str:
         lines += [f"- {path}: {line.strip().lstrip('-* ')}" for line in kept]
     session = await ctx.router.sessions.get(ctx.user, ctx.persona)
     if session.memory is not None:
-        items = await session.memory.list_items(limit=200)
-        lines += [f"- memory {item.id}: {item.text}" for item in items if item.audience == SHARED]
+        items = await session.memory.list_items(limit=100_000)
+        lines += [
+            f"- memory {item.id}: {item.text}"
+            for item in items
+            # the lines of shared/ files are listed above, as the files hold them
+            if item.audience == SHARED and not item.source.startswith(f"{SHARED_FOLDER}/")
+        ]
     if len(lines) == 1:
         return (
             "Nothing is shared: everything I keep stays in the room it was said in. Use"
@@ -78,6 +91,8 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
                 if share
                 else f"Memory {what} is private again."
             )
+        # an id that names nothing is not a line to share ("/share 4242")
+        return f"There is no memory {what}. `/shared` lists what is shared, with ids."
     if share and looks_secret(what):
         return "That looks like a secret, so it was not shared."
     store = ctx.router.store
@@ -87,15 +102,11 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
         text = body.rstrip("\n") + f"\n- {what}\n"
         message = f"Every room now knows: {what}"
     else:
-        wanted = what.casefold()
+        wanted = " ".join(what.split()).casefold()
         lines = current.splitlines()
-        kept = [
-            line
-            for line in lines
-            if not (line.strip().startswith(("-", "*")) and wanted in line.casefold())
-        ]
+        kept = [line for line in lines if _bullet(line).casefold() != wanted]
         if len(kept) == len(lines):
-            return f"No line of {SHARED_USER} holds “{what}”."
+            return f"No line of {SHARED_USER} says “{what}” (`/shared` lists them)."
         text = "\n".join(kept) + "\n"
         message = f"Removed from {SHARED_USER}: {len(lines) - len(kept)} line(s)."
     await edit_file(store, ctx.user, ctx.persona, SHARED_USER, text, by=ctx.user)

@@ -11,8 +11,9 @@ the user has no room, the platform's adapter is not running, or the send failed.
 
 Some notices are private: a reminder's text, a scheduled job's answer. Those go only to a
 direct room: when the user's ``notification_room`` is a room one of the user's personas knows
-as shared (it has a folder for it, :mod:`bot.turn.audience`), ``notify(..., private=True)`` sends
-:data:`HELD_BACK` there instead of the text, and ``personad check-config`` warns about it.
+as shared (it has a folder for it, :mod:`bot.turn.audience`), ``notify(..., private=True)``
+sends the text nowhere and tells the room once (:data:`HELD_BACK`) that a private notice
+waits; ``personad check-config`` warns about such a room.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ __all__ = ["HELD_BACK", "Notifier", "parse_room", "shared_notification_room"]
 
 #: what a shared notification room gets in place of a private notice
 HELD_BACK = (
-    "🔒 A private notice was held back: this room is shared. Point notification_room at a"
-    " direct conversation to get it here."
+    "🔒 A private notice is waiting: this room is shared, so it is not shown here. Point"
+    " notification_room at a direct conversation and it will arrive there."
 )
 
 
@@ -82,6 +83,8 @@ class Notifier:
         self._adapters = adapters
         #: where shared rooms are known (without it, no room counts as shared)
         self._store = store
+        #: the users told once that a private notice waits for a direct notification room
+        self._held: set[str] = set()
 
     def room_for(self, user: str) -> tuple[str, str] | None:
         """The ``(platform, room)`` a user's notices go to, or None."""
@@ -95,8 +98,9 @@ class Notifier:
 
     async def notify(self, user: str, text: str, *, private: bool = False) -> bool:
         """Send ``text`` to ``user``'s notification room; True once the platform took it.
-        A ``private`` text is sent only to a room not known as shared; a shared one gets
-        :data:`HELD_BACK` instead."""
+        A ``private`` text is sent only to a room not known as shared: a shared one is told
+        once (:data:`HELD_BACK`) and the notice is not sent (False), so what it is about (a
+        reminder, a job's answer) waits, and arrives once the room is a direct one."""
         if user not in self._config.users:
             log.warning("notify.skipped", user=user, reason="unknown user")
             return False
@@ -108,7 +112,10 @@ class Notifier:
         if private and self._store is not None and text.strip():
             if shared_notification_room(self._config, self._store, user) is not None:
                 log.warning("notify.held_back", user=user, platform=platform)
-                text = HELD_BACK
+                if user not in self._held:
+                    self._held.add(user)
+                    await self._send(user, platform, room, HELD_BACK)
+                return False
         return await self._send(user, platform, room, text)
 
     async def notify_audience(self, user: str, audience: Audience, text: str) -> bool:

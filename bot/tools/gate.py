@@ -11,7 +11,8 @@ Every tool declares what it does (:class:`~bot.tools.registry.Tool`: ``persists`
 - What a persisting tool writes never holds a secret: the text the model gives it passes
   through the secret detector (:func:`bot.memory.policy_secrets.redact_secrets`) first, so a
   password the user mentioned cannot reach SCRATCH.md, TASKS.json, REMINDERS.md or
-  CRONS.json. (The memory tools run the write policy themselves, which refuses secrets.)
+  CRONS.json, and the values the turn's message carried are withheld in whatever shape the
+  model copies them (a memory tool's text too, before its write policy runs).
 
 A withheld tool is not offered to the model. A model can still name any tool, so a call to
 a withheld one is answered with the reason from :func:`refusal` and its handler never runs:
@@ -68,7 +69,7 @@ def gate(tools: Iterable[Tool], mode: TurnMode, limits: CallLimits | None = None
     for tool in tools:
         reason = refusal(tool, mode)
         if reason is None:
-            registry.add(_without_secrets(tool) if tool.persists and not tool.memory else tool)
+            registry.add(_without_secrets(tool) if tool.persists else tool)
         else:
             registry.withhold(tool, reason)
     return registry

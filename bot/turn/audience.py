@@ -104,7 +104,8 @@ def room_folder(room_key: str) -> str:
     platform, sep, room = room_key.partition(":")
     if not sep or not platform or not room:
         raise ValueError(f"{room_key!r} is not PLATFORM:ROOM")
-    name = f"{quote(platform, safe='_-')}-{quote(room, safe=_SAFE)}"
+    # quote() keeps "." as it is: escaped here, so no name holds ".." for the store to refuse
+    name = f"{quote(platform, safe='_-')}-{quote(room, safe=_SAFE).replace('.', '%2E')}"
     return f"{ROOMS_FOLDER}/{name}"
 
 

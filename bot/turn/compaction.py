@@ -252,6 +252,8 @@ class Compactor:
             at=last.at,
             platform=last.platform,
             kind="pointer",
+            room=last.room,
+            shared=last.shared,
         )
         log.info("memory.compacted", removed=len(removed), kept=len(kept), promoted=len(promoted))
         return CompactionResult([pointer, *kept], promoted, pointer)

@@ -28,6 +28,9 @@ class Entry:
     kind: Literal["turn", "pointer"] = "turn"
     #: the room it was said in, ``platform:id`` (empty: not known, from an older log)
     room: str = ""
+    #: said while the room was a shared one (a group): what the session log records, so a
+    #: room that changes kind never hands one kind's words to the other
+    shared: bool = False
     #: the platform event a user entry came from ("" when restored from the session log)
     event_id: str = ""
 

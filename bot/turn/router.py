@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any, Literal
@@ -64,8 +64,10 @@ REFUSED = "answer refused by the platform"
 SORRY = "Something went wrong on my side and I couldn't answer that. Please try again."
 
 
-def _withheld_step(step: Step) -> Step:
-    text = redact_secrets(step.text)
+def _withheld_step(step: Step, values: Sequence[tuple[str, str]] = ()) -> Step:
+    """A step as the outbox keeps it on disk: every secret withheld, the turn's own values
+    (in whatever shape the reply repeats them) among them."""
+    text = withhold(redact_secrets(step.text), values=values)
     return step if text == step.text else replace(step, text=text)
 
 
@@ -330,6 +332,7 @@ class Router:
         *,
         owner: tuple[str, str] = ("", ""),
         otr: bool = False,
+        secrets: Sequence[tuple[str, str]] = (),
     ) -> Literal["delivered", "queued", "refused"]:
         """Deliver ``text`` as the whole answer; what the platform does not take goes to the
         outbox (in memory only when Off The Record), unless the platform refused it for good:
@@ -343,7 +346,7 @@ class Router:
             if outbox is None:
                 raise
             # kept on disk, an answer waits with its secrets withheld (and is delivered so)
-            steps = exc.steps if otr else [_withheld_step(step) for step in exc.steps]
+            steps = exc.steps if otr else [_withheld_step(step, secrets) for step in exc.steps]
             parcel = Parcel(incoming.platform, incoming.event_id, *owner, steps, not otr)
             if exc.permanent:
                 await outbox.refuse(parcel, exc.error)
@@ -434,7 +437,12 @@ class Router:
                     await self._deliver(reply, incoming, SORRY, otr=otr)
                     return
                 delivered = await self._deliver(
-                    reply, incoming, outcome.reply, owner=owner, otr=outcome.otr
+                    reply,
+                    incoming,
+                    outcome.reply,
+                    owner=owner,
+                    otr=outcome.otr,
+                    secrets=outcome.secrets,
                 )
             if delivered == "queued" and not outcome.otr:
                 # the answer above it in the session log is not in the room yet

@@ -15,6 +15,7 @@ reply is sent and the memory synced; different sessions run concurrently.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from collections.abc import Callable
@@ -84,6 +85,9 @@ class TurnOutcome:
     reply_entry: Entry
     otr: bool
     room: Room
+    #: the secret values the user's message carried: whatever keeps the reply on disk (the
+    #: outbox) withholds them as the session log did
+    secrets: tuple[tuple[str, str], ...] = ()
 
 
 class Conversation:
@@ -149,8 +153,14 @@ class Session:
         self.tier = await self.deps.state.session_tier(self.user, self.persona) or self.tier
         preload = self.deps.store.start_preload(self.user, self.persona, files_for_tier(self.tier))
 
+        shared = self.directory / SHARED_FOLDER
+
         def from_disk() -> dict[str, list[Entry]]:
             preload.read()
+            # the folder of what every room shares, so the prompt's files in it can be
+            # watched (a missing folder cannot be, and the prompt would be read every turn)
+            with contextlib.suppress(OSError):  # a file or a link there: reads refuse it anyway
+                shared.mkdir(mode=0o700, exist_ok=True)
             return self.log.restore(today, zone, limit=limit)
 
         restored = await run_blocking(from_disk)
@@ -164,7 +174,14 @@ class Session:
             )
 
     def conversation(self, room: Room) -> Conversation:
+        """The room's live conversation. A room that changed kind (a direct room a third
+        person joined, a group down to two) starts afresh: what was said while it was the
+        other kind never enters a reply in it now."""
         conversation = self.rooms.get(room.key)
+        if conversation is not None and any(e.shared != room.shared for e in conversation.entries):
+            log.info("session.room_changed_kind", shared=room.shared)
+            kept = [entry for entry in conversation.entries if entry.shared == room.shared]
+            conversation = self.rooms[room.key] = Conversation(kept)
         if conversation is None:
             conversation = self.rooms[room.key] = Conversation()
         return conversation
@@ -309,9 +326,11 @@ class Session:
 
     async def observe_identity(self, outcome: TurnOutcome) -> list[str]:
         """After the memory sync: let VOICE.md and PERSONA.md learn from the user's message.
-        Never while Off The Record; a failure is logged, never raised."""
+        Never while Off The Record, and only in a direct room: the character files are read in
+        every room, and what the user asked for alone ("call me Captain") is theirs to bring
+        into a group. A failure is logged, never raised."""
         observer = self.deps.identity
-        if outcome.otr or observer is None:
+        if outcome.otr or outcome.room.shared or observer is None:
             return []
         try:
             return await observer.observe(
@@ -473,7 +492,14 @@ class Session:
         platform = room.platform
         kept = self._take_unanswered(conversation, text, event_id, otr) if event_id else None
         user_entry = kept or Entry(
-            "user", text, now, platform, otr=otr, event_id=event_id, room=room.key
+            "user",
+            text,
+            now,
+            platform,
+            otr=otr,
+            event_id=event_id,
+            room=room.key,
+            shared=room.shared,
         )
         audience = room.audience
         inject, recalled = await self._recall(text, otr=otr, audience=audience)
@@ -539,6 +565,7 @@ class Session:
             platform,
             otr=otr,
             room=room.key,
+            shared=room.shared,
         )
         if not otr:
             if room.shared:
@@ -549,4 +576,4 @@ class Session:
             await self.log.append(logged, zone)
         self.conversation(room).entries.extend((user_entry, reply_entry))
         self.last_active = time.monotonic()
-        return TurnOutcome(reply, user_entry, reply_entry, otr, room)
+        return TurnOutcome(reply, user_entry, reply_entry, otr, room, tuple(heard_values))

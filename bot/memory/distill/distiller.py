@@ -163,12 +163,16 @@ class Distiller:
         for day in reversed(sessions.days()):
             text = sessions.path_for(day).read_text(encoding="utf-8", errors="replace")
             parts: dict[Audience, list[str]] = {}
-            for room, block in blocks_by_room(text):
-                audience = Audience(room) if room in shared else DIRECT_ROOM
+            # a message's audience is the one its heading recorded when it was said: a room
+            # that was direct then (a DM a third person later joined) keeps those words private
+            for room, was_shared, block in blocks_by_room(text):
+                audience = Audience(room) if was_shared and room else DIRECT_ROOM
+                if audience.room is not None:
+                    shared.add(audience.room)
                 parts.setdefault(audience, []).append(block)
             for audience, blocks in parts.items():
-                if audience.room is not None:  # the file's header names the day for direct
-                    blocks.insert(0, f"# Session log {day.isoformat()} · {audience.room}")
+                where = "" if audience.room is None else f" · {audience.room}"
+                blocks.insert(0, f"# Session log {day.isoformat()}{where}")
             days.append((day.isoformat(), {a: "\n\n".join(b) for a, b in parts.items()}))
         refreshed = []
         for audience in [DIRECT_ROOM, *(Audience(room) for room in sorted(shared))]:

@@ -40,7 +40,7 @@ __all__ = ["INDEX_FILE", "IndexedTurn", "SessionIndex"]
 log = structlog.get_logger(__name__)
 
 INDEX_FILE = "session_index.db"
-_SCHEMA_VERSION = 3
+_SCHEMA_VERSION = 4
 #: a turn's rowid is its day's ordinal times this, plus its place in the day: rowid order is
 #: time order (newest first without sorting), and a day's rows are one range
 _ROWS_PER_DAY = 100_000
@@ -51,7 +51,8 @@ _RECENT_DAYS = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS days (day TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns USING fts5(
-    terms, day UNINDEXED, clock UNINDEXED, role UNINDEXED, room UNINDEXED, body UNINDEXED,
+    terms, day UNINDEXED, clock UNINDEXED, role UNINDEXED, room UNINDEXED, shared UNINDEXED,
+    body UNINDEXED,
     tokenize = 'unicode61'
 );
 """
@@ -205,13 +206,14 @@ class SessionIndex:
         for item in self.sessions.read_day(parsed, ZoneInfo("UTC")):
             if isinstance(item, Entry) and item.text:
                 text = redact_secrets(item.text)  # a secret is never found, nor shown, by search
+                clock = f"{item.at:%H:%M:%S}"
                 rows.append(
-                    (self._terms(text), day, f"{item.at:%H:%M:%S}", item.role, item.room, text)
+                    (self._terms(text), day, clock, item.role, item.room, int(item.shared), text)
                 )
         first = parsed.toordinal() * _ROWS_PER_DAY
         db.executemany(
-            "INSERT INTO turns (rowid, terms, day, clock, role, room, body)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO turns (rowid, terms, day, clock, role, room, shared, body)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(first + offset, *row) for offset, row in enumerate(rows[:_ROWS_PER_DAY])],
         )
         db.execute(
@@ -220,10 +222,19 @@ class SessionIndex:
         )
         self._known[day] = (stat.st_size, stat.st_mtime_ns)
 
-    def search(self, match: str, *, room: str | None, days: int, per_day: int) -> list[IndexedTurn]:
+    def search(
+        self,
+        match: str,
+        *,
+        room: str | None,
+        days: int,
+        per_day: int,
+        shared_only: bool = False,
+    ) -> list[IndexedTurn]:
         """Turns matching the FTS5 expression ``match`` on the newest ``days`` days that have
         any, newest first, at most ``per_day`` of each day (its latest); only turns of
-        ``room`` when given."""
+        ``room`` when given, and with ``shared_only`` only those said while it was shared
+        (a room that was a direct one before keeps those words private)."""
         with self._lock:
             self._refresh()
             db = self._connect()
@@ -232,6 +243,8 @@ class SessionIndex:
             if room is not None:
                 sql += " AND room = ?"
                 params.append(room)
+            if shared_only:
+                sql += " AND shared = 1"
             rows: Iterable[tuple[str, str, str, str, str]] = db.execute(
                 sql + " ORDER BY rowid DESC", params
             )

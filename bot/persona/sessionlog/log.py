@@ -41,6 +41,8 @@ __all__ = ["LoggedTurn", "NewConversation", "SessionLog", "blocks_by_room"]
 
 log = structlog.get_logger(__name__)
 
+#: how a message heading marks a room that was shared when it was said
+_SHARED = " · shared"
 _HEADING = re.compile(r"^### (\d\d:\d\d:\d\d) · (user|persona|event) · (.*)$")
 _ESCAPED = re.compile(r"^\\+### \d\d:\d\d:\d\d · ")
 
@@ -58,27 +60,34 @@ class LoggedTurn:
     entry: Entry
 
 
-def blocks_by_room(text: str) -> list[tuple[str, str]]:
-    """A day's log text cut into its headed blocks (a message, or an event), each with the
-    room it names (``platform:id``; "" for an older log's platform-only heading, for an
-    event that names no room and for what comes before the first heading), in order."""
-    blocks: list[tuple[str, str]] = []
-    room, lines = "", list[str]()
+def _where(rest: str) -> tuple[str, bool]:
+    """The room a message heading names after its speaker, and whether it was shared then."""
+    shared = rest.endswith(_SHARED)
+    return rest.removesuffix(_SHARED).rpartition(" · ")[2], shared
+
+
+def blocks_by_room(text: str) -> list[tuple[str, bool, str]]:
+    """A day's log text cut into its headed messages, each with the room its heading names
+    (``platform:id``; "" for an older log's platform-only heading) and whether that room was
+    a shared one when it was said, in order. An event line goes with the message before it
+    (an "answer queued" is about that answer), a ``/new`` is left out (it says nothing), and
+    so is the file's own header; other text before the first heading counts as direct."""
+    blocks: list[tuple[str, bool, str]] = []
+    room, shared, lines = "", False, list[str]()
     for line in text.splitlines():
         match = _HEADING.match(line)
-        if match:
-            blocks.append((room, "\n".join(lines).strip()))
-            lines = [line]
-            rest = match.group(3)
-            where = rest.rpartition(" · ")[2]
-            if match.group(2) == "event":
-                what, _, where = rest.partition(" · ")
-                where = where if what == "new conversation" else ""
-            room = where if ":" in where else ""
+        if match is None:
+            if not (line.startswith("# Session log ") and not blocks and not lines):
+                lines.append(line)
+        elif match.group(2) == "event":
+            if not match.group(3).startswith("new conversation"):
+                lines.append(line)
         else:
-            lines.append(line)
-    blocks.append((room, "\n".join(lines).strip()))
-    return [(room, block) for room, block in blocks if block]
+            blocks.append((room, shared, "\n".join(lines).strip()))
+            where, shared = _where(match.group(3))
+            room, lines = (where if ":" in where else ""), [line]
+    blocks.append((room, shared, "\n".join(lines).strip()))
+    return [block for block in blocks if block[2]]
 
 
 def _escape(text: str) -> str:
@@ -120,7 +129,8 @@ class SessionLog:
             role = "user" if entry.role == "user" else "persona"
             clock = f"{local.hour:02}:{local.minute:02}:{local.second:02}"
             parts.append(
-                f"### {clock} · {role} · {turn.speaker} · {entry.room or entry.platform}\n\n"
+                f"### {clock} · {role} · {turn.speaker} · {entry.room or entry.platform}"
+                f"{_SHARED if entry.shared else ''}\n\n"
                 f"{_escape(entry.text.strip())}\n\n"
             )
         return day, "".join(parts)
@@ -169,7 +179,7 @@ class SessionLog:
                 if what == "new conversation":
                     result.append(NewConversation(room))
                 return
-            _speaker, _, where = rest.rpartition(" · ")
+            where, shared = _where(rest)
             platform, colon, _id = where.partition(":")
             text = "\n".join(body).strip()
             result.append(
@@ -179,6 +189,7 @@ class SessionLog:
                     at=at,
                     platform=platform or "console",
                     room=where if colon else "",
+                    shared=shared,
                 )
             )
 

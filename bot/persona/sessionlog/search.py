@@ -157,19 +157,28 @@ def close_indexes() -> None:
 
 
 def _search(
-    persona_dir: Path, persona: str, query: str, room: str | None, days: int
+    persona_dir: Path, persona: str, query: str, room: str | None, days: int, shared_only: bool
 ) -> list[dict[str, Any]]:
     match, keys = _match_expression(query)
     if not match:
         return []
     index = _index_for(persona_dir, persona)
-    turns = index.search(match, room=room, days=days, per_day=_HITS_PER_DAY)
+    turns = index.search(
+        match, room=room, days=days, per_day=_HITS_PER_DAY, shared_only=shared_only
+    )
     return _group(turns, keys)
 
 
 async def search_sessions(
-    persona_dir: Path, persona: str, query: str, *, room: str | None = None, days: int = 30
+    persona_dir: Path,
+    persona: str,
+    query: str,
+    *,
+    room: str | None = None,
+    days: int = 30,
+    shared_only: bool = False,
 ) -> list[dict[str, Any]]:
     """Up to ``days`` dates whose turns hold every word of ``query``, newest first, each with
-    up to five marked excerpts; only turns of ``room`` when given."""
-    return await run_blocking(_search, persona_dir, persona, query, room, days)
+    up to five marked excerpts; only turns of ``room`` when given, and with ``shared_only``
+    only those said while it was a shared room."""
+    return await run_blocking(_search, persona_dir, persona, query, room, days, shared_only)
