@@ -283,3 +283,30 @@ async def test_the_admin_page_lists_answers_refused_for_good(
             assert "Every answer has been delivered" in listed  # none waits
     finally:
         outbox.refused.clear()
+
+
+async def test_chat_keeps_the_conversation_and_lists_them(console: Console, page: Any) -> None:
+    await console.sign_in(page, "scott")
+    await page.goto(f"{console.base}/u/scott/inara/chat/new")
+    first = page.url
+    await page.fill("#text", "planning the garden beds")
+    await page.keyboard.press("Enter")
+    await wait_for_answer(page, "echo: planning the garden beds")
+    await page.goto(f"{console.base}/u/scott/inara/files")
+    await page.get_by_role("link", name="Chat", exact=True).click()
+    await page.wait_for_load_state()
+    assert page.url == first  # the conversation is still there after another page
+    assert "planning the garden beds" in await page.inner_text("#messages")
+    await page.click("#new-conversation")
+    await page.wait_for_load_state()
+    assert page.url != first and await page.locator("#messages li").count() == 0
+    await page.fill("#text", "a second topic")
+    await page.keyboard.press("Enter")
+    await wait_for_answer(page, "echo: a second topic")
+    await page.reload()
+    titles = await page.locator("#conversations li a").all_inner_texts()
+    assert titles[:2] == ["a second topic", "planning the garden beds"]
+    await console.shot(page, "chat-conversations")
+    await page.locator("#conversations li a", has_text="planning the garden beds").click()
+    await page.wait_for_load_state()
+    assert page.url == first

@@ -8,6 +8,10 @@ its own: ``/persona NAME`` here opens a conversation with that persona (Off The 
 this one is) and leaves the user's default persona (the one other platforms use) as it is.
 The mode indicator shows only when something other than the default is in effect: Off The
 Record, or a tier other than the configured one.
+
+"Chat" opens the conversation the user had last with that persona (the session's web rooms,
+newest first, listed beside it), so visiting another page never loses it; "New conversation"
+starts an empty one.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from aiohttp import web
 from bot.turn.rooms import Room
 from bot.web.views import console, conversation_id, form_text, own_persona, render
 
-__all__ = ["mode_of", "routes"]
+__all__ = ["conversations", "mode_of", "routes"]
+
+#: how much of a conversation's first message names it in the list
+_TITLE_CHARS = 60
 
 routes = web.RouteTableDef()
 
@@ -45,7 +52,44 @@ async def mode_of(request: web.Request, user: str, persona: str, conv: str) -> d
     return {"otr": otr, "tier": tier, "default_tier": default, "current_tier": session.tier}
 
 
+async def conversations(request: web.Request, user: str, persona: str) -> list[dict[str, Any]]:
+    """The user's conversations with ``persona`` in the console that the session holds (today's,
+    restored after a restart too), newest first: each its id, a title (its first message) and
+    how many messages it has."""
+    router = console(request).daemon.router
+    assert router is not None
+    session = await router.sessions.get(user, persona)
+    prefix = f"web:{_room_id(user, persona, '')}"
+    found = []
+    for key, conversation in session.rooms.items():
+        turns = [entry for entry in conversation.entries if entry.kind == "turn"]
+        if not key.startswith(prefix) or not turns:
+            continue
+        first = next((e.text for e in turns if e.role == "user"), turns[0].text)
+        title = " ".join(first.split())
+        if len(title) > _TITLE_CHARS:
+            title = title[: _TITLE_CHARS - 1].rstrip() + "…"
+        found.append(
+            {
+                "conv": key.removeprefix(prefix),
+                "title": title,
+                "count": len(turns),
+                "at": turns[-1].at,
+            }
+        )
+    return sorted(found, key=lambda item: item["at"], reverse=True)
+
+
 @routes.get(_BASE)
+async def latest_conversation(request: web.Request) -> web.Response:
+    """The conversation the user had last with this persona, or a new one."""
+    user, persona = own_persona(request)
+    known = await conversations(request, user, persona)
+    conv = known[0]["conv"] if known else secrets.token_hex(6)
+    raise web.HTTPFound(f"/u/{user}/{persona}/chat/{conv}")
+
+
+@routes.get(_BASE + "/new")
 async def new_conversation(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     raise web.HTTPFound(f"/u/{user}/{persona}/chat/{secrets.token_hex(6)}")
@@ -81,6 +125,7 @@ async def conversation(request: web.Request) -> web.Response:
         conv=conv,
         messages=list(feed.messages.values()),
         mode=await mode_of(request, user, persona, conv),
+        conversations=await conversations(request, user, persona),
     )
 
 
