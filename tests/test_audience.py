@@ -381,3 +381,34 @@ async def test_a_reply_waiting_in_the_outbox_repeats_no_secret(chat: Any) -> Non
     await chat.say("my new wifi password is Zq9-tangerine-K")
     assert chat.daemon.router.outbox.waiting_in("console", "dm")
     assert chat.disk_holds("Zq9-tangerine-K") == []
+
+
+async def test_a_jobs_prompt_knows_its_user_and_a_rooms_job_only_what_the_room_may(
+    tmp_path: Path,
+) -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from bot.tools.crons.job import run_due_crons
+
+    config, store, room, notifier = _rooms_world(tmp_path)
+    await room.start()
+    family = "console:family"
+    own = room_folder(family)
+    await store.write("scott", "inara", f"{own}/ROOM.md", room_note(family))
+    await store.write("scott", "inara", "USER.md", "# About scott\n\n- Scott's cat is Marmalade\n")
+    await store.write("scott", "inara", "shared/USER.md", "- Scott cooks on Sundays\n")
+    jobs = (
+        '[{"id": 1, "schedule": "* * * * *", "prompt": "a briefing",'
+        ' "created": "2031-01-06T08:00+00:00"}]\n'
+    )
+    await store.write("scott", "inara", "CRONS.json", jobs)
+    await store.write("scott", "inara", f"{own}/CRONS.json", jobs)
+    llm = ScriptedLLM()
+    llm.queue("the private briefing")
+    llm.queue("the family briefing")
+    at = datetime(2031, 1, 6, 9, 0, tzinfo=ZoneInfo("Europe/Lisbon"))
+    assert await run_due_crons(store, notifier, config, llm, "scott", "inara", at) == 2
+    private, shared = (call.system.stable for call in llm.calls)
+    assert "Marmalade" in private and "cooks on Sundays" in private
+    assert "Marmalade" not in shared and "cooks on Sundays" in shared

@@ -53,18 +53,27 @@ __all__ = ["IDENTITY_FILES", "STALE_AFTER", "run_due_crons"]
 
 log = structlog.get_logger(__name__)
 
-IDENTITY_FILES = ("IDENTITY.md", "SOUL.md", "VOICE.md")
+#: what a job's prompt is made of: the persona's character, then the file layer chat reads
+#: (who the user is, what the persona remembers, how it works), each in the job's audience's
+#: copy (a shared room's job reads that room's and what is shared, never the private files)
+IDENTITY_FILES = ("IDENTITY.md", "SOUL.md", "VOICE.md", "AGENTS.md", "USER.md", "MEMORY.md")
 #: a fire time older than this when first noticed is skipped, not run late
 STALE_AFTER = timedelta(hours=2)
 
 
 def _system_prompt(
-    store: PersonaStore, config: Config, user: str, persona: str, now: datetime, where: str
+    store: PersonaStore,
+    config: Config,
+    user: str,
+    persona: str,
+    now: datetime,
+    where: str,
+    audience: Audience,
 ) -> SystemPrompt:
     sections = []
-    for name in IDENTITY_FILES:
-        file = store.read(user, persona, name)
-        sections.append(render_file(file, config.prompt.limit(name)))
+    for path in audience.prompt_files(IDENTITY_FILES):
+        file = store.read(user, persona, path)
+        sections.append(render_file(file, config.prompt.limit(path.rpartition("/")[2])))
     stable = "\n\n".join(section for section in sections if section)
     dynamic = (
         "--- System ---\n"
@@ -207,7 +216,9 @@ class _PersonaRun:
             if self.audience.private
             else f"the shared room {self.audience.room}"
         )
-        system = _system_prompt(self.store, self.config, self.user, self.persona, self.now, where)
+        system = _system_prompt(
+            self.store, self.config, self.user, self.persona, self.now, where, self.audience
+        )
         question = f"Scheduled job #{job.get('id')} ({job.get('schedule')}): {job.get('prompt')}"
         completion = await self.llm.complete(system=system, messages=[Message("user", question)])
         answer = completion.text.strip()
