@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,8 +116,10 @@ async def until(check: Callable[[], bool], within: float) -> None:
         await asyncio.sleep(0.05)
 
 
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
+@asynccontextmanager
+async def talk_world(tmp_path: Path, config_text: str = CONFIG) -> AsyncIterator[World]:
+    """``personad run`` with the loopback Talk and model, its config ``config_text`` (the
+    fields of :data:`CONFIG` filled in)."""
     data = tmp_path / "data"
     make_persona(data, "scott")
     port = quiet_port()
@@ -124,21 +127,19 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
         talk.webhook_url = f"http://127.0.0.1:{port}/webhooks/nctalk"
         with StreamingModel.run_in_thread(words=WORDS) as model:
             config = tmp_path / "personad.toml"
-            config.write_text(
-                CONFIG.format(
-                    data=data,
-                    port=port,
-                    model=model.api_url,
-                    talk=talk.url,
-                    secret=SECRET,
-                    room=ROOM,
-                )
-            )
+            fields = {"port": port, "model": model.api_url, "talk": talk.url, "room": ROOM}
+            config.write_text(config_text.format(data=data, secret=SECRET, **fields))
             daemon = DaemonProcess(config, port, tmp_path / "daemon.log")
             try:
                 yield World(talk, model, daemon, data)
             finally:
                 daemon.kill()
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    async with talk_world(tmp_path) as world:
+        yield world
 
 
 async def test_an_answered_message_leaves_no_copy_of_its_text(world: World) -> None:

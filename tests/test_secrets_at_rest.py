@@ -13,12 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon_process import DaemonProcess
-from tests.fakes.lifecycle import quiet_port
-from tests.fakes.nctalk_server import FakeTalkServer
-from tests.fakes.streaming_model import StreamingModel
-from tests.harness import make_persona
-from tests.test_nothing_lingers import CONFIG, ROOM, SECRET, WORDS, World, until
+from tests.test_nothing_lingers import CONFIG, World, talk_world, until
 
 #: (message, its value): a verification set, not tuned on
 SECRETS = [
@@ -63,9 +58,6 @@ CUT_OFF = ("o código do cadeado da bicicleta é 6-2-8-1", "6-2-8-1")
 
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
-    data = tmp_path / "data"
-    make_persona(data, "scott")
-    port = quiet_port()
     config_text = (
         CONFIG.replace('backend = "none"', 'backend = "sqlite-fts5"')
         .replace('identities = ["nctalk:scott"]', 'identities = ["nctalk:scott"]\nadmin = true')
@@ -74,25 +66,8 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
             'log_format = "json"\nuser_rate_per_minute = 6000\nuser_burst = 500',
         )
     )
-    async with FakeTalkServer(SECRET) as talk:
-        talk.webhook_url = f"http://127.0.0.1:{port}/webhooks/nctalk"
-        with StreamingModel.run_in_thread(words=WORDS) as model:
-            config = tmp_path / "personad.toml"
-            config.write_text(
-                config_text.format(
-                    data=data,
-                    port=port,
-                    model=model.api_url,
-                    talk=talk.url,
-                    secret=SECRET,
-                    room=ROOM,
-                )
-            )
-            daemon = DaemonProcess(config, port, tmp_path / "daemon.log")
-            try:
-                yield World(talk, model, daemon, data)
-            finally:
-                daemon.kill()
+    async with talk_world(tmp_path, config_text) as world:
+        yield world
 
 
 async def test_no_secret_of_any_shape_is_left_anywhere_on_disk(world: World) -> None:
