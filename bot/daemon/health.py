@@ -10,6 +10,12 @@ shows as stalled, not synced), or when its outbox is backing up (more than
 :data:`~bot.delivery.outbox.BACKLOG_SECONDS`). Answers a platform refused for good (the bot was
 kicked or blocked) have left the outbox: they do not make it back up; the report and the
 ``/status all`` line count them.
+
+The chat model is watched apart (:mod:`bot.daemon.model_health`): when it cannot be reached,
+:meth:`HealthCheck.degraded` names it (``model unreachable: ...``) while every adapter stays
+``ok``, since they are doing their job. ``/healthz`` then still answers 200, with ``status``
+``degraded``: a restart of the daemon (what a 503 tells a supervisor) would not bring the
+model server back, and would drop the connections that work.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.base import Adapter
+from bot.daemon.model_health import ModelHealth
 from bot.delivery.outbox import Outbox
 
 __all__ = ["HealthCheck"]
@@ -33,6 +40,13 @@ class HealthCheck:
     outbox: Outbox | None = None
     #: adapters that cannot start until their configuration changes, and why
     failed: dict[str, str] = field(default_factory=dict)
+    #: the chat model's outcome (None: not watched)
+    model: ModelHealth | None = None
+
+    def degraded(self) -> dict[str, str]:
+        """What works badly without any adapter being unhealthy: ``{"model": why}``."""
+        problem = self.model.problem if self.model is not None else None
+        return {"model": problem} if problem else {}
 
     def check(self, name: str) -> tuple[str, str | None]:
         """Adapter ``name``'s state (``ok``, ``failed``, ``stopped``, ``stalled``, ``backing
@@ -82,6 +96,12 @@ class HealthCheck:
             "restarts": health.restarts,
             "detail": health.detail,
         }
+
+    def model_line(self) -> str | None:
+        """The model's line for ``/status all`` (None when it is not watched)."""
+        if self.model is None:
+            return None
+        return f"- model: {self.model.problem or 'ok'}"
 
     def line(self, name: str) -> str:
         """One line for the ``/status all`` command."""
