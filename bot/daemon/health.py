@@ -3,9 +3,11 @@ the ``/status all`` command.
 
 An adapter is unhealthy when it failed for good (its credentials were rejected or its
 configuration is incomplete: :attr:`HealthCheck.failed` holds why, and nothing retries it),
-when it is not running, when its last success (a sync, a poll, a
-verified webhook) is older than its stall limit (``stall_seconds``: a homeserver that hangs
-shows as stalled, not synced), or when its outbox is backing up (more than
+when it is not running, when it knows it cannot receive (its last attempt failed: a
+homeserver down shows as "reconnecting" at once, before any stall limit), when its last
+success (a sync, a poll, a verified webhook) is older than its stall limit
+(``stall_seconds``: a homeserver that hangs shows as stalled, not synced), or when its
+outbox is backing up (more than
 :data:`~bot.delivery.outbox.BACKLOG_PARCELS` answers waiting, or one waiting longer than
 :data:`~bot.delivery.outbox.BACKLOG_SECONDS`). Answers a platform refused for good (the bot was
 kicked or blocked) have left the outbox: they do not make it back up; the report and the
@@ -20,6 +22,7 @@ model server back, and would drop the connections that work.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,8 +52,8 @@ class HealthCheck:
         return {"model": problem} if problem else {}
 
     def check(self, name: str) -> tuple[str, str | None]:
-        """Adapter ``name``'s state (``ok``, ``failed``, ``stopped``, ``stalled``, ``backing
-        up``) and why it is not ok."""
+        """Adapter ``name``'s state (``ok``, ``failed``, ``stopped``, ``stalled``,
+        ``reconnecting``, ``backing up``) and why it is not ok."""
         if name in self.failed:
             return "failed", f"failed: {self.failed[name]} (not retried; fix it and restart)"
         health = self.adapters[name].health
@@ -62,6 +65,9 @@ class HealthCheck:
             age = health.age()
             since = "never synced" if age == float("inf") else f"no success for {age:.0f}s"
             return "stalled", f"stalled: {since}, the limit is {limit:.0f}s" + error
+        if health.down_since:
+            down = time.monotonic() - health.down_since
+            return "reconnecting", f"reconnecting: no success for {down:.0f}s" + error
         backing_up = self.outbox.backing_up(name) if self.outbox is not None else None
         if backing_up is not None:
             return "backing up", backing_up
@@ -88,7 +94,9 @@ class HealthCheck:
             "state": state,
             "problem": problem,
             "running": health.running,
-            "synced": health.running and (limit is None or health.synced(limit)),
+            "synced": health.running
+            and not health.down_since
+            and (limit is None or health.synced(limit)),
             "last_ok_age": round(min(health.age(), 1e9), 1),
             "last_error": health.last_error,
             "outbox": {"waiting": waiting, "oldest_s": round(oldest, 1), "refused": refused},
