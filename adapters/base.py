@@ -95,12 +95,23 @@ class AdapterHealth:
     restarts: int = 0
     #: the last failure talking to the platform (cleared by the next success)
     last_error: str = ""
+    #: ``time.monotonic()`` of the first failed attempt to receive since the last success
+    #: (0.0: receiving works): an outage the adapter knows of, before any stall limit passes
+    down_since: float = 0.0
 
     def touch(self, detail: str = "") -> None:
         self.last_ok = time.monotonic()
         self.last_error = ""
+        self.down_since = 0.0
         if detail:
             self.detail = detail
+
+    def disconnected(self, error: str) -> None:
+        """Record that receiving from the platform failed (a refused connection, a sync
+        refused): health says so at once, not only once the stall limit has passed."""
+        self.last_error = error
+        if not self.down_since:
+            self.down_since = time.monotonic()
 
     def failed(self, error: str) -> None:
         """Record a failure without touching ``last_ok``: the age keeps growing."""

@@ -9,14 +9,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
+from adapters.base import AdapterContext, Incoming
+from bot.daemon.daemon import Daemon
 from tests.fakes.anthropic_api import Error, FakeAnthropic, FakeLLMServer
 from tests.fakes.openai_api import FakeOpenAI
 from tests.harness import RecordingAdapter, make_config, make_persona
 from tests.rig import start_daemon
 
 REFUSED = "a message the server refuses 7f3a"
+TOKEN = "api-token-0123456789abcdef"
 
 
 def _backend(kind: str, base_url: str) -> dict[str, Any]:
@@ -64,13 +68,72 @@ async def test_a_refused_message_is_logged_but_not_replayed(
         assert "good morning" in sent  # the rest of the conversation is still there
 
 
-async def test_a_server_error_still_keeps_the_message_for_the_next_try(
+async def test_a_server_error_is_said_and_the_message_not_sent_again(
     rig: tuple[FakeLLMServer, RecordingAdapter, Path],
 ) -> None:
-    """Only a refusal of the request itself drops it: after a failure that may pass, the
-    unanswered message is still part of the next request."""
-    fake, adapter, _data = rig
+    """After a failure the user is told the message went unanswered; it is in the day's log,
+    but the next requests do not carry it (a user who sends it again would send it twice)."""
+    fake, adapter, data = rig
     fake.script(Error(500, "api_error", "boom"))
-    await adapter.deliver("keep me 51c2", sender="scott", event_id="e1")
-    await adapter.deliver("again", sender="scott", event_id="e2")
-    assert "keep me 51c2" in json.dumps(fake.requests[-1].body)
+    await adapter.deliver("slow E 51c2", sender="scott", event_id="e1")
+    assert "can't reach my language model" in adapter.texts()[-1]
+    await adapter.deliver("remind me at 9", sender="scott", event_id="e2")
+    await adapter.deliver("and at 10", sender="scott", event_id="e3")
+    for request in fake.requests[-2:]:
+        assert "slow E 51c2" not in json.dumps(request.body)
+    assert "remind me at 9" in json.dumps(fake.requests[-1].body)
+    log = next((data / "scott/persona/inara/sessions").glob("*.md")).read_text()
+    assert "slow E 51c2" in log and "not answered" in log
+
+
+async def test_a_model_that_cannot_be_reached_shows_in_healthz_and_clears(
+    tmp_path: Path,
+) -> None:
+    """The model unreachable is a named problem of /healthz (200, degraded) and /status while
+    the adapters stay ok; the next answer clears it."""
+    fake = FakeOpenAI()
+    async with fake:
+        make_persona(tmp_path, "scott")
+        config = make_config(
+            tmp_path,
+            extra={
+                "llm": {"backends": {"scripted": _backend("openai_compat", fake.base_url)}},
+                "http": {"enabled": True, "port": 0},
+            },
+        )
+        daemon = Daemon(config, env={"PERSONAD_API_TOKEN": TOKEN}, jobs=False)
+
+        async def handler(incoming: Incoming) -> None:
+            assert daemon.router is not None
+            await daemon.router.handle(incoming)
+
+        adapter = RecordingAdapter(
+            AdapterContext(handler, daemon.state.for_adapter("console"), tmp_path)
+        )
+        daemon.attach("console", adapter)
+        await daemon.start()
+        base = f"http://127.0.0.1:{daemon.http_port}"
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        try:
+            async with aiohttp.ClientSession() as http:
+                fake.script(Error(503, "overloaded_error", "down for maintenance"))
+                await adapter.deliver("are you there?", sender="scott", event_id="e1")
+                async with http.get(f"{base}/healthz") as response:
+                    assert response.status == 200
+                    body = await response.json()
+                assert body["status"] == "degraded"
+                assert body["problems"]["model"].startswith("model unreachable: ")
+                assert body["adapters"]["console"]["state"] == "ok"
+                async with http.get(f"{base}/status", headers=auth) as response:
+                    status = await response.json()
+                assert status["model"]["state"] == "unreachable"
+                assert status["problems"]["model"].startswith("model unreachable: ")
+                assert status["adapters"]["console"]["state"] == "ok"
+
+                await adapter.deliver("and now?", sender="scott", event_id="e2")
+                assert adapter.texts()[-1].endswith("and now?")
+                async with http.get(f"{base}/healthz") as response:
+                    body = await response.json()
+                assert body["status"] == "ok" and body["model"]["state"] == "ok"
+        finally:
+            await daemon.stop()

@@ -7,7 +7,9 @@ every batch before it), so a restart, even after a crash, resumes without losing
 core drops the ones it had already answered. A failed sync (homeserver restarting, network gone)
 is retried with jittered exponential backoff. Each sync is bounded by its long-poll time plus
 ``sync_grace_seconds``: a homeserver that accepts the connection but never answers (frozen,
-overloaded) fails that sync, and health says "stalled" instead of the last "synced". The grace
+overloaded) fails that sync, and health says "stalled" instead of the last "synced"; a sync
+that fails outright (the homeserver down, the connection refused) makes health say
+"reconnecting" at once, until a sync succeeds again. The grace
 doubles with each stall in a row, so a sync the homeserver is merely slow to build gets through.
 
 Sending is :mod:`adapters.matrix.send`: the core's idempotency key is the Matrix transaction
@@ -196,7 +198,7 @@ class MatrixAdapter(Adapter):
                     self._stalls += 1
                 delay = _backoff(failures, self.settings.backoff_max_seconds)
                 reason = self._failure_reason(exc)
-                self.health.failed(reason)
+                self.health.disconnected(reason)
                 self.health.detail = f"{reason}; retry in {delay:.1f}s"
                 log.warning(
                     "matrix.sync_failed",

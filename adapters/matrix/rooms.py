@@ -6,8 +6,11 @@ one at a time and in order. A room is direct when it has two joined members (ask
 homeserver once and again after membership changes). In a group room a message is addressed to
 the bot only when it names the bot or replies to one of the bot's messages.
 
-Each message is handed over in its own task so a long answer never holds up the sync; the
-tasks of one sender in one room run one after another, in the order the messages were sent.
+Each message is handed over in its own task so a long answer never holds up the sync. The
+tasks start in the order the messages were sent, and the core keeps that order from there: it
+answers one sender's messages in a room one turn after another, and those that arrive while
+a turn runs together (:mod:`bot.turn.burst`), so a message does not wait here for the answer
+to the one before it.
 
 A sync gives at most a few dozen timeline events a room. After a long gap (the bot down or cut
 off from the homeserver while people talked) the timeline is marked ``limited``: the events it
@@ -107,7 +110,6 @@ class RoomEvents:
         self._handled_invites: set[str] = set()
         self.own_events: _Bounded = _Bounded()
         self.reply_targets: _Bounded = _Bounded()
-        self._chains: dict[tuple[str, str], asyncio.Task[None]] = {}
 
     async def handle(
         self, response: SyncResponse, *, deliver: bool, since: str | None = None
@@ -173,22 +175,11 @@ class RoomEvents:
         return list(reversed(events))
 
     def _dispatch(self, incoming: Incoming) -> asyncio.Task[None]:
-        key = (incoming.room, incoming.sender)
-        task = asyncio.create_task(
-            self._run(self._chains.get(key), incoming), name=f"matrix-event {incoming.event_id}"
-        )
-        self._chains[key] = task
+        # tasks start in the order they are made: the core's handler sees the messages in
+        # the order they were sent, before it awaits anything
+        return asyncio.create_task(self._run(incoming), name=f"matrix-event {incoming.event_id}")
 
-        def forget(done: asyncio.Task[None]) -> None:
-            if self._chains.get(key) is done:
-                del self._chains[key]
-
-        task.add_done_callback(forget)
-        return task
-
-    async def _run(self, previous: asyncio.Task[None] | None, incoming: Incoming) -> None:
-        if previous is not None:
-            await asyncio.wait({previous})  # in order; its failure is its own business
+    async def _run(self, incoming: Incoming) -> None:
         try:
             await self.handler(incoming)
         except Exception as exc:  # the core's handler should not raise; if it does, go on

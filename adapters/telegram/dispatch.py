@@ -1,8 +1,10 @@
 """Handing events to the core: concurrently across chats, in order within one chat.
 
 The core's handler runs a whole turn before it returns, which can take a minute. Each event
-therefore gets its own task, so one person's long answer does not hold up another chat;
-tasks for the same chat wait for the one before, so a conversation stays in order. The
+therefore gets its own task, so one person's long answer does not hold up another chat. The
+tasks start in the order they are made, so the core sees a chat's messages in order, before
+it awaits anything, and keeps that order from there (:mod:`bot.turn.burst`): messages that
+arrive while a turn runs are answered together by the next one, not one turn each. The
 dispatcher knows which updates are still in flight, which is what the poller needs to
 decide how far the update offset may move.
 """
@@ -21,33 +23,24 @@ log = structlog.get_logger(__name__)
 
 
 class Dispatcher:
-    """Runs ``handler(event)`` in tasks, ordered per room, tracking update ids in flight."""
+    """Runs ``handler(event)`` in tasks, started in order, tracking update ids in flight."""
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
         self._tasks: dict[asyncio.Task[None], int | None] = {}
-        self._tail: dict[str, asyncio.Task[None]] = {}
         #: update ids whose handling was cancelled by a stop: they must be fetched again
         self.unfinished: set[int] = set()
 
     def submit(self, event: Incoming, update_id: int | None = None) -> None:
-        before = self._tail.get(event.room)
-        task = asyncio.create_task(self._run(event, update_id, before))
+        task = asyncio.create_task(self._run(event, update_id))
         self._tasks[task] = update_id
-        self._tail[event.room] = task
-        task.add_done_callback(lambda done: self._forget(done, event.room))
+        task.add_done_callback(self._forget)
 
-    def _forget(self, task: asyncio.Task[None], room: str) -> None:
+    def _forget(self, task: asyncio.Task[None]) -> None:
         self._tasks.pop(task, None)
-        if self._tail.get(room) is task:
-            del self._tail[room]
 
-    async def _run(
-        self, event: Incoming, update_id: int | None, before: asyncio.Task[None] | None
-    ) -> None:
+    async def _run(self, event: Incoming, update_id: int | None) -> None:
         try:
-            if before is not None:
-                await asyncio.wait([before])
             await self.handler(event)
         except asyncio.CancelledError:
             if update_id is not None:

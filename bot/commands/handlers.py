@@ -134,6 +134,8 @@ def _status_all(ctx: CommandContext) -> str:
     lines = [f"**personad** up {uptime // 3600}h {uptime % 3600 // 60}m"]
     check = router.health or HealthCheck(router.adapters, {}, router.outbox)
     lines.extend(check.line(name) for name in sorted(router.adapters))
+    if (model := check.model_line()) is not None:
+        lines.append(model)
     refused = _here(ctx, router.outbox.refusals() if router.outbox is not None else [])
     if refused:
         lines.append(f"- answers refused for good: {len(refused)}")

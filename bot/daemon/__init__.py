@@ -7,6 +7,7 @@
     api.py           the bearer-token HTTP API (``/healthz``, ``/status``, ``/distill``, ...)
     api_input.py     strict reading of the API's query strings and JSON bodies
     health.py        whether each adapter does its job, and why not
+    model_health.py  whether the chat model answers
     healthcmd.py     ``personad health``: ask a running daemon's ``/healthz``
     watchdog.py      restart an adapter whose connection went silent
     scheduler.py     background jobs behind one small API

@@ -91,11 +91,20 @@ async def _healthz(request: web.Request) -> web.Response:
         name: {key: report[key] for key in ("state", "running", "synced", "last_ok_age")}
         for name, report in ((name, health.report(name)) for name in sorted(health.adapters))
     }
+    model = health.model.report() if health.model is not None else None
     if problems:
+        problems.update(health.degraded())
         return web.json_response(
-            {"status": "unhealthy", "problems": problems, "adapters": adapters}, status=503
+            {"status": "unhealthy", "problems": problems, "adapters": adapters, "model": model},
+            status=503,
         )
-    return web.json_response({"status": "ok", "adapters": adapters})
+    degraded = health.degraded()
+    if degraded:
+        # a restart would not bring the model back: still 200, and the body says what is wrong
+        return web.json_response(
+            {"status": "degraded", "problems": degraded, "adapters": adapters, "model": model}
+        )
+    return web.json_response({"status": "ok", "adapters": adapters, "model": model})
 
 
 async def _status(request: web.Request) -> web.Response:
@@ -106,6 +115,8 @@ async def _status(request: web.Request) -> web.Response:
             "uptime_s": round(time.monotonic() - daemon.started_at, 1),
             "sessions": len(sessions),
             "adapters": {name: daemon.health.report(name) for name in sorted(daemon.adapters)},
+            "model": daemon.health.model.report() if daemon.health.model is not None else None,
+            "problems": {**daemon.health.problems(), **daemon.health.degraded()},
             "refused": [
                 {
                     "platform": r.platform,

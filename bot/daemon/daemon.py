@@ -31,6 +31,7 @@ from bot.daemon.api import build_app
 from bot.daemon.errors import ConfigError, PersonadError, is_permanent
 from bot.daemon.health import HealthCheck
 from bot.daemon.logs import register_secret, register_secrets_from_env
+from bot.daemon.model_health import ModelHealth
 from bot.daemon.notify import Notifier
 from bot.daemon.scheduler import Jobs
 from bot.daemon.watchdog import Watchdog
@@ -113,7 +114,11 @@ class Daemon:
             on_delivered=self._log_delivered,
             on_refused=self._log_refused,
         )
-        self.health = HealthCheck(self.adapters, self._stall_seconds, self.outbox)
+        #: whether the chat model answers (its backend is watched once built)
+        self.model_health = ModelHealth()
+        self.health = HealthCheck(
+            self.adapters, self._stall_seconds, self.outbox, model=self.model_health
+        )
         #: how long stop waits for turns in flight before cancelling them
         self.drain_seconds = DRAIN_SECONDS
         self.started_at = time.monotonic()
@@ -161,7 +166,7 @@ class Daemon:
             config=self.config,
             store=self.store,
             state=self.state,
-            chat_llm=self.backends[chat_name],
+            chat_llm=self.model_health.watch(self.backends[chat_name]),
             context_window=self.config.llm.context_window(chat_spec),
             clock=self.clock,
             identity=(

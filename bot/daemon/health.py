@@ -3,22 +3,32 @@ the ``/status all`` command.
 
 An adapter is unhealthy when it failed for good (its credentials were rejected or its
 configuration is incomplete: :attr:`HealthCheck.failed` holds why, and nothing retries it),
-when it is not running, when its last success (a sync, a poll, a
-verified webhook) is older than its stall limit (``stall_seconds``: a homeserver that hangs
-shows as stalled, not synced), or when its outbox is backing up (more than
+when it is not running, when it knows it cannot receive (its last attempt failed: a
+homeserver down shows as "reconnecting" at once, before any stall limit), when its last
+success (a sync, a poll, a verified webhook) is older than its stall limit
+(``stall_seconds``: a homeserver that hangs shows as stalled, not synced), or when its
+outbox is backing up (more than
 :data:`~bot.delivery.outbox.BACKLOG_PARCELS` answers waiting, or one waiting longer than
 :data:`~bot.delivery.outbox.BACKLOG_SECONDS`). Answers a platform refused for good (the bot was
 kicked or blocked) have left the outbox: they do not make it back up; the report and the
 ``/status all`` line count them.
+
+The chat model is watched apart (:mod:`bot.daemon.model_health`): when it cannot be reached,
+:meth:`HealthCheck.degraded` names it (``model unreachable: ...``) while every adapter stays
+``ok``, since they are doing their job. ``/healthz`` then still answers 200, with ``status``
+``degraded``: a restart of the daemon (what a 503 tells a supervisor) would not bring the
+model server back, and would drop the connections that work.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.base import Adapter
+from bot.daemon.model_health import ModelHealth
 from bot.delivery.outbox import Outbox
 
 __all__ = ["HealthCheck"]
@@ -33,10 +43,17 @@ class HealthCheck:
     outbox: Outbox | None = None
     #: adapters that cannot start until their configuration changes, and why
     failed: dict[str, str] = field(default_factory=dict)
+    #: the chat model's outcome (None: not watched)
+    model: ModelHealth | None = None
+
+    def degraded(self) -> dict[str, str]:
+        """What works badly without any adapter being unhealthy: ``{"model": why}``."""
+        problem = self.model.problem if self.model is not None else None
+        return {"model": problem} if problem else {}
 
     def check(self, name: str) -> tuple[str, str | None]:
-        """Adapter ``name``'s state (``ok``, ``failed``, ``stopped``, ``stalled``, ``backing
-        up``) and why it is not ok."""
+        """Adapter ``name``'s state (``ok``, ``failed``, ``stopped``, ``stalled``,
+        ``reconnecting``, ``backing up``) and why it is not ok."""
         if name in self.failed:
             return "failed", f"failed: {self.failed[name]} (not retried; fix it and restart)"
         health = self.adapters[name].health
@@ -48,6 +65,9 @@ class HealthCheck:
             age = health.age()
             since = "never synced" if age == float("inf") else f"no success for {age:.0f}s"
             return "stalled", f"stalled: {since}, the limit is {limit:.0f}s" + error
+        if health.down_since:
+            down = time.monotonic() - health.down_since
+            return "reconnecting", f"reconnecting: no success for {down:.0f}s" + error
         backing_up = self.outbox.backing_up(name) if self.outbox is not None else None
         if backing_up is not None:
             return "backing up", backing_up
@@ -74,7 +94,9 @@ class HealthCheck:
             "state": state,
             "problem": problem,
             "running": health.running,
-            "synced": health.running and (limit is None or health.synced(limit)),
+            "synced": health.running
+            and not health.down_since
+            and (limit is None or health.synced(limit)),
             "last_ok_age": round(min(health.age(), 1e9), 1),
             "last_error": health.last_error,
             "outbox": {"waiting": waiting, "oldest_s": round(oldest, 1), "refused": refused},
@@ -82,6 +104,12 @@ class HealthCheck:
             "restarts": health.restarts,
             "detail": health.detail,
         }
+
+    def model_line(self) -> str | None:
+        """The model's line for ``/status all`` (None when it is not watched)."""
+        if self.model is None:
+            return None
+        return f"- model: {self.model.problem or 'ok'}"
 
     def line(self, name: str) -> str:
         """One line for the ``/status all`` command."""

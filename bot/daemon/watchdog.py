@@ -8,6 +8,11 @@ than its ``stall_seconds``, is stopped and started again. Failed restarts back o
 A start that fails for good (rejected credentials, a missing secret:
 :func:`bot.daemon.errors.is_permanent`) is not retried: the adapter goes into ``given_up`` with its
 reason, which ``/healthz`` and ``/status`` report, until the daemon is restarted.
+
+A restart is not a success: only the adapter says when it is talking to its platform again
+(``touch``). Until then health keeps saying "stalled", and the restarted adapter is given one
+stall limit to get through before the next restart, so a platform that stays down is not
+reported healthy after every restart, nor restarted every few seconds.
 """
 
 from __future__ import annotations
@@ -109,7 +114,7 @@ class Watchdog:
             )
             return False
         self._failures.pop(name, None)
-        self._not_before.pop(name, None)
-        adapter.health.touch()
+        # the adapter touches its health once it is through; it gets one stall limit for that
+        self._not_before[name] = time.monotonic() + self.stall_seconds.get(name, 0.0)
         log.info("adapter.restarted", adapter=name, restarts=adapter.health.restarts)
         return True

@@ -74,9 +74,11 @@ class DaemonConfig(_Section):
     idle_minutes: float = Field(60.0, gt=0)
     history_messages: int = Field(40, ge=2, le=10_000)
     stream_edit_seconds: float = Field(1.0, ge=0.1)
-    #: each user's messages waiting for or being answered at once; more are refused
-    user_queue: int = Field(5, ge=1, le=1000)
-    #: each user's sustained message rate, and how many may come at once (a token bucket)
+    #: each user's messages waiting at once in one room (a flood cap far beyond typing): more,
+    #: and the oldest are skipped, with one reply saying how many
+    user_queue: int = Field(50, ge=1, le=1000)
+    #: each user's sustained turn rate, and how many turns may come at once (a token bucket);
+    #: messages sent while a turn waits or runs are answered together by the next one
     user_rate_per_minute: float = Field(20.0, gt=0, le=100_000)
     user_burst: int = Field(10, ge=1, le=100_000)
     #: no longer used (the kernel places the daemon's threads); accepted so that a config

@@ -3,7 +3,8 @@
 In the order a message meets them::
 
     router.py        decide (who, addressed?, duplicate?, admitted?, input ok?), then handle
-    admission.py     a bounded queue and a rate limit per user
+    burst.py         a user's messages in a room in order; a burst answered as one turn
+    admission.py     the flood cap and the rate limits (turns, commands) per user
     rooms.py         rooms and their Off The Record mode
     audience.py      who is listening: what a room may know
     sessions.py      the live sessions, one per (user, persona)

@@ -1,34 +1,35 @@
-"""Per-user admission: a bounded queue and a rate limit, as one step of the router.
+"""Per-user admission: a rate limit on turns and on commands, and the flood cap, as one step
+of the router.
 
 Every configured user has
 
-- a **queue bound**: at most ``daemon.user_queue`` of their messages waiting for or being
-  answered at once (a turn of one session runs after the previous one, so the rest wait);
-- a **rate limit**: a token bucket holding ``daemon.user_burst`` messages, refilled at
-  ``daemon.user_rate_per_minute``. The bucket is read at the moment the platform delivered
-  the message (:attr:`~adapters.base.Incoming.received_at`), not when the router reaches it,
-  so messages an adapter held back to keep a room's order are judged by when they were sent.
+- a **turn rate limit**: a token bucket holding ``daemon.user_burst`` turns, refilled at
+  ``daemon.user_rate_per_minute``. It is there for a runaway client, not for a person: a
+  turn that finds the bucket empty waits for its token (:meth:`Admission.turn`), and what the
+  user sends meanwhile waits too and is answered by that same turn (:mod:`bot.turn.burst`),
+  so a burst costs one token, never a message;
+- a **flood cap**: more than ``daemon.user_queue`` messages waiting at once in one room is
+  beyond any person's typing; the router answers the newest of them and says how many it
+  skipped (:meth:`Admission.flood_notice`: one such reply a minute, the rest logged);
+- a **command rate limit**: commands (``/otr``, ``/new`` ...) have a bucket of their own
+  and are answered at once or refused: a user whose turns are slowed down can still go Off
+  The Record or start over. The first refusal of a minute gets one polite reply saying when
+  to expect answers again; the rest are silent, so a flood is not answered by a flood.
 
-A message over either limit is not answered and never reaches the model. The first one of
-a limited period gets one polite reply saying when to expect answers again; the rest of that
-minute's refusals are silent, so a flood is not answered by a flood. Commands (``/otr``,
-``/new`` ...) are counted in a bucket of their own and not queued: a user slowed down for
-sending too many messages can still go Off The Record or start over. Users never share a
-limit. The console is the operator's own terminal (``personad chat < script`` feeds lines as
-fast as they are answered) and is not limited.
+Users never share a limit. The console is the operator's own terminal (``personad chat <
+script`` feeds lines as fast as they are answered) and is not limited.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import structlog
 
-from adapters.base import Incoming
-from bot.commands.table import parse_command
 from bot.setup.config import DaemonConfig
 
 __all__ = ["NOTICE_PERIOD", "Admission", "Verdict"]
@@ -38,7 +39,11 @@ log = structlog.get_logger(__name__)
 #: seconds between two notices to one user; the rate is counted per minute too
 NOTICE_PERIOD = 60.0
 
-_TOO_FAST = "You're sending messages faster than I can answer; I'll pick up again {when}."
+_TOO_FAST = "You're sending commands faster than I can answer; I'll pick up again in {wait} s."
+_SKIPPED = (
+    "{skipped} of your messages came in faster than anyone types, so I skipped them (the"
+    " oldest) and answered the {kept} newest."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,23 +72,27 @@ class _Bucket:
 
 @dataclass(slots=True)
 class _User:
-    messages: _Bucket
+    turns: _Bucket
     commands: _Bucket
-    pending: int = 0
     noticed_at: float | None = None
+    flood_noticed_at: float | None = None
 
 
 class Admission:
-    """The admission step; ``limits`` returns the current settings (they follow ``/reload``)."""
+    """The admission step; ``limits`` returns the current settings (they follow ``/reload``),
+    ``clock`` the time buckets are read at (monotonic seconds)."""
 
-    def __init__(self, limits: Callable[[], DaemonConfig]) -> None:
+    def __init__(
+        self, limits: Callable[[], DaemonConfig], clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._limits = limits
+        self._clock = clock
         self._users: dict[str, _User] = {}
 
-    def pending(self, user: str) -> int:
-        """How many of ``user``'s messages are waiting or being answered."""
-        state = self._users.get(user)
-        return state.pending if state else 0
+    @property
+    def flood_cap(self) -> int:
+        """How many messages of one user may wait in one room before the oldest are skipped."""
+        return self._limits().user_queue
 
     def _user(self, user: str, now: float) -> _User:
         state = self._users.get(user)
@@ -93,49 +102,50 @@ class Admission:
             self._users[user] = state
         return state
 
-    def _refuse(self, state: _User, now: float, reason: str, wait: float | None) -> Verdict:
+    def command(self, user: str, platform: str) -> Verdict:
+        """The verdict on a command of ``user``'s."""
+        if platform == "console":
+            return Verdict(True)
+        limits = self._limits()
+        now = self._clock()
+        state = self._user(user, now)
+        wait = state.commands.take(now, limits.user_rate_per_minute / 60.0, limits.user_burst)
+        if not wait:
+            return Verdict(True)
         if state.noticed_at is not None and 0.0 <= now - state.noticed_at < NOTICE_PERIOD:
             # a flood is logged once a period too, not once a message
-            log.debug("admission.refused", reason=reason, pending=state.pending)
+            log.debug("admission.refused", reason="commands")
             return Verdict(False)
-        log.warning("admission.limited", reason=reason, pending=state.pending, wait_s=wait)
+        log.warning("admission.limited", reason="commands", wait_s=round(wait, 1))
         state.noticed_at = now
-        if wait is None:
-            when = "once I've answered what you sent before"
-        else:
-            when = f"in {max(1, math.ceil(wait))} s"
-        return Verdict(False, _TOO_FAST.format(when=when))
+        return Verdict(False, _TOO_FAST.format(wait=max(1, math.ceil(wait))))
 
-    def _check(self, user: str, now: float, command: bool) -> Verdict:
+    async def turn(self, user: str, platform: str) -> float:
+        """Wait for ``user``'s next turn token; returns the seconds waited. What the user
+        sends meanwhile joins the turn that waits."""
+        if platform == "console":
+            return 0.0
         limits = self._limits()
-        state = self._user(user, now)
         per_second = limits.user_rate_per_minute / 60.0
-        if command:
-            wait = state.commands.take(now, per_second, limits.user_burst)
-            return Verdict(True) if not wait else self._refuse(state, now, "commands", wait)
-        if state.pending >= limits.user_queue:
-            return self._refuse(state, now, "queue", None)
-        wait = state.messages.take(now, per_second, limits.user_burst)
-        return Verdict(True) if not wait else self._refuse(state, now, "rate", wait)
+        waited = 0.0
+        while True:
+            now = self._clock()
+            wait = self._user(user, now).turns.take(now, per_second, limits.user_burst)
+            if not wait:
+                return waited
+            if not waited:
+                log.warning("admission.slowed", wait_s=round(wait, 1))
+            await asyncio.sleep(wait)
+            waited += wait
 
-    @asynccontextmanager
-    async def enter(
-        self, user: str, incoming: Incoming, *, retry: bool = False
-    ) -> AsyncIterator[Verdict]:
-        """The verdict on ``incoming``; an admitted message (not a command) counts as
-        pending until the block ends. A ``retry`` (a message an earlier attempt was cut off
-        from answering) was admitted the first time and is not judged again."""
-        if incoming.platform == "console" or retry:
-            yield Verdict(True)
-            return
-        command = parse_command(incoming.text) is not None
-        verdict = self._check(user, incoming.received_at, command)
-        queued = verdict.admitted and not command
-        state = self._users[user]
-        if queued:
-            state.pending += 1
-        try:
-            yield verdict
-        finally:
-            if queued:
-                state.pending -= 1
+    def flood_notice(self, user: str, skipped: int, kept: int) -> str | None:
+        """The reply to a flood cut: ``skipped`` messages not answered, ``kept`` answered
+        (None: one was sent this minute already)."""
+        now = self._clock()
+        state = self._user(user, now)
+        log.warning("admission.flood", skipped=skipped, kept=kept)
+        noticed = state.flood_noticed_at
+        if noticed is not None and 0.0 <= now - noticed < NOTICE_PERIOD:
+            return None
+        state.flood_noticed_at = now
+        return _SKIPPED.format(skipped=skipped, kept=kept)

@@ -44,7 +44,8 @@ from bot.memory.policy_secrets import redact_secrets
 from bot.memory.secret_door import answered, withhold
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
-from bot.turn.admission import Admission
+from bot.turn.admission import Admission, Verdict
+from bot.turn.burst import Line, Lines, Ticket, joined
 from bot.turn.reply import ReplyStream
 from bot.turn.rooms import OffTheRecord, Room
 from bot.turn.sessions import SessionManager
@@ -103,6 +104,8 @@ class Router:
         self._active: dict[str, str | None] = {}
         self._background: set[asyncio.Task[object]] = set()
         self.admission = Admission(lambda: self.config.daemon)
+        #: each user's messages in each room, in order; a burst answered as one turn
+        self.lines = Lines()
         #: (user, platform) -> persona, for a console started with ``--persona``
         self.pinned: dict[tuple[str, str], str] = {}
         #: where answers the platform did not take wait (set by the daemon)
@@ -194,9 +197,20 @@ class Router:
             return
         if not incoming.addressed:
             return
+        room = self.room_of(incoming)
+        # the place in the user's line in this room is taken before anything is awaited,
+        # so the line's order is the order the adapter handed the messages over
+        alone = parse_command(incoming.text) is not None or bool(self._input_problem(incoming))
+        ticket = self.lines.enter(user, room.key, incoming, command=alone)
+        try:
+            await self.lines.line(user, room.key).wait_before(ticket)
+            await self._claimed(incoming, user, room, ticket)
+        finally:
+            self.lines.leave(user, room.key, ticket)
+
+    async def _claimed(self, incoming: Incoming, user: str, room: Room, ticket: Ticket) -> None:
         # an on-record message is kept with its claim until answered, so a restart that cuts
         # its turn off answers it even where the platform does not deliver it again
-        room = self.room_of(incoming)
         off_record = self.otr.is_on(user, room)
         claim = await self.state.claim_event(
             incoming.platform,
@@ -219,21 +233,106 @@ class Router:
                 log.info("router.retry_unfinished")
                 self._retrying.add(event)
             try:
-                async with self.admission.enter(user, incoming, retry=claim == "retry") as verdict:
+                if not ticket.command:
+                    try:
+                        await self._in_line(ticket, user, room)
+                    except BaseException:
+                        if ticket.taken_by is None:  # a turn that took it releases it
+                            self.state.release_event(*event)
+                        raise
+                    return
+                try:
+                    # a message answered alone (a command, a refusal of its input) is counted
+                    # in the command bucket; one cut off earlier was counted the first time
+                    verdict = (
+                        self.admission.command(user, incoming.platform)
+                        if claim != "retry"
+                        else Verdict(True)
+                    )
                     if verdict.admitted:
                         await self._handle(incoming, user, room)
                     elif verdict.notice and (adapter := self.adapters.get(incoming.platform)):
                         await self._say(adapter, incoming, verdict.notice)
-            except BaseException:
-                # cut off before its answer was delivered: a redelivery answers it
-                self.state.release_event(*event)
-                raise
+                except BaseException:
+                    # cut off before its answer was delivered: a redelivery answers it
+                    self.state.release_event(*event)
+                    raise
+                await self._finish(event)
             finally:
                 self._retrying.discard(event)
-            if event in self._queued:
-                self._queued.discard(event)  # the outbox finishes it on delivery
-            else:
-                await self.state.finish_event(*event)
+
+    async def _finish(self, event: tuple[str, str]) -> None:
+        if event in self._queued:
+            self._queued.discard(event)  # the outbox finishes it on delivery
+        else:
+            await self.state.finish_event(*event)
+
+    async def _in_line(self, ticket: Ticket, user: str, room: Room) -> None:
+        """A message to answer: wait for the line's turn; the first ticket whose turn comes
+        answers itself and those waiting after it, together (:mod:`bot.turn.burst`)."""
+        line = self.lines.line(user, room.key)
+        ticket.waiting = True
+        ticket.settle()
+        async with line.turns:
+            if ticket.taken_by is None:
+                await self._lead(line, ticket, user, room)
+        if ticket.outcome == "cut off":
+            # the turn that took it was cut off and released its event: so is this one
+            raise asyncio.CancelledError
+
+    def _fits(self, batch: list[Ticket], ticket: Ticket) -> bool:
+        """Whether ``ticket`` joins the turn of ``batch``: together, within the longest
+        message the daemon takes."""
+        size = sum(len(taken.incoming.text) + 2 for taken in batch) + len(ticket.incoming.text)
+        return size <= self.config.daemon.max_message_chars
+
+    async def _lead(self, line: Line, leader: Ticket, user: str, room: Room) -> None:
+        """Answer ``leader`` and the tickets waiting after it in one turn; finish every
+        event it took once the answer is delivered, or release them all when cut off."""
+        incoming = leader.incoming
+        if (incoming.platform, incoming.event_id) not in self._retrying:
+            # one cut off earlier had its turn's token then
+            await self.admission.turn(user, incoming.platform)
+        batch: list[Ticket] = []
+        try:
+            cap = self.admission.flood_cap
+            waiting = line.waiting_after(leader) + 1
+            if waiting > cap:
+                skipped = line.take(leader, lambda taken, _next: len(taken) < waiting - cap)
+                await self._skip(skipped, user, cap)
+                for ticket in skipped:
+                    ticket.outcome = "answered"
+                leader = next(t for t in line.tickets if t.waiting and t.taken_by is None)
+            batch = line.take(leader, self._fits)
+            last = batch[-1].incoming
+            merged = last if len(batch) == 1 else replace(last, text=joined(batch))
+            if len(batch) > 1:
+                log.info("router.burst", messages=len(batch))
+            await self._handle(merged, user, room)
+        except BaseException:
+            for ticket in batch:
+                ticket.outcome = "cut off"
+                self.state.release_event(ticket.incoming.platform, ticket.incoming.event_id)
+            raise
+        for ticket in batch:
+            await self._finish((ticket.incoming.platform, ticket.incoming.event_id))
+            ticket.outcome = "answered"
+
+    async def _skip(self, skipped: list[Ticket], user: str, kept: int) -> None:
+        """The oldest messages of a flood: not answered; one reply says how many."""
+        first = skipped[0].incoming
+        notice = self.admission.flood_notice(user, len(skipped), kept)
+        adapter = self.adapters.get(first.platform)
+        try:
+            if notice and adapter is not None:
+                await self._say(adapter, first, notice)
+        except BaseException:
+            for ticket in skipped:
+                ticket.outcome = "cut off"
+                self.state.release_event(ticket.incoming.platform, ticket.incoming.event_id)
+            raise
+        for ticket in skipped:
+            await self._finish((ticket.incoming.platform, ticket.incoming.event_id))
 
     def _withheld(self, incoming: Incoming, user: str, room: Room) -> Incoming:
         """``incoming`` as the inbox keeps it: its secrets withheld, with the room's last

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -26,7 +25,7 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from bot.daemon.disk import run_blocking
-from bot.daemon.errors import ContextOverflow, RequestRejected
+from bot.daemon.errors import ContextOverflow
 from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
@@ -389,16 +388,27 @@ class Session:
         return cached
 
     async def _keep_unanswered(
-        self, conversation: Conversation, user_entry: Entry, zone: ZoneInfo
+        self, conversation: Conversation, user_entry: Entry, zone: ZoneInfo, *, cut_off: bool
     ) -> None:
-        # called while the turn's error is being handled; a message the model server refused
-        # as invalid would be refused again with every later turn, so it is only logged
-        if not isinstance(sys.exception(), RequestRejected):
+        """Log a message that got no answer. One cut off (a stop, an adapter restart) stays the
+        last entry of the conversation: it is answered again without being repeated. One whose
+        turn failed is not: the user was told so and sends it again if they want, so it is not
+        sent along with the next requests; an event line says it was not answered (a restart
+        does not bring it back into the conversation either)."""
+        if cut_off:
             conversation.entries.append(user_entry)
         if user_entry.otr:
             return
         try:
             await self.log.append([LoggedTurn(self.user, user_entry)], zone)
+            if not cut_off:
+                await self.log.mark_unanswered(self.deps.clock(), zone, user_entry.room)
+        except Exception as exc:
+            log.error("sessionlog.append_failed", error=str(exc))
+
+    async def _mark_unanswered(self, entry: Entry, zone: ZoneInfo) -> None:
+        try:
+            await self.log.mark_unanswered(self.deps.clock(), zone, entry.room)
         except Exception as exc:
             log.error("sessionlog.append_failed", error=str(exc))
 
@@ -547,13 +557,18 @@ class Session:
                     log.warning("session.overflow")
                     await self.compact(room, force=True, system_chars=system.chars())
                     result = await ask()
-            except BaseException:
-                # no answer came, but what the user said is kept: logged, and still in the
-                # conversation when they try again
+            except BaseException as exc:
+                # no answer came, but what the user said is kept in the log; only a message cut
+                # off stays in the conversation, for the redelivery that answers it
+                cut_off = isinstance(exc, asyncio.CancelledError)
                 if kept is None:
-                    await self._keep_unanswered(self.conversation(room), user_entry, zone)
-                else:
+                    await self._keep_unanswered(
+                        self.conversation(room), user_entry, zone, cut_off=cut_off
+                    )
+                elif cut_off:
                     self.conversation(room).entries.append(kept)
+                elif not otr:
+                    await self._mark_unanswered(kept, zone)
                 raise
         reply = result.text.strip() or "(no answer)"
         # the user gets the reply as written; what is kept of it repeats no secret

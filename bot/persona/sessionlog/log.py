@@ -15,7 +15,9 @@ older logs name only the platform). ``/new`` appends an ``event`` heading naming
 the conversation of a room restored after a restart starts after the last one there. An
 answer the platform did not take at once is followed by an ``answer queued`` event, and by
 ``answer delivered`` when the outbox delivered it: a queued answer with no delivered line
-after it never reached the room. A message line that looks like a heading is written with a
+after it never reached the room. A message whose turn failed (the model could not be reached)
+is followed by ``not answered · ROOM``: the user was told, and a restored conversation leaves
+it out, as the live one did. A message line that looks like a heading is written with a
 leading backslash and read back without it.
 Nothing is ever written here while a session is Off The Record: callers check, and
 :meth:`SessionLog.append` refuses an Off The Record entry as a last line of defence.
@@ -37,7 +39,10 @@ from bot.persona.atomic import append_durably
 from bot.persona.nofollow import LinkRefused, read_own_text
 from bot.turn.conversation import Entry
 
-__all__ = ["LoggedTurn", "NewConversation", "SessionLog", "blocks_by_room"]
+__all__ = ["LoggedTurn", "NewConversation", "NotAnswered", "SessionLog", "blocks_by_room"]
+
+#: the event line after a message whose turn failed
+NOT_ANSWERED = "not answered"
 
 log = structlog.get_logger(__name__)
 
@@ -52,6 +57,14 @@ class NewConversation:
     """A ``/new`` in the log: in ``room``, or in every room when the log names none."""
 
     room: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NotAnswered:
+    """The event after a message of ``room`` whose turn failed: it is not part of the
+    conversation the next turns send."""
+
+    room: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +161,9 @@ class SessionLog:
     async def mark_new_conversation(self, at: datetime, zone: ZoneInfo, room: str) -> None:
         await self.mark_event(at, zone, f"new conversation · {room}")
 
+    async def mark_unanswered(self, at: datetime, zone: ZoneInfo, room: str) -> None:
+        await self.mark_event(at, zone, f"{NOT_ANSWERED} · {room}")
+
     async def mark_event(self, at: datetime, zone: ZoneInfo, what: str) -> None:
         """Append an ``event`` heading (``new conversation · ROOM``, ``answer queued``, ...)."""
         local = at.astimezone(zone)
@@ -155,7 +171,7 @@ class SessionLog:
         text = f"### {local:%H:%M:%S} · event · {what}\n\n"
         await run_blocking(append_durably, path, text, self._header(local.date()), self._root)
 
-    def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | NewConversation]:
+    def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | NewConversation | NotAnswered]:
         """Entries of one day in order, with the new-conversation events among them."""
         path = self.path_for(day)
         try:
@@ -165,7 +181,7 @@ class SessionLog:
         except LinkRefused:  # a link planted here would feed another file to the model
             log.warning("sessionlog.link_refused", file=path.name)
             return []
-        result: list[Entry | NewConversation] = []
+        result: list[Entry | NewConversation | NotAnswered] = []
         current: tuple[str, str, str] | None = None
         body: list[str] = []
 
@@ -178,6 +194,8 @@ class SessionLog:
                 what, _, room = rest.strip().partition(" · ")
                 if what == "new conversation":
                     result.append(NewConversation(room))
+                elif what == NOT_ANSWERED and room:
+                    result.append(NotAnswered(room))
                 return
             where, shared = _where(rest)
             platform, colon, _id = where.partition(":")
@@ -215,6 +233,10 @@ class SessionLog:
                     rooms.pop(item.room, None)
                 else:
                     rooms.clear()
+            elif isinstance(item, NotAnswered):
+                entries = rooms.get(item.room)
+                if entries and entries[-1].role == "user":
+                    entries.pop()
             elif item.room:
                 rooms.setdefault(item.room, []).append(item)
         return {room: entries[-limit:] for room, entries in rooms.items()}
