@@ -22,7 +22,7 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ __all__ = [
     "exposed_secret_files",
     "load_config",
     "read_tree",
+    "validation_lines",
 ]
 
 #: the seed's environment names and where each lands
@@ -92,15 +93,30 @@ def apply_env(tree: dict[str, Any], env: Mapping[str, str]) -> None:
             _set_path(tree, path, _env_value(value))
 
 
-def _format_errors(exc: ValidationError) -> list[str]:
+def validation_lines(
+    exc: ValidationError, prefix: str = "", fields: Collection[str] = ()
+) -> list[str]:
+    """One ``key: what is wrong`` line per error of ``exc``, each key under ``prefix``
+    (``adapters.matrix``). pydantic's "Value error, " is dropped; a whole-section check has no
+    key of its own, so its message names the field first ("homeserver must be a URL"), and
+    that field in ``fields`` becomes the key ("...homeserver: must be a URL")."""
     lines = []
     for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        message = error["msg"].removeprefix("Value error, ")
+        parts = [prefix] if prefix else []
+        parts += [str(part) for part in error["loc"]]
+        message = error["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
         if error["type"] == "extra_forbidden":
             message = "unknown key"
-        lines.append(f"{key}: {message}")
+        first, _, rest = message.partition(" ")
+        if not error["loc"] and first in fields and rest:
+            parts.append(first)
+            message = rest
+        lines.append(f"{'.'.join(parts) or '(top level)'}: {message}")
     return lines
+
+
+def _format_errors(exc: ValidationError) -> list[str]:
+    return validation_lines(exc, fields=Config.model_fields)
 
 
 def _cross_checks(config: Config) -> list[str]:
