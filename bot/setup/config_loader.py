@@ -17,6 +17,7 @@ other local users can read it, and a ``.env`` beside it that they can read, so `
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -180,6 +181,22 @@ def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _given_backends(tree: dict[str, Any], env: Mapping[str, str]) -> set[str]:
+    """The backends the file or the environment name: a table of their own, or a role's
+    backend (not the built-in table every configuration has)."""
+    llm_given = tree.get("llm")
+    ours: dict[str, Any] = {"llm": copy.deepcopy(llm_given) if isinstance(llm_given, dict) else {}}
+    apply_env(ours, env)  # on a copy: the file's own tree is merged and overridden later
+    llm = ours["llm"] if isinstance(ours.get("llm"), dict) else {}
+    backends = llm.get("backends")
+    names = {str(name) for name in backends} if isinstance(backends, dict) else set()
+    roles = llm.get("roles")
+    for role in roles.values() if isinstance(roles, dict) else ():
+        if isinstance(role, dict) and isinstance(role.get("backend"), str) and role["backend"]:
+            names.add(role["backend"])
+    return names
+
+
 def read_tree(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
@@ -204,6 +221,7 @@ def collect_problems(
         tree = read_tree(path)
     except ConfigError as exc:
         return None, [str(exc)]
+    given = _given_backends(tree, env)
     tree = _merged(_defaults(), tree)
     apply_env(tree, env)
     try:
@@ -217,9 +235,11 @@ def collect_problems(
         except ValidationError:
             return None, problems
         config.source = path
+        config.llm.mark_given(given)
         later = [p for p in _cross_checks(config) if p.split(".", 1)[0] not in bad]
         return config, problems + later + _env_checks(config, env)
     config.source = path
+    config.llm.mark_given(given)
     return config, _cross_checks(config) + _env_checks(config, env)
 
 
