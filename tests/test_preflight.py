@@ -278,3 +278,21 @@ async def test_probe_says_why_a_connection_fails_and_which_scheme_to_try(tmp_pat
     assert findings.config is not None
     [refused] = await probe_all(findings.config, os.environ)
     assert not refused.ok and "connection refused" in refused.found, refused.found
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs a /proc file system")
+def test_a_data_folder_where_nothing_can_be_made_is_named_by_check_config_and_run(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "personad.toml"
+    config.write_text(
+        '[daemon]\ndata_dir = "/proc/personad-data"\n[llm.roles.chat]\nbackend = "local"\n'
+    )
+    checked = personad("check-config", "--config", str(config), cwd=tmp_path)
+    ran = personad("run", "--config", str(config), cwd=tmp_path)
+    for result in (checked, ran):
+        assert result.returncode != 0
+        # root passes every permission check: the folder is tried, and /proc refuses it
+        [line] = [ln for ln in result.stderr.splitlines() if "daemon.data_dir" in ln]
+        assert "daemon.data_dir (/proc/personad-data): " in line and "/proc" in line
+        assert "Traceback" not in result.stderr
