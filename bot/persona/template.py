@@ -5,8 +5,8 @@ persona it makes (``inara``, ``developer``, ``tina``, ``wintermute``, the seed's
 ``orac``, ``sage``); ``{{user}}``, ``{{persona}}``
 and ``{{Persona}}`` (capitalised) in their files are replaced by the new persona's user and
 name. ``holly`` and ``brian``, the names two templates had when they were named for people,
-still work as ``--template`` (:data:`TEMPLATE_ALIASES`). Every file of the layout is created, empty where the template has
-none, and the ``sessions/`` folder is made ready.
+still work as ``--template`` (:data:`TEMPLATE_ALIASES`). Every file of the layout is
+created, empty where the template has none, and the ``sessions/`` folder is made ready.
 """
 
 from __future__ import annotations
