@@ -93,7 +93,8 @@ async def _chat(args: argparse.Namespace) -> int:
     if not store.directory(user, persona).is_dir():
         return _fail(
             f"there is no persona {persona!r} for {user!r} in {config.data_dir};"
-            f" create it with: {invocation()} persona new {user} {persona}"
+            f" create it with: {with_config(config.source, getattr(args, 'data_dir', None))}"
+            f" persona new {user} {persona}"
         )
     config.adapters = {}
     daemon = Daemon(config, http=False, jobs=False, pinned={(user, "console"): persona})
