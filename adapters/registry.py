@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from adapters.base import Adapter, AdapterContext, AdapterSettings
 from bot.daemon.errors import ConfigError
+from bot.setup.config_loader import validation_lines
 
 __all__ = ["EXTRAS", "KNOWN", "create", "credential_problems", "load", "settings_for"]
 
@@ -36,12 +37,8 @@ def settings_for(name: str, raw: dict[str, Any]) -> AdapterSettings:
     try:
         return cast(AdapterSettings, module.Settings.model_validate(raw))
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            key = ".".join(str(p) for p in error["loc"])
-            message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
-            problems.append(f"adapters.{name}.{key}: {message}")
-        raise ConfigError("; ".join(problems)) from exc
+        fields = module.Settings.model_fields
+        raise ConfigError("; ".join(validation_lines(exc, f"adapters.{name}", fields))) from exc
 
 
 def create(name: str, settings: AdapterSettings, context: AdapterContext) -> Adapter:

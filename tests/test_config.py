@@ -114,3 +114,23 @@ def test_example_config_is_valid_and_check_config_reports_problems(tmp_path: Pat
     assert result.returncode == 1
     assert "users.x.timezone" in result.stderr and "memory.backend" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_section_check_names_its_key_in_plain_words(tmp_path: Path) -> None:
+    from bot.setup.preflight import check
+
+    path = tmp_path / "personad.toml"
+    path.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path}"\n[llm.roles.chat]\nbackend = "local"\n'
+        '[adapters.matrix]\nenabled = true\nhomeserver = "matrix.example.org"\n'
+        'user_id = "@inara:example.org"\npassword_env = "M"\n'
+        '[adapters.telegram]\nenabled = true\nmode = "webhook"\n'
+    )
+    problems = check(path, env={"M": "x", "TELEGRAM_BOT_TOKEN": "1:x"}).problems
+    assert (
+        "adapters.matrix.homeserver: must be a URL such as https://matrix.example.org" in problems
+    )
+    assert "adapters.telegram.webhook_url: is required when mode is 'webhook'" in problems
+    assert not any("Value error" in p or ".:" in p for p in problems), problems
+    path.write_text('[llm]\nbackends = 3\n[llm.roles.chat]\nbackend = "local"\n')
+    assert collect_problems(path, {})[1]  # reported, not a crash

@@ -130,3 +130,49 @@ async def test_the_command_persona_new_prints_runs_as_printed(tmp_path: Path) ->
     )  # fmt: skip
     _out, err_bytes = await asyncio.wait_for(process.communicate(), timeout=120)
     assert process.returncode == 0, err_bytes.decode()  # the chat opened, and ended at EOF
+
+
+async def test_init_from_a_pipe_says_in_one_line_which_flags_it_needs(tmp_path: Path) -> None:
+    shell = Shell(tmp_path)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.daemon.cli", "init",
+        cwd=tmp_path, env=shell.env, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _out, err = await asyncio.wait_for(process.communicate(b"\n\n\n"), timeout=120)
+    assert process.returncode == 2
+    [line] = err.decode().splitlines()
+    assert "no terminal" in line and "--backend local --local-url" in line
+    assert "--anthropic-key" in line and "--yes" in line
+    assert not (tmp_path / ".config" / "personad" / "personad.toml").exists()  # nothing written
+
+    code, _out_text, err_text = await shell("init", "--yes")  # the defaults want a key it lacks
+    assert code == 2
+    [line] = err_text.splitlines()
+    assert "--backend anthropic needs --anthropic-key" in line
+    assert not (tmp_path / ".config" / "personad" / "personad.toml").exists()
+
+
+@pytest.mark.parametrize("own_config", [False, True])
+async def test_the_commands_init_prints_run_as_printed(tmp_path: Path, own_config: bool) -> None:
+    shell = Shell(tmp_path)
+    shell.env["PATH"] = "/usr/bin:/bin"  # no personad on PATH
+    where = ["--config", str(tmp_path / "etc" / "p.toml")] if own_config else []
+    async with FakeOpenAI(list_models=False) as model:
+        code, out, err = await shell(
+            "init", *where, "--user", "scott", "--backend", "local",
+            "--local-url", f"{model.base_url}/v1", "--model", "qwen", "--probe",
+            "--set", "http.enabled=false",
+        )  # fmt: skip
+        assert code == 0, err
+        assert "probe: llm.local: ok" in out
+        [chat] = [ln for ln in out.splitlines() if ln.startswith("next: ")]
+        printed = chat.removeprefix("next: ")
+        assert (" --config " in printed) is own_config
+        process = await asyncio.create_subprocess_shell(
+            printed, cwd=tmp_path, env=shell.env, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        answer, err_bytes = await asyncio.wait_for(process.communicate(b"hello\n"), timeout=120)
+    assert process.returncode == 0, err_bytes.decode()
+    assert "echo: hello" in answer.decode()

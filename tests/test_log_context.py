@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 
 import pytest
 import structlog
 
-from bot.daemon.logs import bound
+from bot.daemon.logs import bound, configure_logging
 
 
 def _context() -> dict[str, object]:
@@ -41,3 +43,19 @@ async def test_concurrent_turns_keep_their_own_context() -> None:
 
     await asyncio.gather(turn("scott"), turn("holly"))
     assert seen == {"scott": "scott", "holly": "holly"}
+
+
+def test_nio_chatter_stays_out_of_the_log_at_info_but_its_errors_do_not() -> None:
+    out = io.StringIO()
+    configure_logging(fmt="json", level="info", stream=out)
+    nio = logging.getLogger("nio.client.async_client")
+    nio.warning("Timed out, sleeping for %ds", 0)
+    nio.error("the sync response could not be parsed")
+    logging.getLogger("somewhere.else").warning("a library's own warning")
+    text = out.getvalue()
+    assert "Timed out" not in text
+    assert "could not be parsed" in text and "a library's own warning" in text
+    out = io.StringIO()
+    configure_logging(fmt="json", level="debug", stream=out)
+    nio.warning("Timed out, sleeping for %ds", 0)
+    assert "Timed out" in out.getvalue()  # when asked for everything, it is there

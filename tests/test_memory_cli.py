@@ -124,7 +124,7 @@ def test_missing_persona_is_one_clear_sentence(
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert "personad persona new scott nobody" in err
+    assert " persona new scott nobody" in err
     assert not (data_dir / "scott" / "persona" / "nobody").exists()
 
 

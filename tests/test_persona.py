@@ -167,3 +167,19 @@ def test_recalled_memories_carry_citations(tmp_path: Path) -> None:
 def test_datetime_line_format() -> None:
     now = datetime(2026, 5, 9, 14, 34, tzinfo=ZoneInfo("America/New_York"))
     assert datetime_line(now) == "Current date and time: Saturday, 2026-05-09 at 02:34 PM EDT"
+
+
+def test_templates_are_named_for_personas_and_the_old_names_still_work(tmp_path: Path) -> None:
+    from bot.persona.template import TEMPLATE_ALIASES, available_templates
+
+    shipped = available_templates()
+    assert {"inara", "developer", "tina", "wintermute"} <= set(shipped)
+    assert not {"holly", "brian"} & set(shipped)  # the seed's users, not personas
+    store = PersonaStore(tmp_path)
+    for old, new in TEMPLATE_ALIASES.items():
+        made = create_persona(PersonaStore(tmp_path / old), "scott", "p", template=old)
+        again = create_persona(PersonaStore(tmp_path / new), "scott", "p", template=new)
+        for name in PERSONA_FILES:
+            assert (made / name).read_text() == (again / name).read_text(), name
+    with pytest.raises(PersonaError, match="no persona template named 'nobody'"):
+        create_persona(store, "scott", "x", template="nobody")

@@ -240,3 +240,59 @@ def test_a_setting_no_longer_used_is_accepted_with_a_warning(tmp_path: Path) -> 
     findings = check(path, env={"ANTHROPIC_API_KEY": "sk-ant-test-0123456789"})
     assert findings.problems == []
     assert any(w.startswith("daemon.one_core no longer does anything") for w in findings.warnings)
+
+
+def _local_only(tmp_path: Path, base_url: str) -> Path:
+    config = tmp_path / "personad.toml"
+    config.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path}"\n[llm.roles.chat]\nbackend = "local"\n'
+        f'[llm.backends.local]\nkind = "openai_compat"\nmodel = "qwen"\nbase_url = "{base_url}"\n'
+    )
+    return config
+
+
+async def test_probe_accepts_a_local_server_without_a_models_list(tmp_path: Path) -> None:
+    async with FakeOpenAI(list_models=False) as local:
+        findings = check(_local_only(tmp_path, f"{local.base_url}/v1"))
+        assert findings.config is not None
+        [result] = await probe_all(findings.config, os.environ)
+        [asked] = local.requests
+    assert result.ok, result.found
+    assert "one-token request for 'qwen' (no models list)" in result.found
+    assert asked.body["max_tokens"] == 1
+
+
+async def test_probe_says_why_a_connection_fails_and_which_scheme_to_try(tmp_path: Path) -> None:
+    from tests.fakes.lifecycle import quiet_port
+
+    async with FakeOpenAI() as plain:
+        https = plain.base_url.replace("http://", "https://")
+        findings = check(_local_only(tmp_path, f"{https}/v1"))
+        assert findings.config is not None
+        [wrong_scheme] = await probe_all(findings.config, os.environ)
+    assert not wrong_scheme.ok
+    assert "is it http://?" in wrong_scheme.found, wrong_scheme.found
+    assert "Error(" not in wrong_scheme.found and "ConnectionKey" not in wrong_scheme.found
+
+    findings = check(_local_only(tmp_path, f"http://127.0.0.1:{quiet_port()}/v1"))
+    assert findings.config is not None
+    [refused] = await probe_all(findings.config, os.environ)
+    assert not refused.ok and "connection refused" in refused.found, refused.found
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs a /proc file system")
+def test_a_data_folder_where_nothing_can_be_made_is_named_by_check_config_and_run(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "personad.toml"
+    config.write_text(
+        '[daemon]\ndata_dir = "/proc/personad-data"\n[llm.roles.chat]\nbackend = "local"\n'
+    )
+    checked = personad("check-config", "--config", str(config), cwd=tmp_path)
+    ran = personad("run", "--config", str(config), cwd=tmp_path)
+    for result in (checked, ran):
+        assert result.returncode != 0
+        # root passes every permission check: the folder is tried, and /proc refuses it
+        [line] = [ln for ln in result.stderr.splitlines() if "daemon.data_dir" in ln]
+        assert "daemon.data_dir (/proc/personad-data): " in line and "/proc" in line
+        assert "Traceback" not in result.stderr

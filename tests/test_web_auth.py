@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -149,3 +150,59 @@ async def test_the_pause_outlasts_a_restart_and_the_name_is_kept_only_as_a_hash(
     with sqlite3.connect(daemon.config.data_dir / "personad.db") as db:
         names = {row[0] for row in db.execute("SELECT name_hash FROM web_password_failure")}
     assert names == {hashlib.sha256(b"scott").hexdigest()}
+
+
+async def test_the_printed_link_opens_the_console_of_the_running_daemon(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakes.lifecycle import quiet_port
+
+    port = quiet_port()
+    make_persona(tmp_path, "scott")
+    config = make_config(
+        tmp_path,
+        users={"scott": {"identities": []}},
+        extra={"http": {"enabled": True, "port": port}},
+    )
+    path = tmp_path / "personad.toml"
+    path.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path}"\n[http]\nport = {port}\n'
+        "[users.scott]\nidentities = []\n"
+    )
+    running = Daemon(config, backends={"scripted": ScriptedLLM()}, env={}, jobs=False)
+    await running.start()
+    try:
+        code = await asyncio.to_thread(main, ["web", "login", "scott", "--config", str(path)])
+        assert code == 0
+        # the daemon in this process may log to stdout too: the link is the line it printed
+        [link] = [ln for ln in capsys.readouterr().out.splitlines() if "/login?token=" in ln]
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            async with http.get(link) as page:  # as a browser opens it: a button to press
+                assert page.status == 200
+            token = link.split("token=", 1)[1]
+            async with http.post(link.split("?", 1)[0], data={"token": token}) as signed_in:
+                assert signed_in.status == 200 and "inara" in await signed_in.text()
+    finally:
+        await running.stop()
+
+
+@pytest.mark.parametrize(
+    ("http", "problem"),
+    [
+        ({"enabled": False}, "http.enabled is false"),
+        ({"port": 0}, "http.port is 0"),
+        ({"host": "192.0.2.7"}, "http.host is 192.0.2.7"),
+        ({"allowed_hosts": ["p.example.org"]}, "http.allowed_hosts does not include"),
+    ],
+)
+def test_no_link_is_printed_that_would_not_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], http: dict[str, object], problem: str
+) -> None:
+    path = tmp_path / "personad.toml"
+    lines = "".join(f"{key} = {json.dumps(value)}\n" for key, value in http.items())
+    path.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path}"\n[http]\n{lines}[users.scott]\nidentities = []\n'
+    )
+    assert main(["web", "login", "scott", "--config", str(path)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert problem in line and ("public_url" in line or "restart" in line)

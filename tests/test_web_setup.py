@@ -18,7 +18,7 @@ from tests.browser import (
     wait_for_answer,
 )
 
-SEED_PERSONAS = ("inara", "developer", "holly", "tina", "brian", "wintermute")
+SEED_PERSONAS = ("inara", "developer", "tina", "wintermute", "orac", "sage")
 
 
 console = console_fixture("web-setup")

@@ -40,6 +40,7 @@ from adapters.matrix.login import Credentials, sign_in
 from adapters.matrix.rooms import RoomEvents
 from adapters.matrix.send import NETWORK_ERRORS, Outgoing
 from adapters.matrix.settings import Settings
+from bot.daemon.connection import connection_reason
 from bot.daemon.errors import AdapterError, ConfigError
 
 __all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create"]
@@ -202,7 +203,7 @@ class MatrixAdapter(Adapter):
                 self.health.detail = f"{reason}; retry in {delay:.1f}s"
                 log.warning(
                     "matrix.sync_failed",
-                    error=repr(exc)[:300],
+                    error=reason,
                     attempt=failures,
                     retry_in=round(delay, 2),
                 )
@@ -266,7 +267,7 @@ class MatrixAdapter(Adapter):
         if isinstance(exc, SyncStalled):
             silent = min(self.health.age(), time.monotonic() - self._started_at)
             return f"stalled: the homeserver has not answered /sync for {silent:.0f}s"
-        return f"sync failed: {type(exc).__name__}"
+        return f"sync failed: {connection_reason(exc, self.settings.homeserver)}"
 
     def _schedule_save(self, _: asyncio.Task[None]) -> None:
         saver = asyncio.get_running_loop().create_task(self._save_token())

@@ -13,6 +13,7 @@ import structlog
 from nio import AsyncClient, LoginError, WhoamiError, WhoamiResponse
 
 from adapters.base import KeyValueStore
+from bot.daemon.connection import connection_reason
 from bot.daemon.errors import AdapterError, CredentialsRejected
 
 __all__ = ["Credentials", "sign_in"]
@@ -34,14 +35,19 @@ class Credentials:
         self.device_name = device_name
 
 
+def _unreachable(client: AsyncClient, exc: BaseException) -> str:
+    """One line naming the homeserver and why it did not answer (never a repr)."""
+    url = str(client.homeserver)
+    return f"cannot reach the homeserver {url}: {connection_reason(exc, url)}"
+
+
 async def _whoami(client: AsyncClient, token: str) -> WhoamiResponse | WhoamiError:
     client.access_token = token
     try:
         return await client.whoami()
     except _NETWORK_ERRORS as exc:
         raise AdapterError(
-            f"cannot reach the homeserver {client.homeserver}: {exc!r}",
-            user_message="The Matrix homeserver cannot be reached.",
+            _unreachable(client, exc), user_message="The Matrix homeserver cannot be reached."
         ) from exc
 
 
@@ -107,7 +113,7 @@ async def sign_in(client: AsyncClient, credentials: Credentials, state: KeyValue
             password=credentials.password, device_name=credentials.device_name
         )
     except _NETWORK_ERRORS as exc:
-        raise AdapterError(f"cannot reach the homeserver {client.homeserver}: {exc!r}") from exc
+        raise AdapterError(_unreachable(client, exc)) from exc
     if isinstance(answer_login, LoginError):
         problem = f"Matrix login as {credentials.user_id} failed: {answer_login.message}"
         if answer_login.status_code in _REJECTED:  # retrying cannot help: a person must act

@@ -25,6 +25,7 @@ from nio.exceptions import LocalProtocolError
 from adapters.base import MessageGone, part_key
 from adapters.matrix.render import ReplyTarget, chunks_that_fit, edit_content, message_content
 from adapters.matrix.rooms import RoomEvents
+from bot.daemon.connection import connection_reason
 from bot.daemon.errors import AdapterError, PermanentSendError
 
 __all__ = ["NETWORK_ERRORS", "Outgoing", "transaction_id"]
@@ -79,7 +80,7 @@ class Outgoing:
             )
         except NETWORK_ERRORS as exc:
             raise AdapterError(
-                f"sending to {room} failed: {exc!r}",
+                f"sending to {room} failed: {connection_reason(exc, str(client.homeserver))}",
                 user_message="The Matrix homeserver cannot be reached.",
             ) from exc
         if isinstance(answer, RoomSendError):

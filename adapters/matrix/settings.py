@@ -47,7 +47,7 @@ class Settings(AdapterSettings):
         if not (self.user_id.startswith("@") and ":" in self.user_id):
             raise ValueError("user_id must be a full Matrix id such as @inara:example.org")
         if not (self.password or self.password_env or self.access_token or self.access_token_env):
-            raise ValueError("set password_env (or password) or access_token_env")
+            raise ValueError("password_env is needed (or password, access_token_env, access_token)")
         return self
 
     def secret(self, name: str) -> str | None:

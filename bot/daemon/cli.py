@@ -27,8 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import shlex
-import shutil
 import signal
 import sys
 from collections.abc import Sequence
@@ -40,6 +38,7 @@ from adapters.base import AdapterContext, Incoming
 from adapters.console.adapter import ConsoleAdapter
 from bot import __version__
 from bot.daemon.errors import PersonadError
+from bot.daemon.invocation import invocation, with_config
 from bot.daemon.logs import configure_logging
 from bot.memory.cli import register as register_memory_commands
 from bot.persona.names import validate_name
@@ -94,7 +93,8 @@ async def _chat(args: argparse.Namespace) -> int:
     if not store.directory(user, persona).is_dir():
         return _fail(
             f"there is no persona {persona!r} for {user!r} in {config.data_dir};"
-            f" create it with: personad persona new {user} {persona}"
+            f" create it with: {with_config(config.source, getattr(args, 'data_dir', None))}"
+            f" persona new {user} {persona}"
         )
     config.adapters = {}
     daemon = Daemon(config, http=False, jobs=False, pinned={(user, "console"): persona})
@@ -155,27 +155,13 @@ def _health(args: argparse.Namespace) -> int:
     return ask_health(_load(args), wait=args.wait)
 
 
-def invocation() -> str:
-    """The command that runs this personad again, as it can be typed here: ``personad`` when
-    that name on PATH is this program, else its path (``.venv/bin/personad``), else
-    ``python -m`` its module."""
-    program = Path(sys.argv[0])
-    found = shutil.which("personad")
-    if program.name == "personad":
-        if found and Path(found).resolve() == program.resolve():
-            return "personad"
-        return shlex.quote(os.path.relpath(program) if not program.is_absolute() else str(program))
-    spec = getattr(sys.modules["__main__"], "__spec__", None)
-    module = spec.name if spec is not None else __name__
-    return f"{shlex.quote(sys.executable)} -m {module}"
-
-
 def _persona_new(args: argparse.Namespace) -> int:
     config = _load(args)
     store = PersonaStore(config.data_dir)
     path = create_persona(store, args.user, args.name, template=args.template)
     print(f"created persona {args.name!r} for {args.user!r} in {path}")
-    print(f"talk to it with: {invocation()} chat --user {args.user} --persona {args.name}")
+    again = with_config(config.source, getattr(args, "data_dir", None))
+    print(f"talk to it with: {again} chat --user {args.user} --persona {args.name}")
     return 0
 
 
@@ -185,7 +171,8 @@ def _persona_list(args: argparse.Namespace) -> int:
     users = [args.user] if args.user else store.list_users()
     if not users:
         print(
-            f"no personas yet in {config.data_dir}; create one with: personad persona new USER NAME"
+            f"no personas yet in {config.data_dir};"
+            f" create one with: {invocation()} persona new USER NAME"
         )
     for user in users:
         for name in store.list_personas(user):

@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from bot.daemon.invocation import invocation
 from bot.setup.config import Config
 
 __all__ = ["ask_health"]
@@ -60,7 +61,7 @@ def ask_health(config: Config, wait: float = 0.0) -> int:
             break
         time.sleep(0.5)
     if answer is None:
-        print(f"personad: nothing answers at {url}; is `personad run` running?")
+        print(f"personad: nothing answers at {url}; is `{invocation()} run` running?")
         return 2
     status, body = answer
     if status == 200:

@@ -23,6 +23,7 @@ from typing import Any, Literal, TextIO
 import structlog
 
 __all__ = [
+    "NOISY_LIBRARIES",
     "bound",
     "configure_logging",
     "redact",
@@ -30,6 +31,9 @@ __all__ = [
     "register_secrets_from_env",
     "withhold_off_the_record",
 ]
+
+#: libraries whose warnings are routine chatter: only their errors are logged above debug
+NOISY_LIBRARIES = ("nio",)
 
 _SECRET_KEYS = re.compile(r"(token|secret|password|passwd|api[_-]?key|authorization|cookie)", re.I)
 _SECRET_SHAPES = re.compile(
@@ -178,3 +182,9 @@ def configure_logging(
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(max(numeric, logging.WARNING))
+    # nio warns of every long poll that ends empty ("Timed out, sleeping for 0s", every few
+    # seconds) and of each retry it makes itself; the adapter logs what matters of those as its
+    # own events, so above debug only nio's errors are let through
+    quiet = logging.NOTSET if numeric <= logging.DEBUG else logging.ERROR
+    for name in NOISY_LIBRARIES:
+        logging.getLogger(name).setLevel(quiet)

@@ -7,7 +7,8 @@ turns any exception into a log line, so a failing job never stops the scheduler 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from datetime import datetime
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -66,6 +67,25 @@ class Jobs:
 
     def names(self) -> list[str]:
         return [job.id for job in self._scheduler.get_jobs()]
+
+    def next_run(self, name: str, after: datetime | None = None) -> datetime | None:
+        """When job ``name`` fires next: after ``after`` by its trigger (in the trigger's own
+        time zone), or as the running scheduler has it; None for no such job."""
+        job = self._scheduler.get_job(name)
+        if job is None:
+            return None
+        if after is None:
+            return cast(datetime | None, getattr(job, "next_run_time", None))
+        return cast(datetime | None, job.trigger.get_next_fire_time(None, after))
+
+    async def run_now(self, name: str) -> bool:
+        """Fire job ``name`` now, through the same entry point as its schedule (context and
+        error handling alike); whether there was such a job."""
+        job = self._scheduler.get_job(name)
+        if job is None:
+            return False
+        await self._run(*job.args)
+        return True
 
     def start(self) -> None:
         if not self._scheduler.running:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.daemon.errors import PersonadError, PersonaError
+from bot.daemon.invocation import invocation
 from bot.memory.base import (
     CATEGORIES,
     MemoryBackend,
@@ -61,7 +62,8 @@ def _persona_dir(config: Config, user: str, persona: str) -> Path:
         raise PersonaError(
             f"no persona at {directory}",
             user_message=f"There is no persona '{persona}' for user '{user}' in"
-            f" {config.data_dir}; create it first with: personad persona new {user} {persona}",
+            f" {config.data_dir}; create it first with:"
+            f" {invocation()} persona new {user} {persona}",
         )
     return directory
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bot.daemon.disk import run_blocking
 from bot.daemon.errors import PersonaError
+from bot.daemon.invocation import invocation
 from bot.persona.atomic import atomic_write_text
 from bot.persona.file_cache import FileCache, FileText, Preload
 from bot.persona.names import validate_name
@@ -175,7 +176,7 @@ class PersonaStore:
                 f"persona {persona!r} of user {user!r} does not exist at {directory}",
                 user_message=(
                     f"There is no persona '{persona}' for '{user}' yet. Create it with: "
-                    f"personad persona new {user} {persona}"
+                    f"{invocation()} persona new {user} {persona}"
                 ),
             )
         return directory

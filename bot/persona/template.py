@@ -1,10 +1,12 @@
 """Making a new persona folder from a template.
 
-Templates are the folders under the project's ``personas/`` directory (``inara``,
-``developer``, ``holly``, ``tina``, ``brian``, ``wintermute``); ``{{user}}``, ``{{persona}}``
+Templates are the folders under the project's ``personas/`` directory, each named for the
+persona it makes (``inara``, ``developer``, ``tina``, ``wintermute``, the seed's four, and
+``orac``, ``sage``); ``{{user}}``, ``{{persona}}``
 and ``{{Persona}}`` (capitalised) in their files are replaced by the new persona's user and
-name. Every file of the layout is created, empty where the template has
-none, and the ``sessions/`` folder is made ready.
+name. ``holly`` and ``brian``, the names two templates had when they were named for people,
+still work as ``--template`` (:data:`TEMPLATE_ALIASES`). Every file of the layout is
+created, empty where the template has none, and the ``sessions/`` folder is made ready.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ from bot.persona.atomic import atomic_write_text
 from bot.persona.names import validate_name
 from bot.persona.store import PERSONA_FILES, PersonaStore
 
-__all__ = ["TEMPLATES_DIR", "available_templates", "create_persona", "template_summary"]
+__all__ = [
+    "TEMPLATES_DIR",
+    "TEMPLATE_ALIASES",
+    "available_templates",
+    "create_persona",
+    "template_summary",
+]
 
 
 def _templates_dir() -> Path:
@@ -36,6 +44,9 @@ def _templates_dir() -> Path:
 TEMPLATES_DIR = _templates_dir()
 
 _EMPTY_JSON = ("TASKS.json", "CRONS.json")
+
+#: former template names (people's names, not personas'), so scripts that give them still work
+TEMPLATE_ALIASES = {"holly": "orac", "brian": "sage"}
 
 
 def available_templates(templates_dir: Path = TEMPLATES_DIR) -> list[str]:
@@ -74,6 +85,8 @@ def create_persona(
     validate_name(persona, "persona")
     chosen = template or (persona if persona in available_templates(templates_dir) else "inara")
     validate_name(chosen, "template")
+    if chosen not in available_templates(templates_dir):
+        chosen = TEMPLATE_ALIASES.get(chosen, chosen)
     template_dir = templates_dir / chosen
     if not (template_dir / "IDENTITY.md").is_file():
         known = ", ".join(available_templates(templates_dir)) or "none installed"

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from bot.persona.names import validate_name
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "LOCAL_BACKEND",
+    "MID_ROLE",
     "PLATFORMS",
     "BackendConfig",
     "Config",
@@ -135,6 +137,11 @@ def _default_roles() -> dict[str, RoleConfig]:
     }
 
 
+#: the backend name the seed's mid distillation defaults to, and that role's name
+LOCAL_BACKEND = "local"
+MID_ROLE = "distill_mid"
+
+
 class LLMConfig(_Section):
     backends: dict[str, BackendConfig] = Field(default_factory=_default_backends)
     roles: dict[str, RoleConfig] = Field(default_factory=_default_roles)
@@ -143,10 +150,31 @@ class LLMConfig(_Section):
     max_tool_calls_per_step: int = Field(8, ge=1, le=100)
     max_tool_calls_per_turn: int = Field(32, ge=1, le=500)
     context_windows: dict[str, int] = Field(default_factory=dict)
+    #: the backends the configuration itself names (its file or environment), not only the
+    #: built-in table: the seed's ``DISTILL_BACKEND_MID`` defaults to ``local``, which is
+    #: meant only when a local model is really there
+    _given: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
+    def mark_given(self, names: set[str]) -> None:
+        """Record the backends the configuration names (:meth:`backend_choice` reads it)."""
+        self._given = frozenset(names)
+
+    def backend_choice(self, role: str) -> tuple[str, str]:
+        """The backend name serving ``role`` and why it was chosen, in words for the log."""
+        chosen = self.roles.get(role, RoleConfig()).backend
+        if chosen:
+            return chosen, f"llm.roles.{role}.backend"
+        chat = self.roles["chat"].backend
+        if role == MID_ROLE and LOCAL_BACKEND in self._given and LOCAL_BACKEND in self.backends:
+            return LOCAL_BACKEND, "the local backend is configured (the seed's default for mid)"
+        if role == MID_ROLE:
+            return chat, "the chat backend: no local backend is configured"
+        return chat, "the chat backend (the role names none)"
 
     def backend_for(self, role: str) -> tuple[str, BackendConfig]:
-        """The backend serving ``role``; an empty role backend means the chat backend."""
-        name = self.roles.get(role, RoleConfig()).backend or self.roles["chat"].backend
+        """The backend serving ``role``; an empty role backend means the chat backend, except
+        for mid distillation, which takes the local backend when one is configured."""
+        name, _why = self.backend_choice(role)
         return name, self.backends[name]
 
     def context_window(self, backend: BackendConfig) -> int:

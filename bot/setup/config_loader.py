@@ -17,12 +17,13 @@ other local users can read it, and a ``.env`` beside it that they can read, so `
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
 import stat
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ __all__ = [
     "exposed_secret_files",
     "load_config",
     "read_tree",
+    "validation_lines",
 ]
 
 #: the seed's environment names and where each lands
@@ -92,15 +94,30 @@ def apply_env(tree: dict[str, Any], env: Mapping[str, str]) -> None:
             _set_path(tree, path, _env_value(value))
 
 
-def _format_errors(exc: ValidationError) -> list[str]:
+def validation_lines(
+    exc: ValidationError, prefix: str = "", fields: Collection[str] = ()
+) -> list[str]:
+    """One ``key: what is wrong`` line per error of ``exc``, each key under ``prefix``
+    (``adapters.matrix``). pydantic's "Value error, " is dropped; a whole-section check has no
+    key of its own, so its message names the field first ("homeserver must be a URL"), and
+    that field in ``fields`` becomes the key ("...homeserver: must be a URL")."""
     lines = []
     for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        message = error["msg"].removeprefix("Value error, ")
+        parts = [prefix] if prefix else []
+        parts += [str(part) for part in error["loc"]]
+        message = error["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
         if error["type"] == "extra_forbidden":
             message = "unknown key"
-        lines.append(f"{key}: {message}")
+        first, _, rest = message.partition(" ")
+        if not error["loc"] and first in fields and rest:
+            parts.append(first)
+            message = rest
+        lines.append(f"{'.'.join(parts) or '(top level)'}: {message}")
     return lines
+
+
+def _format_errors(exc: ValidationError) -> list[str]:
+    return validation_lines(exc, fields=Config.model_fields)
 
 
 def _cross_checks(config: Config) -> list[str]:
@@ -164,6 +181,22 @@ def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _given_backends(tree: dict[str, Any], env: Mapping[str, str]) -> set[str]:
+    """The backends the file or the environment name: a table of their own, or a role's
+    backend (not the built-in table every configuration has)."""
+    llm_given = tree.get("llm")
+    ours: dict[str, Any] = {"llm": copy.deepcopy(llm_given) if isinstance(llm_given, dict) else {}}
+    apply_env(ours, env)  # on a copy: the file's own tree is merged and overridden later
+    llm = ours["llm"] if isinstance(ours.get("llm"), dict) else {}
+    backends = llm.get("backends")
+    names = {str(name) for name in backends} if isinstance(backends, dict) else set()
+    roles = llm.get("roles")
+    for role in roles.values() if isinstance(roles, dict) else ():
+        if isinstance(role, dict) and isinstance(role.get("backend"), str) and role["backend"]:
+            names.add(role["backend"])
+    return names
+
+
 def read_tree(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
@@ -188,6 +221,7 @@ def collect_problems(
         tree = read_tree(path)
     except ConfigError as exc:
         return None, [str(exc)]
+    given = _given_backends(tree, env)
     tree = _merged(_defaults(), tree)
     apply_env(tree, env)
     try:
@@ -201,9 +235,11 @@ def collect_problems(
         except ValidationError:
             return None, problems
         config.source = path
+        config.llm.mark_given(given)
         later = [p for p in _cross_checks(config) if p.split(".", 1)[0] not in bad]
         return config, problems + later + _env_checks(config, env)
     config.source = path
+    config.llm.mark_given(given)
     return config, _cross_checks(config) + _env_checks(config, env)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from dotenv import dotenv_values
 
 from bot.daemon.errors import ConfigError
+from bot.daemon.invocation import with_config
 from bot.persona.atomic import atomic_write_text
 from bot.persona.names import validate_name
 from bot.persona.store import PersonaStore
@@ -36,6 +37,7 @@ from bot.setup.permissions import make_private_dirs
 from bot.setup.preflight import report
 
 __all__ = [
+    "NO_TERMINAL",
     "PLATFORM_SECRETS",
     "folder_name",
     "local_zone",
@@ -285,11 +287,41 @@ def _write_env(path: Path, answers: dict[str, Any]) -> list[str]:
     return changed
 
 
+#: what a run without a terminal must be given, as the line that says so names it
+NO_TERMINAL = (
+    "init has no terminal to ask on; give the answers as flags: --backend local --local-url URL"
+    " --model NAME (or --backend anthropic --anthropic-key KEY), optionally --user, --persona,"
+    " --platform with its token, and --yes to take the defaults of the rest"
+)
+
+
+def _no_terminal_problem(args: argparse.Namespace, keep: bool) -> str | None:
+    """Why a run that cannot ask would write a config that cannot work, or None. A kept config
+    needs no answers; otherwise the model backend must be chosen, with what it needs."""
+    if keep:
+        return None
+    if not args.backend and not args.yes:
+        return NO_TERMINAL
+    backend = args.backend or "anthropic"
+    if backend == "anthropic" and not (args.anthropic_key or os.environ.get("ANTHROPIC_API_KEY")):
+        return (
+            "--backend anthropic needs --anthropic-key KEY (or ANTHROPIC_API_KEY set);"
+            " or use --backend local --local-url URL --model NAME"
+        )
+    return None
+
+
 def run_init(args: argparse.Namespace) -> int:
     ask = _Asker(interactive=sys.stdin.isatty() and not args.yes)
     chosen = args.config or os.environ.get("PERSONAD_CONFIG")
     config_path = Path(chosen).expanduser() if chosen else default_config_path()
     keep = config_path.exists() and not args.force
+    if not ask.interactive:  # nothing can be asked: what is missing is said before writing
+        problem = _no_terminal_problem(args, keep)
+        if problem:
+            raise ConfigError(problem)
+    # the command to print at the end, found before PERSONAD_CONFIG is set below
+    again = with_config(config_path)
     if keep:  # said before any question, so no answer is given for nothing
         print(f"kept the existing config {config_path} (--force writes a new one)")
     answers = _gather(args, ask, _kept_defaults(config_path) if keep else None)
@@ -317,10 +349,7 @@ def run_init(args: argparse.Namespace) -> int:
         print(f"created persona {user}/{persona} in {store.directory(user, persona)}")
     code = report(config_path, probe=args.probe)
     if code == 0:
-        print(
-            f"next: personad --config {config_path} chat --user {user} --persona {persona}\n"
-            f"      personad --config {config_path} run"
-        )
+        print(f"next: {again} chat --user {user} --persona {persona}\n      {again} run")
     return code
 
 

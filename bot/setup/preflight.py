@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,18 @@ class Findings:
     exposed: list[Path] = field(default_factory=list)
 
 
+def _write_fails(folder: Path) -> str | None:
+    """Why a folder cannot be made in ``folder``, by making one and removing it again, or
+    None. Permission bits are not enough: root passes ``os.access`` everywhere, and /proc,
+    /sys or a read-only mount refuse whatever the bits say."""
+    try:
+        made = tempfile.mkdtemp(prefix=".personad-check-", dir=folder)
+    except OSError as exc:
+        return (exc.strerror or type(exc).__name__).lower()
+    os.rmdir(made)
+    return None
+
+
 def data_dir_problems(path: Path) -> list[str]:
     """Why the data folder cannot be used by this user, if it cannot."""
     key = f"daemon.data_dir ({path})"
@@ -41,6 +54,8 @@ def data_dir_problems(path: Path) -> list[str]:
             return [f"{key}: exists and is not a folder; move it away or choose another path"]
         if not os.access(path, os.R_OK | os.W_OK | os.X_OK):
             return [f"{key}: this user ({_whoami()}) cannot read and write it"]
+        if failed := _write_fails(path):
+            return [f"{key}: nothing can be written in it ({failed}); choose another path"]
         return []
     parent = path.parent
     while not parent.exists() and parent != parent.parent:
@@ -49,6 +64,8 @@ def data_dir_problems(path: Path) -> list[str]:
         return [f"{key}: cannot be created, {parent} is not a folder"]
     if not os.access(parent, os.W_OK | os.X_OK):
         return [f"{key}: cannot be created, this user ({_whoami()}) cannot write in {parent}"]
+    if failed := _write_fails(parent):
+        return [f"{key}: {parent} refuses new folders ({failed}); choose another path"]
     return []
 
 

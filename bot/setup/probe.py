@@ -3,7 +3,10 @@
 One request per service, each bounded by :data:`PROBE_SECONDS`: Matrix ``whoami`` (with the
 access token, or a password login whose device is logged out again), Telegram ``getMe``,
 Discord ``users/@me``, Nextcloud Talk's capabilities, and the ``models`` list of every
-language model a role uses. Secrets never appear in what is printed.
+language model a role uses; a local server that has no ``GET /models`` (some llama.cpp and
+proxy builds) is asked for a one-token completion instead. A connection that fails says why
+in words (:func:`bot.daemon.connection.connection_reason`), with the other scheme to try when
+the scheme is the likely mistake. Secrets never appear in what is printed.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import aiohttp
 
 from adapters import registry
+from bot.daemon.connection import connection_reason, where
 from bot.daemon.errors import ConfigError
 from bot.setup.config import Config
 
@@ -121,6 +125,22 @@ async def _nctalk(http: aiohttp.ClientSession, settings: Any) -> str:
     return f"Nextcloud {version}, Talk {'with' if bots else 'WITHOUT'} bots"
 
 
+#: statuses of a server that has no models list (rather than one that refuses the caller)
+_NO_LIST = frozenset({404, 405, 501})
+
+
+async def _one_token(
+    http: aiohttp.ClientSession, url: str, model: str, headers: dict[str, str]
+) -> str:
+    """A one-token chat completion: what a server without ``GET /models`` can still show."""
+    target = f"{url}/chat/completions"
+    body = {"model": model, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
+    status, answer = await _call(http, "POST", target, headers=headers, json=body)
+    if status != 200 or not isinstance(answer, dict) or "choices" not in answer:
+        raise _deny(status, answer, target)
+    return f"{target} answers a one-token request for {model!r} (no models list)"
+
+
 def _model_probe(
     name: str, config: Config, env: Mapping[str, str]
 ) -> Callable[..., Awaitable[str]]:
@@ -140,6 +160,8 @@ def _model_probe(
                 headers["Authorization"] = f"Bearer {env.get(spec.api_key_env, '')}"
             target = f"{url}/models"
         status, answer = await _call(http, "GET", target, headers=headers)
+        if spec.kind == "openai_compat" and status in _NO_LIST:
+            return await _one_token(http, url, spec.model, headers)
         if status != 200 or not isinstance(answer, dict):
             raise _deny(status, answer, target)
         ids = [str(m.get("id")) for m in answer.get("data", []) if isinstance(m, dict)]
@@ -162,34 +184,48 @@ async def _one(
     service: str,
     probe: Callable[[aiohttp.ClientSession, Any], Awaitable[str]],
     settings: Any,
+    url: str,
 ) -> Probe:
+    # only scheme, host and port are printed: a Bot API URL carries its token
     try:
         async with asyncio.timeout(PROBE_SECONDS):
             return Probe(service, True, await probe(http, settings))
-    except TimeoutError:
-        return Probe(service, False, f"no answer within {PROBE_SECONDS:g}s")
+    except TimeoutError as exc:
+        reason = connection_reason(exc, url).replace("in time", f"within {PROBE_SECONDS:g}s")
+        return Probe(service, False, f"{where(url)}: {reason}")
     except (_Refused, ConfigError) as exc:
         return Probe(service, False, str(exc))
     except aiohttp.ClientError as exc:
-        # only the host: a Bot API URL carries its token
-        host = getattr(exc, "host", None)
-        where = f" to {host}:{getattr(exc, 'port', '')}" if host else ""
-        return Probe(service, False, f"cannot connect{where} ({type(exc).__name__})")
+        return Probe(
+            service, False, f"cannot connect to {where(url)}: {connection_reason(exc, url)}"
+        )
+
+
+def _platform_url(name: str, settings: Any) -> str:
+    """The address a platform's probe talks to."""
+    if name == "matrix":
+        return str(settings.homeserver)
+    if name == "telegram":
+        return str(settings.api_url())
+    if name == "discord":
+        return str(settings.api_base or "https://discord.com/api/v10")
+    return str(settings.backend_url)
 
 
 async def probe_all(config: Config, env: Mapping[str, str]) -> list[Probe]:
     """Probe every enabled platform and every language model a role uses, side by side."""
-    from bot.llm.factory import used_backends
+    from bot.llm.factory import backend_url, used_backends
 
-    jobs: list[tuple[str, Callable[[aiohttp.ClientSession, Any], Awaitable[str]], Any]] = []
+    jobs: list[tuple[str, Callable[[aiohttp.ClientSession, Any], Awaitable[str]], Any, str]] = []
     for name, raw in sorted(config.adapters.items()):
         if isinstance(raw, dict) and raw.get("enabled") and name in _PLATFORMS:
             try:
                 settings = registry.settings_for(name, raw)
             except ConfigError:
                 continue  # already reported as a problem
-            jobs.append((name, _PLATFORMS[name], settings))
+            jobs.append((name, _PLATFORMS[name], settings, _platform_url(name, settings)))
     for name in used_backends(config.llm):
-        jobs.append((f"llm.{name}", _model_probe(name, config, env), None))
+        url = backend_url(config.llm.backends[name], env)
+        jobs.append((f"llm.{name}", _model_probe(name, config, env), None, url))
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=PROBE_SECONDS)) as http:
         return list(await asyncio.gather(*(_one(http, *job) for job in jobs)))

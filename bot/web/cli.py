@@ -17,7 +17,7 @@ from bot.delivery.state import StateStore
 from bot.setup.config import Config
 from bot.web.auth import LOGIN_TOKEN_SECONDS, WebStore, hash_password
 
-__all__ = ["register"]
+__all__ = ["console_base", "register"]
 
 
 def _check_user(config: Config, user: str) -> str | None:
@@ -27,14 +27,41 @@ def _check_user(config: Config, user: str) -> str | None:
     return f"user {user!r} is not configured (configured users: {known})"
 
 
+#: the bind addresses a link to 127.0.0.1 (or [::1]) reaches
+_LOOPBACK_V4 = frozenset({"", "0.0.0.0", "127.0.0.1", "localhost"})
+_LOOPBACK_V6 = frozenset({"::", "::1", "[::1]"})
+
+
+def console_base(config: Config) -> tuple[str, str | None]:
+    """The console's address as a browser here opens it, and the problem that stops a link to
+    it from working as printed (the server off, a port chosen at start, an address the console
+    would refuse) or None. ``http.public_url`` wins over everything."""
+    http = config.http
+    if not http.enabled:
+        return "", "http.enabled is false: the web console is off; set it to true and restart"
+    if http.public_url:
+        return http.public_url.rstrip("/"), None
+    fix = "set http.public_url to the address you open the console at"
+    if http.port == 0:
+        return "", f"http.port is 0 (a port chosen at start); {fix}"
+    host = http.host.lower()
+    name = "127.0.0.1" if host in _LOOPBACK_V4 else "[::1]" if host in _LOOPBACK_V6 else ""
+    if not name:
+        return "", f"http.host is {http.host}, not this machine's loopback; {fix}"
+    allowed = [entry.lower() for entry in http.allowed_hosts]
+    if allowed and f"{name}:{http.port}" not in allowed and name not in allowed:
+        return "", f"http.allowed_hosts does not include {name}:{http.port}; {fix}"
+    return f"http://{name}:{http.port}", None
+
+
 async def _login(args: argparse.Namespace, config: Config) -> int:
     problem = _check_user(config, args.user)
-    if problem:
-        print(f"personad: {problem}", file=sys.stderr)
+    base, unreachable = console_base(config)
+    if problem or unreachable:
+        print(f"personad: {problem or unreachable}", file=sys.stderr)
         return 2
     async with StateStore(config.data_dir / "personad.db") as state:
         token = await WebStore(state).issue_login(args.user)
-    base = (config.http.public_url or f"http://127.0.0.1:{config.http.port}").rstrip("/")
     print(f"{base}/login?token={token}")
     print(f"(works once, for {LOGIN_TOKEN_SECONDS // 60} minutes)", file=sys.stderr)
     return 0

@@ -71,21 +71,29 @@ class FakeOpenAI(FakeLLMServer):
 
     ``api_key``: when set, requests must carry ``Authorization: Bearer <api_key>``; otherwise
     no key is needed, as with a local server. ``context_limit``: requests whose estimated
-    input exceeds it get the usual "maximum context length" 400.
+    input exceeds it get the usual "maximum context length" 400. ``list_models=False``: no
+    ``GET /v1/models`` (a 404, as some llama.cpp builds and proxies answer), chat only.
     """
 
-    def __init__(self, *, api_key: str | None = None, context_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        context_limit: int | None = None,
+        list_models: bool = True,
+    ) -> None:
         super().__init__()
         self.api_key = api_key
         self.context_limit = context_limit
+        self.list_models = list_models
         self.responder: Callable[[dict[str, Any]], ScriptItem] = echo
         self._ids = itertools.count(1)
 
     def routes(self) -> list[web.RouteDef]:
-        return [
-            web.post("/v1/chat/completions", self._completions),
-            web.get("/v1/models", self._models),
-        ]
+        routes = [web.post("/v1/chat/completions", self._completions)]
+        if self.list_models:
+            routes.append(web.get("/v1/models", self._models))
+        return routes
 
     async def _models(self, request: web.Request) -> web.Response:
         """``GET /v1/models``, as Ollama and llama.cpp answer it."""

@@ -12,7 +12,10 @@ own (``rooms/<room>/MEMORY_SHORT.md`` ...), so no digest ever carries one room's
 another's prompt. A turn whose room has no folder (an older log's, a direct room's) counts
 as direct.
 
-Budgets are soft caps in tokens (about four characters each). A failed or empty LLM answer
+Budgets are in tokens (about four characters each). Short keeps whole days that fit; the
+model is asked to keep mid and long within theirs, and what it writes past the budget is cut,
+at a line break where one is near, with a visible marker (as a persona file too long for the
+prompt is cut), so no memory file outgrows its budget. A failed or empty LLM answer
 never overwrites a memory file: the previous version stays. Off The Record conversations
 never reach a session log, so they never reach distillation either. Whatever is written goes
 through the secret detector first (:func:`bot.memory.policy.redact_secrets`): a password said
@@ -39,16 +42,38 @@ from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.audience import DIRECT_ROOM, Audience
 
-__all__ = ["DistillKind", "Distiller", "redact_session_text"]
+__all__ = ["CHARS_PER_TOKEN", "DistillKind", "Distiller", "redact_session_text", "within_budget"]
 
 log = structlog.get_logger(__name__)
 
 CHARS_PER_TOKEN = 4
+#: characters kept free at the end of a cut file for the marker that says it was cut
+_MARKER_ROOM = 120
 
 Notify = Callable[[str, str], Awaitable[bool]]
 
 #: a turn's heading in a session log ("### 14:02:11 · user · scott · telegram")
 _TURN_HEADING = re.compile(r"^(### \d\d:\d\d:\d\d · .*)$", re.MULTILINE)
+
+
+def within_budget(text: str, tokens: int, name: str) -> str:
+    """``text`` cut to ``tokens`` (about :data:`CHARS_PER_TOKEN` characters each) with a marker
+    saying so; unchanged when it fits. The cut falls at the last line break of the budget's
+    second half, so a sentence is not split when a whole line can go instead; the marker fits
+    inside the budget too, so the prompt (whose limit for the file is the same) shows it."""
+    limit = tokens * CHARS_PER_TOKEN
+    if len(text) <= limit:
+        return text
+    head = text[: limit - _MARKER_ROOM]
+    newline = head.rfind("\n")
+    if newline >= limit // 2:
+        head = head[:newline]
+    head = head.rstrip()
+    dropped = len(text) - len(head)
+    return (
+        f"{head}\n\n[… {name} cut here at its budget of {tokens} tokens:"
+        f" {dropped} of {len(text)} characters dropped]"
+    )
 
 
 def redact_session_text(text: str) -> str:
@@ -99,7 +124,9 @@ class Distiller:
         self.last_runs: dict[str, dict[str, str]] = {}
 
     def _backend(self, role: str) -> LLMBackend:
-        name, _spec = self.config.llm.backend_for(role)
+        name, why = self.config.llm.backend_choice(role)
+        # said on every run: which model wrote a memory file is worth knowing afterwards
+        log.info("distill.backend", role=role, backend=name, why=why)
         backend = self.backends.get(name)
         if backend is None:
             raise LLMError(
@@ -231,7 +258,7 @@ class Distiller:
                 return "Nothing in short-term memory to summarise yet." if audience.private else ""
             words = self.config.distill.budget_mid * 3 // 4
             prompt = _MID_PROMPT.format(user=user, persona=persona, words=words, text=source)
-            target, role = "MEMORY_MID.md", "distill_mid"
+            target, role, budget = "MEMORY_MID.md", "distill_mid", self.config.distill.budget_mid
         else:
             mid = read("MEMORY_MID.md")
             if not mid:
@@ -245,6 +272,7 @@ class Distiller:
                 mid=mid,
             )
             target, role = "MEMORY_LONG.md", "distill_long"
+            budget = self.config.distill.budget_long
         identity = "\n\n".join(p for p in (read("IDENTITY.md"), read("SOUL.md")) if p)
         completion = await self._backend(role).complete(
             system=SystemPrompt(stable=identity),
@@ -253,6 +281,10 @@ class Distiller:
         text = redact_secrets(completion.text.strip())
         if not text:
             raise LLMError("empty distillation", user_message="the model returned nothing")
+        kept = within_budget(text, budget, target)
+        if kept != text:
+            log.warning("distill.over_budget", kind=kind, chars=len(text), budget=budget)
+            text = kept
         await self.store.write(user, persona, audience.own(target), text + "\n")
         label = "Mid-term" if kind == "mid" else "Long-term"
         where = "" if audience.private else f" for room {audience.room}"
