@@ -412,3 +412,22 @@ async def test_a_jobs_prompt_knows_its_user_and_a_rooms_job_only_what_the_room_m
     private, shared = (call.system.stable for call in llm.calls)
     assert "Marmalade" in private and "cooks on Sundays" in private
     assert "Marmalade" not in shared and "cooks on Sundays" in shared
+
+
+async def test_distillation_speaks_with_the_file_layer_of_its_audience(tmp_path: Path) -> None:
+    folder = make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    await store.write("scott", "inara", "USER.md", "# About scott\n\n- Scott's cat is Marmalade\n")
+    await store.write("scott", "inara", "shared/USER.md", "- Scott cooks on Sundays\n")
+    key = "nctalk:family"
+    await store.write("scott", "inara", f"{room_folder(key)}/ROOM.md", room_note(key))
+    (folder / "sessions").mkdir(exist_ok=True)
+    (folder / "sessions" / "2026-05-09.md").write_text(LOG)
+    llm = ScriptedLLM()
+    distiller = Distiller(make_config(tmp_path), store, {"scripted": llm})
+    await distiller.run("scott", "inara", "short")
+    await distiller.run("scott", "inara", "mid")
+    direct, *rooms = (call.system.stable for call in llm.calls)
+    assert "Marmalade" in direct and "cooks on Sundays" in direct
+    assert rooms and all("Marmalade" not in system for system in rooms)
+    assert all("cooks on Sundays" in system for system in rooms)

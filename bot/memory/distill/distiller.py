@@ -37,6 +37,7 @@ from bot.daemon.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.memory.distill.schedule import DistillKind, DistillRuns
 from bot.memory.policy import redact_secrets
+from bot.persona.context import render_file
 from bot.persona.sessionlog.log import SessionLog, blocks_by_room
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
@@ -83,6 +84,9 @@ def redact_session_text(text: str) -> str:
     # split() with one group alternates: text, heading, text, heading, ...
     return "".join(part if index % 2 else redact_secrets(part) for index, part in enumerate(parts))
 
+
+#: the files every prompt that speaks for the persona reads
+_SPEAKS_WITH = ("IDENTITY.md", "SOUL.md", "VOICE.md", "AGENTS.md", "USER.md", "MEMORY.md")
 
 _MID_PROMPT = """Below is a digest of my recent conversations with {user}.
 Write a concise summary in the first person, as {persona}, of: recurring themes, decisions made,
@@ -244,6 +248,9 @@ class Distiller:
         await self.store.write(user, persona, audience.own("MEMORY_SHORT.md"), document)
         return len(chosen)
 
+    def _limit(self, path: str) -> int:
+        return self.config.prompt.limit(path.rpartition("/")[2])
+
     async def _llm_step(
         self, user: str, persona: str, kind: Literal["mid", "long"], audience: Audience
     ) -> str:
@@ -273,7 +280,13 @@ class Distiller:
             )
             target, role = "MEMORY_LONG.md", "distill_long"
             budget = self.config.distill.budget_long
-        identity = "\n\n".join(p for p in (read("IDENTITY.md"), read("SOUL.md")) if p)
+        # the persona speaks for itself here as in chat: its character and the file layer
+        # (who the user is, what it keeps in mind), each in this audience's copy
+        identity = "\n\n".join(
+            section
+            for path in audience.prompt_files(_SPEAKS_WITH)
+            if (section := render_file(self.store.read(user, persona, path), self._limit(path)))
+        )
         completion = await self._backend(role).complete(
             system=SystemPrompt(stable=identity),
             messages=[Message("user", prompt)],
