@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from bot.memory.policy_secret_carry import asked_kind, bare_value
 from bot.memory.policy_secrets import (
@@ -27,7 +28,15 @@ from bot.memory.policy_secrets import (
     marker,
 )
 
-__all__ = ["Previous", "answered", "secret_values", "turn_secrets", "turn_values", "withhold"]
+__all__ = [
+    "Previous",
+    "answerable",
+    "answered",
+    "secret_values",
+    "turn_secrets",
+    "turn_values",
+    "withhold",
+]
 
 #: the secret values of the message the current turn answers (see :func:`turn_secrets`)
 _turn_values: ContextVar[tuple[tuple[str, str], ...]] = ContextVar(
@@ -50,6 +59,17 @@ def turn_secrets(values: Sequence[tuple[str, str]]) -> Iterator[None]:
 
 def turn_values() -> tuple[tuple[str, str], ...]:
     return _turn_values.get()
+
+
+def answerable(entries: Sequence[Any], event_id: str = "") -> tuple[str, ...]:
+    """Of a room's conversation entries (each with ``role``, ``text``, ``event_id``), the
+    messages a new one of the user's may answer (:func:`answered`); a kept attempt at the
+    same event ``event_id`` does not count. The one reading of it the router (the inbox's
+    copy) and the session (the turn's) share."""
+    recent = list(entries[-3:])
+    if recent and event_id and recent[-1].role == "user" and recent[-1].event_id == event_id:
+        recent = recent[:-1]
+    return answered([(entry.role, entry.text) for entry in recent])
 
 
 def answered(messages: Sequence[tuple[str, str]]) -> tuple[str, ...]:

@@ -234,7 +234,7 @@ class PersonaStore:
         folder = self._folders.get((user, persona, subfolder))
         if folder is None:
             top = os.fspath(self.directory(user, persona))
-            folder = os.path.join(top, _checked(subfolder + "/x")[:-2]) if subfolder else top
+            folder = os.path.join(top, _checked_folder(subfolder)) if subfolder else top
             self._folders[(user, persona, subfolder)] = folder
         return self._files.stamp(folder)
 
@@ -323,6 +323,11 @@ def _checked(filename: str) -> str:
             _plain(part, filename)
         return os.path.join(*parts)
     return _plain(filename, filename)
+
+
+def _checked_folder(folder: str) -> str:
+    """An audience's folder (``shared``, ``rooms/ROOM``), checked as its files' paths are."""
+    return os.path.dirname(_checked(f"{folder}/{ROOM_NOTE}"))
 
 
 def _plain(part: str, filename: str) -> str:

@@ -41,7 +41,7 @@ from bot.delivery.outbox import Outbox, Parcel
 from bot.delivery.state import StateStore
 from bot.delivery.steps import Step, Undelivered, answer_key
 from bot.memory.policy_secrets import redact_secrets
-from bot.memory.secret_door import answered, withhold
+from bot.memory.secret_door import answerable, withhold
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.admission import Admission, Verdict
@@ -340,7 +340,7 @@ class Router:
         the wifi password?")."""
         previous = next(
             (
-                answered([(entry.role, entry.text) for entry in entries[-2:]])
+                answerable(entries, incoming.event_id)
                 for session in self.sessions.of_user(user)
                 if (entries := session.entries(room))
             ),

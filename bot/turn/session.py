@@ -30,7 +30,7 @@ from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
-from bot.memory.secret_door import answered, secret_values, turn_secrets, withhold
+from bot.memory.secret_door import answerable, secret_values, turn_secrets, withhold
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.identity.observer import IdentityObserver
 from bot.persona.promotion import Promoter
@@ -125,7 +125,6 @@ class Session:
         self._tool_cache: dict[tuple[TurnMode, Audience, CallLimits, str], ToolRegistry] = {}
         #: the persona text last rendered for each audience (a room never gets another's)
         self._stable: dict[Audience, StableCache] = {}
-        self._limit = self._base_limit
         self.promoter = Promoter(deps.store, deps.config.prompt.limit)
         self.compactor = Compactor(
             window_tokens=deps.context_window,
@@ -247,9 +246,6 @@ class Session:
         except Exception as exc:  # the file layer stays as it was; the session still ends
             log.error("promotion.failed", reason=reason, error=str(exc))
         return stored
-
-    def _base_limit(self, name: str) -> int:
-        return self.deps.config.prompt.limit(name)
 
     def _stamp_for(self, audience: Audience) -> Callable[[], object]:
         """The stamp of every folder a prompt of ``audience`` reads (None while any of them
@@ -433,13 +429,8 @@ class Session:
 
     @staticmethod
     def _previous_text(conversation: Conversation, event_id: str) -> tuple[str, ...]:
-        """The room's messages this one may answer (:func:`answered`; a kept attempt at this
-        same event does not count)."""
-        entries = conversation.entries[-3:]
-        if entries and event_id and entries[-1].role == "user":
-            if entries[-1].event_id == event_id:
-                entries = entries[:-1]
-        return answered([(entry.role, entry.text) for entry in entries])
+        """The room's messages this one may answer (:func:`answerable`)."""
+        return answerable(conversation.entries, event_id)
 
     @staticmethod
     def _take_unanswered(
@@ -524,7 +515,7 @@ class Session:
 
         system = build_system_prompt(
             read=read,
-            limit=self._limit,
+            limit=config.prompt.limit,
             tier=self.tier,
             now=now,
             otr=otr,
