@@ -49,9 +49,8 @@ def shared_notification_room(config: Config, store: PersonaStore, user: str) -> 
         personas = store.list_personas(user)
     except (OSError, PersonaError):
         return None
-    for persona in personas:
-        if room in store.shared_rooms(user, persona):
-            return room
+    if any(store.knows_shared_room(user, persona, room) for persona in personas):
+        return room
     return None
 
 

@@ -34,6 +34,7 @@ from bot.turn.audience import (
     ROOMS_FOLDER,
     SHARED_FOLDER,
     Audience,
+    room_folder,
     room_of_folder,
 )
 
@@ -205,6 +206,15 @@ class PersonaStore:
             if room and not folder.is_symlink() and note.is_file() and not note.is_symlink():
                 found.append(room)
         return sorted(found)
+
+    def knows_shared_room(self, user: str, persona: str, room_key: str) -> bool:
+        """Whether the persona has a folder for the shared room ``room_key``: one look at
+        its ``ROOM.md``, no listing of every room."""
+        try:
+            note = self.directory(user, persona) / room_folder(room_key) / ROOM_NOTE
+        except ValueError:  # not PLATFORM:ROOM
+            return False
+        return note.is_file() and not note.is_symlink()
 
     def audiences(self, user: str, persona: str) -> list[Audience]:
         """Every audience the persona keeps files for: its direct rooms, then each shared
