@@ -106,6 +106,17 @@ async def test_thirty_messages_flushed_at_once_are_all_answered(world: World) ->
     assert {statuses.get(event) for event in sent} == {"done"}
 
 
+async def _healthz_until(world: World, code: int, *, within: float) -> dict[str, Any]:
+    """``/healthz``'s body once it answers ``code``; fails if that takes ``within`` seconds."""
+    started = time.monotonic()
+    while True:
+        status, body = await world.healthz()
+        if status == code:
+            return body
+        assert time.monotonic() - started < within, body
+        await asyncio.sleep(0.25)
+
+
 async def _wait_answers(world: World, room: str, count: int) -> list[str]:
     deadline = time.monotonic() + 30
     while True:
@@ -127,24 +138,12 @@ async def test_healthz_shows_a_stopped_homeserver_before_the_stall_limit(
     code, body = await world.healthz()
     assert code == 200 and body["adapters"]["matrix"]["state"] == "ok"
     await asyncio.to_thread(synapse.stop)
-    stopped = time.monotonic()
-    while True:
-        code, body = await world.healthz()
-        if code == 503:
-            break
-        assert time.monotonic() - stopped < 15, body
-        await asyncio.sleep(0.25)
+    body = await _healthz_until(world, 503, within=15)
     assert body["adapters"]["matrix"]["state"] == "reconnecting", body
     assert body["adapters"]["matrix"]["synced"] is False
     assert body["problems"]["matrix"].startswith("reconnecting: no success for ")
     await asyncio.to_thread(synapse.start)
-    back = time.monotonic()
-    while True:
-        code, body = await world.healthz()
-        if code == 200:
-            break
-        assert time.monotonic() - back < 30, body
-        await asyncio.sleep(0.25)
+    body = await _healthz_until(world, 200, within=30)
     assert body["adapters"]["matrix"]["state"] == "ok"
 
 
@@ -155,12 +154,7 @@ async def test_healthz_shows_a_stopped_homeserver_within_the_stall_limit(
     assert code == 200 and body["adapters"]["matrix"]["state"] == "ok"
     await asyncio.to_thread(synapse.stop)
     stopped = time.monotonic()
-    while True:
-        code, body = await world.healthz()
-        if code == 503:
-            break
-        assert time.monotonic() - stopped < STALL + 3, body
-        await asyncio.sleep(0.25)
+    body = await _healthz_until(world, 503, within=STALL + 3)
     assert body["adapters"]["matrix"]["state"] in ("stalled", "stopped", "reconnecting"), body
     assert body["adapters"]["matrix"]["synced"] is False
     # the watchdog restarts the adapter meanwhile (stopped while it does); a restart that
@@ -173,11 +167,5 @@ async def test_healthz_shows_a_stopped_homeserver_within_the_stall_limit(
     matrix = world.daemon.adapters["matrix"]
     assert matrix.health.restarts >= 1
     await asyncio.to_thread(synapse.start)
-    back = time.monotonic()
-    while True:
-        code, body = await world.healthz()
-        if code == 200:
-            break
-        assert time.monotonic() - back < 30, body
-        await asyncio.sleep(0.25)
+    body = await _healthz_until(world, 200, within=30)
     assert body["adapters"]["matrix"]["state"] == "ok"
