@@ -8,7 +8,7 @@ import pytest
 from nio import AsyncClient, AsyncClientConfig
 
 from adapters.matrix.login import Credentials, sign_in
-from bot.daemon.connection import connection_reason, where
+from bot.daemon.connection_reason import connection_reason, where
 from bot.daemon.errors import AdapterError
 from tests.fakes.lifecycle import quiet_port
 from tests.fakes.openai_api import FakeOpenAI

@@ -40,7 +40,7 @@ from adapters.matrix.login import Credentials, sign_in
 from adapters.matrix.rooms import RoomEvents
 from adapters.matrix.send import NETWORK_ERRORS, Outgoing
 from adapters.matrix.settings import Settings
-from bot.daemon.connection import connection_reason
+from bot.daemon.connection_reason import connection_reason
 from bot.daemon.errors import AdapterError, ConfigError
 
 __all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create"]

@@ -13,7 +13,7 @@ import structlog
 from nio import AsyncClient, LoginError, WhoamiError, WhoamiResponse
 
 from adapters.base import KeyValueStore
-from bot.daemon.connection import connection_reason
+from bot.daemon.connection_reason import connection_reason
 from bot.daemon.errors import AdapterError, CredentialsRejected
 
 __all__ = ["Credentials", "sign_in"]

@@ -25,7 +25,7 @@ from nio.exceptions import LocalProtocolError
 from adapters.base import MessageGone, part_key
 from adapters.matrix.render import ReplyTarget, chunks_that_fit, edit_content, message_content
 from adapters.matrix.rooms import RoomEvents
-from bot.daemon.connection import connection_reason
+from bot.daemon.connection_reason import connection_reason
 from bot.daemon.errors import AdapterError, PermanentSendError
 
 __all__ = ["NETWORK_ERRORS", "Outgoing", "transaction_id"]

@@ -15,6 +15,9 @@
     logs.py          structured logs, bound per request, secrets redacted
     errors.py        the root of personad's exception tree
     disk.py          threads for the blocking file work of a turn
+    invocation.py    how to run personad again, as this process was run (printed commands)
+    connection_reason.py
+                     why a connection to a server failed, in words a person can act on
 """
 
 __all__: list[str] = []

@@ -5,7 +5,7 @@ access token, or a password login whose device is logged out again), Telegram ``
 Discord ``users/@me``, Nextcloud Talk's capabilities, and the ``models`` list of every
 language model a role uses; a local server that has no ``GET /models`` (some llama.cpp and
 proxy builds) is asked for a one-token completion instead. A connection that fails says why
-in words (:func:`bot.daemon.connection.connection_reason`), with the other scheme to try when
+in words (:func:`bot.daemon.connection_reason.connection_reason`), with the other scheme to try when
 the scheme is the likely mistake. Secrets never appear in what is printed.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import aiohttp
 
 from adapters import registry
-from bot.daemon.connection import connection_reason, where
+from bot.daemon.connection_reason import connection_reason, where
 from bot.daemon.errors import ConfigError
 from bot.setup.config import Config
 
