@@ -55,6 +55,10 @@ def _backoff(attempt: int, cap: float) -> float:
     return random.uniform(ceiling / 2, ceiling)
 
 
+#: how long a cancelled answer may take to end when the adapter stops
+_CANCEL_WAIT_SECONDS = 5.0
+
+
 class SyncStalled(AdapterError):
     """A sync got no answer within its long-poll time plus the grace: the homeserver is
     reachable but not answering."""
@@ -166,8 +170,10 @@ class MatrixAdapter(Adapter):
             for task in late:
                 task.cancel()
             if late:
-                await asyncio.wait(late)
-                log.warning("matrix.drain_cancelled", unfinished=len(late))
+                # bounded too: a task that holds on to its cancellation must not keep the
+                # adapter (and the daemon's stop) waiting for ever
+                _, stuck = await asyncio.wait(late, timeout=_CANCEL_WAIT_SECONDS)
+                log.warning("matrix.drain_cancelled", unfinished=len(late), stuck=len(stuck))
         for saver in list(self._savers):
             with contextlib.suppress(Exception):
                 await saver
