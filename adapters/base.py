@@ -9,6 +9,11 @@ watchdog can restart a silently stalled connection.
 naming one logical message (or edit). Sending the same key twice must not show a second
 message where the platform allows it (Matrix transaction id, Discord nonce, Talk
 reference id); :func:`part_key` derives the key of each part of a message that is split.
+
+Media: an :class:`Incoming` lists its files as :class:`Attachment` s (what the platform says
+of each, and the adapter's own handle to fetch it); the core fetches the bytes through
+:meth:`Adapter.download` only when a turn reads them, and never writes them to disk. An
+adapter that can post audio sends a spoken answer through :meth:`Adapter.send_voice`.
 """
 
 from __future__ import annotations
@@ -24,21 +29,53 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.daemon.errors import AdapterError
+from bot.daemon.errors import AdapterError, MediaError
 
 __all__ = [
     "Adapter",
     "AdapterContext",
     "AdapterHealth",
     "AdapterSettings",
+    "Attachment",
     "Handler",
     "Incoming",
     "KeyValueStore",
     "MessageGone",
+    "Speech",
     "part_key",
 ]
 
 EventKind = Literal["text", "attachment", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file that came with a message, as the platform describes it.
+
+    ``ref`` is the adapter's own handle to the bytes (a Telegram ``file_id``, an ``mxc://``
+    URL with its decryption keys, a download URL): plain text, so the inbox can keep it while
+    the message is unanswered. ``mime``, ``size`` and ``duration`` are what the platform
+    declares; the core decides the kind from the bytes themselves. ``voice`` marks a recorded
+    voice note rather than an audio file.
+    """
+
+    ref: str
+    name: str = ""
+    mime: str = ""
+    size: int | None = None
+    voice: bool = False
+    duration: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Speech:
+    """A spoken answer, ready to post: ``audio`` in ``mime`` (Ogg Opus where the platform
+    shows voice messages), ``duration`` in seconds when known."""
+
+    audio: bytes
+    mime: str = "audio/ogg"
+    duration: float | None = None
+    name: str = "answer.ogg"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +99,8 @@ class Incoming:
     reply_to: str | None = None
     sender_name: str | None = None
     received_at: float = field(default_factory=time.time)
+    #: the files of the message (a caption, if any, is ``text``)
+    attachments: tuple[Attachment, ...] = ()
 
     @property
     def identity(self) -> str:
@@ -157,6 +196,9 @@ class AdapterContext:
     data_dir: Path
     command_menu: list[tuple[str, str, bool]] = field(default_factory=list)
     add_route: Callable[[str, str, Callable[..., Awaitable[Any]]], None] | None = None
+    #: turns an answer's words into :class:`Speech` (the ``speech`` model role); None when
+    #: no speech server is configured
+    speak: Callable[[str], Awaitable[Speech]] | None = None
 
 
 class Adapter(ABC):
@@ -169,6 +211,8 @@ class Adapter(ABC):
     supports_edit: bool = False
     #: whether the platform answers a repeated ``key`` with the message it already made
     idempotent: bool = False
+    #: whether :meth:`post_audio` works, so an answer can also be spoken
+    supports_voice: bool = False
 
     def __init__(self, context: AdapterContext) -> None:
         self.context = context
@@ -194,6 +238,29 @@ class Adapter(ABC):
         """Replace the text of a message this adapter sent. Only called if ``supports_edit``.
         ``key`` names this edit, for platforms that take one for edits too."""
         raise AdapterError(f"{self.platform} cannot edit messages")
+
+    async def download(self, attachment: Attachment, *, limit: int) -> bytes:
+        """The bytes of ``attachment``: :class:`~bot.daemon.errors.MediaError` if there are
+        more than ``limit`` of them (stop reading there: :func:`bot.media.fetch.read_capped`)
+        or the platform will not give them. Called only for configured identities' messages;
+        the caller bounds the time it takes."""
+        raise MediaError(
+            f"{self.platform} cannot fetch attachments",
+            user_message=f"I can't open files sent on {self.platform}; please paste the text.",
+        )
+
+    async def send_voice(self, room: str, text: str, *, key: str | None = None) -> str:
+        """Speak ``text`` (the answer just sent as text) into ``room`` as a voice message;
+        return its id. ``key`` works as in :meth:`send`."""
+        if self.context.speak is None:
+            raise MediaError("no speech server is configured")
+        speech = await self.context.speak(text)
+        return await self.post_audio(room, speech, key=key)
+
+    async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
+        """Post ``speech`` as the platform's voice message (or an audio file where it has
+        none). Only called if ``supports_voice``."""
+        raise AdapterError(f"{self.platform} cannot send voice messages")
 
     async def typing(self, room: str, on: bool) -> None:
         """Show or hide a typing indicator; a platform without one does nothing."""

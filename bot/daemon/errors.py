@@ -14,6 +14,8 @@ Each layer raises its own subclass; a library's error is translated at the bound
     │   └── RequestRejected      the server refused the request as invalid (a 4xx): the
     │                            same message would be refused again
     ├── MemoryStoreError     a memory backend failed
+    ├── MediaError           a picture, voice note or document cannot be used (too big, an
+    │                        unsupported type, a download or a media server failed)
     └── AdapterError         a chat platform misbehaved
         ├── CredentialsRejected  the platform refused the bot's token or password: trying
         │                        again cannot help, the adapter is reported failed
@@ -33,6 +35,7 @@ __all__ = [
     "CredentialsRejected",
     "LLMError",
     "LLMTransientError",
+    "MediaError",
     "MemoryStoreError",
     "NameRejected",
     "PermanentSendError",
@@ -66,6 +69,11 @@ class PersonaError(PersonadError):
 
 class StoreError(PersonadError):
     """The daemon's own state database failed."""
+
+
+class MediaError(PersonadError):
+    """An attachment cannot be used, or a media server (transcription, speech) failed:
+    ``user_message`` is the one sentence the user gets instead of an answer."""
 
 
 class LLMError(PersonadError):

@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import asdict, fields
 
 import structlog
 
-from adapters.base import Incoming
+from adapters.base import Attachment, Incoming
 from bot.delivery.migrations import Migration
 
 __all__ = ["INBOX_MIGRATION", "MAX_AGE", "MAX_REPLAYS", "Inbox", "from_json", "to_json"]
@@ -52,8 +52,10 @@ _FIELDS = frozenset(_NAMES)
 
 
 def to_json(incoming: Incoming) -> str:
-    # every field is a plain value: no need for asdict's deep copy
-    return json.dumps({name: getattr(incoming, name) for name in _NAMES}, ensure_ascii=False)
+    """The message as the inbox keeps it: its attachments as their handles, never bytes."""
+    data: dict[str, object] = {name: getattr(incoming, name) for name in _NAMES}
+    data["attachments"] = [asdict(attachment) for attachment in incoming.attachments]
+    return json.dumps(data, ensure_ascii=False)
 
 
 def from_json(text: str) -> Incoming | None:
@@ -61,6 +63,7 @@ def from_json(text: str) -> Incoming | None:
         data = json.loads(text)
         if not isinstance(data, dict) or set(data) - _FIELDS:
             return None
+        data["attachments"] = tuple(Attachment(**item) for item in data.get("attachments", ()))
         return Incoming(**data)
     except (ValueError, TypeError):
         return None

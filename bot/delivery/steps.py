@@ -34,13 +34,15 @@ def answer_key(platform: str, event_id: str, part: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """Send ``text`` to ``room``, or edit ``message_id`` to ``text``.
+    """Send ``text`` to ``room``, edit ``message_id`` to ``text``, or (``voice``) speak
+    ``text`` into ``room`` as a voice message: the audio is made when the step is performed,
+    so the outbox keeps words, never sound.
 
     ``confirm`` marks a send whose key may already have made a message holding other text
     (a streamed beginning): the message the platform answers with is edited to ``text``.
     """
 
-    op: Literal["send", "edit"]
+    op: Literal["send", "edit", "voice"]
     room: str
     text: str
     key: str
@@ -50,6 +52,8 @@ class Step:
 
     async def perform(self, adapter: Adapter) -> str:
         """Carry the step out; the id of the message sent or edited."""
+        if self.op == "voice":
+            return await adapter.send_voice(self.room, self.text, key=self.key)
         if self.op == "edit":
             assert self.message_id is not None
             try:
@@ -99,8 +103,8 @@ def steps_from_json(raw: object) -> list[Step]:
         raise ValueError("outbox steps must be a list")
     steps = []
     for item in raw:
-        if not isinstance(item, dict) or item.get("op") not in ("send", "edit"):
-            raise ValueError("an outbox step must be an object with op send or edit")
+        if not isinstance(item, dict) or item.get("op") not in ("send", "edit", "voice"):
+            raise ValueError("an outbox step must be an object with op send, edit or voice")
         steps.append(
             Step(
                 op=item["op"],

@@ -18,7 +18,7 @@ from bot.daemon.errors import ConfigError
 from bot.llm.base import LLMBackend
 from bot.llm.deferred import DeferredBackend
 from bot.llm.retry import RetryingBackend
-from bot.setup.config import BackendConfig, LLMConfig
+from bot.setup.config import MEDIA_ROLES, BackendConfig, LLMConfig
 
 __all__ = ["backend_problems", "backend_url", "build_backend", "build_backends", "used_backends"]
 
@@ -119,9 +119,12 @@ def build_backend(name: str, spec: BackendConfig, env: Mapping[str, str]) -> LLM
 
 
 def used_backends(config: LLMConfig) -> list[str]:
-    """The names of the backends some role uses, in role order."""
+    """The names of the backends some role uses, in role order (the media roles' servers
+    are not language models: :mod:`bot.media.servers` speaks to them)."""
     names: list[str] = []
     for role in config.roles:
+        if role in MEDIA_ROLES:
+            continue
         name, _ = config.backend_for(role)
         if name not in names:
             names.append(name)

@@ -113,6 +113,13 @@ class BackendConfig(_Section):
     max_retries: int = Field(4, ge=0, le=20)
     temperature: float | None = Field(None, ge=0, le=2)
     context_window: int | None = Field(None, ge=1024)
+    #: whether the model sees pictures (unset: Anthropic does, an OpenAI-compatible server
+    #: is assumed not to until this says so)
+    vision: bool | None = None
+
+    @property
+    def sees_images(self) -> bool:
+        return self.vision if self.vision is not None else self.kind == "anthropic"
 
 
 class RoleConfig(_Section):
@@ -140,6 +147,8 @@ def _default_roles() -> dict[str, RoleConfig]:
 #: the backend name the seed's mid distillation defaults to, and that role's name
 LOCAL_BACKEND = "local"
 MID_ROLE = "distill_mid"
+#: the roles of the media servers (OpenAI-compatible ``/v1/audio/...``): never the chat model
+MEDIA_ROLES = ("transcribe", "speech")
 
 
 class LLMConfig(_Section):
@@ -164,6 +173,8 @@ class LLMConfig(_Section):
         chosen = self.roles.get(role, RoleConfig()).backend
         if chosen:
             return chosen, f"llm.roles.{role}.backend"
+        if role in MEDIA_ROLES:
+            return "", f"llm.roles.{role}.backend is not set"
         chat = self.roles["chat"].backend
         if role == MID_ROLE and LOCAL_BACKEND in self._given and LOCAL_BACKEND in self.backends:
             return LOCAL_BACKEND, "the local backend is configured (the seed's default for mid)"
@@ -176,6 +187,11 @@ class LLMConfig(_Section):
         for mid distillation, which takes the local backend when one is configured."""
         name, _why = self.backend_choice(role)
         return name, self.backends[name]
+
+    def media_backend(self, role: str) -> BackendConfig | None:
+        """The server of a media role (``transcribe``, ``speech``); None when not configured."""
+        name = self.roles.get(role, RoleConfig()).backend
+        return self.backends.get(name) if name else None
 
     def context_window(self, backend: BackendConfig) -> int:
         if backend.context_window:
@@ -191,6 +207,32 @@ class PromptConfig(_Section):
 
     def limit(self, filename: str) -> int:
         return self.limits.get(filename, DEFAULT_LIMITS.get(filename, 4000))
+
+
+class MediaConfig(_Section):
+    """Pictures, voice notes and documents: caps, and what is done with them."""
+
+    #: the most bytes fetched of one attachment, by kind (decided from the bytes)
+    max_image_bytes: int = Field(20_000_000, ge=1)
+    max_audio_bytes: int = Field(25_000_000, ge=1)
+    max_document_bytes: int = Field(10_000_000, ge=1)
+    #: a picture with more pixels than this is refused unread (a decompression bomb)
+    max_image_pixels: int = Field(40_000_000, ge=1)
+    #: pictures are scaled down to this long edge before the model sees them
+    image_long_edge: int = Field(1568, ge=64)
+    max_audio_seconds: float = Field(600.0, gt=0)
+    max_pdf_pages: int = Field(50, ge=1)
+    #: the characters of one document the model reads; beyond them a visible cut marker
+    document_chars: int = Field(40_000, ge=100)
+    max_attachments: int = Field(10, ge=1, le=100)
+    #: seconds for each download and each call to a media server
+    timeout: float = Field(60.0, gt=0)
+    #: quote a voice note's transcript above the answer
+    echo_transcript: bool = False
+    #: speak answers as well as writing them, in rooms that did not say (``/voice on|off``)
+    voice_replies: bool = False
+    #: the speech server's voice name
+    speech_voice: str = "alloy"
 
 
 class HonchoConfig(_Section):
@@ -293,6 +335,7 @@ class Config(_Section):
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     distill: DistillConfig = Field(default_factory=DistillConfig)
     identity: IdentityConfig = Field(default_factory=IdentityConfig)
+    media: MediaConfig = Field(default_factory=MediaConfig)
     users: dict[str, UserConfig] = Field(default_factory=dict)
     adapters: dict[str, dict[str, Any]] = Field(default_factory=dict)
     source: Path | None = Field(None, exclude=True)
