@@ -101,6 +101,9 @@ class Incoming:
     received_at: float = field(default_factory=time.time)
     #: the files of the message (a caption, if any, is ``text``)
     attachments: tuple[Attachment, ...] = ()
+    #: the platform's id of an album this message is one of (Telegram's media group): the
+    #: router answers an album's messages in one turn
+    album: str = ""
 
     @property
     def identity(self) -> str:
