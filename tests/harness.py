@@ -6,21 +6,23 @@ prompt and messages. ``make_config`` writes nothing: it returns a validated ``Co
 temporary data directory with the users and adapters a test names. ``RecordingAdapter`` is
 an in-process adapter that keeps what the core sends; like a Matrix homeserver it answers a
 repeated idempotency key with the message it already made, and ``down`` makes it refuse
-every send and edit, as a platform that cannot be reached.
+every send and edit, as a platform that cannot be reached. Its ``files`` are the attachments
+it serves (by ``ref``, under the download cap) and ``voices`` the spoken answers it posted.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adapters.base import Adapter, AdapterContext, Incoming
-from bot.daemon.errors import AdapterError, PermanentSendError
+from adapters.base import Adapter, AdapterContext, Attachment, Incoming, Speech
+from bot.daemon.errors import AdapterError, MediaError, PermanentSendError
 from bot.llm.base import Completion, LLMBackend, Message, SystemPrompt, TextSink, ToolCall, ToolSpec
+from bot.media.fetch import read_capped
 from bot.persona.store import PersonaStore
 from bot.persona.template import create_persona
 from bot.setup.config import Config
@@ -119,6 +121,11 @@ class RecordingAdapter(Adapter):
         self.refused = 0
         #: rooms the bot was removed from: a send or edit there is refused for good
         self.removed_from: set[str] = set()
+        #: attachment ref -> its bytes, served by ``download``; how many bytes were read
+        self.files: dict[str, bytes] = {}
+        self.bytes_served = 0
+        #: (room, speech) of each voice message posted
+        self.voices: list[tuple[str, Speech]] = []
 
     async def start(self) -> None:
         self.health.running = True
@@ -150,6 +157,28 @@ class RecordingAdapter(Adapter):
     async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         self._refuse(room)
         self.edits.append((room, message_id, text))
+
+    async def download(self, attachment: Attachment, *, limit: int) -> bytes:
+        data = self.files.get(attachment.ref)
+        if data is None:
+            raise MediaError("no such file", user_message="That file is gone from the server.")
+
+        async def chunks() -> AsyncIterator[bytes]:
+            for start in range(0, len(data), 65536):
+                self.bytes_served += len(data[start : start + 65536])
+                yield data[start : start + 65536]
+
+        return await read_capped(chunks(), limit, attachment.name)
+
+    async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
+        self._refuse(room)
+        if key is not None and key in self.keys:
+            return self.keys[key]
+        self._ids += 1
+        self.voices.append((room, speech))
+        if key is not None:
+            self.keys[key] = str(self._ids)
+        return str(self._ids)
 
     def final_texts(self) -> list[str]:
         """Each sent message's text after its last edit, in the order sent."""

@@ -89,6 +89,31 @@ async def _let_go(ctx: CommandContext) -> int:
     return dropped
 
 
+async def _voice(ctx: CommandContext) -> str:
+    arg = ctx.args[0].lower() if ctx.args else ""
+    if arg not in ("", "on", "off"):
+        return "Use `/voice on`, `/voice off`, or `/voice` to see whether answers are spoken."
+    adapter = ctx.router.adapters.get(ctx.incoming.platform)
+    if adapter is None or not adapter.supports_voice:
+        return f"I can't send voice messages on {ctx.incoming.platform}, so answers stay written."
+    if adapter.context.speak is None:
+        return (
+            "Spoken answers need a speech server: whoever runs me can point"
+            " `llm.roles.speech` at one (see docs/MEDIA.md)."
+        )
+    if not arg:
+        on = await ctx.router.voice.wanted(ctx.room)
+        return (
+            "Answers in this room are spoken as well as written (`/voice off` to stop)."
+            if on
+            else "Answers in this room are written only (`/voice on` to hear them too)."
+        )
+    await ctx.router.voice.switch(ctx.room, arg == "on")
+    if arg == "on":
+        return "From now on I answer in this room in writing and as a voice message."
+    return "From now on my answers in this room are written only."
+
+
 async def _tier(ctx: CommandContext) -> str:
     session = await ctx.router.sessions.get(ctx.user, ctx.persona)
     if not ctx.args:
@@ -206,6 +231,7 @@ for _command in (
     Command("help", "show help", _help),
     Command("otr", "Off The Record: on, off, or show", _otr, usage="[on|off]"),
     Command("tier", "how much context to load (1-4)", _tier, usage="[1-4]"),
+    Command("voice", "speak answers too: on, off, or show", _voice, usage="[on|off]"),
     Command("status", "this conversation's settings", _status, usage="[all]"),
     Command("new", "start a fresh conversation", _new),
     Command("compact", "fold older turns into memory now", _compact),

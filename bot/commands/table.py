@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from bot.setup.config import Config
     from bot.turn.rooms import OffTheRecord
     from bot.turn.sessions import SessionManager
+    from bot.turn.voice import VoiceReplies
 
 __all__ = [
     "ADMIN_ONLY",
@@ -54,6 +55,7 @@ class CommandHost(Protocol):
     store: PersonaStore
     sessions: SessionManager
     otr: OffTheRecord
+    voice: VoiceReplies
     outbox: Outbox | None
     health: HealthCheck | None
     adapters: dict[str, Adapter]

@@ -38,6 +38,8 @@ from bot.daemon.watchdog import Watchdog
 from bot.delivery.outbox import Outbox, Parcel, Refusal
 from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend
+from bot.media.prepare import MediaReader
+from bot.media.servers import AudioServer, Speaker, Transcriber
 from bot.memory.base import MemoryBackend
 from bot.memory.distill.distiller import Distiller, DistillKind
 from bot.memory.distill.schedule import PLANS, DistillRuns, missed_levels
@@ -47,7 +49,7 @@ from bot.persona.identity.state import flush_states
 from bot.persona.sessionlog.log import SessionLog
 from bot.persona.sessionlog.search import close_indexes
 from bot.persona.store import PersonaStore
-from bot.setup.config import Config
+from bot.setup.config import BackendConfig, Config
 from bot.setup.config_loader import load_config
 from bot.setup.permissions import secure_data_dir
 from bot.tools.jobs import schedule_persona_jobs
@@ -102,6 +104,9 @@ class Daemon:
         #: such as the console, are not watched)
         self._stall_seconds: dict[str, float] = {}
         self.backends: dict[str, LLMBackend] = {}
+        #: the speech server answers are spoken through, and every media server to close
+        self.speaker: Speaker | None = None
+        self._media_servers: list[AudioServer] = []
         self.sessions: SessionManager | None = None
         self.router: Router | None = None
         self.distiller: Distiller | None = None
@@ -188,6 +193,7 @@ class Daemon:
         self.router.adapters = self.adapters
         self.router.outbox = self.outbox
         self.router.health = self.health
+        self.router.media = self._media_reader(chat_spec)
         await self.outbox.load()
         await self.router.load()
         self.router.pinned.update(self._pinned)
@@ -250,6 +256,19 @@ class Daemon:
             ]
         return registry.settings_for(name, raw)
 
+    def _media_reader(self, chat_spec: BackendConfig) -> MediaReader:
+        """The reader of attachments, with the transcription server and the speech server
+        the ``transcribe`` and ``speech`` roles name (each None when not configured)."""
+        llm, media = self.config.llm, self.config.media
+        spec = llm.media_backend("transcribe")
+        transcriber = Transcriber("transcribe", spec, self.env) if spec else None
+        spec = llm.media_backend("speech")
+        self.speaker = (
+            Speaker("speech", spec, self.env, voice=media.speech_voice) if spec else None
+        )
+        self._media_servers = [s for s in (transcriber, self.speaker) if s is not None]
+        return MediaReader(media, vision=chat_spec.sees_images, transcriber=transcriber)
+
     def _create_adapters(self, app: web.Application | None) -> None:
         def add_route(method: str, path: str, handler: Any) -> None:
             if app is None:
@@ -267,10 +286,14 @@ class Daemon:
                 data_dir=self.config.data_dir / "adapters" / name,
                 command_menu=command_menu(),
                 add_route=add_route if app is not None else None,
+                speak=self.speaker.speak if self.speaker is not None else None,
             )
             context.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             self.adapters[name] = registry.create(name, settings, context)
             self._stall_seconds[name] = settings.stall_seconds
+        for adapter in self._given_adapters.values():
+            if adapter.context.speak is None and self.speaker is not None:
+                adapter.context.speak = self.speaker.speak
         self.adapters.update(self._given_adapters)
 
     async def _start_http(self, app: web.Application) -> None:
@@ -461,6 +484,8 @@ class Daemon:
                 await backend.close()
             except Exception as exc:
                 log.error("llm.close_failed", error=str(exc))
+        for server in self._media_servers:
+            await server.close()
         await self.state.close()
         log.info("daemon.stopped")
 

@@ -15,6 +15,7 @@ Errors are translated here::
 
 from __future__ import annotations
 
+import base64
 import importlib
 from collections.abc import Sequence
 from typing import Any
@@ -84,6 +85,17 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             if result.is_error:
                 block["is_error"] = True
             content.append(block)
+        for picture in message.pictures:  # pictures before the words about them
+            content.append(
+                {
+                    "type": "image",
+                    "source": {
+                        "type": "base64",
+                        "media_type": picture.media_type,
+                        "data": base64.b64encode(picture.data).decode("ascii"),
+                    },
+                }
+            )
         if message.text:
             content.append({"type": "text", "text": message.text})
         for call in message.tool_calls:

@@ -18,6 +18,7 @@ __all__ = [
     "Completion",
     "LLMBackend",
     "Message",
+    "Picture",
     "SystemPrompt",
     "TextSink",
     "ToolCall",
@@ -71,17 +72,29 @@ class ToolResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Picture:
+    """A picture as the model receives it (scaled down: :mod:`bot.media.images`)."""
+
+    media_type: str
+    data: bytes
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One message of the conversation.
 
     ``role="user"`` with ``tool_results`` carries the answers to the previous assistant
-    message's ``tool_calls``.
+    message's ``tool_calls``; ``pictures`` are shown with its text (only the message a
+    turn answers carries them: earlier ones are their notes in the text).
     """
 
     role: Literal["user", "assistant"]
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     tool_results: tuple[ToolResult, ...] = ()
+    pictures: tuple[Picture, ...] = ()
 
 
 @dataclass(slots=True)

@@ -18,6 +18,7 @@ Errors are translated here::
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -75,9 +76,25 @@ def to_wire_messages(system: SystemPrompt, messages: Sequence[Message]) -> list[
             wire.append(
                 {"role": message.role, "content": message.text or None, "tool_calls": calls}
             )
+        elif message.pictures:
+            wire.append({"role": message.role, "content": _with_pictures(message)})
         elif message.text:
             wire.append({"role": message.role, "content": message.text})
     return wire
+
+
+def _with_pictures(message: Message) -> list[dict[str, Any]]:
+    """A user message's words and pictures as content parts (pictures as data URIs)."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.text}] if message.text else []
+    for picture in message.pictures:
+        encoded = base64.b64encode(picture.data).decode("ascii")
+        parts.append(
+            {
+                "type": "image_url",
+                "image_url": {"url": f"data:{picture.media_type};base64,{encoded}"},
+            }
+        )
+    return parts
 
 
 def parse_arguments(raw: Any) -> dict[str, Any]:

@@ -35,8 +35,7 @@ def too_large(limit: int, name: str = "") -> MediaError:
 def unreachable(why: str) -> MediaError:
     return MediaError(
         f"attachment download failed: {why}",
-        user_message="I couldn't fetch your attachment from the chat server; please send it"
-        " again.",
+        user_message="I couldn't fetch your attachment from the chat server; please send it again.",
     )
 
 

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 
 from bot.daemon.errors import ConfigError
 from bot.persona.names import validate_name
-from bot.setup.config import Config, LLMConfig
+from bot.setup.config import MEDIA_ROLES, Config, LLMConfig
 
 __all__ = [
     "MIN_API_TOKEN",
@@ -128,6 +128,13 @@ def _cross_checks(config: Config) -> list[str]:
             problems.append(
                 f"llm.roles.{role}.backend: no backend named {spec.backend!r} (have: {known})"
             )
+        elif role in MEDIA_ROLES and spec.backend:
+            server = config.llm.backends[spec.backend]
+            if server.kind != "openai_compat" or not server.base_url:
+                problems.append(
+                    f"llm.roles.{role}.backend: {spec.backend!r} must be an OpenAI-compatible"
+                    " audio server (kind = \"openai_compat\" with a base_url)"
+                )
     if "chat" not in config.llm.roles or not config.llm.roles["chat"].backend:
         problems.append("llm.roles.chat.backend: the chat role needs a backend")
     for name in config.users:

@@ -15,11 +15,12 @@ them over. A ticket then waits for the tickets before it:
 Turns of a line run one at a time (:attr:`Line.turns`, first come, first served). The first
 waiting ticket whose turn comes takes every ticket that waits right after it (up to a
 command or a message still being claimed, within a size the router sets): they are answered
-together, joined in order into one message. From then on their events belong to that turn,
-which finishes them once its answer is delivered (or releases them when it is cut off); a
-ticket taken by another only waits for it. A flood far beyond any person's typing (more than
-``daemon.user_queue`` messages waiting at once) is cut at the oldest: the router answers the
-newest and says, once, how many it skipped.
+together, joined in order into one message. The first message of an album (pictures an app
+posts as several messages) first waits a moment for the rest (:meth:`Line.gather_album`).
+From then on their events belong to that turn, which finishes them once its answer is
+delivered (or releases them when it is cut off); a ticket taken by another only waits for it.
+A flood far beyond any person's typing (more than ``daemon.user_queue`` messages waiting at
+once) is cut at the oldest: the router answers the newest and says, once, how many it skipped.
 
 ::
 
@@ -38,6 +39,11 @@ from typing import Literal
 from adapters.base import Incoming
 
 __all__ = ["Line", "Lines", "Ticket", "joined"]
+
+#: seconds without a new message of an album before its turn takes them all, and the most
+#: a turn waits for an album's messages
+ALBUM_SETTLE = 0.7
+ALBUM_WAIT = 4.0
 
 #: what a turn did with the tickets it took: answered (their events finished or queued in
 #: the outbox) or cut off (their events released, so a redelivery answers them)
@@ -83,6 +89,23 @@ class Line:
         before = self.tickets[: self.tickets.index(ticket)]
         for earlier in before:
             await (earlier.finished if ticket.command else earlier.settled).wait()
+
+    async def gather_album(
+        self, leader: Ticket, *, settle: float = ALBUM_SETTLE, longest: float = ALBUM_WAIT
+    ) -> None:
+        """Wait while more messages of ``leader``'s album arrive (an app posts an album's
+        pictures one message each): until ``settle`` seconds pass without a new one and each
+        is waiting for its turn, or ``longest`` seconds in all."""
+        album = leader.incoming.album
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + longest
+        seen = -1
+        while loop.time() < deadline:
+            siblings = [t for t in self.tickets if t.incoming.album == album]
+            if len(siblings) == seen and all(t.waiting for t in siblings):
+                return
+            seen = len(siblings)
+            await asyncio.sleep(min(settle, max(0.0, deadline - loop.time())))
 
     def take(self, leader: Ticket, fits: Callable[[list[Ticket], Ticket], bool]) -> list[Ticket]:
         """The tickets the turn of ``leader`` answers: ``leader`` and each waiting ticket right

@@ -171,14 +171,19 @@ class ReplyStream:
         )
         return steps
 
-    async def finish(self, final: str, *, behind: str | None = None) -> None:
+    async def finish(
+        self, final: str, *, behind: str | None = None, spoken: str | None = None
+    ) -> None:
         """Deliver ``final`` as the whole answer; :class:`~bot.delivery.steps.Undelivered` with
         the steps left if the platform does not take one. ``behind`` (why earlier answers
-        to the room still wait) sends nothing: every step is left to go after them."""
+        to the room still wait) sends nothing: every step is left to go after them.
+        ``spoken`` is said as a voice message after the text, as the last step."""
         await self._stop_typing()
         async with self._push_lock:
             await self._ready()
             steps = self.plan(final)
+            if spoken:
+                steps.append(Step("voice", self.room, spoken, self._key("voice")))
             if behind is not None:
                 raise Undelivered(steps, behind)
             await perform_all(self.adapter, steps)

@@ -40,15 +40,19 @@ from bot.daemon.logs import bound
 from bot.delivery.outbox import Outbox, Parcel
 from bot.delivery.state import StateStore
 from bot.delivery.steps import Step, Undelivered, answer_key
+from bot.media.kinds import SUPPORTED
+from bot.media.prepare import MediaReader, Reading
 from bot.memory.policy_secrets import redact_secrets
 from bot.memory.secret_door import answerable, withhold
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.admission import Admission, Verdict
 from bot.turn.burst import Line, Lines, Ticket, joined
+from bot.turn.formatting import strip_markdown
 from bot.turn.reply import ReplyStream
 from bot.turn.rooms import OffTheRecord, Room
 from bot.turn.sessions import SessionManager
+from bot.turn.voice import VoiceReplies
 
 __all__ = ["DELIVERED", "QUEUED", "REFUSED", "Router"]
 
@@ -101,6 +105,10 @@ class Router:
         self.closing = False
         #: which users are Off The Record in which rooms
         self.otr = OffTheRecord(state)
+        #: which rooms hear answers spoken too
+        self.voice = VoiceReplies(state, config.media.voice_replies)
+        #: reads pictures, voice notes and documents (set by the daemon; None: text only)
+        self.media: MediaReader | None = None
         self._active: dict[str, str | None] = {}
         self._background: set[asyncio.Task[object]] = set()
         self.admission = Admission(lambda: self.config.daemon)
@@ -303,9 +311,19 @@ class Router:
                 for ticket in skipped:
                     ticket.outcome = "answered"
                 leader = next(t for t in line.tickets if t.waiting and t.taken_by is None)
+            if leader.incoming.album:
+                await line.gather_album(leader)
             batch = line.take(leader, self._fits)
             last = batch[-1].incoming
-            merged = last if len(batch) == 1 else replace(last, text=joined(batch))
+            merged = (
+                last
+                if len(batch) == 1
+                else replace(
+                    last,
+                    text=joined(batch),
+                    attachments=tuple(a for t in batch for a in t.incoming.attachments),
+                )
+            )
             if len(batch) > 1:
                 log.info("router.burst", messages=len(batch))
             await self._handle(merged, user, room)
@@ -350,10 +368,17 @@ class Router:
         return incoming if text == incoming.text else replace(incoming, text=text)
 
     def _input_problem(self, incoming: Incoming) -> str | None:
+        if incoming.attachments and self.media is not None:
+            return self._too_long(incoming)  # a caption may be empty: the files are the message
+        if incoming.kind == "attachment" and self.media is not None:
+            return f"{SUPPORTED}; I can't open that kind of message."
         if incoming.kind != "text":
             return "I can only read text messages; attachments and other content are not supported."
         if not incoming.text.strip():
             return "Your message was empty, so there is nothing to answer."
+        return self._too_long(incoming)
+
+    def _too_long(self, incoming: Incoming) -> str | None:
         limit = self.config.daemon.max_message_chars
         if len(incoming.text) > limit:
             return (
@@ -432,14 +457,16 @@ class Router:
         owner: tuple[str, str] = ("", ""),
         otr: bool = False,
         secrets: Sequence[tuple[str, str]] = (),
+        spoken: str | None = None,
     ) -> Literal["delivered", "queued", "refused"]:
-        """Deliver ``text`` as the whole answer; what the platform does not take goes to the
-        outbox (in memory only when Off The Record), unless the platform refused it for good:
-        then the outbox records the refusal and nothing retries it."""
+        """Deliver ``text`` as the whole answer (then ``spoken`` as a voice message); what
+        the platform does not take goes to the outbox (in memory only when Off The Record),
+        unless the platform refused it for good: then the outbox records the refusal and
+        nothing retries it."""
         outbox = self.outbox
         behind = outbox is not None and outbox.waiting_in(incoming.platform, incoming.room)
         try:
-            await reply.finish(text, behind=BEHIND if behind else None)
+            await reply.finish(text, behind=BEHIND if behind else None, spoken=spoken)
             return "delivered"
         except Undelivered as exc:
             if outbox is None:
@@ -457,6 +484,32 @@ class Router:
             if parcel.durable:
                 self.state.event_queued(incoming.platform, incoming.event_id)
             return "queued"
+
+    async def _read(self, adapter: Adapter, incoming: Incoming) -> Reading:
+        """What the turn of ``incoming`` reads: its text, or its attachments made readable
+        (:mod:`bot.media.prepare`; a :class:`MediaError` says why one cannot be)."""
+        if not incoming.attachments or self.media is None:
+            return Reading(incoming.text)
+        reading = await self.media.read(incoming, adapter)
+        log.info(
+            "media.read", attachments=len(incoming.attachments), pictures=len(reading.pictures)
+        )
+        return reading
+
+    def _echoed(self, reading: Reading, reply: str) -> str:
+        """The answer, with a voice note's transcript quoted above it when so configured."""
+        if not reading.transcript or not self.config.media.echo_transcript:
+            return reply
+        quoted = "\n".join(f"> {line}" for line in reading.transcript.splitlines())
+        return f"{quoted}\n\n{reply}"
+
+    async def _speaks(self, adapter: Adapter, room: Room) -> bool:
+        """Whether the answer in ``room`` is spoken too (``/voice``, and a way to speak)."""
+        return (
+            adapter.supports_voice
+            and adapter.context.speak is not None
+            and await self.voice.wanted(room)
+        )
 
     async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
         """Deliver a short reply of the daemon's own (a command's answer, a refusal): Off
@@ -519,13 +572,15 @@ class Router:
             otr = self.otr.is_on(user, room)
             async with reply:
                 try:
+                    reading = await self._read(adapter, incoming)
                     outcome = await session.turn(
-                        incoming.text,
+                        reading.text,
                         room=room,
                         otr=otr,
                         on_text=reply.on_text,
                         event_id=incoming.event_id,
                         retry=event in self._retrying,
+                        pictures=reading.pictures,
                     )
                 except PersonadError as exc:
                     log.warning("turn.failed", error=str(exc), kind=type(exc).__name__)
@@ -535,13 +590,17 @@ class Router:
                     log.exception("turn.crashed")
                     await self._deliver(reply, incoming, SORRY, otr=otr)
                     return
+                spoken = (
+                    strip_markdown(outcome.reply) if await self._speaks(adapter, room) else None
+                )
                 delivered = await self._deliver(
                     reply,
                     incoming,
-                    outcome.reply,
+                    self._echoed(reading, outcome.reply),
                     owner=owner,
                     otr=outcome.otr,
                     secrets=outcome.secrets,
+                    spoken=spoken,
                 )
             if delivered == "queued" and not outcome.otr:
                 # the answer above it in the session log is not in the room yet

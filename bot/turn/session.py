@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
@@ -27,7 +27,7 @@ import structlog
 from bot.daemon.disk import run_blocking
 from bot.daemon.errors import ContextOverflow
 from bot.delivery.state import StateStore
-from bot.llm.base import LLMBackend, TextSink
+from bot.llm.base import LLMBackend, Message, Picture, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
 from bot.memory.secret_door import answerable, secret_values, turn_secrets, withhold
@@ -472,10 +472,12 @@ class Session:
         on_text: TextSink | None = None,
         event_id: str = "",
         retry: bool = False,
+        pictures: Sequence[Picture] = (),
     ) -> TurnOutcome:
         """Answer one message said in ``room`` (Off The Record when ``otr``). The caller
         holds :attr:`lock`. ``event_id`` names the platform event; ``retry`` says an earlier
-        attempt at it was cut off."""
+        attempt at it was cut off. ``pictures`` came with the message: this request alone
+        shows them (the conversation keeps their note in ``text``)."""
         conversation = self.conversation(room)
         # what is written of the message: its secrets withheld (the model still hears it whole)
         said = text
@@ -529,11 +531,17 @@ class Session:
         await self.compact(room, force=False, system_chars=system.chars())
         tools = self._tools(otr, zone, audience)
 
+        def request() -> list[Message]:
+            messages = conversation.messages.messages(conversation.entries, heard)
+            if pictures and messages and messages[-1].role == "user":
+                messages[-1] = replace(messages[-1], pictures=tuple(pictures))
+            return messages
+
         async def ask() -> ToolLoopResult:
             return await run_tool_loop(
                 self.deps.chat_llm,
                 system=system,
-                messages=conversation.messages.messages(conversation.entries, heard),
+                messages=request(),
                 tools=tools,
                 max_steps=config.llm.max_tool_steps,
                 on_text=on_text,

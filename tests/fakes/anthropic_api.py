@@ -25,6 +25,8 @@ the server lifecycle (:class:`FakeLLMServer`) are shared with :mod:`tests.fakes.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import hashlib
 import itertools
 import json
@@ -137,11 +139,39 @@ def split_json(value: dict[str, Any]) -> list[str]:
 # -- the server lifecycle --------------------------------------------------------------------
 
 
+#: what the providers take of one picture: its types and its largest decoded size
+PICTURE_TYPES = {
+    "image/jpeg": b"\xff\xd8\xff",
+    "image/png": b"\x89PNG",
+    "image/gif": b"GIF8",
+    "image/webp": b"RIFF",
+}
+MAX_PICTURE_BYTES = 5 * 1024 * 1024
+
+
+def picture_problem(media_type: str, data: str) -> tuple[str, bytes]:
+    """Why a provider would refuse a base64 picture (``""``: it would take it), and its
+    bytes: an unknown type, bad base64, bytes that are not the type said, over 5 MB."""
+    if media_type not in PICTURE_TYPES:
+        return f"image media_type {media_type!r} is not supported", b""
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return "image data is not valid base64", b""
+    if not raw.startswith(PICTURE_TYPES[media_type]):
+        return f"image data does not match the media type {media_type}", raw
+    if len(raw) > MAX_PICTURE_BYTES:
+        return "image exceeds 5 MB maximum", raw
+    return "", raw
+
+
 class FakeLLMServer(ABC):
-    """An aiohttp server on 127.0.0.1 with a reply script; subclasses add routes."""
+    """An aiohttp server on 127.0.0.1 with a reply script; subclasses add routes.
+    ``pictures`` holds every picture a request carried, as ``(media_type, bytes)``."""
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.pictures: list[tuple[str, bytes]] = []
         self.responder: Callable[[dict[str, Any]], ScriptItem] = lambda body: Reply(text="")
         self._queue: deque[ScriptItem] = deque()
         self._lock = threading.Lock()
@@ -199,7 +229,7 @@ class FakeLLMServer(ABC):
 
     async def start(self) -> None:
         self._released = asyncio.Event()
-        app = web.Application()
+        app = web.Application(client_max_size=32 * 1024 * 1024)  # the providers' request cap
         app.add_routes(self.routes())
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
@@ -344,6 +374,9 @@ class FakeAnthropic(FakeLLMServer):
             return self.error_response(
                 Error(400, "invalid_request_error", "model and messages: field required")
             )
+        problem = self._picture_blocks(body)
+        if problem:
+            return self.error_response(Error(400, "invalid_request_error", problem))
         input_tokens = estimate_tokens(json.dumps(body))
         if self.context_limit is not None and input_tokens > self.context_limit:
             message = f"prompt is too long: {input_tokens} tokens > {self.context_limit} maximum"
@@ -360,6 +393,26 @@ class FakeAnthropic(FakeLLMServer):
         if isinstance(item, Drop):
             return await self.drop_connection(request)
         return web.json_response(self._message(body, item, usage))
+
+    def _picture_blocks(self, body: dict[str, Any]) -> str:
+        """Check every ``image`` block as the API does; keep the pictures it would take."""
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            for block in content if isinstance(content, list) else ():
+                if not isinstance(block, dict) or block.get("type") != "image":
+                    continue
+                if message.get("role") != "user":
+                    return "image blocks are only allowed in user messages"
+                source = block.get("source") or {}
+                if source.get("type") != "base64":
+                    return "image source type must be base64"
+                problem, raw = picture_problem(
+                    str(source.get("media_type")), str(source.get("data"))
+                )
+                if problem:
+                    return problem
+                self.pictures.append((str(source["media_type"]), raw))
+        return ""
 
     def _usage(self, body: dict[str, Any], input_tokens: int) -> dict[str, int]:
         prefix = _cached_prefix(body)

@@ -35,6 +35,7 @@ from tests.fakes.anthropic_api import (
     Text,
     ToolUse,
     estimate_tokens,
+    picture_problem,
     split_text,
 )
 
@@ -106,6 +107,24 @@ class FakeOpenAI(FakeLLMServer):
             {"object": "list", "data": [{"id": "llama3.1", "object": "model"}]}
         )
 
+    def _image_parts(self, body: dict[str, Any]) -> str:
+        """Check every ``image_url`` part (a ``data:`` URI); keep the pictures it carries."""
+        for message in body["messages"]:
+            content = message.get("content")
+            for part in content if isinstance(content, list) else ():
+                if not isinstance(part, dict) or part.get("type") != "image_url":
+                    continue
+                url = str((part.get("image_url") or {}).get("url", ""))
+                head, comma, data = url.partition(",")
+                if not (url.startswith("data:") and head.endswith(";base64") and comma):
+                    return "image_url must be a data: URI with base64 data"
+                media_type = head[len("data:") : -len(";base64")]
+                problem, raw = picture_problem(media_type, data)
+                if problem:
+                    return problem
+                self.pictures.append((media_type, raw))
+        return ""
+
     async def _completions(self, request: web.Request) -> web.StreamResponse:
         try:
             body = await request.json()
@@ -119,6 +138,9 @@ class FakeOpenAI(FakeLLMServer):
                 )
         if not isinstance(body, dict) or "messages" not in body:
             return self.error_response(Error(400, "invalid_request_error", "messages is required"))
+        problem = self._image_parts(body)
+        if problem:
+            return self.error_response(Error(400, "invalid_request_error", problem))
         prompt_tokens = estimate_tokens(json.dumps(body["messages"]))
         if self.context_limit is not None and prompt_tokens > self.context_limit:
             message = (

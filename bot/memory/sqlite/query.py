@@ -165,8 +165,7 @@ def plan_match(
         else MatchPlan(exact, NEWEST_WINDOW)
     )
     every_word = " AND ".join(
-        f"({' OR '.join(_quoted(forms))})" if len(forms) > 1 else f'"{forms[0]}"'
-        for forms in words
+        f"({' OR '.join(_quoted(forms))})" if len(forms) > 1 else f'"{forms[0]}"' for forms in words
     )
     return [MatchPlan(every_word), widened]
 

@@ -1,0 +1,88 @@
+"""Pictures made ready for the model: checked, then scaled down.
+
+A picture's header is read before its pixels: one that says it has more than
+``max_pixels`` (a decompression bomb: a few kilobytes that unpack to gigabytes) is refused
+unread. The rest are scaled so the long edge is at most ``long_edge`` (about 1,568 pixels,
+where Anthropic's models see no more detail) and sent as they came (JPEG, PNG, GIF, WebP) or,
+when that is still large, as JPEG. An animated picture gives its first frame.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from bot.daemon.errors import MediaError
+from bot.llm.base import Picture
+
+__all__ = ["MAX_ENCODED", "prepare_image"]
+
+#: the most bytes one picture may take once encoded (the model APIs refuse about 5 MB)
+MAX_ENCODED = 3_750_000
+_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+def _unreadable(name: str) -> MediaError:
+    label = f"“{name}”" if name else "That picture"
+    return MediaError(
+        "picture cannot be decoded", user_message=f"{label} could not be opened as a picture."
+    )
+
+
+def _too_many_pixels(size: str = "") -> MediaError:
+    said = f"is {size} pixels" if size else "has far more pixels than a photo"
+    return MediaError(
+        "picture over the pixel limit",
+        user_message=f"That picture {said}, more than I open; please send a smaller one.",
+    )
+
+
+def prepare_image(data: bytes, *, long_edge: int, max_pixels: int, name: str = "") -> Picture:
+    """``data`` as the model should see it; :class:`MediaError` for a bomb or a broken file."""
+    try:
+        with warnings.catch_warnings():
+            # Pillow's own bomb guard, past its limit: refused like ours
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+            width, height = image.size
+            if width * height > max_pixels:
+                raise _too_many_pixels(f"{width:,} × {height:,}")
+            image.load()
+            return _scaled(image, data, long_edge)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise _too_many_pixels() from exc
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise _unreadable(name) from exc
+
+
+def _scaled(image: Image.Image, data: bytes, long_edge: int) -> Picture:
+    source = image.format or ""
+    media_type = _FORMATS.get(source)
+    animated = getattr(image, "n_frames", 1) > 1
+    if media_type and not animated and max(image.size) <= long_edge and len(data) <= MAX_ENCODED:
+        return Picture(media_type, data, *image.size)  # as it came: nothing to gain
+    frame = ImageOps.exif_transpose(image) or image
+    frame.thumbnail((long_edge, long_edge), Image.Resampling.LANCZOS)
+    keep = (
+        source
+        if media_type and source != "GIF"
+        else "PNG"
+        if frame.mode in ("RGBA", "LA", "P")
+        else "JPEG"
+    )
+    encoded = _encode(frame, keep)
+    if len(encoded) > MAX_ENCODED and keep != "JPEG":
+        keep, encoded = "JPEG", _encode(frame, "JPEG")
+    return Picture(_FORMATS[keep], encoded, *frame.size)
+
+
+def _encode(image: Image.Image, fmt: str) -> bytes:
+    out = io.BytesIO()
+    if fmt == "JPEG":
+        image = image.convert("RGB")
+        image.save(out, "JPEG", quality=85, optimize=True)
+    else:
+        image.save(out, fmt)
+    return out.getvalue()

@@ -1,0 +1,193 @@
+"""One message's attachments made into what its turn reads.
+
+Each attachment is fetched through its adapter under the cap of the kind it says it is and
+within ``media.timeout``, then its kind is decided from its bytes and the cap of that kind
+applied again. Pictures go to the model as pictures (scaled down), voice notes and audio
+files as their transcript, documents as their name and text. The turn's text is what the
+session log records: a note of what came (``[voice note 0:14, transcribed]``, ``[picture:
+caption]``, ``[document name.pdf, 12 pages]``) with the transcript or the document's text.
+
+Anything that cannot be used is a :class:`~bot.daemon.errors.MediaError` with the one
+sentence the user gets; the bytes stay in memory and are dropped with the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from adapters.base import Adapter, Attachment, Incoming
+from bot.daemon.errors import MediaError
+from bot.llm.base import Picture
+from bot.media.audio import duration_of, spoken_length
+from bot.media.documents import Document, read_pdf, read_text
+from bot.media.fetch import too_large, unreachable
+from bot.media.images import prepare_image
+from bot.media.kinds import SUPPORTED, Kind, sniff
+from bot.media.servers import Transcriber
+from bot.setup.config import MediaConfig
+
+__all__ = ["NO_TRANSCRIBER", "NO_VISION", "MediaReader", "Reading"]
+
+log = structlog.get_logger(__name__)
+
+NO_VISION = (
+    "The model I'm using can't see pictures, so I can't look at that one; tell me what it"
+    " shows, or ask whoever runs me to set `vision = true` on a model that can."
+)
+NO_TRANSCRIBER = (
+    "I can't listen to voice notes yet: whoever runs me can enable it by pointing"
+    " `llm.roles.transcribe` at a speech-to-text server (see docs/MEDIA.md). Please type it"
+    " for now."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What a message's turn reads: ``text`` (also what is logged), the pictures the model
+    sees with it, and the transcript of a voice note (for echoing it back)."""
+
+    text: str
+    pictures: tuple[Picture, ...] = ()
+    transcript: str = ""
+
+
+class MediaReader:
+    def __init__(
+        self,
+        config: MediaConfig,
+        *,
+        vision: bool,
+        transcriber: Transcriber | None = None,
+    ) -> None:
+        self.config = config
+        self.vision = vision
+        self.transcriber = transcriber
+
+    def _cap(self, kind: Kind) -> int:
+        if kind == "image":
+            return self.config.max_image_bytes
+        if kind == "audio":
+            return self.config.max_audio_bytes
+        return self.config.max_document_bytes
+
+    def _declared_cap(self, attachment: Attachment) -> int:
+        mime = attachment.mime
+        if mime.startswith("image/"):
+            return self._cap("image")
+        if attachment.voice or mime.startswith("audio/"):
+            return self._cap("audio")
+        return self._cap("pdf")
+
+    async def read(self, incoming: Incoming, adapter: Adapter) -> Reading:
+        attachments = incoming.attachments
+        if len(attachments) > self.config.max_attachments:
+            raise MediaError(
+                f"{len(attachments)} attachments",
+                user_message=f"You sent {len(attachments)} files at once; I read at most"
+                f" {self.config.max_attachments} in one message.",
+            )
+        pictures: list[Picture] = []
+        spoken: list[str] = []
+        documents: list[Document] = []
+        transcripts: list[str] = []
+        for attachment in attachments:
+            data = await self._fetch(adapter, attachment)
+            found = sniff(
+                data, name=attachment.name, declared=attachment.mime, voice=attachment.voice
+            )
+            if found.kind == "unsupported":
+                label = f"“{attachment.name}”" if attachment.name else "that file"
+                raise MediaError(
+                    f"unsupported attachment {found.mime}",
+                    user_message=f"{SUPPORTED}; {label} is none of those.",
+                )
+            if len(data) > self._cap(found.kind):
+                raise too_large(self._cap(found.kind), attachment.name)
+            if found.kind == "image":
+                pictures.append(await self._picture(data, attachment))
+            elif found.kind == "audio":
+                note, words = await self._listen(data, found.mime, attachment)
+                spoken.append(f"{note} {words}")
+                transcripts.append(words)
+            else:
+                documents.append(await self._document(data, found.kind, attachment))
+            del data
+        return Reading(
+            _text(incoming.text.strip(), pictures, spoken, documents),
+            tuple(pictures),
+            "\n".join(transcripts),
+        )
+
+    async def _fetch(self, adapter: Adapter, attachment: Attachment) -> bytes:
+        limit = self._declared_cap(attachment)
+        if attachment.size is not None and attachment.size > limit:
+            raise too_large(limit, attachment.name)
+        try:
+            async with asyncio.timeout(self.config.timeout):
+                return await adapter.download(attachment, limit=limit)
+        except TimeoutError as exc:
+            raise unreachable(f"no answer in {self.config.timeout:.0f} s") from exc
+
+    async def _picture(self, data: bytes, attachment: Attachment) -> Picture:
+        if not self.vision:
+            raise MediaError("the chat model does not see pictures", user_message=NO_VISION)
+        return await asyncio.to_thread(
+            prepare_image,
+            data,
+            long_edge=self.config.image_long_edge,
+            max_pixels=self.config.max_image_pixels,
+            name=attachment.name,
+        )
+
+    async def _listen(self, data: bytes, mime: str, attachment: Attachment) -> tuple[str, str]:
+        if self.transcriber is None:
+            raise MediaError("no transcription server", user_message=NO_TRANSCRIBER)
+        seconds = attachment.duration or duration_of(data, mime)
+        limit = self.config.max_audio_seconds
+        if seconds is not None and seconds > limit:
+            raise MediaError(
+                f"recording of {seconds:.0f} s",
+                user_message=f"That recording is {spoken_length(seconds)} long; I listen to at"
+                f" most {spoken_length(limit)}.",
+            )
+        words = await self.transcriber.transcribe(data, mime=mime, name=attachment.name)
+        if not words:
+            raise MediaError(
+                "empty transcript",
+                user_message="I couldn't make out any words in that recording.",
+            )
+        what = "voice note" if attachment.voice else f"audio {attachment.name or 'file'}"
+        length = f" {spoken_length(seconds)}" if seconds is not None else ""
+        return f"[{what}{length}, transcribed]", words
+
+    async def _document(self, data: bytes, kind: Kind, attachment: Attachment) -> Document:
+        name = attachment.name or ("document.pdf" if kind == "pdf" else "document.txt")
+        chars = self.config.document_chars
+        if kind == "pdf":
+            return await asyncio.to_thread(
+                read_pdf, data, name=name, chars=chars, max_pages=self.config.max_pdf_pages
+            )
+        return read_text(data, name=name, chars=chars)
+
+
+def _text(
+    caption: str,
+    pictures: Sequence[Picture],
+    spoken: Sequence[str],
+    documents: Sequence[Document],
+) -> str:
+    """The turn's text: the pictures' note carries the caption; otherwise it comes first."""
+    parts: list[str] = []
+    if pictures:
+        count = len(pictures)
+        what = "picture" if count == 1 else f"{count} pictures"
+        parts.append(f"[{what}: {caption}]" if caption else f"[{what}]")
+    elif caption:
+        parts.append(caption)
+    parts.extend(spoken)
+    parts.extend(document.for_model() for document in documents)
+    return "\n\n".join(parts)

@@ -1,0 +1,144 @@
+"""The OpenAI-compatible audio endpoints: speech to text and text to speech.
+
+``POST {base_url}/audio/transcriptions`` takes a recording (multipart ``file`` and ``model``)
+and answers ``{"text": ...}``: whisper.cpp's server, faster-whisper's, speaches, or a hosted
+one. ``POST {base_url}/audio/speech`` takes ``{"model", "input", "voice",
+"response_format"}`` and answers the sound: a local Piper or Kokoro server, or a hosted one.
+Each is the backend of a model role (``llm.roles.transcribe`` and ``llm.roles.speech``) of
+kind ``openai_compat``. A server that fails, refuses or takes longer than its ``timeout`` is
+a :class:`~bot.daemon.errors.MediaError` naming what could not be done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+
+import aiohttp
+import structlog
+
+from adapters.base import Speech
+from bot.daemon.errors import ConfigError, MediaError
+from bot.media.audio import duration_of
+from bot.media.kinds import sniff
+from bot.setup.config import BackendConfig
+
+__all__ = ["AudioServer", "Speaker", "Transcriber"]
+
+log = structlog.get_logger(__name__)
+
+#: the most bytes of sound a speech server may answer with (a long answer, spoken)
+MAX_SPEECH_BYTES = 30_000_000
+
+
+class AudioServer:
+    """One OpenAI-compatible audio server, reached with its own HTTP session."""
+
+    what = "audio"
+
+    def __init__(self, role: str, spec: BackendConfig, env: Mapping[str, str]) -> None:
+        if not spec.base_url:
+            raise ConfigError(
+                f"the {role} server has no base_url: set it in its llm.backends entry,"
+                " e.g. http://127.0.0.1:8080/v1"
+            )
+        self.role = role
+        self.model = spec.model
+        self.url = spec.base_url.rstrip("/")
+        self.timeout = spec.timeout
+        key = env.get(spec.api_key_env, "").strip() if spec.api_key_env else ""
+        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(headers=self._headers)
+        return self._session
+
+    def _failed(self, why: str) -> MediaError:
+        log.warning("media.server_failed", role=self.role, url=self.url, error=why)
+        return MediaError(f"{self.role} server {self.url}: {why}", user_message=self.sorry)
+
+    @property
+    def sorry(self) -> str:
+        return f"The {self.what} server is not working right now, so I couldn't do that."
+
+    async def _post(self, path: str, **kwargs: object) -> tuple[bytes, str]:
+        try:
+            async with asyncio.timeout(self.timeout):
+                async with self._client().post(f"{self.url}{path}", **kwargs) as response:  # type: ignore[arg-type]
+                    if response.status != 200:
+                        detail = (await response.text(errors="replace"))[:200]
+                        raise self._failed(f"HTTP {response.status} {detail}")
+                    body = await response.content.read(MAX_SPEECH_BYTES + 1)
+                    if len(body) > MAX_SPEECH_BYTES:
+                        raise self._failed("answer too long")
+                    return body, response.content_type
+        except TimeoutError as exc:
+            raise self._failed(f"no answer in {self.timeout:.0f} s") from exc
+        except aiohttp.ClientError as exc:
+            raise self._failed(type(exc).__name__) from exc
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+class Transcriber(AudioServer):
+    what = "transcription"
+
+    @property
+    def sorry(self) -> str:
+        return (
+            "The transcription server is not working right now, so I couldn't hear your voice"
+            " note; please try again later or type it."
+        )
+
+    async def transcribe(self, audio: bytes, *, mime: str, name: str = "voice.ogg") -> str:
+        """The words of ``audio``; a server answering plain text is read as the words."""
+        form = aiohttp.FormData()
+        form.add_field("file", audio, filename=name or "audio", content_type=mime)
+        form.add_field("model", self.model)
+        form.add_field("response_format", "json")
+        body, content_type = await self._post("/audio/transcriptions", data=form)
+        if content_type == "application/json":
+            try:
+                data = json.loads(body)
+            except ValueError as exc:
+                raise self._failed("an answer that is not JSON") from exc
+            text = data.get("text") if isinstance(data, dict) else None
+            if not isinstance(text, str):
+                raise self._failed("an answer without text")
+            return text.strip()
+        return body.decode("utf-8", errors="replace").strip()
+
+
+class Speaker(AudioServer):
+    what = "speech"
+
+    def __init__(
+        self, role: str, spec: BackendConfig, env: Mapping[str, str], *, voice: str
+    ) -> None:
+        super().__init__(role, spec, env)
+        self.voice = voice
+
+    async def speak(self, text: str) -> Speech:
+        """``text`` spoken, as Ogg Opus where the server can (``response_format`` opus)."""
+        body, _ = await self._post(
+            "/audio/speech",
+            json={
+                "model": self.model,
+                "input": text,
+                "voice": self.voice,
+                "response_format": "opus",
+            },
+        )
+        found = sniff(body, declared="audio/ogg", voice=True)
+        if found.kind != "audio":
+            raise self._failed(f"an answer that is not sound ({found.mime})")
+        suffix = {"audio/ogg": "ogg", "audio/mpeg": "mp3", "audio/wav": "wav"}.get(
+            found.mime, "bin"
+        )
+        return Speech(body, found.mime, duration_of(body, found.mime), f"answer.{suffix}")

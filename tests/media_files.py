@@ -1,0 +1,71 @@
+"""Real media for tests, made on the spot: pictures by Pillow, PDFs by pypdf, and the
+recorded voice note in ``tests/data/media`` (espeak-ng's voice, encoded by opusenc)."""
+
+from __future__ import annotations
+
+import io
+import zlib
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+from pypdf import PdfWriter
+from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+__all__ = ["HELLO_WAV", "VOICE_OGG", "bomb_png", "pdf", "picture"]
+
+MEDIA = Path(__file__).parent / "data" / "media"
+VOICE_OGG = (MEDIA / "voice.ogg").read_bytes()
+HELLO_WAV = (MEDIA / "hello.wav").read_bytes()
+
+
+def picture(width: int = 640, height: int = 480, fmt: str = "PNG", mode: str = "RGB") -> bytes:
+    """A picture with something drawn on it (a flat one compresses to nothing)."""
+    image = Image.new(mode, (width, height), "white")
+    draw = ImageDraw.Draw(image)
+    for x in range(0, width, 37):
+        draw.line((x, 0, width - x, height), fill="red", width=3)
+    draw.ellipse((width // 4, height // 4, width * 3 // 4, height * 3 // 4), outline="blue")
+    out = io.BytesIO()
+    image.save(out, fmt)
+    return out.getvalue()
+
+
+def bomb_png(width: int = 30_000, height: int = 30_000) -> bytes:
+    """A PNG whose header says ``width`` x ``height`` (900 megapixels) in a few kilobytes."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return len(data).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+
+    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([1, 0, 0, 0, 0])
+    row = b"\x00" + b"\x00" * ((width + 7) // 8)
+    pixels = zlib.compress(row * 64, 9)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def pdf(pages: list[str], *, password: str = "") -> bytes:
+    """A PDF with one line of text on each page (Helvetica, so any reader extracts it)."""
+    writer = PdfWriter()
+    for text in pages:
+        page = writer.add_blank_page(width=612, height=792)
+        font = DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+            }
+        )
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+        )
+        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        stream = DecodedStreamObject()
+        stream.set_data(f"BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET".encode("latin-1"))
+        page[NameObject("/Contents")] = writer._add_object(stream)
+    if password:
+        writer.encrypt(password)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

@@ -1,0 +1,243 @@
+"""Reading media: kinds from bytes, pictures scaled and bombs refused, documents within their
+budget, recordings' lengths, and the audio servers at the wire."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from bot.daemon.errors import ConfigError, MediaError
+from bot.media.audio import duration_of, spoken_length
+from bot.media.documents import read_pdf, read_text
+from bot.media.images import MAX_ENCODED, prepare_image
+from bot.media.kinds import sniff
+from bot.media.servers import Speaker, Transcriber
+from bot.setup.config import BackendConfig
+from tests.fakes.audio_api import FakeAudio
+from tests.media_files import HELLO_WAV, VOICE_OGG, bomb_png, pdf, picture
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "declared", "kind", "mime"),
+    [
+        (picture(fmt="PNG"), "x.pdf", "application/pdf", "image", "image/png"),
+        (picture(fmt="JPEG"), "", "", "image", "image/jpeg"),
+        (picture(fmt="GIF"), "", "", "image", "image/gif"),
+        (picture(fmt="WEBP"), "", "", "image", "image/webp"),
+        (VOICE_OGG, "photo.jpg", "image/jpeg", "audio", "audio/ogg"),
+        (HELLO_WAV, "", "", "audio", "audio/wav"),
+        (b"ID3\x04\x00" + b"\x00" * 40, "", "", "audio", "audio/mpeg"),
+        (b"\x00\x00\x00\x20ftypM4A " + b"\x00" * 40, "", "", "audio", "audio/mp4"),
+        (b"\x00\x00\x00\x20ftypisom" + b"\x00" * 40, "", "video/mp4", "unsupported", "video/mp4"),
+        (b"\x00\x00\x00\x20ftypisom" + b"\x00" * 40, "", "audio/mp4", "audio", "audio/mp4"),
+        (b"\x1a\x45\xdf\xa3" + b"\x00" * 40, "", "audio/webm", "audio", "audio/webm"),
+        (b"\x1a\x45\xdf\xa3" + b"\x00" * 40, "", "", "unsupported", "video/webm"),
+        (pdf(["hello"]), "notes.txt", "text/plain", "pdf", "application/pdf"),
+        (b"milk, eggs\n", "list.csv", "", "text", "text/csv"),
+        ("# Notas\nção".encode(), "notas.md", "", "text", "text/markdown"),
+        (b"plain words", "", "application/octet-stream", "text", "text/plain"),
+        (b"PK\x03\x04" + b"\x00\x01" * 50, "report.docx", "text/plain", "unsupported", ""),
+        (b"MZ\x90\x00\x03", "setup.exe", "image/png", "unsupported", ""),
+    ],
+)
+def test_the_kind_is_read_from_the_bytes_not_the_name_or_declared_type(
+    data: bytes, name: str, declared: str, kind: str, mime: str
+) -> None:
+    found = sniff(data, name=name, declared=declared)
+    assert found.kind == kind
+    if mime:
+        assert found.mime == mime
+
+
+def test_a_large_photo_is_scaled_to_the_long_edge_and_keeps_its_format() -> None:
+    shown = prepare_image(picture(4032, 3024, "JPEG"), long_edge=1568, max_pixels=40_000_000)
+    assert (shown.media_type, shown.width, shown.height) == ("image/jpeg", 1568, 1176)
+    with Image.open(io.BytesIO(shown.data)) as image:
+        assert image.size == (1568, 1176)
+    tall = prepare_image(picture(1000, 3000, "PNG"), long_edge=1568, max_pixels=40_000_000)
+    assert (tall.media_type, tall.width, tall.height) == ("image/png", 523, 1568)
+
+
+def test_a_small_picture_goes_as_it_came() -> None:
+    data = picture(320, 200, "WEBP")
+    shown = prepare_image(data, long_edge=1568, max_pixels=40_000_000)
+    assert shown.data == data and shown.media_type == "image/webp"
+
+
+def test_a_picture_that_stays_too_large_is_sent_as_jpeg() -> None:
+    noisy = Image.effect_noise((1568, 1568), 120).convert("RGB")
+    out = io.BytesIO()
+    noisy.save(out, "PNG")
+    assert len(out.getvalue()) > MAX_ENCODED
+    shown = prepare_image(out.getvalue(), long_edge=1568, max_pixels=40_000_000)
+    assert shown.media_type == "image/jpeg" and len(shown.data) <= MAX_ENCODED
+
+
+def test_an_animated_gif_gives_its_first_frame() -> None:
+    frames = [Image.new("RGB", (64, 64), color) for color in ("red", "green", "blue")]
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:])
+    shown = prepare_image(out.getvalue(), long_edge=1568, max_pixels=40_000_000)
+    assert shown.media_type == "image/png"
+    with Image.open(io.BytesIO(shown.data)) as image:
+        assert getattr(image, "n_frames", 1) == 1
+        assert image.convert("RGB").getpixel((5, 5)) == (255, 0, 0)
+
+
+@pytest.mark.parametrize("size", [(30_000, 30_000), (8_000, 8_000)])
+def test_a_decompression_bomb_is_refused_before_its_pixels_are_read(
+    size: tuple[int, int],
+) -> None:
+    data = bomb_png(*size)
+    assert len(data) < 100_000
+    with pytest.raises(MediaError) as caught:
+        prepare_image(data, long_edge=1568, max_pixels=40_000_000)
+    assert "pixels" in caught.value.user_message and "smaller" in caught.value.user_message
+
+
+def test_a_broken_picture_is_one_clear_sentence() -> None:
+    data = picture(fmt="PNG")
+    with pytest.raises(MediaError) as caught:
+        prepare_image(data[: len(data) // 3], long_edge=1568, max_pixels=40_000_000, name="a.png")
+    assert caught.value.user_message == "“a.png” could not be opened as a picture."
+
+
+def test_a_pdf_is_read_with_its_name_and_page_count() -> None:
+    document = read_pdf(
+        pdf(["The boiler service is booked for 14 March.", "Call Ana on Friday."]),
+        name="house.pdf",
+        chars=10_000,
+        max_pages=50,
+    )
+    text = document.for_model()
+    assert text.startswith("[document house.pdf, 2 pages]\n")
+    assert "boiler service is booked for 14 March" in text and "Call Ana on Friday" in text
+    assert "cut here" not in text
+
+
+def test_a_long_pdf_stops_at_its_page_cap_with_a_visible_marker() -> None:
+    document = read_pdf(
+        pdf([f"Page {n} says hello." for n in range(1, 9)]),
+        name="long.pdf",
+        chars=10_000,
+        max_pages=3,
+    )
+    text = document.for_model()
+    assert "Page 3 says hello" in text and "Page 4" not in text
+    assert text.endswith("[… long.pdf cut here: pages 4-8 not read]")
+    assert document.note() == "[document long.pdf, 8 pages]"
+
+
+def test_a_document_beyond_its_budget_is_cut_with_a_marker() -> None:
+    lines = "\n".join(f"line {n}: milk, eggs, flour" for n in range(2000))
+    document = read_text(lines.encode(), name="list.csv", chars=1000)
+    text = document.for_model()
+    assert len(document.text) <= 1000
+    assert text.startswith("[document list.csv]\nline 0: milk")
+    assert "[… list.csv cut here:" in text and "more characters not shown]" in text
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (pdf(["secret"], password="hunter2"), "is locked with a password"),
+        (pdf([""]), "has no text I can read"),
+        (b"%PDF-1.7\n garbage garbage", "could not be read as a PDF"),
+    ],
+)
+def test_pdfs_that_cannot_be_read_say_why(data: bytes, said: str) -> None:
+    with pytest.raises(MediaError) as caught:
+        read_pdf(data, name="x.pdf", chars=1000, max_pages=10)
+    assert said in caught.value.user_message
+
+
+def test_recordings_know_their_length() -> None:
+    ogg = duration_of(VOICE_OGG, "audio/ogg")
+    wav = duration_of(HELLO_WAV, "audio/wav")
+    assert ogg is not None and 2.8 < ogg < 3.1  # opusinfo: 0m:02.933s
+    assert wav is not None and 0.6 < wav < 0.8
+    assert duration_of(b"OggS", "audio/ogg") is None
+    assert duration_of(b"ID3", "audio/mpeg") is None
+    assert [spoken_length(s) for s in (2.9, 14, 725, 3723)] == ["0:03", "0:14", "12:05", "1:02:03"]
+
+
+def _server(fake: FakeAudio, **extra: object) -> BackendConfig:
+    return BackendConfig.model_validate(
+        {"kind": "openai_compat", "model": "whisper-1", "base_url": fake.base_url, **extra}
+    )
+
+
+async def test_a_transcription_server_hears_the_recording_at_the_wire() -> None:
+    async with FakeAudio(api_key="k-123") as fake:
+        fake.transcript = "  remind me to buy flour  "
+        server = Transcriber(
+            "transcribe", _server(fake, api_key_env="AUDIO_KEY"), {"AUDIO_KEY": "k-123"}
+        )
+        try:
+            words = await server.transcribe(VOICE_OGG, mime="audio/ogg", name="voice.ogg")
+        finally:
+            await server.close()
+    assert words == "remind me to buy flour"
+    [heard] = fake.heard
+    assert heard.audio == VOICE_OGG
+    assert (heard.filename, heard.content_type, heard.model) == (
+        "voice.ogg",
+        "audio/ogg",
+        "whisper-1",
+    )
+
+
+async def test_a_speech_server_gives_ogg_opus_with_its_length() -> None:
+    async with FakeAudio() as fake:
+        server = Speaker("speech", _server(fake), {}, voice="nova")
+        try:
+            speech = await server.speak("Flour and eggs, noted.")
+        finally:
+            await server.close()
+    assert speech.audio == VOICE_OGG and speech.mime == "audio/ogg"
+    assert speech.duration is not None and 2.8 < speech.duration < 3.1
+    assert fake.spoken == [
+        {
+            "model": "whisper-1",
+            "input": "Flour and eggs, noted.",
+            "voice": "nova",
+            "response_format": "opus",
+        }
+    ]
+
+
+@pytest.mark.parametrize("failure", ["status", "slow", "down", "not sound"])
+async def test_a_media_server_that_fails_is_one_sentence(failure: str) -> None:
+    async with FakeAudio() as fake:
+        spec = _server(fake, timeout=0.5)
+        if failure == "status":
+            fake.fail = 500
+        elif failure == "slow":
+            fake.delay = 2.0
+        elif failure == "not sound":
+            fake.speech_audio = b"<html>oops</html>"
+        if failure == "down":
+            await fake.stop()
+        transcriber, speaker = (
+            Transcriber("transcribe", spec, {}),
+            Speaker("speech", spec, {}, voice="a"),
+        )
+        try:
+            if failure != "not sound":
+                with pytest.raises(MediaError) as heard:
+                    await transcriber.transcribe(VOICE_OGG, mime="audio/ogg")
+                assert "couldn't hear your voice note" in heard.value.user_message
+            with pytest.raises(MediaError) as spoken:
+                await speaker.speak("hello")
+            assert spoken.value.user_message.startswith("The speech server is not working")
+        finally:
+            await transcriber.close()
+            await speaker.close()
+
+
+def test_a_media_server_needs_an_address() -> None:
+    spec = BackendConfig(kind="openai_compat", model="whisper-1")
+    with pytest.raises(ConfigError, match="base_url"):
+        Transcriber("transcribe", spec, {})
