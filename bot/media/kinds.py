@@ -80,19 +80,27 @@ def sniff(data: bytes, *, name: str = "", declared: str = "", voice: bool = Fals
         return Sniffed("unsupported", "video/webm")
     if data.startswith(b"%PDF-"):
         return Sniffed("pdf", "application/pdf")
+    if head.startswith(b"PK\x03\x04"):  # a ZIP: Word, Excel, OpenDocument, an archive
+        return Sniffed("unsupported", "application/zip")
     if _is_text(data):
         suffix = name[name.rfind(".") :].lower() if "." in name else ""
         return Sniffed("text", _TEXT_TYPES.get(suffix, "text/plain"))
     return Sniffed("unsupported", "application/octet-stream")
 
 
+#: control characters text has no business holding (tab, newlines and form feed are fine)
+_CONTROL = bytes(c for c in range(32) if c not in (9, 10, 12, 13)) + b"\x7f"
+
+
 def _is_text(data: bytes) -> bool:
-    """UTF-8 without NUL bytes (a cut at the end of the sample is not a fault)."""
+    """UTF-8 with hardly a control character (a cut at the end of the sample is no fault)."""
     sample = data[:65536]
     if b"\x00" in sample:
         return False
     try:
         sample.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return exc.start >= len(sample) - 3 and len(data) > len(sample)
-    return True
+        if not (exc.start >= len(sample) - 3 and len(data) > len(sample)):
+            return False
+    controls = len(sample) - len(sample.translate(None, _CONTROL))
+    return controls <= len(sample) // 100

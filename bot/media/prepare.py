@@ -123,6 +123,8 @@ class MediaReader:
         )
 
     async def _fetch(self, adapter: Adapter, attachment: Attachment) -> bytes:
+        if not self.vision and attachment.mime.startswith("image/"):
+            raise _blind()  # said to be a picture: not worth fetching to find out
         limit = self._declared_cap(attachment)
         if attachment.size is not None and attachment.size > limit:
             raise too_large(limit, attachment.name)
@@ -134,7 +136,7 @@ class MediaReader:
 
     async def _picture(self, data: bytes, attachment: Attachment) -> Picture:
         if not self.vision:
-            raise MediaError("the chat model does not see pictures", user_message=NO_VISION)
+            raise _blind()
         return await asyncio.to_thread(
             prepare_image,
             data,
@@ -172,6 +174,10 @@ class MediaReader:
                 read_pdf, data, name=name, chars=chars, max_pages=self.config.max_pdf_pages
             )
         return read_text(data, name=name, chars=chars)
+
+
+def _blind() -> MediaError:
+    return MediaError("the chat model does not see pictures", user_message=NO_VISION)
 
 
 def _text(

@@ -1,0 +1,548 @@
+"""Pictures, voice notes and documents through the whole daemon: what the model receives at
+its wire, what the user gets back, what the session log keeps, and every bad-media case
+answered once with one clear sentence while the daemon keeps going."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.base import Attachment, Incoming
+from bot.daemon.daemon import Daemon
+from bot.delivery.inbox import from_json, to_json
+from bot.media.kinds import SUPPORTED
+from bot.media.prepare import NO_TRANSCRIBER, NO_VISION
+from bot.setup.config import Config
+from tests.fakes.anthropic_api import FakeAnthropic
+from tests.fakes.audio_api import FakeAudio
+from tests.fakes.openai_api import FakeOpenAI
+from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.media_files import VOICE_OGG, bomb_png, pdf, picture
+from tests.rig import start_daemon
+
+SCOTT = "scott"
+_ids = itertools.count(1)
+
+
+@dataclass
+class World:
+    daemon: Daemon
+    adapter: RecordingAdapter
+    data: Path
+    audio: FakeAudio
+
+    async def send(
+        self,
+        text: str = "",
+        *files: tuple[str, bytes, dict[str, Any]],
+        sender: str = SCOTT,
+        album: str = "",
+        event_id: str = "",
+    ) -> str:
+        """Deliver a message with ``files`` (name, bytes, Attachment fields); its event id."""
+        attachments = []
+        for name, data, extra in files:
+            ref = f"ref-{next(_ids)}"
+            self.adapter.files[ref] = data
+            attachments.append(Attachment(ref, name=name, size=len(data), **extra))
+        event = event_id or f"e{next(_ids)}"
+        await self.adapter.context.handler(
+            Incoming(
+                platform="console",
+                sender=sender,
+                room="room1",
+                text=text,
+                event_id=event,
+                kind="attachment" if files else "text",
+                attachments=tuple(attachments),
+                album=album,
+            )
+        )
+        return event
+
+    def log_text(self) -> str:
+        folder = self.data / SCOTT / "persona" / "inara" / "sessions"
+        return "\n".join(p.read_text() for p in sorted(folder.rglob("*.md")))
+
+
+def _config(tmp: Path, audio: FakeAudio, **extra: Any) -> Config:
+    llm = extra.pop("models", {})
+    media = extra.pop("media", {})
+    servers = {
+        "whisper": {
+            "kind": "openai_compat",
+            "model": "whisper-1",
+            "base_url": audio.base_url,
+            "timeout": 2,
+        },
+        "piper": {
+            "kind": "openai_compat",
+            "model": "piper-en",
+            "base_url": audio.base_url,
+            "timeout": 2,
+        },
+    }
+    roles = {"chat": {"backend": "scripted"}, "distill_mid": {}, "distill_long": {}}
+    roles.update(llm.get("roles", {}))
+    backends = {
+        "scripted": {
+            "kind": "openai_compat",
+            "model": "scripted-1",
+            "base_url": "http://127.0.0.1:9/v1",
+            "vision": True,
+        },
+        **servers,
+        **llm.get("backends", {}),
+    }
+    return make_config(
+        tmp,
+        users={SCOTT: {"identities": ["console:scott"], "admin": True, "timezone": "UTC"}},
+        extra={
+            "llm": {"backends": backends, "roles": roles},
+            "media": media,
+            "daemon": {"user_rate_per_minute": 10_000, "user_burst": 1000},
+            **extra,
+        },
+    )
+
+
+@pytest.fixture
+async def audio() -> AsyncIterator[FakeAudio]:
+    async with FakeAudio() as fake:
+        yield fake
+
+
+async def _world(
+    tmp: Path, audio: FakeAudio, llm: Any = None, env: dict[str, str] | None = None, **extra: Any
+) -> World:
+    make_persona(tmp, SCOTT)
+    daemon, adapter = await start_daemon(_config(tmp, audio, **extra), tmp, llm=llm, env=env)
+    return World(daemon, adapter, tmp, audio)
+
+
+TRANSCRIBE = {"roles": {"transcribe": {"backend": "whisper"}}}
+SPEAK = {"roles": {"speech": {"backend": "piper"}}}
+
+
+# -- pictures at the model's wire -----------------------------------------------------------
+
+
+async def test_a_photo_with_a_caption_reaches_anthropic_as_an_image_block(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    async with FakeAnthropic() as model:
+        anthropic = {
+            "kind": "anthropic",
+            "model": "claude-test",
+            "base_url": model.base_url,
+            "max_retries": 0,
+        }
+        world = await _world(
+            tmp_path,
+            audio,
+            models={"backends": {"scripted": anthropic}},
+            env={"ANTHROPIC_API_KEY": "k"},
+        )
+        try:
+            photo = picture(4032, 3024, "JPEG")
+            await world.send("what bird is this?", ("bird.jpg", photo, {"mime": "image/jpeg"}))
+        finally:
+            await world.daemon.stop()
+    [(media_type, shown)] = model.pictures
+    assert media_type == "image/jpeg" and shown != photo and len(shown) < len(photo)
+    content = model.requests[-1].body["messages"][-1]["content"]
+    assert [block["type"] for block in content] == ["image", "text"]
+    assert content[1]["text"].endswith("[picture: what bird is this?]")
+    assert world.adapter.texts()[-1].startswith("echo: ")
+    log = world.log_text()
+    assert "[picture: what bird is this?]" in log
+    assert base64.b64encode(shown[:30]).decode()[:20] not in log
+
+
+async def test_a_local_vision_model_gets_data_uris(tmp_path: Path, audio: FakeAudio) -> None:
+    async with FakeOpenAI() as model:
+        local = {
+            "kind": "openai_compat",
+            "model": "llava",
+            "base_url": f"{model.base_url}/v1",
+            "vision": True,
+            "max_retries": 0,
+        }
+        world = await _world(tmp_path, audio, models={"backends": {"scripted": local}})
+        try:
+            await world.send("", ("a.png", picture(800, 600, "PNG"), {"mime": "image/png"}))
+        finally:
+            await world.daemon.stop()
+    [(media_type, shown)] = model.pictures
+    assert media_type == "image/png" and shown.startswith(b"\x89PNG")
+    content = model.requests[-1].body["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": content[0]["text"]}
+    assert content[0]["text"].endswith("[picture]")
+    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+async def test_a_model_without_vision_says_so_in_one_sentence(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    llm = ScriptedLLM()
+    world = await _world(
+        tmp_path,
+        audio,
+        llm,
+        models={
+            "backends": {
+                "scripted": {
+                    "kind": "openai_compat",
+                    "model": "m",
+                    "base_url": "http://127.0.0.1:9/v1",
+                }
+            }
+        },
+    )
+    try:
+        await world.send("look", ("a.png", picture(), {"mime": "image/png"}))
+        await world.send("are you there?")
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.texts() == [NO_VISION, "echo: are you there?"]
+    assert world.adapter.bytes_served == 0  # not even downloaded
+    assert len(llm.calls) == 1
+
+
+async def test_an_album_is_one_turn_with_every_picture(tmp_path: Path, audio: FakeAudio) -> None:
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm)
+    try:
+        first = asyncio.create_task(
+            world.send(
+                "our holiday", ("1.jpg", picture(fmt="JPEG"), {"mime": "image/jpeg"}), album="g7"
+            )
+        )
+        await asyncio.sleep(0.1)
+        second = asyncio.create_task(
+            world.send("", ("2.jpg", picture(300, 300, "JPEG"), {"mime": "image/jpeg"}), album="g7")
+        )
+        await asyncio.gather(first, second)
+    finally:
+        await world.daemon.stop()
+    [call] = llm.calls
+    assert len(call.messages[-1].pictures) == 2
+    assert call.messages[-1].text.endswith("[2 pictures: our holiday]")
+    assert len(world.adapter.texts()) == 1
+
+
+# -- voice notes -------------------------------------------------------------------------------
+
+
+async def test_a_voice_note_is_transcribed_and_the_transcript_is_the_message(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm, models=TRANSCRIBE, media={"echo_transcript": True})
+    try:
+        await world.send(
+            "", ("voice.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True, "duration": 3.0})
+        )
+    finally:
+        await world.daemon.stop()
+    [heard] = audio.heard
+    assert heard.audio == VOICE_OGG and heard.model == "whisper-1"
+    said = "[voice note 0:03, transcribed] remind me to buy flour and eggs tomorrow morning"
+    assert llm.calls[-1].messages[-1].text.endswith(said)
+    [answer] = world.adapter.texts()
+    assert answer.startswith("> remind me to buy flour and eggs tomorrow morning\n\necho: ")
+    assert said in world.log_text()
+
+
+async def test_without_a_transcription_server_the_user_learns_how_to_enable_it(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    world = await _world(tmp_path, audio, ScriptedLLM())
+    try:
+        await world.send("", ("voice.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True}))
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.texts() == [NO_TRANSCRIBER]
+    assert "llm.roles.transcribe" in NO_TRANSCRIBER
+
+
+# -- documents --------------------------------------------------------------------------------
+
+
+async def test_a_pdf_is_given_to_the_model_with_its_name(tmp_path: Path, audio: FakeAudio) -> None:
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm)
+    try:
+        document = pdf(["The boiler service is booked for 14 March.", "Ana has the spare key."])
+        await world.send(
+            "when is the service?", ("house.pdf", document, {"mime": "application/pdf"})
+        )
+    finally:
+        await world.daemon.stop()
+    text = llm.calls[-1].messages[-1].text
+    assert "when is the service?\n\n[document house.pdf, 2 pages]\n" in text
+    assert "booked for 14 March" in text and "spare key" in text
+    assert "[document house.pdf, 2 pages]" in world.log_text()
+
+
+# -- bad media: one sentence each, answered once, the daemon goes on ---------------------------
+
+
+class SlowAdapter(RecordingAdapter):
+    async def download(self, attachment: Attachment, *, limit: int) -> bytes:
+        await asyncio.sleep(30)
+        return b""
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        ("unsupported", f"{SUPPORTED}; “report.docx” is none of those."),
+        ("too large", "larger than the 1 MB I accept"),
+        ("declared too large", "larger than the 1 MB I accept"),
+        ("bomb", "more than I open; please send a smaller one"),
+        ("broken", "could not be opened as a picture"),
+        ("gone", "That file is gone from the server."),
+        ("too long", "I listen to at most 1:00"),
+        ("server down", "couldn't hear your voice note"),
+        ("too many", "I read at most 10 in one message"),
+        ("sticker", f"{SUPPORTED}; I can't open that kind of message."),
+    ],
+)
+async def test_bad_media_is_one_clear_sentence_and_the_daemon_goes_on(
+    tmp_path: Path, audio: FakeAudio, case: str, said: str
+) -> None:
+    llm = ScriptedLLM()
+    world = await _world(
+        tmp_path,
+        audio,
+        llm,
+        models=TRANSCRIBE,
+        media={"max_image_bytes": 1_000_000, "max_audio_seconds": 60},
+    )
+    big = picture(2000, 2000, "PNG") + b"\x00" * 1_000_000
+    files: dict[str, tuple[tuple[str, bytes, dict[str, Any]], ...]] = {
+        "unsupported": (
+            ("report.docx", b"PK\x03\x04" + b"\x01\x02" * 200, {"mime": "text/plain"}),
+        ),
+        "too large": (("big.png", big, {"mime": "image/png"}),),
+        "bomb": (("bomb.png", bomb_png(), {"mime": "image/png"}),),
+        "broken": (("half.png", picture()[:500], {"mime": "image/png"}),),
+        "too long": (
+            ("talk.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True, "duration": 61.0}),
+        ),
+        "server down": (("v.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True}),),
+        "too many": tuple((f"{n}.png", picture(64, 64), {"mime": "image/png"}) for n in range(11)),
+    }
+    try:
+        if case == "server down":
+            audio.fail = 503
+        if case == "gone":
+            ref = Attachment("missing", name="x.png", mime="image/png")
+            incoming = Incoming(
+                "console", SCOTT, "room1", "", "gone-1", kind="attachment", attachments=(ref,)
+            )
+            await world.adapter.context.handler(incoming)
+            event = "gone-1"
+        elif case == "declared too large":
+            ref = Attachment("huge", name="huge.png", mime="image/png", size=50_000_000)
+            world.adapter.files["huge"] = b"x"
+            incoming = Incoming(
+                "console", SCOTT, "room1", "", "huge-1", kind="attachment", attachments=(ref,)
+            )
+            await world.adapter.context.handler(incoming)
+            event = "huge-1"
+        elif case == "sticker":
+            incoming = Incoming("console", SCOTT, "room1", "", "st-1", kind="attachment")
+            await world.adapter.context.handler(incoming)
+            event = "st-1"
+        else:
+            event = await world.send("", *files[case])
+        if case == "too large":
+            assert world.adapter.bytes_served <= 1_000_000 + 65536  # reading stopped at the cap
+        if case == "declared too large":
+            assert world.adapter.bytes_served == 0
+        await world.send("still there?")
+        # the platform hands the same event over again: it was answered once, not again
+        ref = Attachment("ref-again", name="x.png", mime="image/png")
+        await world.adapter.context.handler(
+            Incoming("console", SCOTT, "room1", "", event, kind="attachment", attachments=(ref,))
+        )
+    finally:
+        await world.daemon.stop()
+    texts = world.adapter.texts()
+    assert len(texts) == 2, texts
+    assert said in texts[0]
+    assert texts[1] == "echo: still there?"
+    assert len(llm.calls) == 1
+
+
+async def test_a_download_that_never_ends_is_given_up(tmp_path: Path, audio: FakeAudio) -> None:
+    make_persona(tmp_path, SCOTT)
+    config = _config(tmp_path, audio, media={"timeout": 0.3})
+    daemon, adapter = await start_daemon(
+        config, tmp_path, llm=ScriptedLLM(), adapter_class=SlowAdapter
+    )
+    world = World(daemon, adapter, tmp_path, audio)
+    try:
+        await world.send("", ("a.png", picture(), {"mime": "image/png"}))
+        await world.send("hello")
+    finally:
+        await daemon.stop()
+    assert adapter.texts() == [
+        "I couldn't fetch your attachment from the chat server; please send it again.",
+        "echo: hello",
+    ]
+
+
+async def test_an_unknown_senders_media_is_never_downloaded(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    world = await _world(tmp_path, audio, ScriptedLLM())
+    try:
+        await world.send("hi", ("a.png", picture(), {"mime": "image/png"}), sender="mallory")
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.bytes_served == 0 and world.adapter.texts() == []
+
+
+def test_the_inbox_keeps_an_attachment_as_its_handle() -> None:
+    attachment = Attachment(
+        "file-id-1", name="v.ogg", mime="audio/ogg", size=10, voice=True, duration=2.5
+    )
+    incoming = Incoming(
+        "telegram", "1", "1", "", "9", kind="attachment", attachments=(attachment,), album="g"
+    )
+    assert from_json(to_json(incoming)) == incoming
+
+
+# -- spoken answers ---------------------------------------------------------------------------
+
+
+async def test_voice_on_speaks_each_answer_after_the_text_once(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    world = await _world(tmp_path, audio, ScriptedLLM(), models=SPEAK)
+    world.adapter.supports_voice = True
+    try:
+        await world.send("/voice")
+        await world.send("/voice on")
+        await world.send("**hello** there")
+        await world.send("/voice off")
+        await world.send("quiet now")
+    finally:
+        await world.daemon.stop()
+    texts = world.adapter.texts()
+    assert texts[0].startswith("Answers in this room are written only")
+    assert texts[2] == "echo: **hello** there" and texts[4] == "echo: quiet now"
+    [(room, speech)] = world.adapter.voices
+    assert room == "room1" and speech.audio == audio.speech_audio and speech.mime == "audio/ogg"
+    assert [body["input"] for body in audio.spoken] == ["echo: hello there"]
+
+
+async def test_voice_is_kept_per_room_across_a_restart(tmp_path: Path, audio: FakeAudio) -> None:
+    world = await _world(tmp_path, audio, ScriptedLLM(), models=SPEAK)
+    world.adapter.supports_voice = True
+    await world.send("/voice on")
+    await world.daemon.stop()
+    again, adapter = await start_daemon(
+        _config(tmp_path, audio, models=SPEAK), tmp_path, llm=ScriptedLLM()
+    )
+    adapter.supports_voice = True
+    try:
+        await World(again, adapter, tmp_path, audio).send("hello")
+    finally:
+        await again.stop()
+    assert len(adapter.voices) == 1
+
+
+async def test_a_spoken_answer_the_speech_server_missed_comes_later_once(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    world = await _world(
+        tmp_path, audio, ScriptedLLM(), models=SPEAK, media={"voice_replies": True}
+    )
+    world.adapter.supports_voice = True
+    world.daemon.outbox.base_delay = 0.05
+    audio.fail = 503
+    try:
+        await world.send("hello")
+        assert world.adapter.texts() == ["echo: hello"] and world.adapter.voices == []
+        audio.fail = 0
+        for _ in range(100):
+            if world.adapter.voices:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.texts() == ["echo: hello"]
+    assert len(world.adapter.voices) == 1
+
+
+async def test_voice_where_the_platform_has_none_says_so(tmp_path: Path, audio: FakeAudio) -> None:
+    world = await _world(tmp_path, audio, ScriptedLLM(), models=SPEAK)
+    try:
+        await world.send("/voice on")
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.texts() == [
+        "I can't send voice messages on console, so answers stay written."
+    ]
+
+
+# -- Off The Record ---------------------------------------------------------------------------
+
+
+async def test_off_the_record_media_leaves_no_byte_anywhere(
+    tmp_path: Path, audio: FakeAudio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    data = tmp_path / "data"
+    audio.transcript = "the persimmonwalrus code is in the drawer"
+    llm = ScriptedLLM()
+    world = await _world(data, audio, llm, models=TRANSCRIBE)
+    photo = picture(900, 700, "PNG")
+    document = pdf(["marzipanocelot is the name of the boat"])
+    notes = b"quinceaardvark lives at number 9\n"
+    try:
+        await world.send("/otr on")
+        await world.send("zanzibarquokka", ("p.png", photo, {"mime": "image/png"}))
+        await world.send("", ("v.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True}))
+        await world.send("", ("boat.pdf", document, {"mime": "application/pdf"}))
+        await world.send("", ("notes.txt", notes, {"mime": "text/plain"}))
+    finally:
+        await world.daemon.stop()
+    assert len(llm.calls) == 4 and llm.calls[0].messages[-1].pictures
+    assert "persimmonwalrus" in llm.calls[1].messages[-1].text
+    needles = [
+        b"zanzibarquokka",
+        b"persimmonwalrus",
+        b"marzipanocelot",
+        b"quinceaardvark",
+        photo[len(photo) // 2 : len(photo) // 2 + 64],
+        VOICE_OGG[len(VOICE_OGG) // 2 : len(VOICE_OGG) // 2 + 64],
+        document[len(document) // 2 : len(document) // 2 + 64],
+        base64.b64encode(photo[len(photo) // 3 : len(photo) // 3 + 48]),
+    ]
+    assert all(len(set(needle)) >= 12 for needle in needles[4:])  # no run of zeros
+    files = [p for root in (data, scratch) for p in root.rglob("*") if p.is_file()]
+    assert files, "the daemon wrote its state"
+    held = {
+        (path.name, needle[:12])
+        for path in files
+        for needle in needles
+        if needle in path.read_bytes()
+    }
+    assert not held
+    assert not any(scratch.iterdir())
