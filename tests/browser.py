@@ -133,14 +133,18 @@ async def wait_for_answer(page: Any, text: str) -> None:
 
 
 async def start_console(
-    data: Path, *, users: dict[str, dict[str, Any]] | None = None
+    data: Path,
+    *,
+    users: dict[str, dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> AsyncIterator[Console]:
+    """The daemon with the console; ``extra`` is more config (sections, as make_config's)."""
     make_persona(data, "scott")
     config = make_config(
         data,
         users=users,
         memory_backend="sqlite-fts5",
-        extra={"http": {"enabled": True, "port": 0}},
+        extra={"http": {"enabled": True, "port": 0}, **(extra or {})},
     )
     llm = GatedLLM()
     daemon = Daemon(config, backends={"scripted": llm}, env={}, jobs=False)
@@ -154,7 +158,7 @@ async def start_console(
         await daemon.stop()
 
 
-async def launch_browser() -> AsyncIterator[Any]:
+async def launch_browser(*, args: Sequence[str] = ()) -> AsyncIterator[Any]:
     if not Path(CHROMIUM).exists():
         _unavailable("chromium is not installed")
     try:
@@ -162,7 +166,9 @@ async def launch_browser() -> AsyncIterator[Any]:
     except ImportError:
         _unavailable("playwright is not installed")
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=[*BROWSER_ARGS, *args]
+        )
         try:
             yield browser
         finally:

@@ -286,15 +286,14 @@ class Daemon:
                 data_dir=self.config.data_dir / "adapters" / name,
                 command_menu=command_menu(),
                 add_route=add_route if app is not None else None,
-                speak=self.speaker.speak if self.speaker is not None else None,
             )
             context.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             self.adapters[name] = registry.create(name, settings, context)
             self._stall_seconds[name] = settings.stall_seconds
-        for adapter in self._given_adapters.values():
+        self.adapters.update(self._given_adapters)
+        for adapter in self.adapters.values():  # the console's and a test's adapters too
             if adapter.context.speak is None and self.speaker is not None:
                 adapter.context.speak = self.speaker.speak
-        self.adapters.update(self._given_adapters)
 
     async def _start_http(self, app: web.Application) -> None:
         self._runner = web.AppRunner(app, access_log=None)

@@ -5,21 +5,30 @@ platform's, so a web turn goes through the same router, sessions, Off The Record
 What the core sends or edits lands in the room's :class:`RoomFeed`, which every open page of
 that conversation reads as a stream of server-sent events. Each conversation is its own
 direct room, ``web:<user>:<persona>:<id>``; the sender is the signed-in user's name.
+
+Files sent with a message (pictures, documents, a voice note recorded in the page) are held
+in memory while their message is handled, then dropped; a spoken answer is a message with
+its audio inline, in memory like every message of the feed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import html
 import itertools
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
-from adapters.base import Adapter, AdapterContext, Incoming
+from adapters.base import Adapter, AdapterContext, Attachment, Incoming, Speech
+from bot.daemon.errors import MediaError
+from bot.media.fetch import too_large
 from bot.web.markup import render_message
+from bot.web.uploads import Upload
 
 __all__ = ["FEED_LIMIT", "RoomFeed", "WebAdapter"]
 
@@ -56,6 +65,7 @@ class RoomFeed:
 class WebAdapter(Adapter):
     platform = "web"
     supports_edit = True
+    supports_voice = True
     max_message_chars = 100_000
 
     def __init__(self, context: AdapterContext) -> None:
@@ -63,6 +73,8 @@ class WebAdapter(Adapter):
         self.feeds: dict[str, RoomFeed] = {}
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
+        #: the bytes of files sent with messages being handled, by attachment ref
+        self._uploads: dict[str, bytes] = {}
 
     def feed(self, room: str) -> RoomFeed:
         feed = self.feeds.get(room)
@@ -102,11 +114,47 @@ class WebAdapter(Adapter):
     async def reply_done(self, room: str) -> None:
         self.feed(room).publish({"type": "done"})
 
-    def submit(self, user: str, room: str, text: str) -> str:
+    async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
+        message_id = f"m{next(self._ids)}"
+        source = f"data:{speech.mime};base64,{base64.b64encode(speech.audio).decode('ascii')}"
+        player = f'<audio controls preload="none" src="{html.escape(source)}"></audio>'
+        self.feed(room).publish(
+            {"type": "msg", "id": message_id, "role": "persona", "text": "", "html": player}
+        )
+        self.health.touch()
+        return message_id
+
+    async def download(self, attachment: Attachment, *, limit: int) -> bytes:
+        data = self._uploads.get(attachment.ref)
+        if data is None:
+            raise MediaError(
+                "upload gone",
+                user_message="The file you sent is no longer here (I restarted); please send"
+                " it again.",
+            )
+        if len(data) > limit:
+            raise too_large(limit, attachment.name)
+        return data
+
+    def submit(self, user: str, room: str, text: str, uploads: Sequence[Upload] = ()) -> str:
         """Show the user's message in the room and hand it to the router in the background;
-        the answer arrives through the feed. Returns the event id."""
+        the answer arrives through the feed. Returns the event id. ``uploads`` are held in
+        memory until the message is handled."""
         event_id = uuid.uuid4().hex
-        self._message(room, "user", text, f"u{event_id}")
+        attachments = []
+        for upload in uploads:
+            ref = uuid.uuid4().hex
+            self._uploads[ref] = upload.data
+            attachments.append(
+                Attachment(
+                    ref,
+                    name=upload.name,
+                    mime=upload.mime,
+                    size=len(upload.data),
+                    voice=upload.voice,
+                )
+            )
+        self._message(room, "user", _shown(text, uploads), f"u{event_id}")
         incoming = Incoming(
             platform=self.platform,
             sender=user,
@@ -114,10 +162,18 @@ class WebAdapter(Adapter):
             text=text,
             event_id=event_id,
             is_direct=True,
+            kind="attachment" if attachments else "text",
+            attachments=tuple(attachments),
         )
         task: asyncio.Task[None] = asyncio.ensure_future(self.context.handler(incoming))
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+
+        def handled(done: asyncio.Task[None]) -> None:
+            self._tasks.discard(done)
+            for attachment in attachments:
+                self._uploads.pop(attachment.ref, None)
+
+        task.add_done_callback(handled)
         return event_id
 
     async def listen(self, room: str) -> AsyncIterator[Event]:
@@ -136,3 +192,9 @@ class WebAdapter(Adapter):
                 yield event
         finally:
             feed.listeners.discard(queue)
+
+
+def _shown(text: str, uploads: Sequence[Upload]) -> str:
+    """The user's message as the page shows it: the text, then a line for each file."""
+    lines = ["🎙 voice note" if u.voice else f"📎 {u.name or 'file'}" for u in uploads]
+    return "\n\n".join(part for part in (text, "  \n".join(lines)) if part)

@@ -24,6 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.turn.rooms import Room
+from bot.web.uploads import Sent, read_sent
 from bot.web.views import console, conversation_id, form_text, own_persona, render
 
 __all__ = ["conversations", "mode_of", "routes"]
@@ -152,23 +153,34 @@ async def _switch(request: web.Request, user: str, persona: str, conv: str, want
     return f"/u/{user}/{wanted}/chat/{fresh}"
 
 
+async def _sent(request: web.Request) -> Sent:
+    """The message posted: a multipart body (files may come) is read into memory by
+    :mod:`bot.web.uploads`, never through aiohttp's reader (it spools files to disk)."""
+    if request.content_type != "multipart/form-data":
+        return Sent(await form_text(request, "text"))
+    media = console(request).daemon.config.media
+    limit = max(media.max_image_bytes, media.max_audio_bytes, media.max_document_bytes)
+    return await read_sent(request, file_limit=limit, max_files=media.max_attachments)
+
+
 @routes.post(_BASE + "/{conv}")
 async def send(request: web.Request) -> web.Response:
     user, persona = own_persona(request)
     conv = conversation_id(request)
-    text = (await form_text(request, "text")).strip()
+    sent = await _sent(request)
+    text = sent.text.strip()
     wanted = _persona_asked(request, user, text)
     if wanted is not None:
         target = await _switch(request, user, persona, conv, wanted)
         if request.headers.get("X-CSRF-Token"):
             return web.json_response({"location": target})
         raise web.HTTPSeeOther(target)
-    if text:
+    if text or sent.uploads:
         router = console(request).daemon.router
         assert router is not None
         room = _room_id(user, persona, conv)
         router.room_persona[f"web:{room}"] = persona
-        console(request).adapter.submit(user, room, text)
+        console(request).adapter.submit(user, room, text, sent.uploads)
     if request.headers.get("X-CSRF-Token"):  # the page's script: it reads the stream
         return web.Response(status=204)
     raise web.HTTPSeeOther(f"/u/{user}/{persona}/chat/{conv}")

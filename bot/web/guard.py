@@ -5,7 +5,8 @@
   name that resolves to this machine (DNS rebinding) gets nothing.
 - A state-changing request from another site is refused: its ``Origin``, when sent, must be
   an allowed host, and it must carry the session's CSRF token (form field ``csrf`` or header
-  ``X-CSRF-Token``). The session cookie is SameSite=Strict as well.
+  ``X-CSRF-Token``; a multipart body, which carries files, in the header only). The session
+  cookie is SameSite=Strict as well.
 - Pages other than sign-in and static files want a signed-in browser; others are sent to
   ``/login``.
 
@@ -37,7 +38,8 @@ _HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
     "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self';"
+        "default-src 'self'; img-src 'self' data:; media-src data: blob:; style-src 'self';"
+        " script-src 'self';"
         " form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
 }
@@ -84,11 +86,10 @@ def secure_request(request: web.Request) -> bool:
 
 
 async def _csrf_ok(request: web.Request, session: WebSession) -> bool:
+    """The token in the header, or in a plain form's ``csrf`` field. A multipart body (files)
+    must carry it in the header: reading it for the field would spool its files to disk."""
     given = request.headers.get("X-CSRF-Token")
-    if given is None and request.content_type in (
-        "application/x-www-form-urlencoded",
-        "multipart/form-data",
-    ):
+    if given is None and request.content_type == "application/x-www-form-urlencoded":
         form = await read_form(request)
         value = form.get("csrf")
         given = value if isinstance(value, str) else None

@@ -47,7 +47,13 @@
       e.preventDefault();
       const body = new FormData(form);
       const area = form.querySelector("textarea");
+      const files = form.querySelector('input[type="file"]');
       const typed = area ? area.value : "";
+      if (form.id === "send") {
+        if (voice) body.append("voice", voice, "voice.webm");
+        const chosen = files ? files.files.length : 0;
+        if (!typed.trim() && !chosen && !voice) return;  // nothing to send
+      }
       if (area) area.value = "";
       problem.hidden = true;
       const response = await fetch(location.pathname, {
@@ -55,16 +61,56 @@
       }).catch(() => null);
       if (!response || !response.ok) {  // nothing was sent: give the text back, say why
         if (area && !area.value) area.value = typed;
+        const said = response && response.status === 413 ? await response.text() : "";
         problem.textContent = response && response.status === 403
           ? "Not sent: you are signed out. Sign in again (your text is still here)."
+          : said ? "Not sent: " + said
           : "Not sent: personad did not answer. Try again (your text is still here).";
         problem.hidden = false;
         return;
       }
+      if (files) files.value = "";
+      if (form.id === "send") setVoice(null);
       if (response.status === 200) {  // "/persona NAME": that persona's own conversation
         const answer = await response.json();
         if (answer.location) location.assign(answer.location);
       }
+    });
+  }
+  // a voice note recorded in the page, sent with the next message (or on its own)
+  let voice = null;
+  const record = document.getElementById("record");
+  const recording = document.getElementById("recording");
+  function setVoice(blob) {
+    voice = blob;
+    recording.textContent = blob ? "Voice note ready: Send sends it." : "";
+  }
+  if (record && navigator.mediaDevices && window.MediaRecorder) {
+    record.hidden = false;
+    let recorder = null;
+    record.addEventListener("click", async () => {
+      if (recorder) { recorder.stop(); return; }
+      let stream;
+      try {
+        stream = await navigator.mediaDevices.getUserMedia({audio: true});
+      } catch (err) {
+        recording.textContent = "The browser did not allow the microphone.";
+        return;
+      }
+      const pieces = [];
+      recorder = new MediaRecorder(stream);
+      recorder.addEventListener("dataavailable", (e) => pieces.push(e.data));
+      recorder.addEventListener("stop", () => {
+        stream.getTracks().forEach((track) => track.stop());
+        setVoice(new Blob(pieces, {type: recorder.mimeType || "audio/webm"}));
+        recorder = null;
+        record.setAttribute("aria-pressed", "false");
+        record.textContent = "Record a voice note";
+      });
+      recorder.start();
+      record.setAttribute("aria-pressed", "true");
+      record.textContent = "Stop recording";
+      recording.textContent = "Recording…";
     });
   }
   const area = document.getElementById("text");
