@@ -33,12 +33,12 @@ import itertools
 import json
 import re
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
+from tests.fakes.files import StoredFile, Upload, serve, upload
 from tests.fakes.lifecycle import ServerContext
 
 __all__ = ["FakeTelegram"]
@@ -47,26 +47,6 @@ Json = dict[str, Any]
 _JSON_FIELDS = {"allowed_updates", "commands", "reply_parameters", "scope", "entities"}
 #: the largest file getFile hands a bot
 MAX_BOT_DOWNLOAD = 20 * 1024 * 1024
-_WRITE = 64 * 1024
-
-
-@dataclass(slots=True)
-class StoredFile:
-    """A file a user sent: its bytes, the size Telegram declares, how it is served."""
-
-    path: str
-    data: bytes
-    size: int | None
-    chunked: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Upload:
-    """A file the bot uploaded in a multipart request."""
-
-    filename: str
-    content_type: str
-    data: bytes
 
 
 def _ok(result: Any) -> web.Response:
@@ -485,8 +465,8 @@ class FakeTelegram(ServerContext):
 
     async def _m_sendvoice(self, params: Json) -> Any:
         chat_id = str(params["chat_id"])
-        upload = params.get("voice")
-        if not isinstance(upload, Upload):
+        voice = params.get("voice")
+        if not isinstance(voice, Upload):
             raise _ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
         duration = int(params.get("duration") or 0)
         message = self._bot_message(chat_id, None)
@@ -494,15 +474,15 @@ class FakeTelegram(ServerContext):
             "file_id": f"voice-{message['message_id']}",
             "file_unique_id": f"unique-voice-{message['message_id']}",
             "duration": duration,
-            "mime_type": upload.content_type,
-            "file_size": len(upload.data),
+            "mime_type": voice.content_type,
+            "file_size": len(voice.data),
         }
         self.voices.append(
             {
                 "chat_id": chat_id,
                 "message_id": message["message_id"],
                 "duration": duration,
-                "upload": upload,
+                "upload": voice,
             }
         )
         return message
@@ -515,23 +495,7 @@ class FakeTelegram(ServerContext):
             return web.Response(status=404, text="Not Found")
         if self._fail_downloads:
             return web.Response(status=self._fail_downloads.pop(0), text="Server error")
-        response = web.StreamResponse()
-        response.content_type = "application/octet-stream"
-        if not stored.chunked:
-            response.content_length = len(stored.data)
-        sent = 0
-        try:
-            await response.prepare(request)
-            for start in range(0, len(stored.data), _WRITE):
-                chunk = stored.data[start : start + _WRITE]
-                await response.write(chunk)
-                sent += len(chunk)
-            await response.write_eof()
-        except ConnectionError:
-            pass  # the bot stopped reading
-        finally:
-            self.served[path] = sent
-        return response
+        return await serve(request, stored, self.served)
 
     async def _m_sendchataction(self, params: Json) -> Any:
         self.actions.append((str(params["chat_id"]), params["action"]))
@@ -617,7 +581,7 @@ async def _params(request: web.Request) -> Json:
         else:
             for name, value in (await request.post()).items():
                 if isinstance(value, web.FileField):
-                    params[name] = Upload(value.filename, value.content_type, value.file.read())
+                    params[name] = upload(value)
                 else:
                     params[name] = value
     for name in _JSON_FIELDS & params.keys():
