@@ -46,39 +46,20 @@ def message_attachments(message: Message) -> tuple[Attachment, ...]:
         return (_photo(message.photo),)
     if message.animation or message.sticker or message.video or message.video_note:
         return ()  # an animation carries a document too: it is still a GIF or a video
-    if message.voice is not None:
-        voice = message.voice
-        return (
-            Attachment(
-                ref=voice.file_id,
-                mime=voice.mime_type or "audio/ogg",
-                size=voice.file_size,
-                voice=True,
-                duration=period_seconds(voice, "duration"),
-            ),
-        )
-    if message.audio is not None:
-        audio = message.audio
-        return (
-            Attachment(
-                ref=audio.file_id,
-                name=audio.file_name or "",
-                mime=audio.mime_type or "",
-                size=audio.file_size,
-                duration=period_seconds(audio, "duration"),
-            ),
-        )
-    if message.document is not None:
-        document = message.document
-        return (
-            Attachment(
-                ref=document.file_id,
-                name=document.file_name or "",
-                mime=document.mime_type or "",
-                size=document.file_size,
-            ),
-        )
-    return ()
+    media = message.voice or message.audio or message.document
+    if media is None:
+        return ()
+    voice = media is message.voice
+    return (
+        Attachment(
+            ref=media.file_id,
+            name=getattr(media, "file_name", None) or "",
+            mime=media.mime_type or ("audio/ogg" if voice else ""),
+            size=media.file_size,
+            voice=voice,
+            duration=period_seconds(media, "duration"),
+        ),
+    )
 
 
 def _photo(sizes: Sequence[PhotoSize]) -> Attachment:

@@ -212,10 +212,7 @@ class FakeTelegram(ServerContext):
         is the ``media_group_id`` the photos of one album share."""
         extra: Json = {field: media, **kwargs.pop("extra", {})}
         if caption is not None:
-            extra["caption"] = caption
-            entities = _entities(caption)
-            if entities:
-                extra["caption_entities"] = entities
+            _put_text(extra, caption, "caption")
         if album is not None:
             extra["media_group_id"] = album
         return self.push_message(chat_id, None, extra=extra, **kwargs)
@@ -254,10 +251,7 @@ class FakeTelegram(ServerContext):
             "date": int(time.time()),
         }
         if text is not None:
-            message["text"] = text
-            entities = _entities(text)
-            if entities:
-                message["entities"] = entities
+            _put_text(message, text, "text")
         if reply_to is not None:
             message["reply_to_message"] = self.messages[(str(chat_id), reply_to)]
         message.update(extra or {})
@@ -554,6 +548,15 @@ class FakeTelegram(ServerContext):
 def _allowed(update: Json, allowed: list[str]) -> bool:
     kinds = set(update) - {"update_id"}
     return not kinds or bool(kinds & set(allowed))
+
+
+def _put_text(message: Json, text: str, field: str) -> None:
+    """``message[field] = text``, with the entities Telegram finds in it (a text's
+    ``entities``, a caption's ``caption_entities``)."""
+    message[field] = text
+    entities = _entities(text)
+    if entities:
+        message["entities" if field == "text" else f"{field}_entities"] = entities
 
 
 def _entities(text: str) -> list[Json]:
