@@ -196,7 +196,7 @@ async def test_own_and_other_bots_messages_are_ignored(
     assert [e.text for e in events.events] == ["a person"]
 
 
-async def test_attachment_without_text(
+async def test_files_and_stickers_are_attachments_with_the_text_as_caption(
     fake: FakeDiscord, adapter: DiscordAdapter, events: Collector
 ) -> None:
     scott = fake.user("scott")
@@ -205,9 +205,11 @@ async def test_attachment_without_text(
     await fake.dispatch_message("look", author=scott, channel_id="900", attachments=("a.pdf",))
     await fake.wait_for(lambda: len(events.events) == 3)
     photo, sticker, captioned = events.events
-    assert photo.kind == "attachment" and "cat.png" in photo.text
-    assert sticker.kind == "attachment" and "wave" in sticker.text
-    assert captioned.kind == "text" and captioned.text == "look"
+    assert (photo.kind, photo.text) == ("attachment", "")
+    assert [a.name for a in photo.attachments] == ["cat.png"]
+    assert (sticker.kind, sticker.text, sticker.attachments) == ("attachment", "", ())
+    assert (captioned.kind, captioned.text) == ("attachment", "look")
+    assert [a.name for a in captioned.attachments] == ["a.pdf"]
 
 
 async def test_redelivered_message_keeps_its_event_id(

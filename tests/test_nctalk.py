@@ -232,8 +232,10 @@ async def test_attachment(rig: Rig) -> None:
     }
     await rig.talk.deliver_message(text="{file}", parameters=parameters, message_id=5)
     incoming = await rig.next_incoming()
-    assert incoming.kind == "attachment"
-    assert incoming.text == "[file: holiday.jpg]"
+    assert (incoming.kind, incoming.text) == ("attachment", "")
+    assert [(a.name, a.mime, a.size) for a in incoming.attachments] == [
+        ("holiday.jpg", "image/jpeg", 12345)
+    ]
     # Before Nextcloud 33 attachments arrived with an empty object name.
     await rig.talk.deliver_message(
         text="{file}", parameters=parameters, message_id=6, object_name=""

@@ -145,15 +145,13 @@ async def test_forged_webhook_reaches_nobody(world: World) -> None:
     assert world.texts() == ["echo: real"]
 
 
-async def test_attachment_gets_a_polite_answer(world: World) -> None:
-    await world.talk.deliver_message(
-        room="scott-room",
-        text="{file}",
-        message_id=140,
-        parameters={"file": {"type": "file", "id": "9", "name": "scan.pdf"}},
+async def test_a_shared_file_is_answered_with_why_it_cannot_be_read(world: World) -> None:
+    await world.talk.deliver_file(
+        room="scott-room", name="scan.pdf", mimetype="application/pdf", message_id=140
     )
     [answer] = await world.talk.wait_for_messages(1)
-    assert "attachments" in answer.message
+    assert "can't read files shared in Nextcloud Talk" in answer.message
+    assert "paste the text" in answer.message
     assert world.llm.calls == []
 
 

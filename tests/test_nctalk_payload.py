@@ -70,10 +70,10 @@ def test_unknown_placeholders_stay_as_written() -> None:
     assert rendered.text == "A and {b} and {}"
 
 
-def test_file_caption_keeps_the_caption_and_names_the_file() -> None:
+def test_file_caption_is_the_text_and_the_file_an_attachment() -> None:
     rendered = render_message("look at this", {"file": {"type": "file", "name": "x.pdf"}})
-    assert rendered.text == "look at this\n[file: x.pdf]"
-    assert rendered.files == ("x.pdf",)
+    assert rendered.text == "look at this"
+    assert [(a.name, a.size) for a in rendered.files] == [("x.pdf", None)]
 
 
 @pytest.mark.parametrize(

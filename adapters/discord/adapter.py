@@ -8,10 +8,14 @@ itself, split at Discord's 2000-character limit with fenced code blocks kept who
 Rooms are channel ids (``"123456789012345678"``); ``"user:<id>"`` opens (or reuses) the
 direct-message channel with that user, for messages the bot starts itself.
 
+Media (:mod:`adapters.discord.media`): ``download`` reads an attachment's CDN URL under the
+cap on an HTTP session of the adapter's own; ``post_audio`` posts a voice message.
+
 The pieces: :mod:`adapters.discord.settings` (the config section),
 :mod:`adapters.discord.client` (the discord.py client: events in, health),
-:mod:`adapters.discord.incoming` (events to :class:`Incoming`) and
-:mod:`adapters.discord.commands` (slash commands and the interactions awaiting answers).
+:mod:`adapters.discord.incoming` (events to :class:`Incoming`),
+:mod:`adapters.discord.commands` (slash commands and the interactions awaiting answers) and
+:mod:`adapters.discord.media` (files in, voice messages out).
 """
 
 from __future__ import annotations
@@ -27,11 +31,20 @@ import aiohttp
 import discord
 import structlog
 
-from adapters.base import Adapter, AdapterContext, Incoming, MessageGone, part_key
+from adapters.base import (
+    Adapter,
+    AdapterContext,
+    Attachment,
+    Incoming,
+    MessageGone,
+    Speech,
+    part_key,
+)
+from adapters.discord import media
 from adapters.discord.client import PersonadClient, login
 from adapters.discord.commands import PendingInteractions, Reply, sync_commands
 from adapters.discord.settings import Settings, apply_endpoints
-from bot.daemon.errors import AdapterError, CredentialsRejected, PermanentSendError
+from bot.daemon.errors import AdapterError, CredentialsRejected, MediaError, PermanentSendError
 from bot.turn.formatting import split_markdown
 
 __all__ = ["DISCORD_MAX_CHARS", "DiscordAdapter", "Settings", "create"]
@@ -57,6 +70,7 @@ class DiscordAdapter(Adapter):
     supports_edit = True
     # a repeated nonce (sent with enforce_nonce) is answered with the message it made
     idempotent = True
+    supports_voice = True
 
     def __init__(self, settings: Settings, context: AdapterContext) -> None:
         super().__init__(context)
@@ -66,6 +80,7 @@ class DiscordAdapter(Adapter):
         self._fatal: BaseException | None = None
         self._pending = PendingInteractions()
         self._typed: dict[str, float] = {}
+        self._files: aiohttp.ClientSession | None = None
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -81,6 +96,7 @@ class DiscordAdapter(Adapter):
             pending=self._pending,
             application_id=self.settings.application_id,
         )
+        self._files = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(sock_connect=10))
         try:
             await login(client, token)
             if self.settings.sync_commands:
@@ -167,6 +183,9 @@ class DiscordAdapter(Adapter):
                 await runner
         self._pending.clear()
         self._typed.clear()
+        if self._files is not None:
+            await self._files.close()
+            self._files = None
 
     async def _deliver(self, incoming: Incoming) -> None:
         try:
@@ -247,6 +266,20 @@ class DiscordAdapter(Adapter):
             else:
                 channel = await self._channel(room)
                 await channel.get_partial_message(int(message_id)).edit(content=text)
+
+    async def download(self, attachment: Attachment, *, limit: int) -> bytes:
+        if self._files is None:
+            raise MediaError(
+                "the Discord adapter is not running",
+                user_message="I am not connected to Discord just now; please send it again.",
+            )
+        return await media.download(self._files, attachment, limit)
+
+    async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
+        client = self._live()
+        channel = await self._channel(room)
+        with _translated(f"send a voice message to channel {room}"):
+            return await media.post_voice(client, channel, speech, _nonce(key, 0))
 
     async def typing(self, room: str, on: bool) -> None:
         if not on:

@@ -4,6 +4,11 @@ A direct message is always addressed to the bot. In a guild channel a message is
 only when it mentions the bot or replies to one of the bot's messages; the mention itself is
 cut from the text. The event id is Discord's own snowflake (message or interaction id), so a
 redelivered event keeps its id.
+
+A message with files or stickers is ``kind="attachment"``, its text (if any) the caption and
+its files the ``attachments`` (:mod:`adapters.discord.media`); one message is one event however
+many files it carries. Stickers are not fetched: a sticker alone is an attachment with no
+files, which the core answers as a kind it does not read.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Literal
 import discord
 
 from adapters.base import Incoming
+from adapters.discord.media import message_attachments
 
 __all__ = ["PLATFORM", "interaction_to_incoming", "message_to_incoming", "strip_mention"]
 
@@ -36,12 +42,6 @@ def _replies_to_me(message: discord.Message, me_id: int) -> bool:
     return isinstance(replied, discord.Message) and replied.author.id == me_id
 
 
-def _describe_files(message: discord.Message) -> str:
-    parts = [f"[attachment: {attachment.filename}]" for attachment in message.attachments]
-    parts += [f"[sticker: {sticker.name}]" for sticker in message.stickers]
-    return " ".join(parts)
-
-
 def message_to_incoming(message: discord.Message, me_id: int) -> Incoming | None:
     """The event for ``message``, or None when the bot should not see it at all.
 
@@ -54,11 +54,10 @@ def message_to_incoming(message: discord.Message, me_id: int) -> Incoming | None
     is_direct = message.guild is None
     mentioned = any(user.id == me_id for user in message.mentions)
     text = strip_mention(message.content, me_id) if mentioned else message.content.strip()
-    kind: Literal["text", "attachment"] = "text"
-    if not text:
-        text, kind = _describe_files(message), "attachment"
-        if not text:
-            return None
+    has_files = bool(message.attachments or message.stickers)
+    if not text and not has_files:
+        return None
+    kind: Literal["text", "attachment"] = "attachment" if has_files else "text"
     reference = message.reference
     return Incoming(
         platform=PLATFORM,
@@ -71,6 +70,7 @@ def message_to_incoming(message: discord.Message, me_id: int) -> Incoming | None
         kind=kind,
         reply_to=str(reference.message_id) if reference and reference.message_id else None,
         sender_name=author.display_name,
+        attachments=message_attachments(message),
     )
 
 

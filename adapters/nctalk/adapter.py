@@ -13,6 +13,13 @@ adapter's HTTP session, nothing worse.
 
 ``send`` returns the ``referenceId`` of the last message posted: the bot API answers 201
 without the new message's id.
+
+Media: a shared file reaches the core as an attachment (:mod:`adapters.nctalk.payload`), but
+the bot cannot read it. A Talk bot authenticates only by signing requests to the bot API with
+its shared secret, and that API has no call for a file's contents: the file sits in the
+sender's storage behind WebDAV, which needs a Nextcloud account the bot does not have. So
+``download`` answers a sentence asking for the text instead. Nor can a bot upload a file or
+share one into the conversation, so there are no spoken answers (``supports_voice`` is False).
 """
 
 from __future__ import annotations
@@ -23,11 +30,18 @@ import os
 import structlog
 from pydantic import Field, SecretStr, field_validator
 
-from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming, part_key
+from adapters.base import (
+    Adapter,
+    AdapterContext,
+    AdapterSettings,
+    Attachment,
+    Incoming,
+    part_key,
+)
 from adapters.nctalk.client import MessageTooLong, RetryPolicy, TalkBotClient, TalkRejected
 from adapters.nctalk.signing import reference_id
 from adapters.nctalk.webhook import WebhookEndpoint
-from bot.daemon.errors import AdapterError, ConfigError, PermanentSendError
+from bot.daemon.errors import AdapterError, ConfigError, MediaError, PermanentSendError
 from bot.daemon.logs import register_secret
 from bot.turn.formatting import split_markdown
 
@@ -209,6 +223,14 @@ class NCTalkAdapter(Adapter):
                 last = await self._send_chunk(room, part, parent, part_reference)
             return last
         return reference
+
+    async def download(self, attachment: Attachment, *, limit: int) -> bytes:
+        """Talk gives bots no way to read a shared file (see the module docstring)."""
+        raise MediaError(
+            "Talk bots have no access to shared files",
+            user_message="I can't read files shared in Nextcloud Talk: Talk does not give bots"
+            " access to them. Please paste the text into the chat instead.",
+        )
 
     async def typing(self, room: str, on: bool) -> None:
         """Talk bots have no typing indicator."""

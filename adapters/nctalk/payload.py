@@ -19,6 +19,11 @@ payload carries only the conversation's token and name. So a conversation counts
 a message is ``addressed`` only when it mentions the bot (``@name``, ``name:`` or ``name,``
 at the start, or a Talk mention chip whose id or name is ``mention_name``).
 
+Files: a shared file is a rich-object parameter of type ``file`` (``{file}`` alone in the
+message, or with the caption as the message). Each becomes an :class:`Attachment` (``ref``
+its ``link``, with its name, ``mimetype`` and size) of a ``kind="attachment"`` event whose text
+is the caption; the bot cannot fetch the file itself (:meth:`NCTalkAdapter.download`).
+
 Senders: ``users/scott`` becomes ``scott``. Every other actor type (guests, e-mail guests,
 federated users, phones) keeps its ``type/`` prefix, so it can never equal a Nextcloud user id
 (those cannot contain ``/``) and never matches an ``nctalk:<user>`` identity by accident.
@@ -33,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.base import EventKind, Incoming
+from adapters.base import Attachment, EventKind, Incoming
 
 __all__ = ["Ignored", "PayloadError", "mentions_bot", "parse_event", "render_message"]
 
@@ -58,7 +63,7 @@ class Ignored:
 class _Rendered:
     text: str
     mentioned_ids: frozenset[str]
-    files: tuple[str, ...]
+    files: tuple[Attachment, ...]
 
 
 def _str_field(node: Mapping[str, Any], key: str, where: str) -> str:
@@ -77,14 +82,26 @@ def _node(payload: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value
 
 
+def _file(param: Mapping[str, Any]) -> Attachment:
+    """A shared file's rich object (its values are strings, ``size`` included)."""
+    size = str(param.get("size", ""))
+    return Attachment(
+        ref=str(param.get("link") or param.get("id") or ""),
+        name=str(param.get("name") or ""),
+        mime=str(param.get("mimetype") or ""),
+        size=int(size) if size.isdigit() else None,
+    )
+
+
 def render_message(message: str, parameters: Mapping[str, Any]) -> _Rendered:
     """Substitute ``{placeholder}`` rich-object parameters with readable text.
 
-    Mentions become ``@Display Name``, files their file name; an unknown placeholder is left
-    as written. A file parameter whose placeholder is not in the text (a caption) is appended.
+    Mentions become ``@Display Name``; an unknown placeholder is left as written. Files are
+    taken out of the text into ``files``, whether their placeholder is in it or the text is
+    their caption.
     """
     mentioned: set[str] = set()
-    files: list[str] = []
+    files: list[Attachment] = []
     used: set[str] = set()
 
     def substitute(match: re.Match[str]) -> str:
@@ -101,16 +118,16 @@ def render_message(message: str, parameters: Mapping[str, Any]) -> _Rendered:
                     mentioned.add(param[field].casefold())
             return f"@{name}" if name else match.group(0)
         if kind == "file":
-            files.append(name)
-            return f"[file: {name}]"
+            files.append(_file(param))
+            return ""
         return name or match.group(0)
 
     text = _PLACEHOLDER.sub(substitute, message)
     for key, param in parameters.items():
         if key not in used and isinstance(param, dict) and param.get("type") == "file":
-            name = str(param.get("name") or param.get("id") or "file")
-            files.append(name)
-            text = f"{text}\n[file: {name}]" if text.strip() else f"[file: {name}]"
+            files.append(_file(param))
+    if files:
+        text = text.strip()
     return _Rendered(text=text, mentioned_ids=frozenset(mentioned), files=tuple(files))
 
 
@@ -206,4 +223,5 @@ def parse_event(
         kind=event_kind,
         reply_to=_reply_to(obj),
         sender_name=sender_name if isinstance(sender_name, str) and sender_name else None,
+        attachments=rendered.files,
     )

@@ -19,6 +19,10 @@ four seconds (Telegram clears it after five) until ``typing(room, False)``.
 
 ``send`` returns the id of the last message sent as the plain message id (``"731"``); ``edit``
 and ``reply_to`` accept that or an event id (``"{chat_id}:731"``).
+
+Media (:mod:`adapters.telegram.media`): ``download`` fetches a file through ``getFile`` and
+the Bot API's file URL (derived from ``base_url``: ``…/bot`` becomes ``…/file/bot``) on an
+HTTP session of the adapter's own; ``post_audio`` sends a voice message with ``sendVoice``.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ import os
 import re
 from typing import Any, Literal
 
+import aiohttp
 import structlog
 from pydantic import Field, SecretStr, model_validator
 from telegram import BotCommand, User
 from telegram.ext import Application
 
-from adapters.base import Adapter, AdapterContext, AdapterSettings, Incoming
+from adapters.base import Adapter, AdapterContext, AdapterSettings, Attachment, Incoming, Speech
+from adapters.telegram import media
 from adapters.telegram.client import TelegramClient
 from adapters.telegram.dispatch import Dispatcher
 from adapters.telegram.format import MAX_MESSAGE_UTF16
@@ -43,7 +49,8 @@ from adapters.telegram.polling import Poller
 from adapters.telegram.sent_parts import SentParts
 from adapters.telegram.updates import bot_commands, to_incoming, update_from_json
 from adapters.telegram.webhook import WebhookEndpoint, heartbeat
-from bot.daemon.errors import AdapterError, ConfigError
+from bot.daemon.errors import AdapterError, ConfigError, MediaError
+from bot.daemon.logs import register_secret
 
 __all__ = ["Settings", "TelegramAdapter", "create"]
 
@@ -84,6 +91,11 @@ class Settings(AdapterSettings):
         url = self.base_url.rstrip("/")
         return url if url.endswith("/bot") else f"{url}/bot"
 
+    def file_url(self) -> str:
+        """The root files are fetched from, as python-telegram-bot wants it: the API root
+        with ``/bot`` made ``/file/bot`` (``https://api.telegram.org/file/bot``)."""
+        return self.api_url().removesuffix("/bot") + "/file/bot"
+
     def resolve_token(self) -> str:
         token = self.token.get_secret_value() if self.token else os.environ.get(self.token_env)
         if not token:
@@ -108,6 +120,7 @@ class TelegramAdapter(Adapter):
     platform = "telegram"
     max_message_chars = MAX_MESSAGE_UTF16
     supports_edit = True
+    supports_voice = True
     #: seconds between two ``sendChatAction`` calls while typing is on
     typing_every = 4.0
     #: seconds before the first retry of a failed poll (doubling up to a minute)
@@ -120,6 +133,7 @@ class TelegramAdapter(Adapter):
         self._app: Application[Any, Any, Any, Any, Any, Any] | None = None
         self._client: TelegramClient | None = None
         self._me: User | None = None
+        self._files: aiohttp.ClientSession | None = None
         self._poller: Poller | None = None
         self._loop_task: asyncio.Task[None] | None = None
         self._dispatcher: Dispatcher | None = None
@@ -146,6 +160,7 @@ class TelegramAdapter(Adapter):
             Application.builder()
             .token(self._token)
             .base_url(self.settings.api_url())
+            .base_file_url(self.settings.file_url())
             .connect_timeout(10)
             .read_timeout(20)
             .write_timeout(20)
@@ -160,6 +175,7 @@ class TelegramAdapter(Adapter):
             attempts=self.settings.send_attempts,
             backoff=self.settings.retry_base_seconds,
         )
+        self._files = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(sock_connect=10))
         await self._sent.load()
         await client.call("getMe", self._app.initialize)
         self._me = bot.bot
@@ -211,6 +227,9 @@ class TelegramAdapter(Adapter):
             with contextlib.suppress(Exception):
                 await self._poller.save()
             self._poller = None
+        if self._files is not None:
+            await self._files.close()
+            self._files = None
         app, self._app, self._client = self._app, None, None
         if app is not None:
             with contextlib.suppress(Exception):
@@ -286,6 +305,18 @@ class TelegramAdapter(Adapter):
     async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         await self._require_client().edit_markdown(room, message_id, text)
 
+    async def download(self, attachment: Attachment, *, limit: int) -> bytes:
+        if self._client is None or self._files is None:
+            raise MediaError(
+                "the Telegram adapter is not running",
+                user_message="I am not connected to Telegram just now; please send it again.",
+            )
+        return await media.download(self._client, self._files, attachment, limit)
+
+    async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
+        # no idempotency key in the Bot API: the delivery ledger keeps this from repeating
+        return await media.send_voice(self._require_client(), room, speech)
+
     async def typing(self, room: str, on: bool) -> None:
         current = self._typing.pop(room, None)
         if current is not None:
@@ -306,4 +337,6 @@ def create(settings: Settings, context: AdapterContext) -> TelegramAdapter:
     # httpx logs every request URL at INFO, and Bot API URLs carry the bot token
     httpx_log = logging.getLogger("httpx")
     httpx_log.setLevel(max(httpx_log.getEffectiveLevel(), logging.WARNING))
-    return TelegramAdapter(settings, context, settings.resolve_token())
+    token = settings.resolve_token()
+    register_secret(token)  # file URLs carry it as well
+    return TelegramAdapter(settings, context, token)

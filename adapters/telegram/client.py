@@ -46,7 +46,7 @@ from adapters.telegram.format import (
 from bot.daemon.errors import AdapterError, CredentialsRejected, PermanentSendError
 from bot.turn.formatting import strip_markdown
 
-__all__ = ["TelegramClient", "chat_ref", "message_ref", "retry_seconds"]
+__all__ = ["TelegramClient", "chat_ref", "message_ref", "period_seconds", "retry_seconds"]
 
 log = structlog.get_logger(__name__)
 
@@ -83,12 +83,20 @@ def _is_parse_error(exc: BadRequest) -> bool:
     return "can't parse entities" in text or "can't find end of" in text
 
 
-def retry_seconds(exc: RetryAfter) -> float:
-    """Seconds to wait after flood control, whichever type this library version gives."""
-    with warnings.catch_warnings():  # int today, timedelta in the next major version
+def period_seconds(owner: object, attribute: str) -> float | None:
+    """``owner.attribute`` (a retry wait, a duration) in seconds, whichever type this library
+    version gives: int today, timedelta in the next major version."""
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", PTBDeprecationWarning)
-        value = exc.retry_after
+        value = getattr(owner, attribute, None)
+    if value is None:
+        return None
     return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    """Seconds to wait after flood control."""
+    return period_seconds(exc, "retry_after") or 0.0
 
 
 class TelegramClient:

@@ -11,7 +11,9 @@ already answered would otherwise start a second turn.
   bot's messages, or is a ``/command`` (``/cmd@this_bot`` is stripped to ``/cmd``;
   ``/cmd@other_bot`` is meant for another bot and is not addressed).
 * Photos, documents, stickers, voice notes and other media are ``kind="attachment"`` with the
-  caption (if any) as text.
+  caption (if any) as text and the files personad reads as ``attachments``
+  (:mod:`adapters.telegram.media`); the photos of one album share its ``media_group_id``,
+  which becomes ``album``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Any
 import structlog
 from telegram import Bot, Message, MessageEntity, Update, User
 
-from adapters.base import Incoming
+from adapters.base import Attachment, Incoming
+from adapters.telegram.media import message_attachments
 
 __all__ = ["bot_commands", "to_incoming", "update_from_json"]
 
@@ -48,10 +51,12 @@ def to_incoming(update: Update, me: User) -> Incoming | None:
     message = update.message
     if message is None or message.from_user is None or message.from_user.id == me.id:
         return None
+    attachments: tuple[Attachment, ...] = ()
     if message.text is not None:
         text, kind = message.text, "text"
     elif message.effective_attachment is not None:
         text, kind = message.caption or "", "attachment"
+        attachments = message_attachments(message)
     else:
         return None  # a service message: someone joined, a pin, a new title
     is_direct = message.chat.type == "private"
@@ -73,6 +78,8 @@ def to_incoming(update: Update, me: User) -> Incoming | None:
         reply_to=f"{message.chat.id}:{reply.message_id}" if reply is not None else None,
         sender_name=message.from_user.full_name or message.from_user.username,
         received_at=message.date.timestamp(),
+        attachments=attachments,
+        album=message.media_group_id or "",
     )
 
 

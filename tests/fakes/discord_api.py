@@ -5,10 +5,16 @@ reads any other content type as text). The gateway at ``/gateway`` speaks the re
 text frames: HELLO on connect, READY (then GUILD_CREATE) in answer to IDENTIFY, HEARTBEAT_ACK,
 and RESUMED in answer to RESUME after replaying the events the client missed.
 
+Files: an attachment made with :meth:`FakeDiscord.attachment` is served at its ``url`` on the
+same loopback port (``/attachments/{id}/{filename}``, as Discord's CDN, no token needed). A
+message post may be multipart (``payload_json`` and ``files[n]``): the uploads are kept with
+the message in ``sent``, and the message Discord answers lists them as attachments, with
+``duration_secs`` and ``waveform`` where the post gave them.
+
 Tests drive it with :meth:`FakeDiscord.dispatch_message`, :meth:`FakeDiscord.dispatch_interaction`,
-:meth:`FakeDiscord.redeliver`, :meth:`FakeDiscord.dispatch` (any payload, malformed included)
-and :meth:`FakeDiscord.drop_connection`, and read what the bot put on the wire from ``sent``,
-``edits``, ``typing``, ``callbacks`` and ``commands``.
+:meth:`FakeDiscord.redeliver`, :meth:`FakeDiscord.dispatch` (any payload, malformed included),
+:meth:`FakeDiscord.drop_connection` and :meth:`FakeDiscord.fail_cdn`, and read what the bot put on
+the wire from ``sent``, ``edits``, ``typing``, ``callbacks``, ``commands`` and ``served``.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.fakes.files import StoredFile, serve, upload
 from tests.fakes.lifecycle import ServerContext
 
 __all__ = ["FakeDiscord"]
@@ -63,12 +70,18 @@ class FakeDiscord(ServerContext):
         self.resumes = 0
         self.heartbeats = 0
         self._interactions: dict[str, Json] = {}
+        #: the files users attached, by attachment id, and the bytes served of each path
+        self.cdn: dict[str, StoredFile] = {}
+        self.served: dict[str, int] = {}
+        self._fail_cdn: list[int] = []
         self.silent = False
         #: how many message posts to refuse with 503 before accepting again
         self.refuse_posts = 0
         #: channels the bot lost access to (403 Missing Access) and deleted ones (404)
         self.no_access: set[str] = set()
         self.deleted_channels: set[str] = set()
+        #: channels that do not allow voice messages (400, code 50173)
+        self.no_voice: set[str] = set()
         #: every POST of a message, answered or not: (channel id, HTTP status)
         self.posts: list[tuple[str, int]] = []
         #: a close code to answer IDENTIFY with (4014: a privileged intent is not enabled)
@@ -85,6 +98,7 @@ class FakeDiscord(ServerContext):
         app = web.Application()
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        app.router.add_get("/attachments/{id}/{filename}", self._cdn)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -194,6 +208,40 @@ class FakeDiscord(ServerContext):
         self.messages[message["id"]] = message
         return message
 
+    def attachment(
+        self,
+        data: bytes,
+        filename: str,
+        *,
+        content_type: str | None = None,
+        size: int | None = None,
+        chunked: bool = False,
+        voice_duration: float | None = None,
+    ) -> Json:
+        """An attachment payload whose ``url`` serves ``data``; ``size`` is the size Discord
+        declares (the true one unless given), ``voice_duration`` makes it a voice message."""
+        attachment_id = self.snowflake()
+        path = f"/attachments/{attachment_id}/{filename}"
+        declared = len(data) if size is None else size
+        self.cdn[attachment_id] = StoredFile(path, data, declared, chunked)
+        url = f"http://127.0.0.1:{self.port}{path}?ex=67a1b2c3&is=67a06143&hm=00ff"
+        payload: Json = {
+            "id": attachment_id,
+            "filename": filename,
+            "size": declared,
+            "url": url,
+            "proxy_url": url,
+        }
+        if content_type is not None:
+            payload["content_type"] = content_type
+        if voice_duration is not None:
+            payload.update(duration_secs=voice_duration, waveform="AAAA", flags=0)
+        return payload
+
+    def fail_cdn(self, count: int = 1, status: int = 404) -> None:
+        """Answer the next ``count`` attachment downloads with HTTP ``status``."""
+        self._fail_cdn.extend([status] * count)
+
     # ----------------------------------------------------------------- test controls
     async def dispatch_message(
         self,
@@ -204,10 +252,14 @@ class FakeDiscord(ServerContext):
         guild_id: str | None = None,
         mention_bot: bool = False,
         reply_to: str | None = None,
-        attachments: tuple[str, ...] = (),
+        attachments: tuple[str | Json, ...] = (),
         stickers: tuple[str, ...] = (),
+        flags: int = 0,
     ) -> Json:
-        """Deliver MESSAGE_CREATE for a message ``author`` wrote; returns its payload."""
+        """Deliver MESSAGE_CREATE for a message ``author`` wrote; returns its payload.
+
+        ``attachments`` are file names (served empty) or payloads from :meth:`attachment`.
+        """
         extra: Json = {}
         if mention_bot:
             extra["mentions"] = [self.bot_user]
@@ -217,15 +269,9 @@ class FakeDiscord(ServerContext):
             if reply_to in self.messages:
                 extra["referenced_message"] = self.messages[reply_to]
         extra["attachments"] = [
-            {
-                "id": self.snowflake(),
-                "filename": name,
-                "size": 1024,
-                "url": f"https://cdn/{name}",
-                "proxy_url": f"https://cdn/{name}",
-            }
-            for name in attachments
+            self.attachment(b"", item) if isinstance(item, str) else item for item in attachments
         ]
+        extra["flags"] = flags
         extra["sticker_items"] = [
             {"id": self.snowflake(), "name": name, "format_type": 1} for name in stickers
         ]
@@ -391,7 +437,7 @@ class FakeDiscord(ServerContext):
     async def _rest(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["tail"]
         parts = path.strip("/").split("/")
-        body: Any = await request.json() if request.can_read_body else None
+        body: Any = await _body(request)
         if parts[0] in ("interactions", "webhooks"):
             return await self._webhook(request.method, parts, body)
         if request.headers.get("Authorization") != f"Bot {self.token}":
@@ -458,6 +504,9 @@ class FakeDiscord(ServerContext):
 
     def _post_message(self, channel_id: str, body: Json, via: str = "channel") -> web.Response:
         response = self._post_refused(channel_id)
+        if response is None and channel_id in self.no_voice and body.get("flags", 0) & 8192:
+            message = "Cannot send voice messages in this channel"
+            response = _json({"message": message, "code": 50173}, 400)
         self.posts.append((channel_id, 200 if response is None else response.status))
         return response or self._posted(channel_id, body, via)
 
@@ -476,17 +525,35 @@ class FakeDiscord(ServerContext):
         if nonce is not None and body.get("enforce_nonce"):
             for earlier in self.sent:  # Discord answers a repeated nonce with the first message
                 if earlier.get("nonce") == str(nonce) and earlier["channel_id"] == channel_id:
-                    return _json({k: v for k, v in earlier.items() if k != "via"})
+                    return _json({k: v for k, v in earlier.items() if k not in ("via", "uploads")})
         extra: Json = {}
         if nonce is not None:
             extra["nonce"] = str(nonce)
+        if body.get("flags"):
+            extra["flags"] = body["flags"]
+        uploads = body.get("_uploads") or []
+        if uploads:
+            extra["attachments"] = [
+                self._uploaded(entry, uploads) for entry in body.get("attachments") or []
+            ]
         reference = body.get("message_reference")
         if reference:
             ids = {key: str(value) for key, value in reference.items() if key.endswith("_id")}
             extra.update(type=19, message_reference={**ids, "channel_id": channel_id})
         message = self._message(channel_id, self.bot_user, body.get("content") or "", **extra)
-        self.sent.append({**message, "via": via})
+        self.sent.append({**message, "via": via, "uploads": uploads})
         return _json(message)
+
+    def _uploaded(self, entry: Json, uploads: list[Any]) -> Json:
+        """An uploaded file as Discord lists it on the new message."""
+        sent = uploads[int(entry["id"])]
+        attachment = self.attachment(
+            sent.data, entry.get("filename") or sent.filename, content_type=sent.content_type
+        )
+        for field in ("duration_secs", "waveform"):
+            if field in entry:
+                attachment[field] = entry[field]
+        return attachment
 
     def _edit_message(self, message_id: str, body: Json, *, via: str) -> web.Response:
         message = self.messages.get(message_id)
@@ -495,6 +562,14 @@ class FakeDiscord(ServerContext):
         message.update(content=body.get("content", message["content"]), edited_timestamp=_now())
         self.edits.append({"id": message_id, "content": message["content"], "via": via})
         return _json(message)
+
+    async def _cdn(self, request: web.Request) -> web.StreamResponse:
+        stored = self.cdn.get(request.match_info["id"])
+        if stored is None or not stored.path.endswith("/" + request.match_info["filename"]):
+            return web.Response(status=404, text="Not Found")
+        if self._fail_cdn:
+            return web.Response(status=self._fail_cdn.pop(0), text="upstream error")
+        return await serve(request, stored, self.served)
 
     async def _webhook(self, method: str, parts: list[str], body: Json) -> web.Response:
         token = parts[2] if len(parts) > 2 else ""
@@ -534,3 +609,19 @@ class FakeDiscord(ServerContext):
                 return _json(self.messages[target])
             return self._edit_message(target, body, via=via)
         return _json({"message": "404: Not Found", "code": 0}, 404)
+
+
+async def _body(request: web.Request) -> Any:
+    """A JSON body, or a multipart one: ``payload_json`` with the ``files[n]`` uploads under
+    ``_uploads``, in order."""
+    if not request.can_read_body:
+        return None
+    if request.content_type != "multipart/form-data":
+        return await request.json()
+    form = await request.post()
+    raw = form.get("payload_json")
+    body: Json = json.loads(raw) if isinstance(raw, str) else {}
+    body["_uploads"] = [
+        upload(value) for name, value in form.items() if isinstance(value, web.FileField)
+    ]
+    return body

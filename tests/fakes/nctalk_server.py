@@ -18,6 +18,7 @@ Both directions follow Talk's ``docs/bots.md`` and ``BotService``/``BotControlle
         talk.webhook_url = app.url + "/webhooks/nctalk"
         await app.start()
         result = await talk.deliver_message(actor="users/scott", room="abc", text="hi")
+        await talk.deliver_file(name="scan.pdf", mimetype="application/pdf", caption="read")
         talk.fail_next(429, 500)   # the next two bot requests get these statuses
         talk.refusing = True       # every bot request gets 503 until it is cleared
 """
@@ -225,6 +226,38 @@ class FakeTalkServer(ServerContext):
         }
         return await self.deliver(payload, secret=secret, backend=backend)
 
+    def file_parameter(
+        self, name: str, mimetype: str, size: int = 1234, *, file_id: int = 881
+    ) -> dict[str, str]:
+        """A shared file's rich object as Talk renders it: every value a string, ``link`` the
+        file's page on the server (which needs a logged-in user to open)."""
+        return {
+            "type": "file",
+            "id": str(file_id),
+            "name": name,
+            "size": str(size),
+            "path": f"Talk/{name}",
+            "link": f"{self.url}/f/{file_id}",
+            "etag": "5a1b2c3d4e5f",
+            "permissions": "27",
+            "mimetype": mimetype,
+            "preview-available": "yes" if mimetype.startswith("image/") else "no",
+            "mtime": "1767225600",
+        }
+
+    async def deliver_file(
+        self,
+        *,
+        name: str = "holiday.jpg",
+        mimetype: str = "image/jpeg",
+        size: int = 1234,
+        caption: str = "",
+        **kwargs: Any,
+    ) -> Delivery:
+        """Deliver a file shared in the chat: ``{file}``, or the caption with the file."""
+        parameters = {"file": self.file_parameter(name, mimetype, size)}
+        return await self.deliver_message(text=caption or "{file}", parameters=parameters, **kwargs)
+
     async def deliver_membership(self, kind: str, *, room: str = "abc") -> Delivery:
         """``Join`` (bot enabled in a conversation) or ``Leave`` (removed)."""
         payload = {
@@ -346,8 +379,6 @@ class FakeTalkServer(ServerContext):
         async with self._posted:
             self.messages.append(message)
             self._posted.notify_all()
-
-
 
 
 @dataclass

@@ -12,11 +12,17 @@ a 409 as well. ``sendMessage``/``editMessageText`` parse HTML and MarkdownV2 the
 does (only its tags, every other ``<``, ``>``, ``&`` escaped; reserved MarkdownV2 characters
 escaped) and answer 400 "can't parse entities" otherwise.
 
+Files: ``getFile`` answers a stored file's ``file_path`` (400 "file is too big" past the
+20 MB bots may fetch) and ``GET /file/bot{token}/{file_path}`` serves its bytes, in 64 kB
+writes, with a true ``Content-Length`` or chunked. ``sendVoice`` takes a multipart upload.
+
 Tests drive it with :meth:`push_message`, :meth:`push_update` (anything, malformed included),
-:meth:`deliver_webhook`, :meth:`fail_next` (answer with an HTTP error such as 502),
-:meth:`drop_next` (close the connection without answering), :meth:`flood_next` (429 with
-``retry_after``) and :meth:`reject_entities`,
-and read ``sent``, ``edits``, ``actions``, ``commands`` and ``requests``.
+:meth:`push_file` (a photo, album, voice note or document, built with :meth:`file` and
+:meth:`photo`), :meth:`deliver_webhook`, :meth:`fail_next` (answer with an HTTP error such as
+502), :meth:`fail_download`, :meth:`drop_next` (close the connection without answering),
+:meth:`flood_next` (429 with ``retry_after``) and :meth:`reject_entities`,
+and read ``sent``, ``voices``, ``served``, ``edits``, ``actions``, ``commands`` and
+``requests``.
 """
 
 from __future__ import annotations
@@ -32,12 +38,15 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from tests.fakes.files import StoredFile, Upload, serve, upload
 from tests.fakes.lifecycle import ServerContext
 
 __all__ = ["FakeTelegram"]
 
 Json = dict[str, Any]
 _JSON_FIELDS = {"allowed_updates", "commands", "reply_parameters", "scope", "entities"}
+#: the largest file getFile hands a bot
+MAX_BOT_DOWNLOAD = 20 * 1024 * 1024
 
 
 def _ok(result: Any) -> web.Response:
@@ -80,6 +89,13 @@ class FakeTelegram(ServerContext):
         self.commands: list[Json] = []
         self.webhook: Json = {"url": "", "secret_token": ""}
         self.messages: dict[tuple[str, int], Json] = {}
+        self.files: dict[str, StoredFile] = {}
+        #: bytes written of each file path, once its download ended (finished or cut off)
+        self.served: dict[str, int] = {}
+        #: voice messages the bot sent: chat_id, message_id, duration and the upload
+        self.voices: list[Json] = []
+        self._fail_downloads: list[int] = []
+        self._file_ids = itertools.count(1)
         self._updates: list[Json] = []
         self._update_ids = itertools.count(10_001)
         self._message_ids = itertools.count(501)
@@ -108,6 +124,7 @@ class FakeTelegram(ServerContext):
     async def start(self) -> None:
         app = web.Application()
         app.router.add_route("*", "/bot{token}/{method}", self._dispatch)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._download)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
@@ -153,6 +170,53 @@ class FakeTelegram(ServerContext):
         """Refuse the markup of the next ``count`` formatted messages, as on a parse error."""
         self._reject_entities += count
 
+    def fail_download(self, count: int = 1, status: int = 404) -> None:
+        """Answer the next ``count`` file downloads with HTTP ``status``."""
+        self._fail_downloads.extend([status] * count)
+
+    def file(
+        self, data: bytes, *, size: int | None = -1, chunked: bool = False, **fields: Any
+    ) -> Json:
+        """Store ``data`` as a file a user sent; the Bot API object describing it.
+
+        ``size`` is the ``file_size`` Telegram declares (by default the true one; None leaves
+        it out; a wrong one tests that it is not believed); ``chunked`` serves the bytes with
+        no ``Content-Length``. ``fields`` are the object's others (``width``, ``duration``...).
+        """
+        number = next(self._file_ids)
+        declared = len(data) if size == -1 else size
+        file_id = f"AgAD-file-{number}"
+        self.files[file_id] = StoredFile(f"documents/file_{number}", data, declared, chunked)
+        described: Json = {"file_id": file_id, "file_unique_id": f"unique-{number}", **fields}
+        if declared is not None:
+            described["file_size"] = declared
+        return described
+
+    def photo(self, data: bytes, width: int, height: int, **kwargs: Any) -> list[Json]:
+        """A photo's sizes as Telegram sends them: a small thumbnail, then ``data`` itself."""
+        small = {"width": max(1, width // 4), "height": max(1, height // 4)}
+        thumbnail = self.file(b"\xff\xd8 thumbnail", **small)
+        return [thumbnail, self.file(data, width=width, height=height, **kwargs)]
+
+    def push_file(
+        self,
+        chat_id: int,
+        field: str,
+        media: Json | list[Json],
+        *,
+        caption: str | None = None,
+        album: str | None = None,
+        **kwargs: Any,
+    ) -> Json:
+        """Queue a media message: ``field`` is ``photo``, ``voice``, ``document``...; ``album``
+        is the ``media_group_id`` the photos of one album share."""
+        extra: Json = {field: media, **kwargs.pop("extra", {})}
+        if caption is not None:
+            _put_text(extra, caption, "caption")
+        if album is not None:
+            extra["media_group_id"] = album
+        return self.push_message(chat_id, None, extra=extra, **kwargs)
+
     def user(self, user_id: int, first_name: str = "Scott", username: str | None = None) -> Json:
         user: Json = {"id": user_id, "is_bot": False, "first_name": first_name}
         if username:
@@ -187,10 +251,7 @@ class FakeTelegram(ServerContext):
             "date": int(time.time()),
         }
         if text is not None:
-            message["text"] = text
-            entities = _entities(text)
-            if entities:
-                message["entities"] = entities
+            _put_text(message, text, "text")
         if reply_to is not None:
             message["reply_to_message"] = self.messages[(str(chat_id), reply_to)]
         message.update(extra or {})
@@ -254,7 +315,7 @@ class FakeTelegram(ServerContext):
         if self.refusing_sends and method in ("sendmessage", "editmessagetext"):
             return web.Response(status=502, text="<html>Bad Gateway</html>")
         chat = str(params.get("chat_id", ""))
-        if method in ("sendmessage", "editmessagetext", "sendchataction"):
+        if method in ("sendmessage", "editmessagetext", "sendchataction", "sendvoice"):
             if chat in self.blocked:
                 return _error(403, "Forbidden: bot was blocked by the user")
             if chat in self.vanished:
@@ -381,6 +442,55 @@ class FakeTelegram(ServerContext):
         )
         return {k: v for k, v in message.items() if not k.startswith("_")}
 
+    async def _m_getfile(self, params: Json) -> Any:
+        stored = self.files.get(str(params["file_id"]))
+        if stored is None:
+            raise _ApiError(400, "Bad Request: invalid file_id")
+        if stored.size is not None and stored.size > MAX_BOT_DOWNLOAD:
+            raise _ApiError(400, "Bad Request: file is too big")
+        result: Json = {
+            "file_id": params["file_id"],
+            "file_unique_id": f"unique-{params['file_id']}",
+            "file_path": stored.path,
+        }
+        if stored.size is not None:
+            result["file_size"] = stored.size
+        return result
+
+    async def _m_sendvoice(self, params: Json) -> Any:
+        chat_id = str(params["chat_id"])
+        voice = params.get("voice")
+        if not isinstance(voice, Upload):
+            raise _ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+        duration = int(params.get("duration") or 0)
+        message = self._bot_message(chat_id, None)
+        message["voice"] = {
+            "file_id": f"voice-{message['message_id']}",
+            "file_unique_id": f"unique-voice-{message['message_id']}",
+            "duration": duration,
+            "mime_type": voice.content_type,
+            "file_size": len(voice.data),
+        }
+        self.voices.append(
+            {
+                "chat_id": chat_id,
+                "message_id": message["message_id"],
+                "duration": duration,
+                "upload": voice,
+            }
+        )
+        return message
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """A file's bytes, as the Bot API's file server sends them."""
+        path = request.match_info["path"]
+        stored = next((f for f in self.files.values() if f.path == path), None)
+        if request.match_info["token"] != self.token or stored is None:
+            return web.Response(status=404, text="Not Found")
+        if self._fail_downloads:
+            return web.Response(status=self._fail_downloads.pop(0), text="Server error")
+        return await serve(request, stored, self.served)
+
     async def _m_sendchataction(self, params: Json) -> Any:
         self.actions.append((str(params["chat_id"]), params["action"]))
         return True
@@ -418,7 +528,7 @@ class FakeTelegram(ServerContext):
             raise _ApiError(400, "Bad Request: message is too long")
         return visible
 
-    def _bot_message(self, chat_id: str, visible: str) -> Json:
+    def _bot_message(self, chat_id: str, visible: str | None) -> Json:
         message: Json = {
             "message_id": next(self._message_ids),
             "from": self.bot_user,
@@ -428,8 +538,9 @@ class FakeTelegram(ServerContext):
                 "first_name": "Scott",
             },
             "date": int(time.time()),
-            "text": visible,
         }
+        if visible is not None:
+            message["text"] = visible
         self.messages[(chat_id, message["message_id"])] = message
         return message
 
@@ -437,6 +548,15 @@ class FakeTelegram(ServerContext):
 def _allowed(update: Json, allowed: list[str]) -> bool:
     kinds = set(update) - {"update_id"}
     return not kinds or bool(kinds & set(allowed))
+
+
+def _put_text(message: Json, text: str, field: str) -> None:
+    """``message[field] = text``, with the entities Telegram finds in it (a text's
+    ``entities``, a caption's ``caption_entities``)."""
+    message[field] = text
+    entities = _entities(text)
+    if entities:
+        message["entities" if field == "text" else f"{field}_entities"] = entities
 
 
 def _entities(text: str) -> list[Json]:
@@ -462,7 +582,11 @@ async def _params(request: web.Request) -> Json:
         if request.content_type == "application/json":
             params.update(await request.json())
         else:
-            params.update({k: v for k, v in (await request.post()).items() if isinstance(v, str)})
+            for name, value in (await request.post()).items():
+                if isinstance(value, web.FileField):
+                    params[name] = upload(value)
+                else:
+                    params[name] = value
     for name in _JSON_FIELDS & params.keys():
         if isinstance(params[name], str):
             params[name] = json.loads(params[name])
