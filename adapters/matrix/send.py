@@ -1,9 +1,11 @@
-"""What the Matrix adapter sends: answers, their edits and typing notices.
+"""What the Matrix adapter sends: answers, their edits, spoken answers and typing notices.
 
 Sends and edits carry the core's idempotency ``key`` as the Matrix transaction id, so a retry,
 even by a later process signed in on the same device, gets back the event already sent instead
 of posting a second one (the homeserver remembers transaction ids per device). An answer too
-long for one message is split, each piece under its own transaction id.
+long for one message is split, each piece under its own transaction id. A spoken answer is
+uploaded to the media repository (:mod:`adapters.matrix.media`), encrypted in an encrypted room,
+and posted as an ``m.audio`` voice message under its key's transaction id.
 
 A homeserver's ``M_FORBIDDEN`` (the bot was kicked or banned, or may not post there) or
 ``M_NOT_FOUND`` (no such room) to a send is :class:`~bot.daemon.errors.PermanentSendError`: sending
@@ -22,7 +24,9 @@ import structlog
 from nio import AsyncClient, RoomSendError
 from nio.exceptions import LocalProtocolError
 
-from adapters.base import MessageGone, part_key
+from adapters.base import MessageGone, Speech, part_key
+from adapters.matrix.attachments import voice_content
+from adapters.matrix.media import upload
 from adapters.matrix.render import ReplyTarget, chunks_that_fit, edit_content, message_content
 from adapters.matrix.rooms import RoomEvents
 from bot.daemon.connection_reason import connection_reason
@@ -121,6 +125,27 @@ class Outgoing:
         if not text.strip():
             raise AdapterError("refusing to edit a Matrix message to nothing")
         await self._room_send(room, edit_content(message_id, text), transaction_id(key))
+
+    async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
+        """Upload ``speech`` and post it to ``room`` as a voice message; its file is
+        encrypted when the room is."""
+        client = self._client()
+        joined = client.rooms.get(room)
+        encrypt = joined is not None and joined.encrypted
+        url, file = await upload(
+            client, speech.audio, mime=speech.mime, name=speech.name, encrypt=encrypt
+        )
+        event_id = await self._room_send(
+            room, voice_content(speech, url, file), transaction_id(key)
+        )
+        log.info(
+            "matrix.voice_sent",
+            room=room,
+            event_id=event_id,
+            size=len(speech.audio),
+            encrypted=encrypt,
+        )
+        return event_id
 
     async def typing(self, room: str, on: bool) -> None:
         current = self._typing.get(room)
