@@ -49,8 +49,8 @@ def _damaged(name: str, why: str) -> MediaError:
     label = f"“{name}”" if name else "Your file"
     return MediaError(
         f"encrypted attachment cannot be opened: {why}",
-        user_message=f"{label} arrived damaged (it does not match its checksum); please send"
-        " it again.",
+        user_message=f"{label} arrived damaged (it fails its encryption check), so I did not"
+        " open it; please send it again.",
     )
 
 
@@ -67,14 +67,12 @@ async def _fetch(client: AsyncClient, url: str, limit: int, name: str) -> bytes:
     try:
         # timeout 0: no limit of nio's own; the caller bounds the whole download
         response = await client.send("GET", _download_path(url), headers=headers, timeout=0)
-        try:
+        async with response:
             if response.status != 200:
                 raise unreachable(f"HTTP {response.status} for {url}")
             if response.content_length is not None and response.content_length > limit:
                 raise too_large(limit, name)
             return await read_capped(response.content.iter_chunked(_CHUNK), limit, name)
-        finally:
-            response.release()
     except _NETWORK_ERRORS as exc:
         raise unreachable(connection_reason(exc, str(client.homeserver))) from exc
 
