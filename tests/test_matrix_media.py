@@ -8,6 +8,7 @@ answer must reach the person as a voice message they can download (and decrypt).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import time
@@ -33,8 +34,12 @@ from PIL import Image
 
 from adapters.base import AdapterContext, Incoming, Speech
 from adapters.matrix.adapter import MatrixAdapter, Settings, create
+from bot.daemon.daemon import Daemon
 from bot.daemon.errors import MediaError
 from bot.delivery.state import AdapterState, StateStore
+from tests.fakes.audio_api import FakeAudio
+from tests.harness import ScriptedLLM, make_config, make_persona
+from tests.media_files import VOICE_OGG
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
 from tests.test_matrix_e2e import ENCRYPTION, encrypted_person
 
@@ -364,3 +369,84 @@ async def test_a_spoken_answer_in_an_encrypted_room(
         assert raw["type"] == "m.room.encrypted" and "msc3245" not in str(raw["content"])
     finally:
         await person.close()
+
+
+# the whole daemon ----------------------------------------------------------------------------
+
+
+async def test_the_daemon_hears_a_voice_note_and_answers_aloud(
+    synapse: SynapseServer, human: Human, tmp_path: Path
+) -> None:
+    """A voice note goes from the homeserver through the inbox (its handle only) to the
+    transcription server; with ``/voice on`` the answer comes back as a voice message."""
+    bot = synapse.register()
+    make_persona(tmp_path, "scott")
+    async with FakeAudio() as audio:
+        audio_server = {"kind": "openai_compat", "base_url": audio.base_url, "timeout": 5}
+        backends = {
+            "scripted": {
+                "kind": "openai_compat",
+                "model": "scripted-1",
+                "base_url": "http://127.0.0.1:9/v1",
+            },
+            "whisper": {**audio_server, "model": "whisper-1"},
+            "piper": {**audio_server, "model": "piper-en"},
+        }
+        roles = {
+            "chat": {"backend": "scripted"},
+            "transcribe": {"backend": "whisper"},
+            "speech": {"backend": "piper"},
+            "distill_mid": {},
+            "distill_long": {},
+        }
+        matrix = {
+            "enabled": True,
+            "homeserver": synapse.url,
+            "user_id": bot.user_id,
+            "password": bot.password,
+            "sync_timeout_ms": 2000,
+            "backoff_max_seconds": 1.0,
+        }
+        config = make_config(
+            tmp_path,
+            users={
+                "scott": {"identities": [f"matrix:{human.user_id}"], "timezone": "UTC"},
+            },
+            adapters={"matrix": matrix},
+            extra={"llm": {"backends": backends, "roles": roles}},
+        )
+        daemon = Daemon(config, backends={"scripted": ScriptedLLM()}, http=False, jobs=False)
+        await daemon.start()
+        try:
+            room = await human.create_room(bot.user_id, direct=True)
+            await human.wait_membership(room, bot.user_id, "join")
+            await human.say(room, "/voice on")
+            url, _ = await upload(human.client, VOICE_OGG, "audio/ogg", "Voice message.ogg")
+            await human.send(
+                room,
+                {
+                    "msgtype": "m.audio",
+                    "body": "Voice message",
+                    "url": url,
+                    "info": {"mimetype": "audio/ogg", "size": len(VOICE_OGG), "duration": 2900},
+                    "org.matrix.msc3245.voice": {},
+                },
+            )
+            deadline = time.monotonic() + 30
+            voices: list[dict[str, Any]] = []
+            while not voices:
+                assert time.monotonic() < deadline, "no spoken answer arrived"
+                await asyncio.sleep(0.3)
+                voices = [
+                    event["content"]
+                    for event in await human.messages(room)
+                    if event["sender"] == bot.user_id
+                    and event["content"].get("org.matrix.msc3245.voice") == {}
+                ]
+        finally:
+            await daemon.stop()
+    [heard] = audio.heard
+    assert heard.audio == VOICE_OGG  # exactly the bytes the person uploaded
+    [spoken] = audio.spoken
+    assert audio.transcript in spoken["input"]
+    assert await download(human.client, voices[0]["url"]) == audio.speech_audio
