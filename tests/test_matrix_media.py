@@ -23,7 +23,6 @@ import pytest
 from nio import (
     AsyncClient,
     MemoryDownloadResponse,
-    RoomCreateResponse,
     RoomEncryptedAudio,
     RoomSendResponse,
     UploadResponse,
@@ -41,7 +40,7 @@ from tests.fakes.audio_api import FakeAudio
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.media_files import VOICE_OGG
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
-from tests.test_matrix_e2e import ENCRYPTION, encrypted_person
+from tests.test_matrix_e2e import encrypted_dm, encrypted_person, synced_event
 
 __all__ = ["human", "synapse"]  # the fixtures, imported for pytest
 
@@ -258,117 +257,88 @@ async def test_a_spoken_answer_is_a_voice_message(make_bot: Any, human: Human) -
 
 # end-to-end encrypted rooms ------------------------------------------------------------------
 
-needs_e2e = pytest.mark.skipif(not ENCRYPTION_ENABLED, reason="matrix-nio[e2e] is missing")
+
+@dataclass
+class Sealed:
+    """A person whose client encrypts, an e2e bot, and their encrypted direct room."""
+
+    person: AsyncClient
+    bot: Bot
+    room: str
+
+    async def send(self, content: dict[str, Any]) -> str:
+        answer = await self.person.room_send(
+            self.room, "m.room.message", content, ignore_unverified_devices=True
+        )
+        assert isinstance(answer, RoomSendResponse), answer
+        return str(answer.event_id)
 
 
-async def encrypted_room(person: AsyncClient, bot: Bot) -> str:
-    created = await person.room_create(
-        is_direct=True, invite=[bot.account.user_id], initial_state=[ENCRYPTION]
+@pytest.fixture
+async def sealed(synapse: SynapseServer, make_bot: Any, tmp_path: Path) -> AsyncIterator[Sealed]:
+    if not ENCRYPTION_ENABLED:
+        pytest.skip("matrix-nio[e2e] is missing")
+    person = await encrypted_person(synapse, tmp_path / "person")
+    try:
+        bot = await make_bot(person.user_id, e2e=True)
+        yield Sealed(person, bot, await encrypted_dm(person, bot.account.user_id))
+    finally:
+        await person.close()
+
+
+async def test_an_encrypted_image_is_decrypted(sealed: Sealed) -> None:
+    person, bot = sealed.person, sealed.bot
+    picture = png(40, 30)
+    url, keys = await upload(person, picture, "image/png", "secret.png", encrypt=True)
+    assert keys is not None
+    info = {"mimetype": "image/png", "size": len(picture)}
+    secret = await sealed.send(
+        {"msgtype": "m.image", "body": "secret.png", "info": info, "file": {**keys, "url": url}}
     )
-    assert isinstance(created, RoomCreateResponse)
-    room = str(created.room_id)
-    deadline = time.monotonic() + 20
-    while bot.account.user_id not in (person.rooms[room].users if room in person.rooms else {}):
-        assert time.monotonic() < deadline, "the bot did not join"
-        await person.sync(timeout=500)
-    return room
+    forged = {**keys, "url": url, "hashes": {"sha256": "A" * 43}}
+    tampered = await sealed.send(
+        {"msgtype": "m.image", "body": "forged.png", "info": info, "file": forged}
+    )
+
+    incoming = await arrived(bot, secret)
+    (attachment,) = incoming.attachments
+    assert incoming.kind == "attachment" and incoming.text == ""
+    assert attachment.name == "secret.png" and attachment.mime == "image/png"
+    assert keys["key"]["k"] in attachment.ref  # the handle keeps the key, not the bytes
+    assert await bot.adapter.download(attachment, limit=LIMIT) == picture
+    # on the homeserver the file is ciphertext
+    assert await download(person, url) != picture
+
+    with pytest.raises(MediaError) as damaged:
+        await bot.adapter.download((await arrived(bot, tampered)).attachments[0], limit=LIMIT)
+    assert "forged.png" in damaged.value.user_message
+    assert "damaged" in damaged.value.user_message
 
 
-async def send_encrypted(person: AsyncClient, room: str, content: dict[str, Any]) -> str:
-    answer = await person.room_send(room, "m.room.message", content, ignore_unverified_devices=True)
-    assert isinstance(answer, RoomSendResponse), answer
-    return str(answer.event_id)
+async def test_a_spoken_answer_in_an_encrypted_room(synapse: SynapseServer, sealed: Sealed) -> None:
+    person, bot, room = sealed.person, sealed.bot, sealed.room
+    hello = await sealed.send({"msgtype": "m.text", "body": "say it"})
+    await arrived(bot, hello)  # the bot has the room's state and the person's keys
 
+    audio = ogg()
+    event_id = await bot.adapter.post_audio(room, Speech(audio, duration=2.0), key="v1")
+    voice = await synced_event(person, room, event_id)
+    assert isinstance(voice, RoomEncryptedAudio)
+    content = voice.source["content"]
+    assert content["org.matrix.msc3245.voice"] == {} and "url" not in content
+    assert content["org.matrix.msc1767.audio"] == {"duration": 2000}
+    file = content["file"]
+    ciphertext = await download(person, file["url"])
+    assert ciphertext != audio
+    plain = decrypt_attachment(ciphertext, file["key"]["k"], file["hashes"]["sha256"], file["iv"])
+    assert plain == audio
 
-@needs_e2e
-async def test_an_encrypted_image_is_decrypted(
-    synapse: SynapseServer, make_bot: Any, tmp_path: Path
-) -> None:
-    person = await encrypted_person(synapse, tmp_path / "person")
-    try:
-        bot = await make_bot(person.user_id, e2e=True)
-        room = await encrypted_room(person, bot)
-        picture = png(40, 30)
-        url, keys = await upload(person, picture, "image/png", "secret.png", encrypt=True)
-        assert keys is not None
-        info = {"mimetype": "image/png", "size": len(picture)}
-        sealed = await send_encrypted(
-            person,
-            room,
-            {
-                "msgtype": "m.image",
-                "body": "secret.png",
-                "info": info,
-                "file": {**keys, "url": url},
-            },
-        )
-        forged = {**keys, "url": url, "hashes": {"sha256": "A" * 43}}
-        tampered = await send_encrypted(
-            person,
-            room,
-            {"msgtype": "m.image", "body": "forged.png", "info": info, "file": forged},
-        )
-
-        incoming = await arrived(bot, sealed)
-        (attachment,) = incoming.attachments
-        assert incoming.kind == "attachment" and incoming.text == ""
-        assert attachment.name == "secret.png" and attachment.mime == "image/png"
-        assert keys["key"]["k"] in attachment.ref  # the handle keeps the key, not the bytes
-        assert await bot.adapter.download(attachment, limit=LIMIT) == picture
-        # on the homeserver the file is ciphertext
-        assert await download(person, url) != picture
-
-        with pytest.raises(MediaError) as damaged:
-            await bot.adapter.download((await arrived(bot, tampered)).attachments[0], limit=LIMIT)
-        assert "forged.png" in damaged.value.user_message
-        assert "damaged" in damaged.value.user_message
-    finally:
-        await person.close()
-
-
-@needs_e2e
-async def test_a_spoken_answer_in_an_encrypted_room(
-    synapse: SynapseServer, make_bot: Any, tmp_path: Path
-) -> None:
-    person = await encrypted_person(synapse, tmp_path / "person")
-    try:
-        bot = await make_bot(person.user_id, e2e=True)
-        room = await encrypted_room(person, bot)
-        hello = await send_encrypted(person, room, {"msgtype": "m.text", "body": "say it"})
-        await arrived(bot, hello)  # the bot has the room's state and the person's keys
-
-        audio = ogg()
-        event_id = await bot.adapter.post_audio(room, Speech(audio, duration=2.0), key="v1")
-        voices: list[RoomEncryptedAudio] = []
-        deadline = time.monotonic() + 20
-        while not voices:
-            assert time.monotonic() < deadline, "no decryptable voice message arrived"
-            sync: Any = await person.sync(timeout=500)
-            info = sync.rooms.join.get(room)
-            voices = [
-                e
-                for e in (info.timeline.events if info else [])
-                if isinstance(e, RoomEncryptedAudio) and e.event_id == event_id
-            ]
-        content = voices[0].source["content"]
-        assert content["org.matrix.msc3245.voice"] == {} and "url" not in content
-        assert content["org.matrix.msc1767.audio"] == {"duration": 2000}
-        file = content["file"]
-        ciphertext = await download(person, file["url"])
-        assert ciphertext != audio
-        plain = decrypt_attachment(
-            ciphertext, file["key"]["k"], file["hashes"]["sha256"], file["iv"]
-        )
-        assert plain == audio
-
-        # on the wire the event itself is ciphertext too
-        url = f"{synapse.url}/_matrix/client/v3/rooms/{quote(room)}/event/{quote(event_id)}"
-        headers = {"Authorization": f"Bearer {person.access_token}"}
-        async with aiohttp.ClientSession() as http, http.get(url, headers=headers) as r:
-            raw = await r.json()
-        assert raw["type"] == "m.room.encrypted" and "msc3245" not in str(raw["content"])
-    finally:
-        await person.close()
+    # on the wire the event itself is ciphertext too
+    url = f"{synapse.url}/_matrix/client/v3/rooms/{quote(room)}/event/{quote(event_id)}"
+    headers = {"Authorization": f"Bearer {person.access_token}"}
+    async with aiohttp.ClientSession() as http, http.get(url, headers=headers) as r:
+        raw = await r.json()
+    assert raw["type"] == "m.room.encrypted" and "msc3245" not in str(raw["content"])
 
 
 # the whole daemon ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The homeserver's media repository: attachments downloaded under a cap, audio uploaded.
+"""Attachments downloaded from the homeserver's media repository, under a cap.
 
 :func:`download` fetches an ``mxc://`` URL through the client's own HTTP session from the
 authenticated endpoint (``/_matrix/client/v1/media/download``, the one current homeservers
@@ -8,23 +8,15 @@ a declared size (the event's ``info.size``, the response's ``Content-Length``) o
 limit is refused before reading. An encrypted file is checked against its SHA-256 and
 decrypted in memory; a mismatch is refused.
 
-:func:`upload` stores bytes with nio's ``AsyncClient.upload``, encrypted for an encrypted
-room (nio returns the key, iv and hashes for the event's ``file``).
-
-Every failure to download is a :class:`~bot.daemon.errors.MediaError` (the caller bounds the
-time); a failed upload is an ``AdapterError``, ``PermanentSendError`` when the homeserver
-refuses the file for good.
+Every failure is a :class:`~bot.daemon.errors.MediaError` (the caller bounds the time).
 """
 
 from __future__ import annotations
 
-import io
-from typing import Any
 from urllib.parse import quote, urlsplit
 
 import aiohttp
-import structlog
-from nio import AsyncClient, UploadError, UploadResponse
+from nio import AsyncClient
 from nio.api import MATRIX_MEDIA_API_PATH
 from nio.crypto.attachments import decrypt_attachment
 from nio.exceptions import EncryptionError
@@ -32,17 +24,13 @@ from nio.exceptions import EncryptionError
 from adapters.base import Attachment
 from adapters.matrix.attachments import MediaRef
 from bot.daemon.connection_reason import connection_reason
-from bot.daemon.errors import AdapterError, MediaError, PermanentSendError
+from bot.daemon.errors import MediaError
 from bot.media.fetch import read_capped, too_large, unreachable
 
-__all__ = ["download", "upload"]
-
-log = structlog.get_logger(__name__)
+__all__ = ["download"]
 
 _CHUNK = 64 * 1024
 _NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError)
-#: what a homeserver says to an upload it will never take
-_REFUSED_UPLOADS = frozenset({"M_TOO_LARGE", "M_FORBIDDEN"})
 
 
 def _damaged(name: str, why: str) -> MediaError:
@@ -92,27 +80,3 @@ async def download(client: AsyncClient, attachment: Attachment, *, limit: int) -
     except EncryptionError as exc:
         raise _damaged(attachment.name, str(exc)) from exc
     return plain
-
-
-async def upload(
-    client: AsyncClient, data: bytes, *, mime: str, name: str, encrypt: bool
-) -> tuple[str, dict[str, Any] | None]:
-    """Store ``data``; return its ``mxc://`` URL and, with ``encrypt``, the decryption info
-    (``v``, ``key``, ``iv``, ``hashes``) an event's ``file`` carries next to the URL."""
-    try:
-        answer, keys = await client.upload(
-            io.BytesIO(data), content_type=mime, filename=name, encrypt=encrypt, filesize=len(data)
-        )
-    except _NETWORK_ERRORS as exc:
-        raise AdapterError(
-            f"uploading {name} failed: {connection_reason(exc, str(client.homeserver))}",
-            user_message="The Matrix homeserver cannot be reached.",
-        ) from exc
-    if isinstance(answer, UploadError):
-        problem = f"uploading {name} failed: {answer.status_code} {answer.message}"
-        if answer.status_code in _REFUSED_UPLOADS:
-            raise PermanentSendError(problem)
-        raise AdapterError(problem)
-    assert isinstance(answer, UploadResponse)
-    log.debug("matrix.uploaded", url=answer.content_uri, size=len(data), encrypted=encrypt)
-    return str(answer.content_uri), keys
