@@ -43,6 +43,30 @@ async def encrypted_person(server: SynapseServer, store: Path) -> AsyncClient:
     return client
 
 
+async def encrypted_dm(person: AsyncClient, bot_id: str) -> str:
+    """A new encrypted direct room of ``person``'s, once ``bot_id`` has joined it."""
+    created = await person.room_create(is_direct=True, invite=[bot_id], initial_state=[ENCRYPTION])
+    assert isinstance(created, RoomCreateResponse)
+    room = str(created.room_id)
+    deadline = time.monotonic() + 20
+    while bot_id not in (person.rooms[room].users if room in person.rooms else {}):
+        assert time.monotonic() < deadline, "the bot did not join"
+        await person.sync(timeout=500)
+    return room
+
+
+async def synced_event(person: AsyncClient, room: str, event_id: str) -> Any:
+    """``event_id`` as ``person``'s client reads it (decrypted), syncing until it comes."""
+    deadline = time.monotonic() + 20
+    while True:
+        assert time.monotonic() < deadline, f"{event_id} did not reach {person.user_id}"
+        sync: Any = await person.sync(timeout=500)
+        info = sync.rooms.join.get(room)
+        for event in info.timeline.events if info else []:
+            if event.event_id == event_id:
+                return event
+
+
 async def test_encrypted_dm_round_trip(synapse: SynapseServer, tmp_path: Path) -> None:
     person = await encrypted_person(synapse, tmp_path / "person")
     bot = synapse.register()
@@ -62,17 +86,7 @@ async def test_encrypted_dm_round_trip(synapse: SynapseServer, tmp_path: Path) -
             adapter = create(settings, context)
             async with adapter:
                 assert (tmp_path / "data" / "matrix" / "store").is_dir()
-                created = await person.room_create(
-                    is_direct=True, invite=[bot.user_id], initial_state=[ENCRYPTION]
-                )
-                assert isinstance(created, RoomCreateResponse)
-                room = created.room_id
-                deadline = time.monotonic() + 20
-                while bot.user_id not in (
-                    person.rooms.get(room).users if room in person.rooms else {}
-                ):
-                    assert time.monotonic() < deadline, "the bot did not join"
-                    await person.sync(timeout=500)
+                room = await encrypted_dm(person, bot.user_id)
                 await person.room_send(
                     room,
                     "m.room.message",
@@ -86,19 +100,10 @@ async def test_encrypted_dm_round_trip(synapse: SynapseServer, tmp_path: Path) -
                 answer_id = await adapter.send(
                     room, "**whispered** back", reply_to=incoming.event_id
                 )
-                texts: list[Any] = []
-                deadline = time.monotonic() + 20
-                while not texts:
-                    assert time.monotonic() < deadline, "no decryptable answer arrived"
-                    sync: Any = await person.sync(timeout=500)
-                    info = sync.rooms.join.get(room)
-                    texts = [
-                        e
-                        for e in (info.timeline.events if info else [])
-                        if isinstance(e, RoomMessageText) and e.event_id == answer_id
-                    ]
-                assert texts[0].body == "**whispered** back"
-                assert "<strong>whispered</strong>" in (texts[0].formatted_body or "")
+                answer = await synced_event(person, room, answer_id)
+                assert isinstance(answer, RoomMessageText)
+                assert answer.body == "**whispered** back"
+                assert "<strong>whispered</strong>" in (answer.formatted_body or "")
                 # on the wire (and in the homeserver's database) the answer is ciphertext
                 url = f"{synapse.url}/_matrix/client/v3/rooms/{quote(room)}/event/" + quote(
                     answer_id

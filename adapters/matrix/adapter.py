@@ -13,7 +13,9 @@ that fails outright (the homeserver down, the connection refused) makes health s
 doubles with each stall in a row, so a sync the homeserver is merely slow to build gets through.
 
 Sending is :mod:`adapters.matrix.send`: the core's idempotency key is the Matrix transaction
-id, so no retry, even after a restart, posts a message twice.
+id, so no retry, even after a restart, posts a message twice. Attachments are fetched from the
+media repository (:mod:`adapters.matrix.media`) only when the core asks, and spoken answers go
+out as voice messages.
 
 On the very first start the initial sync only records where "now" is: messages sent before the
 bot existed are not answered. Answers go out as markdown rendered to HTML
@@ -34,14 +36,16 @@ import structlog
 from nio import AsyncClient, AsyncClientConfig, SyncError, SyncResponse
 from nio.crypto import ENCRYPTION_ENABLED
 
-from adapters.base import Adapter, AdapterContext
+from adapters.base import Adapter, AdapterContext, Attachment, Speech
 from adapters.matrix.events import BotIdentity
 from adapters.matrix.login import Credentials, sign_in
+from adapters.matrix.media import download
 from adapters.matrix.rooms import RoomEvents
 from adapters.matrix.send import NETWORK_ERRORS, Outgoing
 from adapters.matrix.settings import Settings
 from bot.daemon.connection_reason import connection_reason
 from bot.daemon.errors import AdapterError, ConfigError
+from bot.media.fetch import unreachable
 
 __all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create"]
 
@@ -72,6 +76,7 @@ class MatrixAdapter(Adapter):
 
     platform = "matrix"
     idempotent = True
+    supports_voice = True
 
     def __init__(self, settings: Settings, context: AdapterContext) -> None:
         super().__init__(context)
@@ -316,8 +321,19 @@ class MatrixAdapter(Adapter):
     async def edit(self, room: str, message_id: str, text: str, *, key: str | None = None) -> None:
         await self.outgoing.edit(room, message_id, text, key=key)
 
+    async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
+        return await self.outgoing.post_audio(room, speech, key=key)
+
     async def typing(self, room: str, on: bool) -> None:
         await self.outgoing.typing(room, on)
+
+    # media ---------------------------------------------------------------------------------
+
+    async def download(self, attachment: Attachment, *, limit: int) -> bytes:
+        client = self.client
+        if client is None or not client.logged_in:
+            raise unreachable("the Matrix adapter is not running")
+        return await download(client, attachment, limit=limit)
 
 
 def create(settings: Settings, context: AdapterContext) -> MatrixAdapter:

@@ -3,8 +3,10 @@
 :func:`parse_event` reduces one raw timeline event (its ``source`` dict) to a
 :class:`ParsedMessage`, or ``None`` for events nobody answers: state changes, reactions,
 redactions, edits of earlier messages and ``m.notice`` messages (the msgtype bots use, so two
-bots never talk in a loop). Images, files, audio, video and stickers become attachments; an
-encrypted event the bot could not decrypt becomes ``other``.
+bots never talk in a loop). Images, files, audio, video and stickers are ``attachment``
+messages: an image, file or audio carries its file (:mod:`adapters.matrix.attachments`) and
+its text is the caption, if any; an encrypted event the bot could not decrypt becomes
+``other``.
 
 :func:`find_mention` decides whether the bot was named (its user id, display name, ``@name``,
 an ``m.mentions`` entry or a matrix.to pill) and returns the text with a leading mention cut,
@@ -18,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from adapters.base import EventKind
+from adapters.base import Attachment, EventKind
+from adapters.matrix.attachments import attachment_of, caption_of
 
 __all__ = ["BotIdentity", "ParsedMessage", "find_mention", "parse_event", "strip_reply_fallback"]
 
@@ -58,6 +61,7 @@ class ParsedMessage:
     mentioned_ids: tuple[str, ...] = ()
     #: when the sender's homeserver took it (``origin_server_ts``), in seconds
     sent_at: float | None = None
+    attachments: tuple[Attachment, ...] = ()
 
 
 def strip_reply_fallback(body: str) -> str:
@@ -115,10 +119,14 @@ def parse_event(source: dict[str, Any]) -> ParsedMessage | None:
     msgtype, body = content.get("msgtype"), content.get("body")
     body = body if isinstance(body, str) else ""
     kind: EventKind
+    attachments: tuple[Attachment, ...] = ()
     if msgtype in _TEXTS:
         kind = "text"
     elif msgtype in _ATTACHMENTS:
         kind = "attachment"
+        attachment = attachment_of(msgtype, content)
+        attachments = (attachment,) if attachment is not None else ()
+        body = caption_of(content)
     elif msgtype == "m.notice":
         return None
     else:
@@ -128,13 +136,24 @@ def parse_event(source: dict[str, Any]) -> ParsedMessage | None:
     formatted = content.get("formatted_body")
     if not isinstance(formatted, str) or content.get("format") != "org.matrix.custom.html":
         formatted = None
+    elif not body:  # a file with no caption has no formatted body either
+        formatted = None
     elif reply_to:
         formatted = re.sub(r"<mx-reply>.*?</mx-reply>", "", formatted, flags=re.DOTALL)
     mentions = content.get("m.mentions")
     user_ids = mentions.get("user_ids") if isinstance(mentions, dict) else None
     mentioned = tuple(uid for uid in user_ids or () if isinstance(uid, str))
     return ParsedMessage(
-        event_id, sender, kind, body, formatted, reply_to, thread_root, mentioned, sent_at
+        event_id,
+        sender,
+        kind,
+        body,
+        formatted,
+        reply_to,
+        thread_root,
+        mentioned,
+        sent_at,
+        attachments,
     )
 
 

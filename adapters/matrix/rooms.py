@@ -241,6 +241,7 @@ class RoomEvents:
             addressed=direct or mentioned,
             kind=message.kind,
             reply_to=message.reply_to,
+            attachments=message.attachments,
             sender_name=sender_name,
             # a backlog read after a restart arrives at once: the per-user rate limit judges
             # each message by when it was sent
@@ -251,6 +252,7 @@ class RoomEvents:
             room=room_id,
             event_id=message.event_id,
             kind=message.kind,
+            attachments=len(message.attachments),
             direct=direct,
             addressed=incoming.addressed,
         )

@@ -1,28 +1,34 @@
-"""What the Matrix adapter sends: answers, their edits and typing notices.
+"""What the Matrix adapter sends: answers, their edits, spoken answers and typing notices.
 
 Sends and edits carry the core's idempotency ``key`` as the Matrix transaction id, so a retry,
 even by a later process signed in on the same device, gets back the event already sent instead
 of posting a second one (the homeserver remembers transaction ids per device). An answer too
-long for one message is split, each piece under its own transaction id.
+long for one message is split, each piece under its own transaction id. A spoken answer is
+uploaded to the media repository with nio's ``AsyncClient.upload`` (encrypted in an encrypted
+room: nio returns the key, iv and hashes for the event's ``file``) and posted as an ``m.audio``
+voice message under its key's transaction id.
 
 A homeserver's ``M_FORBIDDEN`` (the bot was kicked or banned, or may not post there) or
-``M_NOT_FOUND`` (no such room) to a send is :class:`~bot.daemon.errors.PermanentSendError`: sending
-again cannot help. Rate limits, server errors and network failures stay ``AdapterError``.
+``M_NOT_FOUND`` (no such room) to a send, or ``M_TOO_LARGE`` to a send or an upload, is
+:class:`~bot.daemon.errors.PermanentSendError`: sending again cannot help. Rate limits, server
+errors and network failures stay ``AdapterError``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 import structlog
-from nio import AsyncClient, RoomSendError
+from nio import AsyncClient, RoomSendError, UploadError, UploadResponse
 from nio.exceptions import LocalProtocolError
 
-from adapters.base import MessageGone, part_key
+from adapters.base import MessageGone, Speech, part_key
+from adapters.matrix.attachments import voice_content
 from adapters.matrix.render import ReplyTarget, chunks_that_fit, edit_content, message_content
 from adapters.matrix.rooms import RoomEvents
 from bot.daemon.connection_reason import connection_reason
@@ -36,8 +42,19 @@ NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError, LocalProtocolError)
 #: what a homeserver (Synapse) says to an edit whose message it does not have in the room
 _GONE = ("Can't send relation to unknown event", "Relations must be in the same room")
 _TYPING_REFRESH = 20.0
-#: error codes of a send refused for good
-_REFUSED = frozenset({"M_FORBIDDEN", "M_NOT_FOUND"})
+#: error codes of a send or an upload refused for good
+_REFUSED = frozenset({"M_FORBIDDEN", "M_NOT_FOUND", "M_TOO_LARGE"})
+
+
+def _unreachable(what: str, client: AsyncClient, exc: BaseException) -> AdapterError:
+    return AdapterError(
+        f"{what} failed: {connection_reason(exc, str(client.homeserver))}",
+        user_message="The Matrix homeserver cannot be reached.",
+    )
+
+
+def _refused(problem: str, status_code: str | None) -> AdapterError:
+    return PermanentSendError(problem) if status_code in _REFUSED else AdapterError(problem)
 
 
 def transaction_id(key: str | None, part: int = 0) -> str | None:
@@ -79,17 +96,12 @@ class Outgoing:
                 room, "m.room.message", content, tx_id=tx_id, ignore_unverified_devices=True
             )
         except NETWORK_ERRORS as exc:
-            raise AdapterError(
-                f"sending to {room} failed: {connection_reason(exc, str(client.homeserver))}",
-                user_message="The Matrix homeserver cannot be reached.",
-            ) from exc
+            raise _unreachable(f"sending to {room}", client, exc) from exc
         if isinstance(answer, RoomSendError):
             problem = f"sending to {room} failed: {answer.status_code} {answer.message}"
             if content.get("m.new_content") is not None and answer.message in _GONE:
                 raise MessageGone(problem)
-            if answer.status_code in _REFUSED:
-                raise PermanentSendError(problem)
-            raise AdapterError(problem)
+            raise _refused(problem, answer.status_code)
         if (rooms := self._get_rooms()) is not None:
             rooms.own_events.remember(answer.event_id, room)
         return str(answer.event_id)
@@ -121,6 +133,46 @@ class Outgoing:
         if not text.strip():
             raise AdapterError("refusing to edit a Matrix message to nothing")
         await self._room_send(room, edit_content(message_id, text), transaction_id(key))
+
+    async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
+        """Upload ``speech`` and post it to ``room`` as a voice message; its file is
+        encrypted when the room is."""
+        client = self._client()
+        joined = client.rooms.get(room)
+        encrypt = joined is not None and joined.encrypted
+        url, file = await self._upload(client, speech, encrypt)
+        event_id = await self._room_send(
+            room, voice_content(speech, url, file), transaction_id(key)
+        )
+        log.info(
+            "matrix.voice_sent",
+            room=room,
+            event_id=event_id,
+            size=len(speech.audio),
+            encrypted=encrypt,
+        )
+        return event_id
+
+    async def _upload(
+        self, client: AsyncClient, speech: Speech, encrypt: bool
+    ) -> tuple[str, dict[str, Any] | None]:
+        """Store the audio; its ``mxc://`` URL and, with ``encrypt``, the decryption info
+        (``v``, ``key``, ``iv``, ``hashes``) an event's ``file`` carries beside the URL."""
+        try:
+            answer, keys = await client.upload(
+                io.BytesIO(speech.audio),
+                content_type=speech.mime,
+                filename=speech.name,
+                encrypt=encrypt,
+                filesize=len(speech.audio),
+            )
+        except NETWORK_ERRORS as exc:
+            raise _unreachable(f"uploading {speech.name}", client, exc) from exc
+        if isinstance(answer, UploadError):
+            problem = f"uploading {speech.name} failed: {answer.status_code} {answer.message}"
+            raise _refused(problem, answer.status_code)
+        assert isinstance(answer, UploadResponse)
+        return str(answer.content_uri), keys
 
     async def typing(self, room: str, on: bool) -> None:
         current = self._typing.get(room)
