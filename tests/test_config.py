@@ -134,3 +134,18 @@ def test_a_section_check_names_its_key_in_plain_words(tmp_path: Path) -> None:
     assert not any("Value error" in p or ".:" in p for p in problems), problems
     path.write_text('[llm]\nbackends = 3\n[llm.roles.chat]\nbackend = "local"\n')
     assert collect_problems(path, {})[1]  # reported, not a crash
+
+
+def test_a_media_role_must_name_an_audio_server(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[llm.roles.transcribe]\nbackend = "anthropic"\n'
+        '[llm.backends.piper]\nkind = "openai_compat"\nmodel = "p"\n'
+        '[llm.roles.speech]\nbackend = "piper"\n'
+    )
+    _config, problems = collect_problems(path, {"ANTHROPIC_API_KEY": "k"})
+    assert (
+        "llm.roles.transcribe.backend: 'anthropic' must be an OpenAI-compatible audio server"
+        ' (kind = "openai_compat" with a base_url)'
+    ) in problems
+    assert any(p.startswith("llm.roles.speech.backend: 'piper' must be") for p in problems)

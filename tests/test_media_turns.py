@@ -546,3 +546,44 @@ async def test_off_the_record_media_leaves_no_byte_anywhere(
     }
     assert not held
     assert not any(scratch.iterdir())
+
+
+async def test_a_secret_said_in_a_voice_note_is_withheld_like_a_typed_one(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    audio.transcript = "the alarm code is 4 7 1 9 and the wifi password is Corvid-Lantern-88"
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm, models=TRANSCRIBE)
+    try:
+        await world.send("", ("v.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True}))
+    finally:
+        await world.daemon.stop()
+    assert "Corvid-Lantern-88" in llm.calls[-1].messages[-1].text  # the model heard it once
+    log = world.log_text()
+    assert "[voice note 0:03, transcribed]" in log and "[secret withheld" in log
+    assert "Corvid-Lantern-88" not in log and "4 7 1 9" not in log
+
+
+def test_check_config_names_a_media_servers_missing_key() -> None:
+    from bot.llm.factory import backend_problems
+    from bot.setup.config import LLMConfig
+
+    config = LLMConfig.model_validate(
+        {
+            "backends": {
+                "anthropic": {"kind": "anthropic", "model": "claude", "api_key_env": "AK"},
+                "whisper": {
+                    "kind": "openai_compat",
+                    "model": "whisper-1",
+                    "base_url": "https://audio.example.org/v1",
+                    "api_key_env": "AUDIO_KEY",
+                },
+            },
+            "roles": {"chat": {"backend": "anthropic"}, "transcribe": {"backend": "whisper"}},
+        }
+    )
+    assert backend_problems(config, {"AK": "x"}) == [
+        "AUDIO_KEY is not set: export the key for llm.backends.whisper, or remove"
+        " llm.backends.whisper.api_key_env if the server needs none."
+    ]
+    assert backend_problems(config, {"AK": "x", "AUDIO_KEY": "y"}) == []

@@ -18,7 +18,7 @@ from bot.daemon.errors import ConfigError
 from bot.llm.base import LLMBackend
 from bot.llm.deferred import DeferredBackend
 from bot.llm.retry import RetryingBackend
-from bot.setup.config import MEDIA_ROLES, BackendConfig, LLMConfig
+from bot.setup.config import MEDIA_ROLES, BackendConfig, LLMConfig, RoleConfig
 
 __all__ = ["backend_problems", "backend_url", "build_backend", "build_backends", "used_backends"]
 
@@ -137,10 +137,15 @@ def build_backends(config: LLMConfig, env: Mapping[str, str]) -> dict[str, LLMBa
 
 
 def backend_problems(config: LLMConfig, env: Mapping[str, str]) -> list[str]:
-    """What would stop :func:`build_backends` (a missing key or address), one line each,
-    without building anything."""
+    """What would stop :func:`build_backends` or the media servers (a missing key or
+    address), one line each, without building anything."""
     problems = []
-    for name in used_backends(config):
+    media = [
+        name
+        for role in MEDIA_ROLES
+        if (name := config.roles.get(role, RoleConfig()).backend) in config.backends
+    ]
+    for name in dict.fromkeys([*used_backends(config), *media]):
         spec = config.backends[name]
         try:
             if spec.kind == "anthropic":
