@@ -17,9 +17,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.lifecycle import ServerContext
 
 __all__ = ["VOICE_OGG", "FakeAudio", "Heard"]
 
@@ -36,7 +38,7 @@ class Heard:
     model: str
 
 
-class FakeAudio:
+class FakeAudio(ServerContext):
     def __init__(self, *, api_key: str | None = None) -> None:
         self.api_key = api_key
         self.transcript = "remind me to buy flour and eggs tomorrow morning"
@@ -109,10 +111,3 @@ class FakeAudio:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
