@@ -587,3 +587,19 @@ def test_check_config_names_a_media_servers_missing_key() -> None:
         " llm.backends.whisper.api_key_env if the server needs none."
     ]
     assert backend_problems(config, {"AK": "x", "AUDIO_KEY": "y"}) == []
+
+
+async def test_status_says_what_this_room_does_with_media(tmp_path: Path, audio: FakeAudio) -> None:
+    world = await _world(
+        tmp_path, audio, ScriptedLLM(), models={"roles": {**TRANSCRIBE["roles"], **SPEAK["roles"]}}
+    )
+    world.adapter.supports_voice = True
+    try:
+        await world.send("/status")
+        await world.send("/voice on")
+        await world.send("/status")
+    finally:
+        await world.daemon.stop()
+    first, _, second = world.adapter.texts()
+    assert "- Media: pictures seen; voice notes transcribed; spoken answers off" in first
+    assert "- Media: pictures seen; voice notes transcribed; spoken answers on" in second

@@ -144,6 +144,7 @@ async def _status(ctx: CommandContext) -> str:
         f"- Messages in this conversation: {len(session.entries(ctx.room))}",
         f"- Model: {llm.model or llm.name}",
         f"- Memory: {memory}",
+        await _media_line(ctx),
     ]
     outbox = ctx.router.outbox
     refused = _here(ctx, outbox.refusals(user=ctx.user) if outbox is not None else [])
@@ -151,6 +152,21 @@ async def _status(ctx: CommandContext) -> str:
         lines.append(f"- Answers the platform refused for good: {len(refused)}")
         lines.extend(f"  - {r.describe()}" for r in refused[:REFUSALS_LISTED])
     return "\n".join(lines)
+
+
+async def _media_line(ctx: CommandContext) -> str:
+    """What this room can do with media: pictures, voice notes, spoken answers."""
+    reader = ctx.router.media
+    if reader is None:
+        return "- Media: text only"
+    pictures = "seen" if reader.vision else "not seen (the model has no vision)"
+    voice = "transcribed" if reader.transcriber is not None else "not set up"
+    adapter = ctx.router.adapters.get(ctx.incoming.platform)
+    if adapter is None or not adapter.supports_voice or adapter.context.speak is None:
+        spoken = "not available here"
+    else:
+        spoken = "on" if await ctx.router.voice.wanted(ctx.room) else "off"
+    return f"- Media: pictures {pictures}; voice notes {voice}; spoken answers {spoken}"
 
 
 def _status_all(ctx: CommandContext) -> str:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from adapters.base import Adapter
     from bot.daemon.health import HealthCheck
     from bot.delivery.outbox import Outbox
+    from bot.media.prepare import MediaReader
     from bot.persona.store import PersonaStore
     from bot.setup.config import Config
     from bot.turn.rooms import OffTheRecord
@@ -56,6 +57,7 @@ class CommandHost(Protocol):
     sessions: SessionManager
     otr: OffTheRecord
     voice: VoiceReplies
+    media: MediaReader | None
     outbox: Outbox | None
     health: HealthCheck | None
     adapters: dict[str, Adapter]

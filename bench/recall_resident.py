@@ -1,0 +1,112 @@
+"""Resident memory of recall at scale: a process that recalls from N memories, with and
+without the embedding model loaded.
+
+    python bench/recall_resident.py [-n 100000]
+
+Builds one persona's store of ``n`` synthetic memories (``bench/recall.py``'s) with vectors
+(300 embedded by the model, the others near copies of them, as ``bench/recall.py`` does), then
+starts a fresh process for each case that opens the store as the daemon does, answers 100
+queries and prints its resident memory (``VmRSS``) and its peak (``VmHWM``). The figures are
+the process's own: Python, SQLite's cache, the index of vectors, the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+import structlog
+
+from bench.recall import synthetic_memories, synthetic_queries
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.embeddings import load_embedder
+
+_CHILD = """
+import asyncio, json, sys
+sys.path.insert(0, {root!r})
+import structlog, logging
+structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+from pathlib import Path
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.embeddings import load_embedder
+
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) / 1024
+
+async def main():
+    start = status("VmRSS")
+    embedder = load_embedder() if {embed} else None
+    async with SqliteFtsMemory(Path({folder!r}), embedder=embedder) as memory:
+        for query in json.loads({queries!r}):
+            await memory.search(query, limit=5)
+        print(json.dumps({{"start": start, "rss": status("VmRSS"), "peak": status("VmHWM")}}))
+
+asyncio.run(main())
+"""
+
+
+async def build(folder: Path, n: int) -> None:
+    embedder = load_embedder()
+    texts = synthetic_memories(n)
+    started = time.perf_counter()
+    async with SqliteFtsMemory(folder) as memory:
+        for text in texts:
+            await memory.add(text, source="bench", force=True)
+        if embedder is not None:
+            unique = np.asarray(await embedder.embed(texts[:300]))
+            ids = [int(item.id) for item in await memory.list_items(limit=n + 1)]
+            rng = np.random.default_rng(3)
+            vectors = unique[rng.integers(0, 300, len(ids))]
+            vectors = vectors + rng.normal(0, 0.02, vectors.shape)
+            vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+            await memory._store.put_vectors(ids, vectors, getattr(embedder, "name", "model"))
+    print(f"built {n:,} memories in {time.perf_counter() - started:.0f} s")
+
+
+def measure(folder: Path, *, embed: bool) -> dict[str, float]:
+    queries = json.dumps(synthetic_queries(100))
+    code = _CHILD.format(
+        root=str(Path(__file__).resolve().parent.parent),
+        embed=embed,
+        folder=str(folder),
+        queries=queries,
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=100_000, help="memories (default 100,000)")
+    parser.add_argument("--keep", type=Path, help="build the store here once, reuse it after")
+    args = parser.parse_args(argv)
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
+    with tempfile.TemporaryDirectory(prefix="personad-resident-") as tmp:
+        folder = args.keep or Path(tmp) / "memory"
+        if not (folder / "memory.db").exists():
+            asyncio.run(build(folder, args.n))
+        for embed in (False, True):
+            found = measure(folder, embed=embed)
+            label = "with the model" if embed else "BM25 only     "
+            print(
+                f"recall from {args.n:,} memories, {label}: resident {found['rss']:.0f} MB"
+                f" (peak {found['peak']:.0f} MB; {found['start']:.0f} MB at start)"
+            )
+
+
+if __name__ == "__main__":
+    main()
