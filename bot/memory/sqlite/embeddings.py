@@ -29,6 +29,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import structlog
 
+from bot.memory.sqlite.heap import give_back_freed_memory
 from bot.memory.sqlite.vector_index import Matrix, VectorIndex
 
 __all__ = [
@@ -82,9 +83,16 @@ class MiniLMEmbedder:
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3  # errors only
         model = encoder_model(load_file(str(model_dir / "model.safetensors")), config)
-        self._session = onnxruntime.InferenceSession(
-            model, options, providers=["CPUExecutionProvider"]
+        names = list(model.weights)
+        options.add_external_initializers(
+            names, [onnxruntime.OrtValue.ortvalue_from_numpy(model.weights[n]) for n in names]
         )
+        self._session = onnxruntime.InferenceSession(
+            model.graph, options, providers=["CPUExecutionProvider"]
+        )
+        # the session holds its own copy now: the arrays, and the heap they left, go back
+        del model, options
+        give_back_freed_memory()
         self._lock = threading.Lock()
         #: recent single texts and their vectors: a query asked again costs nothing
         self._recent: OrderedDict[str, Matrix] = OrderedDict()

@@ -7,23 +7,35 @@ Inputs are the token ids and the attention mask (both ``int64``, batch x tokens)
 is one normalised row per text.
 
 Nothing is exported or downloaded: the graph is written here, node by node, around the
-package's own weights, and handed to onnxruntime in memory. onnxruntime runs the same
-arithmetic as a plain numpy forward pass (the vectors agree within 1e-5,
-``tests/data/minilm_reference.json``), about half again as fast on one thread.
+package's own weights, and handed to onnxruntime in memory. The large weights are not copied
+into the serialised graph: it names them as external data, and :func:`encoder_model` returns
+them beside it for ``SessionOptions.add_external_initializers``, so the model exists once in
+the session's own memory (the session copies them in; the arrays can go once it is built).
+onnxruntime runs the same arithmetic as a plain numpy forward pass (the vectors agree within
+1e-5, ``tests/data/minilm_reference.json``), about half again as fast on one thread.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["encoder_model"]
+__all__ = ["EncoderModel", "encoder_model"]
 
 _OPSET = 17  # LayerNormalization is an operator from opset 17 on
+#: weights with at least this many numbers are handed over beside the graph, not inside it
+_EXTERNAL = 4096
+
+
+class EncoderModel(NamedTuple):
+    """The serialised graph, and the weights it names as external data, by name."""
+
+    graph: bytes
+    weights: dict[str, npt.NDArray[Any]]
 
 
 class _Graph:
@@ -36,10 +48,23 @@ class _Graph:
         self._numpy_helper = numpy_helper
         self.nodes: list[Any] = []
         self.weights: list[Any] = []
+        self.external: dict[str, npt.NDArray[Any]] = {}
 
     def weight(self, name: str, value: npt.ArrayLike, dtype: type = np.float32) -> str:
         array: npt.NDArray[Any] = np.array(value, dtype=dtype, order="C")
-        self.weights.append(self._numpy_helper.from_array(array, name))
+        if array.size < _EXTERNAL:
+            self.weights.append(self._numpy_helper.from_array(array, name))
+            return name
+        from onnx import TensorProto
+
+        tensor = TensorProto(
+            name=name, data_type=self._helper.np_dtype_to_tensor_dtype(array.dtype)
+        )
+        tensor.dims.extend(array.shape)
+        tensor.data_location = TensorProto.EXTERNAL
+        tensor.external_data.add(key="location", value="memory")
+        self.weights.append(tensor)
+        self.external[name] = array
         return name
 
     def op(self, kind: str, inputs: list[str], name: str, **attributes: Any) -> str:
@@ -61,9 +86,11 @@ class _Graph:
         return self.op("LayerNormalization", [x, scale, shift], prefix, axis=-1, epsilon=eps)
 
 
-def encoder_model(weights: Mapping[str, npt.NDArray[Any]], config: Mapping[str, Any]) -> bytes:
-    """The serialised ONNX model of the sentence encoder described by ``config`` (the
-    model's ``config.json``) with ``weights`` (its safetensors, names as BERT's)."""
+def encoder_model(
+    weights: Mapping[str, npt.NDArray[Any]], config: Mapping[str, Any]
+) -> EncoderModel:
+    """The ONNX model of the sentence encoder described by ``config`` (the model's
+    ``config.json``) with ``weights`` (its safetensors, names as BERT's)."""
     from onnx import TensorProto, helper
 
     dim = int(config["hidden_size"])
@@ -197,5 +224,4 @@ def encoder_model(weights: Mapping[str, npt.NDArray[Any]], config: Mapping[str, 
         g.weights,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
-    serialised: bytes = model.SerializeToString()
-    return serialised
+    return EncoderModel(model.SerializeToString(), g.external)

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from bot.memory.sqlite.heap import give_back_freed_memory
 from bot.turn.audience import DIRECT
 
 __all__ = [
@@ -76,6 +77,8 @@ async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple
             np.array(stored.active, dtype=bool),
             stored.labels,
         )
+        del stored, matrix
+        give_back_freed_memory()  # one blob a row, read and joined: the heap they took
     missing = await store.without_vectors(model, embedder.dim)
     for start in range(0, len(missing), 256):
         batch = missing[start : start + 256]
