@@ -39,15 +39,21 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
+from bot.memory.base import MemoryBackend, MemoryHit, MemoryItem, TurnRecord
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.embeddings import Embedder, load_embedder
 from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_conversations.json"
+DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
+SETS = {"a": DATA_DIR / "recall_conversations.json", "b": DATA_DIR / "recall_conversations_b.json"}
+KINDS = {
+    "a": ("all", "single", "paraphrase", "date", "multihop", "preference"),
+    "b": ("all", "single", "multihop", "temporal", "reference", "open"),
+}
 KS = (5, 10)
-Ranker = Callable[[str, datetime], Awaitable[list[set[str]]]]
+#: what a ranker gives for each hit, best first: the turns it came from, and whether it is a fact
+Ranker = Callable[[str, datetime], Awaitable[list[tuple[set[str], bool]]]]
 
 
 class Turns:
@@ -56,17 +62,27 @@ class Turns:
     def __init__(self, sessions: list[dict[str, Any]]) -> None:
         self.turns = [turn for session in sessions for turn in session["turns"]]
         self.by_norm: dict[str, set[str]] = defaultdict(set)
-        self.user_norms: list[tuple[str, str]] = []
+        self.user_norms: list[tuple[str, str, float]] = []
         for turn in self.turns:
             for side in ("user", "reply"):
                 self.by_norm[normalise_text(turn[side])].add(turn["id"])
-            self.user_norms.append((f" {normalise_text(turn['user'])} ", turn["id"]))
+            at = datetime.fromisoformat(turn["at"]).timestamp()
+            self.user_norms.append((f" {normalise_text(turn['user'])} ", turn["id"], at))
 
-    def source(self, text: str) -> set[str]:
-        norm = normalise_text(text)
+    def source(self, item: MemoryItem) -> set[str]:
+        """The turns ``item`` came from: an episode's message, a fact's episode when it cites
+        one, or else every message holding the fact; of those, the ones said when the fact
+        was (a sentence of small talk said in many messages, one of them the answer, comes
+        from the one it was recorded from)."""
+        if item.context and normalise_text(item.context) in self.by_norm:
+            return self.by_norm[normalise_text(item.context)]
+        norm = normalise_text(item.text)
         if norm in self.by_norm:
             return self.by_norm[norm]
-        return {turn for user, turn in self.user_norms if f" {norm} " in user}
+        holding = [(turn, at) for user, turn, at in self.user_norms if f" {norm} " in user]
+        stated = item.created_at.timestamp()
+        when = {turn for turn, at in holding if abs(at - stated) < 1.0}
+        return when or {turn for turn, _ in holding}
 
 
 def records(user: dict[str, Any]) -> list[list[TurnRecord]]:
@@ -92,10 +108,10 @@ def _clocked(user: dict[str, Any]) -> tuple[list[datetime], Callable[[], datetim
 
 
 async def _backend_ranker(memory: MemoryBackend, clock: list[datetime], turns: Turns) -> Ranker:
-    async def rank(question: str, asked: datetime) -> list[set[str]]:
+    async def rank(question: str, asked: datetime) -> list[tuple[set[str], bool]]:
         clock[0] = asked
         hits: list[MemoryHit] = await memory.prefetch(question, limit=max(KS))
-        return [turns.source(hit.item.text) for hit in hits]
+        return [(turns.source(hit.item), hit.item.kind == "fact") for hit in hits]
 
     return rank
 
@@ -127,7 +143,7 @@ def _plain_fts(turns: Turns, *, stopwords: bool) -> Ranker:
             rowid = db.execute("INSERT INTO m (text) VALUES (?)", (turn[side],)).lastrowid
             owner[int(rowid or 0)] = turn["id"]
 
-    async def rank(question: str, asked: datetime) -> list[set[str]]:
+    async def rank(question: str, asked: datetime) -> list[tuple[set[str], bool]]:
         words = dict.fromkeys(normalise_text(question).split())
         if stopwords:
             words = dict.fromkeys(w for w in words if fold(w) not in STOPWORDS) or words
@@ -137,7 +153,7 @@ def _plain_fts(turns: Turns, *, stopwords: bool) -> Ranker:
         rows = db.execute(
             "SELECT rowid FROM m WHERE m MATCH ? ORDER BY rank LIMIT ?", (expression, max(KS))
         ).fetchall()
-        return [{owner[row[0]]} for row in rows]
+        return [({owner[row[0]]}, False) for row in rows]
 
     return rank
 
@@ -164,48 +180,75 @@ async def _ranker(
     return await _backend_ranker(memory, clock, turns), memory.close
 
 
+Scores = dict[str, dict[str, dict[int, float]]]
+"""Mean recall@k by part (``all``, and each ``split`` of the set) and by kind (and ``all``);
+the kind ``facts`` holds the share of the top k hits that are facts."""
+
+
 async def evaluate(
     name: str, data: dict[str, Any], workdir: Path, embedder: Embedder | None, verbose: bool
-) -> dict[str, dict[int, float]]:
-    """Mean recall@k by question kind (and ``all``) of one configuration."""
-    sums: dict[str, dict[int, float]] = defaultdict(lambda: dict.fromkeys(KS, 0.0))
-    counts: dict[str, int] = defaultdict(int)
+) -> Scores:
+    """Mean recall@k of one configuration, by part and kind."""
+    sums: dict[tuple[str, str], dict[int, float]] = defaultdict(lambda: dict.fromkeys(KS, 0.0))
+    counts: dict[tuple[str, str], int] = defaultdict(int)
     for user in data["users"]:
         turns = Turns(user["sessions"])
         rank, close = await _ranker(name, user, turns, workdir, embedder)
         asked = datetime.fromisoformat(user["asked_at"])
         try:
             for question in user["questions"]:
-                sources = await rank(question["question"], asked)
+                hits = await rank(question["question"], asked)
+                sources = [source for source, _ in hits]
                 evidence = set(question["evidence"])
+                keys = [
+                    (part, kind)
+                    for part in ("all", question.get("split", "all"))
+                    for kind in ("all", question["kind"])
+                ]
                 for k in KS:
                     covered = set().union(*sources[:k]) if sources[:k] else set()
                     share = len(evidence & covered) / len(evidence)
-                    for key in ("all", question["kind"]):
+                    facts = sum(fact for _, fact in hits[:k]) / k
+                    for key in dict.fromkeys(keys):
                         sums[key][k] += share
+                    sums[(keys[0][0], "facts")][k] += facts
+                    if keys[-1][0] != "all":
+                        sums[(keys[-1][0], "facts")][k] += facts
                 if verbose and not evidence & (set().union(*sources[:5]) if sources else set()):
                     print(
                         f"  {name} miss {question['id']} [{question['kind']}] "
                         f"{question['question']!r}"
                     )
-                for key in ("all", question["kind"]):
+                for key in dict.fromkeys(keys):
                     counts[key] += 1
+                counts[("all", "facts")] += 1
+                if keys[-1][0] != "all":
+                    counts[(keys[-1][0], "facts")] += 1
         finally:
             await close()
-    return {key: {k: sums[key][k] / counts[key] for k in KS} for key in counts}
+    scores: Scores = defaultdict(dict)
+    for (part, kind), count in counts.items():
+        scores[part][kind] = {k: sums[(part, kind)][k] / count for k in KS}
+    return scores
 
 
-KINDS = ("all", "single", "paraphrase", "date", "multihop", "preference")
+def _row(label: str, scores: dict[str, dict[int, float]], kinds: tuple[str, ...]) -> str:
+    cells = "".join(
+        f"{scores[kind][5]:>8.3f}/{scores[kind][10]:.2f}" if kind in scores else " " * 14
+        for kind in kinds
+    )
+    facts = scores.get("facts", {}).get(5, 0.0)
+    return f"{label:<34}{cells}{facts:>9.2f}"
 
 
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("a", "b", "both"), default="both")
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--only", help="comma-separated configuration names")
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses at 5")
     args = parser.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    data = json.loads(DATA.read_text(encoding="utf-8"))
     embedder = None if args.no_embeddings else load_embedder()
     names = ["fts5 plain", "fts5 -stopwords", "raw episodes", "facts only", "write path"]
     if embedder is not None:
@@ -214,17 +257,25 @@ async def main(argv: list[str] | None = None) -> None:
     if args.only:
         wanted = set(args.only.split(","))
         names = [name for name in names if name in wanted]
-    questions = sum(len(user["questions"]) for user in data["users"])
-    print(f"{len(data['users'])} people, {questions} questions; recall@5 / recall@10 by kind")
-    print(f"{'configuration':<24}" + "".join(f"{kind:>14}" for kind in KINDS))
-    with tempfile.TemporaryDirectory(prefix="personad-quality-") as tmp:
-        for name in names:
-            scores = await evaluate(name, data, Path(tmp), embedder, args.verbose)
-            cells = "".join(
-                f"{scores[kind][5]:>8.3f}/{scores[kind][10]:.2f}" if kind in scores else " " * 14
-                for kind in KINDS
-            )
-            print(f"{name:<24}{cells}", flush=True)
+    for which in ("a", "b") if args.set == "both" else (args.set,):
+        data = json.loads(SETS[which].read_text(encoding="utf-8"))
+        questions = [q for user in data["users"] for q in user["questions"]]
+        splits = sorted({q["split"] for q in questions if "split" in q}, reverse=True)
+        told = ", ".join(f"{s} {sum(q.get('split') == s for q in questions)}" for s in splits)
+        print(
+            f"set {which}: {len(data['users'])} people, {len(questions)} questions"
+            + (f" ({told})" if told else "")
+            + "; recall@5 / recall@10 by kind; facts: share of the top 5 that are facts"
+        )
+        kinds = KINDS[which]
+        print(f"{'configuration':<34}" + "".join(f"{kind:>14}" for kind in kinds) + "    facts")
+        with tempfile.TemporaryDirectory(prefix="personad-quality-") as tmp:
+            for name in names:
+                scores = await evaluate(name, data, Path(tmp), embedder, args.verbose)
+                for part in ["all", *splits]:
+                    label = name if part == "all" else f"  {part}"
+                    print(_row(label, scores[part], kinds), flush=True)
+        print()
 
 
 if __name__ == "__main__":

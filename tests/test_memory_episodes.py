@@ -51,7 +51,12 @@ OFFICE = Audience("matrix:!office:example.org")
 
 
 def episodes(hits: list[MemoryHit]) -> list[str]:
-    return [hit.item.text for hit in hits if hit.item.kind == "episode"]
+    """The messages recalled: episodes, and the messages recalled facts were told in."""
+    return [
+        hit.item.context or hit.item.text
+        for hit in hits
+        if hit.item.kind == "episode" or hit.item.context
+    ]
 
 
 def texts(hits: list[MemoryHit]) -> list[str]:
@@ -263,3 +268,59 @@ async def test_asked_when_the_dated_episode_wins_over_the_same_fact(
     assert what[0].item.kind == "fact"  # asked what, the fact (with its category) answers
     when = await memory.prefetch("when did we adopt Miso?", limit=1)
     assert when[0].citation == "[episode · 2026-02-03 · dm]"
+
+
+LONG = (
+    "Long week at work. I am allergic to peanuts, so no satay for me. "
+    "My sister Ana works as a nurse in Leeds."
+)
+
+
+@pytest.mark.parametrize("kind", ["bm25", "vectors"])
+async def test_a_fact_and_the_message_it_was_told_in_are_one_hit(
+    memory: SqliteFtsMemory, embedded: SqliteFtsMemory, kind: str
+) -> None:
+    """The facts of a message and its episode take one place among the hits: the best fact,
+    citing the episode, with the message for context; the budget goes to other messages."""
+    backend = memory if kind == "bm25" else embedded
+    await said(backend, LONG, "Noted!")
+    await said(backend, "Ana and I went to Leeds market, peanuts everywhere.", "Fun!")
+    hits = await backend.prefetch("peanuts sister nurse Leeds", limit=5)
+    told_in_first = [hit for hit in hits if "e1" in (hit.item.id, hit.item.episode)]
+    assert len(told_in_first) == 1
+    (hit,) = told_in_first
+    assert hit.item.kind == "fact" and hit.item.episode == "e1" and hit.item.context == LONG
+    assert "Ana and I went to Leeds market, peanuts everywhere." in texts(hits)
+
+
+async def test_a_recalled_fact_cites_its_episode_even_when_the_episode_is_not_recalled(
+    memory: SqliteFtsMemory,
+) -> None:
+    await said(memory, LONG, "Noted!")
+    hits = await memory.prefetch("allergic peanuts", limit=1)
+    assert [(hit.item.kind, hit.item.episode, hit.item.context) for hit in hits] == [
+        ("fact", "e1", LONG)
+    ]
+    assert (await memory.explain(hits[0].item.id))["episode"] == "e1"
+
+
+async def test_a_forgotten_episode_is_not_shown_beside_its_fact(memory: SqliteFtsMemory) -> None:
+    await said(memory, LONG, "Noted!")
+    assert await memory.forget("e1")
+    hits = await memory.prefetch("allergic peanuts", limit=5)
+    assert [hit.item.text for hit in hits] == ["I am allergic to peanuts, so no satay for me."]
+    assert hits[0].item.context == ""
+
+
+async def test_asked_when_a_fact_and_its_episode_are_the_dated_episode(
+    memory: SqliteFtsMemory,
+) -> None:
+    await said(memory, LONG, "Noted!", at=NOW - timedelta(days=3))
+    hits = await memory.prefetch("when did I say I am allergic to peanuts?", limit=5)
+    assert [hit.item.id for hit in hits if "e1" in (hit.item.id, hit.item.episode)] == ["e1"]
+
+
+async def test_a_fact_no_message_said_stands_alone(memory: SqliteFtsMemory) -> None:
+    await memory.add("I am allergic to peanuts.", source="cli", force=True)
+    (hit,) = await memory.prefetch("allergic peanuts", limit=5)
+    assert hit.item.episode == "" and hit.item.context == ""

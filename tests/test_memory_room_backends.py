@@ -44,6 +44,9 @@ def back_to_room_kinds(db_path: Path, version: int) -> None:
                 db.execute(f"DROP INDEX IF EXISTS {table}_audience")
                 db.execute(f"UPDATE {table} SET audience = 'shared' WHERE audience != 'direct'")
                 db.execute(f"ALTER TABLE {table} RENAME COLUMN audience TO room")
+        columns = {row[1] for row in db.execute("PRAGMA table_info(items)")}
+        if "episode" in columns:  # v7, later than audiences
+            db.execute("ALTER TABLE items DROP COLUMN episode")
         db.execute("DROP TABLE IF EXISTS episode_events")
         db.execute("DROP TABLE IF EXISTS sessions")
         db.execute("DELETE FROM schema_version WHERE version > ?", (version,))
@@ -83,7 +86,7 @@ async def test_sqlite_store_of_the_previous_version_makes_every_item_private(
     memory = SqliteFtsMemory(tmp_path, now=lambda: AT)
     await memory.open()
     await old_store(memory)
-    back_to_room_kinds(memory.path, SCHEMA_VERSION - 1)
+    back_to_room_kinds(memory.path, 5)
     with sqlite3.connect(memory.path) as raw:
         rooms = {row[0] for row in raw.execute("SELECT room FROM items")}
         assert rooms == {"direct", "shared"}

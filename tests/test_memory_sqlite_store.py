@@ -31,7 +31,7 @@ async def memory(tmp_path: Path) -> AsyncIterator[SqliteFtsMemory]:
 async def test_fresh_database_gets_every_migration(tmp_path: Path) -> None:
     async with SqliteFtsMemory(tmp_path) as memory:
         stats = await memory.stats()
-    assert stats["schema_version"] == SCHEMA_VERSION == 6
+    assert stats["schema_version"] == SCHEMA_VERSION == 7
     with sqlite3.connect(tmp_path / "memory.db") as db:
         names = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -57,6 +57,38 @@ async def test_version_one_database_upgrades_and_keeps_its_items(tmp_path: Path)
         await memory.mirror("MEMORY.md", "- I live in Porto.")
         assert await memory.forget(hits[0].item.id)
         assert (await memory.explain(hits[0].item.id))["history"][0]["kind"] == "forgotten"
+
+
+async def test_version_six_facts_find_the_message_they_were_told_in(tmp_path: Path) -> None:
+    """v7 links each older fact to the user's episode said when it was stated whose words
+    hold it; a fact no message said (a mirrored line) cites none."""
+    db = await open_database(tmp_path / "memory.db", migrations=MIGRATIONS[:6])
+    await db.execute(
+        "INSERT INTO episodes (at, speaker, audience, platform, text, norm, terms, last_seen)"
+        " VALUES (1735732800, 'user', 'direct', 'telegram', 'Hi. I live in Porto now.',"
+        " 'hi i live in porto now', 'hi live porto now', 1735732800)"
+    )
+    for text, norm, at in (
+        ("I live in Porto now.", "i live in porto now", 1735732800),
+        ("I like tea.", "i like tea", 1735732800),
+        ("My sister lives in Porto.", "my sister lives in porto", 1735740000),
+    ):
+        await db.execute(
+            "INSERT INTO items (text, norm, category, source, confidence, created_at, last_seen)"
+            " VALUES (?, ?, 'fact', 'telegram 2025-01-01', 0.6, ?, ?)",
+            (text, norm, at, at),
+        )
+    await db.close()
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        assert [(await memory.explain(i))["episode"] for i in ("1", "2", "3")] == [
+            "e1",
+            None,
+            None,
+        ]
+        hits = await memory.search("live Porto now", limit=5)
+        contexts = {hit.item.id: hit.item.context for hit in hits}
+        assert contexts["1"] == "Hi. I live in Porto now." and contexts["3"] == ""
+        assert "e1" not in contexts  # the episode is its fact's hit
 
 
 async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:

@@ -89,6 +89,10 @@ class MemoryItem:
     audience: str = DIRECT
     #: a durable ``fact`` the write policy kept, or an ``episode``: one message as it was said
     kind: MemoryKind = "fact"
+    #: of a fact: the id of the episode (``e42``) it was told in, empty when no message said it
+    episode: str = ""
+    #: of a recalled fact: the text of that episode, the message around the fact
+    context: str = ""
 
     def record(self) -> dict[str, Any]:
         """The item as plain data (for inspection and export)."""

@@ -3,15 +3,20 @@ turn's memory budget.
 
 Each kind is ranked over its own candidate pool first (its best BM25 match scores 1.0 there),
 so their scores are on one scale and the budget (``memory.recall_limit``) goes to the best of
-both, whichever kind they are. A fact is usually one sentence of a message that is also an
-episode: when one hit's words hold all of another's, the lower-scored of the pair is dropped
-so the budget is not spent twice on one statement (asked *when*, the episode stays: it
-carries the date).
+both, whichever kind they are. A fact is one sentence of a message that is also an episode,
+and the two are one hit: a fact that cites its episode (``MemoryItem.episode``) and that
+episode take one place, the better score of the two, as the fact with the episode's text for
+context (asked *when*, as the episode: it carries the date); facts told in the same message
+take that one place too. Otherwise (a fact that cites no episode, a mirrored line; an
+episode that repeats a fact said elsewhere) a fact is the twin of an episode whose words hold
+all of its own, or the other way round, and the lower-scored of the pair is dropped, so the
+budget is not spent twice on one statement.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bot.memory.base import MemoryHit, MemoryKind
 from bot.memory.sqlite.query import normalise_text
@@ -23,6 +28,20 @@ def _contains(outer: str, inner: str) -> bool:
     return bool(inner) and f" {inner} " in f" {outer} "
 
 
+def _told_in(hit: MemoryHit) -> str:
+    """The episode a hit stands for: its own id, or the one a fact was told in."""
+    return hit.item.id if hit.item.kind == "episode" else hit.item.episode
+
+
+def _joined(kept: MemoryHit, hit: MemoryHit, prefer: MemoryKind | None) -> MemoryHit:
+    """One hit of a fact and the episode it was told in, at the better (``kept``'s) score."""
+    fact, episode = (kept, hit) if kept.item.kind == "fact" else (hit, kept)
+    if prefer == "episode":
+        return replace(episode, score=kept.score, parts=kept.parts)
+    item = replace(fact.item, context=episode.item.text)
+    return MemoryHit(item, kept.score, kept.parts)
+
+
 def blend(
     facts: Sequence[MemoryHit],
     episodes: Sequence[MemoryHit],
@@ -30,12 +49,22 @@ def blend(
     *,
     prefer: MemoryKind | None = None,
 ) -> list[MemoryHit]:
-    """The ``limit`` best hits of both lists, best first, without a statement twice; of a
-    fact and an episode that say the same thing, the better scored stays, or the one of kind
-    ``prefer`` (an episode when the query asks *when*: it carries the date), in its place."""
+    """The ``limit`` best hits of both lists, best first, without a statement twice: a fact
+    and its episode are one hit in the better one's place; of a fact and an episode that say
+    the same thing otherwise, the better scored stays, or the one of kind ``prefer`` (an
+    episode when the query asks *when*: it carries the date), in its place."""
     merged = sorted([*facts, *episodes], key=lambda hit: hit.score, reverse=True)
     kept: list[tuple[MemoryHit, str]] = []
     for hit in merged:
+        told = _told_in(hit)
+        same = next(
+            (n for n, (other, _) in enumerate(kept) if told and _told_in(other) == told), None
+        )
+        if same is not None:
+            other = kept[same][0]
+            if other.item.kind != hit.item.kind:
+                kept[same] = (_joined(other, hit, prefer), kept[same][1])
+            continue
         norm = normalise_text(hit.item.text)
         twin = next(
             (

@@ -81,8 +81,9 @@ class Episodes:
         self.index, embedded = await load_index(self.embedder, self.store, self.model)
         log.info("memory.episode_vectors_loaded", vectors=len(self.index), embedded=embedded)
 
-    async def record(self, turn: TurnRecord) -> int:
-        """Keep both sides of ``turn``; how many new episodes (repeats reinforce instead)."""
+    async def record(self, turn: TurnRecord) -> int | None:
+        """Keep both sides of ``turn`` (repeats reinforce their episode instead); the rowid of
+        the user's message's episode, which the facts told in it cite, or None if it is empty."""
         said: list[Said] = []
         for speaker, raw in (("user", turn.user_text), ("persona", turn.reply_text)):
             if not raw.strip():
@@ -92,9 +93,12 @@ class Episodes:
                 at = turn.at.timestamp()
                 said.append(Said(at, speaker, turn.audience, turn.platform, text, norm, terms))
         new: list[tuple[int, str]] = []
+        users = None
         for message, (rowid, created, label) in zip(
             said, await self.store.record(said), strict=True
         ):
+            if message.speaker == "user" and rowid:
+                users = rowid
             if created:
                 new.append((rowid, message.text))
             elif self.index is not None:
@@ -105,7 +109,7 @@ class Episodes:
             await self.store.put_vectors([rowid for rowid, _ in new], vectors, self.model)
             for (rowid, _), vector in zip(new, vectors, strict=True):
                 self.index.add(rowid, vector, label=turn.audience)
-        return len(new)
+        return users
 
     async def pool(
         self,

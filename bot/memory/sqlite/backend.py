@@ -134,6 +134,7 @@ class SqliteFtsMemory(MemoryBackend):
         confidence: float | None,
         at: datetime | None = None,
         once_per_statement: bool = False,
+        episode: int | None = None,
     ) -> AddResult:
         """Store ``text`` said where the label ``audience`` names. A repeat of an item (same
         normal form, among :func:`~bot.memory.reinforcement.twin_labels`) reinforces it, and
@@ -163,7 +164,16 @@ class SqliteFtsMemory(MemoryBackend):
                     duplicate = await self._store.active_by_id(near[0][0])
             if duplicate is None:
                 rowid = await self._store.insert_unless_known(
-                    text, norm, chosen, source, confidence, stated, reason, audience, twins
+                    text,
+                    norm,
+                    chosen,
+                    source,
+                    confidence,
+                    stated,
+                    reason,
+                    audience,
+                    twins,
+                    episode=episode,
                 )
                 if rowid is not None:
                     if vector is not None and self._index is not None:
@@ -189,8 +199,8 @@ class SqliteFtsMemory(MemoryBackend):
     async def sync(self, turn: TurnRecord) -> None:
         """Both sides of the turn become episodes; the write policy picks the user's sentences
         that also become durable facts."""
-        await self.episodes.record(turn)
-        await self._store_turn(turn)
+        episode = await self.episodes.record(turn)
+        await self._store_turn(turn, episode)
 
     async def extract(self, turns: Sequence[TurnRecord]) -> int:
         """Candidates of every user message; returns how many new items were stored.
@@ -202,7 +212,8 @@ class SqliteFtsMemory(MemoryBackend):
             stored += await self._store_turn(turn)
         return stored
 
-    async def _store_turn(self, turn: TurnRecord) -> int:
+    async def _store_turn(self, turn: TurnRecord, episode: int | None = None) -> int:
+        """Store the facts of ``turn``'s user message, told in the episode ``episode``."""
         source = f"{turn.platform} {turn.at:%Y-%m-%d}"
         stored = 0
         for candidate in await run_on_text(turn.user_text, split_candidates):
@@ -215,6 +226,7 @@ class SqliteFtsMemory(MemoryBackend):
                 audience=turn.audience,
                 confidence=None,
                 once_per_statement=True,
+                episode=episode,
             )
             stored += int(result.stored)
         return stored
@@ -345,12 +357,29 @@ class SqliteFtsMemory(MemoryBackend):
         cosine = max(
             max((row.candidate.cosine for row in facts), default=0.0), episodes.best_cosine
         )
-        return blend(
+        hits = blend(
             score_facts(facts, best_bm25=best, best_cosine=cosine, now=now, limit=limit),
             episodes.ranked(best_bm25=best, best_cosine=cosine, now=now, limit=limit),
             limit,
             prefer="episode" if episodes.asks_when else None,
         )
+        await self._cite_episodes(hits, audience)
+        return hits
+
+    async def _cite_episodes(self, hits: list[MemoryHit], audience: Audience) -> None:
+        """Give each recalled fact the text of the episode it was told in, when the turn's
+        audience may see it and it is not forgotten (blending did it for the facts whose
+        episode was recalled too)."""
+        wanted: dict[int, list[MemoryHit]] = {}
+        for hit in hits:
+            rowid = parse_episode_id(hit.item.episode) if hit.item.episode else None
+            if hit.item.kind == "fact" and rowid is not None and not hit.item.context:
+                wanted.setdefault(rowid, []).append(hit)
+        if not wanted:
+            return
+        for row in await self.episodes.store.rows_by_id(list(wanted), labels=audience.labels):
+            for hit in wanted[row.rowid]:
+                hit.item.context = row.text
 
     @staticmethod
     async def _embed_query(embedder: Embedder, query: str) -> Matrix | None:

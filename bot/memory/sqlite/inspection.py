@@ -19,7 +19,7 @@ __all__ = ["ITEM_COLUMNS", "FtsInspection", "item_from_row"]
 
 ITEM_COLUMNS = (
     "i.id, i.text, i.category, i.source, i.confidence, i.status, i.created_at, i.last_seen,"
-    " i.reinforced, i.audience"
+    " i.reinforced, i.audience, i.episode"
 )
 
 
@@ -35,6 +35,7 @@ def item_from_row(row: Sequence[Any]) -> MemoryItem:
         status=row[5],
         reinforced=int(row[8]),
         audience=row[9],
+        episode=f"e{row[10]}" if row[10] is not None else "",
     )
 
 
@@ -67,7 +68,8 @@ class FtsInspection(FtsConnection):
                 "last_seen": _iso(r[7]),
                 "reinforced": int(r[8]),
                 "audience": r[9],
-                "reason": r[10],
+                "episode": f"e{r[10]}" if r[10] is not None else None,
+                "reason": r[11],
             }
             for r in rows
         ]

@@ -26,6 +26,10 @@ Tables:
   audience sees inside the FTS subquery (``rowid IN (SELECT id FROM items WHERE audience IN
   ...)``), before they are ranked and cut, and term statistics count every active item.
   ``episode_events`` (v6): an episode's history (shared, made private, forgotten).
+* ``items.episode`` (v7): the episode (the user's message) a fact was told in, so recall gives
+  the two as one hit; NULL for what no message said (a mirrored line, a forced add). Older
+  facts find theirs: the user's episode said at the moment the fact was stated whose words
+  hold the fact's.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -237,7 +241,23 @@ CREATE INDEX items_audience ON items (audience, status);
     + _EPISODE_AUDIENCE
 )
 
-MIGRATIONS: list[Migration] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6)]
+_V7 = """
+ALTER TABLE items ADD COLUMN episode INTEGER;
+UPDATE items SET episode = (
+    SELECT e.id FROM episodes e WHERE e.speaker = 'user' AND e.at = items.created_at
+    AND instr(' ' || e.norm || ' ', ' ' || items.norm || ' ') > 0 ORDER BY e.id LIMIT 1
+);
+"""
+
+MIGRATIONS: list[Migration] = [
+    (1, _V1),
+    (2, _V2),
+    (3, _V3),
+    (4, _V4),
+    (5, _V5),
+    (6, _V6),
+    (7, _V7),
+]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
 EPISODE_FILE_MIGRATIONS: list[Migration] = [(1, EPISODE_TABLES), (2, _EPISODE_AUDIENCE)]

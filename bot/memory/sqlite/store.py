@@ -106,21 +106,36 @@ class FtsStore(FtsInspection, VectorRows):
         reason: str,
         audience: str,
         twins: Labels = None,
+        episode: int | None = None,
     ) -> int | None:
         """Insert a new item unless an active one of the ``twins`` labels has the same normal
         form; its rowid or None.
 
         One statement (a trigger records the "created" event and indexes its stems), so one
-        round trip.
+        round trip. ``episode``: the rowid of the message it was told in, when one did.
         """
         terms = index_terms(text)
-        scope, labels = labels_in("audience", twins, 11)
+        scope, labels = labels_in("audience", twins, 12)
         rows = await self._all(
             "INSERT INTO items (text, norm, category, source, confidence, created_at,"
-            " last_seen, reason, audience, terms) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8, ?9"
+            " last_seen, reason, audience, terms, episode)"
+            " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8, ?9, ?11"
             " WHERE NOT EXISTS (SELECT 1 FROM items WHERE norm = ?10 AND status = 'active'"
             f"{scope}) RETURNING id",
-            (text, norm, category, source, confidence, at, reason, audience, terms, norm, *labels),
+            (
+                text,
+                norm,
+                category,
+                source,
+                confidence,
+                at,
+                reason,
+                audience,
+                terms,
+                norm,
+                episode,
+                *labels,
+            ),
         )
         if not rows:
             return None
@@ -256,7 +271,7 @@ class FtsStore(FtsInspection, VectorRows):
             # ?3 is given whenever a later number is, or the count of parameters is wrong
             [query, limit, *offset, *params],
         )
-        return [_recall_row(row, float(row[10])) for row in rows]
+        return [_recall_row(row, float(row[11])) for row in rows]
 
     async def doc_frequencies(self, tokens: Sequence[str]) -> dict[str, int]:
         """How many active memories hold each token (tokens in indexed, folded form); tokens
