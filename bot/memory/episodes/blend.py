@@ -54,31 +54,34 @@ def blend(
     the same thing otherwise, the better scored stays, or the one of kind ``prefer`` (an
     episode when the query asks *when*: it carries the date), in its place."""
     merged = sorted([*facts, *episodes], key=lambda hit: hit.score, reverse=True)
-    kept: list[tuple[MemoryHit, str]] = []
+    # each kept hit with the normal forms of what it stands for (a fact merged into it too),
+    # so a later message that only repeats one of them is a twin
+    kept: list[tuple[MemoryHit, list[str]]] = []
     for hit in merged:
+        norm = normalise_text(hit.item.text)
         told = _told_in(hit)
         same = next(
             (n for n, (other, _) in enumerate(kept) if told and _told_in(other) == told), None
         )
         if same is not None:
-            other = kept[same][0]
+            other, norms = kept[same]
             if other.item.kind != hit.item.kind:
-                kept[same] = (_joined(other, hit, prefer), kept[same][1])
+                other = _joined(other, hit, prefer)
+            kept[same] = (other, [*norms, norm])
             continue
-        norm = normalise_text(hit.item.text)
         twin = next(
             (
                 position
                 for position, (other, seen) in enumerate(kept)
                 if hit.item.kind != other.item.kind
-                and (_contains(seen, norm) or _contains(norm, seen))
+                and any(_contains(one, norm) or _contains(norm, one) for one in seen)
             ),
             None,
         )
         if twin is not None:
             if prefer is not None and hit.item.kind == prefer:
-                kept[twin] = (hit, norm)
+                kept[twin] = (hit, [*kept[twin][1], norm])
             continue
         if len(kept) < limit:
-            kept.append((hit, norm))
+            kept.append((hit, [norm]))
     return [hit for hit, _ in kept]
