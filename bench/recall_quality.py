@@ -1,13 +1,16 @@
 """Recall quality on long conversations: does memory find the turns that answer a question?
 
-    python bench/recall_quality.py [--no-embeddings] [--only NAME,...] [-v]
+    python bench/recall_quality.py [--set a|b|both] [--no-embeddings] [--only NAME,...] [-v]
 
-Reads ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten people,
-20 dated sessions each, about 300 questions with their evidence turns), feeds each person's
-sessions to a fresh store turn by turn, and asks the questions as of three days after the last
-session. A question's recall@k is the share of its evidence turns among what the top k hits
-came from (an episode comes from its turn; a fact from every turn whose message holds it);
-the figures are the mean by question kind. Configurations:
+Reads set A, ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten
+people, 20 dated sessions each, 336 questions with their evidence turns), and set B,
+``tests/data/recall_conversations_b.json`` (``bench/recall_set_b.py``: ten people, 16 sessions,
+260 questions worded unlike their evidence, in two parts, tuning and held-out), feeds each
+person's sessions to a fresh store turn by turn, and asks the questions as of three days after
+the last session. A question's recall@k is the share of its evidence turns among what the top
+k hits came from (an episode comes from its turn; a fact from the episode it cites, else from
+the turns whose message holds it); the figures are the mean by part and question kind, with
+the share of the top 5 hits that are facts. Configurations:
 
 * ``fts5 plain``: SQLite FTS5 (``unicode61 remove_diacritics 2``), every message a row, the
   question's words OR-ed; ``fts5 -stopwords``: the same without stopwords (EN and PT)
