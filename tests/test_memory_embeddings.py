@@ -100,6 +100,44 @@ def test_vector_index_bulk_load_matches_adds() -> None:
     assert loaded.has(301) and len(loaded) == 301
 
 
+class WordHashEmbedder:
+    """Each word a fixed random direction: distinct texts, distinct vectors."""
+
+    name = "word-hash-test"
+    dim = 64
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in zip(rows, texts, strict=True):
+            for word in text.lower().split():
+                seed = int.from_bytes(word.encode()[:8].ljust(8, b"_"), "little")
+                row += np.random.default_rng(seed).normal(size=self.dim).astype(np.float32)
+            row /= np.linalg.norm(row) or 1.0
+        return rows
+
+
+async def test_an_index_is_loaded_a_few_thousand_rows_at_a_time_and_loses_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store of more vectors than one read takes loads every one of them, in order, with
+    their state and audience: the same index a single load makes."""
+    embedder = WordHashEmbedder()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder) as memory:
+        people = "Ana Rui Marta Pedro Sofia Tiago Helena Nuno Rosa Carla Duarte Vera".split()
+        places = "Porto Braga Faro Lisbon Évora Viseu Sintra Aveiro Tavira Leiria".split()
+        for n in range(23):
+            who, where = people[n % len(people)], places[(n * 7) % len(places)]
+            text = f"{who} moved to {where} in {1990 + n} and works at the {n}th bakery."
+            assert (await memory.add(text, source="t", force=True)).item_id is not None
+        expected = await memory.search("who moved to Faro?", limit=10)
+    monkeypatch.setattr("bot.memory.sqlite.vector_index.LOAD_ROWS", 5)
+    async with SqliteFtsMemory(tmp_path, embedder=embedder) as memory:
+        assert memory._index is not None and len(memory._index) == 23
+        found = await memory.search("who moved to Faro?", limit=10)
+    assert [hit.item.id for hit in found] == [hit.item.id for hit in expected]
+    assert len(expected) >= 3 and all(hit.parts["cosine"] > 0 for hit in expected)
+
+
 async def test_hybrid_recall_finds_a_paraphrase_bm25_cannot(tmp_path: Path) -> None:
     async with SqliteFtsMemory(tmp_path, embedder=ConceptEmbedder()) as memory:
         await memory.add("My sister lives in Porto.", source="t")

@@ -332,8 +332,10 @@ class EpisodeStore:
 
     # -- vectors ------------------------------------------------------------------------------
 
-    async def vectors(self, model: str, dim: int) -> StoredVectors:
-        return await self._conn.vectors(model, dim, of="episodes")
+    async def vectors(
+        self, model: str, dim: int, *, after: int = 0, limit: int = -1
+    ) -> StoredVectors:
+        return await self._conn.vectors(model, dim, of="episodes", after=after, limit=limit)
 
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]:
         return await self._conn.without_vectors(model, dim, of="episodes")

@@ -38,6 +38,11 @@ EXACT_ROWS = 20_000
 SHORTLIST = 1_000
 """Rows a sign-bit scan keeps for exact scoring."""
 
+LOAD_ROWS = 4096
+"""Stored vectors read at a time when an index is loaded: the rows of one read are copied
+into the index and dropped before the next, so loading 100,000 vectors never holds them twice
+(read all at once, their blobs and a joined copy left about 130 MB of heap resident)."""
+
 
 class StoredVectors(NamedTuple):
     """The stored vectors of one model, by row: an index is loaded from these."""
@@ -57,7 +62,9 @@ class _Embeds(Protocol):
 class VectorStore(Protocol):
     """Where one kind of row keeps its vectors (facts and episodes alike)."""
 
-    async def vectors(self, model: str, dim: int) -> StoredVectors: ...
+    async def vectors(
+        self, model: str, dim: int, *, after: int = 0, limit: int = -1
+    ) -> StoredVectors: ...
 
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]: ...
 
@@ -68,17 +75,16 @@ async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple
     """Every stored vector of ``model`` in one index; the active rows without one are embedded
     (256 at a time) and stored. Returns the index and how many were embedded."""
     index = VectorIndex(embedder.dim)
-    stored = await store.vectors(model, embedder.dim)
-    if stored.rowids:
-        matrix = np.frombuffer(b"".join(stored.blobs), dtype=np.float32)
-        index.load(
+    after = 0
+    while (stored := await store.vectors(model, embedder.dim, after=after, limit=LOAD_ROWS)).rowids:
+        index.extend(
             np.array(stored.rowids, dtype=np.int64),
-            matrix.reshape(-1, embedder.dim),
+            np.frombuffer(b"".join(stored.blobs), dtype=np.float32).reshape(-1, embedder.dim),
             np.array(stored.active, dtype=bool),
             stored.labels,
         )
-        del stored, matrix
-        give_back_freed_memory()  # one blob a row, read and joined: the heap they took
+        after = stored.rowids[-1]
+    give_back_freed_memory()  # the reads' blobs: heap the index no longer needs
     missing = await store.without_vectors(model, embedder.dim)
     for start in range(0, len(missing), 256):
         batch = missing[start : start + 256]
@@ -201,19 +207,47 @@ class VectorIndex:
     def _code(self, label: str) -> int:
         return self._codes.setdefault(label, len(self._codes))
 
+    def _reserve(self, rows: int) -> None:
+        """Room for ``rows`` rows, growing by doubling (the old rows copied once)."""
+        capacity = len(self._matrix)
+        if rows <= capacity:
+            return
+        while capacity < rows:
+            capacity *= 2
+        matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        matrix[: self._size] = self._matrix[: self._size]
+        self._matrix = matrix
+        bits = np.zeros((self._bits.shape[0], capacity), dtype=np.uint64)
+        bits[:, : self._size] = self._bits[:, : self._size]
+        self._bits = bits
+        self._active = np.resize(self._active, capacity)
+        self._labels = np.resize(self._labels, capacity)
+        self._rowids = np.resize(self._rowids, capacity)
+
+    def extend(
+        self,
+        rowids: npt.NDArray[np.int64],
+        matrix: Matrix,
+        active: npt.NDArray[np.bool_],
+        labels: Sequence[str],
+    ) -> None:
+        """Append rows for rowids not in the index yet (as a load reads them, in order)."""
+        start, count = self._size, len(rowids)
+        self._reserve(start + count)
+        end = start + count
+        self._matrix[start:end] = matrix
+        self._bits[:, start:end] = _signs(matrix).T
+        self._active[start:end] = active
+        self._labels[start:end] = [self._code(label) for label in labels]
+        self._rowids[start:end] = rowids
+        self._row_of.update((int(rowid), start + i) for i, rowid in enumerate(rowids.tolist()))
+        self._size = end
+
     def add(self, rowid: int, vector: Matrix, *, active: bool = True, label: str = DIRECT) -> None:
         if rowid in self._row_of:
             row = self._row_of[rowid]
         else:
-            if self._size == len(self._matrix):
-                grow = len(self._matrix) * 2
-                self._matrix = np.resize(self._matrix, (grow, self.dim))
-                bits = np.zeros((self._bits.shape[0], grow), dtype=np.uint64)
-                bits[:, : self._size] = self._bits[:, : self._size]
-                self._bits = bits
-                self._active = np.resize(self._active, grow)
-                self._labels = np.resize(self._labels, grow)
-                self._rowids = np.resize(self._rowids, grow)
+            self._reserve(self._size + 1)
             row = self._size
             self._size += 1
             self._row_of[rowid] = row

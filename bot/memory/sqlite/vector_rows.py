@@ -25,13 +25,17 @@ _VECTORS = {"items": ("vectors", "item_id"), "episodes": ("episode_vectors", "ep
 class VectorRows(FtsConnection):
     """Reading and writing the vectors of ``items`` or ``episodes`` rows."""
 
-    async def vectors(self, model: str, dim: int, *, of: str = "items") -> StoredVectors:
-        """The stored vectors of ``model`` for the rows of ``of`` (``items`` or ``episodes``)."""
+    async def vectors(
+        self, model: str, dim: int, *, of: str = "items", after: int = 0, limit: int = -1
+    ) -> StoredVectors:
+        """The stored vectors of ``model`` for the rows of ``of`` (``items`` or ``episodes``),
+        in row order from the first row after ``after``, at most ``limit`` of them (-1: all)."""
         table, key = _VECTORS[of]
         rows = await self._all(
             f"SELECT v.{key}, v.vec, o.status = 'active', o.audience FROM {table} v"
-            f" JOIN {of} o ON o.id = v.{key} WHERE v.model = ? AND v.dim = ? ORDER BY v.{key}",
-            (model, dim),
+            f" JOIN {of} o ON o.id = v.{key} WHERE v.model = ? AND v.dim = ? AND v.{key} > ?"
+            f" ORDER BY v.{key} LIMIT ?",
+            (model, dim, after, limit),
         )
         return StoredVectors(
             [r[0] for r in rows],
