@@ -46,6 +46,7 @@ bench: setup
 	$(PY) bench/startup.py
 	$(PY) bench/turn_overhead.py
 	$(PY) bench/recall.py --quick
+	$(PY) bench/recall_resident.py -n 20000
 	$(PY) bench/recall_quality.py
 	$(PY) bench/policy_accuracy.py
 	$(PY) bench/long_input.py --runs 1
