@@ -252,6 +252,12 @@ class Adapter(ABC):
             user_message=f"I can't open files sent on {self.platform}; please paste the text.",
         )
 
+    @property
+    def can_speak(self) -> bool:
+        """Whether answers can be spoken here: the platform takes voice messages and a
+        speech server is configured."""
+        return self.supports_voice and self.context.speak is not None
+
     async def send_voice(self, room: str, text: str, *, key: str | None = None) -> str:
         """Speak ``text`` (the answer just sent as text) into ``room`` as a voice message;
         return its id. ``key`` works as in :meth:`send`."""

@@ -16,10 +16,13 @@ import pytest
 
 from adapters.base import Attachment, Incoming
 from bot.daemon.daemon import Daemon
+from bot.daemon.errors import PermanentSendError
 from bot.delivery.inbox import from_json, to_json
+from bot.delivery.outbox import SPOKEN_TRIES
 from bot.media.kinds import SUPPORTED
 from bot.media.prepare import NO_TRANSCRIBER, NO_VISION
 from bot.setup.config import Config
+from bot.turn.voice import SPOKEN_CHARS, spoken_text
 from tests.fakes.anthropic_api import FakeAnthropic
 from tests.fakes.audio_api import FakeAudio
 from tests.fakes.openai_api import FakeOpenAI
@@ -384,6 +387,84 @@ async def test_bad_media_is_one_clear_sentence_and_the_daemon_goes_on(
     assert len(llm.calls) == 1
 
 
+async def test_a_bad_file_in_a_burst_leaves_the_typed_messages_around_it_answered(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    llm = ScriptedLLM(hold=asyncio.Event())
+    world = await _world(tmp_path, audio, llm)
+    zip_file = ("notes.zip", b"PK\x03\x04" + b"\x01\x02" * 200, {"mime": "application/zip"})
+    try:
+        first = asyncio.create_task(world.send("first"))
+        for _ in range(100):
+            if llm.calls:
+                break
+            await asyncio.sleep(0.01)
+        # three messages arrive while the first turn runs: a typed one, a bad file, a typed one
+        later = [
+            asyncio.create_task(world.send("typed before")),
+            asyncio.create_task(world.send("", zip_file)),
+            asyncio.create_task(world.send("typed after")),
+        ]
+        await asyncio.sleep(0.1)
+        assert llm.hold is not None
+        llm.hold.set()
+        await asyncio.gather(first, *later)
+    finally:
+        await world.daemon.stop()
+    texts = world.adapter.final_texts()
+    assert texts[0] == "echo: first" and texts[1] == "echo: typed before"
+    assert SUPPORTED in texts[2] and texts[3] == "echo: typed after"
+    assert len(texts) == 4
+
+
+async def test_a_retried_message_whose_answer_was_made_is_not_read_again(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    """A turn cut off after its answer was made delivers that answer when the platform
+    hands the message over again, without fetching its file a second time (it may be gone)."""
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm)
+    stuck = asyncio.Event()
+    send = world.adapter.send
+
+    async def stuck_once(
+        room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
+        if not stuck.is_set():
+            stuck.set()
+            await asyncio.Event().wait()
+        return await send(room, text, reply_to=reply_to, key=key)
+
+    world.adapter.send = stuck_once  # type: ignore[method-assign]
+    photo = ("cat.jpg", picture(fmt="JPEG"), {"mime": "image/jpeg"})
+    try:
+        turn = asyncio.create_task(world.send("what is this?", photo, event_id="p-1"))
+        await stuck.wait()
+        turn.cancel()  # an adapter restart cuts the handler off
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        served = world.adapter.bytes_served
+        world.adapter.files.clear()  # the platform no longer serves the file
+        gone = Attachment("ref-gone", name="cat.jpg", mime="image/jpeg")
+        await world.adapter.context.handler(
+            Incoming(
+                "console",
+                SCOTT,
+                "room1",
+                "what is this?",
+                "p-1",
+                kind="attachment",
+                attachments=(gone,),
+            )
+        )
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.bytes_served == served
+    [answer] = world.adapter.final_texts()
+    assert answer.startswith("echo: ") and "what is this?" in answer
+    assert len(llm.calls) == 1
+
+
 async def test_a_download_that_never_ends_is_given_up(tmp_path: Path, audio: FakeAudio) -> None:
     make_persona(tmp_path, SCOTT)
     config = _config(tmp_path, audio, media={"timeout": 0.3})
@@ -485,6 +566,68 @@ async def test_a_spoken_answer_the_speech_server_missed_comes_later_once(
         await world.daemon.stop()
     assert world.adapter.texts() == ["echo: hello"]
     assert len(world.adapter.voices) == 1
+
+
+async def test_a_speech_server_that_stays_down_never_holds_up_the_next_answers(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    world = await _world(
+        tmp_path, audio, ScriptedLLM(), models=SPEAK, media={"voice_replies": True}
+    )
+    world.adapter.supports_voice = True
+    outbox = world.daemon.outbox
+    outbox.base_delay = outbox.max_delay = 0.05
+    audio.fail = 503
+    try:
+        for text in ("one", "two", "three"):
+            await world.send(text)
+        assert world.adapter.texts() == ["echo: one", "echo: two", "echo: three"]
+        assert not outbox.parcels, "a missing voice message holds no answer back"
+        for _ in range(100):
+            if not outbox.voices:
+                break
+            await asyncio.sleep(0.05)
+        assert outbox.voices == []
+        asked = audio.speech_asked
+        await world.send("four")
+        await asyncio.sleep(0.3)
+        assert world.daemon.health.line("console").startswith("- console: ok,")
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.texts()[-1] == "echo: four" and world.adapter.voices == []
+    assert asked == 3 * SPOKEN_TRIES, "each spoken copy is tried a bounded number of times"
+    assert audio.speech_asked == asked + SPOKEN_TRIES
+
+
+async def test_a_voice_message_the_platform_refuses_drops_only_the_spoken_copy(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    world = await _world(
+        tmp_path, audio, ScriptedLLM(), models=SPEAK, media={"voice_replies": True}
+    )
+    world.adapter.supports_voice = True
+
+    async def refuse(room: str, speech: Any, *, key: str | None = None) -> str:
+        raise PermanentSendError("voice messages are forbidden in this chat")
+
+    world.adapter.post_audio = refuse  # type: ignore[method-assign]
+    try:
+        await world.send("one")
+        await world.send("two")
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.texts() == ["echo: one", "echo: two"]
+    assert audio.speech_asked == 2, "a refusal for good is not retried"
+    assert world.daemon.outbox.voices == [] and world.daemon.outbox.refusals() == []
+
+
+def test_a_long_answer_is_spoken_up_to_a_sentence_end() -> None:
+    sentence = "This is one **sentence** of a long answer. "
+    spoken = spoken_text(sentence * 200)
+    assert len(spoken) <= SPOKEN_CHARS and spoken.endswith("long answer.")
+    assert "**" not in spoken
+    assert spoken_text("short *and* sweet") == "short and sweet"
+    assert len(spoken_text("word " * 2000)) <= SPOKEN_CHARS
 
 
 async def test_voice_where_the_platform_has_none_says_so(tmp_path: Path, audio: FakeAudio) -> None:

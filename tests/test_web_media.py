@@ -172,8 +172,7 @@ async def test_a_file_the_page_cannot_take_is_refused_and_the_text_stays(
     await page.wait_for_function("() => !document.querySelector('#send-problem').hidden")
     problem = await page.inner_text("#send-problem")
     assert (
-        problem
-        == "Not sent: “huge.png” is larger than the 3 MB I accept for that kind of file,"
+        problem == "Not sent: “huge.png” is larger than the 3 MB I accept for that kind of file,"
         " so I did not open it."
     )
     assert await page.input_value("#text") == "and this one"

@@ -162,7 +162,7 @@ async def _media_line(ctx: CommandContext) -> str:
     pictures = "seen" if reader.vision else "not seen (the model has no vision)"
     voice = "transcribed" if reader.transcriber is not None else "not set up"
     adapter = ctx.router.adapters.get(ctx.incoming.platform)
-    if adapter is None or not adapter.supports_voice or adapter.context.speak is None:
+    if adapter is None or not adapter.can_speak:
         spoken = "not available here"
     else:
         spoken = "on" if await ctx.router.voice.wanted(ctx.room) else "off"

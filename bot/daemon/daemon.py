@@ -263,9 +263,7 @@ class Daemon:
         spec = llm.media_backend("transcribe")
         transcriber = Transcriber("transcribe", spec, self.env) if spec else None
         spec = llm.media_backend("speech")
-        self.speaker = (
-            Speaker("speech", spec, self.env, voice=media.speech_voice) if spec else None
-        )
+        self.speaker = Speaker("speech", spec, self.env, voice=media.speech_voice) if spec else None
         self._media_servers = [s for s in (transcriber, self.speaker) if s is not None]
         return MediaReader(media, vision=chat_spec.sees_images, transcriber=transcriber)
 

@@ -20,6 +20,13 @@ waiting, so health does not stay at "backing up" for an answer that can never ar
 on-record refusal is kept in ``personad.db`` (table ``undelivered``) and listed for
 :data:`REFUSALS_SHOWN_SECONDS` by ``/status``, ``/status all``, the HTTP ``/status`` and the
 admin page; an Off The Record one in this process only.
+
+A spoken copy of an answer (a ``voice`` step, :mod:`bot.turn.voice`) is best-effort: the
+written answer is what counts. Once only voice steps are left, the answer counts as
+delivered (its event is finished) and the voice steps wait apart, in this process only:
+they never hold up the room's later answers, are tried :data:`SPOKEN_TRIES` times within
+:data:`SPOKEN_SECONDS`, and are then dropped with a warning in the log (as they are at
+once when the platform refuses them for good).
 """
 
 from __future__ import annotations
@@ -44,6 +51,8 @@ __all__ = [
     "BACKLOG_PARCELS",
     "BACKLOG_SECONDS",
     "REFUSALS_SHOWN_SECONDS",
+    "SPOKEN_SECONDS",
+    "SPOKEN_TRIES",
     "Outbox",
     "Parcel",
     "Refusal",
@@ -57,6 +66,10 @@ BACKLOG_PARCELS = 20
 BACKLOG_SECONDS = 120.0
 #: how long an answer refused for good stays listed for admins and its user
 REFUSALS_SHOWN_SECONDS = 7 * 86400.0
+#: how many times a spoken copy is tried in all before it is dropped ...
+SPOKEN_TRIES = 3
+#: ... and how long after its answer it may still arrive
+SPOKEN_SECONDS = 600.0
 
 
 @dataclass(slots=True)
@@ -75,6 +88,11 @@ class Parcel:
     @property
     def room(self) -> str:
         return self.steps[0].room if self.steps else ""
+
+    @property
+    def spoken(self) -> bool:
+        """Whether only the spoken copy of the answer is left (the text arrived)."""
+        return bool(self.steps) and all(step.op == "voice" for step in self.steps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +157,8 @@ class Outbox:
         self.base_delay = base_delay
         self.max_delay = max_delay
         self.parcels: list[Parcel] = []
+        #: spoken copies whose answers arrived in writing, tried apart (best-effort)
+        self.voices: list[Parcel] = []
         self._wake = asyncio.Event()
         self._task = LoopTask(self._loop)
 
@@ -189,6 +209,22 @@ class Outbox:
     def waiting_in(self, platform: str, room: str) -> bool:
         """Whether answers to ``room`` wait here (a new one must go after them)."""
         return any(p.platform == platform and p.room == room for p in self.parcels)
+
+    def speak_later(self, parcel: Parcel, error: str, *, permanent: bool = False) -> None:
+        """The written answer arrived, its spoken copy (``parcel``: voice steps only) did not:
+        try it again apart, unless it was refused for good or its tries are spent."""
+        parcel.attempts += 1
+        age = time.time() - parcel.created_at
+        if permanent or parcel.attempts >= SPOKEN_TRIES or age >= SPOKEN_SECONDS:
+            log.warning(
+                "outbox.unspoken", platform=parcel.platform, attempts=parcel.attempts, error=error
+            )
+            return
+        parcel.durable, parcel.row = False, None
+        parcel.next_at = time.time() + self._delay(parcel.attempts)
+        self.voices.append(parcel)
+        log.info("outbox.speak_later", platform=parcel.platform, attempts=parcel.attempts)
+        self._wake.set()
 
     def refusals(self, *, platform: str | None = None, user: str | None = None) -> list[Refusal]:
         """The answers refused for good in the last :data:`REFUSALS_SHOWN_SECONDS`, newest
@@ -245,7 +281,7 @@ class Outbox:
         while True:
             self._wake.clear()
             await self.run_due()
-            due = min((p.next_at for p in self.parcels), default=None)
+            due = min((p.next_at for p in [*self.parcels, *self.voices]), default=None)
             timeout = None if due is None else max(0.05, due - time.time())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
@@ -267,7 +303,23 @@ class Outbox:
                 delivered += 1
             elif outcome == "later":
                 blocked.add(place)
+        for parcel in [p for p in self.voices if p.next_at <= now]:
+            await self._speak(parcel)
         return delivered
+
+    async def _speak(self, parcel: Parcel) -> None:
+        self.voices.remove(parcel)
+        adapter = self.adapters.get(parcel.platform)
+        if adapter is None or not adapter.health.running:
+            self.speak_later(parcel, "the adapter is not running")
+            return
+        try:
+            await perform_all(adapter, parcel.steps)
+        except Undelivered as exc:
+            parcel.steps = exc.steps
+            self.speak_later(parcel, exc.error, permanent=exc.permanent)
+            return
+        log.info("outbox.spoken", platform=parcel.platform, attempts=parcel.attempts)
 
     async def _try(self, parcel: Parcel) -> Literal["delivered", "refused", "later"]:
         adapter = self.adapters.get(parcel.platform)
@@ -278,6 +330,11 @@ class Outbox:
             await perform_all(adapter, parcel.steps)
         except Undelivered as exc:
             parcel.steps = exc.steps
+            if parcel.spoken:  # the written answer is in the room: it counts as delivered
+                await self._delivered(parcel)
+                if parcel not in self.parcels:  # else tried again, as a parcel of the room
+                    self.speak_later(_copy(parcel), exc.error, permanent=exc.permanent)
+                return "delivered"
             if exc.permanent:  # the room's answers after it are tried at once
                 parcel.attempts += 1
                 return "refused" if await self._give_up(parcel, exc.error) else "later"
@@ -365,6 +422,19 @@ class Outbox:
                 await self.on_delivered(parcel)
             except Exception as exc:
                 log.error("outbox.after_delivery_failed", error=str(exc))
+
+
+def _copy(parcel: Parcel) -> Parcel:
+    """A parcel of its own for what is left of ``parcel`` (whose row is gone)."""
+    return Parcel(
+        parcel.platform,
+        parcel.event_id,
+        parcel.user,
+        parcel.persona,
+        list(parcel.steps),
+        created_at=parcel.created_at,
+        attempts=parcel.attempts,
+    )
 
 
 def _refusal(parcel: Parcel, reason: str) -> Refusal:

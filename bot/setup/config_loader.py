@@ -133,7 +133,7 @@ def _cross_checks(config: Config) -> list[str]:
             if server.kind != "openai_compat" or not server.base_url:
                 problems.append(
                     f"llm.roles.{role}.backend: {spec.backend!r} must be an OpenAI-compatible"
-                    " audio server (kind = \"openai_compat\" with a base_url)"
+                    ' audio server (kind = "openai_compat" with a base_url)'
                 )
     if "chat" not in config.llm.roles or not config.llm.roles["chat"].backend:
         problems.append("llm.roles.chat.backend: the chat role needs a backend")

@@ -14,8 +14,9 @@ them over. A ticket then waits for the tickets before it:
 
 Turns of a line run one at a time (:attr:`Line.turns`, first come, first served). The first
 waiting ticket whose turn comes takes every ticket that waits right after it (up to a
-command or a message still being claimed, within a size the router sets): they are answered
-together, joined in order into one message. The first message of an album (pictures an app
+command or a message still being claimed, as far as the router says the next one fits: within
+a size, and a message with files only with the rest of its album): they are answered together,
+joined in order into one message. The first message of an album (pictures an app
 posts as several messages) first waits a moment for the rest (:meth:`Line.gather_album`).
 From then on their events belong to that turn, which finishes them once its answer is
 delivered (or releases them when it is cut off); a ticket taken by another only waits for it.

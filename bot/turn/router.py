@@ -48,11 +48,10 @@ from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.admission import Admission, Verdict
 from bot.turn.burst import Line, Lines, Ticket, joined
-from bot.turn.formatting import strip_markdown
 from bot.turn.reply import ReplyStream
 from bot.turn.rooms import OffTheRecord, Room
 from bot.turn.sessions import SessionManager
-from bot.turn.voice import VoiceReplies
+from bot.turn.voice import VoiceReplies, spoken_text
 
 __all__ = ["DELIVERED", "QUEUED", "REFUSED", "Router"]
 
@@ -289,10 +288,18 @@ class Router:
             raise asyncio.CancelledError
 
     def _fits(self, batch: list[Ticket], ticket: Ticket) -> bool:
-        """Whether ``ticket`` joins the turn of ``batch``: together, within the longest
-        message the daemon takes."""
+        """Whether ``ticket`` joins the turn of ``batch``: together within the longest
+        message the daemon takes, and typed messages only with typed ones. A message with
+        files is answered on its own or with the rest of its album, so a file that cannot be
+        read never takes the messages around it down with it."""
         size = sum(len(taken.incoming.text) + 2 for taken in batch) + len(ticket.incoming.text)
-        return size <= self.config.daemon.max_message_chars
+        if size > self.config.daemon.max_message_chars:
+            return False
+        files = [bool(t.incoming.attachments) for t in [*batch, ticket]]
+        if not any(files):
+            return True
+        album = ticket.incoming.album
+        return all(files) and bool(album) and all(t.incoming.album == album for t in batch)
 
     async def _lead(self, line: Line, leader: Ticket, user: str, room: Room) -> None:
         """Answer ``leader`` and the tickets waiting after it in one turn; finish every
@@ -469,6 +476,11 @@ class Router:
             await reply.finish(text, behind=BEHIND if behind else None, spoken=spoken)
             return "delivered"
         except Undelivered as exc:
+            voice = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, False)
+            if voice.spoken:  # the written answer arrived; its spoken copy is best-effort
+                if outbox is not None:
+                    outbox.speak_later(voice, exc.error, permanent=exc.permanent)
+                return "delivered"
             if outbox is None:
                 raise
             # kept on disk, an answer waits with its secrets withheld (and is delivered so)
@@ -505,11 +517,7 @@ class Router:
 
     async def _speaks(self, adapter: Adapter, room: Room) -> bool:
         """Whether the answer in ``room`` is spoken too (``/voice``, and a way to speak)."""
-        return (
-            adapter.supports_voice
-            and adapter.context.speak is not None
-            and await self.voice.wanted(room)
-        )
+        return adapter.can_speak and await self.voice.wanted(room)
 
     async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
         """Deliver a short reply of the daemon's own (a command's answer, a refusal): Off
@@ -572,7 +580,12 @@ class Router:
             otr = self.otr.is_on(user, room)
             async with reply:
                 try:
-                    reading = await self._read(adapter, incoming)
+                    answered = event in self._retrying and session.has_answered(
+                        room, incoming.event_id
+                    )
+                    reading = (
+                        Reading(incoming.text) if answered else await self._read(adapter, incoming)
+                    )
                     outcome = await session.turn(
                         reading.text,
                         room=room,
@@ -590,9 +603,7 @@ class Router:
                     log.exception("turn.crashed")
                     await self._deliver(reply, incoming, SORRY, otr=otr)
                     return
-                spoken = (
-                    strip_markdown(outcome.reply) if await self._speaks(adapter, room) else None
-                )
+                spoken = spoken_text(outcome.reply) if await self._speaks(adapter, room) else None
                 delivered = await self._deliver(
                     reply,
                     incoming,

@@ -463,6 +463,18 @@ class Session:
         same = asked.event_id == event_id or (retry and not asked.event_id and asked.text == text)
         return TurnOutcome(answer.text, asked, answer, answer.otr, room) if same else None
 
+    def has_answered(self, room: Room, event_id: str) -> bool:
+        """Whether the conversation in ``room`` already holds the answer to ``event_id`` (an
+        attempt cut off before delivering it): a retry delivers that answer again, without
+        reading the message's files a second time."""
+        entries = self.conversation(room).entries
+        return (
+            len(entries) >= 2
+            and entries[-2].role == "user"
+            and entries[-1].role == "assistant"
+            and entries[-2].event_id == event_id
+        )
+
     async def turn(
         self,
         text: str,

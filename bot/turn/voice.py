@@ -3,16 +3,38 @@
 Spoken replies are off unless ``media.voice_replies`` says otherwise; ``/voice on|off``
 sets a room's own choice, kept in ``personad.db`` (the ``kv`` table) so it outlives a restart.
 The choice belongs to the room: everyone in a group hears the same answers.
+
+What is spoken is the answer without its markdown, at most :data:`SPOKEN_CHARS` characters
+(about four minutes of speech) cut at the end of a sentence: a longer answer is read up to
+there, and the rest stays in writing.
 """
 
 from __future__ import annotations
 
+import re
+
 from bot.delivery.state import StateStore
+from bot.turn.formatting import strip_markdown
 from bot.turn.rooms import Room
 
-__all__ = ["VoiceReplies"]
+__all__ = ["SPOKEN_CHARS", "VoiceReplies", "spoken_text"]
 
 _PREFIX = "voice:"
+#: the most of an answer that is spoken
+SPOKEN_CHARS = 4000
+_SENTENCE_END = re.compile(r"[.!?…](?=\s)")
+
+
+def spoken_text(reply: str) -> str:
+    """What of ``reply`` is said aloud: its words without markdown, cut after the last
+    sentence that ends within :data:`SPOKEN_CHARS` (at a space when none does)."""
+    text = strip_markdown(reply).strip()
+    if len(text) <= SPOKEN_CHARS:
+        return text
+    head = text[: SPOKEN_CHARS + 1]
+    ends = [match.end() for match in _SENTENCE_END.finditer(head)]
+    cut = ends[-1] if ends else head.rfind(" ")
+    return head[: cut if cut > 0 else SPOKEN_CHARS].rstrip()
 
 
 class VoiceReplies:

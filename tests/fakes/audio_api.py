@@ -48,6 +48,8 @@ class FakeAudio(ServerContext):
         self.delay = 0.0
         self.heard: list[Heard] = []
         self.spoken: list[dict[str, Any]] = []
+        #: speech requests received, answered or failed
+        self.speech_asked = 0
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -82,6 +84,7 @@ class FakeAudio(ServerContext):
 
     async def _speech(self, request: web.Request) -> web.Response:
         await asyncio.sleep(self.delay)
+        self.speech_asked += 1
         refused = self._refused(request)
         if refused is not None:
             return refused
