@@ -40,6 +40,14 @@ from tests.media_files import HELLO_WAV, VOICE_OGG, bomb_png, pdf, picture
         (b"plain words", "", "application/octet-stream", "text", "text/plain"),
         (b"PK\x03\x04" + b"\x00\x01" * 50, "report.docx", "text/plain", "unsupported", ""),
         (b"MZ\x90\x00\x03", "setup.exe", "image/png", "unsupported", ""),
+        # an MP3 without an ID3 tag: MPEG-1 layer III, 128 kbit/s, 44.1 kHz
+        (b"\xff\xfb\x90\x64" + b"\x00" * 40, "", "", "audio", "audio/mpeg"),
+        # UTF-16 and UTF-32 with their byte-order marks: text, though FF Fx looks like an
+        # MPEG frame's sync
+        ("\ufeffmilk, eggs\n".encode("utf-16-le"), "list.csv", "", "text", "text/csv"),
+        ("\ufeffNotas: ção\n".encode("utf-16-be"), "notas.md", "", "text", "text/markdown"),
+        ("\ufeffplain words".encode("utf-32-le"), "", "", "text", "text/plain"),
+        ("\ufeffplain words".encode("utf-8"), "", "", "text", "text/plain"),
     ],
 )
 def test_the_kind_is_read_from_the_bytes_not_the_name_or_declared_type(
@@ -49,6 +57,29 @@ def test_the_kind_is_read_from_the_bytes_not_the_name_or_declared_type(
     assert found.kind == kind
     if mime:
         assert found.mime == mime
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"\xff\xeb\x90\x64",  # version 01: reserved
+        b"\xff\xf9\x90\x64",  # layer 00: reserved
+        b"\xff\xfb\xf0\x64",  # bitrate index 1111: bad
+        b"\xff\xfb\x00\x64",  # bitrate index 0000: free format, which nothing records
+        b"\xff\xfb\x9c\x64",  # sample-rate index 11: reserved
+        b"\xff\xfb\x90\x66",  # emphasis 10: reserved
+    ],
+    ids=["version", "layer", "bitrate", "free format", "sample rate", "emphasis"],
+)
+def test_a_frame_sync_with_a_reserved_field_is_not_an_mp3(header: bytes) -> None:
+    assert sniff(header + b"\x00" * 40, declared="audio/mpeg").kind == "unsupported"
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-8"])
+def test_a_text_file_with_a_byte_order_mark_is_read_in_its_encoding(codec: str) -> None:
+    data = "\ufeffFlour, 500 g\r\nEggs, 6 — ção\r\n".encode(codec)
+    document = read_text(data, name="list.csv", chars=1000)
+    assert document.text == "Flour, 500 g\nEggs, 6 — ção"
 
 
 def test_a_large_photo_is_scaled_to_the_long_edge_and_keeps_its_format() -> None:

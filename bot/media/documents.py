@@ -1,9 +1,9 @@
 """The text of a document: plain text, Markdown, CSV or PDF, within a budget.
 
-The model reads a document as its name and its text. Beyond ``chars`` characters the text is
-cut with a visible marker (as a persona file too long for the prompt is); a PDF is read up to
-``max_pages`` pages, and one with pages but no text (a scan) says so instead of answering
-from nothing.
+The model reads a document as its name and its text (UTF-8, or UTF-16 and UTF-32 when a
+byte-order mark says so). Beyond ``chars`` characters the text is cut with a visible marker
+(as a persona file too long for the prompt is); a PDF is read up to ``max_pages`` pages, and
+one with pages but no text (a scan) says so instead of answering from nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 
 from bot.daemon.errors import MediaError
+from bot.media.kinds import text_encoding
 
 __all__ = ["Document", "read_pdf", "read_text"]
 
@@ -57,7 +58,9 @@ def _budget(text: str, chars: int) -> tuple[str, int]:
 
 
 def read_text(data: bytes, *, name: str, chars: int) -> Document:
-    text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
+    """The text of ``data``, read as UTF-8, or as UTF-16 or UTF-32 when its byte-order mark
+    says so (the mark itself is not part of the text)."""
+    text = data.decode(text_encoding(data), errors="replace").replace("\r\n", "\n")
     kept, cut = _budget(text, chars)
     return Document(name, kept, cut_chars=cut)
 

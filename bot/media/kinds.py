@@ -4,6 +4,10 @@ A platform's declared MIME type and a file's name are what the sender's app gues
 the sender wanted the daemon to believe: the kind is decided by the bytes. The name and the
 declared type only tell apart what the bytes leave open (a WebM or MP4 container holds sound
 or film; text has no signature).
+
+A byte-order mark is looked at first: UTF-16 text begins ``FF FE`` or ``FE FF`` (UTF-32
+``FF FE 00 00`` or ``00 00 FE FF``), as an MPEG audio frame may. An MP3 without an ID3 tag
+is only called one when its first four bytes are a valid frame header.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["SUPPORTED", "Kind", "Sniffed", "sniff"]
+__all__ = ["SUPPORTED", "Kind", "Sniffed", "sniff", "text_encoding"]
 
 Kind = Literal["image", "audio", "pdf", "text", "unsupported"]
 
@@ -48,6 +52,15 @@ _TEXT_TYPES = {
     ".tsv": "text/tab-separated-values",
 }
 _MP4_AUDIO_BRANDS = (b"M4A ", b"M4B ", b"F4A ")
+#: byte-order marks, longest first (UTF-32's little-endian mark begins with UTF-16's), and
+#: the codec that reads the text after them
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
 
 
 def _declared_sound(declared: str, voice: bool) -> bool:
@@ -58,6 +71,8 @@ def sniff(data: bytes, *, name: str = "", declared: str = "", voice: bool = Fals
     """The kind of ``data``. ``declared`` (the platform's MIME type) and ``voice`` only decide
     between sound and film in a container that holds either."""
     head = data[:16]
+    if text_encoding(data) != "utf-8" and _is_text(data):
+        return _text_kind(name)
     for magic, mime in _IMAGES:
         if head.startswith(magic):
             return Sniffed("image", mime)
@@ -68,8 +83,8 @@ def sniff(data: bytes, *, name: str = "", declared: str = "", voice: bool = Fals
     for magic, mime in _AUDIO:
         if head.startswith(magic):
             return Sniffed("audio", mime)
-    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0 and head[1] & 0x06:
-        return Sniffed("audio", "audio/mpeg")  # an MPEG audio frame without an ID3 tag
+    if _mpeg_frame(head):
+        return Sniffed("audio", "audio/mpeg")  # an MP3 without an ID3 tag
     if head[4:8] == b"ftyp":
         if head[8:12] in _MP4_AUDIO_BRANDS or _declared_sound(declared, voice):
             return Sniffed("audio", "audio/mp4")
@@ -83,24 +98,55 @@ def sniff(data: bytes, *, name: str = "", declared: str = "", voice: bool = Fals
     if head.startswith(b"PK\x03\x04"):  # a ZIP: Word, Excel, OpenDocument, an archive
         return Sniffed("unsupported", "application/zip")
     if _is_text(data):
-        suffix = name[name.rfind(".") :].lower() if "." in name else ""
-        return Sniffed("text", _TEXT_TYPES.get(suffix, "text/plain"))
+        return _text_kind(name)
     return Sniffed("unsupported", "application/octet-stream")
 
 
-#: control characters text has no business holding (tab, newlines and form feed are fine)
-_CONTROL = bytes(c for c in range(32) if c not in (9, 10, 12, 13)) + b"\x7f"
+def text_encoding(data: bytes) -> str:
+    """The codec that reads ``data`` as text: the one its byte-order mark names (``utf-16``
+    and ``utf-32`` read the byte order from the mark), else ``utf-8``."""
+    for mark, codec in _BOMS:
+        if data.startswith(mark):
+            return codec
+    return "utf-8"
+
+
+def _text_kind(name: str) -> Sniffed:
+    suffix = name[name.rfind(".") :].lower() if "." in name else ""
+    return Sniffed("text", _TEXT_TYPES.get(suffix, "text/plain"))
+
+
+def _mpeg_frame(head: bytes) -> bool:
+    """Whether ``head`` begins with an MPEG audio frame header: the 11-bit sync, then no
+    reserved version (``01``) or layer (``00``), a bitrate index that names a bitrate (not
+    ``1111``, and not ``0000``: free format, which recorders do not write), a sample-rate
+    index other than ``11`` and no reserved emphasis (``10``)."""
+    if len(head) < 4 or head[0] != 0xFF or head[1] & 0xE0 != 0xE0:
+        return False
+    version, layer = (head[1] >> 3) & 0b11, (head[1] >> 1) & 0b11
+    bitrate, rate = head[2] >> 4, (head[2] >> 2) & 0b11
+    emphasis = head[3] & 0b11
+    reserved = version == 0b01 or layer == 0 or rate == 0b11 or emphasis == 0b10
+    return not reserved and bitrate not in (0, 0xF)
+
+
+#: control characters text has no business holding (tab, newlines and form feed are fine),
+#: as a table that deletes them
+_CONTROL = dict.fromkeys([*(c for c in range(32) if c not in (9, 10, 12, 13)), 0x7F])
 
 
 def _is_text(data: bytes) -> bool:
-    """UTF-8 with hardly a control character (a cut at the end of the sample is no fault)."""
+    """Text in the encoding its byte-order mark names (UTF-8 without one), with hardly a
+    control character; a character cut at the end of the sample is no fault."""
+    codec = text_encoding(data)
     sample = data[:65536]
-    if b"\x00" in sample:
-        return False
     try:
-        sample.decode("utf-8")
+        text = sample.decode(codec)
     except UnicodeDecodeError as exc:
         if not (exc.start >= len(sample) - 3 and len(data) > len(sample)):
             return False
-    controls = len(sample) - len(sample.translate(None, _CONTROL))
-    return controls <= len(sample) // 100
+        text = sample[: exc.start].decode(codec)
+    if "\x00" in text:
+        return False
+    controls = len(text) - len(text.translate(_CONTROL))
+    return controls <= len(text) // 100
