@@ -207,7 +207,7 @@ async def test_a_transcription_server_hears_the_recording_at_the_wire() -> None:
             "transcribe", _server(fake, api_key_env="AUDIO_KEY"), {"AUDIO_KEY": "k-123"}
         )
         try:
-            words = await server.transcribe(VOICE_OGG, mime="audio/ogg", name="voice.ogg")
+            words = await server.transcribe(VOICE_OGG, mime="audio/ogg")
         finally:
             await server.close()
     assert words == "remind me to buy flour"
@@ -218,6 +218,34 @@ async def test_a_transcription_server_hears_the_recording_at_the_wire() -> None:
         "audio/ogg",
         "whisper-1",
     )
+
+
+@pytest.mark.parametrize(
+    ("data", "filename"),
+    [
+        (VOICE_OGG, "voice.ogg"),
+        (b"\x1a\x45\xdf\xa3" + b"\x00" * 40, "voice.webm"),
+        (b"ID3\x04\x00" + b"\x00" * 40, "voice.mp3"),
+        (b"\xff\xfb\x90\x64" + b"\x00" * 40, "voice.mp3"),
+        (b"\x00\x00\x00\x20ftypM4A " + b"\x00" * 40, "voice.m4a"),
+        (HELLO_WAV, "voice.wav"),
+        (b"fLaC" + b"\x00" * 40, "voice.flac"),
+    ],
+    ids=["ogg", "webm", "mp3 with a tag", "mp3 without", "m4a", "wav", "flac"],
+)
+async def test_the_uploaded_file_is_named_after_the_type_its_bytes_are(
+    data: bytes, filename: str
+) -> None:
+    found = sniff(data, declared="audio/webm", voice=True)
+    assert found.kind == "audio"
+    async with FakeAudio() as fake:
+        server = Transcriber("transcribe", _server(fake), {})
+        try:
+            await server.transcribe(data, mime=found.mime)
+        finally:
+            await server.close()
+    [heard] = fake.heard
+    assert (heard.filename, heard.content_type) == (filename, found.mime)
 
 
 async def test_a_speech_server_gives_ogg_opus_with_its_length() -> None:

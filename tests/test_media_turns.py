@@ -250,13 +250,16 @@ async def test_a_voice_note_is_transcribed_and_the_transcript_is_the_message(
     llm = ScriptedLLM()
     world = await _world(tmp_path, audio, llm, models=TRANSCRIBE, media={"echo_transcript": True})
     try:
+        # Matrix names a voice note "Voice message", with no extension
         await world.send(
-            "", ("voice.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True, "duration": 3.0})
+            "",
+            ("Voice message", VOICE_OGG, {"mime": "audio/ogg", "voice": True, "duration": 3.0}),
         )
     finally:
         await world.daemon.stop()
     [heard] = audio.heard
     assert heard.audio == VOICE_OGG and heard.model == "whisper-1"
+    assert heard.filename == "voice.ogg"
     said = "[voice note 0:03, transcribed] remind me to buy flour and eggs tomorrow morning"
     assert llm.calls[-1].messages[-1].text.endswith(said)
     [answer] = world.adapter.texts()

@@ -115,6 +115,7 @@ async def test_a_voice_note_recorded_in_the_page_is_transcribed(
     heard = audio.heard[-1]
     assert heard.audio.startswith(b"\x1a\x45\xdf\xa3")  # the browser's own WebM recording
     assert heard.content_type == "audio/webm"
+    assert heard.filename == "voice.webm"
     assert len(heard.audio) > 1000
     said = console.llm.calls[-1].messages[-1].text
     assert "[voice note" in said and said.endswith("transcribed] what should I cook tonight")

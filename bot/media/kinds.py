@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["SUPPORTED", "Kind", "Sniffed", "sniff", "text_encoding"]
+__all__ = ["SUPPORTED", "Kind", "Sniffed", "audio_suffix", "sniff", "text_encoding"]
 
 Kind = Literal["image", "audio", "pdf", "text", "unsupported"]
 
@@ -45,6 +45,16 @@ _AUDIO = (
     (b"ID3", "audio/mpeg"),
     (b"#!AMR", "audio/amr"),
 )
+#: the file extension of each sound type :func:`sniff` names
+_AUDIO_SUFFIXES = {
+    "audio/ogg": "ogg",
+    "audio/webm": "webm",
+    "audio/mpeg": "mp3",
+    "audio/mp4": "m4a",
+    "audio/wav": "wav",
+    "audio/flac": "flac",
+    "audio/amr": "amr",
+}
 _TEXT_TYPES = {
     ".md": "text/markdown",
     ".markdown": "text/markdown",
@@ -100,6 +110,12 @@ def sniff(data: bytes, *, name: str = "", declared: str = "", voice: bool = Fals
     if _is_text(data):
         return _text_kind(name)
     return Sniffed("unsupported", "application/octet-stream")
+
+
+def audio_suffix(mime: str) -> str:
+    """The file extension of a sound type :func:`sniff` names (``audio/mp4``: ``m4a``);
+    ``bin`` for any other type."""
+    return _AUDIO_SUFFIXES.get(mime, "bin")
 
 
 def text_encoding(data: bytes) -> str:

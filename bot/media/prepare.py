@@ -156,7 +156,7 @@ class MediaReader:
                 user_message=f"That recording is {spoken_length(seconds)} long; I listen to at"
                 f" most {spoken_length(limit)}.",
             )
-        words = await self.transcriber.transcribe(data, mime=mime, name=attachment.name)
+        words = await self.transcriber.transcribe(data, mime=mime)
         if not words:
             raise MediaError(
                 "empty transcript",

@@ -2,7 +2,9 @@
 
 ``POST {base_url}/audio/transcriptions`` takes a recording (multipart ``file`` and ``model``)
 and answers ``{"text": ...}``: whisper.cpp's server, faster-whisper's, speaches, or a hosted
-one. ``POST {base_url}/audio/speech`` takes ``{"model", "input", "voice",
+one. The file goes as ``voice.ogg``, ``voice.webm``, ``voice.m4a`` ... after the type its
+bytes were found to be, since servers choose their decoder by the name's extension.
+``POST {base_url}/audio/speech`` takes ``{"model", "input", "voice",
 "response_format"}`` and answers the sound: a local Piper or Kokoro server, or a hosted one.
 Each is the backend of a model role (``llm.roles.transcribe`` and ``llm.roles.speech``) of
 kind ``openai_compat``. A server that fails, refuses or takes longer than its ``timeout`` is
@@ -21,7 +23,7 @@ import structlog
 from adapters.base import Speech
 from bot.daemon.errors import ConfigError, MediaError
 from bot.media.audio import duration_of
-from bot.media.kinds import sniff
+from bot.media.kinds import audio_suffix, sniff
 from bot.setup.config import BackendConfig
 
 __all__ = ["AudioServer", "Speaker", "Transcriber"]
@@ -96,10 +98,11 @@ class Transcriber(AudioServer):
             " note; please try again later or type it."
         )
 
-    async def transcribe(self, audio: bytes, *, mime: str, name: str = "voice.ogg") -> str:
-        """The words of ``audio``; a server answering plain text is read as the words."""
+    async def transcribe(self, audio: bytes, *, mime: str) -> str:
+        """The words of ``audio`` (of the sniffed type ``mime``); a server answering plain
+        text is read as the words. The sender's file name is not sent."""
         form = aiohttp.FormData()
-        form.add_field("file", audio, filename=name or "audio", content_type=mime)
+        form.add_field("file", audio, filename=f"voice.{audio_suffix(mime)}", content_type=mime)
         form.add_field("model", self.model)
         form.add_field("response_format", "json")
         body, content_type = await self._post("/audio/transcriptions", data=form)
@@ -138,7 +141,5 @@ class Speaker(AudioServer):
         found = sniff(body, declared="audio/ogg", voice=True)
         if found.kind != "audio":
             raise self._failed(f"an answer that is not sound ({found.mime})")
-        suffix = {"audio/ogg": "ogg", "audio/mpeg": "mp3", "audio/wav": "wav"}.get(
-            found.mime, "bin"
-        )
+        suffix = audio_suffix(found.mime)
         return Speech(body, found.mime, duration_of(body, found.mime), f"answer.{suffix}")
