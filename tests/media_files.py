@@ -1,9 +1,11 @@
-"""Real media for tests, made on the spot: pictures by Pillow, PDFs by pypdf, and the
-recorded voice note in ``tests/data/media`` (espeak-ng's voice, encoded by opusenc)."""
+"""Real media for tests, made on the spot: pictures by Pillow, PDFs by pypdf, silence by
+:mod:`wave`, and the recorded voice note in ``tests/data/media`` (espeak-ng's voice, encoded
+by opusenc)."""
 
 from __future__ import annotations
 
 import io
+import wave
 import zlib
 from pathlib import Path
 
@@ -11,11 +13,24 @@ from PIL import Image, ImageDraw
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
-__all__ = ["HELLO_WAV", "VOICE_OGG", "bomb_png", "pdf", "picture"]
+__all__ = ["HELLO_WAV", "VOICE_OGG", "WEBM_SOUND", "bomb_png", "pdf", "picture", "silence_wav"]
 
 MEDIA = Path(__file__).parent / "data" / "media"
 VOICE_OGG = (MEDIA / "voice.ogg").read_bytes()
 HELLO_WAV = (MEDIA / "hello.wav").read_bytes()
+#: the start of a WebM file (a browser's recording): nothing in it says how long it is
+WEBM_SOUND = b"\x1a\x45\xdf\xa3" + bytes(range(1, 200)) * 20
+
+
+def silence_wav(seconds: float, rate: int = 8000) -> bytes:
+    """``seconds`` of silence as 8-bit mono WAV (``rate`` bytes a second)."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(1)
+        sound.setframerate(rate)
+        sound.writeframes(b"\x80" * round(seconds * rate))
+    return out.getvalue()
 
 
 def picture(width: int = 640, height: int = 480, fmt: str = "PNG", mode: str = "RGB") -> bytes:

@@ -16,7 +16,7 @@ from bot.media.kinds import sniff
 from bot.media.servers import Speaker, Transcriber
 from bot.setup.config import BackendConfig
 from tests.fakes.audio_api import FakeAudio
-from tests.media_files import HELLO_WAV, VOICE_OGG, bomb_png, pdf, picture
+from tests.media_files import HELLO_WAV, VOICE_OGG, WEBM_SOUND, bomb_png, pdf, picture
 
 
 @pytest.mark.parametrize(
@@ -207,10 +207,10 @@ async def test_a_transcription_server_hears_the_recording_at_the_wire() -> None:
             "transcribe", _server(fake, api_key_env="AUDIO_KEY"), {"AUDIO_KEY": "k-123"}
         )
         try:
-            words = await server.transcribe(VOICE_OGG, mime="audio/ogg")
+            heard = await server.transcribe(VOICE_OGG, mime="audio/ogg")
         finally:
             await server.close()
-    assert words == "remind me to buy flour"
+    assert (heard.text, heard.seconds) == ("remind me to buy flour", None)
     [heard] = fake.heard
     assert heard.audio == VOICE_OGG
     assert (heard.filename, heard.content_type, heard.model) == (
@@ -246,6 +246,24 @@ async def test_the_uploaded_file_is_named_after_the_type_its_bytes_are(
             await server.close()
     [heard] = fake.heard
     assert (heard.filename, heard.content_type) == (filename, found.mime)
+
+
+@pytest.mark.parametrize(
+    ("timed", "duration", "heard_for"),
+    [(False, 31.5, None), (True, 31.5, 31.5), (True, None, None)],
+)
+async def test_a_transcription_server_is_asked_for_the_length_only_when_needed(
+    timed: bool, duration: float | None, heard_for: float | None
+) -> None:
+    async with FakeAudio() as fake:
+        fake.duration = duration
+        server = Transcriber("transcribe", _server(fake), {})
+        try:
+            heard = await server.transcribe(WEBM_SOUND, mime="audio/webm", timed=timed)
+        finally:
+            await server.close()
+    assert (heard.text, heard.seconds) == (fake.transcript, heard_for)
+    assert fake.heard[0].response_format == ("verbose_json" if timed else "json")
 
 
 async def test_a_speech_server_gives_ogg_opus_with_its_length() -> None:

@@ -27,7 +27,7 @@ from tests.fakes.anthropic_api import FakeAnthropic
 from tests.fakes.audio_api import FakeAudio
 from tests.fakes.openai_api import FakeOpenAI
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
-from tests.media_files import VOICE_OGG, bomb_png, pdf, picture
+from tests.media_files import VOICE_OGG, WEBM_SOUND, bomb_png, pdf, picture, silence_wav
 from tests.rig import start_daemon
 
 SCOTT = "scott"
@@ -260,11 +260,28 @@ async def test_a_voice_note_is_transcribed_and_the_transcript_is_the_message(
     [heard] = audio.heard
     assert heard.audio == VOICE_OGG and heard.model == "whisper-1"
     assert heard.filename == "voice.ogg"
+    assert heard.response_format == "json"  # its length was known: no need to ask
     said = "[voice note 0:03, transcribed] remind me to buy flour and eggs tomorrow morning"
     assert llm.calls[-1].messages[-1].text.endswith(said)
     [answer] = world.adapter.texts()
     assert answer.startswith("> remind me to buy flour and eggs tomorrow morning\n\necho: ")
     assert said in world.log_text()
+
+
+async def test_a_recording_of_unknown_length_is_timed_by_the_server(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    llm = ScriptedLLM()
+    audio.duration = 14.2
+    world = await _world(tmp_path, audio, llm, models=TRANSCRIBE)
+    try:
+        await world.send("", ("rec.webm", WEBM_SOUND, {"mime": "audio/webm", "voice": True}))
+    finally:
+        await world.daemon.stop()
+    [heard] = audio.heard
+    assert (heard.filename, heard.response_format) == ("voice.webm", "verbose_json")
+    said = f"[voice note 0:14, transcribed] {audio.transcript}"
+    assert llm.calls[-1].messages[-1].text.endswith(said)
 
 
 async def test_without_a_transcription_server_the_user_learns_how_to_enable_it(
@@ -317,6 +334,8 @@ class SlowAdapter(RecordingAdapter):
         ("broken", "could not be opened as a picture"),
         ("gone", "That file is gone from the server."),
         ("too long", "I listen to at most 1:00"),
+        ("longer than it says", "That recording is 1:01 long; I listen to at most 1:00."),
+        ("too long for the server", "That recording is 1:01 long; I listen to at most 1:00."),
         ("server down", "couldn't hear your voice note"),
         ("too many", "I read at most 10 in one message"),
         ("sticker", f"{SUPPORTED}; I can't open that kind of message."),
@@ -344,12 +363,21 @@ async def test_bad_media_is_one_clear_sentence_and_the_daemon_goes_on(
         "too long": (
             ("talk.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True, "duration": 61.0}),
         ),
+        # the platform says 5 s, the file 61 s: the longer counts
+        "longer than it says": (
+            ("long.wav", silence_wav(61), {"mime": "audio/wav", "duration": 5.0}),
+        ),
+        # nothing says how long: the server that heard it does
+        "too long for the server": (
+            ("rec.webm", WEBM_SOUND, {"mime": "audio/webm", "voice": True}),
+        ),
         "server down": (("v.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True}),),
         "too many": tuple((f"{n}.png", picture(64, 64), {"mime": "image/png"}) for n in range(11)),
     }
     try:
         if case == "server down":
             audio.fail = 503
+        audio.duration = 61.0
         if case == "gone":
             ref = Attachment("missing", name="x.png", mime="image/png")
             incoming = Incoming(
@@ -375,6 +403,10 @@ async def test_bad_media_is_one_clear_sentence_and_the_daemon_goes_on(
             assert world.adapter.bytes_served <= 1_000_000 + 65536  # reading stopped at the cap
         if case == "declared too large":
             assert world.adapter.bytes_served == 0
+        if case in ("too long", "longer than it says"):
+            assert audio.heard == []  # refused before it was sent anywhere
+        if case == "too long for the server":
+            assert [heard.response_format for heard in audio.heard] == ["verbose_json"]
         await world.send("still there?")
         # the platform hands the same event over again: it was answered once, not again
         ref = Attachment("ref-again", name="x.png", mime="image/png")

@@ -2,8 +2,9 @@
 
 Ogg (Opus or Vorbis: what Telegram, WhatsApp-style apps and Element record) carries the
 position of its last sample in its last page; WAV says its byte rate. Other containers
-return None, and the platform's declared duration or the transcription server's answer is
-used instead.
+(MP3, M4A, WebM, FLAC, AMR) return None. :mod:`bot.media.prepare` caps the longer of this
+and the platform's declared duration, and when neither is known asks the transcription
+server for the length it heard.
 """
 
 from __future__ import annotations

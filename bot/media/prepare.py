@@ -3,9 +3,17 @@
 Each attachment is fetched through its adapter under the cap of the kind it says it is and
 within ``media.timeout``, then its kind is decided from its bytes and the cap of that kind
 applied again. Pictures go to the model as pictures (scaled down), voice notes and audio
-files as their transcript, documents as their name and text. The turn's text is what the
-session log records: a note of what came (``[voice note 0:14, transcribed]``, ``[picture:
-caption]``, ``[document name.pdf, 12 pages]``) with the transcript or the document's text.
+files as their transcript, documents as their name and text.
+
+A recording's length is the longer of the platform's declared duration and the one its
+container gives (:mod:`bot.media.audio`); past ``media.max_audio_seconds`` it is refused
+before it is sent anywhere. When neither is known the transcription server is asked for
+the length with the words (``verbose_json``), and a transcript of a recording past the cap is
+refused too; a server that does not say leaves the length unchecked (logged).
+
+The turn's text is what the session log records: a note of what came (``[voice note 0:14,
+transcribed]``, ``[picture: caption]``, ``[document name.pdf, 12 pages]``) with the
+transcript or the document's text.
 
 Anything that cannot be used is a :class:`~bot.daemon.errors.MediaError` with the one
 sentence the user gets; the bytes stay in memory and are dropped with the turn.
@@ -148,7 +156,25 @@ class MediaReader:
     async def _listen(self, data: bytes, mime: str, attachment: Attachment) -> tuple[str, str]:
         if self.transcriber is None:
             raise MediaError("no transcription server", user_message=NO_TRANSCRIBER)
-        seconds = attachment.duration or duration_of(data, mime)
+        seconds = _longest(attachment.duration, duration_of(data, mime))
+        self._check_length(seconds)
+        heard = await self.transcriber.transcribe(data, mime=mime, timed=seconds is None)
+        if seconds is None:
+            # only the server could tell: a transcript of a recording past the cap is not used
+            seconds = _longest(heard.seconds)
+            self._check_length(seconds)
+            if seconds is None:
+                log.warning("media.length_unknown", mime=mime, size=len(data))
+        if not heard.text:
+            raise MediaError(
+                "empty transcript",
+                user_message="I couldn't make out any words in that recording.",
+            )
+        what = "voice note" if attachment.voice else f"audio {attachment.name or 'file'}"
+        length = f" {spoken_length(seconds)}" if seconds is not None else ""
+        return f"[{what}{length}, transcribed]", heard.text
+
+    def _check_length(self, seconds: float | None) -> None:
         limit = self.config.max_audio_seconds
         if seconds is not None and seconds > limit:
             raise MediaError(
@@ -156,15 +182,6 @@ class MediaReader:
                 user_message=f"That recording is {spoken_length(seconds)} long; I listen to at"
                 f" most {spoken_length(limit)}.",
             )
-        words = await self.transcriber.transcribe(data, mime=mime)
-        if not words:
-            raise MediaError(
-                "empty transcript",
-                user_message="I couldn't make out any words in that recording.",
-            )
-        what = "voice note" if attachment.voice else f"audio {attachment.name or 'file'}"
-        length = f" {spoken_length(seconds)}" if seconds is not None else ""
-        return f"[{what}{length}, transcribed]", words
 
     async def _document(self, data: bytes, kind: Kind, attachment: Attachment) -> Document:
         name = attachment.name or ("document.pdf" if kind == "pdf" else "document.txt")
@@ -174,6 +191,12 @@ class MediaReader:
                 read_pdf, data, name=name, chars=chars, max_pages=self.config.max_pdf_pages
             )
         return read_text(data, name=name, chars=chars)
+
+
+def _longest(*lengths: float | None) -> float | None:
+    """The longest of the lengths known (a length of 0 or less says nothing), else None."""
+    known = [seconds for seconds in lengths if seconds is not None and seconds > 0]
+    return max(known) if known else None
 
 
 def _blind() -> MediaError:

@@ -1,11 +1,12 @@
 """The OpenAI-compatible audio endpoints: speech to text and text to speech.
 
 ``POST {base_url}/audio/transcriptions`` takes a recording (multipart ``file`` and ``model``)
-and answers ``{"text": ...}``: whisper.cpp's server, faster-whisper's, speaches, or a hosted
-one. The file goes as ``voice.ogg``, ``voice.webm``, ``voice.m4a`` ... after the type its
-bytes were found to be, since servers choose their decoder by the name's extension.
-``POST {base_url}/audio/speech`` takes ``{"model", "input", "voice",
-"response_format"}`` and answers the sound: a local Piper or Kokoro server, or a hosted one.
+and answers ``{"text": ...}``, or with ``response_format`` ``verbose_json`` also the
+recording's ``duration``: whisper.cpp's server, faster-whisper's, speaches, or a hosted one.
+The file goes as ``voice.ogg``, ``voice.webm``, ``voice.m4a`` ... after the type its bytes
+were found to be, since servers choose their decoder by the name's extension.
+``POST {base_url}/audio/speech`` takes ``{"model", "input", "voice", "response_format"}``
+and answers the sound: a local Piper or Kokoro server, or a hosted one.
 Each is the backend of a model role (``llm.roles.transcribe`` and ``llm.roles.speech``) of
 kind ``openai_compat``. A server that fails, refuses or takes longer than its ``timeout`` is
 a :class:`~bot.daemon.errors.MediaError` naming what could not be done.
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import aiohttp
 import structlog
@@ -26,12 +29,21 @@ from bot.media.audio import duration_of
 from bot.media.kinds import audio_suffix, sniff
 from bot.setup.config import BackendConfig
 
-__all__ = ["AudioServer", "Speaker", "Transcriber"]
+__all__ = ["AudioServer", "Speaker", "Transcriber", "Transcript"]
 
 log = structlog.get_logger(__name__)
 
 #: the most bytes of sound a speech server may answer with (a long answer, spoken)
 MAX_SPEECH_BYTES = 30_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """What a transcription server heard: the words and, when it said (``verbose_json``),
+    the recording's length in seconds."""
+
+    text: str
+    seconds: float | None = None
 
 
 class AudioServer:
@@ -98,24 +110,32 @@ class Transcriber(AudioServer):
             " note; please try again later or type it."
         )
 
-    async def transcribe(self, audio: bytes, *, mime: str) -> str:
+    async def transcribe(self, audio: bytes, *, mime: str, timed: bool = False) -> Transcript:
         """The words of ``audio`` (of the sniffed type ``mime``); a server answering plain
-        text is read as the words. The sender's file name is not sent."""
+        text is read as the words. The sender's file name is not sent. ``timed`` asks for
+        ``verbose_json``, whose ``duration`` is the recording's length as the server heard it."""
         form = aiohttp.FormData()
         form.add_field("file", audio, filename=f"voice.{audio_suffix(mime)}", content_type=mime)
         form.add_field("model", self.model)
-        form.add_field("response_format", "json")
+        form.add_field("response_format", "verbose_json" if timed else "json")
         body, content_type = await self._post("/audio/transcriptions", data=form)
-        if content_type == "application/json":
-            try:
-                data = json.loads(body)
-            except ValueError as exc:
-                raise self._failed("an answer that is not JSON") from exc
-            text = data.get("text") if isinstance(data, dict) else None
-            if not isinstance(text, str):
-                raise self._failed("an answer without text")
-            return text.strip()
-        return body.decode("utf-8", errors="replace").strip()
+        if content_type != "application/json":
+            return Transcript(body.decode("utf-8", errors="replace").strip())
+        try:
+            data = json.loads(body)
+        except ValueError as exc:
+            raise self._failed("an answer that is not JSON") from exc
+        text = data.get("text") if isinstance(data, dict) else None
+        if not isinstance(text, str):
+            raise self._failed("an answer without text")
+        return Transcript(text.strip(), _seconds(data.get("duration")))
+
+
+def _seconds(value: object) -> float | None:
+    """A length in seconds as a server wrote it; None for anything that is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 class Speaker(AudioServer):

@@ -3,7 +3,9 @@
 front-ends answer them.
 
 Transcription takes multipart ``file`` and ``model`` and answers ``{"text": ...}`` (the
-``transcript`` a test sets, or ``fail`` as an HTTP status, or ``delay`` seconds first);
+``transcript`` a test sets, or ``fail`` as an HTTP status, or ``delay`` seconds first); asked
+for ``response_format`` ``verbose_json`` it adds the ``duration`` a test sets (None: it
+leaves it out);
 speech takes JSON ``{"model", "input", "voice", "response_format"}`` and answers the bytes of
 ``speech_audio`` (a real Ogg Opus file by default). Everything received is kept::
 
@@ -36,12 +38,15 @@ class Heard:
     filename: str
     content_type: str
     model: str
+    response_format: str = ""
 
 
 class FakeAudio(ServerContext):
     def __init__(self, *, api_key: str | None = None) -> None:
         self.api_key = api_key
         self.transcript = "remind me to buy flour and eggs tomorrow morning"
+        #: seconds a ``verbose_json`` answer says the recording lasts (VOICE_OGG's)
+        self.duration: float | None = 2.9
         self.speech_audio = VOICE_OGG.read_bytes()
         #: an HTTP status each endpoint answers instead (0: answer)
         self.fail = 0
@@ -77,10 +82,22 @@ class FakeAudio(ServerContext):
             return web.json_response(
                 {"error": {"message": "file and model are required"}}, status=400
             )
+        answer_format = str(form.get("response_format", "json"))
         self.heard.append(
-            Heard(upload.file.read(), upload.filename, upload.content_type, str(form["model"]))
+            Heard(
+                upload.file.read(),
+                upload.filename,
+                upload.content_type,
+                str(form["model"]),
+                answer_format,
+            )
         )
-        return web.json_response({"text": self.transcript})
+        if answer_format != "verbose_json":
+            return web.json_response({"text": self.transcript})
+        verbose: dict[str, Any] = {"task": "transcribe", "language": "en", "segments": []}
+        if self.duration is not None:
+            verbose["duration"] = self.duration
+        return web.json_response({**verbose, "text": self.transcript})
 
     async def _speech(self, request: web.Request) -> web.Response:
         await asyncio.sleep(self.delay)
