@@ -23,6 +23,7 @@ import pytest
 from nio import (
     AsyncClient,
     MemoryDownloadResponse,
+    RoomCreateResponse,
     RoomEncryptedAudio,
     RoomSendResponse,
     UploadResponse,
@@ -34,13 +35,13 @@ from PIL import Image
 from adapters.base import AdapterContext, Incoming, Speech
 from adapters.matrix.adapter import MatrixAdapter, Settings, create
 from bot.daemon.daemon import Daemon
-from bot.daemon.errors import MediaError
+from bot.daemon.errors import AdapterError, MediaError, PermanentSendError
 from bot.delivery.state import AdapterState, StateStore
 from tests.fakes.audio_api import FakeAudio
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.media_files import VOICE_OGG
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
-from tests.test_matrix_e2e import encrypted_dm, encrypted_person, synced_event
+from tests.test_matrix_e2e import ENCRYPTION, encrypted_dm, encrypted_person, synced_event
 
 __all__ = ["human", "synapse"]  # the fixtures, imported for pytest
 
@@ -65,6 +66,11 @@ async def upload(
     )
     assert isinstance(answer, UploadResponse), answer
     return str(answer.content_uri), keys
+
+
+def stored_media(synapse: SynapseServer) -> int:
+    """How many files the homeserver's media repository holds."""
+    return sum(1 for path in (synapse.workdir / "media_store").rglob("*") if path.is_file())
 
 
 async def download(client: AsyncClient, url: str) -> bytes:
@@ -253,6 +259,53 @@ async def test_a_spoken_answer_is_a_voice_message(make_bot: Any, human: Human) -
     assert spoken == ["Hello there"]
     later = (await human.event(room, second))["content"]
     assert later["body"] == "hello.ogg" and "duration" not in later["info"]
+
+
+async def test_no_voice_is_uploaded_for_a_room_the_client_has_not_synced(
+    synapse: SynapseServer, make_bot: Any, human: Human
+) -> None:
+    bot = await make_bot(human.user_id)
+    room = await human.create_room()  # the bot is not in it: its client knows nothing of it
+    before = stored_media(synapse)
+    with pytest.raises(AdapterError, match="has not synced that room yet") as refused:
+        await bot.adapter.post_audio(room, Speech(ogg()), key="unknown-room/voice")
+    assert not isinstance(refused.value, PermanentSendError)  # a later try may find it
+    assert stored_media(synapse) == before
+
+
+async def test_an_encrypted_room_a_restarted_client_knows_only_in_part_gets_no_plain_voice(
+    synapse: SynapseServer, make_bot: Any, human: Human
+) -> None:
+    """After a restart the client syncs from its saved token: a room it hears from again
+    comes with the state that changed, not with ``m.room.encryption``."""
+    bot = await make_bot(human.user_id)  # end-to-end encryption off
+    created = await human.client.room_create(
+        is_direct=True, invite=[bot.account.user_id], initial_state=[ENCRYPTION]
+    )
+    assert isinstance(created, RoomCreateResponse), created
+    room = str(created.room_id)
+    deadline = time.monotonic() + 20
+    while room not in (bot.adapter.client.rooms if bot.adapter.client else {}):
+        assert time.monotonic() < deadline, "the bot did not sync the room it joined"
+        await asyncio.sleep(0.1)
+    await bot.adapter.stop()
+    again = create(bot.adapter.settings, bot.adapter.context)
+    await again.start()
+    try:
+        await human.say(room, "are you back?")
+        while room not in (again.client.rooms if again.client else {}):
+            assert time.monotonic() < deadline, "the restarted bot did not hear the room"
+            await asyncio.sleep(0.1)
+        assert again.client is not None and not again.client.rooms[room].encrypted
+        before = stored_media(synapse)
+        with pytest.raises(PermanentSendError, match="end-to-end encryption off"):
+            await again.post_audio(room, Speech(ogg()), key="sealed-room/voice")
+        assert stored_media(synapse) == before
+        assert again.client.rooms[room].encrypted  # the client learnt it from the homeserver
+    finally:
+        await again.stop()
+    events = await human.messages(room)
+    assert not [e for e in events if e["sender"] == bot.account.user_id and "state_key" not in e]
 
 
 # end-to-end encrypted rooms ------------------------------------------------------------------

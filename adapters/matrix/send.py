@@ -6,7 +6,9 @@ of posting a second one (the homeserver remembers transaction ids per device). A
 long for one message is split, each piece under its own transaction id. A spoken answer is
 uploaded to the media repository with nio's ``AsyncClient.upload`` (encrypted in an encrypted
 room: nio returns the key, iv and hashes for the event's ``file``) and posted as an ``m.audio``
-voice message under its key's transaction id.
+voice message under its key's transaction id. Nothing is uploaded for a room whose encryption
+is not known: one the client has not synced, or (asked of the homeserver) an encrypted one
+the client cannot encrypt events for.
 
 A homeserver's ``M_FORBIDDEN`` (the bot was kicked or banned, or may not post there) or
 ``M_NOT_FOUND`` (no such room) to a send, or ``M_TOO_LARGE`` to a send or an upload, is
@@ -24,7 +26,7 @@ from typing import Any
 
 import aiohttp
 import structlog
-from nio import AsyncClient, RoomSendError, UploadError, UploadResponse
+from nio import AsyncClient, RoomGetStateEventError, RoomSendError, UploadError, UploadResponse
 from nio.exceptions import LocalProtocolError
 
 from adapters.base import MessageGone, Speech, part_key
@@ -136,10 +138,10 @@ class Outgoing:
 
     async def post_audio(self, room: str, speech: Speech, *, key: str | None = None) -> str:
         """Upload ``speech`` and post it to ``room`` as a voice message; its file is
-        encrypted when the room is."""
+        encrypted when the room is. Nothing is uploaded unless the room's encryption is known
+        (:meth:`_encrypts`)."""
         client = self._client()
-        joined = client.rooms.get(room)
-        encrypt = joined is not None and joined.encrypted
+        encrypt = await self._encrypts(client, room)
         url, file = await self._upload(client, speech, encrypt)
         event_id = await self._room_send(
             room, voice_content(speech, url, file), transaction_id(key)
@@ -152,6 +154,44 @@ class Outgoing:
             encrypted=encrypt,
         )
         return event_id
+
+    async def _encrypts(self, client: AsyncClient, room: str) -> bool:
+        """Whether a file for ``room`` must be encrypted. A room the client has not synced is
+        refused (a later try may find it synced). One the client believes unencrypted is
+        asked of the homeserver, since after a restart the client holds only the state that
+        changed since its last sync; if it is encrypted after all, the client's room learns
+        so, and nio encrypts the event too. An encrypted room is refused for good when the
+        client cannot encrypt the event that would carry the file's key."""
+        joined = client.rooms.get(room)
+        if joined is None:
+            raise AdapterError(
+                f"No voice message was sent to {room}: the Matrix client has not synced that"
+                " room yet, so it cannot tell whether the room is encrypted."
+            )
+        if not joined.encrypted and await self._encrypted_on_server(client, room):
+            joined.encrypted = True
+        if joined.encrypted and client.olm is None:
+            raise PermanentSendError(
+                f"No voice message was sent to {room}: the room is encrypted and this Matrix"
+                " client has end-to-end encryption off (adapters.matrix.e2e)."
+            )
+        return bool(joined.encrypted)
+
+    async def _encrypted_on_server(self, client: AsyncClient, room: str) -> bool:
+        """Whether the homeserver holds an ``m.room.encryption`` state event for ``room``."""
+        try:
+            answer = await client.room_get_state_event(room, "m.room.encryption")
+        except NETWORK_ERRORS as exc:
+            raise _unreachable(f"reading the encryption of {room}", client, exc) from exc
+        if isinstance(answer, RoomGetStateEventError):
+            if answer.status_code == "M_NOT_FOUND":
+                return False
+            problem = (
+                f"No voice message was sent to {room}: its encryption could not be read"
+                f" ({answer.status_code} {answer.message})."
+            )
+            raise _refused(problem, answer.status_code)
+        return True
 
     async def _upload(
         self, client: AsyncClient, speech: Speech, encrypt: bool
