@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from PIL import Image
+from PIL import ExifTags, Image
 
 from bot.daemon.errors import ConfigError, MediaError
 from bot.media.audio import duration_of, spoken_length
@@ -91,10 +91,47 @@ def test_a_large_photo_is_scaled_to_the_long_edge_and_keeps_its_format() -> None
     assert (tall.media_type, tall.width, tall.height) == ("image/png", 523, 1568)
 
 
-def test_a_small_picture_goes_as_it_came() -> None:
+def test_a_small_picture_keeps_its_size_and_format() -> None:
     data = picture(320, 200, "WEBP")
     shown = prepare_image(data, long_edge=1568, max_pixels=40_000_000)
-    assert shown.data == data and shown.media_type == "image/webp"
+    assert (shown.media_type, shown.width, shown.height) == ("image/webp", 320, 200)
+
+
+def _photo_with_gps(fmt: str) -> bytes:
+    """A 40 × 20 photo (left half red, right half blue) whose EXIF says where it was taken,
+    by which phone, and that it must be turned 90° clockwise to be upright (orientation 6)."""
+    image = Image.new("RGB", (40, 20), "red")
+    image.paste("blue", (20, 0, 40, 20))
+    exif = Image.Exif()
+    exif[ExifTags.Base.Orientation] = 6
+    exif[ExifTags.Base.Make] = "Lookout Phone"
+    gps = exif.get_ifd(ExifTags.IFD.GPSInfo)
+    gps[ExifTags.GPS.GPSLatitudeRef] = "N"
+    gps[ExifTags.GPS.GPSLatitude] = (51.0, 30.0, 26.5)
+    gps[ExifTags.GPS.GPSLongitudeRef] = "W"
+    gps[ExifTags.GPS.GPSLongitude] = (0.0, 7.0, 39.9)
+    out = io.BytesIO()
+    image.save(out, fmt, exif=exif, quality=95)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP"])
+def test_a_small_photo_loses_its_exif_and_stands_upright(fmt: str) -> None:
+    data = _photo_with_gps(fmt)
+    with Image.open(io.BytesIO(data)) as sent:
+        assert sent.getexif().get_ifd(ExifTags.IFD.GPSInfo)  # the phone said where
+    shown = prepare_image(data, long_edge=1568, max_pixels=40_000_000)
+    assert shown.media_type == f"image/{fmt.lower()}"
+    assert (shown.width, shown.height) == (20, 40)
+    assert b"Lookout Phone" not in shown.data and b"Exif" not in shown.data
+    with Image.open(io.BytesIO(shown.data)) as seen:
+        assert not seen.getexif() and "exif" not in seen.info
+        upright = seen.convert("RGB")
+        assert upright.size == (20, 40)
+        # turned clockwise: the left (red) half is on top, the right (blue) below
+        red, blue = upright.getpixel((10, 5)), upright.getpixel((10, 35))
+        assert isinstance(red, tuple) and isinstance(blue, tuple)
+        assert red[0] > 200 > red[2] and blue[2] > 200 > blue[0]
 
 
 def test_a_picture_that_stays_too_large_is_sent_as_jpeg() -> None:

@@ -2,9 +2,12 @@
 
 A picture's header is read before its pixels: one that says it has more than
 ``max_pixels`` (a decompression bomb: a few kilobytes that unpack to gigabytes) is refused
-unread. The rest are scaled so the long edge is at most ``long_edge`` (about 1,568 pixels,
-where Anthropic's models see no more detail) and sent as they came (JPEG, PNG, GIF, WebP) or,
-when that is still large, as JPEG. An animated picture gives its first frame.
+unread. The rest are turned upright as their EXIF orientation says, scaled so the long edge
+is at most ``long_edge`` (about 1,568 pixels, where Anthropic's models see no more detail)
+and encoded afresh in their own format (JPEG, PNG, WebP; a GIF as PNG) or, when that is still
+large, as JPEG. Every picture is encoded afresh, however small, so no metadata reaches the
+model: not the EXIF with a phone's GPS position, nor XMP or comments. An animated picture
+gives its first frame.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ def _too_many_pixels(size: str = "") -> MediaError:
 
 
 def prepare_image(data: bytes, *, long_edge: int, max_pixels: int, name: str = "") -> Picture:
-    """``data`` as the model should see it; :class:`MediaError` for a bomb or a broken file."""
+    """``data`` as the model should see it (upright, at most ``long_edge``, pixels only);
+    :class:`MediaError` for a bomb or a broken file."""
     try:
         with warnings.catch_warnings():
             # Pillow's own bomb guard, past its limit: refused like ours
@@ -50,20 +54,20 @@ def prepare_image(data: bytes, *, long_edge: int, max_pixels: int, name: str = "
             if width * height > max_pixels:
                 raise _too_many_pixels(f"{width:,} × {height:,}")
             image.load()
-            return _scaled(image, data, long_edge)
+            return _scaled(image, long_edge)
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise _too_many_pixels() from exc
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         raise _unreadable(name) from exc
 
 
-def _scaled(image: Image.Image, data: bytes, long_edge: int) -> Picture:
+def _scaled(image: Image.Image, long_edge: int) -> Picture:
     source = image.format or ""
     media_type = _FORMATS.get(source)
-    animated = getattr(image, "n_frames", 1) > 1
-    if media_type and not animated and max(image.size) <= long_edge and len(data) <= MAX_ENCODED:
-        return Picture(media_type, data, *image.size)  # as it came: nothing to gain
     frame = ImageOps.exif_transpose(image) or image
+    # only the pixels go on: EXIF (a phone's GPS position, its make), XMP, comments and
+    # colour profiles stay behind; a palette's transparent index is part of the pixels
+    frame.info = {key: value for key, value in frame.info.items() if key == "transparency"}
     frame.thumbnail((long_edge, long_edge), Image.Resampling.LANCZOS)
     keep = (
         source
