@@ -4,16 +4,29 @@ by opusenc)."""
 
 from __future__ import annotations
 
+import base64
 import io
 import wave
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
-__all__ = ["HELLO_WAV", "VOICE_OGG", "WEBM_SOUND", "bomb_png", "pdf", "picture", "silence_wav"]
+__all__ = [
+    "HELLO_WAV",
+    "VOICE_OGG",
+    "WEBM_SOUND",
+    "base64_needle",
+    "bomb_png",
+    "files_holding",
+    "middle",
+    "pdf",
+    "picture",
+    "silence_wav",
+]
 
 MEDIA = Path(__file__).parent / "data" / "media"
 VOICE_OGG = (MEDIA / "voice.ogg").read_bytes()
@@ -84,3 +97,33 @@ def pdf(pages: list[str], *, password: str = "") -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def middle(data: bytes, length: int = 64) -> bytes:
+    """``length`` bytes from the middle of ``data``: a needle for its raw bytes."""
+    start = len(data) // 2
+    return data[start : start + length]
+
+
+def base64_needle(data: bytes, length: int = 48) -> bytes:
+    """A piece of ``data``'s base64 text, as it appears wherever the whole of ``data`` is
+    written base64-encoded (a data URI, a JSON body). Base64 turns each 3 bytes into 4
+    characters, so the piece starts at a multiple of 3 bytes and is a multiple of 3 long:
+    cut anywhere else, its characters differ from the whole file's."""
+    assert length % 3 == 0
+    start = len(data) // 3 // 3 * 3
+    needle = base64.b64encode(data[start : start + length])
+    assert needle in base64.b64encode(data), "a needle that could never be found"
+    return needle
+
+
+def files_holding(roots: Iterable[Path], needles: Iterable[bytes]) -> set[tuple[str, bytes]]:
+    """(file name, needle's first 12 bytes) for each file under ``roots`` holding a needle."""
+    wanted = list(needles)
+    found = set()
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file():
+                held = path.read_bytes()
+                found |= {(path.name, needle[:12]) for needle in wanted if needle in held}
+    return found

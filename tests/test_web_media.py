@@ -1,7 +1,7 @@
 """The console's chat in a real browser, with media: a picture chosen in the page reaches the
 model as a picture, a voice note recorded with the page's microphone button is transcribed,
-a spoken answer plays in the page, and a file over its cap is refused with the reason while
-the typed text stays."""
+a spoken answer plays in the page, a file over its cap is refused with the reason while
+the typed text stays, and Off The Record nothing of an upload reaches the disk."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest_asyncio
 
 from tests.browser import Console, launch_browser, start_console, wait_for_answer
 from tests.fakes.audio_api import FakeAudio
-from tests.media_files import picture
+from tests.media_files import VOICE_OGG, base64_needle, files_holding, middle, pdf, picture
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -178,3 +178,49 @@ async def test_a_file_the_page_cannot_take_is_refused_and_the_text_stays(
     )
     assert await page.input_value("#text") == "and this one"
     assert await page.locator(".msg").count() == shown
+
+
+async def test_off_the_record_uploads_leave_no_byte_anywhere(
+    console: Console,
+    page: Any,
+    audio: FakeAudio,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(scratch))  # where a spooled upload would go
+    picked = tmp_path / "picked"  # the files the person chooses: neither scanned folder
+    picked.mkdir()
+    photo = picture(900, 700, "PNG")
+    document = pdf(["marzipanocelot is the name of the boat"])
+    chosen = {"p.png": photo, "boat.pdf": document, "v.ogg": VOICE_OGG}
+    for name, data in chosen.items():
+        (picked / name).write_bytes(data)
+    audio.transcript = "the persimmonwalrus code is in the drawer"
+    await page.goto(f"{console.base}/u/scott/inara/chat/mediaotr")
+    await page.click("#otr-toggle")
+    await page.wait_for_selector("#mode-otr", state="visible")
+    calls = len(console.llm.calls)
+    await page.fill("#text", "zanzibarquokka")
+    await page.set_input_files("#file", [str(picked / name) for name in chosen])
+    await page.click("#send button[type=submit]")
+    await page.wait_for_function(
+        "() => [...document.querySelectorAll('.msg.persona')]"
+        ".some(m => m.textContent.includes('persimmonwalrus'))"
+    )
+    assert len(console.llm.calls) == calls + 1
+    said = console.llm.calls[-1].messages[-1]
+    assert "marzipanocelot" in said.text and "[picture: zanzibarquokka]" in said.text
+    shown = said.pictures[0].data  # the picture as the model got it
+    assert len(said.pictures) == 1
+    needles = [
+        b"zanzibarquokka",
+        b"persimmonwalrus",
+        b"marzipanocelot",
+        *(middle(data) for data in (photo, shown, VOICE_OGG, document)),
+        base64_needle(photo),
+        base64_needle(shown),
+    ]
+    assert not files_holding([console.data, scratch], needles)
+    assert not any(scratch.iterdir())
