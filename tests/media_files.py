@@ -21,6 +21,7 @@ __all__ = [
     "WEBM_SOUND",
     "base64_needle",
     "bomb_png",
+    "crowded_pdf",
     "files_holding",
     "middle",
     "pdf",
@@ -77,26 +78,41 @@ def pdf(pages: list[str], *, password: str = "") -> bytes:
     """A PDF with one line of text on each page (Helvetica, so any reader extracts it)."""
     writer = PdfWriter()
     for text in pages:
-        page = writer.add_blank_page(width=612, height=792)
-        font = DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-            }
-        )
-        page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
-        )
         escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-        stream = DecodedStreamObject()
-        stream.set_data(f"BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET".encode("latin-1"))
-        page[NameObject("/Contents")] = writer._add_object(stream)
+        _page(writer, f"BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET".encode("latin-1"))
     if password:
         writer.encrypt(password)
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def crowded_pdf(runs: int) -> bytes:
+    """A one-page PDF that draws an x ``runs`` times, each placed anew: pypdf takes about
+    30 µs a run to extract its text, so 60,000 runs are seconds of work."""
+    writer = PdfWriter()
+    _page(writer, b"BT /F1 12 Tf " + b"1 0 0 1 72 720 Tm (x) Tj " * runs + b"ET")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _page(writer: PdfWriter, content: bytes) -> None:
+    """A letter-size page drawing ``content`` with Helvetica as /F1."""
+    page = writer.add_blank_page(width=612, height=792)
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+    )
+    stream = DecodedStreamObject()
+    stream.set_data(content)
+    page[NameObject("/Contents")] = writer._add_object(stream)
 
 
 def middle(data: bytes, length: int = 64) -> bytes:

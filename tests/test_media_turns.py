@@ -32,6 +32,7 @@ from tests.media_files import (
     WEBM_SOUND,
     base64_needle,
     bomb_png,
+    crowded_pdf,
     files_holding,
     middle,
     pdf,
@@ -526,6 +527,24 @@ async def test_a_download_that_never_ends_is_given_up(tmp_path: Path, audio: Fak
         "I couldn't fetch your attachment from the chat server; please send it again.",
         "echo: hello",
     ]
+
+
+async def test_a_pdf_that_takes_too_long_to_read_is_given_up(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm, media={"timeout": 0.3})
+    try:
+        await world.send("", ("slow.pdf", crowded_pdf(60_000), {"mime": "application/pdf"}))
+        await world.send("hello")
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.texts() == [
+        "“slow.pdf” took too long to read, so I gave up on it; please send the part you mean"
+        " as text.",
+        "echo: hello",
+    ]
+    assert len(llm.calls) == 1
 
 
 async def test_an_unknown_senders_media_is_never_downloaded(

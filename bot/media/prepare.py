@@ -3,7 +3,8 @@
 Each attachment is fetched through its adapter under the cap of the kind it says it is and
 within ``media.timeout``, then its kind is decided from its bytes and the cap of that kind
 applied again. Pictures go to the model as pictures (scaled down), voice notes and audio
-files as their transcript, documents as their name and text.
+files as their transcript, documents as their name and text; a PDF is read within
+``media.timeout`` too.
 
 A recording's length is the longer of the platform's declared duration and the one its
 container gives (:mod:`bot.media.audio`); past ``media.max_audio_seconds`` it is refused
@@ -187,10 +188,25 @@ class MediaReader:
         name = attachment.name or ("document.pdf" if kind == "pdf" else "document.txt")
         chars = self.config.document_chars
         if kind == "pdf":
-            return await asyncio.to_thread(
-                read_pdf, data, name=name, chars=chars, max_pages=self.config.max_pdf_pages
-            )
+            return await self._pdf(data, name, chars)
         return read_text(data, name=name, chars=chars)
+
+    async def _pdf(self, data: bytes, name: str, chars: int) -> Document:
+        """The PDF read in a thread within ``media.timeout``. A thread cannot be stopped:
+        after the time is up the turn goes on with one sentence, and pypdf goes on in its
+        thread until it is done with the file (holding its bytes until then)."""
+        limit = self.config.timeout
+        try:
+            async with asyncio.timeout(limit):
+                return await asyncio.to_thread(
+                    read_pdf, data, name=name, chars=chars, max_pages=self.config.max_pdf_pages
+                )
+        except TimeoutError as exc:
+            raise MediaError(
+                f"PDF not read in {limit:.0f} s",
+                user_message=f"“{name}” took too long to read, so I gave up on it; please send"
+                " the part you mean as text.",
+            ) from exc
 
 
 def _longest(*lengths: float | None) -> float | None:

@@ -225,7 +225,8 @@ class MediaConfig(_Section):
     #: the characters of one document the model reads; beyond them a visible cut marker
     document_chars: int = Field(40_000, ge=100)
     max_attachments: int = Field(10, ge=1, le=100)
-    #: seconds for each download and each call to a media server
+    #: seconds for each download and for reading each PDF; the transcription and speech
+    #: servers wait their own backend's ``timeout`` instead
     timeout: float = Field(60.0, gt=0)
     #: quote a voice note's transcript above the answer
     echo_transcript: bool = False
