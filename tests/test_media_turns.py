@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import itertools
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from adapters.base import Attachment, Incoming
 from bot.daemon.daemon import Daemon
@@ -305,6 +308,7 @@ async def test_without_a_transcription_server_the_user_learns_how_to_enable_it(
         await world.daemon.stop()
     assert world.adapter.texts() == [NO_TRANSCRIBER]
     assert "llm.roles.transcribe" in NO_TRANSCRIBER
+    assert re.split(r"(?<=[.!?])\s+", NO_TRANSCRIBER) == [NO_TRANSCRIBER]  # one sentence
 
 
 # -- documents --------------------------------------------------------------------------------
@@ -509,6 +513,38 @@ async def test_a_retried_message_whose_answer_was_made_is_not_read_again(
     [answer] = world.adapter.final_texts()
     assert answer.startswith("echo: ") and "what is this?" in answer
     assert len(llm.calls) == 1
+
+
+def noisy_png(side: int) -> bytes:
+    """A PNG of random pixels: it compresses to hardly less than its 3 × side² bytes."""
+    out = io.BytesIO()
+    Image.effect_noise((side, side), 120).convert("RGB").save(out, "PNG")
+    return out.getvalue()
+
+
+async def test_a_file_of_no_declared_type_is_fetched_up_to_the_largest_usable_cap(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    """Nothing declared: the file may be a picture (the model sees them) or a document, not
+    sound (no transcription server), so the download stops at the larger of those caps."""
+    llm = ScriptedLLM()
+    caps = {"max_document_bytes": 100_000, "max_image_bytes": 1_000_000}
+    world = await _world(tmp_path, audio, llm, media={**caps, "max_audio_bytes": 5_000_000})
+    photo = noisy_png(300)
+    assert 100_000 < len(photo) < 1_000_000
+    try:
+        await world.send("what is this?", ("IMG_0042", photo, {"mime": ""}))
+        served = world.adapter.bytes_served
+        await world.send("", ("rec", silence_wav(300), {"mime": "application/octet-stream"}))
+    finally:
+        await world.daemon.stop()
+    first, second = world.adapter.texts()
+    assert first == "echo: [picture: what is this?]"
+    assert len(llm.calls[0].messages[-1].pictures) == 1
+    assert second == (
+        "“rec” is larger than the 1 MB I accept for that kind of file, so I did not open it."
+    )
+    assert world.adapter.bytes_served - served <= 1_000_000 + 65536
 
 
 async def test_a_download_that_never_ends_is_given_up(tmp_path: Path, audio: FakeAudio) -> None:

@@ -48,9 +48,8 @@ NO_VISION = (
     " shows, or ask whoever runs me to set `vision = true` on a model that can."
 )
 NO_TRANSCRIBER = (
-    "I can't listen to voice notes yet: whoever runs me can enable it by pointing"
-    " `llm.roles.transcribe` at a speech-to-text server (see docs/MEDIA.md). Please type it"
-    " for now."
+    "I can't listen to voice notes until whoever runs me points `llm.roles.transcribe` at a"
+    " speech-to-text server (see docs/MEDIA.md), so please type it for now."
 )
 
 
@@ -84,12 +83,24 @@ class MediaReader:
         return self.config.max_document_bytes
 
     def _declared_cap(self, attachment: Attachment) -> int:
+        """The most bytes fetched of ``attachment`` before its bytes say what it is: the cap
+        of the kind its declared type names. A type that names none (none declared,
+        ``application/octet-stream``, a video that may hold only sound) gets the largest cap
+        of the kinds this reader can use: documents always, pictures with vision, sound with
+        a transcriber. The kind's own cap is applied again once the bytes are read."""
         mime = attachment.mime
         if mime.startswith("image/"):
             return self._cap("image")
         if attachment.voice or mime.startswith("audio/"):
             return self._cap("audio")
-        return self._cap("pdf")
+        if mime == "application/pdf" or mime.startswith("text/"):
+            return self._cap("pdf")
+        usable: list[Kind] = ["pdf"]
+        if self.vision:
+            usable.append("image")
+        if self.transcriber is not None:
+            usable.append("audio")
+        return max(self._cap(kind) for kind in usable)
 
     async def read(self, incoming: Incoming, adapter: Adapter) -> Reading:
         attachments = incoming.attachments
