@@ -298,6 +298,21 @@ async def test_a_recording_of_unknown_length_is_timed_by_the_server(
     assert llm.calls[-1].messages[-1].text.endswith(said)
 
 
+async def test_a_server_that_only_answers_json_still_transcribes_an_untimed_recording(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    llm = ScriptedLLM()
+    audio.formats = {"json", "text"}
+    world = await _world(tmp_path, audio, llm, models=TRANSCRIBE)
+    try:
+        await world.send("", ("rec.webm", WEBM_SOUND, {"mime": "audio/webm", "voice": True}))
+    finally:
+        await world.daemon.stop()
+    assert [heard.response_format for heard in audio.heard] == ["json"]
+    said = f"[voice note, transcribed] {audio.transcript}"
+    assert llm.calls[-1].messages[-1].text.endswith(said)
+
+
 async def test_without_a_transcription_server_the_user_learns_how_to_enable_it(
     tmp_path: Path, audio: FakeAudio
 ) -> None:

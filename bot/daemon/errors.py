@@ -75,6 +75,9 @@ class MediaError(PersonadError):
     """An attachment cannot be used, or a media server (transcription, speech) failed:
     ``user_message`` is the one sentence the user gets instead of an answer."""
 
+    #: the HTTP status a media server answered with, when one did (else 0)
+    status: int = 0
+
 
 class LLMError(PersonadError):
     """The language model could not give an answer."""

@@ -70,9 +70,11 @@ class AudioServer:
             self._session = aiohttp.ClientSession(headers=self._headers)
         return self._session
 
-    def _failed(self, why: str) -> MediaError:
+    def _failed(self, why: str, status: int = 0) -> MediaError:
         log.warning("media.server_failed", role=self.role, url=self.url, error=why)
-        return MediaError(f"{self.role} server {self.url}: {why}", user_message=self.sorry)
+        error = MediaError(f"{self.role} server {self.url}: {why}", user_message=self.sorry)
+        error.status = status
+        return error
 
     @property
     def sorry(self) -> str:
@@ -84,7 +86,7 @@ class AudioServer:
                 async with self._client().post(f"{self.url}{path}", **kwargs) as response:  # type: ignore[arg-type]
                     if response.status != 200:
                         detail = (await response.text(errors="replace"))[:200]
-                        raise self._failed(f"HTTP {response.status} {detail}")
+                        raise self._failed(f"HTTP {response.status} {detail}", response.status)
                     body = await response.content.read(MAX_SPEECH_BYTES + 1)
                     if len(body) > MAX_SPEECH_BYTES:
                         raise self._failed("answer too long")
@@ -113,12 +115,15 @@ class Transcriber(AudioServer):
     async def transcribe(self, audio: bytes, *, mime: str, timed: bool = False) -> Transcript:
         """The words of ``audio`` (of the sniffed type ``mime``); a server answering plain
         text is read as the words. The sender's file name is not sent. ``timed`` asks for
-        ``verbose_json``, whose ``duration`` is the recording's length as the server heard it."""
-        form = aiohttp.FormData()
-        form.add_field("file", audio, filename=f"voice.{audio_suffix(mime)}", content_type=mime)
-        form.add_field("model", self.model)
-        form.add_field("response_format", "verbose_json" if timed else "json")
-        body, content_type = await self._post("/audio/transcriptions", data=form)
+        ``verbose_json``, whose ``duration`` is the recording's length as the server heard it;
+        a server that refuses that format (HTTP 400 or 422: some hosted models answer only
+        ``json``) is asked once more for ``json``, and the length stays unknown."""
+        try:
+            body, content_type = await self._ask(audio, mime, "verbose_json" if timed else "json")
+        except MediaError as exc:
+            if not timed or exc.status not in (400, 422):
+                raise
+            body, content_type = await self._ask(audio, mime, "json")
         if content_type != "application/json":
             return Transcript(body.decode("utf-8", errors="replace").strip())
         try:
@@ -129,6 +134,13 @@ class Transcriber(AudioServer):
         if not isinstance(text, str):
             raise self._failed("an answer without text")
         return Transcript(text.strip(), _seconds(data.get("duration")))
+
+    async def _ask(self, audio: bytes, mime: str, answer_format: str) -> tuple[bytes, str]:
+        form = aiohttp.FormData()
+        form.add_field("file", audio, filename=f"voice.{audio_suffix(mime)}", content_type=mime)
+        form.add_field("model", self.model)
+        form.add_field("response_format", answer_format)
+        return await self._post("/audio/transcriptions", data=form)
 
 
 def _seconds(value: object) -> float | None:

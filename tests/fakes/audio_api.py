@@ -53,6 +53,8 @@ class FakeAudio(ServerContext):
         self.delay = 0.0
         self.heard: list[Heard] = []
         self.spoken: list[dict[str, Any]] = []
+        #: the response formats the transcription endpoint takes
+        self.formats = {"json", "text", "verbose_json"}
         #: speech requests received, answered or failed
         self.speech_asked = 0
         self._runner: web.AppRunner | None = None
@@ -83,6 +85,11 @@ class FakeAudio(ServerContext):
                 {"error": {"message": "file and model are required"}}, status=400
             )
         answer_format = str(form.get("response_format", "json"))
+        if answer_format not in self.formats:  # as OpenAI's gpt-4o transcribe models answer
+            return web.json_response(
+                {"error": {"message": f"response_format '{answer_format}' is not compatible"}},
+                status=400,
+            )
         self.heard.append(
             Heard(
                 upload.file.read(),
