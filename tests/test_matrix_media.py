@@ -308,6 +308,42 @@ async def test_an_encrypted_room_a_restarted_client_knows_only_in_part_gets_no_p
     assert not [e for e in events if e["sender"] == bot.account.user_id and "state_key" not in e]
 
 
+async def test_a_restarted_client_without_e2e_sends_no_plain_text_into_an_encrypted_room(
+    make_bot: Any, human: Human
+) -> None:
+    """A reminder or a job's message to a room that is encrypted never goes out readable by
+    the homeserver, even when the client's synced state does not say the room is encrypted."""
+    bot = await make_bot(human.user_id)  # end-to-end encryption off
+    created = await human.client.room_create(
+        is_direct=True, invite=[bot.account.user_id], initial_state=[ENCRYPTION]
+    )
+    assert isinstance(created, RoomCreateResponse), created
+    room = str(created.room_id)
+    plain = await human.create_room(bot.account.user_id)
+    deadline = time.monotonic() + 20
+    while not {room, plain} <= set(bot.adapter.client.rooms if bot.adapter.client else {}):
+        assert time.monotonic() < deadline, "the bot did not sync the rooms it joined"
+        await asyncio.sleep(0.1)
+    await bot.adapter.stop()
+    again = create(bot.adapter.settings, bot.adapter.context)
+    await again.start()
+    try:
+        await human.say(room, "are you back?")
+        while room not in (again.client.rooms if again.client else {}):
+            assert time.monotonic() < deadline, "the restarted bot did not hear the room"
+            await asyncio.sleep(0.1)
+        assert again.client is not None and not again.client.rooms[room].encrypted
+        with pytest.raises(PermanentSendError, match="end-to-end encryption off"):
+            await again.send(room, "the reminder you asked for", key="sealed-room/text")
+        sent = await again.send(plain, "a plain room still hears me", key="plain-room/text")
+    finally:
+        await again.stop()
+    events = await human.messages(room)
+    assert not [e for e in events if e["sender"] == bot.account.user_id and "state_key" not in e]
+    said = [e for e in await human.messages(plain) if e.get("event_id") == sent]
+    assert said and said[0]["content"]["body"] == "a plain room still hears me"
+
+
 # end-to-end encrypted rooms ------------------------------------------------------------------
 
 

@@ -10,6 +10,14 @@ voice message under its key's transaction id. Nothing is uploaded for a room who
 is not known: one the client has not synced, or (asked of the homeserver) an encrypted one
 the client cannot encrypt events for.
 
+Nothing goes into an encrypted room in plain text. Before the first event a process sends to a
+room the client does not already know to be encrypted, the homeserver is asked
+(``m.room.encryption``): after a restart the client syncs from its saved token and holds only
+the state that changed, so it may take an encrypted room for a plain one. An encrypted room
+is marked so on the client's room, and nio encrypts; a client without end-to-end encryption
+(``adapters.matrix.e2e`` off) is refused for good there, in a sentence that names the setting.
+A room found plain is not asked again (should it turn encrypted, the sync says so).
+
 A homeserver's ``M_FORBIDDEN`` (the bot was kicked or banned, or may not post there) or
 ``M_NOT_FOUND`` (no such room) to a send, or ``M_TOO_LARGE`` to a send or an upload, is
 :class:`~bot.daemon.errors.PermanentSendError`: sending again cannot help. Rate limits, server
@@ -81,6 +89,8 @@ class Outgoing:
         self._get_rooms = rooms
         self.max_message_chars = max_message_chars
         self._typing: dict[str, asyncio.Task[None]] = {}
+        #: rooms the homeserver said are not encrypted (asked once a process)
+        self._plain: set[str] = set()
 
     def _client(self) -> AsyncClient:
         client = self._get_client()
@@ -93,6 +103,7 @@ class Outgoing:
 
     async def _room_send(self, room: str, content: dict[str, Any], tx_id: str | None) -> str:
         client = self._client()
+        await self._sealed(client, room, "message")
         try:
             answer = await client.room_send(
                 room, "m.room.message", content, tx_id=tx_id, ignore_unverified_devices=True
@@ -157,27 +168,34 @@ class Outgoing:
 
     async def _encrypts(self, client: AsyncClient, room: str) -> bool:
         """Whether a file for ``room`` must be encrypted. A room the client has not synced is
-        refused (a later try may find it synced). One the client believes unencrypted is
-        asked of the homeserver, since after a restart the client holds only the state that
-        changed since its last sync; if it is encrypted after all, the client's room learns
-        so, and nio encrypts the event too. An encrypted room is refused for good when the
-        client cannot encrypt the event that would carry the file's key."""
-        joined = client.rooms.get(room)
-        if joined is None:
+        refused (a later try may find it synced); otherwise :meth:`_sealed` says."""
+        if client.rooms.get(room) is None:
             raise AdapterError(
                 f"No voice message was sent to {room}: the Matrix client has not synced that"
                 " room yet, so it cannot tell whether the room is encrypted."
             )
-        if not joined.encrypted and await self._encrypted_on_server(client, room):
-            joined.encrypted = True
-        if joined.encrypted and client.olm is None:
+        return await self._sealed(client, room, "voice message")
+
+    async def _sealed(self, client: AsyncClient, room: str, what: str) -> bool:
+        """Whether ``room`` is encrypted: the client's room says so, or the homeserver does
+        (asked unless the room was found plain before; the client's room learns it, so nio
+        encrypts). :class:`PermanentSendError` when it is and the client cannot encrypt."""
+        joined = client.rooms.get(room)
+        encrypted = bool(joined is not None and joined.encrypted)
+        if not encrypted and room not in self._plain:
+            encrypted = await self._encrypted_on_server(client, room, what)
+            if not encrypted:
+                self._plain.add(room)
+            elif joined is not None:
+                joined.encrypted = True
+        if encrypted and client.olm is None:
             raise PermanentSendError(
-                f"No voice message was sent to {room}: the room is encrypted and this Matrix"
+                f"No {what} was sent to {room}: the room is encrypted and this Matrix"
                 " client has end-to-end encryption off (adapters.matrix.e2e)."
             )
-        return bool(joined.encrypted)
+        return encrypted
 
-    async def _encrypted_on_server(self, client: AsyncClient, room: str) -> bool:
+    async def _encrypted_on_server(self, client: AsyncClient, room: str, what: str) -> bool:
         """Whether the homeserver holds an ``m.room.encryption`` state event for ``room``."""
         try:
             answer = await client.room_get_state_event(room, "m.room.encryption")
@@ -187,7 +205,7 @@ class Outgoing:
             if answer.status_code == "M_NOT_FOUND":
                 return False
             problem = (
-                f"No voice message was sent to {room}: its encryption could not be read"
+                f"No {what} was sent to {room}: its encryption could not be read"
                 f" ({answer.status_code} {answer.message})."
             )
             raise _refused(problem, answer.status_code)
