@@ -273,55 +273,33 @@ async def test_no_voice_is_uploaded_for_a_room_the_client_has_not_synced(
     assert stored_media(synapse) == before
 
 
-async def test_an_encrypted_room_a_restarted_client_knows_only_in_part_gets_no_plain_voice(
-    synapse: SynapseServer, make_bot: Any, human: Human
-) -> None:
-    """After a restart the client syncs from its saved token: a room it hears from again
+@dataclass
+class Restarted:
+    """A bot without end-to-end encryption, restarted after it joined an encrypted room (and
+    ``plain`` rooms): its client syncs from its saved token, so a room it hears from again
     comes with the state that changed, not with ``m.room.encryption``."""
+
+    bot: Bot
+    again: MatrixAdapter
+    room: str
+    plain: list[str]
+
+    def bots_events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            e for e in events if e["sender"] == self.bot.account.user_id and "state_key" not in e
+        ]
+
+
+async def _restarted(make_bot: Any, human: Human, *, plain: int = 0) -> Restarted:
     bot = await make_bot(human.user_id)  # end-to-end encryption off
     created = await human.client.room_create(
         is_direct=True, invite=[bot.account.user_id], initial_state=[ENCRYPTION]
     )
     assert isinstance(created, RoomCreateResponse), created
     room = str(created.room_id)
+    plains = [await human.create_room(bot.account.user_id) for _ in range(plain)]
     deadline = time.monotonic() + 20
-    while room not in (bot.adapter.client.rooms if bot.adapter.client else {}):
-        assert time.monotonic() < deadline, "the bot did not sync the room it joined"
-        await asyncio.sleep(0.1)
-    await bot.adapter.stop()
-    again = create(bot.adapter.settings, bot.adapter.context)
-    await again.start()
-    try:
-        await human.say(room, "are you back?")
-        while room not in (again.client.rooms if again.client else {}):
-            assert time.monotonic() < deadline, "the restarted bot did not hear the room"
-            await asyncio.sleep(0.1)
-        assert again.client is not None and not again.client.rooms[room].encrypted
-        before = stored_media(synapse)
-        with pytest.raises(PermanentSendError, match="end-to-end encryption off"):
-            await again.post_audio(room, Speech(ogg()), key="sealed-room/voice")
-        assert stored_media(synapse) == before
-        assert again.client.rooms[room].encrypted  # the client learnt it from the homeserver
-    finally:
-        await again.stop()
-    events = await human.messages(room)
-    assert not [e for e in events if e["sender"] == bot.account.user_id and "state_key" not in e]
-
-
-async def test_a_restarted_client_without_e2e_sends_no_plain_text_into_an_encrypted_room(
-    make_bot: Any, human: Human
-) -> None:
-    """A reminder or a job's message to a room that is encrypted never goes out readable by
-    the homeserver, even when the client's synced state does not say the room is encrypted."""
-    bot = await make_bot(human.user_id)  # end-to-end encryption off
-    created = await human.client.room_create(
-        is_direct=True, invite=[bot.account.user_id], initial_state=[ENCRYPTION]
-    )
-    assert isinstance(created, RoomCreateResponse), created
-    room = str(created.room_id)
-    plain = await human.create_room(bot.account.user_id)
-    deadline = time.monotonic() + 20
-    while not {room, plain} <= set(bot.adapter.client.rooms if bot.adapter.client else {}):
+    while not {room, *plains} <= set(bot.adapter.client.rooms if bot.adapter.client else {}):
         assert time.monotonic() < deadline, "the bot did not sync the rooms it joined"
         await asyncio.sleep(0.1)
     await bot.adapter.stop()
@@ -333,13 +311,43 @@ async def test_a_restarted_client_without_e2e_sends_no_plain_text_into_an_encryp
             assert time.monotonic() < deadline, "the restarted bot did not hear the room"
             await asyncio.sleep(0.1)
         assert again.client is not None and not again.client.rooms[room].encrypted
+    except BaseException:
+        await again.stop()
+        raise
+    return Restarted(bot, again, room, plains)
+
+
+async def test_an_encrypted_room_a_restarted_client_knows_only_in_part_gets_no_plain_voice(
+    synapse: SynapseServer, make_bot: Any, human: Human
+) -> None:
+    restarted = await _restarted(make_bot, human)
+    again, room = restarted.again, restarted.room
+    try:
+        before = stored_media(synapse)
+        with pytest.raises(PermanentSendError, match="end-to-end encryption off"):
+            await again.post_audio(room, Speech(ogg()), key="sealed-room/voice")
+        assert stored_media(synapse) == before
+        assert again.client is not None
+        assert again.client.rooms[room].encrypted  # the client learnt it from the homeserver
+    finally:
+        await again.stop()
+    assert not restarted.bots_events(await human.messages(room))
+
+
+async def test_a_restarted_client_without_e2e_sends_no_plain_text_into_an_encrypted_room(
+    make_bot: Any, human: Human
+) -> None:
+    """A reminder or a job's message to a room that is encrypted never goes out readable by
+    the homeserver, even when the client's synced state does not say the room is encrypted."""
+    restarted = await _restarted(make_bot, human, plain=1)
+    again, room, [plain] = restarted.again, restarted.room, restarted.plain
+    try:
         with pytest.raises(PermanentSendError, match="end-to-end encryption off"):
             await again.send(room, "the reminder you asked for", key="sealed-room/text")
         sent = await again.send(plain, "a plain room still hears me", key="plain-room/text")
     finally:
         await again.stop()
-    events = await human.messages(room)
-    assert not [e for e in events if e["sender"] == bot.account.user_id and "state_key" not in e]
+    assert not restarted.bots_events(await human.messages(room))
     said = [e for e in await human.messages(plain) if e.get("event_id") == sent]
     assert said and said[0]["content"]["body"] == "a plain room still hears me"
 
