@@ -219,3 +219,15 @@ async def test_voice_to_a_chat_that_is_gone_is_refused_for_good(
     with pytest.raises(PermanentSendError):
         await adapter.post_audio("777", Speech(b"OggS" + bytes(10)))
     assert fake.voices == []
+
+
+async def test_a_user_who_forbids_voice_messages_gets_the_answer_as_an_audio_file(
+    fake: FakeTelegram, adapter: TelegramAdapter
+) -> None:
+    fake.voice_forbidden.add(str(CHAT))
+    audio = b"OggS\x00\x02" + bytes(range(256)) * 4
+    message_id = await adapter.post_audio(str(CHAT), Speech(audio, duration=2.6), key="k2")
+    assert fake.voices == []
+    [document] = fake.documents
+    assert (document["chat_id"], str(document["message_id"])) == (str(CHAT), message_id)
+    assert (document["upload"].data, document["upload"].filename) == (audio, "answer.ogg")

@@ -11,8 +11,10 @@ spoken answers sent with ``sendVoice``.
 * Fetching: ``getFile`` names the file's path, read from the Bot API's file URL
   (``{base}/file/bot<token>/<path>``) under the cap. The Bot API gives bots files of up to
   20 MB only; a larger declared size is refused with a sentence saying so, without asking.
-* ``sendVoice`` takes Ogg Opus and shows it as a voice message with its duration. The Bot
-  API has no idempotency key: the delivery ledger keeps a spoken answer from going out twice.
+* ``sendVoice`` takes Ogg Opus and shows it as a voice message with its duration. A user
+  whose privacy settings forbid voice messages (``VOICE_MESSAGES_FORBIDDEN``) gets the
+  answer as an audio file (``sendDocument``) instead. The Bot API has no idempotency key: the
+  delivery ledger keeps a spoken answer from going out twice.
 """
 
 from __future__ import annotations
@@ -131,4 +133,15 @@ async def _post_voice(
             ),
         )
     except BadRequest as exc:  # chat not found, voice messages forbidden by the user
+        if "voice_messages_forbidden" not in exc.message.lower():
+            raise PermanentSendError(f"Telegram refused a voice message: {exc.message}") from exc
+    # the user's privacy settings refuse voice messages: the answer goes as an audio file
+    try:
+        return await client.call(
+            "sendDocument",
+            lambda: client.bot.send_document(
+                chat_id=chat, document=speech.audio, filename=speech.name
+            ),
+        )
+    except BadRequest as exc:
         raise PermanentSendError(f"Telegram refused a voice message: {exc.message}") from exc

@@ -94,6 +94,10 @@ class FakeTelegram(ServerContext):
         self.served: dict[str, int] = {}
         #: voice messages the bot sent: chat_id, message_id, duration and the upload
         self.voices: list[Json] = []
+        #: chats whose user forbids voice messages (a Telegram privacy setting)
+        self.voice_forbidden: set[str] = set()
+        #: documents the bot sent: chat_id, message_id and the upload
+        self.documents: list[Json] = []
         self._fail_downloads: list[int] = []
         self._file_ids = itertools.count(1)
         self._updates: list[Json] = []
@@ -315,7 +319,15 @@ class FakeTelegram(ServerContext):
         if self.refusing_sends and method in ("sendmessage", "editmessagetext"):
             return web.Response(status=502, text="<html>Bad Gateway</html>")
         chat = str(params.get("chat_id", ""))
-        if method in ("sendmessage", "editmessagetext", "sendchataction", "sendvoice"):
+        if method == "sendvoice" and chat in self.voice_forbidden:
+            return _error(400, "Bad Request: VOICE_MESSAGES_FORBIDDEN")
+        if method in (
+            "sendmessage",
+            "editmessagetext",
+            "sendchataction",
+            "sendvoice",
+            "senddocument",
+        ):
             if chat in self.blocked:
                 return _error(403, "Forbidden: bot was blocked by the user")
             if chat in self.vanished:
@@ -478,6 +490,24 @@ class FakeTelegram(ServerContext):
                 "duration": duration,
                 "upload": voice,
             }
+        )
+        return message
+
+    async def _m_senddocument(self, params: Json) -> Any:
+        chat_id = str(params["chat_id"])
+        document = params.get("document")
+        if not isinstance(document, Upload):
+            raise _ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+        message = self._bot_message(chat_id, None)
+        message["document"] = {
+            "file_id": f"doc-{message['message_id']}",
+            "file_unique_id": f"unique-doc-{message['message_id']}",
+            "file_name": document.filename,
+            "mime_type": document.content_type,
+            "file_size": len(document.data),
+        }
+        self.documents.append(
+            {"chat_id": chat_id, "message_id": message["message_id"], "upload": document}
         )
         return message
 
