@@ -24,9 +24,9 @@ admin page; an Off The Record one in this process only.
 A spoken copy of an answer (a ``voice`` step, :mod:`bot.turn.voice`) is best-effort: the
 written answer is what counts. Once only voice steps are left, the answer counts as
 delivered (its event is finished) and the voice steps wait apart, in this process only:
-they never hold up the room's later answers, are tried :data:`SPOKEN_TRIES` times within
-:data:`SPOKEN_SECONDS`, and are then dropped with a warning in the log (as they are at
-once when the platform refuses them for good).
+they never hold up the room's later answers, are tried :data:`SPOKEN_TRIES` times in all
+(after the outbox's backoff: seconds), and are then dropped with a warning in the log (as
+they are at once when the platform refuses them for good).
 """
 
 from __future__ import annotations
@@ -45,13 +45,19 @@ from adapters.base import Adapter
 from bot.delivery.backoff import LoopTask, jittered_backoff
 from bot.delivery.ledger import RefusalRow
 from bot.delivery.state import StateStore
-from bot.delivery.steps import Step, Undelivered, perform_all, steps_from_json, steps_to_json
+from bot.delivery.steps import (
+    Step,
+    Undelivered,
+    perform_all,
+    spoken_only,
+    steps_from_json,
+    steps_to_json,
+)
 
 __all__ = [
     "BACKLOG_PARCELS",
     "BACKLOG_SECONDS",
     "REFUSALS_SHOWN_SECONDS",
-    "SPOKEN_SECONDS",
     "SPOKEN_TRIES",
     "Outbox",
     "Parcel",
@@ -66,10 +72,8 @@ BACKLOG_PARCELS = 20
 BACKLOG_SECONDS = 120.0
 #: how long an answer refused for good stays listed for admins and its user
 REFUSALS_SHOWN_SECONDS = 7 * 86400.0
-#: how many times a spoken copy is tried in all before it is dropped ...
+#: how many times a spoken copy is tried in all before it is dropped
 SPOKEN_TRIES = 3
-#: ... and how long after its answer it may still arrive
-SPOKEN_SECONDS = 600.0
 
 
 @dataclass(slots=True)
@@ -92,7 +96,7 @@ class Parcel:
     @property
     def spoken(self) -> bool:
         """Whether only the spoken copy of the answer is left (the text arrived)."""
-        return bool(self.steps) and all(step.op == "voice" for step in self.steps)
+        return spoken_only(self.steps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +218,7 @@ class Outbox:
         """The written answer arrived, its spoken copy (``parcel``: voice steps only) did not:
         try it again apart, unless it was refused for good or its tries are spent."""
         parcel.attempts += 1
-        age = time.time() - parcel.created_at
-        if permanent or parcel.attempts >= SPOKEN_TRIES or age >= SPOKEN_SECONDS:
+        if permanent or parcel.attempts >= SPOKEN_TRIES:
             log.warning(
                 "outbox.unspoken", platform=parcel.platform, attempts=parcel.attempts, error=error
             )

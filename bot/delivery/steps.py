@@ -21,7 +21,15 @@ import structlog
 from adapters.base import Adapter, MessageGone
 from bot.daemon.errors import PermanentSendError
 
-__all__ = ["Step", "Undelivered", "answer_key", "perform_all", "steps_from_json", "steps_to_json"]
+__all__ = [
+    "Step",
+    "Undelivered",
+    "answer_key",
+    "perform_all",
+    "spoken_only",
+    "steps_from_json",
+    "steps_to_json",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -80,6 +88,11 @@ class Undelivered(Exception):
         self.steps = list(steps)
         self.error = error
         self.permanent = permanent
+
+
+def spoken_only(steps: Sequence[Step]) -> bool:
+    """Whether ``steps`` are only an answer's spoken copy: its text is in the room."""
+    return bool(steps) and all(step.op == "voice" for step in steps)
 
 
 async def perform_all(adapter: Adapter, steps: Sequence[Step]) -> None:

@@ -39,7 +39,7 @@ from bot.daemon.health import HealthCheck
 from bot.daemon.logs import bound
 from bot.delivery.outbox import Outbox, Parcel
 from bot.delivery.state import StateStore
-from bot.delivery.steps import Step, Undelivered, answer_key
+from bot.delivery.steps import Step, Undelivered, answer_key, spoken_only
 from bot.media.kinds import SUPPORTED
 from bot.media.prepare import MediaReader, Reading
 from bot.memory.policy_secrets import redact_secrets
@@ -476,9 +476,9 @@ class Router:
             await reply.finish(text, behind=BEHIND if behind else None, spoken=spoken)
             return "delivered"
         except Undelivered as exc:
-            voice = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, False)
-            if voice.spoken:  # the written answer arrived; its spoken copy is best-effort
+            if spoken_only(exc.steps):  # the written answer arrived; its voice is best-effort
                 if outbox is not None:
+                    voice = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, False)
                     outbox.speak_later(voice, exc.error, permanent=exc.permanent)
                 return "delivered"
             if outbox is None:

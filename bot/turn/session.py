@@ -454,12 +454,10 @@ class Session:
         """This message and its answer, if an attempt cut off before delivering the answer
         got as far as the conversation (restored from the log, on a retry: the same text):
         the answer is delivered again, not asked for a second time."""
-        entries = conversation.entries
-        if len(entries) < 2:
+        exchange = _last_exchange(conversation)
+        if exchange is None or exchange[0].otr != otr:
             return None
-        asked, answer = entries[-2], entries[-1]
-        if asked.role != "user" or answer.role != "assistant" or asked.otr != otr:
-            return None
+        asked, answer = exchange
         same = asked.event_id == event_id or (retry and not asked.event_id and asked.text == text)
         return TurnOutcome(answer.text, asked, answer, answer.otr, room) if same else None
 
@@ -467,13 +465,8 @@ class Session:
         """Whether the conversation in ``room`` already holds the answer to ``event_id`` (an
         attempt cut off before delivering it): a retry delivers that answer again, without
         reading the message's files a second time."""
-        entries = self.conversation(room).entries
-        return (
-            len(entries) >= 2
-            and entries[-2].role == "user"
-            and entries[-1].role == "assistant"
-            and entries[-2].event_id == event_id
-        )
+        exchange = _last_exchange(self.conversation(room))
+        return exchange is not None and exchange[0].event_id == event_id
 
     async def turn(
         self,
@@ -603,3 +596,11 @@ class Session:
         self.conversation(room).entries.extend((user_entry, reply_entry))
         self.last_active = time.monotonic()
         return TurnOutcome(reply, user_entry, reply_entry, otr, room, tuple(heard_values))
+
+
+def _last_exchange(conversation: Conversation) -> tuple[Entry, Entry] | None:
+    """The conversation's last message and its answer, when it ends with one."""
+    entries = conversation.entries
+    if len(entries) < 2 or entries[-2].role != "user" or entries[-1].role != "assistant":
+        return None
+    return entries[-2], entries[-1]

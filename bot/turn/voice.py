@@ -11,9 +11,8 @@ there, and the rest stays in writing.
 
 from __future__ import annotations
 
-import re
-
 from bot.delivery.state import StateStore
+from bot.memory.sentences import sentence_spans
 from bot.turn.formatting import strip_markdown
 from bot.turn.rooms import Room
 
@@ -22,19 +21,18 @@ __all__ = ["SPOKEN_CHARS", "VoiceReplies", "spoken_text"]
 _PREFIX = "voice:"
 #: the most of an answer that is spoken
 SPOKEN_CHARS = 4000
-_SENTENCE_END = re.compile(r"[.!?…](?=\s)")
 
 
 def spoken_text(reply: str) -> str:
-    """What of ``reply`` is said aloud: its words without markdown, cut after the last
-    sentence that ends within :data:`SPOKEN_CHARS` (at a space when none does)."""
+    """What of ``reply`` is said aloud: its words without markdown, up to the end of the last
+    sentence (:mod:`bot.memory.sentences`) that ends within :data:`SPOKEN_CHARS`, or at a
+    space when none does."""
     text = strip_markdown(reply).strip()
     if len(text) <= SPOKEN_CHARS:
         return text
-    head = text[: SPOKEN_CHARS + 1]
-    ends = [match.end() for match in _SENTENCE_END.finditer(head)]
-    cut = ends[-1] if ends else head.rfind(" ")
-    return head[: cut if cut > 0 else SPOKEN_CHARS].rstrip()
+    ends = [end for _, end, _ in sentence_spans(text) if 0 < end <= SPOKEN_CHARS]
+    cut = ends[-1] if ends else text.rfind(" ", 0, SPOKEN_CHARS + 1)
+    return text[: cut if cut > 0 else SPOKEN_CHARS].rstrip()
 
 
 class VoiceReplies:
