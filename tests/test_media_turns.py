@@ -659,14 +659,19 @@ async def test_voice_is_kept_per_room_across_a_restart(tmp_path: Path, audio: Fa
     assert len(adapter.voices) == 1
 
 
+async def _speaking(tmp: Path, audio: FakeAudio) -> World:
+    """A world whose answers are spoken by default, on a platform with voice messages, its
+    outbox retrying at once."""
+    world = await _world(tmp, audio, ScriptedLLM(), models=SPEAK, media={"voice_replies": True})
+    world.adapter.supports_voice = True
+    world.daemon.outbox.base_delay = world.daemon.outbox.max_delay = 0.05
+    return world
+
+
 async def test_a_spoken_answer_the_speech_server_missed_comes_later_once(
     tmp_path: Path, audio: FakeAudio
 ) -> None:
-    world = await _world(
-        tmp_path, audio, ScriptedLLM(), models=SPEAK, media={"voice_replies": True}
-    )
-    world.adapter.supports_voice = True
-    world.daemon.outbox.base_delay = 0.05
+    world = await _speaking(tmp_path, audio)
     audio.fail = 503
     try:
         await world.send("hello")
@@ -686,12 +691,8 @@ async def test_a_spoken_answer_the_speech_server_missed_comes_later_once(
 async def test_a_speech_server_that_stays_down_never_holds_up_the_next_answers(
     tmp_path: Path, audio: FakeAudio
 ) -> None:
-    world = await _world(
-        tmp_path, audio, ScriptedLLM(), models=SPEAK, media={"voice_replies": True}
-    )
-    world.adapter.supports_voice = True
+    world = await _speaking(tmp_path, audio)
     outbox = world.daemon.outbox
-    outbox.base_delay = outbox.max_delay = 0.05
     audio.fail = 503
     try:
         for text in ("one", "two", "three"):
@@ -717,10 +718,7 @@ async def test_a_speech_server_that_stays_down_never_holds_up_the_next_answers(
 async def test_a_voice_message_the_platform_refuses_drops_only_the_spoken_copy(
     tmp_path: Path, audio: FakeAudio
 ) -> None:
-    world = await _world(
-        tmp_path, audio, ScriptedLLM(), models=SPEAK, media={"voice_replies": True}
-    )
-    world.adapter.supports_voice = True
+    world = await _speaking(tmp_path, audio)
 
     async def refuse(room: str, speech: Any, *, key: str | None = None) -> str:
         raise PermanentSendError("voice messages are forbidden in this chat")

@@ -72,9 +72,9 @@ class AudioServer:
 
     def _failed(self, why: str, status: int = 0) -> MediaError:
         log.warning("media.server_failed", role=self.role, url=self.url, error=why)
-        error = MediaError(f"{self.role} server {self.url}: {why}", user_message=self.sorry)
-        error.status = status
-        return error
+        return MediaError(
+            f"{self.role} server {self.url}: {why}", user_message=self.sorry, status=status
+        )
 
     @property
     def sorry(self) -> str:
