@@ -12,7 +12,7 @@ import pytest
 
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.episodes.time_query import read_time
-from bot.memory.sqlite import expansion
+from bot.memory.sqlite import second_search
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.stemming import index_terms, query_stems
 from bot.turn.audience import DIRECT_ROOM, Audience
@@ -202,7 +202,7 @@ async def test_a_window_finds_its_episode_behind_a_full_pool_of_better_matches(
     """Forty stronger word matches from other months fill the BM25 pool; the one said in the
     week asked about still comes first, and both rankings come back in one statement (of
     one search: the second, with the first's words, is counted out)."""
-    monkeypatch.setattr(expansion, "SEED_HITS", 0)
+    monkeypatch.setattr(second_search, "SEED_HITS", 0)
     for day in range(40):
         await said(
             memory,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import MemoryHit, MemoryItem
-from bot.memory.sqlite import expansion
+from bot.memory.sqlite import second_search
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from tests.test_memory_episodes import PUB, episodes, said
 
@@ -52,7 +52,7 @@ async def test_without_the_second_search_the_second_hop_is_missed(
     memory: SqliteFtsMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await _two_hops(memory)
-    monkeypatch.setattr(expansion, "SEED_HITS", 0)
+    monkeypatch.setattr(second_search, "SEED_HITS", 0)
     assert ANSWER not in episodes(await memory.search(QUESTION, limit=5))
 
 
@@ -82,26 +82,26 @@ def _hit(name: str, text: str = "") -> MemoryHit:
 
 def test_seed_words_are_the_best_hits_words_the_question_lacks() -> None:
     hits = [_hit("a", "My friend Tomasz moved to Porto in 2019."), _hit("b", "Lucia sings.")]
-    words = expansion.seed_words("Where did my friend move to?", hits)
+    words = second_search.seed_words("Where did my friend move to?", hits)
     assert "tomasz" in words and "porto" in words and "march" not in words
     assert "friend" not in words and "moved" not in words, "the question's words and stems"
     assert "2019" not in words and "my" not in words
-    if expansion.SEED_HITS == 1:
+    if second_search.SEED_HITS == 1:
         assert "lucia" not in words
 
 
 def test_the_rarest_seed_words_are_added_and_unknown_ones_are_not() -> None:
     words = {"tomasz": "tomasz", "porto": "porto", "march": "march", "zzz": "zzz"}
     frequencies = {"tomasz": 2, "porto": 9, "march": 40}
-    assert expansion.expansion_words(words, frequencies)[:2] == ["tomasz", "porto"]
-    assert "zzz" not in expansion.expansion_words(words, frequencies)
+    assert second_search.expansion_words(words, frequencies)[:2] == ["tomasz", "porto"]
+    assert "zzz" not in second_search.expansion_words(words, frequencies)
 
 
 def test_fusion_keeps_the_first_searchs_best_and_lifts_what_both_find() -> None:
     first = [_hit(name) for name in "abcdef"]
     second = [_hit(name) for name in "xfbyz"]
-    merged = [hit.item.id for hit in expansion.fused(first, second, 8)]
-    assert merged[: expansion.KEPT_FIRST] == list("abcdef")[: expansion.KEPT_FIRST]
+    merged = [hit.item.id for hit in second_search.fused(first, second, 8)]
+    assert merged[: second_search.KEPT_FIRST] == list("abcdef")[: second_search.KEPT_FIRST]
     assert len(merged) == len(set(merged)) == 8
     assert merged.index("f") < merged.index("d"), "found by both, it rises"
     assert "x" in merged, "the second search's best can enter"

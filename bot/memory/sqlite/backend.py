@@ -47,7 +47,7 @@ from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
 from bot.memory.reinforcement import near_labels, twin_labels
 from bot.memory.remember_requests import fact_to_keep
-from bot.memory.sqlite import expansion
+from bot.memory.sqlite import second_search
 from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
@@ -324,20 +324,20 @@ class SqliteFtsMemory(MemoryBackend):
         """Facts and episodes blended: candidates of both, scored on one scale (BM25 and
         cosine each divided by the best of the whole pool), then the ``limit`` best; and a
         second search with the rarest words of the first's best hits added, fused with it
-        (:mod:`bot.memory.sqlite.expansion`)."""
+        (:mod:`bot.memory.sqlite.second_search`)."""
         first = await self._search_once(query, limit, audience)
-        if not expansion.SEED_HITS or not first:
+        if not second_search.SEED_HITS or not first:
             return first
-        words = expansion.seed_words(query, first)
+        words = second_search.seed_words(query, first)
         frequencies = await self.episodes.store.doc_frequencies(list(set(words.values())))
-        extra = expansion.expansion_words(words, frequencies)
+        extra = second_search.expansion_words(words, frequencies)
         if not extra:
             return first
         # the words widen the BM25 search; its meaning stays the question's (measured: set B
         # with MiniLM .640 against .629 embedding the widened words), its vector cached
         widened = f"{query} {' '.join(extra)}"
         second = await self._search_once(widened, limit, audience, meaning=query)
-        return expansion.fused(first, second, limit)
+        return second_search.fused(first, second, limit)
 
     async def _search_once(
         self, query: str, limit: int, audience: Audience, *, meaning: str = ""

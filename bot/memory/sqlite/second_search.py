@@ -10,7 +10,7 @@ over both lists, so a hit both searches find rises and one only the second finds
 The second search's meaning (its vector) stays the question's.
 
 Measured with ``bench/recall_quality.py`` (recall@5, write path, BM25 / MiniLM): set A .664 /
-.923 without it, .670 / .921 with it; set B .292 / .600 without, .331 / .640 with (tuning
+.923 without it, .674 / .921 with it; set B .292 / .600 without, .331 / .640 with (tuning
 .335 / .635, held-out .327 / .646). The other settings tried (two or three seed hits, three or
 six words, the second's ranks counting as much as the first's, one kept place, interleaving
 the lists instead of fusing them) are in docs/BENCHMARKS.md.
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.memory.base import MemoryHit
-from bot.memory.sqlite.query import STOPWORDS, fold, query_tokens
-from bot.memory.sqlite.stemming import index_terms
+from bot.memory.sqlite.query import STOPWORDS, normalise_text, query_tokens
+from bot.memory.sqlite.stemming import index_terms, query_stems
 
 __all__ = ["EXPANSION_WORDS", "SEED_HITS", "expansion_words", "fused", "seed_words"]
 
@@ -42,17 +42,17 @@ _MIN_WORD = 3
 
 def seed_words(query: str, hits: Sequence[MemoryHit]) -> dict[str, str]:
     """Candidate words of the best hits for the second search: each word (folded, not a
-    stopword, not in ``query``) with its index stem, in the order the hits say them."""
+    stopword or a number, neither it nor its stem in ``query``) with its stem as the index
+    holds it, in the order the hits say them."""
     asked = set(query_tokens(query))
-    asked_stems = set(index_terms(" ".join(asked)).split())
+    asked_stems = set(query_stems(query))
     words: dict[str, str] = {}
     for hit in hits[:SEED_HITS]:
-        for word in fold(hit.item.text).split():
-            word = "".join(ch for ch in word if ch.isalnum())
+        text = hit.item.text
+        for word, stem in zip(normalise_text(text).split(), index_terms(text).split(), strict=True):
             if len(word) < _MIN_WORD or word in STOPWORDS or word in asked or word.isdigit():
                 continue
-            stem = index_terms(word)
-            if stem and stem not in asked_stems:
+            if stem not in asked_stems:
                 words.setdefault(word, stem)
     return words
 
