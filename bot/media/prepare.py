@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 
 import structlog
 
@@ -44,10 +42,6 @@ from bot.setup.config import MediaConfig
 __all__ = ["NO_TRANSCRIBER", "NO_VISION", "MediaReader", "Reading"]
 
 log = structlog.get_logger(__name__)
-
-#: threads that read PDFs, apart from the default pool
-PDF_READERS = 2
-_PDF_POOL = ThreadPoolExecutor(max_workers=PDF_READERS, thread_name_prefix="personad-pdf")
 
 NO_VISION = (
     "The model I'm using can't see pictures, so I can't look at that one; tell me what it"
@@ -209,16 +203,16 @@ class MediaReader:
         return read_text(data, name=name, chars=chars)
 
     async def _pdf(self, data: bytes, name: str, chars: int) -> Document:
-        """The PDF read in a thread of its own pool within ``media.timeout``. A thread cannot
-        be stopped: after the time is up the turn goes on with one sentence, and pypdf goes on
-        in its thread until it is done with the file (holding its bytes until then); the pool
-        is :data:`PDF_READERS` threads apart from the one pictures and disk writes use, so
-        a file that never ends holds up only other PDFs."""
+        """The PDF read in a thread within ``media.timeout``. A thread cannot be stopped:
+        after the time is up the turn goes on with one sentence, and pypdf goes on in its
+        thread until it is done with the file (at most ``media.max_pdf_pages`` pages,
+        holding its bytes until then)."""
         limit = self.config.timeout
-        read = partial(read_pdf, data, name=name, chars=chars, max_pages=self.config.max_pdf_pages)
         try:
             async with asyncio.timeout(limit):
-                return await asyncio.get_running_loop().run_in_executor(_PDF_POOL, read)
+                return await asyncio.to_thread(
+                    read_pdf, data, name=name, chars=chars, max_pages=self.config.max_pdf_pages
+                )
         except TimeoutError as exc:
             raise MediaError(
                 f"PDF not read in {limit:.0f} s",
