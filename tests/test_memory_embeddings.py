@@ -78,7 +78,7 @@ def test_vector_index_grows_masks_and_ranks() -> None:
     query = vectors[41]  # rowid 42
     cosines = index.cosines(query)
     top = index.top(cosines, 5, floor=-1.0)
-    assert top[0][0] == 42 and top[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert top[0][0] == 42 and top[0][1] == pytest.approx(1.0, abs=5e-3)  # rows in bytes
     assert [c for _, c in top] == sorted((c for _, c in top), reverse=True)
     index.set_active(42, False)
     cosines = index.cosines(query)
@@ -211,16 +211,18 @@ async def test_minilm_vectors_are_normalised_and_paraphrases_closer() -> None:
 @needs_minilm
 def test_minilm_vectors_equal_the_reference_forward_pass() -> None:
     """The vectors of tests/data/minilm_reference.json came from the forward pass as first
-    written (no padding tricks, no folded scale, no in-place steps); every faster form must
-    give the same vectors, a text alone or in a batch with longer ones."""
+    written (no padding tricks, no folded scale, no in-place steps, float32 word rows); every
+    faster or smaller form must give the same vectors, a text alone or in a batch with longer
+    ones: within 1e-4 (the word rows are kept in float16) and at a cosine of 0.99999."""
     reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
     embedder = load_embedder()
     assert isinstance(embedder, MiniLMEmbedder)
     expected = np.array(reference["vectors"], dtype=np.float32)
     batch = embedder.embed_sync(reference["texts"])
-    assert np.abs(batch - expected).max() < 1e-5
+    assert np.abs(batch - expected).max() < 1e-4
+    assert (batch * expected).sum(axis=1).min() > 0.99999
     for text, vector in zip(reference["texts"], expected, strict=True):
-        assert np.abs(embedder.embed_sync([text])[0] - vector).max() < 1e-5
+        assert np.abs(embedder.embed_sync([text])[0] - vector).max() < 1e-4
 
 
 @needs_minilm

