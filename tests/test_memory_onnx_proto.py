@@ -1,5 +1,5 @@
 """The hand-written ONNX messages read back by the onnx package as the messages it would write
-itself, and the daemon's encoder built without importing it."""
+itself, and the daemon's encoder built without importing it or the tokenizers library."""
 
 from __future__ import annotations
 
@@ -79,10 +79,11 @@ def test_a_small_graph_reads_back_as_the_onnx_package_writes_it() -> None:
     assert read.graph.node[1].attribute[1].f == pytest.approx(1e-12)
 
 
-def test_the_encoder_loads_without_the_onnx_package() -> None:
-    """The daemon builds its graph without importing onnx (12 MB resident for good)."""
+def test_the_encoder_loads_without_the_onnx_and_tokenizers_packages() -> None:
+    """The daemon builds its graph and reads its vocabulary without importing onnx or
+    tokenizers (12 and 13 MB resident for good)."""
     code = (
-        "import sys; sys.modules['onnx'] = None\n"  # an import of onnx now fails
+        "import sys; sys.modules['onnx'] = sys.modules['tokenizers'] = None\n"  # imports fail
         "from bot.memory.sqlite.embeddings import load_embedder, MiniLMEmbedder\n"
         "embedder = load_embedder()\n"
         "assert isinstance(embedder, MiniLMEmbedder), embedder\n"

