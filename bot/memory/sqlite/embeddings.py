@@ -29,7 +29,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import structlog
 
-from bot.memory.sqlite.heap import give_back_freed_memory, map_large_blocks, trim_heap
+from bot.memory.sqlite.heap import give_back_freed_memory, trim_heap
 from bot.memory.sqlite.vector_index import Matrix, VectorIndex
 
 __all__ = [
@@ -154,7 +154,6 @@ def load_embedder(model_dir: Path | None = None) -> Embedder | None:
     except ImportError as exc:
         log.info("memory.embedder_absent", reason=str(exc))
         return None
-    map_large_blocks()  # the model and the index are what make large short-lived arrays
     try:
         return MiniLMEmbedder(model_dir)
     except Exception as exc:  # any broken install means: answer by BM25 alone
