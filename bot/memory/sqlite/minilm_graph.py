@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bot.memory.sqlite import onnx_proto as proto
+from bot.memory.sqlite.byte_rows import as_bytes
 
 __all__ = ["EncoderModel", "encoder_model"]
 
@@ -94,10 +95,9 @@ def encoder_model(
 
     # embeddings: the word rows, the rows of positions 0..T-1, segment 0's row; the word rows
     # as signed bytes and a scale each (12 MB instead of 47), widened once gathered
-    table = np.asarray(w["embeddings.word_embeddings.weight"], dtype=np.float32)
-    largest = np.abs(table).max(axis=1, keepdims=True)
-    scales = np.where(largest > 0, largest / 127.0, 1.0).astype(np.float32)
-    codes = g.weight("word_codes", np.rint(table / scales), np.int8)
+    word_codes, word_scales = as_bytes(w["embeddings.word_embeddings.weight"])
+    codes = g.weight("word_codes", word_codes, np.int8)
+    scales = word_scales[:, None]
     words = g.op(
         "Mul",
         [

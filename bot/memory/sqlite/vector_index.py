@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from bot.memory.sqlite.byte_rows import Codes, as_bytes
 from bot.memory.sqlite.heap import give_back_freed_memory
 from bot.turn.audience import DIRECT
 
@@ -33,7 +34,6 @@ __all__ = [
 ]
 
 Matrix = npt.NDArray[np.float32]
-Codes = npt.NDArray[np.int8]
 
 EXACT_ROWS = 20_000
 """Up to this many rows every cosine is computed (a few milliseconds at most)."""
@@ -101,15 +101,6 @@ async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple
         for (rowid, _, label), vector in zip(batch, vectors, strict=True):
             index.add(rowid, vector, label=label)
     return index, len(missing)
-
-
-def _quantised(matrix: Matrix) -> tuple[Codes, Matrix]:
-    """Each row as signed bytes and the scale that gives them back (its largest magnitude over
-    127): a vector of 384 unit-length floats is off by at most 0.002 in any cosine."""
-    largest = np.abs(matrix).max(axis=1)
-    scales = np.where(largest > 0, largest / 127.0, 1.0).astype(np.float32)
-    codes: Codes = np.rint(matrix / scales[:, None]).astype(np.int8)
-    return codes, scales
 
 
 def _words(dim: int) -> int:
@@ -214,7 +205,7 @@ class VectorIndex:
         capacity = max(256, 1 << (size - 1).bit_length()) if size else 256
         self._rows = np.zeros((capacity, self.dim), dtype=np.int8)
         self._scales = np.ones(capacity, dtype=np.float32)
-        self._rows[:size], self._scales[:size] = _quantised(matrix)
+        self._rows[:size], self._scales[:size] = as_bytes(matrix)
         self._bits = np.zeros((_words(self.dim), capacity), dtype=np.uint64)
         self._bits[:, :size] = _signs(matrix).T
         self._active = np.zeros(capacity, dtype=bool)
@@ -279,7 +270,7 @@ class VectorIndex:
         self._place(rowids, np.arange(start, start + count))
         self._reserve(start + count)
         end = start + count
-        self._rows[start:end], self._scales[start:end] = _quantised(matrix)
+        self._rows[start:end], self._scales[start:end] = as_bytes(matrix)
         self._bits[:, start:end] = _signs(matrix).T
         self._active[start:end] = active
         self._labels[start:end] = [self._code(label) for label in labels]
@@ -296,7 +287,7 @@ class VectorIndex:
             self._place(np.array([rowid], dtype=np.int64), np.array([row]))
             self._size += 1
             self._rowids[row] = rowid
-        codes, scales = _quantised(vector.reshape(1, -1))
+        codes, scales = as_bytes(vector.reshape(1, -1))
         self._rows[row], self._scales[row] = codes[0], scales[0]
         self._bits[:, row] = _signs(vector.reshape(1, -1))[0]
         self._active[row] = active
