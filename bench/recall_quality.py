@@ -1,6 +1,7 @@
 """Recall quality on long conversations: does memory find the turns that answer a question?
 
-    python bench/recall_quality.py [--set a|b|both] [--no-embeddings] [--only NAME,...] [-v]
+    python bench/recall_quality.py [--set a|b|c|both|all] [--part P] [--no-embeddings]
+        [--only NAME,...] [-v]
 
 Reads set A, ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten
 people, 20 dated sessions each, 336 questions with their evidence turns), and set B,
@@ -10,7 +11,10 @@ person's sessions to a fresh store turn by turn, and asks the questions as of th
 the last session. A question's recall@k is the share of its evidence turns among what the top
 k hits came from (an episode comes from its turn; a fact from the episode it cites, else from
 the turns whose message holds it); the figures are the mean by part and question kind, with
-the share of the top 5 hits that are facts. Configurations:
+the share of the top 5 hits that are facts. Set C, ``tests/data/recall_followups_c.json``
+(``bench/recall_set_c.py``), asks follow-ups after a live exchange over the conversations of
+set B and of set A's Portuguese people: the live turns are synced into a copy of the person's
+store, as the daemon syncs every turn, then the follow-up is asked. Configurations:
 
 * ``fts5 plain``: SQLite FTS5 (``unicode61 remove_diacritics 2``), every message a row, the
   question's words OR-ed; ``fts5 -stopwords``: the same without stopwords (EN and PT)
@@ -18,6 +22,8 @@ the share of the top 5 hits that are facts. Configurations:
 * ``facts only``: the write path as it was before episodes (the policy's facts alone)
 * ``write path``: what the daemon does: ``sync`` after every turn, ``extract`` at session end
 * ``+ MiniLM``: the same with embeddings, when installed
+* ``+ references``: the message resolved against the live exchange first
+  (:mod:`bot.memory.references`, as a session does); sets A and B have no live exchange
 * ``holographic``: the holographic backend through its own ``sync`` and ``extract`` (facts
   and episodes); ``holographic facts``: its facts alone (each turn through ``extract``, which
   keeps no episodes), as it recalled before it kept episodes
@@ -29,6 +35,7 @@ import argparse
 import asyncio
 import json
 import logging
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -44,19 +51,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.memory.base import MemoryBackend, MemoryHit, MemoryItem, TurnRecord
 from bot.memory.holographic.backend import HolographicMemory
+from bot.memory.references import recall
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.embeddings import Embedder, load_embedder
 from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
-SETS = {"a": DATA_DIR / "recall_conversations.json", "b": DATA_DIR / "recall_conversations_b.json"}
+SETS = {
+    "a": DATA_DIR / "recall_conversations.json",
+    "b": DATA_DIR / "recall_conversations_b.json",
+    "c": DATA_DIR / "recall_followups_c.json",
+}
 KINDS = {
     "a": ("all", "single", "paraphrase", "date", "multihop", "preference"),
     "b": ("all", "single", "multihop", "temporal", "reference", "open"),
+    "c": ("all", "person", "place", "thing", "vague", "none"),
 }
 KS = (5, 10)
-#: what a ranker gives for each hit, best first: the turns it came from, and whether it is a fact
-Ranker = Callable[[str, datetime], Awaitable[list[tuple[set[str], bool]]]]
+#: what a ranker gives for each hit, best first: the turns it came from, and whether it is a
+#: fact; asked with the question, when, and the live exchange before it (set C's)
+Ranker = Callable[[str, datetime, list[dict[str, str]]], Awaitable[list[tuple[set[str], bool]]]]
 
 
 class Turns:
@@ -88,20 +102,14 @@ class Turns:
         return when or {turn for turn, _ in holding}
 
 
+def _record(turn: dict[str, str], user: str) -> TurnRecord:
+    at = datetime.fromisoformat(turn["at"])
+    return TurnRecord(turn["user"], turn["reply"], "telegram", at, user, "inara")
+
+
 def records(user: dict[str, Any]) -> list[list[TurnRecord]]:
     return [
-        [
-            TurnRecord(
-                turn["user"],
-                turn["reply"],
-                "telegram",
-                datetime.fromisoformat(turn["at"]),
-                user["user"],
-                "inara",
-            )
-            for turn in session["turns"]
-        ]
-        for session in user["sessions"]
+        [_record(turn, user["user"]) for turn in session["turns"]] for session in user["sessions"]
     ]
 
 
@@ -110,10 +118,44 @@ def _clocked(user: dict[str, Any]) -> tuple[list[datetime], Callable[[], datetim
     return clock, lambda: clock[0]
 
 
-async def _backend_ranker(memory: MemoryBackend, clock: list[datetime], turns: Turns) -> Ranker:
-    async def rank(question: str, asked: datetime) -> list[tuple[set[str], bool]]:
-        clock[0] = asked
-        hits: list[MemoryHit] = await memory.prefetch(question, limit=max(KS))
+async def _hits(
+    memory: MemoryBackend, question: str, live: list[dict[str, str]], references: bool
+) -> list[MemoryHit]:
+    if not references:
+        return await memory.prefetch(question, limit=max(KS))
+    recent = [text for turn in live for text in (turn["user"], turn["reply"])]
+    return await recall(memory, question, recent, limit=max(KS))
+
+
+def _backend_ranker(
+    memory: MemoryBackend,
+    clock: list[datetime],
+    turns: Turns,
+    *,
+    references: bool,
+    reopen: Callable[[Path], MemoryBackend] | None = None,
+) -> Ranker:
+    """Questions asked of ``memory``; one after a live exchange, of a copy of its store
+    (``reopen`` opens a store in a folder) with the live turns synced into it."""
+
+    async def rank(
+        question: str, asked: datetime, live: list[dict[str, str]]
+    ) -> list[tuple[set[str], bool]]:
+        if live and reopen is not None:
+            copy = memory.persona_dir.with_name(memory.persona_dir.name + "-live")
+            shutil.copytree(memory.persona_dir, copy)
+            try:
+                async with reopen(copy) as now:
+                    for turn in live:
+                        clock[0] = datetime.fromisoformat(turn["at"])
+                        await now.sync(_record(turn, "me"))
+                    clock[0] = asked
+                    hits = await _hits(now, question, live, references)
+            finally:
+                shutil.rmtree(copy)
+        else:
+            clock[0] = asked
+            hits = await _hits(memory, question, live, references)
         return [(turns.source(hit.item), hit.item.kind == "fact") for hit in hits]
 
     return rank
@@ -146,7 +188,9 @@ def _plain_fts(turns: Turns, *, stopwords: bool) -> Ranker:
             rowid = db.execute("INSERT INTO m (text) VALUES (?)", (turn[side],)).lastrowid
             owner[int(rowid or 0)] = turn["id"]
 
-    async def rank(question: str, asked: datetime) -> list[tuple[set[str], bool]]:
+    async def rank(
+        question: str, asked: datetime, live: list[dict[str, str]]
+    ) -> list[tuple[set[str], bool]]:
         words = dict.fromkeys(normalise_text(question).split())
         if stopwords:
             words = dict.fromkeys(w for w in words if fold(w) not in STOPWORDS) or words
@@ -162,7 +206,13 @@ def _plain_fts(turns: Turns, *, stopwords: bool) -> Ranker:
 
 
 async def _ranker(
-    name: str, user: dict[str, Any], turns: Turns, workdir: Path, embedder: Embedder | None
+    name: str,
+    user: dict[str, Any],
+    turns: Turns,
+    workdir: Path,
+    embedder: Embedder | None,
+    *,
+    live: bool,
 ) -> tuple[Ranker, Callable[[], Awaitable[None]]]:
     async def nothing() -> None:
         return None
@@ -172,15 +222,24 @@ async def _ranker(
     clock, now = _clocked(user)
     folder = workdir / name.replace(" ", "_") / user["user"]
     memory: MemoryBackend
+    used = embedder if "MiniLM" in name else None
+
+    def reopen(path: Path) -> MemoryBackend:
+        return SqliteFtsMemory(path, embedder=used, now=now)
+
     if name.startswith("holographic"):
         memory = HolographicMemory(folder, now=now)
     else:
-        used = embedder if "MiniLM" in name else None
-        memory = SqliteFtsMemory(folder, embedder=used, now=now)
+        memory = reopen(folder)
     await memory.open()
     how = "raw" if name.startswith("raw") else "facts" if "facts" in name else "write"
     await _feed(memory, records(user), clock, how)
-    return await _backend_ranker(memory, clock, turns), memory.close
+    references = "references" in name
+    if live and isinstance(memory, SqliteFtsMemory):
+        await memory.close()  # each question asks a copy of the store
+        rank = _backend_ranker(memory, clock, turns, references=references, reopen=reopen)
+        return rank, nothing
+    return _backend_ranker(memory, clock, turns, references=references), memory.close
 
 
 Scores = dict[str, dict[str, dict[int, float]]]
@@ -196,11 +255,12 @@ async def evaluate(
     counts: dict[tuple[str, str], int] = defaultdict(int)
     for user in data["users"]:
         turns = Turns(user["sessions"])
-        rank, close = await _ranker(name, user, turns, workdir, embedder)
+        live = any(question.get("live") for question in user["questions"])
+        rank, close = await _ranker(name, user, turns, workdir, embedder, live=live)
         asked = datetime.fromisoformat(user["asked_at"])
         try:
             for question in user["questions"]:
-                hits = await rank(question["question"], asked)
+                hits = await rank(question["question"], asked, question.get("live", []))
                 sources = [source for source, _ in hits]
                 evidence = set(question["evidence"])
                 keys = [
@@ -244,9 +304,31 @@ def _row(label: str, scores: dict[str, dict[int, float]], kinds: tuple[str, ...]
     return f"{label:<34}{cells}{facts:>9.2f}"
 
 
+def load(which: str, part: str | None = None) -> dict[str, Any]:
+    """Set ``which`` as people with their sessions and questions (set C's questions given to
+    the people of sets A and B they ask about), only the questions of ``part`` if given."""
+    data = json.loads(SETS[which].read_text(encoding="utf-8"))
+    if which == "c":
+        people: dict[tuple[str, str], dict[str, Any]] = {}
+        sources = {s: json.loads(SETS[s].read_text(encoding="utf-8")) for s in ("a", "b")}
+        for question in data["questions"]:
+            key = (question["set"], question["user"])
+            if key not in people:
+                person = next(u for u in sources[key[0]]["users"] if u["user"] == key[1])
+                people[key] = {**person, "questions": []}
+            people[key]["questions"].append(question)
+        data = {"users": list(people.values())}
+    if part is not None:
+        for user in data["users"]:
+            user["questions"] = [q for q in user["questions"] if q.get("split") == part]
+        data["users"] = [user for user in data["users"] if user["questions"]]
+    return data
+
+
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("a", "b", "both"), default="both")
+    parser.add_argument("--set", choices=("a", "b", "c", "both", "all"), default="both")
+    parser.add_argument("--part", choices=("tuning", "held-out"), help="only this part")
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--only", help="comma-separated configuration names")
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses at 5")
@@ -254,14 +336,20 @@ async def main(argv: list[str] | None = None) -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     embedder = None if args.no_embeddings else load_embedder()
     names = ["fts5 plain", "fts5 -stopwords", "raw episodes", "facts only", "write path"]
+    names.append("write path + references")
     if embedder is not None:
-        names += ["raw episodes + MiniLM", "write path + MiniLM"]
+        names += [
+            "raw episodes + MiniLM",
+            "write path + MiniLM",
+            "write path + MiniLM + references",
+        ]
     names += ["holographic facts", "holographic"]
     if args.only:
         wanted = set(args.only.split(","))
         names = [name for name in names if name in wanted]
-    for which in ("a", "b") if args.set == "both" else (args.set,):
-        data = json.loads(SETS[which].read_text(encoding="utf-8"))
+    chosen = {"both": ("a", "b"), "all": ("a", "b", "c")}.get(args.set, (args.set,))
+    for which in chosen:
+        data = load(which, args.part)
         questions = [q for user in data["users"] for q in user["questions"]]
         splits = sorted({q["split"] for q in questions if "split" in q}, reverse=True)
         told = ", ".join(f"{s} {sum(q.get('split') == s for q in questions)}" for s in splits)

@@ -262,6 +262,31 @@ async def test_a_memory_learned_in_a_direct_room_is_not_recalled_in_a_shared_one
     )
     shared = llm.calls[-1].system.dynamic
     assert "Biscuit" in shared and "penicillin" not in shared
+    # a fresh conversation: the allergy is memory's to bring back, not the live conversation's
+    await world.say("/new", room="dm")
     await world.say("What am I allergic to? And the beagle?", room="dm")
     direct = llm.calls[-1].system.dynamic
     assert "penicillin" in direct and "Biscuit" in direct
+
+
+def _recalled(llm: ScriptedLLM) -> str:
+    """The recalled memories of the last request's prompt."""
+    prompt = llm.calls[-1].system.dynamic
+    return prompt.partition("--- Recalled memories ---")[2]
+
+
+async def test_a_follow_up_is_resolved_against_its_own_rooms_conversation_only(
+    world: World, llm: ScriptedLLM
+) -> None:
+    await world.say(
+        "Our Tomasz got a flat in Gdansk, right over the harbour.", room="family", direct=False
+    )
+    await world.say("/new", room="family", direct=False)  # from now on only memory holds it
+    # the direct room names him; the family room's follow-up never borrows its words
+    await world.say("Tomasz rang this morning and talked for ages.", room="dm")
+    await world.say("Where is he living now?", room="family", direct=False)
+    assert "Gdansk" not in _recalled(llm)
+    # named in the family room itself, the same follow-up finds him
+    await world.say("Tomasz rang me too, he talked for ages.", room="family", direct=False)
+    await world.say("Where is he living now?", room="family", direct=False)
+    assert "Gdansk" in _recalled(llm)

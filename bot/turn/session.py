@@ -30,6 +30,7 @@ from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend, Message, Picture, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
+from bot.memory.references import RECENT_MESSAGES, recall
 from bot.memory.secret_door import answerable, secret_values, turn_secrets, withhold
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.identity.observer import IdentityObserver
@@ -271,10 +272,12 @@ class Session:
                 self._mirrored[name] = text
 
     async def _recall(
-        self, text: str, *, otr: bool, audience: Audience
+        self, text: str, *, otr: bool, audience: Audience, conversation: Conversation
     ) -> tuple[str, list[MemoryHit]]:
         """What memory brings to a turn: only what ``audience`` may see (a shared room: what
-        was said there and what was made shared)."""
+        was said there and what was made shared). A message that refers back is resolved
+        against the last on-record messages of this room's own conversation
+        (:mod:`bot.memory.references`)."""
         if self.memory is None or otr:
             return "", []
         try:
@@ -282,7 +285,7 @@ class Session:
             no_recall: list[MemoryHit] = []
             inject, hits = await asyncio.gather(
                 self.memory.inject(audience=audience),
-                self.memory.prefetch(text, limit=limit, audience=audience)
+                recall(self.memory, text, _recent(conversation), limit=limit, audience=audience)
                 if limit
                 else asyncio.sleep(0, result=no_recall),
             )
@@ -510,7 +513,9 @@ class Session:
             shared=room.shared,
         )
         audience = room.audience
-        inject, recalled = await self._recall(text, otr=otr, audience=audience)
+        inject, recalled = await self._recall(
+            text, otr=otr, audience=audience, conversation=conversation
+        )
         # this turn's request alone carries the message as it was said
         heard = replace(user_entry, text=said) if said != text else user_entry
 
@@ -596,6 +601,18 @@ class Session:
         self.conversation(room).entries.extend((user_entry, reply_entry))
         self.last_active = time.monotonic()
         return TurnOutcome(reply, user_entry, reply_entry, otr, room, tuple(heard_values))
+
+
+def _recent(conversation: Conversation) -> list[str]:
+    """The texts of the room's last on-record messages, oldest first: what a message may refer
+    back to (never an Off The Record one, nor a compaction's pointer)."""
+    said: list[str] = []
+    for entry in reversed(conversation.entries):
+        if len(said) == RECENT_MESSAGES:
+            break
+        if entry.kind == "turn" and not entry.otr:
+            said.append(entry.text)
+    return said[::-1]
 
 
 def _last_exchange(conversation: Conversation) -> tuple[Entry, Entry] | None:
