@@ -1,8 +1,10 @@
 """Rows of floats kept as signed bytes and a scale each: a quarter of float32's size.
 
 Each row's scale is its largest magnitude over 127, so its largest number is exact and every
-other is off by at most half a step. A unit vector of 384 dimensions read back this way is
-within 0.002 of any cosine it had; the index of vectors (:mod:`bot.memory.sqlite.vector_index`)
+other is off by at most half a step. Over the 4 million pairs of 2,000 MiniLM vectors (set
+B's messages), a float32 vector's cosine with one read back this way moved by 0.0022 at most
+and by under 0.0013 for all but one pair in a thousand (the bound in principle is the length
+of a row's error: up to 0.011). The index of vectors (:mod:`bot.memory.sqlite.vector_index`)
 and the encoder's word rows (:mod:`bot.memory.sqlite.minilm_graph`) are kept so.
 """
 

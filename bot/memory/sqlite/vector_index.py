@@ -1,10 +1,10 @@
 """The in-memory index of one persona's embeddings: each vector as 384 signed bytes and a
-scale (388 bytes a row instead of 1,536 as float32; cosines within 0.002 of the exact ones),
-and its sign bits.
+scale (388 bytes a row instead of 1,536 as float32; the cosines measured within 0.0022 of the
+exact ones, :mod:`bot.memory.sqlite.byte_rows`), and its sign bits.
 
 Search is a matrix-vector product over the live rows; past :data:`EXACT_ROWS` rows the sign
 bits (one a dimension) pick a shortlist by Hamming distance first and only the shortlist is
-scored exactly; the shortlist's cut comes from a histogram of the distances, not a sort.
+scored, from its byte rows; the shortlist's cut comes from a histogram of the distances, not a sort.
 Measured at 100,000 MiniLM vectors (``bench/recall.py``), the shortlist of :data:`SHORTLIST`
 rows holds the exact top 10 nearly always, in about 0.5 ms against 12 ms for the exact scan.
 Each row carries its item's audience label (:mod:`bot.turn.audience`) as a small code, so a search
@@ -103,6 +103,16 @@ async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple
     return index, len(missing)
 
 
+_ARRAY_IDS = 1 << 20
+"""Rowids below this, or below four times the index's rows, are found in an array; a larger
+one in a dict (an array as long as a rowid of 2**31 would take 8 GB)."""
+
+
+def _refuse_negative(rowids: npt.NDArray[np.int64]) -> None:
+    if len(rowids) and int(rowids.min()) < 0:
+        raise ValueError("a vector's rowid cannot be negative")
+
+
 def _words(dim: int) -> int:
     return (dim + 63) // 64
 
@@ -186,8 +196,10 @@ class VectorIndex:
         self._codes: dict[str, int] = {DIRECT: 0}
         self._rowids = np.zeros(256, dtype=np.int64)
         #: each rowid's row (-1: none), by rowid: 4 bytes for every rowid up to the largest
-        #: (400 KB at 100,000 memories, against 5 MB for a dict)
+        #: (400 KB at 100,000 memories, against 5 MB for a dict); the rows of rowids far past
+        #: it in a dict
         self._row_by_id = np.full(256, -1, dtype=np.int32)
+        self._far: dict[int, int] = {}
         self._size = 0
 
     def __len__(self) -> int:
@@ -201,6 +213,7 @@ class VectorIndex:
         labels: Sequence[str] | None = None,
     ) -> None:
         """Replace the contents with ``matrix`` (one row per rowid), in one copy."""
+        _refuse_negative(rowids)
         size = len(rowids)
         capacity = max(256, 1 << (size - 1).bit_length()) if size else 256
         self._rows = np.zeros((capacity, self.dim), dtype=np.int8)
@@ -216,17 +229,18 @@ class VectorIndex:
         self._rowids = np.zeros(capacity, dtype=np.int64)
         self._rowids[:size] = rowids
         self._row_by_id = np.full(256, -1, dtype=np.int32)
+        self._far = {}
         self._place(rowids, np.arange(size))
         self._size = size
 
     def _place(self, rowids: npt.NDArray[np.int64], rows: npt.NDArray[np.int_]) -> None:
-        """Remember each rowid's row, the map grown by doubling to the largest rowid."""
-        if not len(rowids):
-            return
-        if int(rowids.min()) < 0:
-            raise ValueError("a vector's rowid cannot be negative")
-        wanted = int(rowids.max()) + 1
-        if wanted > len(self._row_by_id):
+        """Remember each rowid's row: in the array, grown by doubling to the largest rowid, or,
+        for a rowid far past the rows there are (one put in by hand), in a dict."""
+        near = rowids < max(_ARRAY_IDS, 4 * len(self._rows))
+        if not near.all():
+            self._far.update(zip(rowids[~near].tolist(), rows[~near].tolist(), strict=True))
+            rowids, rows = rowids[near], rows[near]
+        if len(rowids) and (wanted := int(rowids.max()) + 1) > len(self._row_by_id):
             grown = np.full(max(wanted, 2 * len(self._row_by_id)), -1, dtype=np.int32)
             grown[: len(self._row_by_id)] = self._row_by_id
             self._row_by_id = grown
@@ -235,7 +249,7 @@ class VectorIndex:
     def _row(self, rowid: int) -> int | None:
         if 0 <= rowid < len(self._row_by_id) and (row := int(self._row_by_id[rowid])) >= 0:
             return row
-        return None
+        return self._far.get(rowid)
 
     def _code(self, label: str) -> int:
         return self._codes.setdefault(label, len(self._codes))
@@ -266,8 +280,8 @@ class VectorIndex:
         labels: Sequence[str],
     ) -> None:
         """Append rows for rowids not in the index yet (as a load reads them, in order)."""
+        _refuse_negative(rowids)
         start, count = self._size, len(rowids)
-        self._place(rowids, np.arange(start, start + count))
         self._reserve(start + count)
         end = start + count
         self._rows[start:end], self._scales[start:end] = as_bytes(matrix)
@@ -275,18 +289,18 @@ class VectorIndex:
         self._active[start:end] = active
         self._labels[start:end] = [self._code(label) for label in labels]
         self._rowids[start:end] = rowids
+        self._place(rowids, np.arange(start, end))
         self._size = end
 
     def add(self, rowid: int, vector: Matrix, *, active: bool = True, label: str = DIRECT) -> None:
-        found = self._row(rowid)
-        if found is not None:
-            row = found
-        else:
+        row = self._row(rowid)
+        if row is None:
+            _refuse_negative(np.array([rowid], dtype=np.int64))
             self._reserve(self._size + 1)
             row = self._size
+            self._rowids[row] = rowid
             self._place(np.array([rowid], dtype=np.int64), np.array([row]))
             self._size += 1
-            self._rowids[row] = rowid
         codes, scales = as_bytes(vector.reshape(1, -1))
         self._rows[row], self._scales[row] = codes[0], scales[0]
         self._bits[:, row] = _signs(vector.reshape(1, -1))[0]
