@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.memory.base import MemoryBackend, MemoryHit
-from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text
+from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text, telling
 from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["RECENT_MESSAGES", "WORDS_ADDED", "Resolved", "recall", "refers_back", "resolve"]
@@ -49,7 +49,6 @@ _REFERRING = frozenset(
 )
 _WORD = re.compile(r"[^\W_]+")
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
-_MIN_WORD = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +61,7 @@ class Resolved:
 
 def _own_words(text: str) -> list[str]:
     """The folded words of ``text`` that are not stopwords."""
-    return [word for word in _WORD.findall(fold(text)) if word not in STOPWORDS]
+    return [word for word in normalise_text(text).split() if word not in STOPWORDS]
 
 
 def refers_back(text: str) -> bool:
@@ -82,7 +81,7 @@ def _telling(text: str, age: int) -> list[tuple[bool, int, int, str]]:
     for match in _WORD.finditer(text):
         word = match.group()
         folded = fold(word)
-        if len(folded) < _MIN_WORD or folded in STOPWORDS or folded.isdigit() or folded in found:
+        if not telling(folded) or folded in found:
             continue
         start = match.start() == 0 or bool(_SENTENCE_END.search(text[: match.start()]))
         name = word[0].isupper() and not start
@@ -97,7 +96,7 @@ def resolve(text: str, recent: Sequence[str]) -> Resolved:
     drawn = tuple(message for message in recent[-RECENT_MESSAGES:] if message.strip())
     if not drawn or not refers_back(text):
         return Resolved(text)
-    own = set(_WORD.findall(fold(text)))
+    own = set(normalise_text(text).split())
     candidates: dict[str, tuple[bool, int, int, str]] = {}
     # names first, the newest first; then the newest message's longest words
     for age, message in enumerate(reversed(drawn)):

@@ -33,6 +33,7 @@ __all__ = [
     "normalise_text",
     "plan_match",
     "query_tokens",
+    "telling",
 ]
 
 MAX_QUERY_CHARS = 4000
@@ -79,6 +80,12 @@ def fold(word: str) -> str:
         return lowered
     decomposed = unicodedata.normalize("NFKD", lowered)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def telling(word: str) -> bool:
+    """Whether a folded word can say what a message is about (a name, a place, a thing): three
+    characters or more, not a stopword, not a number."""
+    return len(word) >= 3 and word not in STOPWORDS and not word.isdigit()
 
 
 def normalise_text(text: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.memory.base import MemoryHit
-from bot.memory.sqlite.query import STOPWORDS, normalise_text, query_tokens
+from bot.memory.sqlite.query import normalise_text, query_tokens, telling
 from bot.memory.sqlite.stemming import index_terms, query_stems
 
 __all__ = ["EXPANSION_WORDS", "SEED_HITS", "expansion_words", "fused", "seed_words"]
@@ -37,8 +37,6 @@ RRF_K = 10
 #: the second search's ranks count this much against the first's
 W_SECOND = 0.7
 
-_MIN_WORD = 3
-
 
 def seed_words(query: str, hits: Sequence[MemoryHit]) -> dict[str, str]:
     """Candidate words of the best hits for the second search: each word (folded, not a
@@ -50,7 +48,7 @@ def seed_words(query: str, hits: Sequence[MemoryHit]) -> dict[str, str]:
     for hit in hits[:SEED_HITS]:
         text = hit.item.text
         for word, stem in zip(normalise_text(text).split(), index_terms(text).split(), strict=True):
-            if len(word) < _MIN_WORD or word in STOPWORDS or word in asked or word.isdigit():
+            if not telling(word) or word in asked:
                 continue
             if stem not in asked_stems:
                 words.setdefault(word, stem)
