@@ -47,7 +47,7 @@ into the index and dropped before the next, so loading 100,000 vectors never hol
 (read all at once, their blobs and a joined copy left about 130 MB of heap resident)."""
 
 _SCAN_ROWS = 1024
-"""Rows widened back to float32 at a time by an exact scan, into one scratch block of 1.5 MB
+"""Rows widened back to float32 at a time by a search, into one scratch block of 1.5 MB
 each index keeps (a new block a search left the heap in pieces: 16 MB more resident at
 20,000 memories after a hundred searches)."""
 
@@ -324,14 +324,7 @@ class VectorIndex:
     def cosines(self, query: Matrix, *, labels: Collection[str] | None = None) -> Matrix:
         """Cosine of ``query`` (a normalised row) against every row; inactive rows (and the
         rows of a label not among ``labels``, when given) get -1."""
-        q = query.reshape(-1).astype(np.float32)
-        scores: Matrix = np.empty(self._size, dtype=np.float32)
-        for start in range(0, self._size, _SCAN_ROWS):
-            end = min(start + _SCAN_ROWS, self._size)
-            widened = self._scratch[: end - start]
-            np.copyto(widened, self._rows[start:end], casting="unsafe")
-            np.matmul(widened, q, out=scores[start:end])
-        scores *= self._scales[: self._size]
+        scores = self._scored(np.arange(self._size), query.reshape(-1).astype(np.float32))
         scores[self._hidden(labels)] = -1.0
         return scores
 
