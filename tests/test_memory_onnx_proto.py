@@ -24,7 +24,7 @@ def test_a_small_graph_reads_back_as_the_onnx_package_writes_it() -> None:
     weights = {
         "scale": np.array([0.5, -2.25, 3.0], dtype=np.float32),
         "shape": np.array([0, -1, 3], dtype=np.int64),
-        "half": np.arange(6, dtype=np.float16).reshape(2, 3),
+        "matrix": np.arange(6, dtype=np.float32).reshape(2, 3),
         "codes": np.array([[-128, 0, 127]], dtype=np.int8),
     }
     ours = proto.model(

@@ -27,7 +27,6 @@ _ELEMENT = {
     np.dtype(np.float32): 1,
     np.dtype(np.int8): 3,
     np.dtype(np.int64): 7,
-    np.dtype(np.float16): 10,
 }
 _EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL
 _ATTRIBUTE_FLOAT, _ATTRIBUTE_INT, _ATTRIBUTE_INTS = 1, 2, 7
