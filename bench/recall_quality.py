@@ -23,7 +23,7 @@ store, as the daemon syncs every turn, then the follow-up is asked. Configuratio
 * ``write path``: what the daemon does: ``sync`` after every turn, ``extract`` at session end
 * ``+ MiniLM``: the same with embeddings, when installed
 * ``+ references``: the message resolved against the live exchange first
-  (:mod:`bot.memory.references`, as a session does); sets A and B have no live exchange
+  (:mod:`bot.memory.follow_ups`, as a session does); sets A and B have no live exchange
 * ``holographic``: the holographic backend through its own ``sync`` and ``extract`` (facts
   and episodes); ``holographic facts``: its facts alone (each turn through ``extract``, which
   keeps no episodes), as it recalled before it kept episodes
@@ -50,8 +50,8 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.memory.base import MemoryBackend, MemoryHit, MemoryItem, TurnRecord
+from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
-from bot.memory.references import recall
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.embeddings import Embedder, load_embedder
 from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text

@@ -30,7 +30,7 @@ from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend, Message, Picture, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
-from bot.memory.references import RECENT_MESSAGES, recall
+from bot.memory.follow_ups import RECENT_MESSAGES, recall
 from bot.memory.secret_door import answerable, secret_values, turn_secrets, withhold
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.identity.observer import IdentityObserver
@@ -277,7 +277,7 @@ class Session:
         """What memory brings to a turn: only what ``audience`` may see (a shared room: what
         was said there and what was made shared). A message that refers back is resolved
         against the last on-record messages of this room's own conversation
-        (:mod:`bot.memory.references`)."""
+        (:mod:`bot.memory.follow_ups`)."""
         if self.memory is None or otr:
             return "", []
         try:

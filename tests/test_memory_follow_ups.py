@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.memory.base import TurnRecord
-from bot.memory.references import (
+from bot.memory.follow_ups import (
     RECENT_MESSAGES,
     Resolved,
     recall,
