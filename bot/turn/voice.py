@@ -5,15 +5,14 @@ sets a room's own choice, kept in ``personad.db`` (the ``kv`` table) so it outli
 The choice belongs to the room: everyone in a group hears the same answers.
 
 What is spoken is the answer without its markdown, at most :data:`SPOKEN_CHARS` characters
-(about four minutes of speech) cut at the end of a sentence: a longer answer is read up to
-there, and the rest stays in writing.
+(about four minutes of speech) cut where a long answer is cut into messages: a longer answer
+is read up to there, and the rest stays in writing.
 """
 
 from __future__ import annotations
 
 from bot.delivery.state import StateStore
-from bot.memory.sentences import sentence_spans
-from bot.turn.formatting import strip_markdown
+from bot.turn.formatting import split_markdown, strip_markdown
 from bot.turn.rooms import Room
 
 __all__ = ["SPOKEN_CHARS", "VoiceReplies", "spoken_text"]
@@ -24,15 +23,13 @@ SPOKEN_CHARS = 4000
 
 
 def spoken_text(reply: str) -> str:
-    """What of ``reply`` is said aloud: its words without markdown, up to the end of the last
-    sentence (:mod:`bot.memory.sentences`) that ends within :data:`SPOKEN_CHARS`, or at a
-    space when none does."""
+    """What of ``reply`` is said aloud: its words without markdown, cut as a long answer is
+    cut into messages (:func:`~bot.turn.formatting.split_markdown`: at a paragraph, line,
+    sentence or word within :data:`SPOKEN_CHARS`), the first part."""
     text = strip_markdown(reply).strip()
     if len(text) <= SPOKEN_CHARS:
         return text
-    ends = [end for _, end, _ in sentence_spans(text) if 0 < end <= SPOKEN_CHARS]
-    cut = ends[-1] if ends else text.rfind(" ", 0, SPOKEN_CHARS + 1)
-    return text[: cut if cut > 0 else SPOKEN_CHARS].rstrip()
+    return split_markdown(text, SPOKEN_CHARS)[0]
 
 
 class VoiceReplies:
