@@ -581,7 +581,7 @@ class Router:
             async with reply:
                 try:
                     answered = event in self._retrying and session.has_answered(
-                        room, incoming.event_id
+                        room, incoming.event_id, otr=otr
                     )
                     reading = (
                         Reading(incoming.text) if answered else await self._read(adapter, incoming)

@@ -464,12 +464,15 @@ class Session:
         same = asked.event_id == event_id or (retry and not asked.event_id and asked.text == text)
         return TurnOutcome(answer.text, asked, answer, answer.otr, room) if same else None
 
-    def has_answered(self, room: Room, event_id: str) -> bool:
+    def has_answered(self, room: Room, event_id: str, *, otr: bool) -> bool:
         """Whether the conversation in ``room`` already holds the answer to ``event_id`` (an
-        attempt cut off before delivering it): a retry delivers that answer again, without
-        reading the message's files a second time."""
-        exchange = _last_exchange(self.conversation(room))
-        return exchange is not None and exchange[0].event_id == event_id
+        attempt cut off before delivering it), by the rule :meth:`turn` goes by, on the event
+        id alone: a retry delivers that answer again, without reading the message's files a
+        second time."""
+        conversation = self.conversation(room)
+        return bool(event_id) and (
+            self._answered(conversation, room, "", event_id, False, otr) is not None
+        )
 
     async def turn(
         self,
