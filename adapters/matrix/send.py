@@ -89,8 +89,9 @@ class Outgoing:
         self._get_rooms = rooms
         self.max_message_chars = max_message_chars
         self._typing: dict[str, asyncio.Task[None]] = {}
-        #: rooms the homeserver said are not encrypted (asked once a process)
-        self._plain: set[str] = set()
+        #: whether the homeserver said a room is encrypted, by room (asked once a process,
+        #: a room the client has not synced included)
+        self._server_says: dict[str, bool] = {}
 
     def _client(self) -> AsyncClient:
         client = self._get_client()
@@ -178,15 +179,15 @@ class Outgoing:
 
     async def _sealed(self, client: AsyncClient, room: str, what: str) -> bool:
         """Whether ``room`` is encrypted: the client's room says so, or the homeserver does
-        (asked unless the room was found plain before; the client's room learns it, so nio
-        encrypts). :class:`PermanentSendError` when it is and the client cannot encrypt."""
+        (asked once a process; the client's room learns it, so nio encrypts).
+        :class:`PermanentSendError` when it is and the client cannot encrypt."""
         joined = client.rooms.get(room)
         encrypted = bool(joined is not None and joined.encrypted)
-        if not encrypted and room not in self._plain:
-            encrypted = await self._encrypted_on_server(client, room, what)
-            if not encrypted:
-                self._plain.add(room)
-            elif joined is not None:
+        if not encrypted:
+            if room not in self._server_says:
+                self._server_says[room] = await self._encrypted_on_server(client, room, what)
+            encrypted = self._server_says[room]
+            if encrypted and joined is not None:
                 joined.encrypted = True
         if encrypted and client.olm is None:
             raise PermanentSendError(
