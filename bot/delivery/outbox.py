@@ -93,11 +93,6 @@ class Parcel:
     def room(self) -> str:
         return self.steps[0].room if self.steps else ""
 
-    @property
-    def spoken(self) -> bool:
-        """Whether only the spoken copy of the answer is left (the text arrived)."""
-        return spoken_only(self.steps)
-
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
@@ -279,6 +274,8 @@ class Outbox:
         in_memory = sum(not p.durable for p in self.parcels)
         if in_memory:  # their events stay unfinished: a redelivery is answered afresh
             log.warning("outbox.memory_parcels_dropped", count=in_memory)
+        if self.voices:  # their answers arrived in writing
+            log.warning("outbox.unspoken", count=len(self.voices), error="the daemon stopped")
 
     async def _loop(self) -> None:
         while True:
@@ -333,10 +330,10 @@ class Outbox:
             await perform_all(adapter, parcel.steps)
         except Undelivered as exc:
             parcel.steps = exc.steps
-            if parcel.spoken:  # the written answer is in the room: it counts as delivered
+            if spoken_only(parcel.steps):  # the written answer is in the room: delivered
                 await self._delivered(parcel)
                 if parcel not in self.parcels:  # else tried again, as a parcel of the room
-                    self.speak_later(_copy(parcel), exc.error, permanent=exc.permanent)
+                    self.speak_later(parcel, exc.error, permanent=exc.permanent)
                 return "delivered"
             if exc.permanent:  # the room's answers after it are tried at once
                 parcel.attempts += 1
@@ -425,19 +422,6 @@ class Outbox:
                 await self.on_delivered(parcel)
             except Exception as exc:
                 log.error("outbox.after_delivery_failed", error=str(exc))
-
-
-def _copy(parcel: Parcel) -> Parcel:
-    """A parcel of its own for what is left of ``parcel`` (whose row is gone)."""
-    return Parcel(
-        parcel.platform,
-        parcel.event_id,
-        parcel.user,
-        parcel.persona,
-        list(parcel.steps),
-        created_at=parcel.created_at,
-        attempts=parcel.attempts,
-    )
 
 
 def _refusal(parcel: Parcel, reason: str) -> Refusal:
