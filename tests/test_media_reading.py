@@ -13,7 +13,7 @@ from bot.media.audio import duration_of, spoken_length
 from bot.media.documents import read_pdf, read_text
 from bot.media.images import MAX_ENCODED, prepare_image
 from bot.media.kinds import sniff
-from bot.media.servers import Speaker, Transcriber
+from bot.media.servers import Speaker, Transcriber, Transcript
 from bot.setup.config import BackendConfig
 from tests.fakes.audio_api import FakeAudio
 from tests.media_files import HELLO_WAV, VOICE_OGG, WEBM_SOUND, bomb_png, pdf, picture
@@ -301,6 +301,20 @@ async def test_a_transcription_server_is_asked_for_the_length_only_when_needed(
             await server.close()
     assert (heard.text, heard.seconds) == (fake.transcript, heard_for)
     assert fake.heard[0].response_format == ("verbose_json" if timed else "json")
+
+
+async def test_a_server_that_refused_the_length_is_asked_only_for_json_afterwards() -> None:
+    async with FakeAudio() as fake:
+        fake.formats = {"json", "text"}
+        server = Transcriber("transcribe", _server(fake), {})
+        try:
+            first = await server.transcribe(WEBM_SOUND, mime="audio/webm", timed=True)
+            second = await server.transcribe(WEBM_SOUND, mime="audio/webm", timed=True)
+        finally:
+            await server.close()
+    assert first == second == Transcript(fake.transcript)
+    assert fake.transcription_asked == 3, "the refusal of verbose_json is remembered"
+    assert [heard.response_format for heard in fake.heard] == ["json", "json"]
 
 
 async def test_a_speech_server_gives_ogg_opus_with_its_length() -> None:

@@ -231,3 +231,15 @@ async def test_a_user_who_forbids_voice_messages_gets_the_answer_as_an_audio_fil
     [document] = fake.documents
     assert (document["chat_id"], str(document["message_id"])) == (str(CHAT), message_id)
     assert (document["upload"].data, document["upload"].filename) == (audio, "answer.ogg")
+
+
+async def test_a_chat_that_forbids_voice_messages_gets_audio_files_straight_away(
+    fake: FakeTelegram, adapter: TelegramAdapter
+) -> None:
+    fake.voice_forbidden.add(str(CHAT))
+    audio = b"OggS\x00\x02" + bytes(range(256)) * 4
+    for key in ("k3", "k4"):
+        await adapter.post_audio(str(CHAT), Speech(audio, duration=2.6), key=key)
+    methods = [method for method, _ in fake.requests if method in ("sendvoice", "senddocument")]
+    assert methods == ["sendvoice", "senddocument", "senddocument"]
+    assert [document["upload"].filename for document in fake.documents] == ["answer.ogg"] * 2

@@ -83,6 +83,11 @@ def _is_parse_error(exc: BadRequest) -> bool:
     return "can't parse entities" in text or "can't find end of" in text
 
 
+def _voice_forbidden(exc: BadRequest) -> bool:
+    """The user's privacy settings refuse voice messages (``VOICE_MESSAGES_FORBIDDEN``)."""
+    return "voice_messages_forbidden" in exc.message.lower()
+
+
 def period_seconds(owner: object, attribute: str) -> float | None:
     """``owner.attribute`` (a retry wait, a duration) in seconds, whichever type this library
     version gives: int today, timedelta in the next major version."""
@@ -117,6 +122,9 @@ class TelegramClient:
         )
         self.attempts = attempts
         self.backoff = backoff
+        #: chats that refused a voice message for their user's privacy settings: their
+        #: spoken answers go straight out as audio files, uploaded once
+        self.voice_forbidden: set[int | str] = set()
 
     async def call(self, method: str, request: Callable[[], Awaitable[T]]) -> T:
         """Run one Bot API request with retries. ``BadRequest`` and ``ChatMigrated`` pass

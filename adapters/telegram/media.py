@@ -13,7 +13,8 @@ spoken answers sent with ``sendVoice``.
   20 MB only; a larger declared size is refused with a sentence saying so, without asking.
 * ``sendVoice`` takes Ogg Opus and shows it as a voice message with its duration. A user
   whose privacy settings forbid voice messages (``VOICE_MESSAGES_FORBIDDEN``) gets the
-  answer as an audio file (``sendDocument``) instead. The Bot API has no idempotency key: the
+  answer as an audio file (``sendDocument``) instead, and, once refused, every later answer
+  straight away (the client remembers the chat). The Bot API has no idempotency key: the
   delivery ledger keeps a spoken answer from going out twice.
 """
 
@@ -28,7 +29,7 @@ from telegram import Message, PhotoSize
 from telegram.error import BadRequest, ChatMigrated
 
 from adapters.base import Attachment, Speech
-from adapters.telegram.client import TelegramClient, chat_ref, period_seconds
+from adapters.telegram.client import TelegramClient, _voice_forbidden, chat_ref, period_seconds
 from bot.daemon.errors import AdapterError, MediaError, PermanentSendError
 from bot.media.fetch import fetch_url, too_large, unreachable
 
@@ -126,15 +127,18 @@ async def _post_voice(
     client: TelegramClient, chat: int | str, speech: Speech, duration: dt.timedelta | None
 ) -> Message:
     try:
-        return await client.call(
-            "sendVoice",
-            lambda: client.bot.send_voice(
-                chat_id=chat, voice=speech.audio, duration=duration, filename=speech.name
-            ),
-        )
+        if chat not in client.voice_forbidden:
+            return await client.call(
+                "sendVoice",
+                lambda: client.bot.send_voice(
+                    chat_id=chat, voice=speech.audio, duration=duration, filename=speech.name
+                ),
+            )
     except BadRequest as exc:  # chat not found, voice messages forbidden by the user
-        if "voice_messages_forbidden" not in exc.message.lower():
-            raise PermanentSendError(f"Telegram refused a voice message: {exc.message}") from exc
+        if not _voice_forbidden(exc):
+            raise _voice_refused(exc) from exc
+        log.info("telegram.voice_forbidden", chat=chat)
+        client.voice_forbidden.add(chat)
     # the user's privacy settings refuse voice messages: the answer goes as an audio file
     try:
         return await client.call(
@@ -144,4 +148,8 @@ async def _post_voice(
             ),
         )
     except BadRequest as exc:
-        raise PermanentSendError(f"Telegram refused a voice message: {exc.message}") from exc
+        raise _voice_refused(exc) from exc
+
+
+def _voice_refused(exc: BadRequest) -> PermanentSendError:
+    return PermanentSendError(f"Telegram refused a voice message: {exc.message}")

@@ -73,12 +73,7 @@ class StoreError(PersonadError):
 
 class MediaError(PersonadError):
     """An attachment cannot be used, or a media server (transcription, speech) failed:
-    ``user_message`` is the one sentence the user gets instead of an answer; ``status`` the
-    HTTP status a media server answered with, when one did (else 0)."""
-
-    def __init__(self, message: str, *, user_message: str | None = None, status: int = 0) -> None:
-        super().__init__(message, user_message=user_message)
-        self.status = status
+    ``user_message`` is the one sentence the user gets instead of an answer."""
 
 
 class LLMError(PersonadError):

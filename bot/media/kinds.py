@@ -81,7 +81,9 @@ def sniff(data: bytes, *, name: str = "", declared: str = "", voice: bool = Fals
     """The kind of ``data``. ``declared`` (the platform's MIME type) and ``voice`` only decide
     between sound and film in a container that holds either."""
     head = data[:16]
-    if text_encoding(data) != "utf-8" and _is_text(data):
+    codec = text_encoding(data)
+    marked = codec != "utf-8"
+    if marked and _is_text(data, codec):
         return _text_kind(name)
     for magic, mime in _IMAGES:
         if head.startswith(magic):
@@ -107,7 +109,7 @@ def sniff(data: bytes, *, name: str = "", declared: str = "", voice: bool = Fals
         return Sniffed("pdf", "application/pdf")
     if head.startswith(b"PK\x03\x04"):  # a ZIP: Word, Excel, OpenDocument, an archive
         return Sniffed("unsupported", "application/zip")
-    if _is_text(data):
+    if not marked and _is_text(data, codec):  # marked text was tested first, and failed
         return _text_kind(name)
     return Sniffed("unsupported", "application/octet-stream")
 
@@ -151,10 +153,9 @@ def _mpeg_frame(head: bytes) -> bool:
 _CONTROL = dict.fromkeys([*(c for c in range(32) if c not in (9, 10, 12, 13)), 0x7F])
 
 
-def _is_text(data: bytes) -> bool:
-    """Text in the encoding its byte-order mark names (UTF-8 without one), with hardly a
+def _is_text(data: bytes, codec: str) -> bool:
+    """Text in ``codec`` (what its byte-order mark names, UTF-8 without one), with hardly a
     control character; a character cut at the end of the sample is no fault."""
-    codec = text_encoding(data)
     sample = data[:65536]
     try:
         text = sample.decode(codec)

@@ -70,23 +70,32 @@ class AudioServer:
             self._session = aiohttp.ClientSession(headers=self._headers)
         return self._session
 
-    def _failed(self, why: str, status: int = 0) -> MediaError:
+    def _failed(self, why: str) -> MediaError:
         log.warning("media.server_failed", role=self.role, url=self.url, error=why)
-        return MediaError(
-            f"{self.role} server {self.url}: {why}", user_message=self.sorry, status=status
-        )
+        return MediaError(f"{self.role} server {self.url}: {why}", user_message=self.sorry)
 
     @property
     def sorry(self) -> str:
         return f"The {self.what} server is not working right now, so I couldn't do that."
 
-    async def _post(self, path: str, **kwargs: object) -> tuple[bytes, str]:
+    async def _post(
+        self, path: str, *, handled: tuple[int, ...] = (), **kwargs: object
+    ) -> tuple[bytes, str]:
+        """The body and content type of the answer to a POST of ``path``; an HTTP status in
+        ``handled`` is raised as :class:`_Refused` for the caller to deal with (no warning)."""
         try:
             async with asyncio.timeout(self.timeout):
                 async with self._client().post(f"{self.url}{path}", **kwargs) as response:  # type: ignore[arg-type]
                     if response.status != 200:
                         detail = (await response.text(errors="replace"))[:200]
-                        raise self._failed(f"HTTP {response.status} {detail}", response.status)
+                        why = f"HTTP {response.status} {detail}"
+                        if response.status in handled:
+                            raise _Refused(
+                                f"{self.role} server {self.url}: {why}",
+                                user_message=self.sorry,
+                                status=response.status,
+                            )
+                        raise self._failed(why)
                     body = await response.content.read(MAX_SPEECH_BYTES + 1)
                     if len(body) > MAX_SPEECH_BYTES:
                         raise self._failed("answer too long")
@@ -102,8 +111,22 @@ class AudioServer:
             self._session = None
 
 
+class _Refused(MediaError):
+    """A media server refused a request with an HTTP status its caller handles itself."""
+
+    def __init__(self, message: str, *, user_message: str, status: int) -> None:
+        super().__init__(message, user_message=user_message)
+        self.status = status
+
+
 class Transcriber(AudioServer):
     what = "transcription"
+
+    def __init__(self, role: str, spec: BackendConfig, env: Mapping[str, str]) -> None:
+        super().__init__(role, spec, env)
+        #: whether the server may give ``verbose_json``: False once it refused it, so a
+        #: recording is not uploaded twice each time
+        self._verbose = True
 
     @property
     def sorry(self) -> str:
@@ -117,12 +140,18 @@ class Transcriber(AudioServer):
         text is read as the words. The sender's file name is not sent. ``timed`` asks for
         ``verbose_json``, whose ``duration`` is the recording's length as the server heard it;
         a server that refuses that format (HTTP 400 or 422: some hosted models answer only
-        ``json``) is asked once more for ``json``, and the length stays unknown."""
+        ``json``) is asked once more for ``json``, and from then on only for ``json``: the
+        length stays unknown."""
         try:
-            body, content_type = await self._ask(audio, mime, "verbose_json" if timed else "json")
-        except MediaError as exc:
-            if not timed or exc.status not in (400, 422):
-                raise
+            body, content_type = await self._ask(
+                audio, mime, "verbose_json" if timed and self._verbose else "json"
+            )
+        except _Refused as exc:
+            if self._verbose:
+                log.info(
+                    "media.verbose_json_refused", role=self.role, url=self.url, status=exc.status
+                )
+                self._verbose = False
             body, content_type = await self._ask(audio, mime, "json")
         if content_type != "application/json":
             return Transcript(body.decode("utf-8", errors="replace").strip())
@@ -140,7 +169,8 @@ class Transcriber(AudioServer):
         form.add_field("file", audio, filename=f"voice.{audio_suffix(mime)}", content_type=mime)
         form.add_field("model", self.model)
         form.add_field("response_format", answer_format)
-        return await self._post("/audio/transcriptions", data=form)
+        handled = (400, 422) if answer_format == "verbose_json" else ()
+        return await self._post("/audio/transcriptions", handled=handled, data=form)
 
 
 def _seconds(value: object) -> float | None:

@@ -55,6 +55,8 @@ class FakeAudio(ServerContext):
         self.spoken: list[dict[str, Any]] = []
         #: the response formats the transcription endpoint takes
         self.formats = {"json", "text", "verbose_json"}
+        #: transcription requests received, answered or refused
+        self.transcription_asked = 0
         #: speech requests received, answered or failed
         self.speech_asked = 0
         self._runner: web.AppRunner | None = None
@@ -75,6 +77,7 @@ class FakeAudio(ServerContext):
 
     async def _transcriptions(self, request: web.Request) -> web.Response:
         await asyncio.sleep(self.delay)
+        self.transcription_asked += 1
         refused = self._refused(request)
         if refused is not None:
             return refused
