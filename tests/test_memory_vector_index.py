@@ -44,7 +44,7 @@ def test_the_shortlist_finds_the_exact_nearest_on_a_large_index() -> None:
 def test_nearest_hides_inactive_and_private_rows_and_grows() -> None:
     index, matrix = _index(EXACT_ROWS + 100)
     target = matrix[0]  # rowid 1, shared (even row)
-    assert index.nearest(target, 1, 0.99) == [(1, index.nearest(target, 1, 0.99)[0][1])]
+    assert index.nearest(target, 1, 0.9) == [(1, index.nearest(target, 1, 0.9)[0][1])]
     index.set_active(1, False)
     assert 1 not in [rowid for rowid, _ in index.nearest(target, 3, -1.0)]
     private = matrix[1]  # rowid 2, not shared
@@ -60,7 +60,7 @@ def test_nearest_hides_inactive_and_private_rows_and_grows() -> None:
     fresh = _unit(np.random.default_rng(1).normal(size=(1, 64)))[0]
     for rowid in range(10**6, 10**6 + 40_000, 1000):  # appends past the loaded capacity
         index.add(rowid, fresh if rowid == 10**6 + 20_000 else -fresh)
-    assert index.nearest(fresh, 1, 0.99)[0][0] == 10**6 + 20_000
+    assert index.nearest(fresh, 1, 0.9)[0][0] == 10**6 + 20_000
 
 
 @pytest.mark.parametrize("dim", [384, 100, 64])
@@ -102,10 +102,11 @@ def test_the_shortlist_holds_the_exact_top_among_near_copies() -> None:
         assert [rowid for rowid, _ in found] == [rowid for rowid, _ in exact]
 
 
-def test_rows_kept_in_bytes_give_cosines_within_0_002_of_the_exact_ones() -> None:
-    """Each row is 384 signed bytes and a scale: every cosine of these clustered unit vectors,
-    by the exact scan, the shortlist or a lookup, stays within 0.002 of float32's, and the
-    shortlist's ten nearest are at least nine of the exact ten."""
+def test_rows_kept_in_nibbles_give_cosines_within_0_05_of_the_exact_ones() -> None:
+    """Each row is 384 codes of 4 bits and a scale: every cosine of these clustered unit
+    vectors, by the exact scan, the shortlist or a lookup, stays within 0.05 of float32's (it
+    only picks the rows the store then scores exactly), and the shortlist's ten nearest are as
+    close as the exact ten, within 0.02."""
     rng = np.random.default_rng(11)
     base = _unit(rng.normal(size=(40, 384)))
     matrix = _unit(
@@ -118,13 +119,14 @@ def test_rows_kept_in_bytes_give_cosines_within_0_002_of_the_exact_ones() -> Non
     large.load(np.arange(1, len(matrix) + 1), matrix, active)
     for query in _unit(base[:5] + rng.normal(0, 0.05, (5, 384))):
         exact = matrix @ query
-        assert np.abs(small.cosines(query) - exact[:3_000]).max() < 0.002
+        assert np.abs(small.cosines(query) - exact[:3_000]).max() < 0.05
         found = large.nearest(query, 10, -1.0)
-        assert all(abs(cosine - exact[rowid - 1]) < 0.002 for rowid, cosine in found)
+        assert all(abs(cosine - exact[rowid - 1]) < 0.05 for rowid, cosine in found)
         best = np.argsort(-exact)[:10] + 1
-        assert len({rowid for rowid, _ in found} & set(best.tolist())) >= 9
+        # among these near copies the order of near ties moves; what is found is as close
+        assert min(exact[rowid - 1] for rowid, _ in found) > exact[best[-1] - 1] - 0.02
         looked_up = large.cosine_of(query, best.tolist())
-        assert all(abs(looked_up[r] - exact[r - 1]) < 0.002 for r in best.tolist())
+        assert all(abs(looked_up[r] - exact[r - 1]) < 0.05 for r in best.tolist())
 
 
 def test_rows_are_found_by_rowid_in_any_order_and_a_negative_rowid_is_refused() -> None:
@@ -140,7 +142,7 @@ def test_rows_are_found_by_rowid_in_any_order_and_a_negative_rowid_is_refused() 
     assert not index.has(4) and not index.has(2_000_000) and not index.has(-1)
     assert index.nearest(vectors[2], 1, 0.9)[0][0] == 1_000_000
     assert index.cosine_of(vectors[0], [3, 7, 4]).keys() == {3, 7}
-    assert index.cosine_of(vectors[0], [3])[3] < -0.99
+    assert index.cosine_of(vectors[0], [3])[3] < -0.95
     with pytest.raises(ValueError, match="negative"):
         index.add(-2, vectors[0])
     assert len(index) == 4 and index.nearest(vectors[3], 1, 0.9)[0][0] == 5  # nothing half-added
@@ -161,4 +163,4 @@ def test_a_lookup_of_more_rows_than_one_scratch_block_scores_them_all() -> None:
     found = index.cosine_of(query, rowids)
     exact = matrix @ query
     assert len(found) == 3_000
-    assert max(abs(found[rowid] - exact[rowid - 1]) for rowid in rowids) < 0.01
+    assert max(abs(found[rowid] - exact[rowid - 1]) for rowid in rowids) < 0.08

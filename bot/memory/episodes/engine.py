@@ -167,7 +167,7 @@ class Episodes:
             extra = [rowid for rowid, _ in near if rowid not in rows]
             for row in await self.store.rows_by_id(extra, labels=labels):
                 rows[row.rowid] = row
-            cosines = self.index.cosine_of(vector, list(rows), labels=labels)
+            cosines = await self.store.cosines(self.model, vector, list(rows))
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
         return EpisodePool(list(rows.values()), hint.window, hint.asks_when)

@@ -27,7 +27,7 @@ from bot.memory.base import MemoryItem, format_citation
 from bot.memory.reinforcement import audience_event, said_again_sql, twin_sql
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.term_counts import TermCounts
-from bot.memory.sqlite.vector_index import StoredVectors
+from bot.memory.sqlite.vector_index import Matrix, StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
 from bot.turn.audience import describe
 
@@ -342,3 +342,6 @@ class EpisodeStore:
 
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:
         await self._conn.put_vectors(rowids, vectors, model, of="episodes")
+
+    async def cosines(self, model: str, query: Matrix, rowids: Sequence[int]) -> dict[int, float]:
+        return await self._conn.cosines(model, query, rowids, of="episodes")

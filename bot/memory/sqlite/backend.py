@@ -68,6 +68,10 @@ __all__ = [
 log = structlog.get_logger(__name__)
 
 DUPLICATE_COSINE = 0.92
+#: the index's cosines are coarse (within 0.043): the rows it finds this far below
+#: :data:`DUPLICATE_COSINE` are checked by their exact vectors
+_COARSE = 0.05
+_NEAR_TWINS = 4
 _FILE_SOURCES = ("MEMORY.md", "USER.md")
 _INJECT_LIMIT = 5
 
@@ -158,11 +162,9 @@ class SqliteFtsMemory(MemoryBackend):
             duplicate = None
             twins = twin_labels(audience)
             if vector is not None and self._index is not None:
-                near = self._index.nearest(
-                    vector, 1, DUPLICATE_COSINE, labels=near_labels(audience)
-                )
-                if near:
-                    duplicate = await self._store.active_by_id(near[0][0])
+                twin = await self._near_twin(self._index, vector, audience)
+                if twin is not None:
+                    duplicate = await self._store.active_by_id(twin)
             if duplicate is None:
                 rowid = await self._store.insert_unless_known(
                     text,
@@ -196,6 +198,16 @@ class SqliteFtsMemory(MemoryBackend):
                     self._index.set_label(dup_id, label)
                 why = f"reinforced existing memory {dup_id}"
             return AddResult(False, dup_category, why, str(dup_id), str(dup_id))
+
+    async def _near_twin(self, index: VectorIndex, vector: Matrix, audience: str) -> int | None:
+        """The item the writer sees whose exact cosine with ``vector`` is the highest at or
+        above :data:`DUPLICATE_COSINE`, if any (the index finds the candidates)."""
+        near = index.nearest(
+            vector, _NEAR_TWINS, DUPLICATE_COSINE - _COARSE, labels=near_labels(audience)
+        )
+        exact = await self._store.cosines(self.model_name, vector, [rowid for rowid, _ in near])
+        best = max(exact, key=exact.__getitem__, default=None)
+        return best if best is not None and exact[best] >= DUPLICATE_COSINE else None
 
     async def sync(self, turn: TurnRecord) -> None:
         """Both sides of the turn become episodes; the write policy picks the user's sentences
@@ -356,6 +368,7 @@ class SqliteFtsMemory(MemoryBackend):
                     limit=limit,
                     query_vector=vector,
                     index=self._index,
+                    model=self.model_name,
                     labels=audience.labels,
                 ),
                 self.episodes.pool(

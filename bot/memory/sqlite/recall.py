@@ -2,7 +2,8 @@
 
 :func:`fact_pool` takes the best FTS5 (BM25) matches of the planned query
 (:func:`bot.memory.sqlite.query.plan_match`) and, when an embedder and its vector index are
-loaded, the nearest vectors; :func:`score_facts` scores them by :mod:`bot.memory.sqlite.scoring`
+loaded, the nearest vectors (found by the index, scored by their exact vectors in the store);
+:func:`score_facts` scores them by :mod:`bot.memory.sqlite.scoring`
 (BM25 + cosine + recency + importance), beside the episodes of the same query. Without an
 embedder it answers by BM25 alone. ``labels`` (what the turn's audience sees: None for a direct
 room, every item) filters both sources before the pool is cut: the FTS subquery keeps only
@@ -37,11 +38,13 @@ async def fact_pool(
     limit: int,
     query_vector: Awaitable[Matrix | None] | None,
     index: VectorIndex | None,
+    model: str,
     labels: Labels = None,
 ) -> list[RecallRow]:
     """The candidate facts for ``query``: its best BM25 matches and, with ``query_vector``
     (the query's embedding, awaited only once the BM25 matches are in, so both are worked on
-    at once), the nearest vectors, each with its cosine."""
+    at once), the nearest vectors the index finds, each with its exact cosine (by the stored
+    vector of ``model``)."""
     groups = query_stem_groups(query)
     tokens = list(dict.fromkeys(stem for group in groups for stem in group))
     if not tokens or limit <= 0:
@@ -60,7 +63,7 @@ async def fact_pool(
         extra = [rowid for rowid, _ in near if rowid not in candidates]
         for row in await store.rows_by_id(extra, labels=labels):
             candidates[row.candidate.rowid] = row
-        cosines = index.cosine_of(vector, list(candidates), labels=labels)
+        cosines = await store.cosines(model, vector, list(candidates))
         for rowid, row in candidates.items():
             row.candidate.cosine = cosines.get(rowid, 0.0)
     return list(candidates.values())

@@ -1,10 +1,15 @@
-"""The in-memory index of one persona's embeddings: each vector as 384 signed bytes and a
-scale (388 bytes a row instead of 1,536 as float32; the cosines measured within 0.0022 of the
-exact ones, :mod:`bot.memory.sqlite.byte_rows`), and its sign bits.
+"""The in-memory index of one persona's embeddings: each vector as 384 codes of 4 bits and a
+scale (196 bytes a row instead of 1,536 as float32; cosines within 0.043 of the exact ones,
+0.0056 on average, :mod:`bot.memory.sqlite.byte_rows`), and its sign bits.
 
-Search is a matrix-vector product over the live rows; past :data:`EXACT_ROWS` rows the sign
-bits (one a dimension) pick a shortlist by Hamming distance first and only the shortlist is
-scored, from its byte rows; the shortlist's cut comes from a histogram of the distances, not a sort.
+The index finds; it does not score. Search is a matrix-vector product over the live rows;
+past :data:`EXACT_ROWS` rows the sign bits (one a dimension) pick a shortlist by Hamming
+distance first and only the shortlist is scored, from its 4-bit rows; the shortlist's cut
+comes from a histogram of the distances, not a sort. What a recall then ranks is scored by the
+exact vectors in the store (:meth:`~bot.memory.sqlite.vector_rows.VectorRows.cosines`): with
+the pool's cosines read from the index's own rows, set B's recall@5 fell from 0.640 to 0.623;
+with them exact it stayed 0.640, and set A's 0.921 (the rows in signed bytes, 388 bytes, gave
+the same figures; 100,000 memories took 19 MB more).
 Measured at 100,000 MiniLM vectors (``bench/recall.py``), the shortlist of :data:`SHORTLIST`
 rows holds the exact top 10 nearly always, in about 0.5 ms against 12 ms for the exact scan.
 Each row carries its item's audience label (:mod:`bot.turn.audience`) as a small code, so a search
@@ -19,7 +24,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from bot.memory.sqlite.byte_rows import Codes, as_bytes
+from bot.memory.sqlite.byte_rows import Nibbles, as_nibbles, nibble_width, widen_nibbles
 from bot.memory.sqlite.heap import give_back_freed_memory
 from bot.turn.audience import DIRECT
 
@@ -47,9 +52,9 @@ into the index and dropped before the next, so loading 100,000 vectors never hol
 (read all at once, their blobs and a joined copy left about 130 MB of heap resident)."""
 
 _SCAN_ROWS = 1024
-"""Rows widened back to float32 at a time by a search, into one scratch block of 1.5 MB
-each index keeps (a new block a search left the heap in pieces: 16 MB more resident at
-20,000 memories after a hundred searches)."""
+"""Rows widened back to float32 at a time by a search, into one scratch block of 1.5 MB (and
+0.2 MB to unpack their codes in) each index keeps (a new block a search left the heap in
+pieces: 16 MB more resident at 20,000 memories after a hundred searches)."""
 
 
 class StoredVectors(NamedTuple):
@@ -77,6 +82,10 @@ class VectorStore(Protocol):
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]: ...
 
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None: ...
+
+    async def cosines(
+        self, model: str, query: Matrix, rowids: Sequence[int]
+    ) -> dict[int, float]: ...
 
 
 async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple[VectorIndex, int]:
@@ -174,7 +183,7 @@ def _closest(distance: npt.NDArray[np.uint16], count: int, far: int) -> npt.NDAr
 
 
 class VectorIndex:
-    """Every stored vector of one persona as signed bytes with a scale a row, appended in
+    """Every stored vector of one persona as 4-bit codes with a scale a row, appended in
     place (the exact float32 vectors stay in the store, and a model's query is float32).
 
     Search and duplicate checks are one matrix-vector product over the live rows; rows of
@@ -184,8 +193,10 @@ class VectorIndex:
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
-        self._rows: Codes = np.zeros((256, dim), dtype=np.int8)
-        self._scratch: Matrix = np.empty((_SCAN_ROWS, dim), dtype=np.float32)
+        self._width = nibble_width(dim)
+        self._rows: Nibbles = np.zeros((256, self._width), dtype=np.uint8)
+        self._scratch: Matrix = np.empty((_SCAN_ROWS, 2 * self._width), dtype=np.float32)
+        self._spare: Nibbles = np.empty((_SCAN_ROWS, self._width), dtype=np.uint8)
         self._scales: Matrix = np.ones(256, dtype=np.float32)
         #: the sign bits by word (one row of words per 64 dimensions): each word's scan reads
         #: one contiguous array
@@ -216,9 +227,9 @@ class VectorIndex:
         _refuse_negative(rowids)
         size = len(rowids)
         capacity = max(256, 1 << (size - 1).bit_length()) if size else 256
-        self._rows = np.zeros((capacity, self.dim), dtype=np.int8)
+        self._rows = np.zeros((capacity, self._width), dtype=np.uint8)
         self._scales = np.ones(capacity, dtype=np.float32)
-        self._rows[:size], self._scales[:size] = as_bytes(matrix)
+        self._rows[:size], self._scales[:size] = as_nibbles(matrix)
         self._bits = np.zeros((_words(self.dim), capacity), dtype=np.uint64)
         self._bits[:, :size] = _signs(matrix).T
         self._active = np.zeros(capacity, dtype=bool)
@@ -261,7 +272,7 @@ class VectorIndex:
             return
         while capacity < rows:
             capacity *= 2
-        grown = np.zeros((capacity, self.dim), dtype=np.int8)
+        grown = np.zeros((capacity, self._width), dtype=np.uint8)
         grown[: self._size] = self._rows[: self._size]
         self._rows = grown
         self._scales = np.resize(self._scales, capacity)
@@ -284,7 +295,7 @@ class VectorIndex:
         start, count = self._size, len(rowids)
         self._reserve(start + count)
         end = start + count
-        self._rows[start:end], self._scales[start:end] = as_bytes(matrix)
+        self._rows[start:end], self._scales[start:end] = as_nibbles(matrix)
         self._bits[:, start:end] = _signs(matrix).T
         self._active[start:end] = active
         self._labels[start:end] = [self._code(label) for label in labels]
@@ -301,7 +312,7 @@ class VectorIndex:
             self._rowids[row] = rowid
             self._place(np.array([rowid], dtype=np.int64), np.array([row]))
             self._size += 1
-        codes, scales = as_bytes(vector.reshape(1, -1))
+        codes, scales = as_nibbles(vector.reshape(1, -1))
         self._rows[row], self._scales[row] = codes[0], scales[0]
         self._bits[:, row] = _signs(vector.reshape(1, -1))[0]
         self._active[row] = active
@@ -331,10 +342,12 @@ class VectorIndex:
     def _scored(self, rows: npt.NDArray[np.intp], query: Matrix) -> Matrix:
         """Cosines of ``query`` (float32) with the given rows, widened in the scratch block."""
         scores: Matrix = np.empty(len(rows), dtype=np.float32)
+        if len(query) < self._scratch.shape[1]:  # an odd dimension: its rows end in a zero
+            query = np.append(query, np.float32(0.0))
         for start in range(0, len(rows), _SCAN_ROWS):
             part = rows[start : start + _SCAN_ROWS]
             widened = self._scratch[: len(part)]
-            np.copyto(widened, self._rows[part], casting="unsafe")
+            widen_nibbles(self._rows[part], widened, self._spare[: len(part)])
             np.matmul(widened, query, out=scores[start : start + len(part)])
         scores *= self._scales[rows]
         return scores
@@ -374,8 +387,8 @@ class VectorIndex:
         """The ``k`` nearest visible ``(rowid, cosine)`` pairs at or above ``floor``.
 
         Up to :data:`EXACT_ROWS` rows every cosine is computed. Past that, one sign bit a
-        dimension picks a shortlist by Hamming distance (48 bytes a row instead of 388, so a
-        scan of 100,000 rows reads 5 MB, not 39, and never widens a row) and only the
+        dimension picks a shortlist by Hamming distance (48 bytes a row instead of 196, so a
+        scan of 100,000 rows reads 5 MB, not 20, and never widens a row) and only the
         shortlist is scored.
         """
         if k <= 0 or self._size == 0:
@@ -394,7 +407,8 @@ class VectorIndex:
     def cosine_of(
         self, query: Matrix, rowids: Sequence[int], *, labels: Collection[str] | None = None
     ) -> dict[int, float]:
-        """Cosines of the given items (those hidden from this search: -1; unknown: absent)."""
+        """Cosines of the given items as the index holds them, near enough to choose among
+        them, not to rank them (hidden from this search: -1; unknown: absent)."""
         known = [(rowid, row) for rowid in rowids if (row := self._row(rowid)) is not None]
         if not known:
             return {}

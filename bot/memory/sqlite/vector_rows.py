@@ -1,6 +1,6 @@
 """The statements about stored embeddings, of facts (``vectors``) and of episodes
 (``episode_vectors``): read them all for the in-memory index, find the rows still without one,
-store new ones.
+store new ones, and score the rows a search found by their exact vectors.
 
 :class:`VectorRows` adds them to :class:`~bot.memory.sqlite.connection.FtsConnection`, so both
 files that hold rows with vectors have them: ``memory.db``
@@ -13,13 +13,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from bot.memory.sqlite.connection import FtsConnection
-from bot.memory.sqlite.vector_index import StoredVectors
+from bot.memory.sqlite.vector_index import Matrix, StoredVectors
 
 __all__ = ["VectorRows"]
 
 #: where the vectors of each kind of row live: table, and its column naming the row
 _VECTORS = {"items": ("vectors", "item_id"), "episodes": ("episode_vectors", "episode_id")}
+#: rowids asked for in one statement (far under SQLite's limit of bound values)
+_ASKED = 500
 
 
 class VectorRows(FtsConnection):
@@ -71,3 +75,25 @@ class VectorRows(FtsConnection):
                     for rowid, vector in zip(rowids, vectors, strict=True)
                 ],
             )
+
+    async def cosines(
+        self, model: str, query: Matrix, rowids: Sequence[int], *, of: str = "items"
+    ) -> dict[int, float]:
+        """The exact cosine of ``query`` (a normalised row) with the stored vector of ``model``
+        of each of ``rowids`` that has one (the index only finds them: its rows are coarse)."""
+        table, key = _VECTORS[of]
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        found: dict[int, float] = {}
+        wanted = list(dict.fromkeys(rowids))
+        for start in range(0, len(wanted), _ASKED):
+            asked = wanted[start : start + _ASKED]
+            rows = await self._all(
+                f"SELECT {key}, vec FROM {table} WHERE model = ? AND dim = ?"
+                f" AND {key} IN ({', '.join('?' * len(asked))})",
+                (model, len(q), *asked),
+            )
+            if rows:
+                matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4")
+                scores = matrix.reshape(len(rows), len(q)) @ q
+                found.update(zip((int(r[0]) for r in rows), scores.tolist(), strict=True))
+        return found
