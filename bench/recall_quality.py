@@ -1,7 +1,7 @@
 """Recall quality on long conversations: does memory find the turns that answer a question?
 
     python bench/recall_quality.py [--set a|b|c|both|all] [--part P] [--no-embeddings]
-        [--only NAME,...] [-v]
+        [--only NAME,...] [--gap N] [-v]
 
 Reads set A, ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten
 people, 20 dated sessions each, 336 questions with their evidence turns), and set B,
@@ -14,7 +14,8 @@ the turns whose message holds it); the figures are the mean by part and question
 the share of the top 5 hits that are facts. Set C, ``tests/data/recall_followups_c.json``
 (``bench/recall_set_c.py``), asks follow-ups after a live exchange over the conversations of
 set B and of set A's Portuguese people: the live turns are synced into a copy of the person's
-store, as the daemon syncs every turn, then the follow-up is asked. Configurations:
+store, as the daemon syncs every turn, then the follow-up is asked; ``--gap N`` puts N
+exchanges of small talk between the live exchange and the follow-up. Configurations:
 
 * ``fts5 plain``: SQLite FTS5 (``unicode61 remove_diacritics 2``), every message a row, the
   question's words OR-ed; ``fts5 -stopwords``: the same without stopwords (EN and PT)
@@ -41,7 +42,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -295,6 +296,46 @@ async def evaluate(
     return scores
 
 
+#: small talk said between a live exchange and its follow-up (``--gap``), by language
+_SMALL_TALK = {
+    "en": [
+        ("Hang on, the kettle just boiled.", "Go ahead, I'll wait."),
+        ("Sorry, the dog wanted out.", "No problem at all."),
+        ("It's pouring outside now.", "Good evening to stay in, then."),
+        ("Ha, fair enough.", "Glad that made sense."),
+        ("My tea has gone cold again.", "A fresh cup might help."),
+        ("Anyway.", "Take your time."),
+    ],
+    "pt": [
+        ("Espera, a chaleira já ferveu.", "Vai, eu espero."),
+        ("Desculpa, o cão queria sair.", "Não faz mal nenhum."),
+        ("Está a chover imenso agora.", "Boa noite para ficar em casa, então."),
+        ("Pois é.", "Ainda bem que fez sentido."),
+        ("O meu chá arrefeceu outra vez.", "Uma chávena nova ajudava."),
+        ("Enfim.", "Com calma."),
+    ],
+}
+
+
+def with_small_talk(data: dict[str, Any], gap: int) -> dict[str, Any]:
+    """``data`` with ``gap`` exchanges of small talk after each live exchange, a minute
+    apart: how far back a follow-up's subject can lie and still be found."""
+    if gap <= 0:
+        return data
+    for user in data["users"]:
+        for n, question in enumerate(user["questions"]):
+            live = question.get("live")
+            if not live:
+                continue
+            talk = _SMALL_TALK.get(question.get("lang", "en"), _SMALL_TALK["en"])
+            last = datetime.fromisoformat(live[-1]["at"])
+            for step in range(gap):
+                said, reply = talk[(n + step) % len(talk)]
+                at = last + timedelta(minutes=step + 1)
+                live.append({"user": said, "reply": reply, "at": at.isoformat()})
+    return data
+
+
 def _row(label: str, scores: dict[str, dict[int, float]], kinds: tuple[str, ...]) -> str:
     cells = "".join(
         f"{scores[kind][5]:>8.3f}/{scores[kind][10]:.2f}" if kind in scores else " " * 14
@@ -331,6 +372,9 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--part", choices=("tuning", "held-out"), help="only this part")
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--only", help="comma-separated configuration names")
+    parser.add_argument(
+        "--gap", type=int, default=0, help="exchanges of small talk before set C's follow-ups"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses at 5")
     args = parser.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
@@ -349,7 +393,7 @@ async def main(argv: list[str] | None = None) -> None:
         names = [name for name in names if name in wanted]
     chosen = {"both": ("a", "b"), "all": ("a", "b", "c")}.get(args.set, (args.set,))
     for which in chosen:
-        data = load(which, args.part)
+        data = with_small_talk(load(which, args.part), args.gap)
         questions = [q for user in data["users"] for q in user["questions"]]
         splits = sorted({q["split"] for q in questions if "split" in q}, reverse=True)
         told = ", ".join(f"{s} {sum(q.get('split') == s for q in questions)}" for s in splits)

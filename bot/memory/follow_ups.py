@@ -29,8 +29,10 @@ from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["RECENT_MESSAGES", "WORDS_ADDED", "Resolved", "recall", "refers_back", "resolve"]
 
-#: how many of the room's last on-record messages lend their words (two exchanges) ...
-RECENT_MESSAGES = 4
+#: how many of the room's last on-record messages lend their words (four exchanges: set C
+#: with small talk between the subject and its follow-up kept its recall while the subject
+#: stood among them, and lost it past them) ...
+RECENT_MESSAGES = 8
 #: ... and how many of their words are added at most
 WORDS_ADDED = 4
 #: a message with a definite article and this many words of its own or fewer is a follow-up
