@@ -28,6 +28,7 @@ import structlog
 
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
+from bot.memory.episodes.sentences import W_SENTENCE, SentenceIndex, sentences_of
 from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
 from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets
@@ -73,13 +74,20 @@ class Episodes:
         self.embedder = embedder
         self.model = model
         self.index: VectorIndex | None = None
+        self.sentences: SentenceIndex | None = None
 
     async def load_vectors(self) -> None:
         """Read the stored vectors into one matrix; embed the episodes that have none."""
         if self.embedder is None:
             return
         self.index, embedded = await load_index(self.embedder, self.store, self.model)
-        log.info("memory.episode_vectors_loaded", vectors=len(self.index), embedded=embedded)
+        self.sentences = await SentenceIndex.load(self.store, self.model, self.embedder.dim)
+        log.info(
+            "memory.episode_vectors_loaded",
+            vectors=len(self.index),
+            sentences=len(self.sentences),
+            embedded=embedded,
+        )
 
     async def record(self, turn: TurnRecord) -> int | None:
         """Keep both sides of ``turn`` (repeats reinforce their episode instead); the rowid of
@@ -104,11 +112,20 @@ class Episodes:
             elif self.index is not None:
                 self.index.set_label(rowid, label)
         if new and self.embedder is not None and self.index is not None:
-            # the forward pass runs in a worker thread; both sides in one batch
-            vectors = await self.embedder.embed([text for _, text in new])
-            await self.store.put_vectors([rowid for rowid, _ in new], vectors, self.model)
-            for (rowid, _), vector in zip(new, vectors, strict=True):
+            # the forward pass runs in a worker thread; both sides and their sentences in one
+            # batch
+            split = [(rowid, part) for rowid, text in new for part in sentences_of(text)]
+            vectors = await self.embedder.embed(
+                [text for _, text in new] + [part for _, part in split]
+            )
+            whole, parts = vectors[: len(new)], vectors[len(new) :]
+            await self.store.put_vectors([rowid for rowid, _ in new], whole, self.model)
+            for (rowid, _), vector in zip(new, whole, strict=True):
                 self.index.add(rowid, vector, label=turn.audience)
+            if split and self.sentences is not None:
+                owners = [rowid for rowid, _ in split]
+                ids = await self.store.put_sentence_vectors(owners, parts, self.model)
+                self.sentences.add(ids, owners, parts, label=turn.audience)
         return users
 
     async def pool(
@@ -164,10 +181,16 @@ class Episodes:
                 then = await self.store.said_within(hint.window, labels=labels)
                 closest = self.index.cosine_of(vector, then, labels=labels)
                 near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
+            if self.sentences is not None and len(self.sentences):
+                near += self.sentences.nearest_episodes(vector, pool, MIN_COSINE, labels=labels)
             extra = [rowid for rowid, _ in near if rowid not in rows]
             for row in await self.store.rows_by_id(extra, labels=labels):
                 rows[row.rowid] = row
             cosines = await self.store.cosines(self.model, vector, list(rows))
+            if self.sentences is not None and len(self.sentences):
+                closest_sentence = await self.store.sentence_cosines(self.model, vector, list(rows))
+                for rowid, cosine in closest_sentence.items():
+                    cosines[rowid] = max(cosines.get(rowid, 0.0), W_SENTENCE * cosine)
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
         return EpisodePool(list(rows.values()), hint.window, hint.asks_when)

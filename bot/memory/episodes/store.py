@@ -27,7 +27,7 @@ from bot.memory.base import MemoryItem, format_citation
 from bot.memory.reinforcement import audience_event, said_again_sql, twin_sql
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.term_counts import TermCounts
-from bot.memory.sqlite.vector_index import Matrix, StoredVectors
+from bot.memory.sqlite.vector_index import Matrix, StoredSentences, StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
 from bot.turn.audience import describe
 
@@ -345,3 +345,18 @@ class EpisodeStore:
 
     async def cosines(self, model: str, query: Matrix, rowids: Sequence[int]) -> dict[int, float]:
         return await self._conn.cosines(model, query, rowids, of="episodes")
+
+    async def sentence_vectors(
+        self, model: str, dim: int, *, after: int = 0, limit: int = -1
+    ) -> StoredSentences:
+        return await self._conn.sentence_vectors(model, dim, after=after, limit=limit)
+
+    async def put_sentence_vectors(
+        self, episodes: Sequence[int], vectors: Any, model: str
+    ) -> list[int]:
+        return await self._conn.put_sentence_vectors(episodes, vectors, model)
+
+    async def sentence_cosines(
+        self, model: str, query: Matrix, episodes: Sequence[int]
+    ) -> dict[int, float]:
+        return await self._conn.sentence_cosines(model, query, episodes)

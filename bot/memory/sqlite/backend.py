@@ -114,6 +114,7 @@ class SqliteFtsMemory(MemoryBackend):
         await self._store.close()
         self._index = None
         self.episodes.index = None
+        self.episodes.sentences = None
 
     @property
     def model_name(self) -> str:

@@ -30,6 +30,9 @@ Tables:
   the two as one hit; NULL for what no message said (a mirrored line, a forced add). Older
   facts find theirs: the user's episode said at the moment the fact was stated whose words
   hold the fact's.
+* ``sentence_vectors`` (v8; v3 of ``episodes.db``): one float32 embedding per sentence of a
+  message of two sentences or more, each naming its episode
+  (:mod:`bot.memory.episodes.sentences`). Episodes said before it have none.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -249,6 +252,17 @@ UPDATE items SET episode = (
 );
 """
 
+_SENTENCE_VECTORS = """
+CREATE TABLE IF NOT EXISTS sentence_vectors (
+    id INTEGER PRIMARY KEY,
+    episode_id INTEGER NOT NULL REFERENCES episodes (id),
+    model TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vec BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sentence_vectors_episode ON sentence_vectors (episode_id, model);
+"""
+
 MIGRATIONS: list[Migration] = [
     (1, _V1),
     (2, _V2),
@@ -257,10 +271,15 @@ MIGRATIONS: list[Migration] = [
     (5, _V5),
     (6, _V6),
     (7, _V7),
+    (8, _SENTENCE_VECTORS),
 ]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
-EPISODE_FILE_MIGRATIONS: list[Migration] = [(1, EPISODE_TABLES), (2, _EPISODE_AUDIENCE)]
+EPISODE_FILE_MIGRATIONS: list[Migration] = [
+    (1, EPISODE_TABLES),
+    (2, _EPISODE_AUDIENCE),
+    (3, _SENTENCE_VECTORS),
+]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
 facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""
 

@@ -32,6 +32,7 @@ __all__ = [
     "EXACT_ROWS",
     "SHORTLIST",
     "Matrix",
+    "StoredSentences",
     "StoredVectors",
     "VectorIndex",
     "VectorStore",
@@ -61,6 +62,16 @@ class StoredVectors(NamedTuple):
     """The stored vectors of one model, by row: an index is loaded from these."""
 
     rowids: list[int]
+    blobs: list[bytes]
+    active: list[bool]
+    labels: list[str]
+
+
+class StoredSentences(NamedTuple):
+    """The stored vectors of long episodes' sentences, by row, with the episode of each."""
+
+    rowids: list[int]
+    episodes: list[int]
     blobs: list[bytes]
     active: list[bool]
     labels: list[str]

@@ -1,6 +1,7 @@
 """The statements about stored embeddings, of facts (``vectors``) and of episodes
-(``episode_vectors``): read them all for the in-memory index, find the rows still without one,
-store new ones, and score the rows a search found by their exact vectors.
+(``episode_vectors``) and of the sentences of long episodes (``sentence_vectors``): read them
+all for the in-memory index, find the rows still without one, store new ones, and score the
+rows a search found by their exact vectors.
 
 :class:`VectorRows` adds them to :class:`~bot.memory.sqlite.connection.FtsConnection`, so both
 files that hold rows with vectors have them: ``memory.db``
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bot.memory.sqlite.connection import FtsConnection
-from bot.memory.sqlite.vector_index import Matrix, StoredVectors
+from bot.memory.sqlite.vector_index import Matrix, StoredSentences, StoredVectors
 
 __all__ = ["VectorRows"]
 
@@ -82,9 +83,16 @@ class VectorRows(FtsConnection):
         """The exact cosine of ``query`` (a normalised row) with the stored vector of ``model``
         of each of ``rowids`` that has one (the index only finds them: its rows are coarse)."""
         table, key = _VECTORS[of]
+        return dict(await self._scored(table, key, model, query, rowids))
+
+    async def _scored(
+        self, table: str, key: str, model: str, query: Matrix, keys: Sequence[int]
+    ) -> list[tuple[int, float]]:
+        """(key, exact cosine of ``query``) of every vector of ``model`` in ``table`` whose
+        ``key`` column is one of ``keys``."""
         q = np.asarray(query, dtype=np.float32).reshape(-1)
-        found: dict[int, float] = {}
-        wanted = list(dict.fromkeys(rowids))
+        scored: list[tuple[int, float]] = []
+        wanted = list(dict.fromkeys(keys))
         for start in range(0, len(wanted), _ASKED):
             asked = wanted[start : start + _ASKED]
             rows = await self._all(
@@ -94,6 +102,55 @@ class VectorRows(FtsConnection):
             )
             if rows:
                 matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4")
-                scores = matrix.reshape(len(rows), len(q)) @ q
-                found.update(zip((int(r[0]) for r in rows), scores.tolist(), strict=True))
-        return found
+                scores = (matrix.reshape(len(rows), len(q)) @ q).tolist()
+                scored.extend(zip((int(r[0]) for r in rows), scores, strict=True))
+        return scored
+
+    async def sentence_vectors(
+        self, model: str, dim: int, *, after: int = 0, limit: int = -1
+    ) -> StoredSentences:
+        """The stored sentence vectors of ``model``, in order from the first after ``after``,
+        at most ``limit`` of them (-1: all), each with its episode, its episode's status and
+        audience."""
+        rows = await self._all(
+            "SELECT s.id, s.episode_id, s.vec, e.status = 'active', e.audience"
+            " FROM sentence_vectors s JOIN episodes e ON e.id = s.episode_id"
+            " WHERE s.model = ? AND s.dim = ? AND s.id > ? ORDER BY s.id LIMIT ?",
+            (model, dim, after, limit),
+        )
+        return StoredSentences(
+            [int(r[0]) for r in rows],
+            [int(r[1]) for r in rows],
+            [r[2] for r in rows],
+            [bool(r[3]) for r in rows],
+            [str(r[4]) for r in rows],
+        )
+
+    async def put_sentence_vectors(
+        self, episodes: Sequence[int], vectors: Any, model: str
+    ) -> list[int]:
+        """Store one vector per sentence, each of the episode beside it; their new ids."""
+        ids: list[int] = []
+        async with self._tx() as db:
+            for episode, vector in zip(episodes, vectors, strict=True):
+                cursor = await db.execute(
+                    "INSERT INTO sentence_vectors (episode_id, model, dim, vec)"
+                    " VALUES (?, ?, ?, ?) RETURNING id",
+                    (episode, model, int(vector.shape[0]), vector.astype("<f4").tobytes()),
+                )
+                row = await cursor.fetchone()
+                await cursor.close()
+                ids.append(int(row[0]) if row else 0)
+        return ids
+
+    async def sentence_cosines(
+        self, model: str, query: Matrix, episodes: Sequence[int]
+    ) -> dict[int, float]:
+        """For each of ``episodes`` with sentence vectors of ``model``, the exact cosine of
+        ``query`` with its closest sentence."""
+        best: dict[int, float] = {}
+        for episode, score in await self._scored(
+            "sentence_vectors", "episode_id", model, query, episodes
+        ):
+            best[episode] = max(score, best.get(episode, score))
+        return best

@@ -1,0 +1,128 @@
+"""Each sentence of a long message has a vector of its own: a question close to one sentence
+finds the message even when the whole message's vector is far from it; rooms and forgetting
+hold, and the vectors outlive a restart."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from bot.memory.base import TurnRecord
+from bot.memory.episodes.sentences import MAX_SENTENCES, sentences_of
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.embeddings import Matrix
+from bot.turn.audience import DIRECT_ROOM, Audience
+from tests.test_memory_exact_scores import DIM, TableEmbedder
+
+__all__: list[str] = []
+
+NOW = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
+PUB = Audience("telegram:-100pub")
+
+QUESTION = "what is happening with our housing costs?"
+LONG = (
+    "Busy week here. The kids were ill and my mother visited for three days. "
+    "The rent goes up in March and we cannot afford it. Anyway, how are you?"
+)
+RENT = "The rent goes up in March and we cannot afford it."
+OTHER = "Our landlord wants a higher deposit for the flat"
+
+
+def _embedder() -> TableEmbedder:
+    """The question is axis 0; the rent sentence is close to it (0.9), the whole long message
+    far (0.3), and a one-sentence message in between (0.6); everything else is orthogonal."""
+    axes = np.linalg.qr(np.random.default_rng(7).normal(size=(DIM, DIM)))[0].T.astype(np.float32)
+    table = TableEmbedder()
+
+    def mix(cosine: float, axis: int) -> Matrix:
+        return (cosine * axes[0] + np.sqrt(1 - cosine**2) * axes[axis]).astype(np.float32)
+
+    table.vectors = {
+        QUESTION: axes[0],
+        RENT: mix(0.9, 1),
+        LONG: mix(0.3, 2),
+        OTHER: mix(0.6, 3),
+        "Busy week here.": axes[4],
+        "The kids were ill and my mother visited for three days.": axes[5],
+        "Anyway, how are you?": axes[6],
+        "Nice!": axes[7],
+    }
+    return table
+
+
+async def _said(memory: SqliteFtsMemory, text: str, heard_by: Audience = DIRECT_ROOM) -> None:
+    await memory.sync(TurnRecord(text, "Nice!", "telegram", NOW, "ana", "zoe", heard_by.label))
+
+
+async def _ranked(memory: SqliteFtsMemory, audience: Audience = DIRECT_ROOM) -> list[str]:
+    """The episodes recalled for the question, best first (facts left out)."""
+    query = memory.embedder
+    assert isinstance(query, TableEmbedder)
+
+    async def vector() -> Matrix:
+        return query.vectors[QUESTION]
+
+    pool = await memory.episodes.pool(
+        QUESTION, limit=5, now=NOW, labels=audience.labels, query_vector=vector()
+    )
+    hits = pool.ranked(best_bm25=pool.best_bm25, best_cosine=pool.best_cosine, now=NOW, limit=5)
+    return [hit.item.text for hit in hits]
+
+
+async def _long_id(memory: SqliteFtsMemory) -> str:
+    hits = await memory.prefetch("rent March afford", limit=5)
+    for hit in hits:  # the message itself, or a fact told in it (one hit with it)
+        if hit.item.kind == "episode" and hit.item.text == LONG:
+            return hit.item.id
+        if hit.item.context == LONG:
+            return hit.item.episode
+    raise AssertionError(f"the long message is not recalled by its words: {hits}")
+
+
+def test_only_a_message_of_two_sentences_or_more_gets_sentence_vectors() -> None:
+    assert sentences_of(LONG) == [
+        "Busy week here.",
+        "The kids were ill and my mother visited for three days.",
+        RENT,
+        "Anyway, how are you?",
+    ]
+    assert sentences_of(RENT) == []  # one sentence: its own vector says it all
+    assert sentences_of("Poor thing! The rent goes up in March.") == []  # one of three words
+    many = " ".join(f"This is sentence {n}." for n in range(40))
+    assert len(sentences_of(many)) == MAX_SENTENCES
+
+
+async def test_a_question_close_to_one_sentence_finds_its_long_message(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+        await _said(memory, OTHER)
+        # the long message's own vector (0.3) is further than the other message's (0.6); its
+        # rent sentence (0.9, counted at 0.8: 0.72) brings it first
+        assert (await _ranked(memory))[:2] == [LONG, OTHER]
+        rowid = int((await _long_id(memory)).removeprefix("e"))
+        question = _embedder().vectors[QUESTION]
+        closest = await memory.episodes.store.sentence_cosines(memory.model_name, question, [rowid])
+        assert abs(closest[rowid] - 0.9) < 1e-5  # exact, from the stored vector
+
+
+async def test_sentence_vectors_are_kept_and_loaded_again(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+        await _said(memory, OTHER)
+    async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
+        assert memory.episodes.sentences is not None and len(memory.episodes.sentences) == 4
+        assert (await _ranked(memory))[:2] == [LONG, OTHER]
+
+
+async def test_a_sentence_never_brings_back_a_forgotten_or_another_rooms_message(
+    tmp_path: Path,
+) -> None:
+    async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
+        await _said(memory, LONG)  # in a direct room
+        await _said(memory, OTHER, heard_by=PUB)
+        assert LONG not in await _ranked(memory, PUB)
+        assert (await _ranked(memory))[0] == LONG
+        assert await memory.forget(await _long_id(memory))
+        assert LONG not in await _ranked(memory)
