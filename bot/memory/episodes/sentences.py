@@ -48,7 +48,7 @@ W_SENTENCE = 0.8
 MIN_WORDS = 3
 #: at most this many sentences of one message get a vector: set B's longest message has six,
 #: and 3, 6 and 16 gave the same figures; this bounds what a long answer of the persona's
-#: costs (each vector is about 250 bytes resident)
+#: costs (each vector is about 360 bytes resident)
 MAX_SENTENCES = 8
 
 _ARRAY_IDS = 1 << 20
