@@ -78,6 +78,33 @@ async def test_a_recalled_memory_is_scored_by_its_exact_cosine(tmp_path: Path) -
         assert found == {int(hits[0].item.id): pytest.approx(0.61, abs=1e-5)}
 
 
+def _at(query: np.ndarray, cosine: float, seed: int) -> np.ndarray:
+    """A unit vector at exactly ``cosine`` from ``query``."""
+    other = _unit(np.random.default_rng(seed).normal(size=(1, DIM)))[0]
+    other = _unit((other - (other @ query) * query)[None, :])[0]
+    return (cosine * query + np.sqrt(1 - cosine**2) * other).astype(np.float32)
+
+
+async def test_facts_are_ranked_by_their_exact_cosines_not_the_index_s(tmp_path: Path) -> None:
+    """Two facts the index's 4-bit rows order the wrong way round (0.609 and 0.594 for an
+    exact 0.60 and 0.62): recall ranks them as the exact vectors do."""
+    embedder = TableEmbedder()
+    question = "which hobby takes up my weekends?"
+    query = _unit(np.random.default_rng(0).normal(size=(1, DIM)))[0]
+    nearer, further = "I restore old bicycles in the garage.", "Saturdays are for pottery class."
+    embedder.vectors = {question: query, further: _at(query, 0.60, 2), nearer: _at(query, 0.62, 45)}
+    coarse = VectorIndex(DIM)
+    coarse.add(1, embedder.vectors[further])
+    coarse.add(2, embedder.vectors[nearer])
+    read = coarse.cosine_of(query, [1, 2])
+    assert read[1] > read[2]  # the index alone would put the further one first
+    async with SqliteFtsMemory(tmp_path, embedder=embedder) as memory:
+        for text in (further, nearer):
+            await memory.add(text, source="t", force=True, category="preference")
+        hits = await memory.search(question, limit=2)
+        assert [hit.item.text for hit in hits] == [nearer, further]
+
+
 @pytest.mark.parametrize(
     ("cosine", "seed", "merged"),
     [(DUPLICATE_COSINE - 0.004, 5, False), (DUPLICATE_COSINE + 0.004, 1, True)],

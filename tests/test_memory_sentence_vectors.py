@@ -4,15 +4,18 @@ hold, and the vectors outlive a restart."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bot.memory.base import TurnRecord
-from bot.memory.episodes.sentences import MAX_SENTENCES, sentences_of
+from bot.memory.episodes.sentences import MAX_SENTENCES, SentenceIndex, sentences_of
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.embeddings import Matrix
+from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
 from bot.turn.audience import DIRECT_ROOM, Audience
 from tests.test_memory_exact_scores import DIM, TableEmbedder
 
@@ -126,3 +129,48 @@ async def test_a_sentence_never_brings_back_a_forgotten_or_another_rooms_message
         assert (await _ranked(memory))[0] == LONG
         assert await memory.forget(await _long_id(memory))
         assert LONG not in await _ranked(memory)
+
+
+async def test_sentences_follow_their_message_when_it_is_shared_or_forgotten(
+    tmp_path: Path,
+) -> None:
+    """Without a restart: shared into a room, the message is found there by its sentence;
+    forgotten, its sentences stop taking a search's places."""
+    async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+        await _said(memory, OTHER, heard_by=PUB)
+        sentences = memory.episodes.sentences
+        assert sentences is not None
+        question = _embedder().vectors[QUESTION]
+        long_id = await _long_id(memory)
+        rowid = int(long_id.removeprefix("e"))
+        assert rowid not in dict(sentences.nearest_episodes(question, 5, 0.2, labels=PUB.labels))
+        assert await memory.share(long_id, PUB.label)
+        assert dict(sentences.nearest_episodes(question, 5, 0.2, labels=PUB.labels))[rowid] > 0.85
+        assert (await _ranked(memory, PUB))[0] == LONG
+        assert await memory.forget(long_id, audience=PUB)
+        assert rowid not in dict(sentences.nearest_episodes(question, 5, 0.2))
+
+
+def test_a_sentence_row_far_past_the_others_keeps_its_message() -> None:
+    index = SentenceIndex(DIM)
+    vectors = np.eye(DIM, dtype=np.float32)[:3]
+    index.add([5_000_000], [7], vectors[:1])  # put in by hand, far past the rows there are
+    index.add([1, 2], [8, 9], vectors[1:])
+    assert index.nearest_episodes(vectors[0], 1, 0.5) == [(7, pytest.approx(1.0, abs=0.05))]
+    assert index.nearest_episodes(vectors[2], 1, 0.5)[0][0] == 9
+    index.set_active(7, False)
+    assert index.nearest_episodes(vectors[0], 3, 0.5) == []
+
+
+async def test_a_store_of_schema_7_opens_with_sentence_vectors_for_what_is_said_next(
+    tmp_path: Path,
+) -> None:
+    db = await open_database(tmp_path / "memory.db", migrations=MIGRATIONS[:7])
+    await db.close()
+    async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
+        assert (await memory.stats())["schema_version"] == SCHEMA_VERSION == 8
+        await _said(memory, LONG)
+        assert memory.episodes.sentences is not None and len(memory.episodes.sentences) == 4
+    with sqlite3.connect(tmp_path / "memory.db") as raw:
+        assert raw.execute("SELECT COUNT(*) FROM sentence_vectors").fetchone() == (4,)

@@ -164,3 +164,14 @@ def test_a_lookup_of_more_rows_than_one_scratch_block_scores_them_all() -> None:
     exact = matrix @ query
     assert len(found) == 3_000
     assert max(abs(found[rowid] - exact[rowid - 1]) for rowid in rowids) < 0.08
+
+
+@pytest.mark.parametrize("dim", [7, 385])
+def test_an_odd_dimension_scores_like_an_even_one(dim: int) -> None:
+    rng = np.random.default_rng(dim)
+    matrix = _unit(rng.normal(size=(300, dim)))
+    index = VectorIndex(dim)
+    index.load(np.arange(1, 301, dtype=np.int64), matrix, np.ones(300, dtype=bool))
+    query = matrix[41]
+    assert index.nearest(query, 1, 0.5)[0][0] == 42
+    assert np.abs(index.cosines(query) - matrix @ query).max() < 0.1

@@ -89,6 +89,20 @@ class Episodes:
             embedded=embedded,
         )
 
+    def set_active(self, rowid: int, active: bool) -> None:
+        """The episode was forgotten (or brought back): its vectors and its sentences' too."""
+        if self.index is not None:
+            self.index.set_active(rowid, active)
+        if self.sentences is not None:
+            self.sentences.set_active(rowid, active)
+
+    def set_label(self, rowid: int, label: str) -> None:
+        """The episode's audience changed: searches see it, and its sentences, by it now."""
+        if self.index is not None:
+            self.index.set_label(rowid, label)
+        if self.sentences is not None:
+            self.sentences.set_label(rowid, label)
+
     async def record(self, turn: TurnRecord) -> int | None:
         """Keep both sides of ``turn`` (repeats reinforce their episode instead); the rowid of
         the user's message's episode, which the facts told in it cite, or None if it is empty."""
@@ -109,8 +123,8 @@ class Episodes:
                 users = rowid
             if created:
                 new.append((rowid, message.text))
-            elif self.index is not None:
-                self.index.set_label(rowid, label)
+            else:
+                self.set_label(rowid, label)
         if new and self.embedder is not None and self.index is not None:
             # the forward pass runs in a worker thread; both sides and their sentences in one
             # batch

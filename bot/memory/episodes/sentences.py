@@ -19,8 +19,13 @@ too ("the place you suggested").
 
 What the index holds is only where to look: a search's episodes come from the store, which
 gives only the active episodes its audience may see, so a sentence of a forgotten or another
-room's episode never brings it back. Its rows carry the audience their episode had when said,
-so a search for a room does not spend its places on what that room cannot see.
+room's episode never brings it back. Its rows follow their episode's status and audience
+(:meth:`~bot.memory.episodes.engine.Episodes.set_active`, ``set_label``), so a search for a
+room does not spend its places on what that room cannot see.
+
+Sentence vectors are made when a message is recorded: episodes said before ``memory.db`` v8,
+or while another model was configured, keep their one vector (loading reads the configured
+model's alone).
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ class SentenceIndex:
         self.vectors = VectorIndex(dim)
         #: each sentence row's episode, by sentence rowid (rowids are dense: 8 bytes each);
         #: a rowid far past the rows there are (one put in by hand) in a dict
-        self._episode = np.zeros(256, dtype=np.int64)
+        self._episode = np.full(256, -1, dtype=np.int64)
         self._far: dict[int, int] = {}
 
     def __len__(self) -> int:
@@ -114,13 +119,28 @@ class SentenceIndex:
             self._far.update(zip(ids[~near].tolist(), owners[~near].tolist(), strict=True))
             ids, owners = ids[near], owners[near]
         if len(ids) and (wanted := int(ids.max()) + 1) > len(self._episode):
-            grown = np.zeros(max(wanted, 2 * len(self._episode)), dtype=np.int64)
+            grown = np.full(max(wanted, 2 * len(self._episode)), -1, dtype=np.int64)
             grown[: len(self._episode)] = self._episode
             self._episode = grown
         self._episode[ids] = owners
 
     def _episode_of(self, rowid: int) -> int:
-        return int(self._episode[rowid]) if rowid < len(self._episode) else self._far[rowid]
+        if rowid in self._far:
+            return self._far[rowid]
+        return int(self._episode[rowid])
+
+    def _rows_of(self, episode: int) -> list[int]:
+        """The sentence rows of ``episode`` (a scan: only forgetting and sharing ask)."""
+        rows = np.flatnonzero(self._episode == episode).tolist()
+        return rows + [rowid for rowid, owner in self._far.items() if owner == episode]
+
+    def set_active(self, episode: int, active: bool) -> None:
+        for rowid in self._rows_of(episode):
+            self.vectors.set_active(rowid, active)
+
+    def set_label(self, episode: int, label: str) -> None:
+        for rowid in self._rows_of(episode):
+            self.vectors.set_label(rowid, label)
 
     def nearest_episodes(
         self, query: Matrix, k: int, floor: float, *, labels: Collection[str] | None = None

@@ -286,8 +286,8 @@ class SqliteFtsMemory(MemoryBackend):
         episode = parse_episode_id(item_id)
         if episode is not None:
             found = await self.episodes.store.forget(episode, labels=audience.labels)
-            if found and self.episodes.index is not None:
-                self.episodes.index.set_active(episode, False)
+            if found:
+                self.episodes.set_active(episode, False)
             return found
         rowid = _parse_id(item_id)
         if rowid is None:
@@ -308,8 +308,8 @@ class SqliteFtsMemory(MemoryBackend):
         episode = parse_episode_id(item_id)
         if episode is not None:
             found = await self.episodes.store.share(episode, label, at=at)
-            if found and self.episodes.index is not None:
-                self.episodes.index.set_label(episode, label)
+            if found:
+                self.episodes.set_label(episode, label)
             return found
         rowid = _parse_id(item_id)
         if rowid is None:

@@ -9,7 +9,7 @@ comes from a histogram of the distances, not a sort. What a recall then ranks is
 exact vectors in the store (:meth:`~bot.memory.sqlite.vector_rows.VectorRows.cosines`): with
 the pool's cosines read from the index's own rows, set B's recall@5 fell from 0.640 to 0.623;
 with them exact it stayed 0.640, and set A's 0.921 (the rows in signed bytes, 388 bytes, gave
-the same figures; 100,000 memories took 19 MB more).
+the same figures; 100,000 memories took 16 MB more).
 Measured at 100,000 MiniLM vectors (``bench/recall.py``), the shortlist of :data:`SHORTLIST`
 rows holds the exact top 10 nearly always, in about 0.5 ms against 12 ms for the exact scan.
 Each row carries its item's audience label (:mod:`bot.turn.audience`) as a small code, so a search

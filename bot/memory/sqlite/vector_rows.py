@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from bot.daemon.errors import MemoryStoreError
 from bot.memory.sqlite.connection import FtsConnection
 from bot.memory.sqlite.vector_index import Matrix, StoredSentences, StoredVectors
 
@@ -140,7 +141,9 @@ class VectorRows(FtsConnection):
                 )
                 row = await cursor.fetchone()
                 await cursor.close()
-                ids.append(int(row[0]) if row else 0)
+                if row is None:
+                    raise MemoryStoreError(f"{self.path}: a sentence vector was not stored")
+                ids.append(int(row[0]))
         return ids
 
     async def sentence_cosines(
