@@ -116,6 +116,7 @@ async def test_sentence_vectors_are_kept_and_loaded_again(tmp_path: Path) -> Non
         await _said(memory, OTHER)
     async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
         assert memory.episodes.sentences is not None and len(memory.episodes.sentences) == 4
+        assert (await memory.stats())["sentence_vectors_loaded"] == 4
         assert (await _ranked(memory))[:2] == [LONG, OTHER]
 
 

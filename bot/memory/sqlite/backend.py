@@ -444,6 +444,8 @@ class SqliteFtsMemory(MemoryBackend):
         stats["embedder"] = self.model_name or None
         stats["vectors_loaded"] = len(self._index) if self._index is not None else 0
         stats["episodes"] = await self.episodes.store.counts()
+        sentences = self.episodes.sentences
+        stats["sentence_vectors_loaded"] = len(sentences) if sentences is not None else 0
         return stats
 
     async def export(self) -> list[dict[str, Any]]:
