@@ -5,6 +5,7 @@ hold, and the vectors outlive a restart."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,10 +13,11 @@ import numpy as np
 import pytest
 
 from bot.memory.base import TurnRecord
-from bot.memory.episodes.sentences import MAX_SENTENCES, SentenceIndex, sentences_of
+from bot.memory.episodes.sentence_vectors import MAX_SENTENCES, SentenceIndex, sentences_of
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.embeddings import Matrix
 from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
+from bot.memory.sqlite.vector_index import StoredVectors
 from bot.turn.audience import DIRECT_ROOM, Audience
 from tests.test_memory_exact_scores import DIM, TableEmbedder
 
@@ -145,23 +147,43 @@ async def test_sentences_follow_their_message_when_it_is_shared_or_forgotten(
         question = _embedder().vectors[QUESTION]
         long_id = await _long_id(memory)
         rowid = int(long_id.removeprefix("e"))
-        assert rowid not in dict(sentences.nearest_episodes(question, 5, 0.2, labels=PUB.labels))
+        near = await sentences.nearest_episodes(question, 5, 0.2, labels=PUB.labels)
+        assert rowid not in dict(near)
         assert await memory.share(long_id, PUB.label)
-        assert dict(sentences.nearest_episodes(question, 5, 0.2, labels=PUB.labels))[rowid] > 0.85
+        near = await sentences.nearest_episodes(question, 5, 0.2, labels=PUB.labels)
+        assert dict(near)[rowid] > 0.85
         assert (await _ranked(memory, PUB))[0] == LONG
         assert await memory.forget(long_id, audience=PUB)
-        assert rowid not in dict(sentences.nearest_episodes(question, 5, 0.2))
+        assert rowid not in dict(await sentences.nearest_episodes(question, 5, 0.2))
 
 
-def test_a_sentence_row_far_past_the_others_keeps_its_message() -> None:
-    index = SentenceIndex(DIM)
+class _Sentences:
+    """Sentence rows as a store holds them: each naming its episode."""
+
+    def __init__(self, episode_of: dict[int, int]) -> None:
+        self.episode_of = episode_of
+
+    async def sentence_vectors(
+        self, model: str, dim: int, *, after: int = 0, limit: int = -1
+    ) -> StoredVectors:
+        return StoredVectors([], [], [], [])
+
+    async def episodes_of_sentences(self, sentences: Sequence[int]) -> dict[int, int]:
+        return {rowid: self.episode_of[rowid] for rowid in sentences if rowid in self.episode_of}
+
+    async def sentences_of_episode(self, episode: int) -> list[int]:
+        return [rowid for rowid, owner in self.episode_of.items() if owner == episode]
+
+
+async def test_a_sentence_row_far_past_the_others_keeps_its_message() -> None:
+    index = await SentenceIndex.load(_Sentences({5_000_000: 7, 1: 8, 2: 9}), "m", DIM)
     vectors = np.eye(DIM, dtype=np.float32)[:3]
-    index.add([5_000_000], [7], vectors[:1])  # put in by hand, far past the rows there are
-    index.add([1, 2], [8, 9], vectors[1:])
-    assert index.nearest_episodes(vectors[0], 1, 0.5) == [(7, pytest.approx(1.0, abs=0.05))]
-    assert index.nearest_episodes(vectors[2], 1, 0.5)[0][0] == 9
-    index.set_active(7, False)
-    assert index.nearest_episodes(vectors[0], 3, 0.5) == []
+    index.add([5_000_000], vectors[:1])  # put in by hand, far past the rows there are
+    index.add([1, 2], vectors[1:])
+    assert await index.nearest_episodes(vectors[0], 1, 0.5) == [(7, pytest.approx(1.0, abs=0.05))]
+    assert (await index.nearest_episodes(vectors[2], 1, 0.5))[0][0] == 9
+    await index.set_active(7, False)
+    assert await index.nearest_episodes(vectors[0], 3, 0.5) == []
 
 
 async def test_a_store_of_schema_7_opens_with_sentence_vectors_for_what_is_said_next(

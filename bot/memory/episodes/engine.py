@@ -28,7 +28,7 @@ import structlog
 
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
-from bot.memory.episodes.sentences import W_SENTENCE, SentenceIndex, sentences_of
+from bot.memory.episodes.sentence_vectors import W_SENTENCE, SentenceIndex, sentences_of
 from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
 from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets
@@ -89,19 +89,19 @@ class Episodes:
             embedded=embedded,
         )
 
-    def set_active(self, rowid: int, active: bool) -> None:
+    async def set_active(self, rowid: int, active: bool) -> None:
         """The episode was forgotten (or brought back): its vectors and its sentences' too."""
         if self.index is not None:
             self.index.set_active(rowid, active)
-        if self.sentences is not None:
-            self.sentences.set_active(rowid, active)
+        if self.sentences:
+            await self.sentences.set_active(rowid, active)
 
-    def set_label(self, rowid: int, label: str) -> None:
+    async def set_label(self, rowid: int, label: str) -> None:
         """The episode's audience changed: searches see it, and its sentences, by it now."""
         if self.index is not None:
             self.index.set_label(rowid, label)
-        if self.sentences is not None:
-            self.sentences.set_label(rowid, label)
+        if self.sentences:
+            await self.sentences.set_label(rowid, label)
 
     async def record(self, turn: TurnRecord) -> int | None:
         """Keep both sides of ``turn`` (repeats reinforce their episode instead); the rowid of
@@ -124,7 +124,7 @@ class Episodes:
             if created:
                 new.append((rowid, message.text))
             else:
-                self.set_label(rowid, label)
+                await self.set_label(rowid, label)
         if new and self.embedder is not None and self.index is not None:
             # the forward pass runs in a worker thread; both sides and their sentences in one
             # batch
@@ -139,7 +139,7 @@ class Episodes:
             if split and self.sentences is not None:
                 owners = [rowid for rowid, _ in split]
                 ids = await self.store.put_sentence_vectors(owners, parts, self.model)
-                self.sentences.add(ids, owners, parts, label=turn.audience)
+                self.sentences.add(ids, parts, label=turn.audience)
         return users
 
     async def pool(
@@ -195,19 +195,27 @@ class Episodes:
                 then = await self.store.said_within(hint.window, labels=labels)
                 closest = self.index.cosine_of(vector, then, labels=labels)
                 near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
-            if self.sentences is not None and len(self.sentences):
-                near += self.sentences.nearest_episodes(vector, pool, MIN_COSINE, labels=labels)
+            if self.sentences:
+                near += await self.sentences.nearest_episodes(
+                    vector, pool, MIN_COSINE, labels=labels
+                )
             extra = [rowid for rowid, _ in near if rowid not in rows]
             for row in await self.store.rows_by_id(extra, labels=labels):
                 rows[row.rowid] = row
-            cosines = await self.store.cosines(self.model, vector, list(rows))
-            if self.sentences is not None and len(self.sentences):
-                closest_sentence = await self.store.sentence_cosines(self.model, vector, list(rows))
-                for rowid, cosine in closest_sentence.items():
-                    cosines[rowid] = max(cosines.get(rowid, 0.0), W_SENTENCE * cosine)
+            cosines = await self._cosines(vector, list(rows))
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
         return EpisodePool(list(rows.values()), hint.window, hint.asks_when)
+
+    async def _cosines(self, vector: Matrix, rowids: list[int]) -> dict[int, float]:
+        """Each episode's exact cosine: its own vector's, or :data:`W_SENTENCE` times its
+        closest sentence's, whichever is higher."""
+        cosines = await self.store.cosines(self.model, vector, rowids)
+        if self.sentences:
+            closest = await self.store.sentence_cosines(self.model, vector, rowids)
+            for rowid, cosine in closest.items():
+                cosines[rowid] = max(cosines.get(rowid, 0.0), W_SENTENCE * cosine)
+        return cosines
 
 
 @dataclass(slots=True)

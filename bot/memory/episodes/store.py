@@ -27,7 +27,7 @@ from bot.memory.base import MemoryItem, format_citation
 from bot.memory.reinforcement import audience_event, said_again_sql, twin_sql
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.term_counts import TermCounts
-from bot.memory.sqlite.vector_index import Matrix, StoredSentences, StoredVectors
+from bot.memory.sqlite.vector_index import Matrix, StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
 from bot.turn.audience import describe
 
@@ -348,8 +348,8 @@ class EpisodeStore:
 
     async def sentence_vectors(
         self, model: str, dim: int, *, after: int = 0, limit: int = -1
-    ) -> StoredSentences:
-        return await self._conn.sentence_vectors(model, dim, after=after, limit=limit)
+    ) -> StoredVectors:
+        return await self._conn.vectors(model, dim, of="sentences", after=after, limit=limit)
 
     async def put_sentence_vectors(
         self, episodes: Sequence[int], vectors: Any, model: str
@@ -359,4 +359,22 @@ class EpisodeStore:
     async def sentence_cosines(
         self, model: str, query: Matrix, episodes: Sequence[int]
     ) -> dict[int, float]:
-        return await self._conn.sentence_cosines(model, query, episodes)
+        """Each of ``episodes``' closest sentence's exact cosine with ``query``."""
+        return await self._conn.cosines(model, query, episodes, of="sentences")
+
+    async def episodes_of_sentences(self, sentences: Sequence[int]) -> dict[int, int]:
+        """The episode of each of the ``sentences`` rows."""
+        if not sentences:
+            return {}
+        marks = ",".join("?" * len(sentences))
+        rows = await self._conn._all(
+            f"SELECT id, episode_id FROM sentence_vectors WHERE id IN ({marks})", list(sentences)
+        )
+        return {int(row[0]): int(row[1]) for row in rows}
+
+    async def sentences_of_episode(self, episode: int) -> list[int]:
+        """The ``sentences`` rows of ``episode``, of every model."""
+        rows = await self._conn._all(
+            "SELECT id FROM sentence_vectors WHERE episode_id = ?", (episode,)
+        )
+        return [int(row[0]) for row in rows]

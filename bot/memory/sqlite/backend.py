@@ -287,7 +287,7 @@ class SqliteFtsMemory(MemoryBackend):
         if episode is not None:
             found = await self.episodes.store.forget(episode, labels=audience.labels)
             if found:
-                self.episodes.set_active(episode, False)
+                await self.episodes.set_active(episode, False)
             return found
         rowid = _parse_id(item_id)
         if rowid is None:
@@ -309,7 +309,7 @@ class SqliteFtsMemory(MemoryBackend):
         if episode is not None:
             found = await self.episodes.store.share(episode, label, at=at)
             if found:
-                self.episodes.set_label(episode, label)
+                await self.episodes.set_label(episode, label)
             return found
         rowid = _parse_id(item_id)
         if rowid is None:

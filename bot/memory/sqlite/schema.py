@@ -32,7 +32,7 @@ Tables:
   hold the fact's.
 * ``sentence_vectors`` (v8; v3 of ``episodes.db``): one float32 embedding per sentence of a
   message of two sentences or more, each naming its episode
-  (:mod:`bot.memory.episodes.sentences`). Episodes said before it have none.
+  (:mod:`bot.memory.episodes.sentence_vectors`). Episodes said before it have none.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:

@@ -18,7 +18,7 @@ for one audience masks out the rows it may not see before anything is ranked.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
@@ -32,11 +32,11 @@ __all__ = [
     "EXACT_ROWS",
     "SHORTLIST",
     "Matrix",
-    "StoredSentences",
     "StoredVectors",
     "VectorIndex",
     "VectorStore",
     "load_index",
+    "read_index",
 ]
 
 Matrix = npt.NDArray[np.float32]
@@ -67,16 +67,6 @@ class StoredVectors(NamedTuple):
     labels: list[str]
 
 
-class StoredSentences(NamedTuple):
-    """The stored vectors of long episodes' sentences, by row, with the episode of each."""
-
-    rowids: list[int]
-    episodes: list[int]
-    blobs: list[bytes]
-    active: list[bool]
-    labels: list[str]
-
-
 class _Embeds(Protocol):
     dim: int
 
@@ -94,25 +84,32 @@ class VectorStore(Protocol):
 
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None: ...
 
-    async def cosines(
-        self, model: str, query: Matrix, rowids: Sequence[int]
-    ) -> dict[int, float]: ...
 
-
-async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple[VectorIndex, int]:
-    """Every stored vector of ``model`` in one index; the active rows without one are embedded
-    (256 at a time) and stored. Returns the index and how many were embedded."""
-    index = VectorIndex(embedder.dim)
+async def read_index(dim: int, read: Callable[[int, int], Awaitable[StoredVectors]]) -> VectorIndex:
+    """An index of the stored vectors ``read(after, limit)`` gives, :data:`LOAD_ROWS` at a
+    time, in rowid order."""
+    index = VectorIndex(dim)
     after = 0
-    while (stored := await store.vectors(model, embedder.dim, after=after, limit=LOAD_ROWS)).rowids:
+    while (stored := await read(after, LOAD_ROWS)).rowids:
         index.extend(
             np.array(stored.rowids, dtype=np.int64),
-            np.frombuffer(b"".join(stored.blobs), dtype=np.float32).reshape(-1, embedder.dim),
+            np.frombuffer(b"".join(stored.blobs), dtype=np.float32).reshape(-1, dim),
             np.array(stored.active, dtype=bool),
             stored.labels,
         )
         after = stored.rowids[-1]
     give_back_freed_memory()  # the reads' blobs: heap the index no longer needs
+    return index
+
+
+async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple[VectorIndex, int]:
+    """Every stored vector of ``model`` in one index; the active rows without one are embedded
+    (256 at a time) and stored. Returns the index and how many were embedded."""
+
+    async def read(after: int, limit: int) -> StoredVectors:
+        return await store.vectors(model, embedder.dim, after=after, limit=limit)
+
+    index = await read_index(embedder.dim, read)
     missing = await store.without_vectors(model, embedder.dim)
     for start in range(0, len(missing), 256):
         batch = missing[start : start + 256]

@@ -7,7 +7,7 @@ Each sentence of a message of two or more (of :data:`MIN_WORDS` words or more) g
 vector beside the message's: :class:`SentenceIndex` finds the episodes whose sentences are
 near a query, and an episode's cosine is the higher of its own and :data:`W_SENTENCE` times
 its closest sentence's, exactly, from the stored vectors
-(:meth:`~bot.memory.sqlite.vector_rows.VectorRows.sentence_cosines`).
+(:meth:`~bot.memory.episodes.store.EpisodeStore.sentence_cosines`).
 
 Measured with ``bench/recall_quality.py`` (recall@5, write path with MiniLM and references;
 tuning / held-out in brackets): set A 0.921 before and after (its facts are told in short
@@ -33,16 +33,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
-import numpy as np
-import numpy.typing as npt
-
 from bot.memory.sentences import split_sentences
-from bot.memory.sqlite.vector_index import (
-    LOAD_ROWS,
-    Matrix,
-    StoredSentences,
-    VectorIndex,
-)
+from bot.memory.sqlite.vector_index import Matrix, StoredVectors, VectorIndex, read_index
 from bot.turn.audience import DIRECT
 
 __all__ = ["MAX_SENTENCES", "MIN_WORDS", "W_SENTENCE", "SentenceIndex", "sentences_of"]
@@ -53,10 +45,8 @@ W_SENTENCE = 0.8
 MIN_WORDS = 3
 #: at most this many sentences of one message get a vector: set B's longest message has six,
 #: and 3, 6 and 16 gave the same figures; this bounds what a long answer of the persona's
-#: costs (each vector is about 360 bytes resident)
+#: costs (each vector is about 330 bytes resident)
 MAX_SENTENCES = 8
-
-_ARRAY_IDS = 1 << 20
 
 
 def sentences_of(text: str) -> list[str]:
@@ -69,85 +59,52 @@ def sentences_of(text: str) -> list[str]:
 class _SentenceStore(Protocol):
     async def sentence_vectors(
         self, model: str, dim: int, *, after: int = 0, limit: int = -1
-    ) -> StoredSentences: ...
+    ) -> StoredVectors: ...
+
+    async def episodes_of_sentences(self, sentences: Sequence[int]) -> dict[int, int]: ...
+
+    async def sentences_of_episode(self, episode: int) -> list[int]: ...
 
 
 class SentenceIndex:
-    """The sentence vectors of one persona's episodes (a :class:`VectorIndex` by sentence
-    row), and each sentence's episode."""
+    """The sentence vectors of one persona's episodes, by sentence row; which episode a
+    sentence is of, the store says."""
 
-    def __init__(self, dim: int) -> None:
-        self.vectors = VectorIndex(dim)
-        #: each sentence row's episode, by sentence rowid (rowids are dense: 8 bytes each);
-        #: a rowid far past the rows there are (one put in by hand) in a dict
-        self._episode = np.full(256, -1, dtype=np.int64)
-        self._far: dict[int, int] = {}
+    def __init__(self, vectors: VectorIndex, store: _SentenceStore) -> None:
+        self.vectors = vectors
+        self._store = store
 
     def __len__(self) -> int:
         return len(self.vectors)
 
     @classmethod
     async def load(cls, store: _SentenceStore, model: str, dim: int) -> SentenceIndex:
-        index = cls(dim)
-        after = 0
-        while (
-            stored := await store.sentence_vectors(model, dim, after=after, limit=LOAD_ROWS)
-        ).rowids:
-            matrix = np.frombuffer(b"".join(stored.blobs), dtype=np.float32).reshape(-1, dim)
-            index.vectors.extend(
-                np.array(stored.rowids, dtype=np.int64),
-                matrix,
-                np.array(stored.active, dtype=bool),
-                stored.labels,
-            )
-            index._own(stored.rowids, stored.episodes)
-            after = stored.rowids[-1]
-        return index
+        async def read(after: int, limit: int) -> StoredVectors:
+            return await store.sentence_vectors(model, dim, after=after, limit=limit)
 
-    def add(
-        self, rowids: Sequence[int], episodes: Sequence[int], vectors: Matrix, label: str = DIRECT
-    ) -> None:
+        return cls(await read_index(dim, read), store)
+
+    def add(self, rowids: Sequence[int], vectors: Matrix, label: str = DIRECT) -> None:
         for rowid, vector in zip(rowids, vectors, strict=True):
             self.vectors.add(rowid, vector, label=label)
-        self._own(rowids, episodes)
 
-    def _own(self, rowids: Sequence[int], episodes: Sequence[int]) -> None:
-        ids: npt.NDArray[np.int64] = np.asarray(rowids, dtype=np.int64)
-        owners: npt.NDArray[np.int64] = np.asarray(episodes, dtype=np.int64)
-        near = ids < max(_ARRAY_IDS, 4 * len(self.vectors))
-        if not near.all():
-            self._far.update(zip(ids[~near].tolist(), owners[~near].tolist(), strict=True))
-            ids, owners = ids[near], owners[near]
-        if len(ids) and (wanted := int(ids.max()) + 1) > len(self._episode):
-            grown = np.full(max(wanted, 2 * len(self._episode)), -1, dtype=np.int64)
-            grown[: len(self._episode)] = self._episode
-            self._episode = grown
-        self._episode[ids] = owners
-
-    def _episode_of(self, rowid: int) -> int:
-        if rowid in self._far:
-            return self._far[rowid]
-        return int(self._episode[rowid])
-
-    def _rows_of(self, episode: int) -> list[int]:
-        """The sentence rows of ``episode`` (a scan: only forgetting and sharing ask)."""
-        rows = np.flatnonzero(self._episode == episode).tolist()
-        return rows + [rowid for rowid, owner in self._far.items() if owner == episode]
-
-    def set_active(self, episode: int, active: bool) -> None:
-        for rowid in self._rows_of(episode):
+    async def set_active(self, episode: int, active: bool) -> None:
+        for rowid in await self._store.sentences_of_episode(episode):
             self.vectors.set_active(rowid, active)
 
-    def set_label(self, episode: int, label: str) -> None:
-        for rowid in self._rows_of(episode):
+    async def set_label(self, episode: int, label: str) -> None:
+        for rowid in await self._store.sentences_of_episode(episode):
             self.vectors.set_label(rowid, label)
 
-    def nearest_episodes(
+    async def nearest_episodes(
         self, query: Matrix, k: int, floor: float, *, labels: Collection[str] | None = None
     ) -> list[tuple[int, float]]:
         """The ``k`` episodes whose sentences are nearest, at or above ``floor`` (each by its
         closest sentence), best first."""
+        near = self.vectors.nearest(query, 2 * k, floor, labels=labels)
+        episode_of = await self._store.episodes_of_sentences([rowid for rowid, _ in near])
         found: dict[int, float] = {}
-        for rowid, cosine in self.vectors.nearest(query, 2 * k, floor, labels=labels):
-            found.setdefault(self._episode_of(rowid), cosine)
+        for rowid, cosine in near:
+            if rowid in episode_of:
+                found.setdefault(episode_of[rowid], cosine)
         return list(found.items())[:k]
