@@ -20,6 +20,8 @@ in another.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -28,7 +30,12 @@ import structlog
 
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
-from bot.memory.episodes.sentence_vectors import W_SENTENCE, SentenceIndex, sentences_of
+from bot.memory.episodes.sentence_vectors import (
+    W_SENTENCE,
+    SentenceIndex,
+    fill_sentences,
+    sentences_of,
+)
 from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
 from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets
@@ -75,9 +82,12 @@ class Episodes:
         self.model = model
         self.index: VectorIndex | None = None
         self.sentences: SentenceIndex | None = None
+        #: the background fill of older messages' sentence vectors, while it runs
+        self.filling: asyncio.Task[int] | None = None
 
     async def load_vectors(self) -> None:
-        """Read the stored vectors into one matrix; embed the episodes that have none."""
+        """Read the stored vectors into one matrix; embed the episodes that have none; and
+        start giving older long messages their sentence vectors, in the background."""
         if self.embedder is None:
             return
         self.index, embedded = await load_index(self.embedder, self.store, self.model)
@@ -88,6 +98,32 @@ class Episodes:
             sentences=len(self.sentences),
             embedded=embedded,
         )
+        self.filling = asyncio.create_task(
+            self._fill(self.sentences, self.embedder), name="memory-sentence-fill"
+        )
+
+    async def _fill(self, sentences: SentenceIndex, embedder: Embedder) -> int:
+        """:func:`fill_sentences`; a failure is logged (the next open resumes where it
+        stopped), never raised into the daemon."""
+        try:
+            made = await fill_sentences(sentences, self.store, embedder, self.model)
+        except Exception as exc:  # a background task: nobody else would hear of it
+            log.warning("memory.sentence_fill_failed", error=str(exc))
+            return 0
+        if made:
+            log.info("memory.sentence_vectors_filled", sentences=made, total=len(sentences))
+        return made
+
+    async def close(self) -> None:
+        """Stop the fill (what it stored stays, and so does how far it came) and drop the
+        indexes; before the store closes."""
+        if self.filling is not None:
+            self.filling.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.filling
+            self.filling = None
+        self.index = None
+        self.sentences = None
 
     async def set_active(self, rowid: int, active: bool) -> None:
         """The episode was forgotten (or brought back): its vectors and its sentences' too."""

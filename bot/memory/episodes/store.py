@@ -352,9 +352,27 @@ class EpisodeStore:
         return await self._conn.vectors(model, dim, of="sentences", after=after, limit=limit)
 
     async def put_sentence_vectors(
-        self, episodes: Sequence[int], vectors: Any, model: str
+        self,
+        episodes: Sequence[int],
+        vectors: Any,
+        model: str,
+        *,
+        filled_through: int | None = None,
     ) -> list[int]:
-        return await self._conn.put_sentence_vectors(episodes, vectors, model)
+        return await self._conn.put_sentence_vectors(
+            episodes, vectors, model, filled_through=filled_through
+        )
+
+    async def sentences_filled_through(self, model: str) -> int:
+        return await self._conn.sentences_filled_through(model)
+
+    async def unsplit_episodes(
+        self, model: str, *, after: int, through: int, limit: int
+    ) -> list[tuple[int, str]]:
+        return await self._conn.unsplit_episodes(model, after=after, through=through, limit=limit)
+
+    async def last_episode(self) -> int:
+        return await self._conn.last_episode()
 
     async def sentence_cosines(
         self, model: str, query: Matrix, episodes: Sequence[int]

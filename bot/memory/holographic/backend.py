@@ -122,6 +122,7 @@ class HolographicMemory(MemoryBackend):
         log.info("memory.holographic.open", items=len(self._facts.items), symbols=self.symbols)
 
     async def close(self) -> None:
+        await self.episodes.close()
         await self._episode_file.close()
         await self._store.close()
 

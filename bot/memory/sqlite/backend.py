@@ -107,14 +107,14 @@ class SqliteFtsMemory(MemoryBackend):
                 await self._load_vectors(self.embedder)
                 await self.episodes.load_vectors()
             except BaseException:
+                await self.episodes.close()
                 await self._store.close()
                 raise
 
     async def close(self) -> None:
+        await self.episodes.close()
         await self._store.close()
         self._index = None
-        self.episodes.index = None
-        self.episodes.sentences = None
 
     @property
     def model_name(self) -> str:

@@ -5,6 +5,11 @@ file through :func:`~bot.memory.sqlite.schema.open_database` (which brings the s
 and gives its subclasses two ways to reach it: :meth:`FtsConnection._all` for a statement
 whose rows are wanted (word counts among them: :meth:`FtsConnection._vocabulary`), and
 :meth:`FtsConnection._tx` for one write transaction, rolled back whole on any error.
+The connection is one, and every coroutine of the persona (two rooms' turns, distillation, an
+admin's ``forget``) shares it: a transaction holds it alone until it ends, so another's
+``BEGIN`` never lands inside it ("cannot start a transaction within a transaction") and no
+statement of another joins it (and is rolled back with it). Inside a ``_tx`` block, statements
+go through the connection it gives, never through ``_all``, which would wait for it.
 Every :class:`sqlite3.Error` becomes a :class:`~bot.daemon.errors.MemoryStoreError` naming the file.
 A subclass that opens a file of another schema (:class:`~bot.memory.episodes.file.EpisodeFile`)
 names its ``migrations``.
@@ -12,6 +17,7 @@ names its ``migrations``.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -53,6 +59,8 @@ class FtsConnection:
         self.path = path
         self.busy_timeout = busy_timeout
         self._db: aiosqlite.Connection | None = None
+        #: held by a transaction from BEGIN to its end, and by one statement of ``_all``
+        self._turn = asyncio.Lock()
 
     async def open(self) -> None:
         if self._db is None:
@@ -86,10 +94,11 @@ class FtsConnection:
         )
 
     async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
-        try:
-            return list(await self.db.execute_fetchall(sql, params))
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        async with self._turn:
+            try:
+                return list(await self.db.execute_fetchall(sql, params))
+            except sqlite3.Error as exc:
+                raise self._error(exc) from exc
 
     async def _vocabulary(self, table: str, words: Sequence[str]) -> list[tuple[str, int]]:
         """``(word, documents holding it)`` from the fts5vocab ``table``, for the ``words``
@@ -106,21 +115,22 @@ class FtsConnection:
 
     @asynccontextmanager
     async def _tx_in(self, db: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
-        try:
-            await db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
-        try:
-            yield db
-            await db.execute("COMMIT")
-        except BaseException as exc:
+        async with self._turn:
             try:
-                await db.execute("ROLLBACK")
-            except sqlite3.Error:
-                log.warning("memory.rollback_failed", path=str(self.path))
-            if isinstance(exc, sqlite3.Error):
+                await db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
                 raise self._error(exc) from exc
-            raise
+            try:
+                yield db
+                await db.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    await db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    log.warning("memory.rollback_failed", path=str(self.path))
+                if isinstance(exc, sqlite3.Error):
+                    raise self._error(exc) from exc
+                raise
 
     @staticmethod
     async def _event(

@@ -32,7 +32,10 @@ Tables:
   hold the fact's.
 * ``sentence_vectors`` (v8; v3 of ``episodes.db``): one float32 embedding per sentence of a
   message of two sentences or more, each naming its episode
-  (:mod:`bot.memory.episodes.sentence_vectors`). Episodes said before it have none.
+  (:mod:`bot.memory.episodes.sentence_vectors`).
+* ``sentence_fill`` (v9; v4 of ``episodes.db``): for each model, the episode up to which every
+  message has been given its sentence vectors; the messages said before v8, or while another
+  model (or none) was configured, are given theirs in the background after the file opens.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -263,6 +266,13 @@ CREATE TABLE IF NOT EXISTS sentence_vectors (
 CREATE INDEX IF NOT EXISTS sentence_vectors_episode ON sentence_vectors (episode_id, model);
 """
 
+_SENTENCE_FILL = """
+CREATE TABLE IF NOT EXISTS sentence_fill (
+    model TEXT PRIMARY KEY,
+    through INTEGER NOT NULL
+);
+"""
+
 MIGRATIONS: list[Migration] = [
     (1, _V1),
     (2, _V2),
@@ -272,6 +282,7 @@ MIGRATIONS: list[Migration] = [
     (6, _V6),
     (7, _V7),
     (8, _SENTENCE_VECTORS),
+    (9, _SENTENCE_FILL),
 ]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
@@ -279,6 +290,7 @@ EPISODE_FILE_MIGRATIONS: list[Migration] = [
     (1, EPISODE_TABLES),
     (2, _EPISODE_AUDIENCE),
     (3, _SENTENCE_VECTORS),
+    (4, _SENTENCE_FILL),
 ]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
 facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""

@@ -91,12 +91,7 @@ async def read_index(dim: int, read: Callable[[int, int], Awaitable[StoredVector
     index = VectorIndex(dim)
     after = 0
     while (stored := await read(after, LOAD_ROWS)).rowids:
-        index.extend(
-            np.array(stored.rowids, dtype=np.int64),
-            np.frombuffer(b"".join(stored.blobs), dtype=np.float32).reshape(-1, dim),
-            np.array(stored.active, dtype=bool),
-            stored.labels,
-        )
+        index.extend_stored(stored)
         after = stored.rowids[-1]
     give_back_freed_memory()  # the reads' blobs: heap the index no longer needs
     return index
@@ -310,6 +305,15 @@ class VectorIndex:
         self._rowids[start:end] = rowids
         self._place(rowids, np.arange(start, end))
         self._size = end
+
+    def extend_stored(self, stored: StoredVectors) -> None:
+        """Append the rows of ``stored`` (in rowid order, none in the index yet)."""
+        self.extend(
+            np.array(stored.rowids, dtype=np.int64),
+            np.frombuffer(b"".join(stored.blobs), dtype=np.float32).reshape(-1, self.dim),
+            np.array(stored.active, dtype=bool),
+            stored.labels,
+        )
 
     def add(self, rowid: int, vector: Matrix, *, active: bool = True, label: str = DIRECT) -> None:
         row = self._row(rowid)

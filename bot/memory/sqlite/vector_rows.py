@@ -120,9 +120,16 @@ class VectorRows(FtsConnection):
         return best
 
     async def put_sentence_vectors(
-        self, episodes: Sequence[int], vectors: Any, model: str
+        self,
+        episodes: Sequence[int],
+        vectors: Any,
+        model: str,
+        *,
+        filled_through: int | None = None,
     ) -> list[int]:
-        """Store one vector per sentence, each of the episode beside it; their new ids."""
+        """Store one vector per sentence, each of the episode beside it; their new ids, in
+        order. ``filled_through``: every episode up to it has its sentence vectors of
+        ``model`` now (noted in the same transaction)."""
         ids: list[int] = []
         async with self._tx() as db:
             for episode, vector in zip(episodes, vectors, strict=True):
@@ -136,4 +143,32 @@ class VectorRows(FtsConnection):
                 if row is None:
                     raise MemoryStoreError(f"{self.path}: a sentence vector was not stored")
                 ids.append(int(row[0]))
+            if filled_through is not None:
+                await db.execute(
+                    "INSERT INTO sentence_fill (model, through) VALUES (?, ?) ON CONFLICT (model)"
+                    " DO UPDATE SET through = MAX(through, excluded.through)",
+                    (model, filled_through),
+                )
         return ids
+
+    async def sentences_filled_through(self, model: str) -> int:
+        """The episode up to which every one has its sentence vectors of ``model`` (0: none)."""
+        rows = await self._all("SELECT through FROM sentence_fill WHERE model = ?", (model,))
+        return int(rows[0][0]) if rows else 0
+
+    async def unsplit_episodes(
+        self, model: str, *, after: int, through: int, limit: int
+    ) -> list[tuple[int, str]]:
+        """(rowid, text) of the first ``limit`` active episodes after ``after`` and up to
+        ``through`` that have no sentence vector of ``model``, in rowid order."""
+        rows = await self._all(
+            "SELECT id, text FROM episodes e WHERE id > ? AND id <= ? AND status = 'active'"
+            " AND NOT EXISTS (SELECT 1 FROM sentence_vectors s WHERE s.episode_id = e.id"
+            " AND s.model = ?) ORDER BY id LIMIT ?",
+            (after, through, model, limit),
+        )
+        return [(int(r[0]), str(r[1])) for r in rows]
+
+    async def last_episode(self) -> int:
+        rows = await self._all("SELECT COALESCE(MAX(id), 0) FROM episodes")
+        return int(rows[0][0])

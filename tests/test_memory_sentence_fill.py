@@ -1,0 +1,196 @@
+"""Long messages said before sentence vectors, or while another model or none was configured,
+are given theirs in the background after the store opens: once, resumed after a restart,
+with their message's status and audience as they are when the fill stores them."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.memory.episodes.engine import analyse
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.embeddings import Matrix
+from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
+from tests.test_memory_exact_scores import DIM, TableEmbedder
+from tests.test_memory_sentence_vectors import (
+    LONG,
+    NOW,
+    OTHER,
+    PUB,
+    QUESTION,
+    _embedder,
+    _long_id,
+    _ranked,
+    _said,
+)
+
+__all__: list[str] = []
+
+LONG_2 = (
+    "What a day. The boiler broke again this morning. "
+    "The plumber comes on Friday, which means no hot water until then."
+)
+
+
+class _Counting(TableEmbedder):
+    """The test geometry, counting what it embeds; ``hold`` keeps the next call waiting
+    until it is released, ``broken`` makes every call fail."""
+
+    def __init__(self, name: str = "table-test") -> None:
+        super().__init__()
+        self.vectors = _embedder().vectors
+        self.name = name
+        self.embedded: list[str] = []
+        self.hold: asyncio.Event | None = None
+        #: set when a call is waiting on ``hold``
+        self.held = asyncio.Event()
+        self.broken = False
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        if self.broken:
+            raise RuntimeError("the model's session failed")
+        if self.hold is not None:
+            hold, self.hold = self.hold, None
+            self.held.set()
+            await hold.wait()
+        self.embedded += texts
+        return await super().embed(texts)
+
+
+def _sentence_rows(folder: Path, model: str = "table-test") -> int:
+    with sqlite3.connect(folder / "memory.db") as raw:
+        (count,) = raw.execute(
+            "SELECT COUNT(*) FROM sentence_vectors WHERE model = ?", (model,)
+        ).fetchone()
+    return int(count)
+
+
+async def _filled(memory: SqliteFtsMemory) -> int:
+    assert memory.episodes.filling is not None
+    return await memory.episodes.filling
+
+
+async def test_messages_said_without_a_model_get_their_sentences_once(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:  # BM25 alone
+        await _said(memory, LONG)
+        await _said(memory, OTHER)
+    assert _sentence_rows(tmp_path) == 0
+    embedder = _Counting()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        assert await _filled(memory) == 4
+        assert (await memory.stats())["sentence_vectors_loaded"] == 4
+        # found by its rent sentence, as if it had been said with the model loaded
+        assert (await _ranked(memory))[:2] == [LONG, OTHER]
+    assert _sentence_rows(tmp_path) == 4
+    embedder.embedded.clear()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        assert await _filled(memory) == 0
+        assert (await memory.stats())["sentence_vectors_loaded"] == 4
+    assert embedder.embedded == [] and _sentence_rows(tmp_path) == 4
+
+
+async def test_another_model_fills_what_it_missed_and_the_first_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    first, second = _Counting("model-a"), _Counting("model-b")
+    async with SqliteFtsMemory(tmp_path, embedder=first, now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+        assert await _filled(memory) == 0  # the store was empty when it opened
+    async with SqliteFtsMemory(tmp_path, embedder=second, now=lambda: NOW) as memory:
+        assert await _filled(memory) == 4
+        await _said(memory, LONG_2)  # said while model-b is configured: model-a misses it
+    assert (_sentence_rows(tmp_path, "model-a"), _sentence_rows(tmp_path, "model-b")) == (4, 7)
+    async with SqliteFtsMemory(tmp_path, embedder=first, now=lambda: NOW) as memory:
+        assert await _filled(memory) == 3
+    assert _sentence_rows(tmp_path, "model-a") == 7
+
+
+async def test_a_store_of_schema_8_fills_in_the_background(tmp_path: Path) -> None:
+    db = await open_database(tmp_path / "memory.db", migrations=MIGRATIONS[:8])
+    text, norm, terms = analyse(LONG)
+    at = NOW.timestamp()
+    await db.execute(
+        "INSERT INTO episodes (at, speaker, audience, platform, text, norm, terms, last_seen)"
+        " VALUES (?, 'user', 'direct', 'telegram', ?, ?, ?, ?)",
+        (at, text, norm, terms, at),
+    )
+    await db.commit()
+    await db.close()
+    async with SqliteFtsMemory(tmp_path, embedder=_Counting(), now=lambda: NOW) as memory:
+        assert (await memory.stats())["schema_version"] == SCHEMA_VERSION == 9
+        assert await _filled(memory) == 4
+        assert (await _ranked(memory))[0] == LONG
+
+
+def _unit(seed: int) -> Matrix:
+    vector = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+async def test_a_message_forgotten_or_shared_while_the_model_runs_is_filled_as_it_is_now(
+    tmp_path: Path,
+) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+        await _said(memory, LONG_2)
+        long_id = await _long_id(memory)
+    boiler_row = int(long_id.removeprefix("e")) + 2  # the persona's "Nice!" is between
+    embedder = _Counting()
+    plumber = "The plumber comes on Friday, which means no hot water until then."
+    for seed, part in enumerate(["What a day.", "The boiler broke again this morning.", plumber]):
+        embedder.vectors[part] = _unit(seed + 20)
+    gate = asyncio.Event()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        embedder.hold = gate  # the fill has not run yet: its first call to the model waits
+        sentences = memory.episodes.sentences
+        assert sentences is not None
+        await embedder.held.wait()  # the fill's first call waits on the gate
+        assert await memory.forget(long_id)
+        assert await memory.share(f"e{boiler_row}", PUB.label)
+        await _said(memory, OTHER)  # recorded meanwhile: its own vector, no sentences
+        gate.set()
+        assert await _filled(memory) == 7  # stored for both; the forgotten one's stay unseen
+        rent = embedder.vectors[QUESTION]
+        assert int(long_id.removeprefix("e")) not in dict(
+            await sentences.nearest_episodes(rent, 5, 0.0)
+        )
+        near = dict(
+            await sentences.nearest_episodes(embedder.vectors[plumber], 5, 0.5, labels=PUB.labels)
+        )
+        assert near.get(boiler_row, 0.0) > 0.9
+        assert LONG not in await _ranked(memory)
+
+
+async def test_a_fill_stopped_by_a_close_resumes_at_the_next_open(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+        await _said(memory, LONG_2)
+    embedder = _Counting()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        embedder.hold = asyncio.Event()  # never released: the close stops it
+        await embedder.held.wait()
+    assert _sentence_rows(tmp_path) == 0
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        assert await _filled(memory) == 7
+    assert _sentence_rows(tmp_path) == 7
+
+
+async def test_a_model_that_fails_during_the_fill_leaves_memory_working(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+    embedder = _Counting()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        embedder.broken = True
+        assert await _filled(memory) == 0
+        assert "memory.sentence_fill_failed" in capsys.readouterr().out
+        embedder.broken = False
+        assert await memory.prefetch("rent March afford", limit=3)  # still recalls
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        assert await _filled(memory) == 4
