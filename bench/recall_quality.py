@@ -1,7 +1,7 @@
 """Recall quality on long conversations: does memory find the turns that answer a question?
 
     python bench/recall_quality.py [--set a|b|c|both|all] [--part P] [--no-embeddings]
-        [--only NAME,...] [--gap N] [-v]
+        [--only NAME,...] [--gap N] [--switch] [-v]
 
 Reads set A, ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten
 people, 20 dated sessions each, 336 questions with their evidence turns), and set B,
@@ -14,7 +14,9 @@ the turns whose message holds it); the figures are the mean by part and question
 the share of the top 5 hits that are facts. Set C, ``tests/data/recall_followups_c.json``
 (``bench/recall_set_c.py``), asks follow-ups after a live exchange over the conversations of
 set B and of set A's Portuguese people: the live turns are synced into a copy of the person's
-store, as the daemon syncs every turn, then the follow-up is asked; ``--gap N`` puts N
+store, as the daemon syncs every turn, then the follow-up is asked; ``--switch`` puts the
+live exchange of another of the person's follow-ups (another subject) just before it, so the
+conversation changed subject within the messages a follow-up draws on; ``--gap N`` puts N
 exchanges of small talk between the live exchange and the follow-up. Configurations:
 
 * ``fts5 plain``: SQLite FTS5 (``unicode61 remove_diacritics 2``), every message a row, the
@@ -336,6 +338,27 @@ def with_small_talk(data: dict[str, Any], gap: int) -> dict[str, Any]:
     return data
 
 
+def with_earlier_subject(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with, before each follow-up's live exchange, the live exchange of the next of
+    the person's follow-ups about another story (five minutes earlier): the subject changed
+    just before the one asked about."""
+    for user in data["users"]:
+        followed = [q for q in user["questions"] if q.get("live") and q["kind"] != "none"]
+        for n, question in enumerate(followed):
+            others = [
+                q for q in followed[n + 1 :] + followed[:n] if q["story"] != question["story"]
+            ]
+            if not others:
+                continue
+            first = datetime.fromisoformat(question["live"][0]["at"])
+            earlier = [
+                {**turn, "at": (first - timedelta(minutes=5 - step)).isoformat()}
+                for step, turn in enumerate(others[0]["live"])
+            ]
+            question["live"] = earlier + question["live"]
+    return data
+
+
 def _row(label: str, scores: dict[str, dict[int, float]], kinds: tuple[str, ...]) -> str:
     cells = "".join(
         f"{scores[kind][5]:>8.3f}/{scores[kind][10]:.2f}" if kind in scores else " " * 14
@@ -375,6 +398,9 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--gap", type=int, default=0, help="exchanges of small talk before set C's follow-ups"
     )
+    parser.add_argument(
+        "--switch", action="store_true", help="another subject just before set C's live exchange"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses at 5")
     args = parser.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
@@ -394,6 +420,8 @@ async def main(argv: list[str] | None = None) -> None:
     chosen = {"both": ("a", "b"), "all": ("a", "b", "c")}.get(args.set, (args.set,))
     for which in chosen:
         data = with_small_talk(load(which, args.part), args.gap)
+        if args.switch:
+            data = with_earlier_subject(data)
         questions = [q for user in data["users"] for q in user["questions"]]
         splits = sorted({q["split"] for q in questions if "split" in q}, reverse=True)
         told = ", ".join(f"{s} {sum(q.get('split') == s for q in questions)}" for s in splits)
