@@ -30,12 +30,8 @@ import structlog
 
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
-from bot.memory.episodes.sentence_vectors import (
-    W_SENTENCE,
-    SentenceIndex,
-    fill_sentences,
-    sentences_of,
-)
+from bot.memory.episodes.sentence_fill import fill_sentences
+from bot.memory.episodes.sentence_vectors import W_SENTENCE, SentenceIndex, sentences_of
 from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
 from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets

@@ -23,37 +23,21 @@ room's episode never brings it back. Its rows follow their episode's status and 
 (:meth:`~bot.memory.episodes.engine.Episodes.set_active`, ``set_label``), so a search for a
 room does not spend its places on what that room cannot see.
 
-Sentence vectors are made when a message is recorded. The messages said before ``memory.db``
-v8, or while another model (or none) was configured, are given theirs after the file opens, in
-the background (:func:`fill_sentences`): embedding a year of a household's messages at open
-would hold back the first answer by a minute or more. Until then such a message is found by its
-own vector, as before. How far the fill has come is kept for each model (``sentence_fill``), so
-a restart resumes it and a model configured again later fills only what it missed.
+Sentence vectors are made when a message is recorded; the messages said before ``memory.db``
+v8, or while another model (or none) was configured, are given theirs in the background after
+the file opens (:mod:`bot.memory.episodes.sentence_fill`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
-import numpy as np
-
-from bot.daemon.errors import MemoryStoreError
 from bot.memory.sentences import split_sentences
-from bot.memory.sqlite.embeddings import Embedder
 from bot.memory.sqlite.vector_index import Matrix, StoredVectors, VectorIndex, read_index
 from bot.turn.audience import DIRECT
 
-__all__ = [
-    "FILL_EPISODES",
-    "FILL_SENTENCES",
-    "MAX_SENTENCES",
-    "MIN_WORDS",
-    "W_SENTENCE",
-    "SentenceIndex",
-    "fill_sentences",
-    "sentences_of",
-]
+__all__ = ["MAX_SENTENCES", "MIN_WORDS", "W_SENTENCE", "SentenceIndex", "sentences_of"]
 
 #: a sentence's cosine counts this much against its whole message's
 W_SENTENCE = 0.8
@@ -63,12 +47,6 @@ MIN_WORDS = 3
 #: and 3, 6 and 16 gave the same figures; this bounds what a long answer of the persona's
 #: costs (each vector is about 330 bytes resident)
 MAX_SENTENCES = 8
-#: the fill reads this many episodes at a time, and embeds about this many sentences at once:
-#: a turn's own query waits for the model behind at most one such batch (measured with
-#: ``bench/sentence_fill.py``: recall p50 8.2 ms and at most 90 ms while the fill ran, against
-#: 65 ms and 296 ms with 64 sentences a batch, which fills 10% faster)
-FILL_EPISODES = 256
-FILL_SENTENCES = 16
 
 
 def sentences_of(text: str) -> list[str]:
@@ -86,20 +64,6 @@ class _SentenceStore(Protocol):
     async def episodes_of_sentences(self, sentences: Sequence[int]) -> dict[int, int]: ...
 
     async def sentences_of_episode(self, episode: int) -> list[int]: ...
-
-
-class _FillStore(_SentenceStore, Protocol):
-    async def last_episode(self) -> int: ...
-
-    async def sentences_filled_through(self, model: str) -> int: ...
-
-    async def unsplit_episodes(
-        self, model: str, *, after: int, through: int, limit: int
-    ) -> list[tuple[int, str]]: ...
-
-    async def put_sentence_vectors(
-        self, episodes: Sequence[int], vectors: Any, model: str, *, filled_through: int | None
-    ) -> list[int]: ...
 
 
 class SentenceIndex:
@@ -144,55 +108,3 @@ class SentenceIndex:
             if rowid in episode_of:
                 found.setdefault(episode_of[rowid], cosine)
         return list(found.items())[:k]
-
-
-async def fill_sentences(
-    index: SentenceIndex, store: _FillStore, embedder: Embedder, model: str
-) -> int:
-    """Give every active episode said so far that has no sentence vector of ``model`` its
-    sentences' (most have none: one sentence, or short ones), a batch at a time, each stored
-    with how far the fill has come; how many sentence vectors were made. The messages said
-    meanwhile get theirs as they are recorded."""
-    through = await store.last_episode()
-    after = await store.sentences_filled_through(model)
-    made = 0
-    while after < through:
-        episodes = await store.unsplit_episodes(
-            model, after=after, through=through, limit=FILL_EPISODES
-        )
-        last = episodes[-1][0] if len(episodes) == FILL_EPISODES else through
-        waiting: list[tuple[int, str]] = []
-        for rowid, text in episodes:
-            waiting += [(rowid, part) for part in sentences_of(text)]
-            if len(waiting) >= FILL_SENTENCES:
-                made += await _put(index, store, embedder, model, waiting, rowid)
-                waiting = []
-        made += await _put(index, store, embedder, model, waiting, last)
-        after = last
-    return made
-
-
-async def _put(
-    index: SentenceIndex,
-    store: _FillStore,
-    embedder: Embedder,
-    model: str,
-    split: list[tuple[int, str]],
-    through: int,
-) -> int:
-    """Embed and store ``split`` (episode, sentence), noting every episode up to ``through``
-    done, and add them to ``index`` as the store has them now: with their episode's status and
-    audience after any forget or share that came while the model ran."""
-    if split:
-        vectors = await embedder.embed([part for _, part in split])
-    else:
-        vectors = np.empty((0, embedder.dim), dtype=np.float32)
-    owners = [rowid for rowid, _ in split]
-    ids = await store.put_sentence_vectors(owners, vectors, model, filled_through=through)
-    if ids:
-        # one transaction's rows have consecutive ids
-        stored = await store.sentence_vectors(model, embedder.dim, after=ids[0] - 1, limit=len(ids))
-        if stored.rowids != ids:
-            raise MemoryStoreError(f"sentence vectors {ids[0]}..{ids[-1]} did not read back")
-        index.vectors.extend_stored(stored)
-    return len(ids)

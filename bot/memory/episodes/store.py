@@ -364,15 +364,27 @@ class EpisodeStore:
         )
 
     async def sentences_filled_through(self, model: str) -> int:
-        return await self._conn.sentences_filled_through(model)
+        """The episode up to which every one has its sentence vectors of ``model`` (0: none)."""
+        rows = await self._conn._all("SELECT through FROM sentence_fill WHERE model = ?", (model,))
+        return int(rows[0][0]) if rows else 0
 
     async def unsplit_episodes(
         self, model: str, *, after: int, through: int, limit: int
     ) -> list[tuple[int, str]]:
-        return await self._conn.unsplit_episodes(model, after=after, through=through, limit=limit)
+        """(rowid, text) of the first ``limit`` active episodes after ``after`` and up to
+        ``through`` that have no sentence vector of ``model``, in rowid order."""
+        rows = await self._conn._all(
+            "SELECT id, text FROM episodes e WHERE id > ? AND id <= ? AND status = 'active'"
+            " AND NOT EXISTS (SELECT 1 FROM sentence_vectors s WHERE s.episode_id = e.id"
+            " AND s.model = ?) ORDER BY id LIMIT ?",
+            (after, through, model, limit),
+        )
+        return [(int(r[0]), str(r[1])) for r in rows]
 
     async def last_episode(self) -> int:
-        return await self._conn.last_episode()
+        """The newest episode's rowid (0: none yet)."""
+        rows = await self._conn._all("SELECT COALESCE(MAX(id), 0) FROM episodes")
+        return int(rows[0][0])
 
     async def sentence_cosines(
         self, model: str, query: Matrix, episodes: Sequence[int]
