@@ -67,6 +67,9 @@ def test_spans_cover_the_text_in_order() -> None:
         ("I ❤️ Porto", ["I ❤️ Porto"]),
         ("Adoro café ☕ De manhã e de tarde.", ["Adoro café ☕", "De manhã e de tarde."]),
         ("Step one done. 2. Buy milk", ["Step one done.", "2. Buy milk"]),
+        ("We landed in the U.S. It was hot.", ["We landed in the U.S.", "It was hot."]),
+        ("Books by J.K. Rowling. Lots.", ["Books by J.K. Rowling.", "Lots."]),
+        ("Back on Sun. 14 May. Tired.", ["Back on Sun. 14 May.", "Tired."]),
     ],
 )
 def test_edges(text: str, sentences: list[str]) -> None:

@@ -6,9 +6,10 @@ where people do not end them:
 
 * after a title or an abbreviation that is always followed by more ("Dr. Varganova",
   "Sra. Costa", "St. Louis", "Av. Paulista", "R. Augusta", "e.g. apples", "p. ex. manga");
-* after an initial ("J. R. R. Tolkien", "D. Maria");
+* after an initial ("J. R. R. Tolkien", "D. Maria"), and after capital initials ("J.R.R.",
+  "U.S.") before a capitalised word that seldom opens a sentence ("J.R.R. Tolkien");
 * after an abbreviation that may end a sentence ("etc.", "p.m.", "U.S.", "Ltda.") unless the
-  next word opens with a capital; after "No."/"pág." and the like before a number;
+  next word opens with a capital; after "No."/"ext."/"Jan."/"Fri." and the like before a number;
 * after a list's number at the start of a sentence ("2. Buy milk" stays one);
 * after an ellipsis, or a quoted "?"/"!" ("\\"Why?\\" she asked"), before a small letter.
 
@@ -17,9 +18,9 @@ café ☕ De manhã"), not in "I ❤️ Porto". Dots with no space after them (3
 URLs, e-mail addresses) never split. Spans are offsets into the text, so a caller can replace
 one sentence and keep the rest as written (:func:`bot.memory.policy.withhold_sentences`).
 
-Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (78 tuning, 52 held-out
-messages): these rules 78/78 and 52/52, about 5 µs a sentence; sentencex 66/78 and 40/52
-(PT 34/54, "Av.", "R.", "Srta.", "S." cut), pysbd 63/78 and 42/52 (no Portuguese), ~200 µs.
+Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (88 tuning, 70 held-out
+messages): these rules 88/88 and 70/70, about 5 µs a sentence; sentencex 75/88 and 50/70
+(PT 38/64, "Av.", "R.", "Srta.", "S." cut), pysbd 70/88 and 54/70 (no Portuguese), ~180 µs.
 """
 
 from __future__ import annotations
@@ -47,11 +48,34 @@ ABBREVIATIONS = frozenset(
 MAY_END = frozenset(
     """
     etc jr inc ltd ltda co corp cia approx aprox min max mín máx obs dept depto apto ap est ex
-    tel fig vol cap art séc sec ed no nr num núm nos
+    tel fig vol cap art séc sec ed no nr num núm nos ext apt ste bldg
+    jan feb apr jun jul aug sep sept oct nov dec fev abr ago dez
+    tue tues thu thur thurs fri seg qua qui sáb
     """.split()
 )
-#: lower case, without the final dot: before a number they never end a sentence ("No. 12")
-NUMBERED = frozenset("no nr n num núm nos tel vol cap art fig ch sec ed apto ap".split())
+#: lower case, without the final dot: before a number they never end a sentence ("No. 12",
+#: "Jan. 5", "Fri. 12 June"); months and days that are words too ("mar", "sat") only here
+NUMBERED = frozenset(
+    """
+    no nr n num núm nos tel vol cap art fig ch sec ed apto ap ext apt ste rm bldg
+    jan feb mar apr may jun jul aug sep sept oct nov dec fev abr mai ago set out dez
+    mon tue tues wed thu thur thurs fri sat sun seg ter qua qui sex sáb dom
+    """.split()
+)
+#: lower case: words that often open a sentence; after capital initials ("J.R.R. Tolkien",
+#: "U.S.") any other capitalised word is read as the rest of a name
+OPENERS = frozenset(
+    """
+    i i'm i've i'll i'd a an the we he she it it's they you my our his her their its your this
+    that these those there then but and so or next now also after before when what how why
+    where who which if in on at by for from to with last yesterday today tomorrow anyway well
+    oh yes no ok okay not let's please thanks thank hope maybe sorry hi hello just still
+    eu ele ela nós eles elas você vocês o os as um uma uns umas mas e ou então depois antes hoje
+    ontem amanhã isso isto aquilo esse essa este esta meu minha nosso nossa seu sua se quando
+    como porque porquê não sim já também agora foi é está estou vamos obrigado obrigada olá
+    oi ainda só talvez desculpa no na em
+    """.split()
+)
 
 _EMOJI = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u231a-\u23ff\ufe0f\u200d]"
 _CLOSERS = "\"'”’»)\\]"
@@ -64,6 +88,9 @@ _BOUNDARY = re.compile(
 )
 #: "a.m", "U.S", "d.C": letters with dots between them (the last dot is the mark)
 _DOTTED = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
+#: "J.R.R", "U.S": capital letters with dots between them
+_INITIALS = re.compile(r"(?:[^\W\d_a-zà-ÿ]\.)+[^\W\d_a-zà-ÿ]")
+_WORD = re.compile(r"[\w'’]+")
 #: the words looked at before an emoji, enough to count two
 _EMOJI_LOOKBEHIND = 80
 
@@ -74,6 +101,12 @@ def _next_opens(text: str, pos: int) -> str:
     while pos < len(text) and text[pos] in _OPENERS:
         pos += 1
     return text[pos] if pos < len(text) else ""
+
+
+def _next_word(text: str, pos: int) -> str:
+    """The next word at or after ``pos``, opening quotes skipped ("" if none)."""
+    found = _WORD.search(text, pos)
+    return found.group().replace("’", "'") if found else ""
 
 
 def _word_before(text: str, start: int, end: int) -> str:
@@ -95,6 +128,8 @@ def _period_ends(text: str, start: int, end: int, following: str) -> bool:
         return False  # an initial: "J. R. R. Tolkien"
     if key in NUMBERED and following.isdigit():
         return False
+    if _INITIALS.fullmatch(word) and following.isupper():
+        return _next_word(text, end + 1).lower() in OPENERS
     if key in MAY_END or _DOTTED.fullmatch(word):
         return following.isupper()
     if word.isdigit() and len(word) <= 2:  # "2. Buy milk", unless words came before
