@@ -112,6 +112,64 @@ async def test_a_question_close_to_one_sentence_finds_its_long_message(tmp_path:
         assert abs(closest[rowid] - 0.9) < 1e-5  # exact, from the stored vector
 
 
+async def test_a_long_message_is_found_by_its_sentences_not_by_a_row_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """Its own vector stays in the store and still scores it; the index of messages holds
+    only the messages without sentences, after a restart too."""
+    for _ in range(2):  # said, then opened again
+        async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
+            if memory.episodes.index is not None and not len(memory.episodes.index):
+                await _said(memory, LONG)
+                await _said(memory, OTHER)
+            index = memory.episodes.index
+            assert index is not None and len(index) == 2  # OTHER and the reply "Nice!"
+            long_row = int((await _long_id(memory)).removeprefix("e"))
+            assert not index.has(long_row)
+            assert (await _ranked(memory))[:2] == [LONG, OTHER]
+            question = _embedder().vectors[QUESTION]
+            own = await memory.episodes.store.cosines(memory.model_name, question, [long_row])
+            assert abs(own[long_row] - 0.3) < 1e-5
+
+
+async def test_a_long_message_of_the_time_a_question_names_is_weighed_by_its_sentences(
+    tmp_path: Path,
+) -> None:
+    """Forty long messages of May whose sentences are all nearer the question than the rent
+    sentence fill what the nearest sentences bring; the March message is found as one of the
+    messages said in the month the question names, by its closest sentence."""
+    table = _embedder()
+    rng = np.random.default_rng(11)
+    question = table.vectors[QUESTION]
+    may = datetime(2026, 5, 6, 9, 0, tzinfo=UTC)
+    async with SqliteFtsMemory(tmp_path, embedder=table, now=lambda: NOW) as memory:
+        march = datetime(2026, 3, 10, 18, 0, tzinfo=UTC)
+        await memory.sync(TurnRecord(LONG, "Nice!", "telegram", march, "ana", "zoe"))
+        for n in range(40):
+            first, second = f"Parcel {n} came on the bus.", f"It held {n} jars of honey."
+            for sentence in (first, second):
+                other = rng.normal(size=DIM)
+                other -= (other @ question) * question
+                other /= np.linalg.norm(other)
+                table.vectors[sentence] = (0.95 * question + np.sqrt(1 - 0.95**2) * other).astype(
+                    np.float32
+                )
+            text = f"{first} {second}"
+            await memory.sync(TurnRecord(text, "Nice!", "telegram", may, "ana", "zoe"))
+        asked = "what was going on with our housing costs in March?"
+        table.vectors[asked] = question
+
+        async def vector() -> Matrix:
+            return question
+
+        pool = await memory.episodes.pool(
+            asked, limit=5, now=NOW, labels=DIRECT_ROOM.labels, query_vector=vector()
+        )
+        assert LONG in [row.text for row in pool.rows]
+        hits = pool.ranked(best_bm25=pool.best_bm25, best_cosine=pool.best_cosine, now=NOW, limit=5)
+        assert hits[0].item.text == LONG
+
+
 async def test_sentence_vectors_are_kept_and_loaded_again(tmp_path: Path) -> None:
     async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
         await _said(memory, LONG)
@@ -173,6 +231,18 @@ class _Sentences:
 
     async def sentences_of_episode(self, episode: int) -> list[int]:
         return [rowid for rowid, owner in self.episode_of.items() if owner == episode]
+
+    async def sentences_of_episodes(self, episodes: Sequence[int], model: str) -> dict[int, int]:
+        return {rowid: owner for rowid, owner in self.episode_of.items() if owner in episodes}
+
+
+async def test_an_episode_is_as_close_as_its_closest_sentence() -> None:
+    index = await SentenceIndex.load(_Sentences({1: 7, 2: 7, 3: 8, 4: 9}), "m", DIM)
+    vectors = np.eye(DIM, dtype=np.float32)[:4]
+    index.add([1, 2, 3], vectors[:3], label=PUB.label)
+    index.add([4], vectors[3:])  # said in a direct room: hidden from the public room
+    close = await index.cosine_of_episodes(vectors[1], [7, 8, 9, 10], labels=PUB.labels)
+    assert close == {7: pytest.approx(1.0, abs=0.05), 8: pytest.approx(0.0, abs=0.05), 9: -1.0}
 
 
 async def test_a_sentence_row_far_past_the_others_keeps_its_message() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bot.memory.sqlite.heap import zeroed
 from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex, _closest, _hamming, _signs
 from bot.turn.audience import DIRECT, SHARED, room_label
 
@@ -175,3 +176,38 @@ def test_an_odd_dimension_scores_like_an_even_one(dim: int) -> None:
     query = matrix[41]
     assert index.nearest(query, 1, 0.5)[0][0] == 42
     assert np.abs(index.cosines(query) - matrix @ query).max() < 0.1
+
+
+def _shared_resident_mb() -> float:
+    for line in open("/proc/self/status", encoding="ascii"):
+        if line.startswith("RssShmem:"):
+            return int(line.split()[1]) / 1024
+    pytest.skip("no /proc/self/status here")
+
+
+def test_a_large_zeroed_array_takes_memory_only_where_it_is_written() -> None:
+    before = _shared_resident_mb()
+    rows = zeroed((65_536, 1024), np.uint8)  # 64 MB of room
+    assert rows.shape == (65_536, 1024) and rows.dtype == np.uint8 and not rows[::4096].any()
+    assert _shared_resident_mb() - before < 8
+    rows[:32_768] = 1
+    assert _shared_resident_mb() - before > 24
+    assert int(rows[32_767, 0]) == 1 and int(rows[32_768, 0]) == 0
+    assert zeroed(10, np.int64).tolist() == [0] * 10  # a small one is plain numpy
+
+
+def test_an_index_keeps_its_rows_as_it_grows_past_mapped_room() -> None:
+    rng = np.random.default_rng(2)
+    index = VectorIndex(384)
+    vectors = _unit(rng.normal(size=(6_000, 384)))
+    for start in range(0, 6_000, 1_500):  # each read of a load grows the room
+        stop = start + 1_500
+        rowids = np.arange(start + 1, stop + 1, dtype=np.int64)
+        index.extend(rowids, vectors[start:stop], np.ones(1_500, dtype=bool), [DIRECT] * 1_500)
+    for rowid in range(6_001, 6_101):  # one at a time, as new messages come
+        index.add(rowid, vectors[rowid % 6_000])
+    assert len(index) == 6_100
+    for row in (0, 1_499, 1_500, 4_321, 5_999):
+        found = index.nearest(vectors[row], 2, 0.99)
+        assert {rowid for rowid, _ in found} <= {row + 1, row + 6_001}
+        assert row + 1 in {rowid for rowid, _ in found}

@@ -8,8 +8,9 @@ where people do not end them:
   "Sra. Costa", "St. Louis", "Av. Paulista", "R. Augusta", "e.g. apples", "p. ex. manga");
 * after an initial ("J. R. R. Tolkien", "D. Maria"), and after capital initials ("J.R.R.",
   "U.S.") before a capitalised word that seldom opens a sentence ("J.R.R. Tolkien");
-* after an abbreviation that may end a sentence ("etc.", "p.m.", "U.S.", "Ltda.") unless the
-  next word opens with a capital; after "No."/"ext."/"Jan."/"Fri." and the like before a number;
+* after an abbreviation that may end a sentence ("etc.", "p.m.", "U.S.", "Ph.D.", "Ltda.")
+  unless the next word opens with a capital; after "No."/"ext."/"Jan."/"Fri." and the like
+  before a number;
 * after a list's number at the start of a sentence ("2. Buy milk" stays one);
 * after an ellipsis, or a quoted "?"/"!" ("\\"Why?\\" she asked"), before a small letter.
 
@@ -18,9 +19,9 @@ café ☕ De manhã"), not in "I ❤️ Porto". Dots with no space after them (3
 URLs, e-mail addresses) never split. Spans are offsets into the text, so a caller can replace
 one sentence and keep the rest as written (:func:`bot.memory.policy.withhold_sentences`).
 
-Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (88 tuning, 70 held-out
-messages): these rules 88/88 and 70/70, about 5 µs a sentence; sentencex 75/88 and 50/70
-(PT 38/64, "Av.", "R.", "Srta.", "S." cut), pysbd 70/88 and 54/70 (no Portuguese), ~180 µs.
+Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (90 tuning, 70 held-out
+messages): these rules 90/90 and 70/70, about 5 µs a sentence; sentencex 77/90 and 50/70
+(PT 38/64, "Av.", "R.", "Srta.", "S." cut), pysbd 71/90 and 54/70 (no Portuguese), ~190 µs.
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ _BOUNDARY = re.compile(
     r"|(?P<line>[ \t]*\n\s*)"
     r"|(?P<semi>;\s+)"
 )
-#: "a.m", "U.S", "d.C": letters with dots between them (the last dot is the mark)
-_DOTTED = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
+#: "a.m", "U.S", "d.C", "Ph.D", "M.Sc": short runs of letters with dots between them (the
+#: last dot is the mark)
+_DOTTED = re.compile(r"(?:[^\W\d_]{1,3}\.)+[^\W\d_]{1,3}")
 #: "J.R.R", "U.S": capital letters with dots between them
 _INITIALS = re.compile(r"(?:[^\W\d_a-zà-ÿ]\.)+[^\W\d_a-zà-ÿ]")
 _WORD = re.compile(r"[\w'’]+")

@@ -166,8 +166,14 @@ class Episodes:
             )
             whole, parts = vectors[: len(new)], vectors[len(new) :]
             await self.store.put_vectors([rowid for rowid, _ in new], whole, self.model)
+            # a long message is found by its sentences: its own vector (which still scores
+            # it, from the store) would only take room in the index
+            found_by_sentences = (
+                {rowid for rowid, _ in split} if self.sentences is not None else set()
+            )
             for (rowid, _), vector in zip(new, whole, strict=True):
-                self.index.add(rowid, vector, label=turn.audience)
+                if rowid not in found_by_sentences:
+                    self.index.add(rowid, vector, label=turn.audience)
             if split and self.sentences is not None:
                 owners = [rowid for rowid, _ in split]
                 ids = await self.store.put_sentence_vectors(owners, parts, self.model)
@@ -226,6 +232,13 @@ class Episodes:
                 # "where did I go in March": the words say little, the window and meaning a lot
                 then = await self.store.said_within(hint.window, labels=labels)
                 closest = self.index.cosine_of(vector, then, labels=labels)
+                if self.sentences:  # the long messages, found by their sentences
+                    unindexed = [rowid for rowid in then if rowid not in closest]
+                    by_sentence = await self.sentences.cosine_of_episodes(
+                        vector, unindexed, labels=labels
+                    )
+                    for rowid, cosine in by_sentence.items():
+                        closest[rowid] = W_SENTENCE * cosine
                 near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
             if self.sentences:
                 near += await self.sentences.nearest_episodes(

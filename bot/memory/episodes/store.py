@@ -36,6 +36,8 @@ __all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "Said", "episode_id",
 EPISODE_PREFIX = "e"
 """Episode ids read ``e42``, so they never collide with a fact's ``42``."""
 
+#: episodes asked for in one statement (far under SQLite's limit of bound values)
+_ASKED = 500
 _COLUMNS = "e.id, e.at, e.speaker, e.audience, e.platform, e.text, e.reinforced, e.last_seen"
 
 
@@ -335,7 +337,10 @@ class EpisodeStore:
     async def vectors(
         self, model: str, dim: int, *, after: int = 0, limit: int = -1
     ) -> StoredVectors:
-        return await self._conn.vectors(model, dim, of="episodes", after=after, limit=limit)
+        """What the episode index holds: the vectors of the episodes without sentence vectors
+        of ``model`` (a long message is found by its sentences; its own vector, in the store,
+        still scores it)."""
+        return await self._conn.vectors(model, dim, of="unsplit episodes", after=after, limit=limit)
 
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]:
         return await self._conn.without_vectors(model, dim, of="episodes")
@@ -401,6 +406,20 @@ class EpisodeStore:
             f"SELECT id, episode_id FROM sentence_vectors WHERE id IN ({marks})", list(sentences)
         )
         return {int(row[0]): int(row[1]) for row in rows}
+
+    async def sentences_of_episodes(self, episodes: Sequence[int], model: str) -> dict[int, int]:
+        """The ``sentences`` rows of ``model`` of each of ``episodes``: row -> its episode."""
+        found: dict[int, int] = {}
+        for start in range(0, len(episodes), _ASKED):
+            asked = list(episodes[start : start + _ASKED])
+            marks = ",".join("?" * len(asked))
+            rows = await self._conn._all(
+                "SELECT id, episode_id FROM sentence_vectors"
+                f" WHERE model = ? AND episode_id IN ({marks})",
+                [model, *asked],
+            )
+            found.update((int(row[0]), int(row[1])) for row in rows)
+        return found
 
     async def sentences_of_episode(self, episode: int) -> list[int]:
         """The ``sentences`` rows of ``episode``, of every model."""

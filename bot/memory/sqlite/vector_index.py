@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bot.memory.sqlite.byte_rows import Nibbles, as_nibbles, nibble_width, widen_nibbles
-from bot.memory.sqlite.heap import give_back_freed_memory
+from bot.memory.sqlite.heap import give_back_freed_memory, zeroed
 from bot.turn.audience import DIRECT
 
 __all__ = [
@@ -118,6 +118,13 @@ async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple
 _ARRAY_IDS = 1 << 20
 """Rowids below this, or below four times the index's rows, are found in an array; a larger
 one in a dict (an array as long as a rowid of 2**31 would take 8 GB)."""
+
+
+def _grown(rows: npt.NDArray[Any], shape: int | tuple[int, ...]) -> npt.NDArray[Any]:
+    """``rows`` at the start of a new zeroed array of ``shape``."""
+    grown = zeroed(shape, rows.dtype)
+    grown[: len(rows)] = rows
+    return grown
 
 
 def _refuse_negative(rowids: npt.NDArray[np.int64]) -> None:
@@ -230,17 +237,17 @@ class VectorIndex:
         _refuse_negative(rowids)
         size = len(rowids)
         capacity = max(256, 1 << (size - 1).bit_length()) if size else 256
-        self._rows = np.zeros((capacity, self._width), dtype=np.uint8)
-        self._scales = np.ones(capacity, dtype=np.float32)
+        self._rows = zeroed((capacity, self._width), np.uint8)
+        self._scales = zeroed(capacity, np.float32)
         self._rows[:size], self._scales[:size] = as_nibbles(matrix)
-        self._bits = np.zeros((_words(self.dim), capacity), dtype=np.uint64)
+        self._bits = zeroed((_words(self.dim), capacity), np.uint64)
         self._bits[:, :size] = _signs(matrix).T
-        self._active = np.zeros(capacity, dtype=bool)
+        self._active = zeroed(capacity, bool)
         self._active[:size] = active
-        self._labels = np.zeros(capacity, dtype=np.int32)
+        self._labels = zeroed(capacity, np.int32)
         if labels is not None:
             self._labels[:size] = [self._code(label) for label in labels]
-        self._rowids = np.zeros(capacity, dtype=np.int64)
+        self._rowids = zeroed(capacity, np.int64)
         self._rowids[:size] = rowids
         self._row_by_id = np.full(256, -1, dtype=np.int32)
         self._far = {}
@@ -269,22 +276,22 @@ class VectorIndex:
         return self._codes.setdefault(label, len(self._codes))
 
     def _reserve(self, rows: int) -> None:
-        """Room for ``rows`` rows, growing by doubling (the old rows copied once)."""
+        """Room for ``rows`` rows, growing by doubling (the old rows copied once; the room
+        beyond them takes memory only once rows are put in it)."""
         capacity = len(self._rows)
         if rows <= capacity:
             return
         while capacity < rows:
             capacity *= 2
-        grown = np.zeros((capacity, self._width), dtype=np.uint8)
-        grown[: self._size] = self._rows[: self._size]
-        self._rows = grown
-        self._scales = np.resize(self._scales, capacity)
-        bits = np.zeros((self._bits.shape[0], capacity), dtype=np.uint64)
-        bits[:, : self._size] = self._bits[:, : self._size]
+        size = self._size
+        self._rows = _grown(self._rows[:size], (capacity, self._width))
+        self._scales = _grown(self._scales[:size], capacity)
+        bits = zeroed((self._bits.shape[0], capacity), np.uint64)
+        bits[:, :size] = self._bits[:, :size]
         self._bits = bits
-        self._active = np.resize(self._active, capacity)
-        self._labels = np.resize(self._labels, capacity)
-        self._rowids = np.resize(self._rowids, capacity)
+        self._active = _grown(self._active[:size], capacity)
+        self._labels = _grown(self._labels[:size], capacity)
+        self._rowids = _grown(self._rowids[:size], capacity)
 
     def extend(
         self,
