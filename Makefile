@@ -47,6 +47,7 @@ bench: setup
 	$(PY) bench/turn_overhead.py
 	$(PY) bench/recall.py --quick
 	$(PY) bench/recall_resident.py -n 20000
+	$(PY) bench/recall_resident.py -n 20000 --messages
 	$(PY) bench/sentence_fill.py
 	$(PY) bench/recall_quality.py
 	$(PY) bench/policy_accuracy.py
