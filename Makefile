@@ -48,6 +48,7 @@ bench: setup
 	$(PY) bench/recall.py --quick
 	$(PY) bench/recall_resident.py -n 20000
 	$(PY) bench/recall_resident.py -n 20000 --messages
+	$(PY) bench/daemon_resident.py
 	$(PY) bench/sentence_fill.py
 	$(PY) bench/recall_quality.py
 	$(PY) bench/policy_accuracy.py
