@@ -132,6 +132,39 @@ async def test_a_long_message_is_found_by_its_sentences_not_by_a_row_of_its_own(
             assert abs(own[long_row] - 0.3) < 1e-5
 
 
+async def test_a_memory_of_long_messages_alone_is_still_searched_by_meaning(
+    tmp_path: Path,
+) -> None:
+    """Both sides long: nothing in the index of messages, and the rent message found by its
+    sentence all the same, before and after a restart."""
+    answer = "The kids were ill and my mother visited for three days. Anyway, how are you?"
+    for _ in range(2):
+        async with SqliteFtsMemory(tmp_path, embedder=_embedder(), now=lambda: NOW) as memory:
+            if memory.episodes.sentences is not None and not len(memory.episodes.sentences):
+                await memory.sync(TurnRecord(LONG, answer, "telegram", NOW, "ana", "zoe"))
+            assert memory.episodes.index is not None and not len(memory.episodes.index)
+            assert (await _ranked(memory))[:1] == [LONG]
+
+
+async def test_a_message_longer_than_its_sentence_vectors_keeps_its_own_row(
+    tmp_path: Path,
+) -> None:
+    """What it says past its first MAX_SENTENCES sentences is found by its own vector."""
+    many = " ".join(f"We walked to village number {n} today." for n in range(MAX_SENTENCES + 3))
+    table = _embedder()
+    for _ in range(2):
+        async with SqliteFtsMemory(tmp_path, embedder=table, now=lambda: NOW) as memory:
+            if memory.episodes.sentences is not None and not len(memory.episodes.sentences):
+                await _said(memory, many)
+                await _said(memory, LONG)
+            index, sentences = memory.episodes.index, memory.episodes.sentences
+            assert index is not None and sentences is not None
+            assert len(sentences) == MAX_SENTENCES + 4  # the first capped, LONG split in full
+            rows = await memory._store._all("SELECT id, text FROM episodes")
+            row_of = {text: int(rowid) for rowid, text in rows}
+            assert index.has(row_of[many]) and not index.has(row_of[LONG])
+
+
 async def test_a_long_message_of_the_time_a_question_names_is_weighed_by_its_sentences(
     tmp_path: Path,
 ) -> None:

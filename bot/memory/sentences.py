@@ -6,11 +6,13 @@ where people do not end them:
 
 * after a title or an abbreviation that is always followed by more ("Dr. Varganova",
   "Sra. Costa", "St. Louis", "Av. Paulista", "R. Augusta", "e.g. apples", "p. ex. manga");
-* after an initial ("J. R. R. Tolkien", "D. Maria"), and after capital initials ("J.R.R.",
-  "U.S.") before a capitalised word that seldom opens a sentence ("J.R.R. Tolkien");
-* after an abbreviation that may end a sentence ("etc.", "p.m.", "U.S.", "Ph.D.", "Ltda.")
-  unless the next word opens with a capital; after "No."/"ext."/"Jan."/"Fri." and the like
-  before a number;
+* after an initial ("J. R. R. Tolkien", "D. Maria"), and after capital initials ("J.R.R.")
+  before a capitalised word that seldom opens a sentence ("J.R.R. Tolkien"), unless they are
+  a place's, a body's or a degree's ("the U.S. Sarah loved it" ends);
+* after an abbreviation that may end a sentence ("etc.", "p.m.", "U.S.", "Ph.D.", "Jan.",
+  "Ltda.") unless the next word opens with a capital; after "No."/"ext."/"Jan."/"Fri." and
+  the like before a number ("Sat."/"Set." and the others that are words too only with a
+  capital);
 * after a list's number at the start of a sentence ("2. Buy milk" stays one);
 * after an ellipsis, or a quoted "?"/"!" ("\\"Why?\\" she asked"), before a small letter.
 
@@ -19,9 +21,9 @@ café ☕ De manhã"), not in "I ❤️ Porto". Dots with no space after them (3
 URLs, e-mail addresses) never split. Spans are offsets into the text, so a caller can replace
 one sentence and keep the rest as written (:func:`bot.memory.policy.withhold_sentences`).
 
-Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (90 tuning, 70 held-out
-messages): these rules 90/90 and 70/70, about 5 µs a sentence; sentencex 77/90 and 50/70
-(PT 38/64, "Av.", "R.", "Srta.", "S." cut), pysbd 71/90 and 54/70 (no Portuguese), ~190 µs.
+Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (102 tuning, 70 held-out
+messages): these rules 102/102 and 70/70, about 5 µs a sentence; sentencex 83/102 and 50/70
+(PT 39/67, "Av.", "R.", "Srta.", "S." cut), pysbd 75/102 and 54/70 (no Portuguese), ~200 µs.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from collections.abc import Iterator
 
 __all__ = [
     "ABBREVIATIONS",
+    "ACRONYMS",
+    "CAPITAL_NUMBERED",
     "MAY_END",
     "NUMBERED",
     "sentence_spans",
@@ -49,18 +53,28 @@ ABBREVIATIONS = frozenset(
 MAY_END = frozenset(
     """
     etc jr inc ltd ltda co corp cia approx aprox min max mín máx obs dept depto apto ap est ex
-    tel fig vol cap art séc sec ed no nr num núm nos ext apt ste bldg
-    jan feb apr jun jul aug sep sept oct nov dec fev abr ago dez
-    tue tues thu thur thurs fri seg qua qui sáb
+    tel fig vol cap art séc sec ed no nr num núm nos ext apt ste bldg ph.d m.sc b.sc
+    jan feb apr jun jul aug sep sept oct nov dec fev abr dez
     """.split()
 )
 #: lower case, without the final dot: before a number they never end a sentence ("No. 12",
-#: "Jan. 5", "Fri. 12 June"); months and days that are words too ("mar", "sat") only here
+#: "Jan. 5", "Fri. 12 June")
 NUMBERED = frozenset(
     """
     no nr n num núm nos tel vol cap art fig ch sec ed apto ap ext apt ste rm bldg
-    jan feb mar apr may jun jul aug sep sept oct nov dec fev abr mai ago set out dez
-    mon tue tues wed thu thur thurs fri sat sun seg ter qua qui sex sáb dom
+    jan feb apr jun jul aug sep sept oct nov dec fev abr mai dez
+    mon tue tues thu thur thurs fri seg ter qua qui sáb
+    """.split()
+)
+#: the same for months and days that are words too, only written with a capital ("on Sat. 3
+#: May"; "We sat in the sun. 2 hours later..." ends)
+CAPITAL_NUMBERED = frozenset("mar set out ago wed sat sun sex dom".split())
+#: lower case, without the final dot: letters with dots that are a place's, a body's or a
+#: degree's, not a person's initials ("the U.S. Sarah loved it" ends there)
+ACRONYMS = frozenset(
+    """
+    u.s u.s.a u.k l.a d.c n.y n.y.c u.n e.u t.v b.a m.a b.sc m.sc p.s a.m p.m
+    e.u.a r.u u.e s.p r.j
     """.split()
 )
 #: lower case: words that often open a sentence; after capital initials ("J.R.R. Tolkien",
@@ -87,9 +101,8 @@ _BOUNDARY = re.compile(
     r"|(?P<line>[ \t]*\n\s*)"
     r"|(?P<semi>;\s+)"
 )
-#: "a.m", "U.S", "d.C", "Ph.D", "M.Sc": short runs of letters with dots between them (the
-#: last dot is the mark)
-_DOTTED = re.compile(r"(?:[^\W\d_]{1,3}\.)+[^\W\d_]{1,3}")
+#: "a.m", "U.S", "d.C": letters with dots between them (the last dot is the mark)
+_DOTTED = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
 #: "J.R.R", "U.S": capital letters with dots between them
 _INITIALS = re.compile(r"(?:[^\W\d_a-zà-ÿ]\.)+[^\W\d_a-zà-ÿ]")
 _WORD = re.compile(r"[\w'’]+")
@@ -128,9 +141,11 @@ def _period_ends(text: str, start: int, end: int, following: str) -> bool:
         return False
     if len(word) == 1 and word.isupper():
         return False  # an initial: "J. R. R. Tolkien"
-    if key in NUMBERED and following.isdigit():
+    if following.isdigit() and (
+        key in NUMBERED or (key in CAPITAL_NUMBERED and word[:1].isupper())
+    ):
         return False
-    if _INITIALS.fullmatch(word) and following.isupper():
+    if _INITIALS.fullmatch(word) and key not in ACRONYMS and following.isupper():
         return _next_word(text, end + 1).lower() in OPENERS
     if key in MAY_END or _DOTTED.fullmatch(word):
         return following.isupper()

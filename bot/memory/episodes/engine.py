@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import Counter
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -31,7 +32,12 @@ import structlog
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.episodes.sentence_fill import fill_sentences
-from bot.memory.episodes.sentence_vectors import W_SENTENCE, SentenceIndex, sentences_of
+from bot.memory.episodes.sentence_vectors import (
+    MAX_SENTENCES,
+    W_SENTENCE,
+    SentenceIndex,
+    sentences_of,
+)
 from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
 from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets
@@ -167,16 +173,25 @@ class Episodes:
             whole, parts = vectors[: len(new)], vectors[len(new) :]
             await self.store.put_vectors([rowid for rowid, _ in new], whole, self.model)
             # a long message is found by its sentences: its own vector (which still scores
-            # it, from the store) would only take room in the index
-            found_by_sentences = (
-                {rowid for rowid, _ in split} if self.sentences is not None else set()
-            )
+            # it, from the store) would only take room in the index; one with more sentences
+            # than get vectors keeps its row, so what it says past them is found by meaning
+            counts = Counter(rowid for rowid, _ in split)
+            found_by_sentences = {rowid for rowid, count in counts.items() if count < MAX_SENTENCES}
+            if self.sentences is None:
+                found_by_sentences = set()
+            index = self.index
             for (rowid, _), vector in zip(new, whole, strict=True):
                 if rowid not in found_by_sentences:
-                    self.index.add(rowid, vector, label=turn.audience)
+                    index.add(rowid, vector, label=turn.audience)
             if split and self.sentences is not None:
                 owners = [rowid for rowid, _ in split]
-                ids = await self.store.put_sentence_vectors(owners, parts, self.model)
+                try:
+                    ids = await self.store.put_sentence_vectors(owners, parts, self.model)
+                except BaseException:  # not found by its sentences, then: by its own row
+                    for (rowid, _), vector in zip(new, whole, strict=True):
+                        if rowid in found_by_sentences:
+                            index.add(rowid, vector, label=turn.audience)
+                    raise
                 self.sentences.add(ids, parts, label=turn.audience)
         return users
 
@@ -226,7 +241,8 @@ class Episodes:
                 ):
                     rows.setdefault(row.rowid, row)
         vector = await query_vector if query_vector is not None else None
-        if vector is not None and self.index is not None and len(self.index):
+        # a store whose every message is long has only sentences to find them by
+        if vector is not None and self.index is not None and (len(self.index) or self.sentences):
             near = self.index.nearest(vector, pool, MIN_COSINE, labels=labels)
             if hint.window is not None:
                 # "where did I go in March": the words say little, the window and meaning a lot

@@ -24,8 +24,10 @@ room's episode never brings it back. Its rows follow their episode's status and 
 room does not spend its places on what that room cannot see.
 
 A message with sentence vectors has no row of its own in the index of messages: its
-sentences find it, and its own vector, in the store, still scores it (one given its sentences
-by the background fill keeps its row until the next start; 100,000 messages like
+sentences find it, and its own vector, in the store, still scores it (one of more sentences
+than :data:`MAX_SENTENCES` keeps its row, so what it says past them is found by meaning; one
+given its sentences by the background fill keeps its row until the next start; 100,000
+messages like
 set B's: 10 MB less resident; recall@5 set B 0.667 (0.673 / 0.662) against 0.665 (0.662 /
 0.669), sets A and C the same). A question that names a time weighs the long messages said
 then by their closest sentence (:meth:`SentenceIndex.cosine_of_episodes`).

@@ -24,6 +24,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
 from bot.memory.base import MemoryItem, format_citation
+from bot.memory.episodes.sentence_vectors import MAX_SENTENCES
 from bot.memory.reinforcement import audience_event, said_again_sql, twin_sql
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.term_counts import TermCounts
@@ -337,10 +338,12 @@ class EpisodeStore:
     async def vectors(
         self, model: str, dim: int, *, after: int = 0, limit: int = -1
     ) -> StoredVectors:
-        """What the episode index holds: the vectors of the episodes without sentence vectors
-        of ``model`` (a long message is found by its sentences; its own vector, in the store,
-        still scores it)."""
-        return await self._conn.vectors(model, dim, of="unsplit episodes", after=after, limit=limit)
+        """What the episode index holds: the vectors of the episodes that their sentences do
+        not find (none of ``model``, or as many as :data:`MAX_SENTENCES`, so perhaps not all
+        of them); a long message's own vector, in the store, still scores it."""
+        return await self._conn.vectors(
+            model, dim, of="episodes", after=after, limit=limit, sentences_below=MAX_SENTENCES
+        )
 
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]:
         return await self._conn.without_vectors(model, dim, of="episodes")

@@ -32,7 +32,7 @@ def zeroed(shape: int | tuple[int, ...], dtype: npt.DTypeLike) -> npt.NDArray[An
     nbytes = math.prod((shape,) if isinstance(shape, int) else shape) * kind.itemsize
     if nbytes < MAPPED_BYTES:
         return np.zeros(shape, dtype=kind)
-    pages = mmap.mmap(-1, nbytes)
+    pages = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE)  # anonymous, never shared
     return np.frombuffer(pages, dtype=kind).reshape(shape)
 
 

@@ -32,22 +32,11 @@ class _Kind(NamedTuple):
     #: the column naming what it is the vector of, and the table that holds those
     of: str
     owners: str
-    #: what else a vector read for the index must be (SQL after ``AND``; "": nothing)
-    indexed: str = ""
 
 
 _VECTORS = {
     "items": _Kind("vectors", "item_id", "item_id", "items"),
     "episodes": _Kind("episode_vectors", "episode_id", "episode_id", "episodes"),
-    # the episodes their own vector finds: a long message is found by its sentences' vectors
-    "unsplit episodes": _Kind(
-        "episode_vectors",
-        "episode_id",
-        "episode_id",
-        "episodes",
-        "NOT EXISTS (SELECT 1 FROM sentence_vectors s"
-        " WHERE s.episode_id = v.episode_id AND s.model = v.model)",
-    ),
     # a message's sentences: rows of their own, each naming its episode
     "sentences": _Kind("sentence_vectors", "id", "episode_id", "episodes"),
 }
@@ -59,14 +48,27 @@ class VectorRows(FtsConnection):
     """Reading and writing the vectors of ``items``, ``episodes`` or episodes' ``sentences``."""
 
     async def vectors(
-        self, model: str, dim: int, *, of: str = "items", after: int = 0, limit: int = -1
+        self,
+        model: str,
+        dim: int,
+        *,
+        of: str = "items",
+        after: int = 0,
+        limit: int = -1,
+        sentences_below: int = 0,
     ) -> StoredVectors:
-        """The stored vectors of ``model`` of one kind (``items``, ``episodes``, ``unsplit
-        episodes`` (those without sentence vectors of ``model``) or ``sentences``), in row
-        order from the first row after ``after``, at most ``limit`` of them (-1: all), each
-        with the status and audience of what it is the vector of."""
+        """The stored vectors of ``model`` of one kind (``items``, ``episodes`` or
+        ``sentences``), in row order from the first row after ``after``, at most ``limit`` of
+        them (-1: all), each with the status and audience of what it is the vector of. With
+        ``sentences_below``, not the episodes that have from one to ``sentences_below`` - 1
+        sentence vectors of ``model`` (those their sentences find)."""
         kind = _VECTORS[of]
-        only = f" AND {kind.indexed}" if kind.indexed else ""
+        only = (
+            " AND (SELECT COUNT(*) FROM sentence_vectors s WHERE s.episode_id = v.episode_id"
+            f" AND s.model = v.model) NOT BETWEEN 1 AND {int(sentences_below) - 1}"
+            if sentences_below and of == "episodes"
+            else ""
+        )
         rows = await self._all(
             f"SELECT v.{kind.row}, v.vec, o.status = 'active', o.audience FROM {kind.table} v"
             f" JOIN {kind.owners} o ON o.id = v.{kind.of}"
