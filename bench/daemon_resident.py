@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.recall_resident import build_messages  # noqa: E402
-from bench.startup import _command, _until_healthy  # noqa: E402
+from bench.startup import _command, _until_healthy, _write_config  # noqa: E402
 from bot.persona.store import PersonaStore  # noqa: E402
 from bot.persona.template import create_persona  # noqa: E402
 from tests.fakes.lifecycle import quiet_port  # noqa: E402
@@ -50,20 +50,6 @@ def _resident(pid: int) -> dict[str, float]:
         if key in ("VmRSS", "VmHWM"):
             found[key] = int(value.split()[0]) / 1024
     return found
-
-
-def _config(root: Path, port: int, telegram: str, model: str) -> Path:
-    config = root / "personad.toml"
-    config.write_text(
-        f'[daemon]\ndata_dir = "{root / "data"}"\nlog_format = "json"\n'
-        f"[http]\nport = {port}\n"
-        f'[llm.backends.local]\nkind = "openai_compat"\nmodel = "m"\nbase_url = "{model}"\n'
-        '[llm.roles.chat]\nbackend = "local"\n'
-        '[users.scott]\nidentities = ["telegram:42", "console:scott"]\n'
-        '[adapters.console]\nenabled = true\nuser = "scott"\n'
-        f'[adapters.telegram]\nenabled = true\nbase_url = "{telegram}"\npoll_timeout = 1\n'
-    )
-    return config
 
 
 async def _run(config: Path, port: int, env: dict[str, str], turns: int) -> None:
@@ -111,7 +97,9 @@ async def main(argv: list[str] | None = None) -> None:
         async with FakeTelegram() as telegram, FakeOpenAI() as model:
             env["TELEGRAM_BOT_TOKEN"] = telegram.token
             port = quiet_port()
-            config = _config(root, port, telegram.base_url, f"{model.base_url}/v1")
+            config = _write_config(
+                root, port, telegram.base_url, "local", model_url=f"{model.base_url}/v1"
+            )
             print(f"{args.messages:,} messages in memory")
             await _run(config, port, env, args.turns)
 

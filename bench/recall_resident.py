@@ -77,10 +77,7 @@ async def build(folder: Path, n: int) -> None:
         if embedder is not None:
             unique = np.asarray(await embedder.embed(texts[:300]))
             ids = [int(item.id) for item in await memory.list_items(limit=n + 1)]
-            rng = np.random.default_rng(3)
-            vectors = unique[rng.integers(0, 300, len(ids))]
-            vectors = vectors + rng.normal(0, 0.02, vectors.shape)
-            vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+            vectors = _near(unique, len(ids), np.random.default_rng(3))
             await memory._store.put_vectors(ids, vectors, getattr(embedder, "name", "model"))
     print(f"built {n:,} memories in {time.perf_counter() - started:.0f} s")
 
@@ -128,6 +125,7 @@ async def build_messages(folder: Path, n: int) -> None:
 
 
 def _near(unique: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` near copies of the rows of ``unique``, normalised."""
     vectors = unique[rng.integers(0, len(unique), count)]
     vectors = vectors + rng.normal(0, 0.02, vectors.shape)
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)

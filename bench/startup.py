@@ -40,13 +40,15 @@ def _command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "bot.daemon.cli"]
 
 
-def _write_config(root: Path, port: int, telegram_url: str, backend: str) -> Path:
+def _write_config(
+    root: Path, port: int, telegram_url: str, backend: str, model_url: str = "http://127.0.0.1:9/v1"
+) -> Path:
     config = root / "personad.toml"
     config.write_text(
         f'[daemon]\ndata_dir = "{root / "data"}"\nlog_format = "json"\n'
         f"[http]\nport = {port}\n"
         '[llm.backends.local]\nkind = "openai_compat"\nmodel = "m"\n'
-        'base_url = "http://127.0.0.1:9/v1"\n'
+        f'base_url = "{model_url}"\n'
         f'[llm.roles.chat]\nbackend = "{backend}"\n'
         '[users.scott]\nidentities = ["telegram:42", "console:scott"]\n'
         '[adapters.console]\nenabled = true\nuser = "scott"\n'

@@ -35,7 +35,9 @@ __all__ = [
     "ABBREVIATIONS",
     "ACRONYMS",
     "CAPITAL_NUMBERED",
+    "DAYS",
     "MAY_END",
+    "MONTHS",
     "NUMBERED",
     "sentence_spans",
     "split_sentences",
@@ -49,22 +51,28 @@ ABBREVIATIONS = frozenset(
     vs cf e.g i.e viz p pp pg pág
     """.split()
 )
+#: lower case, without the final dot: months (EN and PT) that are no other word
+MONTHS = frozenset("jan feb apr jun jul aug sep sept oct nov dec fev abr mai dez".split())
+#: and days of the week
+DAYS = frozenset("mon tue tues thu thur thurs fri seg ter qua qui sáb".split())
 #: lower case, without the final dot: they end a sentence only before a capital
-MAY_END = frozenset(
-    """
+MAY_END = (
+    frozenset(
+        """
     etc jr inc ltd ltda co corp cia approx aprox min max mín máx obs dept depto apto ap est ex
     tel fig vol cap art séc sec ed no nr num núm nos ext apt ste bldg ph.d m.sc b.sc
-    jan feb apr jun jul aug sep sept oct nov dec fev abr dez
     """.split()
+    )
+    | MONTHS
 )
 #: lower case, without the final dot: before a number they never end a sentence ("No. 12",
 #: "Jan. 5", "Fri. 12 June")
-NUMBERED = frozenset(
-    """
-    no nr n num núm nos tel vol cap art fig ch sec ed apto ap ext apt ste rm bldg
-    jan feb apr jun jul aug sep sept oct nov dec fev abr mai dez
-    mon tue tues thu thur thurs fri seg ter qua qui sáb
-    """.split()
+NUMBERED = (
+    frozenset(
+        "no nr n num núm nos tel vol cap art fig ch sec ed apto ap ext apt ste rm bldg".split()
+    )
+    | MONTHS
+    | DAYS
 )
 #: the same for months and days that are words too, only written with a capital ("on Sat. 3
 #: May"; "We sat in the sun. 2 hours later..." ends)

@@ -175,24 +175,18 @@ class Episodes:
             # a long message is found by its sentences: its own vector (which still scores
             # it, from the store) would only take room in the index; one with more sentences
             # than get vectors keeps its row, so what it says past them is found by meaning
-            counts = Counter(rowid for rowid, _ in split)
-            found_by_sentences = {rowid for rowid, count in counts.items() if count < MAX_SENTENCES}
-            if self.sentences is None:
-                found_by_sentences = set()
-            index = self.index
-            for (rowid, _), vector in zip(new, whole, strict=True):
-                if rowid not in found_by_sentences:
-                    index.add(rowid, vector, label=turn.audience)
-            if split and self.sentences is not None:
-                owners = [rowid for rowid, _ in split]
-                try:
+            found_by_sentences: set[int] = set()
+            try:
+                if split and self.sentences is not None:
+                    owners = [rowid for rowid, _ in split]
                     ids = await self.store.put_sentence_vectors(owners, parts, self.model)
-                except BaseException:  # not found by its sentences, then: by its own row
-                    for (rowid, _), vector in zip(new, whole, strict=True):
-                        if rowid in found_by_sentences:
-                            index.add(rowid, vector, label=turn.audience)
-                    raise
-                self.sentences.add(ids, parts, label=turn.audience)
+                    self.sentences.add(ids, parts, label=turn.audience)
+                    counts = Counter(owners)
+                    found_by_sentences = {r for r, n in counts.items() if n < MAX_SENTENCES}
+            finally:
+                for (rowid, _), vector in zip(new, whole, strict=True):
+                    if rowid not in found_by_sentences:
+                        self.index.add(rowid, vector, label=turn.audience)
         return users
 
     async def pool(
@@ -247,14 +241,7 @@ class Episodes:
             if hint.window is not None:
                 # "where did I go in March": the words say little, the window and meaning a lot
                 then = await self.store.said_within(hint.window, labels=labels)
-                closest = self.index.cosine_of(vector, then, labels=labels)
-                if self.sentences:  # the long messages, found by their sentences
-                    unindexed = [rowid for rowid in then if rowid not in closest]
-                    by_sentence = await self.sentences.cosine_of_episodes(
-                        vector, unindexed, labels=labels
-                    )
-                    for rowid, cosine in by_sentence.items():
-                        closest[rowid] = W_SENTENCE * cosine
+                closest = await self._closest_of(vector, then, labels)
                 near += sorted(closest.items(), key=lambda pair: pair[1], reverse=True)[:pool]
             if self.sentences:
                 near += await self.sentences.nearest_episodes(
@@ -267,6 +254,19 @@ class Episodes:
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
         return EpisodePool(list(rows.values()), hint.window, hint.asks_when)
+
+    async def _closest_of(
+        self, vector: Matrix, rowids: list[int], labels: Labels
+    ) -> dict[int, float]:
+        """The cosines of ``rowids`` as the indexes hold them (near enough to choose among
+        them): a long message's is :data:`W_SENTENCE` times its closest sentence's."""
+        assert self.index is not None
+        closest = self.index.cosine_of(vector, rowids, labels=labels)
+        if self.sentences:
+            unindexed = [rowid for rowid in rowids if rowid not in closest]
+            by_sentence = await self.sentences.cosine_of_episodes(vector, unindexed, labels=labels)
+            closest.update((rowid, W_SENTENCE * c) for rowid, c in by_sentence.items())
+        return closest
 
     async def _cosines(self, vector: Matrix, rowids: list[int]) -> dict[int, float]:
         """Each episode's exact cosine: its own vector's, or :data:`W_SENTENCE` times its

@@ -27,10 +27,9 @@ A message with sentence vectors has no row of its own in the index of messages: 
 sentences find it, and its own vector, in the store, still scores it (one of more sentences
 than :data:`MAX_SENTENCES` keeps its row, so what it says past them is found by meaning; one
 given its sentences by the background fill keeps its row until the next start; 100,000
-messages like
-set B's: 10 MB less resident; recall@5 set B 0.667 (0.673 / 0.662) against 0.665 (0.662 /
-0.669), sets A and C the same). A question that names a time weighs the long messages said
-then by their closest sentence (:meth:`SentenceIndex.cosine_of_episodes`).
+messages like set B's: 10 MB less resident; recall@5 set B 0.667 (0.673 / 0.662) against
+0.665 (0.662 / 0.669), sets A and C the same). A question that names a time weighs the long
+messages said then by their closest sentence (:meth:`SentenceIndex.cosine_of_episodes`).
 
 Sentence vectors are made when a message is recorded; the messages said before ``memory.db``
 v8, or while another model (or none) was configured, are given theirs in the background after

@@ -37,6 +37,12 @@ __all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "Said", "episode_id",
 EPISODE_PREFIX = "e"
 """Episode ids read ``e42``, so they never collide with a fact's ``42``."""
 
+#: an episode (its vector's row ``v``) that its sentences find: it has from one to
+#: MAX_SENTENCES - 1 of them (one with MAX_SENTENCES may say more than they hold)
+_FOUND_BY_SENTENCES = (
+    "(SELECT COUNT(*) FROM sentence_vectors s WHERE s.episode_id = v.episode_id"
+    f" AND s.model = v.model) BETWEEN 1 AND {MAX_SENTENCES - 1}"
+)
 #: episodes asked for in one statement (far under SQLite's limit of bound values)
 _ASKED = 500
 _COLUMNS = "e.id, e.at, e.speaker, e.audience, e.platform, e.text, e.reinforced, e.last_seen"
@@ -342,7 +348,7 @@ class EpisodeStore:
         not find (none of ``model``, or as many as :data:`MAX_SENTENCES`, so perhaps not all
         of them); a long message's own vector, in the store, still scores it."""
         return await self._conn.vectors(
-            model, dim, of="episodes", after=after, limit=limit, sentences_below=MAX_SENTENCES
+            model, dim, of="episodes", after=after, limit=limit, unless=_FOUND_BY_SENTENCES
         )
 
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]:

@@ -55,20 +55,14 @@ class VectorRows(FtsConnection):
         of: str = "items",
         after: int = 0,
         limit: int = -1,
-        sentences_below: int = 0,
+        unless: str = "",
     ) -> StoredVectors:
         """The stored vectors of ``model`` of one kind (``items``, ``episodes`` or
         ``sentences``), in row order from the first row after ``after``, at most ``limit`` of
-        them (-1: all), each with the status and audience of what it is the vector of. With
-        ``sentences_below``, not the episodes that have from one to ``sentences_below`` - 1
-        sentence vectors of ``model`` (those their sentences find)."""
+        them (-1: all), each with the status and audience of what it is the vector of; not
+        those ``unless`` (SQL over the vector's row ``v``) holds for."""
         kind = _VECTORS[of]
-        only = (
-            " AND (SELECT COUNT(*) FROM sentence_vectors s WHERE s.episode_id = v.episode_id"
-            f" AND s.model = v.model) NOT BETWEEN 1 AND {int(sentences_below) - 1}"
-            if sentences_below and of == "episodes"
-            else ""
-        )
+        only = f" AND NOT ({unless})" if unless else ""
         rows = await self._all(
             f"SELECT v.{kind.row}, v.vec, o.status = 'active', o.audience FROM {kind.table} v"
             f" JOIN {kind.owners} o ON o.id = v.{kind.of}"
