@@ -26,6 +26,7 @@ def test_a_small_graph_reads_back_as_the_onnx_package_writes_it() -> None:
         "shape": np.array([0, -1, 3], dtype=np.int64),
         "matrix": np.arange(6, dtype=np.float32).reshape(2, 3),
         "codes": np.array([[-128, 0, 127]], dtype=np.int8),
+        "unsigned": np.array([[0, 128, 255]], dtype=np.uint8),
     }
     ours = proto.model(
         proto.graph(
@@ -36,6 +37,7 @@ def test_a_small_graph_reads_back_as_the_onnx_package_writes_it() -> None:
                     "LayerNormalization", ["scaled", "scale"], "normed", axis=-1, epsilon=1e-12
                 ),
                 proto.node("Transpose", ["normed"], "turned", perm=[1, 0, 2]),
+                proto.node("MatMulNBits", ["x", "unsigned"], "own", domain="com.microsoft", K=3),
             ],
             [proto.tensor(name, array) for name, array in weights.items()]
             + [proto.external_tensor("big", (4096, 2), np.float32)],
@@ -43,6 +45,7 @@ def test_a_small_graph_reads_back_as_the_onnx_package_writes_it() -> None:
             outputs=[("turned", np.float32, ["batch", 3])],
         ),
         17,
+        {"com.microsoft": 1},
     )
     big = onnx.TensorProto(name="big", data_type=onnx.TensorProto.FLOAT, dims=[4096, 2])
     big.data_location = onnx.TensorProto.EXTERNAL
@@ -62,13 +65,21 @@ def test_a_small_graph_reads_back_as_the_onnx_package_writes_it() -> None:
                 helper.make_node(
                     "Transpose", ["normed"], ["turned"], name="turned", perm=[1, 0, 2]
                 ),
+                helper.make_node(
+                    "MatMulNBits",
+                    ["x", "unsigned"],
+                    ["own"],
+                    name="own",
+                    domain="com.microsoft",
+                    K=3,
+                ),
             ],
             "g",
             [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", 3])],
             [helper.make_tensor_value_info("turned", onnx.TensorProto.FLOAT, ["batch", 3])],
             [numpy_helper.from_array(array, name) for name, array in weights.items()] + [big],
         ),
-        opset_imports=[helper.make_opsetid("", 17)],
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
         ir_version=proto.IR_VERSION,
     )
     read = onnx.load_from_string(ours)

@@ -11,9 +11,10 @@ thread. Nothing is ever downloaded, and :func:`load_embedder` returns ``None`` w
 is missing, so recall falls back to BM25.
 
 Measured on one query (``bench/recall.py``), the forward pass took 6.2 ms as numpy's matrix
-products and takes about 3.5 under onnxruntime, with vectors within 0.003 of the reference's
-(``tests/data/minilm_reference.json``; the word rows are kept as signed bytes). Loaded, the model
-and its libraries take about 100 MB resident (``bench/recall_resident.py``).
+products, about 3 under onnxruntime in float32, and takes about 2.2 with the linear layers in
+signed bytes, at a cosine of 0.997 or more with the float32 vectors
+(``tests/data/minilm_reference.json``). Loaded, the model and its libraries take about 63 MB
+resident (89 in float32; ``bench/recall_resident.py``).
 """
 
 from __future__ import annotations

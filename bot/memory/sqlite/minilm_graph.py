@@ -9,13 +9,16 @@ is one normalised row per text.
 Nothing is exported or downloaded: the graph is written here, node by node, around the
 package's own weights (in protobuf's wire form, by :mod:`bot.memory.sqlite.onnx_proto`), and
 handed to onnxruntime in memory. The word rows are kept as signed bytes and a scale a row
-(12 MB instead of 47) and widened after they are gathered. The large weights are not copied
-into the serialised graph: it names them as external data, and :func:`encoder_model` returns
-them beside it for ``SessionOptions.add_external_initializers``, so the model exists once in
-the session's own memory (the session copies them in; the arrays can go once it is built).
-onnxruntime runs the same arithmetic as a plain numpy forward pass (the vectors agree within
-0.003, at a cosine of 0.9999, ``tests/data/minilm_reference.json``), about half again as fast
-on one thread.
+(12 MB instead of 47) and widened after they are gathered. The linear layers' matrices are
+kept as bytes too, with a scale for each 32 numbers of a column (11 MB instead of 42), and
+multiplied by onnxruntime's ``MatMulNBits`` in integers (onnxruntime 1.22 or later). The large
+weights are not copied into the serialised graph: it names them as external data, and
+:func:`encoder_model` returns them beside it for ``SessionOptions.add_external_initializers``,
+so the model exists once in the session's own memory (the session copies them in; the arrays
+can go once it is built). The vectors are those of a plain float32 forward pass at a cosine
+of 0.997 or more (``tests/data/minilm_reference.json``; 0.9995 on average over set B's
+texts), and recall@5 on each of the three conversation sets moved by 0.003 at most (one
+held-out part by 0.013; docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ _OPSET = 17  # LayerNormalization is an operator from opset 17 on
 #: weights with at least this many numbers are handed over beside the graph, not inside it
 _EXTERNAL = 4096
 _FLOAT = 1  # TensorProto.DataType.FLOAT, a Cast's target
+_ORT = "com.microsoft"  # onnxruntime's own operators, MatMulNBits among them
+#: a linear layer's numbers share a scale in blocks of this many down a column
+_BLOCK = 32
+_CODE_ZERO = 128  # MatMulNBits' codes are unsigned: a signed byte's code plus this
 
 
 class EncoderModel(NamedTuple):
@@ -66,11 +73,34 @@ class _Graph:
         self.nodes.append(proto.node(kind, inputs, name, **attributes))
         return name
 
+    def product(self, x: str, matrix: npt.NDArray[Any], name: str) -> str:
+        """``x @ matrix`` (in x out), the matrix kept as signed bytes with a scale for each
+        :data:`_BLOCK` numbers of a column: onnxruntime's ``MatMulNBits`` of 8 bits, whose
+        ``accuracy_level`` 4 multiplies in integers, ``x`` quantized in blocks as it goes."""
+        rows, columns = matrix.shape
+        codes, scales = as_bytes(np.ascontiguousarray(matrix.T).reshape(-1, _BLOCK))
+        stored = (codes.astype(np.int16) + _CODE_ZERO).astype(np.uint8)
+        return self.op(
+            "MatMulNBits",
+            [
+                x,
+                self.weight(
+                    f"{name}.codes", stored.reshape(columns, rows // _BLOCK, _BLOCK), np.uint8
+                ),
+                self.weight(f"{name}.scales", scales),
+            ],
+            name,
+            domain=_ORT,
+            K=rows,
+            N=columns,
+            bits=8,
+            block_size=_BLOCK,
+            accuracy_level=4,
+        )
+
     def dense(self, x: str, w: Mapping[str, npt.NDArray[Any]], prefix: str) -> str:
         """``x @ W + b`` of the linear layer ``prefix`` (weights stored out x in)."""
-        product = self.op(
-            "MatMul", [x, self.weight(f"{prefix}.w", w[f"{prefix}.weight"].T)], prefix
-        )
+        product = self.product(x, w[f"{prefix}.weight"].T, prefix)
         return self.op(
             "Add", [product, self.weight(f"{prefix}.b", w[f"{prefix}.bias"])], f"{prefix}+b"
         )
@@ -152,7 +182,7 @@ def encoder_model(
         qkv_b = np.concatenate(
             [w[f"{a}.query.bias"] * scale, w[f"{a}.key.bias"], w[f"{a}.value.bias"]]
         )
-        qkv = g.op("MatMul", [x, g.weight(f"{a}.qkv.w", qkv_w)], f"{a}.qkv")
+        qkv = g.product(x, qkv_w, f"{a}.qkv")
         qkv = g.op("Add", [qkv, g.weight(f"{a}.qkv.b", qkv_b)], f"{a}.qkv+b")
         # batch x T x (3 x heads x size) -> 3 x batch x heads x T x size
         parts = g.op(
@@ -222,4 +252,4 @@ def encoder_model(
         inputs=[("ids", np.int64, ["batch", "tokens"]), ("mask", np.int64, ["batch", "tokens"])],
         outputs=[("vectors", np.float32, ["batch", dim])],
     )
-    return EncoderModel(proto.model(body, _OPSET), g.external)
+    return EncoderModel(proto.model(body, _OPSET, {_ORT: 1}), g.external)

@@ -11,7 +11,7 @@ which every reader accepts); ``tests/test_memory_onnx_proto.py`` checks the byte
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ IR_VERSION = 8
 #: ``TensorProto.DataType`` by numpy type
 _ELEMENT = {
     np.dtype(np.float32): 1,
+    np.dtype(np.uint8): 2,
     np.dtype(np.int8): 3,
     np.dtype(np.int64): 7,
 }
@@ -109,14 +110,18 @@ def attribute(name: str, value: float | int | Sequence[int]) -> bytes:
     return _text(1, name) + _ints(8, value) + _int(20, _ATTRIBUTE_INTS)
 
 
-def node(op_type: str, inputs: Sequence[str], output: str, **attributes: Any) -> bytes:
-    """A ``NodeProto`` of one output, named after it."""
+def node(
+    op_type: str, inputs: Sequence[str], output: str, domain: str = "", **attributes: Any
+) -> bytes:
+    """A ``NodeProto`` of one output, named after it; an operator of the default set unless
+    ``domain`` names another (``"com.microsoft"``: onnxruntime's own)."""
     return (
         b"".join(_text(1, name) for name in inputs)
         + _text(2, output)
         + _text(3, output)
         + _text(4, op_type)
         + b"".join(_message(5, attribute(key, value)) for key, value in attributes.items())
+        + (_text(7, domain) if domain else b"")
     )
 
 
@@ -146,6 +151,14 @@ def graph(
     )
 
 
-def model(body: bytes, opset: int) -> bytes:
-    """A ``ModelProto`` around a graph, importing the default operator set ``opset``."""
-    return _int(1, IR_VERSION) + _message(7, body) + _message(8, _text(1, "") + _int(2, opset))
+def model(body: bytes, opset: int, domains: Mapping[str, int] | None = None) -> bytes:
+    """A ``ModelProto`` around a graph, importing the default operator set ``opset`` and
+    each of ``domains`` at its version."""
+    imports = {"": opset, **(domains or {})}
+    return (
+        _int(1, IR_VERSION)
+        + _message(7, body)
+        + b"".join(
+            _message(8, _text(1, name) + _int(2, version)) for name, version in imports.items()
+        )
+    )
