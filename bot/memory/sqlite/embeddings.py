@@ -23,11 +23,12 @@ import asyncio
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import numpy.typing as npt
 import structlog
 
 from bot.memory.sqlite.heap import give_back_freed_memory, trim_heap
@@ -38,6 +39,7 @@ __all__ = [
     "Embedder",
     "Matrix",
     "MiniLMEmbedder",
+    "TensorFile",
     "VectorIndex",
     "load_embedder",
 ]
@@ -62,6 +64,35 @@ class Embedder(Protocol):
     async def embed(self, texts: Sequence[str]) -> Matrix: ...
 
 
+class TensorFile(Mapping[str, npt.NDArray[Any]]):
+    """A safetensors file's tensors by name, each read as it is asked for: the file is mapped
+    only while one tensor is copied out, so building the encoder never holds all 90 MB of
+    float32 weights at once (the load's peak, ``bench/recall_resident.py``)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        with self._opened() as tensors:
+            self._names: list[str] = list(tensors.keys())
+
+    def _opened(self) -> Any:
+        from safetensors import safe_open
+
+        return safe_open(str(self._path), framework="numpy")
+
+    def __getitem__(self, name: str) -> npt.NDArray[Any]:
+        if name not in self._names:
+            raise KeyError(name)
+        with self._opened() as tensors:
+            array: npt.NDArray[Any] = tensors.get_tensor(name)
+        return array
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions) from a folder holding its safetensors and tokenizer."""
 
@@ -69,7 +100,6 @@ class MiniLMEmbedder:
 
     def __init__(self, model_dir: Path) -> None:
         import onnxruntime
-        from safetensors.numpy import load_file
 
         from bot.memory.sqlite.minilm_graph import encoder_model
         from bot.memory.sqlite.wordpiece import WordPiece
@@ -86,7 +116,7 @@ class MiniLMEmbedder:
         # no arena: a batch's scratch (tens of MB for 32 long texts) goes back to the heap,
         # and from there to the system (below), instead of staying reserved for the next one
         options.enable_cpu_mem_arena = False
-        model = encoder_model(load_file(str(model_dir / "model.safetensors")), config)
+        model = encoder_model(TensorFile(model_dir / "model.safetensors"), config)
         names = list(model.weights)
         options.add_external_initializers(
             names, [onnxruntime.OrtValue.ortvalue_from_numpy(model.weights[n]) for n in names]
