@@ -51,8 +51,9 @@ def as_bytes(rows: npt.ArrayLike) -> tuple[Codes, npt.NDArray[np.float32]]:
     # size again in scratch at once
     for start in range(0, len(matrix), _BLOCK_ROWS):
         block = slice(start, start + _BLOCK_ROWS)
-        scaled, scales[block] = _scaled(matrix[block], 127.0)
-        codes[block] = scaled
+        block_codes, block_scales = _scaled(matrix[block], 127.0)
+        codes[block] = block_codes
+        scales[block] = block_scales
     return codes, scales
 
 

@@ -23,12 +23,11 @@ import asyncio
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
-import numpy.typing as npt
 import structlog
 
 from bot.memory.sqlite.heap import give_back_freed_memory, trim_heap
@@ -39,7 +38,6 @@ __all__ = [
     "Embedder",
     "Matrix",
     "MiniLMEmbedder",
-    "TensorFile",
     "VectorIndex",
     "load_embedder",
 ]
@@ -64,35 +62,6 @@ class Embedder(Protocol):
     async def embed(self, texts: Sequence[str]) -> Matrix: ...
 
 
-class TensorFile(Mapping[str, npt.NDArray[Any]]):
-    """A safetensors file's tensors by name, each read as it is asked for: the file is mapped
-    only while one tensor is copied out, so building the encoder never holds all 90 MB of
-    float32 weights at once (the load's peak, ``bench/recall_resident.py``)."""
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        with self._opened() as tensors:
-            self._names: list[str] = list(tensors.keys())
-
-    def _opened(self) -> Any:
-        from safetensors import safe_open
-
-        return safe_open(str(self._path), framework="numpy")
-
-    def __getitem__(self, name: str) -> npt.NDArray[Any]:
-        if name not in self._names:
-            raise KeyError(name)
-        with self._opened() as tensors:
-            array: npt.NDArray[Any] = tensors.get_tensor(name)
-        return array
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions) from a folder holding its safetensors and tokenizer."""
 
@@ -102,6 +71,7 @@ class MiniLMEmbedder:
         import onnxruntime
 
         from bot.memory.sqlite.minilm_graph import encoder_model
+        from bot.memory.sqlite.tensor_file import TensorFile
         from bot.memory.sqlite.wordpiece import WordPiece
 
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))

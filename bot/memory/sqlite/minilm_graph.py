@@ -10,7 +10,7 @@ Nothing is exported or downloaded: the graph is written here, node by node, arou
 package's own weights (in protobuf's wire form, by :mod:`bot.memory.sqlite.onnx_proto`), and
 handed to onnxruntime in memory. The word rows are kept as signed bytes and a scale a row
 (12 MB instead of 47) and widened after they are gathered. The linear layers' matrices are
-kept as bytes too, with a scale for each 32 numbers of a column (11 MB instead of 42), and
+kept as bytes too, with a scale for each 32 weights of an output (11 MB instead of 42), and
 multiplied by onnxruntime's ``MatMulNBits`` in integers (onnxruntime 1.22 or later). The large
 weights are not copied into the serialised graph: it names them as external data, and
 :func:`encoder_model` returns them beside it for ``SessionOptions.add_external_initializers``,
@@ -40,7 +40,7 @@ _OPSET = 17  # LayerNormalization is an operator from opset 17 on
 _EXTERNAL = 4096
 _FLOAT = 1  # TensorProto.DataType.FLOAT, a Cast's target
 _ORT = "com.microsoft"  # onnxruntime's own operators, MatMulNBits among them
-#: a linear layer's numbers share a scale in blocks of this many down a column
+#: a linear layer's weights share a scale in blocks of this many of one output's
 _BLOCK = 32
 _CODE_ZERO = 128  # MatMulNBits' codes are unsigned: a signed byte's code plus this
 
@@ -74,11 +74,12 @@ class _Graph:
         return name
 
     def product(self, x: str, matrix: npt.NDArray[Any], name: str) -> str:
-        """``x @ matrix`` (in x out), the matrix kept as signed bytes with a scale for each
-        :data:`_BLOCK` numbers of a column: onnxruntime's ``MatMulNBits`` of 8 bits, whose
-        ``accuracy_level`` 4 multiplies in integers, ``x`` quantized in blocks as it goes."""
-        rows, columns = matrix.shape
-        codes, scales = as_bytes(np.ascontiguousarray(matrix.T).reshape(-1, _BLOCK))
+        """``x`` times the linear layer ``matrix`` (out x in, as BERT stores it), kept as
+        signed bytes with a scale for each :data:`_BLOCK` weights of an output:
+        onnxruntime's ``MatMulNBits`` of 8 bits, whose ``accuracy_level`` 4 multiplies in
+        integers, ``x`` quantized in blocks as it goes."""
+        columns, rows = matrix.shape
+        codes, scales = as_bytes(matrix.reshape(-1, _BLOCK))
         stored = (codes.astype(np.int16) + _CODE_ZERO).astype(np.uint8)
         return self.op(
             "MatMulNBits",
@@ -99,8 +100,8 @@ class _Graph:
         )
 
     def dense(self, x: str, w: Mapping[str, npt.NDArray[Any]], prefix: str) -> str:
-        """``x @ W + b`` of the linear layer ``prefix`` (weights stored out x in)."""
-        product = self.product(x, w[f"{prefix}.weight"].T, prefix)
+        """``x @ W.T + b`` of the linear layer ``prefix`` (weights stored out x in)."""
+        product = self.product(x, w[f"{prefix}.weight"], prefix)
         return self.op(
             "Add", [product, self.weight(f"{prefix}.b", w[f"{prefix}.bias"])], f"{prefix}+b"
         )
@@ -176,8 +177,7 @@ def encoder_model(
         p = f"encoder.layer.{layer}"
         a = f"{p}.attention.self"
         qkv_w = np.concatenate(
-            [w[f"{a}.query.weight"].T * scale, w[f"{a}.key.weight"].T, w[f"{a}.value.weight"].T],
-            axis=1,
+            [w[f"{a}.query.weight"] * scale, w[f"{a}.key.weight"], w[f"{a}.value.weight"]]
         )
         qkv_b = np.concatenate(
             [w[f"{a}.query.bias"] * scale, w[f"{a}.key.bias"], w[f"{a}.value.bias"]]
