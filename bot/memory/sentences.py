@@ -10,9 +10,12 @@ where people do not end them:
   before a capitalised word that seldom opens a sentence ("J.R.R. Tolkien"), unless they are
   a place's, a body's or a degree's ("the U.S. Sarah loved it" ends);
 * after an abbreviation that may end a sentence ("etc.", "p.m.", "U.S.", "Ph.D.", "Jan.",
-  "Ltda.") unless the next word opens with a capital; after "No."/"ext."/"Jan."/"Fri." and
-  the like before a number ("Sat."/"Set." and the others that are words too only with a
-  capital);
+  "Ltda.", "yrs.", "Univ.") unless the next word opens with a capital; after "No."/"ext."/
+  "Jan."/"Fri." and the like before a number ("Sat."/"Set." and the others that are words
+  too only with a capital), after a day before "to", "and", "a", "até" ("Mon. to Fri."),
+  and after "a.m."/"p.m." before a day or a month;
+* after "Jr." and a street's "St."/"Ave."/"Rd." unless the next word often opens a sentence
+  ("Martin L. King Jr. Day", "St. Louis"; "I live on Elm St. It's quiet" ends);
 * after a list's number at the start of a sentence ("2. Buy milk" stays one);
 * after an ellipsis, or a quoted "?"/"!" ("\\"Why?\\" she asked"), before a small letter.
 
@@ -21,9 +24,9 @@ café ☕ De manhã"), not in "I ❤️ Porto". Dots with no space after them (3
 URLs, e-mail addresses) never split. Spans are offsets into the text, so a caller can replace
 one sentence and keep the rest as written (:func:`bot.memory.policy.withhold_sentences`).
 
-Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (102 tuning, 70 held-out
-messages): these rules 102/102 and 70/70, about 5 µs a sentence; sentencex 83/102 and 50/70
-(PT 39/67, "Av.", "R.", "Srta.", "S." cut), pysbd 75/102 and 54/70 (no Portuguese), ~200 µs.
+Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (116 tuning, 70 held-out
+messages): these rules 116/116 and 70/70, about 5 µs a sentence; sentencex 89/116 and 50/70
+(PT 40/69, "Av.", "R.", "Srta.", "S." cut), pysbd 82/116 and 54/70 (no Portuguese), ~200 µs.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "MAY_END",
     "MONTHS",
     "NUMBERED",
+    "OPENER_ENDS",
     "sentence_spans",
     "split_sentences",
 ]
@@ -55,15 +59,32 @@ ABBREVIATIONS = frozenset(
 MONTHS = frozenset("jan feb apr jun jul aug sep sept oct nov dec fev abr mai dez".split())
 #: and days of the week
 DAYS = frozenset("mon tue tues thu thur thurs fri seg ter qua qui sáb".split())
-#: lower case, without the final dot: they end a sentence only before a capital
+#: lower case, without the final dot: they end a sentence only before a capital. Words
+#: that are words too ("no", "art", "sec", "max", "ter") are not here: people who write
+#: without capitals end sentences with them ("i said no. he left", "wait a sec. ok")
 MAY_END = (
     frozenset(
         """
-    etc jr inc ltd ltda co corp cia approx aprox min max mín máx obs dept depto apto ap est ex
-    tel fig vol cap art séc sec ed no nr num núm nos ext apt ste bldg ph.d m.sc b.sc
+    etc jr inc ltd ltda co corp cia approx aprox mín máx obs dept depto apto ap tel vol séc nr
+    num núm ext apt ste bldg ph.d m.sc b.sc univ govt assn yr yrs hr hrs mins secs wk wks lb
+    lbs oz pkg qty
     """.split()
     )
     | MONTHS
+)
+#: after a day of the week, words that go on with a range, a list or a time ("Mon. to Fri.",
+#: "seg. a sex."); before any other small letter a day ends its sentence ("see you on fri.
+#: i'll...")
+_DAY_RANGE = frozenset("to till until through thru and or from at a e ou até das às".split())
+#: lower case, without the final dot: they end a sentence only before a word that often
+#: opens one ("Martin L. King Jr. Day" goes on, "Sammy Davis Jr. He sang" ends; "St. Louis"
+#: goes on, "I live on Elm St. It's quiet" ends)
+OPENER_ENDS = frozenset("jr st av ave rd blvd ln".split())
+#: "a.m." and "p.m." go on before a day or a month ("8 a.m. Mon. to Fri.", "3 p.m. Tuesday")
+_CLOCK = frozenset({"a.m", "p.m"})
+_CALENDAR = re.compile(
+    r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+    r"|january|february|march|april|june|july|august|september|october|november|december"
 )
 #: lower case, without the final dot: before a number they never end a sentence ("No. 12",
 #: "Jan. 5", "Fri. 12 June")
@@ -140,13 +161,37 @@ def _word_before(text: str, start: int, end: int) -> str:
     return text[i:end].lstrip(_OPENERS)
 
 
+def _is_day(text: str, start: int, end: int, word: str) -> bool:
+    """Whether ``word``, ending at ``end``, is a day of the week: one of :data:`DAYS`, one of
+    those that are words too with a capital, or with a small letter at the end of a range
+    ("seg. a sex.")."""
+    key = word.lower()
+    if key in DAYS or (key in CAPITAL_NUMBERED and word[:1].isupper()):
+        return True
+    before = text[start : end - len(word)].split()[-2:]
+    return (
+        key in CAPITAL_NUMBERED
+        and len(before) == 2
+        and before[0].rstrip(".").lower() in DAYS | CAPITAL_NUMBERED
+        and before[1].lower() in _DAY_RANGE
+    )
+
+
 def _period_ends(text: str, start: int, end: int, following: str) -> bool:
     """Whether a lone "." at ``end`` ends the sentence that began at ``start``, ``following``
     opening the next."""
     word = _word_before(text, start, end)
     key = word.lower()
+    if key in OPENER_ENDS:
+        return following.isupper() and _next_word(text, end + 1).lower() in OPENERS
     if key in ABBREVIATIONS:
         return False
+    if key in _CLOCK and _CALENDAR.fullmatch(_next_word(text, end + 1).lower()):
+        return False
+    if _is_day(text, start, end, word) and _next_word(text, end + 1).lower() in _DAY_RANGE:
+        return False  # "Mon. to Fri."
+    if key == "ex" and text[start : end - 2].rstrip().lower().endswith(" p."):
+        return following.isupper()  # "p. ex. manga"
     if len(word) == 1 and word.isupper():
         return False  # an initial: "J. R. R. Tolkien"
     if following.isdigit() and (
