@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.memory.base import TurnRecord
+from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.follow_ups import (
     RECENT_MESSAGES,
     Resolved,
@@ -15,6 +15,7 @@ from bot.memory.follow_ups import (
     resolve,
 )
 from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.turn.audience import DIRECT_ROOM, Audience
 from bot.turn.conversation import Entry
 from bot.turn.session import Conversation, _recent
 
@@ -68,6 +69,60 @@ def test_only_the_last_messages_lend_words() -> None:
     resolved = resolve("Where is she now?", [*older, *newer])
     assert "beatriz" in resolved.query.split()
     assert "tomasz" not in resolved.query.split() and "gdansk" not in resolved.query.split()
+
+
+def test_after_a_change_of_subject_only_the_newest_names_lead() -> None:
+    said = [
+        "My cousin Ana started at the bakery on Monday",
+        "That is great news about Ana!",
+        "Guess what, Tomasz rang this morning",
+        "How is he doing?",
+    ]
+    both = resolve("Where is he living now?", said).query.split()
+    assert {"tomasz", "ana"} <= set(both)
+    newest = resolve("Where is he living now?", said, newest_names=True).query.split()
+    assert "tomasz" in newest and "ana" not in newest
+    # the words of the newest exchange take the places the old subject's names had
+    assert "rang" in newest and "morning" in newest
+    # with one subject only, the same names lead either way
+    alone = said[2:]
+    assert resolve("Where is he now?", alone, newest_names=True) == resolve(
+        "Where is he now?", alone
+    )
+
+
+class _Asked(SqliteFtsMemory):
+    """A memory that says what it was asked, and whether it searches by meaning."""
+
+    def __init__(self, persona_dir: Path, *, meaning: bool) -> None:
+        super().__init__(persona_dir, now=lambda: T0)
+        self.meaning = meaning
+        self.asked: list[str] = []
+
+    @property
+    def searches_meaning(self) -> bool:
+        return self.meaning
+
+    async def prefetch(
+        self, query: str, *, limit: int = 8, audience: Audience = DIRECT_ROOM
+    ) -> list[MemoryHit]:
+        self.asked.append(query)
+        return await super().prefetch(query, limit=limit, audience=audience)
+
+
+async def test_only_a_memory_that_searches_by_meaning_takes_the_newest_names(
+    tmp_path: Path,
+) -> None:
+    said = ["So Ana got the job at the bakery", "Good!", "Guess what, Tomasz rang", "Nice."]
+    asked = {}
+    for meaning in (False, True):
+        memory = _Asked(tmp_path / str(meaning), meaning=meaning)
+        async with memory:
+            await recall(memory, "where does he live?", said, limit=5)
+        asked[meaning] = memory.asked[0].split()
+    assert "ana" in asked[False] and "tomasz" in asked[False]
+    assert "ana" not in asked[True] and "tomasz" in asked[True]
+    assert not SqliteFtsMemory(tmp_path).searches_meaning
 
 
 def test_the_conversation_lends_only_on_record_turns() -> None:

@@ -159,6 +159,11 @@ class MemoryBackend(ABC):
     def __init__(self, persona_dir: Path) -> None:
         self.persona_dir = persona_dir
 
+    @property
+    def searches_meaning(self) -> bool:
+        """Whether a search compares meanings (sentence vectors) as well as words."""
+        return False
+
     async def open(self) -> None:
         """Open connections and apply migrations."""
         return None

@@ -91,18 +91,27 @@ def _telling(text: str, age: int) -> list[tuple[bool, int, int, str]]:
     return list(found.values())
 
 
-def resolve(text: str, recent: Sequence[str]) -> Resolved:
+def resolve(text: str, recent: Sequence[str], *, newest_names: bool = False) -> Resolved:
     """``text`` with the most telling words of ``recent`` (the room's last on-record messages,
     oldest first) added when it refers back; ``text`` alone when it does not, or when there
-    is nothing to draw on."""
+    is nothing to draw on. With ``newest_names``, only the newest exchange (two messages) that
+    names someone or something lends names; older names count as plain words, so a subject
+    that changed does not bring the old one's names back."""
     drawn = tuple(message for message in recent[-RECENT_MESSAGES:] if message.strip())
     if not drawn or not refers_back(text):
         return Resolved(text)
     own = set(normalise_text(text).split())
     candidates: dict[str, tuple[bool, int, int, str]] = {}
+    named_exchange: int | None = None
     # names first, the newest first; then the newest message's longest words
     for age, message in enumerate(reversed(drawn)):
-        for key in _telling(message, age):
+        keys = _telling(message, age)
+        if newest_names:
+            if named_exchange is None and any(not key[0] for key in keys):
+                named_exchange = age // 2
+            if named_exchange is not None and age // 2 > named_exchange:
+                keys = [(True, *key[1:]) for key in keys]
+        for key in keys:
             if key[-1] not in own:
                 candidates.setdefault(key[-1], key)
     added = [key[-1] for key in sorted(candidates.values())[:WORDS_ADDED]]
@@ -132,7 +141,10 @@ async def recall(
 ) -> list[MemoryHit]:
     """What ``memory`` recalls for ``text`` said after ``recent``: the resolved query's
     ``limit`` best hits that ``audience`` sees, the live messages it drew on left out."""
-    resolved = resolve(text, recent)
+    # newest names first only for a search by meaning: under a change of subject the old
+    # subject's names pulled the question's vector away (set C with MiniLM .702 -> .717,
+    # both parts), while BM25's held-out part lost .021 (docs/BENCHMARKS.md)
+    resolved = resolve(text, recent, newest_names=memory.searches_meaning)
     if not resolved.drawn_from:
         return await memory.prefetch(text, limit=limit, audience=audience)
     hits = await memory.prefetch(

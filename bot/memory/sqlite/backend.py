@@ -117,6 +117,10 @@ class SqliteFtsMemory(MemoryBackend):
         self._index = None
 
     @property
+    def searches_meaning(self) -> bool:
+        return self.embedder is not None
+
+    @property
     def model_name(self) -> str:
         if self.embedder is None:
             return ""
