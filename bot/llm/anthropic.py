@@ -143,15 +143,18 @@ def _retry_after(exc: anthropic.APIStatusError) -> float | None:
         return None
 
 
-def translate_error(exc: BaseException, *, key_env: str) -> LLMError:
-    """The personad error for an SDK or transport failure."""
+def translate_error(exc: BaseException, *, key_env: str, mid_stream: bool = False) -> LLMError:
+    """The personad error for an SDK or transport failure; ``mid_stream`` when part of the
+    answer had arrived (the SDK reports a connection lost then as one that failed, or lets
+    the HTTP library's error through, by version)."""
     if isinstance(exc, anthropic.APITimeoutError):
         return LLMTransientError("anthropic: timed out", user_message=unreachable("it timed out"))
-    if isinstance(exc, anthropic.APIConnectionError):
+    if isinstance(exc, anthropic.APIConnectionError) and not mid_stream:
         return LLMTransientError(
             "anthropic: connection failed", user_message=unreachable("the connection failed")
         )
-    if _TRANSPORT_ERRORS and isinstance(exc, _TRANSPORT_ERRORS):
+    lost = isinstance(exc, anthropic.APIConnectionError)
+    if lost or (_TRANSPORT_ERRORS and isinstance(exc, _TRANSPORT_ERRORS)):
         return LLMTransientError(
             f"anthropic: connection lost ({type(exc).__name__})",
             user_message=unreachable("the connection dropped"),
@@ -243,15 +246,16 @@ class AnthropicBackend(LLMBackend):
             ]
         if self._temperature is not None:
             params["temperature"] = self._temperature
+        streamed: list[str] = []
         try:
             if on_text is None:
                 message = await self._client.messages.create(**params)
             else:
-                message = await self._stream(params, guard_sink(on_text))
+                message = await self._stream(params, guard_sink(on_text), streamed)
         except SinkFailed as failed:
             raise failed.error from None
         except _FAILURES as exc:
-            error = translate_error(exc, key_env=self._key_env)
+            error = translate_error(exc, key_env=self._key_env, mid_stream=bool(streamed))
             log.warning(
                 "llm.failed", backend=self.name, model=self.model, url=self._url, error=str(error)
             )
@@ -268,10 +272,13 @@ class AnthropicBackend(LLMBackend):
         )
         return completion
 
-    async def _stream(self, params: dict[str, Any], on_text: TextSink) -> Any:
+    async def _stream(self, params: dict[str, Any], on_text: TextSink, streamed: list[str]) -> Any:
+        """The streamed answer, each piece of text handed to ``on_text`` and kept in
+        ``streamed`` (what had arrived when a stream fails)."""
         async with self._client.messages.stream(**params) as stream:
             async for event in stream:
                 if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                    streamed.append(event.delta.text)
                     await on_text(event.delta.text)
             return await stream.get_final_message()
 
