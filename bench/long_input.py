@@ -61,10 +61,12 @@ class _Adapter(RecordingAdapter):
         super().__init__(context, **kw)
         self.replied = asyncio.Event()
 
-    async def send(self, room: str, text: str, *, reply_to: str | None = None) -> str:
+    async def send(
+        self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
+    ) -> str:
         if reply_to == "long":
             self.replied.set()
-        return await super().send(room, text, reply_to=reply_to)
+        return await super().send(room, text, reply_to=reply_to, key=key)
 
 
 async def settle(router: Router) -> None:

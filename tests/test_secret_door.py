@@ -13,7 +13,7 @@ import pytest
 
 from bot.daemon.daemon import Daemon
 from bot.memory.policy_secrets import MARKERS, find_secrets, redact_secrets
-from bot.memory.secret_door import secret_values, withhold
+from bot.memory.secret_door import THREAD_CHARS, secret_values, withheld, withhold
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.persona.identity.changelog import Change, render
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
@@ -242,3 +242,27 @@ async def test_a_tool_never_writes_a_value_the_model_copied_from_the_message(
     assert "router notes" in (folder / "SCRATCH.md").read_text()
     assert b"Zq7-lemonade-Q" not in _written(tmp_path)
     assert "[secret withheld: password]" in (folder / "TASKS.json").read_text()
+
+
+async def test_a_long_message_is_read_beside_the_event_loop() -> None:
+    """A message of many pages goes through the door in a worker thread: other turns run
+    while it is read, and it comes out as the door withholds it."""
+    text = "We talked about the garden for ages. " * 2_000 + "The alarm code is 4471."
+    assert len(text) > THREAD_CHARS
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    ticking = asyncio.create_task(tick())
+    try:
+        kept = await withheld(text)
+    finally:
+        ticking.cancel()
+    assert ticks > 0
+    assert kept == withhold(text) and "4471" not in kept
+    # a short one is read at once, as it is
+    assert await withheld("the alarm code is 4471") == withhold("the alarm code is 4471")

@@ -13,6 +13,7 @@ message carried, so a reply that repeats one does not write it either.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -29,12 +30,14 @@ from bot.memory.policy_secrets import (
 )
 
 __all__ = [
+    "THREAD_CHARS",
     "Previous",
     "answerable",
     "answered",
     "secret_values",
     "turn_secrets",
     "turn_values",
+    "withheld",
     "withhold",
 ]
 
@@ -165,3 +168,18 @@ def withhold(text: str, *, previous: Previous = "", values: Sequence[tuple[str, 
         done = span.end
     parts.append(text[done:])
     return "".join(parts)
+
+
+#: a text longer than this is read in a worker thread: the rules take about two seconds over
+#: a message of a million characters, which the event loop (every other user's turn) must
+#: not wait through
+THREAD_CHARS = 4_000
+
+
+async def withheld(
+    text: str, *, previous: Previous = "", values: Sequence[tuple[str, str]] = ()
+) -> str:
+    """:func:`withhold` for a turn: a long text is read in a worker thread."""
+    if len(text) <= THREAD_CHARS:
+        return withhold(text, previous=previous, values=values)
+    return await asyncio.to_thread(withhold, text, previous=previous, values=values)

@@ -43,7 +43,7 @@ from bot.delivery.steps import Step, Undelivered, answer_key, spoken_only
 from bot.media.kinds import SUPPORTED
 from bot.media.prepare import MediaReader, Reading
 from bot.memory.policy_secrets import redact_secrets
-from bot.memory.secret_door import answerable, withhold
+from bot.memory.secret_door import answerable, withheld, withhold
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.admission import Admission, Verdict
@@ -222,7 +222,7 @@ class Router:
         claim = await self.state.claim_event(
             incoming.platform,
             incoming.event_id,
-            keep=None if off_record else self._withheld(incoming, user, room),
+            keep=None if off_record else await self._withheld(incoming, user, room),
         )
         if claim == "duplicate":
             log.info("router.duplicate")
@@ -359,7 +359,7 @@ class Router:
         for ticket in skipped:
             await self._finish((ticket.incoming.platform, ticket.incoming.event_id))
 
-    def _withheld(self, incoming: Incoming, user: str, room: Room) -> Incoming:
+    async def _withheld(self, incoming: Incoming, user: str, room: Room) -> Incoming:
         """``incoming`` as the inbox keeps it: its secrets withheld, with the room's last
         message in the user's live sessions as the one before it (a value answering "what's
         the wifi password?")."""
@@ -371,7 +371,7 @@ class Router:
             ),
             (),
         )
-        text = withhold(incoming.text, previous=previous)
+        text = await withheld(incoming.text, previous=previous)
         return incoming if text == incoming.text else replace(incoming, text=text)
 
     def _input_problem(self, incoming: Incoming) -> str | None:
