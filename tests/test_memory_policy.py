@@ -9,6 +9,7 @@ import pytest
 
 from bench.policy_accuracy import SECRETS_SET, load_secrets
 from bot.memory.policy import Verdict, classify, fold, looks_secret, split_candidates
+from bot.memory.policy_secrets import redact_secrets
 
 LABELLED = Path(__file__).parent / "data" / "policy_labelled.tsv"
 DURABLE = {"fact", "preference", "decision", "skill", "error"}
@@ -253,3 +254,54 @@ def test_an_error_code_is_not_a_secret_but_a_door_code_is() -> None:
     assert classify("The boiler shows error code E119 when the pressure drops.").accepted
     assert classify("O código de erro E119 aparece quando a pressão cai.").accepted
     assert not classify("The door code is 4821#").accepted
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("door code changed, it's now 2468 instead of 1357", ["2468", "1357"]),
+        ("changed my phone pin from 2580 to 9174 today", ["2580", "9174"]),
+        (
+            "The number for my bank card is four... seven... one... nine. 4719. Don't lose it.",
+            ["seven... one", "4719"],
+        ),
+        (
+            "Two logins for the school portal: Emma is emma.r / Sunflower9 and Leo is leo.r / "
+            "RocketMan12",
+            ["Sunflower9", "RocketMan12"],
+        ),
+        (
+            "the bitcoin wallet restores with tiger maple frost window cabin rural oxygen wheat "
+            "jungle token museum brave",
+            ["tiger maple", "museum brave"],
+        ),
+        ("cartão 5502 0934 7781 2205, validade 03/28, cvv 918", ["5502 0934", "03/28", "918"]),
+        ("I set the hotel safe to our anniversary, 0614, in case I forget it", ["0614"]),
+        ("gym padlock goes left to 12, right to 30, left to 7", ["right to 30"]),
+        ("a palavra-passe do email é gatinho2020", ["gatinho2020"]),
+        ("Trellis-Otter-91 -- that one's for the pharmacy portal", ["Trellis-Otter-91"]),
+        ("can you keep my savings account number handy? it's 00123-4458-9921", ["4458"]),
+    ],
+)
+def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[str]) -> None:
+    redacted = redact_secrets(text)
+    assert all(value not in redacted for value in values), redacted
+    assert "[secret withheld" in redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The locksmith said our lock is a Yale 3000.",
+        "the safe in the hotel cost 300 euros",
+        "I changed the door lock in 2019 and it still sticks",
+        "o alarme toca às 0700",
+        "O voo TP 1350 sai da porta 14 às 6h50",
+        "O nome da rede wifi da casa da praia é CasaPraia_5G",
+        "the code review is at 1500 tomorrow",
+        "I use a password manager called 1Password.",
+        "my social worker is called Ana, she's lovely",
+    ],
+)
+def test_numbers_beside_security_words_are_kept(text: str) -> None:
+    assert redact_secrets(text) == text

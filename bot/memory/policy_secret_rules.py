@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "ADMIN_PAIR",
     "ANNOUNCE_LINE",
     "BARE_CODE",
     "EMAIL_PAIR",
@@ -20,12 +21,15 @@ __all__ = [
     "FORMATS",
     "ID_KEYS",
     "ID_NUMBER",
+    "ID_VALUE_FIRST",
     "KEY_ANYWHERE",
     "KEY_KINDS",
     "KINDS",
     "LABEL_LINE",
+    "LOGINS_PAIRS",
     "LOGIN_PAIR",
     "NUMERIC_KEYS",
+    "PAIR",
     "PHRASE_KEYS",
     "STRONG_KEYS",
     "STRONG_PHRASE",
@@ -76,7 +80,7 @@ FORMATS: list[tuple[str, re.Pattern[str]]] = [
 #: a value after these is a secret whatever it looks like
 _STRONG_EN = (
     r"(?:master |admin |new |old )?(?:password|passwd|pass ?word|pword|pwd|pw|passcode"
-    r"|passphrase)|pin(?: code| number)?|cvv2?|cvc|security (?:code|answer|question)"
+    r"|passphrase)|pin(?: code| number)?|puk|cvv2?|cvc|security (?:code|digits|answer|question)"
     r"|secret (?:answer|word)|maiden name|api[ _-]?key|apikey|access[ _-]?key"
     r"|secret(?:[ _-]access)?[ _-]key|client[ _-]?secret|private key|(?:auth|access|bearer|bot"
     r"|deploy|api) token|licen[cs]e key|product key|serial key|seed (?:phrase|words)"
@@ -84,47 +88,54 @@ _STRONG_EN = (
     r"|one[- ]time (?:code|password|pin)|otp|2fa(?: backup)? codes?|2fa|verification code"
     r"|confirmation code|login code|access code"
     r"|auth(?:entication)? code|sms code|(?:alarm|gate|door|garage|safe|locker|lock|lockbox|keypad"
-    r"|entry|building|front door|disarm) code|combination|(?:wifi|wi-fi|wpa2?|network) key"
+    r"|entry|building|front door|disarm) code|combination|combo|(?:wifi|wi-fi|wpa2?|network) key"
     r"|\d+ (?:recovery )?words"
 )
 _STRONG_PT = (
     # "senha do atendimento" is a ticket in a queue
-    r"senha(?! d[eo] atendimento| da fila| na fila| de espera)|pin"
+    r"senha(?! d[eo] atendimento| da fila| na fila| de espera)|palavra[ -]?passe|pin"
+    r"|codigo (?:secreto|pin)"
     r"|codigo (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
     r"|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio|garagem|fechadura))|chave (?:da|de|do)"
     r" (?:api|acesso|rede|wifi|wi-fi|licenca)|chave secreta|chave privada|frase (?:de recuperacao"
     r"|semente|secreta)|palavras (?:de recuperacao|da carteira)|\d+ palavras"
     r"|resposta (?:secreta|de seguranca)|pergunta (?:de seguranca|secreta)|nome de solteira"
-    r"|codigos? de backup|combinacao"
+    r"|codigos? de (?:backup|reserva|emergencia)|combinacao"
 )
 STRONG_KEYS = rf"(?:{_STRONG_EN}|{_STRONG_PT})"
 #: a value after these is a secret only when it looks like one (digits, symbols)
-WEAK_KEYS = r"(?:wifi|wi-fi|wlan|network|rede|key|chave|token|login|pass)"
+WEAK_KEYS = r"(?:wifi|wi-fi|wlan|key|chave|token|login|pass)"
 WEAK_KEYS_ONLY = re.compile(WEAK_KEYS)
 #: keys whose value is a number: "the pin is red" is about a map
-NUMERIC_KEYS = re.compile(r"\b(?:pin|combina\w*|cvv2?|cvc|otp|2fa)\b|\bcod(?:e|igo)s?\b")
+NUMERIC_KEYS = re.compile(r"\b(?:pin|puk|combina\w*|combo|cvv2?|cvc|otp|2fa)\b|\bcod(?:e|igo)s?\b")
 #: keys whose value is a phrase of many words: "the mnemonic is ROYGBIV" is a memory aid
 PHRASE_KEYS = re.compile(r"mnemonic|seed|recovery (?:phrase|words)|frase|palavras|words")
 #: id, account and tax numbers: the value is a number of at least six digits
 ID_KEYS = (
-    r"(?:ssn|social security(?: number| no\.?)?|sin number|tax id|tax file number|ein|itin"
-    r"|medicare(?: number)?|nhs number|passport(?: number| no\.?)?|driver'?s licen[cs]e(?: number)?"
+    r"(?:ssn|social security(?: number| no\.?)?|social(?=[ ]*(?:is\b|was\b|#|:|number\b|no\b))"
+    r"|sin number|tax id|tax file number|ein|itin"
+    r"|medicare(?: number)?|nhs number|passport(?: number| no\.?)?"
+    r"|driver'?s? licen[cs]e(?: number| no\.?)?|national insurance(?: number| no\.?)?|nino"
+    r"|ni number|ni no\.?"
     r"|licen[cs]e number|(?:(?:checking|chequing|savings|joint|bank) )?"
     r"(?:account|acct|acc\.?|a/c|c/c)(?:[ ]*(?:number|numero|num\.?|nr\.?|no\.?|#))?"
-    r"|routing(?: number| no\.?)?"
+    r"|routing(?: number| no\.?)?|checking|chequing"
     r"|sort code|iban|bsb|cpf|cnpj|rg|cnh|nif|nib|nipc|contribuinte|pis|pasep|nis"
     r"|titulo de eleitor|cartao de cidadao|seguranca social|passaporte|numero da conta"
+    r"|carta de conducao|carteira de motorista"
     r"|conta(?: corrente| poupanca| bancaria)?|cc)"
 )
 #: any of the above: a text without one skips the phrase rules
 KEY_ANYWHERE = re.compile(
     rf"\b(?:{STRONG_KEYS}|{WEAK_KEYS}|{ID_KEYS}|login|usuario|user|code|codigo|exp\w*|valid\w*"
-    r"|venc\w*)\b"
+    r"|venc\w*|admin|root|administrador|utilizador|logins|credentials|creds|credenciais"
+    r"|acessos)\b"
 )
 
 #: what joins a key to its value: "is", "é", ":", "changed to", "ficou"...
 _COPULA = (
-    r"(?P<copula>\bis now\b|\bnow is\b|\bchanged to\b|\bends up being\b|\bis\b|\bwas\b"
+    r"(?P<copula>\bis now\b|\bnow is\b|\bchanged to\b|\bends up being\b|\bwill be\b"
+    r"|\bis going to be\b|\bpassou a ser\b|\bpassa a ser\b|\bvai ser\b|\bsera\b|\bis\b|\bwas\b"
     r"|\bare\b|\bbecame\b|\bshows?\b|\bshowed\b|\be agora\b|\bagora e\b|\bmudou para\b"
     r"|\be\b|\beh\b|\bera\b|\bsao\b"
     r"|\bficou\b|\bvirou\b|\bmostrou\b|[:=])"
@@ -146,7 +157,7 @@ _NOT_A_VALUE = (
     r"|diferente|a seguinte|o seguinte|abaixo|acima|aqui|ali|la|secret\w*|valid\w*|invalid\w*"
     r"|vencid\w*|confidencial|pessoal|particular|enviad\w*|mandad\w*|escondid\w*|perdid\w*"
     r"|vazad\w*|roubad\w*|gerad\w*|criad\w*|pedid\w*|exigid\w*|obrigatori\w*|[a-z]{3,}ed"
-    r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off)"
+    r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off|back|working|ready)"
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
 #: password policy is ..."
@@ -178,16 +189,18 @@ VALUE_FIRST = re.compile(
 )
 #: "meu CPF é 529.982.247-25", "account 70872490", "agência 1234 conta 98765-4"
 ID_NUMBER = re.compile(
-    rf"\b{ID_KEYS}(?!\w)(?:[^\d\n.?!]|\.(?=\S)){{0,30}}?"
-    r"(?P<value>[a-z]{0,2}\d[\d .\-/]*\d(?:-[0-9xa-z]\b|[ ][a-z]{2}\d\b)?)"
+    rf"\b{ID_KEYS}(?!\w)(?:[^\d\n.?!]|\.(?=\S)|\?[ ]+(?=(?:it'?s|it is|here|e|eh|sao)\b)){{0,40}}?"
+    r"(?P<value>(?<![a-z'’])[a-z]{0,2}[ -]?\d[\d .\-/]*\d"
+    r"(?:-[0-9xa-z]\b|[ ][a-z]{2}\d\b|[ ][a-d]\b)?"
+    r"|(?<![\w-])(?=[a-z0-9]*\d(?:[a-z]*\d){4})(?=[a-z0-9]*[a-z])[a-z0-9]{8,20}\b)"
 )
 #: "the code for the gate is 3344", "código do WhatsApp: 512-880": a plain code of digits
 BARE_CODE = re.compile(
     r"(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!fault )(?<!dress )(?<!source )(?<!promo )"
     r"(?<!discount )(?<!country )(?<!tracking )(?<!bar )(?<!qr )(?<!product )(?<!course )"
     r"\b(?:code|codigo)\b(?! (?:(?:de|of|do|da) )?(?:erro|barras|rastreio|area|pais|conduta"
-    r"|conduct|produto|curso|desconto|postal|promocional|fonte)\b)"
-    rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?P<value>\d[\d -]{{1,8}}\d)\b"
+    r"|conduct|produto|curso|desconto|postal|promocional|fonte|reviews?|revisao|freeze)\b)"
+    rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?<!\bat )(?<!\bas )(?P<value>\d[\d -]{{1,8}}\d)\b"
     r"(?![ ]*(?:mbps|ghz|mhz|gb|mb|kg|km|reais|euros?|dollars?|%|h\b|am\b|pm\b))"
 )
 #: "login: maria / Cafe#7", "creds for the router: admin / Fj8#kL2m"
@@ -195,8 +208,29 @@ LOGIN_PAIR = re.compile(
     r"\b(?:login|logins|credentials|creds|credenciais|usuario e senha|user and password"
     r"|username and password)\b[^?!\n]{0,40}[:=][ ]*\S+[ ]*[/|,][ ]*(?P<value>\S)"
 )
+#: "logins for the school portal: Emma is emma.r / Sunflower9 and Leo is leo.r / RocketMan12"
+LOGINS_PAIRS = re.compile(
+    r"\b(?:login|logins|credentials|creds|credenciais|acessos?|usuarios?|users?|usernames?"
+    r"|accounts?|contas?)\b[^\n]{0,120}?(?<![/\w])[\w.@+-]{2,64}[ ]*/[ ]*(?P<value>[^\s/,;]{4,64})"
+)
+#: each further "name / password" pair on the line of a :data:`LOGINS_PAIRS` match
+PAIR = re.compile(r"(?<![/\w])[\w.@+-]{2,64}[ ]*/[ ]*(?P<value>[^\s/,;]{4,64})")
+#: "11234567890 é o meu número de segurança social": an id's number before its name
+ID_VALUE_FIRST = re.compile(
+    r"(?<![\w.-])(?P<value>\d[\d .\-/]{4,18}\d)[ ]+(?:is|e|eh|=|-)[ ]+"
+    r"(?:(?:my|the|his|her|our|o|a|meu|minha|seu|sua|nosso|nossa)[ ]+){0,2}"
+    r"(?:(?:number|numero|no\.?|n\.?o)[ ]+(?:(?:of|da|de|do)[ ]+)?)?"
+    rf"(?:[\w'-]+[ ]+){{0,2}}?{ID_KEYS}\b"
+)
+#: "router admin / admin12345", "root/Tr0ub4dor": a user's name, a slash, its password
+ADMIN_PAIR = re.compile(
+    r"\b(?:admin|administrator|administrador|root|user|username|usuario|utilizador)"
+    r"[ ]*/[ ]*(?P<value>[^\s/]{4,})"
+)
 #: "bea@mail.com / Popcorn#2022"
-EMAIL_PAIR = re.compile(r"[\w.+-]{1,64}@[\w-]+\.[\w.]+[ ]*[/|][ ]*(?P<value>\S{4,})")
+EMAIL_PAIR = re.compile(
+    r"[\w.+-]{1,64}@[\w-]+\.[\w.]+[ ]*(?:/+|\||,)[ ]*(?P<value>(?![^\s]*@)\S{4,})"
+)
 #: a card's expiry: "exp 11/27", "validade 03/29"; "vence 08/27" only next to a card word
 EXPIRY = re.compile(
     r"\b(?:exp(?:iry|ires|iration)?(?: date)?|valid (?:thru|until)|validade(?: do cartao)?"
@@ -231,20 +265,25 @@ KEY_KINDS: list[tuple[str, re.Pattern[str]]] = [
             "password",
             r"(?:wifi|wi-fi|wpa2?|network|rede) key|chave (?:da|de|do) (?:rede|wifi|wi-fi)",
         ),
-        ("pin", r"\bpin\b"),
-        ("card", r"cvv|cvc|card|cartao|expir|exp\b|valid|venc|security code|codigo de seguranca"),
+        ("pin", r"\bpin\b|\bpuk\b"),
+        (
+            "card",
+            r"cvv|cvc|card|cartao(?! de cidadao)|expir|exp\b|valid|venc|security code"
+            r"|codigo de seguranca",
+        ),
         ("code", r"\bcod(?:e|igo)s?\b|combina|combo|otp|2fa|passcode"),
         ("key", r"api|token|\bkey\b|chave|secret (?:access )?key|client[ _-]?secret"),
         (
             "account",
-            r"account|acct|\bacc\b|a/c|c/c|conta|iban|routing|sort code|bsb|\bnib\b"
+            r"account|acct|\bacc\b|a/c|c/c|conta|iban|routing|checking|chequing|sort code|bsb"
+            r"|\bnib\b"
             r"|agencia|\bcc\b|\bag\b",
         ),
         (
             "id",
-            r"ssn|social security|\bsin\b|tax|\bein\b|itin|medicare|nhs|passport|licen[cs]e"
+            r"ssn|social\b|\bsin\b|tax|\bein\b|itin|medicare|nhs|passport|licen[cs]e"
             r"|cpf|cnpj|\brg\b|cnh|nif|nipc|contribuinte|pis|pasep|\bnis\b|eleitor|cidadao"
-            r"|seguranca social|passaporte",
+            r"|seguranca social|passaporte|national insurance|\bnino\b|\bni number",
         ),
     )
 ]

@@ -37,7 +37,7 @@ from itertools import pairwise
 from bot.memory import policy_secret_rules as rules
 from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
 from bot.memory.policy_secret_library import library_secrets
-from bot.memory.policy_secret_speech import spoken_secrets
+from bot.memory.policy_secret_speech import sentence_siblings, spoken_secrets
 from bot.memory.policy_secret_values import Span, self_evident
 from bot.memory.prefilter import PatternSet
 
@@ -155,8 +155,14 @@ def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
     return Span(match.end(), end, key_kind(key))
 
 
+#: a network's name, not its password: "o nome da rede wifi da casa da praia é CasaPraia5G"
+_NAMED = re.compile(r"\b(?:name|nome|ssid|called|chamad[ao])\b[^.!?\n]{0,20}$")
+
+
 def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     if not _credential_like(_first_word(folded, match.end()), strong=False):
+        return None
+    if _NAMED.search(folded, 0, match.start()):
         return None
     return Span(match.end(), _to_clause_end(folded, match.end()), key_kind(match.group(0)))
 
@@ -190,7 +196,17 @@ def _value_group(kind: str | None, *, check: bool = False, min_digits: int = 0) 
     return handle
 
 
-_Handler = Callable[[str, str, re.Match[str]], "Span | None"]
+def _pairs(_text: str, folded: str, match: re.Match[str]) -> list[Span]:
+    """Every "name / password" pair from a logins phrase to the end of its line."""
+    end = folded.find("\n", match.start())
+    return [
+        Span(*pair.span("value"), "password")
+        for pair in rules.PAIR.finditer(folded, match.start(), len(folded) if end < 0 else end)
+        if _credential_like(pair.group("value"), strong=True)
+    ]
+
+
+_Handler = Callable[[str, str, re.Match[str]], "Span | list[Span] | None"]
 #: each phrase pattern and what makes a span of its match; the first four are the key
 #: phrases, and the value-first pattern (which has no word to look for) runs only with them
 _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
@@ -203,6 +219,9 @@ _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (rules.EXPIRY, _value_group("card")),
     (rules.LOGIN_PAIR, _value_group("password")),
     (rules.EMAIL_PAIR, _value_group("password", check=True)),
+    (rules.ADMIN_PAIR, _value_group("password", check=True)),
+    (rules.LOGINS_PAIRS, _pairs),
+    (rules.ID_VALUE_FIRST, _value_group(None, min_digits=6)),
 ]
 _PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
 _VALUE_FIRST = 3
@@ -216,8 +235,11 @@ def _phrases(text: str, folded: str) -> list[Span]:
             continue
         pattern, handler = _PHRASE_RULES[index]
         for match in pattern.finditer(folded):
-            if (span := handler(text, folded, match)) is not None:
-                spans.append(span)
+            found = handler(text, folded, match)
+            if isinstance(found, list):
+                spans += found
+            elif found is not None:
+                spans.append(found)
     return spans
 
 
@@ -285,11 +307,13 @@ def own_secrets(text: str) -> list[Span]:
     """The values the project's own rules find (all but detect-secrets'), unordered."""
     spans = self_evident(text)
     folded = fold_in_place(text)
-    spans += spoken_secrets(folded)
+    spans += spoken_secrets(folded, text)
     if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
         spans += _phrases(text, folded)
     if "\n" in folded:
         spans += _next_lines(folded, spans)
+    if spans:
+        spans += sentence_siblings(folded, spans)
     return spans
 
 
