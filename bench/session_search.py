@@ -129,11 +129,11 @@ def main() -> None:
         for folder in folders:
             persona = folder.name
             started = time.perf_counter()
-            _search(folder, persona, "warmup", None, 30)
+            _search(folder, persona, "warmup", None, 30, False)
             builds.append((time.perf_counter() - started) * 1000)
             for query in queries:
                 started = time.perf_counter()
-                _search(folder, persona, query, None, 30)
+                _search(folder, persona, query, None, 30, False)
                 ours.append((time.perf_counter() - started) * 1000)
                 started = time.perf_counter()
                 subprocess.run(
@@ -150,7 +150,7 @@ def main() -> None:
                     )
                     file.write(f"One more note about the {query}.\n\n")
                 started = time.perf_counter()
-                _search(folder, persona, query, None, 30)
+                _search(folder, persona, query, None, 30, False)
                 growing.append((time.perf_counter() - started) * 1000)
         print(f"  index built from nothing, per persona: {statistics.mean(builds) / 1000:.1f} s")
         _report("index search", ours)

@@ -201,7 +201,9 @@ async def main_async(args: argparse.Namespace) -> int:
     print(json.dumps(result, indent=1))
     print(
         f"messages {result['messages']}: exactly once {outcomes.get('exactly_once', 0)}, "
-        f"model-failure notice {outcomes.get('notice', 0)}, lost {outcomes.get('lost', 0)}, "
+        f"model-failure notice {outcomes.get('notice', 0)}, "
+        f"answered together with the next {outcomes.get('together', 0)}, "
+        f"lost {outcomes.get('lost', 0)}, "
         f"doubled {outcomes.get('doubled', 0)}, fragments {outcomes.get('fragment', 0)}; "
         f"files: {files['sqlite']} SQLite, {files['json']} JSON, "
         f"corrupt {len(files['corrupt'])}; {result['seconds']} s"  # type: ignore[arg-type]

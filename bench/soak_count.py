@@ -10,6 +10,9 @@ its latest edit, and the message is counted as:
   the model cut off after words had been shown, or a model that kept failing);
 - ``fragment``: one message whose final text is a cut-off beginning of the answer;
 - ``doubled``: more than one message answering it;
+- ``together``: none of its own, but a later message of the same person, sent before the
+  bot answered anything after this one, got one answer: the daemon reads a burst of messages
+  as one and answers them together (:mod:`bot.turn.burst`), the model naming the last;
 - ``lost``: none.
 """
 
@@ -62,14 +65,19 @@ def count_room(
         asked[tag] = event["event_id"]
     replies: dict[str, list[str]] = {tag: [] for tag in asked}
     by_event = {event_id: tag for tag, event_id in asked.items()}
-    for text, parent in bot_messages(events, bot_id).values():
+    answered_at: dict[str, str] = {}  # tag -> the event id of the bot's first answer to it
+    for event_id, (text, parent) in bot_messages(events, bot_id).items():
         tag = by_event.get(parent or "") or tag_of(text)
         if tag in replies:
             replies[tag].append(text)
+            answered_at.setdefault(tag, event_id)
+    together = _answered_together(events, by_event, answered_at)
     for tag, texts in replies.items():
         tally.messages += 1
         full = expected_answer(tag, words)
-        if not texts:
+        if not texts and len(replies.get(together.get(tag, ""), [])) == 1:
+            tally.add("together", f"{tag} with {together[tag]}")
+        elif not texts:
             tally.add("lost", tag)
         elif len(texts) > 1:
             tally.add("doubled", f"{tag}: {texts!r}")
@@ -79,6 +87,25 @@ def count_room(
             tally.add("notice", f"{tag}: {texts[0]!r}")
         else:
             tally.add("fragment", f"{tag}: {texts[0]!r}")
+
+
+def _answered_together(
+    events: list[dict[str, Any]], by_event: dict[str, str], answered_at: dict[str, str]
+) -> dict[str, str]:
+    """Each tag with no answer of its own whose burst a later tag's answer closed: the tag
+    it was answered with."""
+    together: dict[str, str] = {}
+    waiting: list[str] = []  # the person's tags since the bot's last answer, in order
+    answers = {event_id: tag for tag, event_id in answered_at.items()}
+    for event in events:
+        if event["event_id"] in by_event:
+            waiting.append(by_event[event["event_id"]])
+        elif (tag := answers.get(event["event_id"])) is not None and tag in waiting:
+            for earlier in waiting[: waiting.index(tag)]:
+                if earlier not in answered_at:
+                    together[earlier] = tag
+            waiting = waiting[waiting.index(tag) + 1 :]
+    return together
 
 
 def check_files(data_dir: Path) -> dict[str, Any]:
