@@ -299,6 +299,7 @@ def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[
         "O voo TP 1350 sai da porta 14 às 6h50",
         "O nome da rede wifi da casa da praia é CasaPraia_5G",
         "the code review is at 1500 tomorrow",
+        "a bank that still runs on code from 1987",
         "I use a password manager called 1Password.",
         "my social worker is called Ana, she's lovely",
     ],

@@ -200,7 +200,8 @@ BARE_CODE = re.compile(
     r"(?<!discount )(?<!country )(?<!tracking )(?<!bar )(?<!qr )(?<!product )(?<!course )"
     r"\b(?:code|codigo)\b(?! (?:(?:de|of|do|da) )?(?:erro|barras|rastreio|area|pais|conduta"
     r"|conduct|produto|curso|desconto|postal|promocional|fonte|reviews?|revisao|freeze)\b)"
-    rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?<!\bat )(?<!\bas )(?P<value>\d[\d -]{{1,8}}\d)\b"
+    rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?<!\bat )(?<!\bas )(?<!\bfrom )(?<!\bsince )(?<!\bin )"
+    rf"(?<!\bdesde )(?<!\bem )(?P<value>\d[\d -]{{1,8}}\d)\b"
     r"(?![ ]*(?:mbps|ghz|mhz|gb|mb|kg|km|reais|euros?|dollars?|%|h\b|am\b|pm\b))"
 )
 #: "login: maria / Cafe#7", "creds for the router: admin / Fj8#kL2m"
