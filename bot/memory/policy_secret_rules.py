@@ -190,7 +190,7 @@ VALUE_FIRST = re.compile(
 #: "meu CPF é 529.982.247-25", "account 70872490", "agência 1234 conta 98765-4"
 ID_NUMBER = re.compile(
     rf"\b{ID_KEYS}(?!\w)(?:[^\d\n.?!]|\.(?=\S)|\?[ ]+(?=(?:it'?s|it is|here|e|eh|sao)\b)){{0,40}}?"
-    r"(?P<value>(?<![a-z'’])[a-z]{0,2}[ -]?\d[\d .\-/]*\d"
+    r"(?P<value>(?<![a-z'’])[a-z]{0,2}[ -]?\d(?:[\d .\-/]|[ ](?:ponto|traco|dot|dash)[ ])*\d"
     r"(?:-[0-9xa-z]\b|[ ][a-z]{2}\d\b|[ ][a-d]\b)?"
     r"|(?<![\w-])(?=[a-z0-9]*\d(?:[a-z]*\d){4})(?=[a-z0-9]*[a-z])[a-z0-9]{8,20}\b)"
 )

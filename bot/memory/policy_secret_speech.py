@@ -51,7 +51,7 @@ _CODE_TOPIC = re.compile(
     r"\b(?:pin|pins|codes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?|cvc"
     r"|digits|digitos|lock|locks|padlock|safe|vault|locker|keypad|alarm|alarme|cofre|cadeado"
     r"|fechadura|armario|card|cartao|atm|sim|disarm|desarma\w*|unlock|desbloque\w*|lockbox"
-    r"|keybox|intercom|buzzer|interfone|porteiro|digit[ae]|type|punch|dial)\b"
+    r"|keybox|intercom|buzzer|interfone|porteiro|digit[ae]|type|punch|dial|enter)\b"
 )
 #: a lock, safe or alarm: its numbers are a secret even without the word "code"
 _LOCK = (
@@ -68,17 +68,21 @@ _NOT_A_CODE = (
     r"|pessoas)\b"
 )
 #: the verb that gives a lock's numbers: "opens with", "takes", "type", "abre com", "is set to"
+#: a turn of a dial: "32 to the left"
+_TURN = r"\d{1,2}[ ]+(?:to|para)[ ]+(?:the[ ]+|a[ ]+)?(?:left|right|esquerda|direita)"
 _LOCK_VALUE = re.compile(
-    r"(?:\bopens? with|\bopened with|\b(?:dis)?arm(?:s|ed)? with|\bunlock(?:s|ed)? with"
+    r"(?:\bopens? with|\bopens?\b|\bopened with|\b(?:dis)?arm(?:s|ed)? with|\bunlock(?:s|ed)? with"
     r"|\b(?:turn|switch)(?:s|ed|es)? off with|\btakes|\btype|\bpunch in|\benter|\bset to|\bis"
     r"|\bare|\bnow|\bgoes|\bbuzz|\bpress|\bdial|\bkey in|\btap|\bpunch|:|\babre com|\babrem com"
     r"|\bdesarma com|\bdesliga com|\bdestranca com"
     r"|\bdesbloqueia com|\bdigit[ea]|\besta em|\bfica em|\be\b|\beh\b|\bagora)"
-    r"[ ]*(?:the |o |a )?[#*]?(?P<value>\d{1,2}(?:[ -]\d{1,2}){2,4}|\d{3,8}"
+    r"[ ]*(?:the |o |a )?(?:[#*]|(?:star|hash|asterisco|estrela|cardinal|jogo da velha)[ ]+)?"
+    r"(?P<value>\d{1,2}(?:[ -]\d{1,2}){2,4}|\d{3,8}"
     r"|\d{1,2}[ ]*(?:left|right|l|r|esquerda|direita)(?:[ ,]+(?:then[ ]+)?\d{1,2}[ ]*"
     r"(?:left|right|l|r|esquerda|direita)){1,4}"
     r"|(?:left|right|esquerda|direita)[ ]*(?:to|para|a|ate)?[ ]*\d{1,2}(?:[ ,]+(?:then[ ]+)?"
-    r"(?:left|right|esquerda|direita)[ ]*(?:to|para|a|ate)?[ ]*\d{1,2}){1,4})"
+    r"(?:left|right|esquerda|direita)[ ]*(?:to|para|a|ate)?[ ]*\d{1,2}){1,4}"
+    rf"|{_TURN}(?:[ ,]+(?:then[ ]+)?{_TURN}(?:[ ]+again)?){{1,4}})"
     rf"(?![\w:/.,]?\d|[ ]*{_NOT_A_CODE})"
 )
 #: a lock's number that closes its sentence after a comma or a colon ("the key for the
@@ -264,12 +268,22 @@ _CARD_NUMBER = re.compile(r"(?<![\d-])\d{4}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?(
 _CARD_DETAIL = re.compile(r"\b(?:cvv2?|cvc|validade|vence|expiry|expires|exp)\b")
 
 
+#: the first digits of a card's number: "the joint card number starts 5412 7534"
+_CARD_BEGUN = re.compile(
+    r"\b(?:starts|begins|starting|comeca|inicia)(?:[ ]+(?:with|com|por))?[ ]+"
+    r"(?P<value>\d{4}(?:[ -]?\d{2,4}){0,3})\b"
+)
+
+
 def _card_numbers(start: int, sentence: str) -> list[Span]:
     if not (_CARD_WORD.search(sentence) or _CARD_DETAIL.search(sentence)) or "cidadao" in sentence:
         return []
-    return [
+    spans = [
         Span(start + m.start(), start + m.end(), "card") for m in _CARD_NUMBER.finditer(sentence)
     ]
+    begun = _CARD_BEGUN.finditer(sentence) if _CARD_WORD.search(sentence) else ()
+    spans += [Span(start + m.start("value"), start + m.end("value"), "card") for m in begun]
+    return spans
 
 
 def _card_back(start: int, sentence: str) -> list[Span]:
@@ -452,8 +466,18 @@ _NUMBERED_WORDS = re.compile(
 )
 
 
+#: half of a seed phrase, named: "first half of the backup words: harbor clutch fiscal ..."
+_SEED_PART = re.compile(
+    rf"\b{_SEED_NAME}\b[^\n:]{{0,40}}?(?::|\bis\b|\bare\b|\be\b|\bsao\b|-)[ ]*"
+    r"[\"'“‘«(\[]?(?P<value>[a-z]{3,8}(?:[ ,]+[a-z]{3,8}){5,10})\b"
+)
+
+
 def _seeds(folded: str) -> list[Span]:
     spans = [Span(*m.span(), "seed") for m in _NUMBERED_WORDS.finditer(folded)]
+    for m in _SEED_PART.finditer(folded):
+        if not set(m.group("value").replace(",", " ").split()) & _SENTENCE_WORDS:
+            spans.append(Span(*m.span("value"), "seed"))
     for match in _SEED.finditer(folded):
         words = re.findall(r"[a-z]+", match.group("value"))
         if sum(word in _NOT_SEED for word in words) <= 1:
@@ -462,7 +486,9 @@ def _seeds(folded: str) -> list[Span]:
 
 
 #: a number of a code's length, not a time, a size or a price
-_CODE_NUMBER = re.compile(rf"(?<![\w.,/:-])\d{{3,8}}(?![\w.,/:]?\d|[ ]*{_NOT_A_CODE})")
+_CODE_NUMBER = re.compile(
+    rf"(?<![\w.,/:-])(?:\d{{3,8}}|\d{{1,2}}(?:-\d{{1,2}}){{1,5}})(?![\w.,/:-]?\d|[ ]*{_NOT_A_CODE})"
+)
 
 
 #: beside a code already given, "from" and "de" lead to one too: "changed my pin from 2580
@@ -470,15 +496,25 @@ _CODE_NUMBER = re.compile(rf"(?<![\w.,/:-])\d{{3,8}}(?![\w.,/:]?\d|[ ]*{_NOT_A_C
 _NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
 
 
+#: a sentence that completes the value the one before gave
+_WHOLE = re.compile(
+    r"\b(?:whole|rest|full|complete|all together|tudo|resto|inteir[oa]|complet[oa])\b"
+)
+
+
 def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
     """The other values of a sentence that gave a code, PIN or password: "the door code is
     2468 now instead of 1357", "changed it from hunter2 to Hunter3!" (the old value is a
     secret too: people reuse them)."""
     spans: list[Span] = []
+    before: set[str] = set()
     for sentence_match in _SENTENCE.finditer(folded):
         start, end = sentence_match.span()
         kinds = {span.kind for span in found if start <= span.start < end}
         sentence = sentence_match.group(0)
+        if _WHOLE.search(sentence):
+            kinds |= before  # "... the end of the combo is 22. so the whole thing is 17-04-22"
+        before = kinds
         if kinds & {"code", "pin"}:
             kind = "pin" if "pin" in kinds else "code"
             spans += [
