@@ -215,7 +215,10 @@ LOGINS_PAIRS = re.compile(
     r"|accounts?|contas?)\b[^\n]{0,120}?(?<![/\w])[\w.@+-]{2,64}[ ]*/[ ]*(?P<value>[^\s/,;]{4,64})"
 )
 #: each further "name / password" pair on the line of a :data:`LOGINS_PAIRS` match
-PAIR = re.compile(r"(?<![/\w])[\w.@+-]{2,64}[ ]*/[ ]*(?P<value>[^\s/,;]{4,64})")
+PAIR = re.compile(
+    r"(?<![/\w])[\w.@+-]{2,64}[ ]*/[ ]*(?P<value>[^\s/,;]{4,64})(?![^\s/,;])"
+    r"(?![ ]+(?:folders?|director(?:y|ies)|pastas?|files?|drives?|shares?|teams?|groups?)\b)"
+)
 #: "11234567890 é o meu número de segurança social": an id's number before its name
 ID_VALUE_FIRST = re.compile(
     r"(?<![\w.-])(?P<value>\d[\d .\-/]{4,18}\d)[ ]+(?:is|e|eh|=|-)[ ]+"
@@ -226,7 +229,8 @@ ID_VALUE_FIRST = re.compile(
 #: "router admin / admin12345", "root/Tr0ub4dor": a user's name, a slash, its password
 ADMIN_PAIR = re.compile(
     r"\b(?:admin|administrator|administrador|root|user|username|usuario|utilizador)"
-    r"[ ]*/[ ]*(?P<value>[^\s/]{4,})"
+    r"[ ]*/[ ]*(?P<value>[^\s/]{4,})(?![^\s/])(?![ ]+(?:folders?|director(?:y|ies)|pastas?|files?"
+    r"|drives?|shares?|teams?|groups?|channels?|has|have|is|are|was|tem|esta)\b)"
 )
 #: "bea@mail.com / Popcorn#2022"
 EMAIL_PAIR = re.compile(

@@ -64,8 +64,9 @@ _LOCK_WORD = re.compile(rf"\b{_LOCK}\b")
 #: what follows a number that is a time, a size or a price, not a code
 _NOT_A_CODE = (
     r"(?:am|pm|h|hs|o'?clock|m|cm|km|kg|meters?|metres?|metros?|feet|ft|years?|anos|days?|dias"
-    r"|minutes?|minutos|hours?|horas|pages|paginas|reais|euros?|dollars?|pounds?|%|people"
-    r"|pessoas)\b"
+    r"|minutes?|minutos|hours?|horas|pages|paginas|reais|euros?|dollars?|pounds?|yen|%|people"
+    r"|pessoas|pins|players|jogadores|times|vezes|points|pontos|photos|fotos|emails|messages"
+    r"|unread)\b"
 )
 #: the verb that gives a lock's numbers: "opens with", "takes", "type", "abre com", "is set to"
 #: a turn of a dial: "32 to the left"
@@ -100,11 +101,12 @@ _LOCK_FIRST = re.compile(
 _ELSEWHERE = (
     r"number|numero|no|room|sala|quarto|floor|andar|at|as|in|em|since|desde|until|ate|year|ano"
     r"|street|rua|avenue|avenida|bus|line|linha|flight|voo|page|pagina|cost|costs|custou|custa"
-    r"|paid|tel|phone|telefone|call|ligar|order|pedido"
+    r"|paid|tel|phone|telefone|call|ligar|order|pedido|station|estacao|level|nivel|platform"
+    r"|plataforma|seat|lugar|bay|desk|table|mesa|route|rota|exit|saida|score|points|pontos"
 )
 #: ... and a few more that may stand before a code too, where a sentence gives none yet
-_ELSEWHERE_UNLESS_GIVEN = rf"{_ELSEWHERE}|on|by|from|de|for|por|liga"
-_NOT_LOCK_LAST = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN}|to|para)\W*$")
+_ELSEWHERE_UNLESS_GIVEN = rf"{_ELSEWHERE}|on|by|from|de|for|por|liga|to|para"
+_NOT_LOCK_LAST = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
 #: the copula or colon before a value
 _GIVES = (
     r"(?:\bis\b|\bare\b|\bwas\b|\bnow\b|:|=|\be\b|\beh\b|\bsao\b|\bera\b|\bficou\b"
@@ -159,7 +161,7 @@ _CHANGED = re.compile(
     r"\b(?:changed|change|updated|update|set|switched|switch|reset|made|make|mudei|mudou"
     r"|troquei|trocou|alterei|alterou|coloquei|botei|defini|mudamos|trocamos)\b"
     r"[^.!?\n]{0,40}?\b(?P<key>password|passwd|passcode|pw|pwd|pass ?phrase|senha"
-    r"|palavra[ -]?passe|pin|code|codigo|combination|combo|combinacao)\b[^.!?\n]{0,30}?"
+    r"|palavra[ -]?passe|pin|combo)\b[^.!?\n]{0,30}?"
     r"\b(?:to|into|para|pra|pro|as|como)[ ]+(?P<value>\S+)"
 )
 #: "I made the kindle password pumpkinpie": the value straight after, ending the sentence
@@ -190,6 +192,13 @@ _NOT_MIXED = re.compile(
 _NUMERIC_KEY = re.compile(r"pin|code|codigo|combination|combo|combinacao")
 #: a value by what it does: "the kids' ipad unlocks with dinosaur2", "sunflower1987 is what
 #: I use for the netflix login", "set the laptop one to rex99", "o portátil abre com gato22"
+#: what a password opens: a device, an account, a way in
+_SIGNED_IN = (
+    r"(?:laptop|phone|ipad|tablet|computer|computador|portatil|telemovel|celular|pc|mac|router"
+    r"|wifi|wi-fi|account|conta|login|log in|sign in|portal|email|e-mail|bank|banco|netflix"
+    r"|one|lock|safe|alarm|unlock|desbloque\w*|entrar|pasword|passowrd|spotify|instagram|insta"
+    r"|facebook|gmail|google|apple|steam|xbox|playstation)\b"
+)
 _USED_AS = (
     re.compile(
         r"\b(?:unlock(?:s|ed)?|lock(?:s|ed)?|opens?|opened|log(?:s|ged)? ?in(?:to)?"
@@ -201,9 +210,11 @@ _USED_AS = (
     re.compile(
         r"(?<![\w@/.:-])(?P<value>[^\s,;]{4,64})[ ]+(?:is|e|eh)[ ]+(?:what|o que)[ ]+(?:i|eu)?[ ]*"
         r"(?:use|type|enter|put in|uso|digito|ponho|escrevo)\b"
+        rf"(?=[^.!?\n]*\b{_SIGNED_IN})"
     ),
     re.compile(
-        r"\b(?:set|changed|reset|switched|mudei|troquei|alterei|pus|defini)\b[^.!?\n]{0,40}?"
+        rf"\b(?:set|changed|reset|switched|mudei|troquei|alterei|pus|defini)\b(?=[^.!?\n]{{0,40}}?"
+        rf"\b{_SIGNED_IN})[^.!?\n]{{0,40}}?"
         r"\b(?:to|para|pra|como)[ ]+(?P<value>(?=[^\s]*[a-z])(?=[^\s]*\d)[^\s,;]{5,64})"
     ),
 )
@@ -381,7 +392,7 @@ def _used_as(start: int, sentence: str) -> list[Span]:
 
 #: a lock that is nothing else: a door, a gate or a garage has numbers that are not codes
 _STRONG_LOCK = re.compile(
-    r"\b(?:lock|locks|padlock|lockbox|keybox|key safe|safe|vault|keypad|pad|alarm|cofre|cadeado"
+    r"\b(?:lock|locks|padlock|lockbox|keybox|key safe|safe|vault|keypad|alarm|cofre|cadeado"
     r"|fechadura|alarme|teclado|intercom|interfone)\b"
 )
 #: a PIN's number said anywhere in its sentence: "my debit card pin is dad's birthday, 0612",
@@ -487,7 +498,8 @@ def _seeds(folded: str) -> list[Span]:
 
 #: a number of a code's length, not a time, a size or a price
 _CODE_NUMBER = re.compile(
-    rf"(?<![\w.,/:-])(?:\d{{3,8}}|\d{{1,2}}(?:-\d{{1,2}}){{1,5}})(?![\w.,/:-]?\d|[ ]*{_NOT_A_CODE})"
+    rf"(?<![\w.,/:-])(?:\d{{3,8}}|\d{{1,2}}(?:[- ]\d{{1,2}}){{1,5}})"
+    rf"(?![\w.,/:-]?\d|[ ]*{_NOT_A_CODE})"
 )
 
 
@@ -563,9 +575,9 @@ _VALUE_FOR = re.compile(
     r"(?<![\w@/.:-])(?P<value>[^\s,;]{4,64})[ ]*(?:-+|–|—|:|,)[ ]*"
     r"(?:that|this|it|isso|essa|esse|esta|este)"
     r"(?:['’]s|[ ]+is|[ ]+one['’]s|[ ]+one is|[ ]+e|[ ]+eh)?"
-    r"[ ]+(?:(?:the|my|one|for|pro|pra|para|do|da|de|o|a|your|our)[ ]+){1,3}[^.!?\n]{0,30}?"
-    r"\b(?:portal|login|account|site|app|wifi|wi-fi|email|e-mail|bank|banco|conta|senha"
-    r"|password|pin|laptop|computer|computador|phone|telemovel|celular|router|netflix)\b"
+    r"[ ]+(?:(?:the|my|one|your|our|o|a)[ ]+)?(?:for|pro|pra|para|do|da|de)[ ]+[^.!?\n]{0,30}?"
+    r"\b(?:portal|login|account|wifi|wi-fi|bank|banco|conta|senha|password|pin|laptop"
+    r"|computer|computador|phone|telemovel|celular|router|netflix)\b"
 )
 
 
@@ -582,6 +594,7 @@ def _value_for(start: int, sentence: str) -> list[Span]:
 _SENT_CODE = re.compile(
     r"\b(?:texted|text|sms|sent|messaged|enviou|mandou|mandaram|enviaram|chegou)\b[^.!?\n]{0,20}?"
     rf"(?<![\w.,/:-])(?P<value>\d{{3}}[ -]\d{{3}}|\d{{4,8}})(?![\w.,/:]?\d|[ ]*{_NOT_A_CODE})"
+    r"(?=[ ]*(?:[,.;:!?)]|$|-|–|and\b|e\b|type\b|digit\w*|to\b|para\b|pra\b))"
 )
 _SENT_TOPIC = re.compile(
     r"\b(?:codes?|codigos?|type|enter|digit[ae]|otp|expires?|expira|portal|verify|verifica\w*"
@@ -608,7 +621,8 @@ def _bare_pairs(start: int, text: str, sentence: str) -> list[Span]:
     for m in _BARE_PAIR.finditer(sentence):
         value = text[start + m.start("value") : start + m.end("value")]
         mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
-        if mixed and any(c.isdigit() for c in value):
+        symbol = any(not c.isalnum() for c in value)
+        if mixed and (symbol or len(re.findall(r"\d+", value)) >= 2):
             spans.append(Span(start + m.start("value"), start + m.end("value"), "password"))
     return spans
 
