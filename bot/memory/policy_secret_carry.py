@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.memory import policy_secret_rules as rules
-from bot.memory.policy_secret_speech import DIGIT_RUN
+from bot.memory.policy_secret_codes import DIGIT_RUN
 
 __all__ = ["NUMERIC_KINDS", "asked_kind", "bare_value", "key_kind"]
 

@@ -20,9 +20,11 @@ Three parts find values, each measured alone by ``bench/policy_accuracy.py``:
   its value ("pw for the router is …", "coloquei X como senha", "cvv 737", "agência 1234 conta
   98765-4", "acct no. 0098123456"), a value on the line after the words that ask for it ("my
   password is below.\\nhunter2!", :mod:`bot.memory.policy_secret_carry`), and secrets as they
-  are said in chat (:mod:`bot.memory.policy_secret_speech`: codes in words, quoted
-  passphrases, seed phrases, "changed my password to X", the digits on a card's back). The
-  phrase tables are in :mod:`bot.memory.policy_secret_rules`.
+  are said in chat, read a sentence at a time (:mod:`bot.memory.policy_secret_speech`, with
+  the rules of each kind: :mod:`~bot.memory.policy_secret_codes`,
+  :mod:`~bot.memory.policy_secret_cards`, :mod:`~bot.memory.policy_secret_passwords`,
+  :mod:`~bot.memory.policy_secret_seeds`). The phrase tables are in
+  :mod:`bot.memory.policy_secret_rules`.
 """
 
 from __future__ import annotations

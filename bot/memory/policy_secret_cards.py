@@ -1,0 +1,97 @@
+"""Cards and bank accounts as people say them in chat, for
+:mod:`bot.memory.policy_secret_speech`: the digits on the back of a card ("the three digits on
+the back of my visa are 482"), a card's number in groups beside a card word whatever its check
+digit, its first digits ("the joint card number starts 5412 7534"), and an IBAN's shape beside
+a payment whatever its check digits. Each rule reads one sentence of folded text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.memory.policy_secret_values import Span
+
+__all__ = ["CARD_WORD", "card_spans"]
+
+#: the copula or colon before a value
+_GIVES = (
+    r"(?:\bis\b|\bare\b|\bwas\b|\bnow\b|:|=|\be\b|\beh\b|\bsao\b|\bera\b|\bficou\b"
+    r"|\b(?:they|it)['’]?(?:re|s)\b)"
+)
+
+
+#: the digits on the back of a card
+_CARD_BACK = re.compile(
+    r"\b(?:back|behind|reverse|atras|tras|verso)\b[^.!?\n]{0,40}?"
+    rf"{_GIVES}[ ]*(?P<value>\d{{3,4}})\b(?![.,:/]\d)"
+)
+
+
+#: a card's security number: "Amex, expiry 09/28, security number 4421"
+_CARD_SECURITY = re.compile(r"\bsecurity (?:number|digits)\b[^.!?\n\d]{0,20}(?P<value>\d{3,4})\b")
+
+
+CARD_WORD = re.compile(
+    r"\b(?:card|cards|cartao|visa|mastercard|master|amex|elo|debit|credit|credito|debito)\b"
+)
+
+
+#: a card's number in groups, whether or not its check digit is right (a typo in it is
+#: still the card): "cartão 5502 0934 7781 2205"
+_CARD_NUMBER = re.compile(r"(?<![\d-])\d{4}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?(?![\d-])")
+
+
+_CARD_DETAIL = re.compile(r"\b(?:cvv2?|cvc|validade|vence|expiry|expires|exp)\b")
+
+
+#: the first digits of a card's number: "the joint card number starts 5412 7534"
+_CARD_BEGUN = re.compile(
+    r"\b(?:starts|begins|starting|comeca|inicia)(?:[ ]+(?:with|com|por))?[ ]+"
+    r"(?P<value>\d{4}(?:[ -]?\d{2,4}){0,3})\b"
+)
+
+
+def _card_numbers(start: int, sentence: str) -> list[Span]:
+    if not (CARD_WORD.search(sentence) or _CARD_DETAIL.search(sentence)) or "cidadao" in sentence:
+        return []
+    spans = [
+        Span(start + m.start(), start + m.end(), "card") for m in _CARD_NUMBER.finditer(sentence)
+    ]
+    begun = _CARD_BEGUN.finditer(sentence) if CARD_WORD.search(sentence) else ()
+    spans += [Span(start + m.start("value"), start + m.end("value"), "card") for m in begun]
+    return spans
+
+
+def _card_back(start: int, sentence: str) -> list[Span]:
+    if not CARD_WORD.search(sentence):
+        return []
+    found = [*_CARD_BACK.finditer(sentence), *_CARD_SECURITY.finditer(sentence)]
+    return [Span(start + m.start("value"), start + m.end("value"), "card") for m in found]
+
+
+#: an IBAN's shape beside a payment, whatever its check digits: "bank transfer now - GB71
+#: MIDL 4005 1532 8847 20"
+_IBAN_SHAPE = re.compile(r"\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){3,7}(?:[ ]?[a-z0-9]{1,3})?\b")
+
+
+_PAYMENT = re.compile(
+    r"\b(?:iban|nib|transfer\w*|transferencia|wire|bank|banco|pay|paid|pagar|paga|pague|conta"
+    r"|account|deposit\w*|deposita\w*)\b"
+)
+
+
+def _iban_shapes(start: int, sentence: str) -> list[Span]:
+    if not _PAYMENT.search(sentence):
+        return []
+    found = _IBAN_SHAPE.finditer(sentence)
+    return [Span(start + m.start(), start + m.end(), "account") for m in found]
+
+
+def card_spans(start: int, sentence: str) -> list[Span]:
+    """Every card and account value of ``sentence`` (folded, at ``start`` in its text) the
+    rules above find, unordered."""
+    return [
+        *_card_back(start, sentence),
+        *_card_numbers(start, sentence),
+        *_iban_shapes(start, sentence),
+    ]

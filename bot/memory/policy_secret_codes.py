@@ -1,0 +1,274 @@
+"""Codes and PINs as people say them in chat: the numbers of a lock, a safe, an alarm, a keypad,
+a PIN or a code sent by text, for :mod:`bot.memory.policy_secret_speech`.
+
+Each rule reads one sentence of folded text (lower case, no accents, offsets kept) and gives
+the :class:`~bot.memory.policy_secret_values.Span` of each value with its kind:
+
+- codes and PINs said digit by digit, in words or figures ("seven three one nine",
+  "quatro dois zero zero", "6 6 1 9"), in a sentence about a code, PIN or combination or about
+  a lock, safe, alarm or card;
+- a lock's or safe's numbers with no word for them ("the shed's lock opens with 4-19-33",
+  "o cofre abre com 1984", "left to 12, right to 30", "7719 - that's the shed padlock");
+- the numbers of a sentence about a PIN, a cash machine or a lock ("my pin is dad's birthday,
+  0612"), unless the word before one says what else it is ("number", "room", "at", "cost");
+- a code sent by text ("the hospital portal just texted me 582 104, type that in").
+
+What is not a value is left: times ("the alarm goes off at six thirty"), counting, sizes and
+prices, a thing's model ("our lock is a Yale 3000").
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.memory.policy_secret_values import Span
+
+__all__ = [
+    "CODE_NUMBER",
+    "CODE_TOPIC",
+    "DIGIT_RUN",
+    "NOT_A_CODE",
+    "NOT_SIBLING",
+    "ONLY_NUMBER",
+    "SLOW_DIGITS",
+    "code_kind",
+    "code_spans",
+]
+
+#: digits said as words, English and Portuguese ("meia" is six in a Brazilian phone number)
+_DIGIT_WORD = (
+    r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|um|uma|dois|duas|tres|quatro"
+    r"|cinco|seis|meia|sete|oito|nove|\d)"
+)
+
+
+#: three digits or more, one at a time: "four four two one", "6 6 1 9", "sete, dois, nove"
+DIGIT_RUN = re.compile(
+    rf"(?<![\w-]){_DIGIT_WORD}(?:(?:[ ]*[,-][ ]*|[ ]+)(?:e[ ]+)?{_DIGIT_WORD}){{2,11}}(?![\w:/])"
+)
+
+
+#: what a sentence about a spoken code names
+CODE_TOPIC = re.compile(
+    r"\b(?:pin|pins|codes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?|cvc"
+    r"|digits|digitos|lock|locks|padlock|safe|vault|locker|keypad|alarm|alarme|cofre|cadeado"
+    r"|fechadura|armario|card|cartao|atm|sim|disarm|desarma\w*|unlock|desbloque\w*|lockbox"
+    r"|keybox|intercom|buzzer|interfone|porteiro|digit[ae]|type|punch|dial|enter)\b"
+)
+
+
+#: a lock, safe or alarm: its numbers are a secret even without the word "code"
+_LOCK = (
+    r"(?:lock|locks|padlock|lockbox|keybox|key safe|safe|vault|locker|keypad|alarm|garage|gate"
+    r"|door|intercom|buzzer|pad|panel|siren|cofre|cadeado|fechadura|armario|alarme|portao|porta"
+    r"|garagem|teclado|painel|sirene"
+    r"|interfone|porteiro)"
+)
+
+
+_LOCK_WORD = re.compile(rf"\b{_LOCK}\b")
+
+
+#: what follows a number that is a time, a size or a price, not a code
+NOT_A_CODE = (
+    r"(?:am|pm|h|hs|o'?clock|m|cm|km|kg|meters?|metres?|metros?|feet|ft|years?|anos|days?|dias"
+    r"|minutes?|minutos|hours?|horas|pages|paginas|reais|euros?|dollars?|pounds?|yen|%|people"
+    r"|pessoas|pins|players|jogadores|times|vezes|points|pontos|photos|fotos|emails|messages"
+    r"|unread)\b"
+)
+
+
+#: the verb that gives a lock's numbers: "opens with", "takes", "type", "abre com", "is set to"
+#: a turn of a dial: "32 to the left"
+_TURN = r"\d{1,2}[ ]+(?:to|para)[ ]+(?:the[ ]+|a[ ]+)?(?:left|right|esquerda|direita)"
+
+
+_LOCK_VALUE = re.compile(
+    r"(?:\bopens? with|\bopens?\b|\bopened with|\b(?:dis)?arm(?:s|ed)? with|\bunlock(?:s|ed)? with"
+    r"|\b(?:turn|switch)(?:s|ed|es)? off with|\btakes|\btype|\bpunch in|\benter|\bset to|\bis"
+    r"|\bare|\bnow|\bgoes|\bbuzz|\bpress|\bdial|\bkey in|\btap|\bpunch|:|\babre com|\babrem com"
+    r"|\bdesarma com|\bdesliga com|\bdestranca com"
+    r"|\bdesbloqueia com|\bdigit[ea]|\besta em|\bfica em|\be\b|\beh\b|\bagora)"
+    r"[ ]*(?:the |o |a )?(?:[#*]|(?:star|hash|asterisco|estrela|cardinal|jogo da velha)[ ]+)?"
+    r"(?P<value>\d{1,2}(?:[ -]\d{1,2}){2,4}|\d{3,8}"
+    r"|\d{1,2}[ ]*(?:left|right|l|r|esquerda|direita)(?:[ ,]+(?:then[ ]+)?\d{1,2}[ ]*"
+    r"(?:left|right|l|r|esquerda|direita)){1,4}"
+    r"|(?:left|right|esquerda|direita)[ ]*(?:to|para|a|ate)?[ ]*\d{1,2}(?:[ ,]+(?:then[ ]+)?"
+    r"(?:left|right|esquerda|direita)[ ]*(?:to|para|a|ate)?[ ]*\d{1,2}){1,4}"
+    rf"|{_TURN}(?:[ ,]+(?:then[ ]+)?{_TURN}(?:[ ]+again)?){{1,4}})"
+    rf"(?![\w:/.,]?\d|[ ]*{NOT_A_CODE})"
+)
+
+
+#: a lock's number that closes its sentence after a comma or a colon ("the key for the
+#: storage unit keypad, 6060"), unless it is a year, a street's or a room's number
+_LOCK_LAST = re.compile(r"[,:][ ]*(?P<value>\d{4,8})[ ]*[.!]?[ ]*$")
+
+
+#: a lock's number that opens its sentence: "7719 - that's the shed padlock", "*2580* abre o
+#: portão"
+_LOCK_FIRST = re.compile(
+    rf"[ ]*[#*]?(?P<value>\d{{3,8}}|\d{{1,2}}(?:-\d{{1,2}}){{2,4}})[#*]?"
+    rf"(?![\w.,/:]?\d|[ ]*{NOT_A_CODE})"
+    r"(?=[ ]*(?:[-–—:,=]|is\b|e\b|eh\b|opens\b|abre\b|(?:that|it)'?s\b|for\b|para\b|pra\b))"
+)
+
+
+#: the word before a number that says what else it is: a room's, a street's, a bus's, a
+#: time, a year, a price, a phone's
+_ELSEWHERE = (
+    r"number|numero|no|room|sala|quarto|floor|andar|at|as|in|em|since|desde|until|ate|year|ano"
+    r"|street|rua|avenue|avenida|bus|line|linha|flight|voo|page|pagina|cost|costs|custou|custa"
+    r"|paid|tel|phone|telefone|call|ligar|order|pedido|station|estacao|level|nivel|platform"
+    r"|plataforma|seat|lugar|bay|desk|table|mesa|route|rota|exit|saida|score|points|pontos"
+)
+
+
+#: ... and a few more that may stand before a code too, where a sentence gives none yet
+_ELSEWHERE_UNLESS_GIVEN = rf"{_ELSEWHERE}|on|by|from|de|for|por|liga|to|para"
+
+
+_NOT_LOCK_LAST = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
+
+
+def _digit_runs(start: int, sentence: str) -> list[Span]:
+    if not (CODE_TOPIC.search(sentence) or _LOCK_WORD.search(sentence)):
+        return []
+    spans = []
+    for match in DIGIT_RUN.finditer(sentence):
+        words = re.findall(r"\w+", match.group(0))
+        if len([w for w in words if w != "e"]) >= 3:
+            spans.append(Span(start + match.start(), start + match.end(), code_kind(sentence)))
+    return spans
+
+
+def code_kind(sentence: str) -> str:
+    if re.search(r"\bpin\b|\bsim\b|\batm\b|senha", sentence):
+        return "pin"
+    if re.search(r"\bcvv|\bcvc|\bback\b|\batras\b|\bverso\b", sentence):
+        return "card"
+    return "code"
+
+
+def _lock_numbers(start: int, sentence: str) -> list[Span]:
+    if not _LOCK_WORD.search(sentence):
+        return []
+    spans = [
+        Span(start + m.start("value"), start + m.end("value"), "code")
+        for m in _LOCK_VALUE.finditer(sentence)
+        if not re.search(
+            r"\b(?:number|numero|no|room|sala|quarto|floor|andar)\W*$", sentence[: m.start("value")]
+        )
+    ]
+    first = _LOCK_FIRST.match(sentence)
+    if first is not None:
+        spans.append(Span(start + first.start("value"), start + first.end("value"), "code"))
+    last = _LOCK_LAST.search(sentence)
+    if (
+        last is not None
+        and not _NOT_LOCK_LAST.search(sentence[: last.start()])
+        and not re.fullmatch(r"(?:19|20)\d\d", last.group("value"))
+    ):
+        spans.append(Span(start + last.start("value"), start + last.end("value"), "code"))
+    return spans
+
+
+#: a lock that is nothing else: a door, a gate or a garage has numbers that are not codes
+_STRONG_LOCK = re.compile(
+    r"\b(?:lock|locks|padlock|lockbox|keybox|key safe|safe|vault|keypad|alarm|cofre|cadeado"
+    r"|fechadura|alarme|teclado|intercom|interfone)\b"
+)
+
+
+#: a PIN's number said anywhere in its sentence: "my debit card pin is dad's birthday, 0612",
+#: "the number you punch in at the cash machine ... is still the old one, 5820"
+_PIN_TOPIC = re.compile(
+    r"\b(?:pin|pins|passcode|combination|combo|combinacao|cash machine|cashpoint|atm"
+    r"|multibanco|caixa (?:eletronico|automatico|multibanco)|unlock|desbloqueio|puk|sim card"
+    r"|cartao sim|card machine|at the machine|na maquina|no terminal|screen time|parental"
+    r"|restricted mode|modo restrito|controlo parental|controle parental)\b"
+)
+
+
+_NOT_PIN_NUMBER = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
+
+
+def _pin_numbers(start: int, sentence: str) -> list[Span]:
+    """The numbers of a sentence about a PIN (three digits or more), or about a lock (four or
+    more, not a year: "I set the hotel safe to our anniversary, 0614"), unless the words
+    before one say what else it is ("number", "room", "at", "since", "cost")."""
+    pin = _PIN_TOPIC.search(sentence) is not None
+    if not (pin or _STRONG_LOCK.search(sentence)):
+        return []
+    kind = code_kind(sentence) if pin else "code"
+    return [
+        Span(start + m.start(), start + m.end(), kind)
+        for m in CODE_NUMBER.finditer(sentence)
+        if not _NOT_PIN_NUMBER.search(sentence[: m.start()])
+        and (pin or _lock_code(sentence[: m.start()], m.group(0)))
+    ]
+
+
+def _lock_code(before: str, number: str) -> bool:
+    """Whether ``number`` of a sentence about a lock is its code: four digits or more, not a
+    year, not a thing's model ("our lock is a Yale 3000")."""
+    if len(number) < 4 or re.fullmatch(r"(?:19|20)\d\d", number):
+        return False
+    return not re.search(r"\b(?:a|an|the|um|uma|o|model|modelo)[ ]+(?:[\w-]+[ ]+)?$", before)
+
+
+#: a number of a code's length, not a time, a size or a price
+CODE_NUMBER = re.compile(
+    rf"(?<![\w.,/:-])(?:\d{{3,8}}|\d{{1,2}}(?:[- ]\d{{1,2}}){{1,5}})"
+    rf"(?![\w.,/:-]?\d|[ ]*{NOT_A_CODE})"
+)
+
+
+#: beside a code already given, "from" and "de" lead to one too: "changed my pin from 2580
+#: to 9174"
+NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
+
+
+#: a code sent to someone: "the hospital portal just texted me 582 104, type that in"
+_SENT_CODE = re.compile(
+    r"\b(?:texted|text|sms|sent|messaged|enviou|mandou|mandaram|enviaram|chegou)\b[^.!?\n]{0,20}?"
+    rf"(?<![\w.,/:-])(?P<value>\d{{3}}[ -]\d{{3}}|\d{{4,8}})(?![\w.,/:]?\d|[ ]*{NOT_A_CODE})"
+    r"(?=[ ]*(?:[,.;:!?)]|$|-|–|and\b|e\b|type\b|digit\w*|to\b|para\b|pra\b))"
+)
+
+
+_SENT_TOPIC = re.compile(
+    r"\b(?:codes?|codigos?|type|enter|digit[ae]|otp|expires?|expira|portal|verify|verifica\w*"
+    r"|login|log in|sign in|entrar)\b"
+)
+
+
+def _sent_codes(start: int, sentence: str) -> list[Span]:
+    if not _SENT_TOPIC.search(sentence):
+        return []
+    return [
+        Span(start + m.start("value"), start + m.end("value"), "code")
+        for m in _SENT_CODE.finditer(sentence)
+    ]
+
+
+#: a sentence that is only a number, after one about a code, a PIN or a card ("... is four...
+#: seven... one... nine. 4719.")
+ONLY_NUMBER = re.compile(r"[ ]*(?P<value>\d{3,8})[ ]*[.!]?[ ]*$")
+
+
+#: digits said slowly, an ellipsis between each: "four... seven... one... nine"
+SLOW_DIGITS = re.compile(
+    rf"(?<![\w-]){_DIGIT_WORD}(?:[ ]*(?:\.{{2,}}|…)[ ]*{_DIGIT_WORD}){{2,11}}(?![\w:/])"
+)
+
+
+def code_spans(start: int, sentence: str) -> list[Span]:
+    """Every code and PIN of ``sentence`` (folded, at ``start`` in its text) the rules above
+    find, unordered."""
+    return [
+        *_digit_runs(start, sentence),
+        *_lock_numbers(start, sentence),
+        *_pin_numbers(start, sentence),
+        *_sent_codes(start, sentence),
+    ]

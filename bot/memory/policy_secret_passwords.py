@@ -1,0 +1,311 @@
+"""Passwords as people say them in chat, for :mod:`bot.memory.policy_secret_speech`. Each rule
+reads one sentence of folded text (``text``, as written, for the one that needs capitals):
+
+- a quoted passphrase, before or after its word ('"otter pancake" is my passphrase'), and a
+  passphrase of three words or more after its name;
+- a password changed to a value ("changed my bank password to Manga2024", "mudei a senha para
+  X", "changed my pin to ..."), or set in a sentence that names one;
+- a value by what it does ("the ipad unlocks with dinosaur2", "join HomeNet_5G with
+  coffee-tiger-42", "sunflower1987 is what I use for the netflix login"), by its recipe ("the
+  dog's name plus the year we got him, so Biscuit2014") or before what it is for
+  ("Trellis-Otter-91 -- that one's for the pharmacy portal");
+- "name / Value9" pairs, and an emoji that names a value ("🏧 5519", "🔑 Lisboa#22").
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.memory.policy_secret_codes import NOT_A_CODE
+from bot.memory.policy_secret_seeds import SENTENCE_WORDS
+from bot.memory.policy_secret_values import Span
+
+__all__ = ["MIXED", "NOT_MIXED", "password_spans"]
+
+#: the words for a passphrase, a quoted one's neighbours
+_PASS_WORD = re.compile(
+    r"\b(?:pass ?phrase|password|passwd|pw|senha|frase[ -]senha|frase secreta|palavra[ -]passe"
+    r"|master password)\b"
+)
+
+
+#: a first-person way in that names no password word: "... is what I type to unlock my diary"
+_UNLOCK = re.compile(
+    r"\b(?:what i (?:type|enter|use|put in) to (?:unlock|open|log ?in|sign in|get into)"
+    r"|(?:escrevo|digito|uso|ponho|meto) para (?:desbloquear|abrir|entrar))\b"
+)
+
+
+_QUOTED = re.compile(
+    r"[\"“”«](?P<q>[^\"“”«»\n]{2,80})[\"“”»]|(?<!\w)'(?P<s>[^'\n]{2,80})'(?!\w)"
+    r"|\[(?P<b>[^\]\s]{3,64})\]"
+)
+
+
+#: "changed my bank password to X", "mudei a senha do banco para X"
+_CHANGED = re.compile(
+    r"\b(?:changed|change|updated|update|set|switched|switch|reset|made|make|mudei|mudou"
+    r"|troquei|trocou|alterei|alterou|coloquei|botei|defini|mudamos|trocamos)\b"
+    r"[^.!?\n]{0,40}?\b(?P<key>password|passwd|passcode|pw|pwd|pass ?phrase|senha"
+    r"|palavra[ -]?passe|pin|combo)\b[^.!?\n]{0,30}?"
+    r"\b(?:to|into|para|pra|pro|as|como)[ ]+(?P<value>\S+)"
+)
+
+
+#: "I made the kindle password pumpkinpie": the value straight after, ending the sentence
+_MADE = re.compile(
+    r"\b(?:made|make|fiz|deixei)\b[^.!?\n]{0,40}?\b(?:password|passwd|passcode|pw|senha)[ ]+"
+    r"(?P<value>[^\s.!?,;]+)[.!]?[ ]*$"
+)
+
+
+#: a sentence that sets or picks a password: "I set the laptop password to my dog's name
+#: plus 99, so rex99", "usei Lisboa#22 na senha nova"; its words of letters and digits
+#: mixed (or with symbols among them) are the value, however it is introduced
+_SETS_PASSWORD = re.compile(
+    r"\b(?:set|sets|changed|change|updated|reset|made|make|picked|pick|chose|choose|use|used"
+    r"|using|went with|mudei|mudou|troquei|trocou|alterei|alterou|coloquei|botei|defini|pus"
+    r"|escolhi|usei|uso)\b"
+)
+
+
+#: a password word that names a thing of its own: "a password manager called 1Password"
+_PASS_THING = re.compile(
+    r"[ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|vaults?|hints?"
+    r"|gestor|gerenciador|aplicativo|app)\b"
+)
+
+
+MIXED = re.compile(r"(?<![\w@/.:#-])(?=[^\s]*[a-z])(?=[^\s]*\d)[^\s,;()\"']{4,64}(?<![.!?])")
+
+
+#: words of letters and digits that are not a password: ordinals, sizes, models of things
+NOT_MIXED = re.compile(
+    r"\d+(?:st|nd|rd|th|am|pm|h|hs|min|s|k|m|g|gb|mb|tb|kb|km|kg|cm|mm|ml|x|p|yo|mp|mph|kmh)"
+    r"|(?:mp|4g|5g|3g|usb|wpa|ipv|covid|win|windows|office|ios|android|iphone|ps|xbox|b|a|v)"
+    r"\d+(?:\.\d+)*|\d+[ºª°]|\d{1,2}h\d{2}|\d+x\d+"
+)
+
+
+_NUMERIC_KEY = re.compile(r"pin|code|codigo|combination|combo|combinacao")
+
+
+#: a value by what it does: "the kids' ipad unlocks with dinosaur2", "sunflower1987 is what
+#: I use for the netflix login", "set the laptop one to rex99", "o portátil abre com gato22"
+#: what a password opens: a device, an account, a way in
+_SIGNED_IN = (
+    r"(?:laptop|phone|ipad|tablet|computer|computador|portatil|telemovel|celular|pc|mac|router"
+    r"|wifi|wi-fi|account|conta|login|log in|sign in|portal|email|e-mail|bank|banco|netflix"
+    r"|one|lock|safe|alarm|unlock|desbloque\w*|entrar|pasword|passowrd|spotify|instagram|insta"
+    r"|facebook|gmail|google|apple|steam|xbox|playstation)\b"
+)
+
+
+_USED_AS = (
+    re.compile(
+        r"\b(?:unlock(?:s|ed)?|lock(?:s|ed)?|opens?|opened|log(?:s|ged)? ?in(?:to)?"
+        r"|sign(?:s|ed)? in"
+        r"|join|joins|connect(?:s)? to|desbloqueia|desbloqueio|abre|entro|entra|ligam?-se a"
+        r"|conecta(?:m)?(?:-se)? (?:a|ao|na|no))\b(?:[ ]+[^\s,;.!?]+){0,3}?[ ]+"
+        r"(?:with|using|com|usando)[ ]+(?:the[ ]+)?(?P<value>[^\s,;]+)"
+    ),
+    re.compile(
+        r"(?<![\w@/.:-])(?P<value>[^\s,;]{4,64})[ ]+(?:is|e|eh)[ ]+(?:what|o que)[ ]+(?:i|eu)?[ ]*"
+        r"(?:use|type|enter|put in|uso|digito|ponho|escrevo)\b"
+        rf"(?=[^.!?\n]*\b{_SIGNED_IN})"
+    ),
+    re.compile(
+        rf"\b(?:set|changed|reset|switched|mudei|troquei|alterei|pus|defini)\b(?=[^.!?\n]{{0,40}}?"
+        rf"\b{_SIGNED_IN})[^.!?\n]{{0,40}}?"
+        r"\b(?:to|para|pra|como)[ ]+(?P<value>(?=[^\s]*[a-z])(?=[^\s]*\d)[^\s,;]{5,64})"
+    ),
+)
+
+
+#: a flight's or a train's number, not a password: "changed my flight to TP1350"
+_TRAVEL_NUMBER = re.compile(r"[a-z]{2}\d{3,4}")
+
+
+#: what follows "changed ... to" when no value does
+_NOT_CHANGED_TO = re.compile(
+    r"(?:a|an|the|my|his|her|our|their|your|something|anything|one|another|uma|um|outra"
+    r"|outro|algo|alguma|algum|a mesma|o mesmo|the same|minha|meu|sua|seu|nossa|nosso|o|os|as"
+    r"|que|what|whatever|qualquer|it|isso|this|that|esta|essa|default|padrao|nova|novo|new)"
+    r"(?=[ ,.;:!?)]|$)"
+)
+
+
+def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
+    """A quoted string beside a password word (or a first-person way in) outside it: the
+    quote is the passphrase."""
+    if not (_PASS_WORD.search(sentence) or _UNLOCK.search(sentence)):
+        return []
+    spans = []
+    for match in _QUOTED.finditer(sentence):
+        inside = match.group("q") or match.group("s") or match.group("b") or ""
+        outside = sentence[: match.start()] + " " + sentence[match.end() :]
+        named = _names_password(outside) or _UNLOCK.search(outside)
+        if named and not _PASS_WORD.search(inside):
+            spans.append(Span(start + match.start(), start + match.end(), "password"))
+    return spans
+
+
+def _changed_to(start: int, sentence: str) -> list[Span]:
+    spans = []
+    made = _MADE.search(sentence)
+    matches = [*_CHANGED.finditer(sentence), *([made] if made else [])]
+    for match in matches:
+        value = match.group("value")
+        if match.re is _MADE and re.search(r"(?:er|ly|est)$", value):
+            continue  # "made the password longer"
+        if _NOT_CHANGED_TO.match(value) or not any(c.isalnum() for c in value):
+            continue
+        key = match.groupdict().get("key") or "password"
+        kind = "pin" if key == "pin" else "code" if _NUMERIC_KEY.fullmatch(key) else "password"
+        if kind != "password" and not any(c.isdigit() for c in value):
+            continue  # "changed the code to the new one"
+        end = match.end("value")
+        if value[0] in "\"'“":
+            closing = re.search(r"[\"'”]", sentence[match.start("value") + 1 :])
+            if closing:
+                end = match.start("value") + 1 + closing.end()
+        else:
+            end -= len(value) - len(value.rstrip(",;:!?)"))
+        spans.append(Span(start + match.start("value"), start + end, kind))
+    return spans
+
+
+def _names_password(text: str) -> bool:
+    """Whether ``text`` speaks of a password, not of a thing named after one ("password
+    manager", "password hint")."""
+    return any(not _PASS_THING.match(text, word.end()) for word in _PASS_WORD.finditer(text))
+
+
+#: how a password was made, with no word for it: "the dog's name plus the year we got him,
+#: so Biscuit2014", "o nome do gato e o ano"
+_RECIPE = re.compile(
+    r"\b(?:name|nome)\b[^.!?\n]{0,40}\b(?:plus|and|with|mais|e|com)\b[^.!?\n]{0,30}"
+    r"\b(?:year|ano|number|numero|birthday|aniversario|digits|digitos|date|data)\b|[a-z] ?\+ ?\d"
+)
+
+
+def _set_password(start: int, sentence: str) -> list[Span]:
+    named = _names_password(sentence) and _SETS_PASSWORD.search(sentence)
+    if not (named or _RECIPE.search(sentence)):
+        return []
+    return [
+        Span(start + m.start(), start + m.end(), "password")
+        for m in MIXED.finditer(sentence)
+        if not NOT_MIXED.fullmatch(m.group(0))
+    ]
+
+
+def _used_as(start: int, sentence: str) -> list[Span]:
+    spans = []
+    for pattern in _USED_AS:
+        for match in pattern.finditer(sentence):
+            value = match.group("value").rstrip(".!?")
+            digits = sum(c.isdigit() for c in value)
+            symbols = any(not c.isalnum() for c in value)
+            if len(value) < 3 or not (digits or symbols) or NOT_MIXED.fullmatch(value):
+                continue
+            if re.fullmatch(rf"\d+[ ]*{NOT_A_CODE}|\d+%?|\d{{1,2}}(?::\d\d)?", value) and (
+                digits < 3 or not value.isdigit()
+            ):
+                continue  # "opens with 20% off", "opens at 9"
+            if _TRAVEL_NUMBER.fullmatch(value):
+                continue
+            kind = "code" if value.isdigit() else "password"
+            at = start + match.start("value")
+            spans.append(Span(at, at + len(value), kind))
+    return spans
+
+
+#: "🏧 5519", "🔐: 7731", "🔑 Lisboa#22": an emoji that names what follows
+_EMOJI_VALUE = re.compile(
+    r"(?P<emoji>[\U0001f3e7\U0001f511\U0001f510\U0001f512\U0001f513])"
+    r"\ufe0f?[ ]*[:=-]?[ ]*(?P<value>[^\s,;]{3,64})"
+)
+
+
+def _emoji_values(start: int, sentence: str) -> list[Span]:
+    spans = []
+    for m in _EMOJI_VALUE.finditer(sentence):
+        value = m.group("value").rstrip(".!?")
+        if not any(c.isdigit() for c in value) and value.isalpha():
+            continue  # "🔑 keys are under the mat"
+        kind = (
+            "pin" if m.group("emoji") == "\U0001f3e7" else "code" if value.isdigit() else "password"
+        )
+        at = start + m.start("value")
+        spans.append(Span(at, at + len(value), kind))
+    return spans
+
+
+#: "the passphrase for the drive is correct horse battery staple": three words or more
+#: after a passphrase's name, none of them the small words of a sentence about it
+_PASSPHRASE = re.compile(
+    r"\b(?:pass ?phrase|frase[ -]senha|frase secreta|frase[ -]passe)\b[^.!?\n]{0,40}?"
+    r"(?:\bis\b|\bwas\b|\be\b|\beh\b|:|-)[ ]*[\"'“‘«(\[]?(?P<value>[a-z]+(?:[ ]+[a-z]+){2,11})"
+)
+
+
+def _passphrase(start: int, sentence: str) -> list[Span]:
+    spans = []
+    for m in _PASSPHRASE.finditer(sentence):
+        if not set(m.group("value").split()) & SENTENCE_WORDS:
+            spans.append(Span(start + m.start("value"), start + m.end("value"), "password"))
+    return spans
+
+
+#: "Trellis-Otter-91 -- that one's for the pharmacy portal": a value, then what it is for
+_VALUE_FOR = re.compile(
+    r"(?<![\w@/.:-])(?P<value>[^\s,;]{4,64})[ ]*(?:-+|–|—|:|,)[ ]*"
+    r"(?:that|this|it|isso|essa|esse|esta|este)"
+    r"(?:['’]s|[ ]+is|[ ]+one['’]s|[ ]+one is|[ ]+e|[ ]+eh)?"
+    r"[ ]+(?:(?:the|my|one|your|our|o|a)[ ]+)?(?:for|pro|pra|para|do|da|de)[ ]+[^.!?\n]{0,30}?"
+    r"\b(?:portal|login|account|wifi|wi-fi|bank|banco|conta|senha|password|pin|laptop"
+    r"|computer|computador|phone|telemovel|celular|router|netflix)\b"
+)
+
+
+def _value_for(start: int, sentence: str) -> list[Span]:
+    spans = []
+    for m in _VALUE_FOR.finditer(sentence):
+        value = m.group("value")
+        if any(c.isdigit() for c in value) or any(not c.isalnum() for c in value.strip("-")):
+            spans.append(Span(start + m.start("value"), start + m.end("value"), "password"))
+    return spans
+
+
+#: "kevin / Gr33nL4ntern_NAS": a name, a slash and a value that can only be a password
+#: (small and capital letters, digits, often a symbol)
+_BARE_PAIR = re.compile(r"(?<![/\w])[a-z][\w.@+-]{1,63}[ ]*/[ ]*(?P<value>[^\s/,;]{6,64})")
+
+
+def _bare_pairs(start: int, text: str, sentence: str) -> list[Span]:
+    spans = []
+    for m in _BARE_PAIR.finditer(sentence):
+        value = text[start + m.start("value") : start + m.end("value")]
+        mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
+        symbol = any(not c.isalnum() for c in value)
+        if mixed and (symbol or len(re.findall(r"\d+", value)) >= 2):
+            spans.append(Span(start + m.start("value"), start + m.end("value"), "password"))
+    return spans
+
+
+def password_spans(start: int, sentence: str, text: str = "") -> list[Span]:
+    """Every password of ``sentence`` (folded, at ``start`` in ``text``) the rules above find,
+    unordered; the rule that needs capitals runs only with ``text``."""
+    spans = [
+        *_value_for(start, sentence),
+        *_quoted_passphrase(start, sentence),
+        *_changed_to(start, sentence),
+        *_set_password(start, sentence),
+        *_used_as(start, sentence),
+        *_emoji_values(start, sentence),
+        *_passphrase(start, sentence),
+    ]
+    if text:
+        spans += _bare_pairs(start, text, sentence)
+    return spans
