@@ -32,7 +32,8 @@ _CARD_SECURITY = re.compile(r"\bsecurity (?:number|digits)\b[^.!?\n\d]{0,20}(?P<
 
 
 CARD_WORD = re.compile(
-    r"\b(?:card|cards|cartao|visa|mastercard|master|amex|elo|debit|credit|credito|debito)\b"
+    r"\b(?:card|cards|cartao(?! de cidadao)|visa|mastercard|master|amex|elo|debit|credit|credito"
+    r"|debito)\b"
 )
 
 
@@ -52,7 +53,7 @@ _CARD_BEGUN = re.compile(
 
 
 def _card_numbers(start: int, sentence: str) -> list[Span]:
-    if not (CARD_WORD.search(sentence) or _CARD_DETAIL.search(sentence)) or "cidadao" in sentence:
+    if not (CARD_WORD.search(sentence) or _CARD_DETAIL.search(sentence)):
         return []
     spans = [
         Span(start + m.start(), start + m.end(), "card") for m in _CARD_NUMBER.finditer(sentence)

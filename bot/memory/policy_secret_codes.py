@@ -129,6 +129,11 @@ _ELSEWHERE_UNLESS_GIVEN = rf"{_ELSEWHERE}|on|by|from|de|for|por|liga|to|para"
 
 
 _NOT_LOCK_LAST = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
+#: the same beside a code already given or a lock's verb, where "from" and "de" lead to a
+#: code too: "changed my pin from 2580 to 9174"
+NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
+#: a year: beside a lock, "2019" is when, not its code
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def _digit_runs(start: int, sentence: str) -> list[Span]:
@@ -156,9 +161,7 @@ def _lock_numbers(start: int, sentence: str) -> list[Span]:
     spans = [
         Span(start + m.start("value"), start + m.end("value"), "code")
         for m in _LOCK_VALUE.finditer(sentence)
-        if not re.search(
-            r"\b(?:number|numero|no|room|sala|quarto|floor|andar)\W*$", sentence[: m.start("value")]
-        )
+        if not NOT_SIBLING.search(sentence[: m.start("value")])
     ]
     first = _LOCK_FIRST.match(sentence)
     if first is not None:
@@ -167,7 +170,7 @@ def _lock_numbers(start: int, sentence: str) -> list[Span]:
     if (
         last is not None
         and not _NOT_LOCK_LAST.search(sentence[: last.start()])
-        and not re.fullmatch(r"(?:19|20)\d\d", last.group("value"))
+        and not _YEAR.fullmatch(last.group("value"))
     ):
         spans.append(Span(start + last.start("value"), start + last.end("value"), "code"))
     return spans
@@ -212,7 +215,7 @@ def _pin_numbers(start: int, sentence: str) -> list[Span]:
 def _lock_code(before: str, number: str) -> bool:
     """Whether ``number`` of a sentence about a lock is its code: four digits or more, not a
     year, not a thing's model ("our lock is a Yale 3000")."""
-    if len(number) < 4 or re.fullmatch(r"(?:19|20)\d\d", number):
+    if len(number) < 4 or _YEAR.fullmatch(number):
         return False
     return not re.search(r"\b(?:a|an|the|um|uma|o|model|modelo)[ ]+(?:[\w-]+[ ]+)?$", before)
 
@@ -222,11 +225,6 @@ CODE_NUMBER = re.compile(
     rf"(?<![\w.,/:-])(?:\d{{3,8}}|\d{{1,2}}(?:[- ]\d{{1,2}}){{1,5}})"
     rf"(?![\w.,/:-]?\d|[ ]*{NOT_A_CODE})"
 )
-
-
-#: beside a code already given, "from" and "de" lead to one too: "changed my pin from 2580
-#: to 9174"
-NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
 
 
 #: a code sent to someone: "the hospital portal just texted me 582 104, type that in"
