@@ -13,7 +13,7 @@ import pytest
 
 from bot.daemon.daemon import Daemon
 from bot.memory.policy_secrets import MARKERS, find_secrets, redact_secrets
-from bot.memory.secret_door import THREAD_CHARS, secret_values, withheld, withhold
+from bot.memory.secret_door import THREAD_CHARS, secret_values, withhold, withhold_async
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.persona.identity.changelog import Change, render
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
@@ -259,10 +259,10 @@ async def test_a_long_message_is_read_beside_the_event_loop() -> None:
 
     ticking = asyncio.create_task(tick())
     try:
-        kept = await withheld(text)
+        kept = await withhold_async(text)
     finally:
         ticking.cancel()
     assert ticks > 0
     assert kept == withhold(text) and "4471" not in kept
     # a short one is read at once, as it is
-    assert await withheld("the alarm code is 4471") == withhold("the alarm code is 4471")
+    assert await withhold_async("the alarm code is 4471") == withhold("the alarm code is 4471")

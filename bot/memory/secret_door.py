@@ -37,8 +37,8 @@ __all__ = [
     "secret_values",
     "turn_secrets",
     "turn_values",
-    "withheld",
     "withhold",
+    "withhold_async",
 ]
 
 #: the secret values of the message the current turn answers (see :func:`turn_secrets`)
@@ -176,7 +176,7 @@ def withhold(text: str, *, previous: Previous = "", values: Sequence[tuple[str, 
 THREAD_CHARS = 4_000
 
 
-async def withheld(
+async def withhold_async(
     text: str, *, previous: Previous = "", values: Sequence[tuple[str, str]] = ()
 ) -> str:
     """:func:`withhold` for a turn: a long text is read in a worker thread."""

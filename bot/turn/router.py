@@ -43,7 +43,7 @@ from bot.delivery.steps import Step, Undelivered, answer_key, spoken_only
 from bot.media.kinds import SUPPORTED
 from bot.media.prepare import MediaReader, Reading
 from bot.memory.policy_secrets import redact_secrets
-from bot.memory.secret_door import answerable, withheld, withhold
+from bot.memory.secret_door import answerable, withhold, withhold_async
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.admission import Admission, Verdict
@@ -371,7 +371,7 @@ class Router:
             ),
             (),
         )
-        text = await withheld(incoming.text, previous=previous)
+        text = await withhold_async(incoming.text, previous=previous)
         return incoming if text == incoming.text else replace(incoming, text=text)
 
     def _input_problem(self, incoming: Incoming) -> str | None:

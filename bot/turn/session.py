@@ -31,7 +31,7 @@ from bot.llm.base import LLMBackend, Message, Picture, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
 from bot.memory.follow_ups import RECENT_MESSAGES, recall
-from bot.memory.secret_door import answerable, secret_values, turn_secrets, withheld
+from bot.memory.secret_door import answerable, secret_values, turn_secrets, withhold_async
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.identity.observer import IdentityObserver
 from bot.persona.promotion import Promoter
@@ -493,7 +493,7 @@ class Session:
         # what is written of the message: its secrets withheld (the model still hears it whole)
         said = text
         previous = self._previous_text(conversation, event_id)
-        text = await withheld(said, previous=previous)
+        text = await withhold_async(said, previous=previous)
         if event_id:
             earlier = self._answered(conversation, room, text, event_id, retry, otr)
             if earlier is not None:
@@ -584,7 +584,7 @@ class Session:
                 raise
         reply = result.text.strip() or "(no answer)"
         # the user gets the reply as written; what is kept of it repeats no secret
-        written = await withheld(reply, previous=said, values=heard_values)
+        written = await withhold_async(reply, previous=said, values=heard_values)
         reply_entry = Entry(
             "assistant",
             written,
