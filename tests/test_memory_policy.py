@@ -281,6 +281,25 @@ def test_an_error_code_is_not_a_secret_but_a_door_code_is() -> None:
         ("a palavra-passe do email é gatinho2020", ["gatinho2020"]),
         ("Trellis-Otter-91 -- that one's for the pharmacy portal", ["Trellis-Otter-91"]),
         ("can you keep my savings account number handy? it's 00123-4458-9921", ["4458"]),
+        (
+            "so the netflix password is um capital b blueberry nineteen eighty eight "
+            "exclamation mark",
+            ["blueberry", "nineteen eighty"],
+        ),
+        (
+            "guest wifi changed, new one is SunnyDays2025 the old one was Pineapple88",
+            ["Sunny", "88"],
+        ),
+        ("security question mothers maiden name, we put Kowalczyk not the real one", ["Kowal"]),
+        ("first pet question answer is mr wobbles all lowercase", ["wobbles"]),
+        ("milk, bin bags, wifi pw -> Harbour_Lights_42, batteries", ["Harbour"]),
+        ("the school portal passwrod is Dinosaur_Rex9", ["Dinosaur"]),
+        ("SENHA DO CELULAR DA BIA 170822 ELA ESQUECEU", ["170822"]),
+        (
+            "the wallet words: orbit velvet canyon hollow drip... no drift anchor lemon sugar "
+            "frost pilot maple reward",
+            ["velvet", "drift anchor", "maple reward"],
+        ),
     ],
 )
 def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[str]) -> None:
@@ -302,6 +321,12 @@ def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[
         "a bank that still runs on code from 1987",
         "I use a password manager called 1Password.",
         "my social worker is called Ana, she's lovely",
+        "wifi name is SmithFamily_5G for the fast one",
+        "the password is long, with a capital letter and an exclamation mark",
+        "my security question is the name of my first school",
+        "the new one is much faster than the old wifi",
+        "a senha do banco mudou em 2024",
+        "the guest wifi changed, the new one is called Casa-Guest",
     ],
 )
 def test_numbers_beside_security_words_are_kept(text: str) -> None:

@@ -189,7 +189,10 @@ _PIN_TOPIC = re.compile(
     r"\b(?:pin|pins|passcode|combination|combo|combinacao|cash machine|cashpoint|atm"
     r"|multibanco|caixa (?:eletronico|automatico|multibanco)|unlock|desbloqueio|puk|sim card"
     r"|cartao sim|card machine|at the machine|na maquina|no terminal|screen time|parental"
-    r"|restricted mode|modo restrito|controlo parental|controle parental)\b"
+    r"|restricted mode|modo restrito|controlo parental|controle parental"
+    r"|(?:phone|laptop|tablet|ipad|computer) (?:password|passcode|code)"
+    r"|senha d[oa] (?:celular|telemovel|telefone|cartao|banco|app|aplicativo|computador"
+    r"|portatil|notebook|ipad|tablet|alarme|cofre|cadeado|portao))\b"
 )
 
 

@@ -135,6 +135,11 @@ _NOT_CHANGED_TO = re.compile(
 )
 
 
+def _value_span(start: int, match: re.Match[str]) -> Span:
+    """The password of a rule's ``value`` group, in a sentence at ``start`` of its text."""
+    return Span(start + match.start("value"), start + match.end("value"), "password")
+
+
 def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
     """A quoted string beside a password word (or a first-person way in) outside it: the
     quote is the passphrase."""
@@ -254,7 +259,7 @@ def _passphrase(start: int, sentence: str) -> list[Span]:
     spans = []
     for m in _PASSPHRASE.finditer(sentence):
         if not set(m.group("value").split()) & SENTENCE_WORDS:
-            spans.append(Span(start + m.start("value"), start + m.end("value"), "password"))
+            spans.append(_value_span(start, m))
     return spans
 
 
@@ -274,7 +279,7 @@ def _value_for(start: int, sentence: str) -> list[Span]:
     for m in _VALUE_FOR.finditer(sentence):
         value = m.group("value")
         if any(c.isdigit() for c in value) or any(not c.isalnum() for c in value.strip("-")):
-            spans.append(Span(start + m.start("value"), start + m.end("value"), "password"))
+            spans.append(_value_span(start, m))
     return spans
 
 
@@ -290,7 +295,69 @@ def _bare_pairs(start: int, text: str, sentence: str) -> list[Span]:
         mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
         symbol = any(not c.isalnum() for c in value)
         if mixed and (symbol or len(re.findall(r"\d+", value)) >= 2):
-            spans.append(Span(start + m.start("value"), start + m.end("value"), "password"))
+            spans.append(_value_span(start, m))
+    return spans
+
+
+#: a password spelled out aloud, as a voice note is written down: "the netflix password is
+#: um capital b blueberry nineteen eighty eight exclamation mark"; from the words after its
+#: copula (and any "um" or "uh") to the end of the sentence
+_SPELLED = re.compile(
+    r"\b(?:password|passwd|passcode|pw|senha|palavra[ -]passe|pin)\b[^.!?\n]{0,40}?"
+    r"\b(?:is|was|e|eh|era|:)[ ]+(?:(?:um+|uh+|uhm|erm|er|like|so|tipo|hum)[ ,]+)*"
+    r"(?!(?:long|short|case|weak|strong|easy|hard|simple|too|very|really|just|all|supposed"
+    r"|meant|required|needs?|must|should|has|have|tem|deve|precisa|longa|curta|fraca|forte)\b)"
+    r"(?P<value>(?=[^.!?\n]*\b(?:capital|upper ?case|lower ?case|small letter|all caps"
+    r"|exclamation|underscore|hashtag|hash sign|at sign|dollar sign|dash|hyphen|asterisk"
+    r"|maiuscul\w*|minuscul\w*|exclamacao|underline|sublinhado|arroba|cifrao|tracinho"
+    r"|asterisco)\b)[^.!?\n]+)"
+)
+
+
+#: the value given for the key of the sentence as "the new one" or "the old one": "guest wifi
+#: changed, new one is SunnyDays2025", "mudei a senha, a nova é Girassol#3"
+_ONE_IS = re.compile(
+    r"\b(?:password|passwd|passcode|pw|pin|code|wifi|wi-fi|senha|codigo|palavra[ -]passe)\b"
+    r"[^.!?\n]{0,60}?\b(?:(?:the )?(?:new|old|current|temporary|temp|previous|guest) one"
+    r"|(?:a|o) (?:nova|novo|antiga|antigo|atual|provisoria|provisorio))"
+    r"[ ]+(?:is|was|e|eh|era|:|-+>)[ ]*(?P<value>[^\s,;]{3,64})"
+)
+
+
+def _one_is(start: int, sentence: str) -> list[Span]:
+    spans = []
+    for pattern in (_SPELLED, _ONE_IS):
+        for m in pattern.finditer(sentence):
+            value = m.group("value").rstrip(".!?")
+            if pattern is _ONE_IS and not any(c.isdigit() or not c.isalnum() for c in value):
+                continue  # "the new one is longer"
+            at = start + m.start("value")
+            spans.append(Span(at, at + len(value), "password"))
+    return spans
+
+
+#: the answer to a security question, given by what was put in: "for the security question
+#: mother's maiden name we put Kowalczyk", "first pet question answer is mr wobbles"; from the
+#: value to the end of its clause
+_ANSWER = re.compile(
+    r"\b(?:security (?:question|answer)s?|secret (?:question|answer)|maiden name"
+    r"|(?:pet|school|street|city|teacher)(?:'s)?(?: name)? question|question(?:'s)? answer"
+    r"|answer to (?:the|my|our) [^.!?\n]{0,30}?question|pergunta (?:de seguranca|secreta)"
+    r"|resposta (?:secreta|de seguranca|da pergunta)|nome de solteira)\b[^.!?\n]{0,60}?"
+    r"(?:\b(?:put|said|used|wrote|gave|answered|typed|entered|chose|picked|went with|pus"
+    r"|pusemos|coloquei|colocamos|botei|botamos|respondi|respondemos|escrevi|escrevemos|usei"
+    r"|usamos|demos|dei)\b|\b(?:answer|resposta) (?:is|was|e|eh|era)\b|-+>|:)"
+    r"[ ]+(?:(?:it as|as|in|down|como|que)[ ]+)?(?P<value>[^\s,;.!?()]+(?:[ ]+[^\s,;.!?()]+)*)"
+)
+
+
+def _answers(start: int, sentence: str) -> list[Span]:
+    spans = []
+    for m in _ANSWER.finditer(sentence):
+        first = m.group("value").split()[0]
+        if first in ("the", "a", "my", "o", "um", "uma", "what", "qual", "it", "in", "on"):
+            continue  # "the security question asked what my first pet was"
+        spans.append(_value_span(start, m))
     return spans
 
 
@@ -305,6 +372,8 @@ def password_spans(start: int, sentence: str, text: str = "") -> list[Span]:
         *_used_as(start, sentence),
         *_emoji_values(start, sentence),
         *_passphrase(start, sentence),
+        *_one_is(start, sentence),
+        *_answers(start, sentence),
     ]
     if text:
         spans += _bare_pairs(start, text, sentence)

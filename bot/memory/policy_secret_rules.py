@@ -80,7 +80,8 @@ FORMATS: list[tuple[str, re.Pattern[str]]] = [
 #: a value after these is a secret whatever it looks like
 _STRONG_EN = (
     r"(?:master |admin |new |old )?(?:password|passwd|pass ?word|pword|pwd|pw|passcode"
-    r"|passphrase)|pin(?: code| number)?|puk|cvv2?|cvc|security (?:code|digits|answer|question)"
+    r"|passphrase|passwrod|pasword|passowrd|passwrd|passord|paswd|pssword)|pin(?: code"
+    r"| number)?|puk|cvv2?|cvc|security (?:code|digits|answer|question)"
     r"|secret (?:answer|word)|maiden name|api[ _-]?key|apikey|access[ _-]?key"
     r"|secret(?:[ _-]access)?[ _-]key|client[ _-]?secret|private key|(?:auth|access|bearer|bot"
     r"|deploy|api) token|licen[cs]e key|product key|serial key|seed (?:phrase|words)"
@@ -138,7 +139,7 @@ _COPULA = (
     r"|\bis going to be\b|\bpassou a ser\b|\bpassa a ser\b|\bvai ser\b|\bsera\b|\bis\b|\bwas\b"
     r"|\bare\b|\bbecame\b|\bshows?\b|\bshowed\b|\be agora\b|\bagora e\b|\bmudou para\b"
     r"|\be\b|\beh\b|\bera\b|\bsao\b"
-    r"|\bficou\b|\bvirou\b|\bmostrou\b|[:=])"
+    r"|\bficou\b|\bvirou\b|\bmostrou\b|-+>|=>|→|[:=])"
 )
 _COPULA_PLAIN = _COPULA.replace("?P<copula>", "?:")
 #: words after the copula that describe the key instead of giving it
@@ -178,7 +179,7 @@ WEAK_PHRASE = re.compile(
 )
 #: "password Pipoca#55", "cvv 4412", "wifi: Girassol2020": the key straight before its value
 STRONG_RIGHT_AFTER = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS}|{WEAK_KEYS})\b{_NOT_KEY_OF}[ ]*[:=#]?[ ]*(?=\S)"
+    rf"\b(?P<key>{STRONG_KEYS}|{WEAK_KEYS})\b{_NOT_KEY_OF}[ ]*(?:[:=#]|-+>|=>|→)?[ ]*(?=\S)"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))"
 )
 #: "Sunflower88 is my instagram password", "coloquei X como senha"

@@ -57,8 +57,33 @@ _SEED_PART = re.compile(
 )
 
 
+#: a phrase said aloud, as a voice note is written down: its words broken by a pause ("drip...
+#: drift") or a correction ("drip, no, drift"); read across the sentences a pause makes
+_SPOKEN_RUN = re.compile(
+    r"(?<![\w-])[a-z]{3,8}(?:(?:[ ,]+|[ ]*(?:\.{2,}|…)[ ]*)(?:(?:no|sorry|i mean|wait|nao"
+    r"|quer dizer|digo)[ ,.…]+)?[a-z]{3,8}){11,30}(?![\w-])"
+)
+
+
+def _spoken_runs(folded: str) -> list[Span]:
+    """Twelve words or more beside a wallet anywhere in the text, none of them a small word
+    of a sentence once a correction is taken out: the words of a seed phrase said aloud."""
+    if not _WALLET.search(folded):
+        return []
+    spans = []
+    for run in _SPOKEN_RUN.finditer(folded):
+        words = re.findall(
+            r"[a-z]+",
+            re.sub(r"\b(?:no|sorry|i mean|wait|nao|quer dizer|digo)\b", " ", run.group(0)),
+        )
+        if len(words) >= _MIN_SEED_WORDS and not set(words) & SENTENCE_WORDS:
+            spans.append(Span(*run.span(), "seed"))
+    return spans
+
+
 def seed_spans(folded: str) -> list[Span]:
     spans = [Span(*m.span(), "seed") for m in _NUMBERED_WORDS.finditer(folded)]
+    spans += _spoken_runs(folded)
     for m in _SEED_PART.finditer(folded):
         if not set(m.group("value").replace(",", " ").split()) & SENTENCE_WORDS:
             spans.append(Span(*m.span("value"), "seed"))

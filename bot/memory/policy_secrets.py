@@ -159,13 +159,16 @@ def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
 
 #: a network's name, not its password: "o nome da rede wifi da casa da praia é CasaPraia5G"
 _NAMED = re.compile(r"\b(?:name|nome|ssid|called|chamad[ao])\b[^.!?\n]{0,20}$")
+_NAME_WORD = re.compile(r"\b(?:name|nome|ssid|called|chamad[ao])\b")
 
 
 def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     if not _credential_like(_first_word(folded, match.end()), strong=False):
         return None
-    if _NAMED.search(folded, 0, match.start()):
-        return None
+    if _NAMED.search(folded, 0, match.start()) or _NAME_WORD.search(
+        folded, match.start(), match.start("copula")
+    ):
+        return None  # "wifi name is SmithFamily_5G"
     return Span(match.end(), _to_clause_end(folded, match.end()), key_kind(match.group(0)))
 
 
