@@ -64,11 +64,13 @@ SETS = {
     "a": DATA_DIR / "recall_conversations.json",
     "b": DATA_DIR / "recall_conversations_b.json",
     "c": DATA_DIR / "recall_followups_c.json",
+    "d": DATA_DIR / "recall_conversations_d.json",
 }
 KINDS = {
     "a": ("all", "single", "paraphrase", "date", "multihop", "preference"),
     "b": ("all", "single", "multihop", "temporal", "reference", "open"),
     "c": ("all", "person", "place", "thing", "vague", "none"),
+    "d": ("all", "single", "multihop", "temporal", "reference", "open"),
 }
 KS = (5, 10)
 #: what a ranker gives for each hit, best first: the turns it came from, and whether it is a
@@ -391,7 +393,7 @@ def load(which: str, part: str | None = None) -> dict[str, Any]:
 
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("a", "b", "c", "both", "all"), default="both")
+    parser.add_argument("--set", choices=("a", "b", "c", "d", "both", "all"), default="both")
     parser.add_argument("--part", choices=("tuning", "held-out"), help="only this part")
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--only", help="comma-separated configuration names")
@@ -417,7 +419,7 @@ async def main(argv: list[str] | None = None) -> None:
     if args.only:
         wanted = set(args.only.split(","))
         names = [name for name in names if name in wanted]
-    chosen = {"both": ("a", "b"), "all": ("a", "b", "c")}.get(args.set, (args.set,))
+    chosen = {"both": ("a", "b"), "all": ("a", "b", "c", "d")}.get(args.set, (args.set,))
     for which in chosen:
         data = with_small_talk(load(which, args.part), args.gap)
         if args.switch:

@@ -300,6 +300,12 @@ def test_an_error_code_is_not_a_secret_but_a_door_code_is() -> None:
             "frost pilot maple reward",
             ["velvet", "drift anchor", "maple reward"],
         ),
+        ("keep my bank card PIN safe for me. It is 4 8 1 7. Thank you, Doris.", ["4 8 1 7"]),
+        ("it's the same as hulu but with an exclamation mark, so Butterscotch22!", ["Butter"]),
+        ("a senha é a mesma da netflix mas com 2024 no fim, fica Girassol2024", ["Girassol"]),
+        ("Grandma's bank just texted her 491203 and she wants you to hold onto it", ["491203"]),
+        ("the answer to 'city where you were born' is Walsall, not Birmingham", ["Walsall"]),
+        ("chegou o código do MB WAY, 382116, guarda-mo", ["382116"]),
     ],
 )
 def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[str]) -> None:
@@ -327,6 +333,11 @@ def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[
         "the new one is much faster than the old wifi",
         "a senha do banco mudou em 2024",
         "the guest wifi changed, the new one is called Casa-Guest",
+        "guarda aí o número do pedido da Amazon: 702-4481937-5520113",
+        "meu nick no Valorant é Luquinhas#BR1, me adiciona",
+        "I lost my card. It was 2019 when I got it",
+        "The alarm went off. It was 0700 and I was asleep",
+        "I forgot the code for the bike lock. It is 300 metres from home",
     ],
 )
 def test_numbers_beside_security_words_are_kept(text: str) -> None:

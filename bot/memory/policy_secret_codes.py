@@ -31,6 +31,7 @@ __all__ = [
     "NOT_SIBLING",
     "ONLY_NUMBER",
     "SLOW_DIGITS",
+    "YEAR",
     "code_kind",
     "code_spans",
 ]
@@ -133,7 +134,7 @@ _NOT_LOCK_LAST = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
 #: code too: "changed my pin from 2580 to 9174"
 NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
 #: a year: beside a lock, "2019" is when, not its code
-_YEAR = re.compile(r"(?:19|20)\d\d")
+YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def _digit_runs(start: int, sentence: str) -> list[Span]:
@@ -170,7 +171,7 @@ def _lock_numbers(start: int, sentence: str) -> list[Span]:
     if (
         last is not None
         and not _NOT_LOCK_LAST.search(sentence[: last.start()])
-        and not _YEAR.fullmatch(last.group("value"))
+        and not YEAR.fullmatch(last.group("value"))
     ):
         spans.append(Span(start + last.start("value"), start + last.end("value"), "code"))
     return spans
@@ -218,7 +219,7 @@ def _pin_numbers(start: int, sentence: str) -> list[Span]:
 def _lock_code(before: str, number: str) -> bool:
     """Whether ``number`` of a sentence about a lock is its code: four digits or more, not a
     year, not a thing's model ("our lock is a Yale 3000")."""
-    if len(number) < 4 or _YEAR.fullmatch(number):
+    if len(number) < 4 or YEAR.fullmatch(number):
         return False
     return not re.search(r"\b(?:a|an|the|um|uma|o|model|modelo)[ ]+(?:[\w-]+[ ]+)?$", before)
 
@@ -232,7 +233,7 @@ CODE_NUMBER = re.compile(
 
 #: a code sent to someone: "the hospital portal just texted me 582 104, type that in"
 _SENT_CODE = re.compile(
-    r"\b(?:texted|text|sms|sent|messaged|enviou|mandou|mandaram|enviaram|chegou)\b[^.!?\n]{0,20}?"
+    r"\b(?:texted|text|sms|sent|messaged|enviou|mandou|mandaram|enviaram|chegou)\b[^.!?\n]{0,30}?"
     rf"(?<![\w.,/:-])(?P<value>\d{{3}}[ -]\d{{3}}|\d{{4,8}})(?![\w.,/:]?\d|[ ]*{NOT_A_CODE})"
     r"(?=[ ]*(?:[,.;:!?)]|$|-|–|and\b|e\b|type\b|digit\w*|to\b|para\b|pra\b))"
 )
@@ -240,7 +241,7 @@ _SENT_CODE = re.compile(
 
 _SENT_TOPIC = re.compile(
     r"\b(?:codes?|codigos?|type|enter|digit[ae]|otp|expires?|expira|portal|verify|verifica\w*"
-    r"|login|log in|sign in|entrar)\b"
+    r"|login|log in|sign in|entrar|bank|banco|mb ?way|pix|app)\b"
 )
 
 

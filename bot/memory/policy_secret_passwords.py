@@ -191,6 +191,8 @@ def _names_password(text: str) -> bool:
 _RECIPE = re.compile(
     r"\b(?:name|nome)\b[^.!?\n]{0,40}\b(?:plus|and|with|mais|e|com)\b[^.!?\n]{0,30}"
     r"\b(?:year|ano|number|numero|birthday|aniversario|digits|digitos|date|data)\b|[a-z] ?\+ ?\d"
+    r"|\b(?:the same as|same one as|a mesma d[aoe]|o mesmo d[aoe]|igual (?:a|ao|a do|ao do))\b"
+    r"[^.!?\n]{0,40}\b(?:but|except|plus|only|mas|so que|porem|com|mais)\b"
 )
 
 
@@ -351,9 +353,17 @@ _ANSWER = re.compile(
 )
 
 
+#: the answer to a question quoted: "the answer to 'city where you were born' is Walsall"
+_ANSWER_TO_QUOTED = re.compile(
+    r"\b(?:answer|resposta) (?:to|for|a|para|da|de) (?:the |my |our |a |o )?[\"'“‘]"
+    r"[^\"'”’\n]{2,60}[\"'”’][ ]*(?:is|was|e|eh|era|:|-+>)"
+    r"[ ]+(?P<value>[^\s,;.!?()]+(?:[ ]+[^\s,;.!?()]+)*)"
+)
+
+
 def _answers(start: int, sentence: str) -> list[Span]:
     spans = []
-    for m in _ANSWER.finditer(sentence):
+    for m in [*_ANSWER.finditer(sentence), *_ANSWER_TO_QUOTED.finditer(sentence)]:
         first = m.group("value").split()[0]
         if first in ("the", "a", "my", "o", "um", "uma", "what", "qual", "it", "in", "on"):
             continue  # "the security question asked what my first pet was"

@@ -17,9 +17,11 @@ from bot.memory.policy_secret_cards import CARD_WORD, card_spans
 from bot.memory.policy_secret_codes import (
     CODE_NUMBER,
     CODE_TOPIC,
+    DIGIT_RUN,
     NOT_SIBLING,
     ONLY_NUMBER,
     SLOW_DIGITS,
+    YEAR,
     code_kind,
     code_spans,
 )
@@ -67,20 +69,51 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
     return spans
 
 
+#: a sentence that gives the number the one before named: "... my bank card PIN. It is 4 8 1
+#: 7.", "o código do portão? é 2580"
+_IT_IS = re.compile(
+    r"[ ]*(?:(?:and|so|e|entao)[ ]+)?(?:(?:it|that|this|the number|o numero|ela|ele)"
+    r"(?:[ ]+(?:is|was|e|eh|era)|['’]s)|its|thats|it's|that's|e|eh|sao)[ ]*:?[ ]+"
+)
+
+
+#: the words for a number that is a secret, whose value the next sentence may give
+_NAMES_NUMBER = re.compile(
+    r"\b(?:pin|pins|codes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?|cvc|puk)\b"
+)
+
+
+def _given_after(start: int, sentence: str, kind: str) -> list[Span]:
+    opening = _IT_IS.match(sentence)
+    if opening is None:
+        return []
+    found = DIGIT_RUN.match(sentence, opening.end()) or CODE_NUMBER.match(sentence, opening.end())
+    if found is None or (
+        YEAR.fullmatch(found.group(0)) and re.search(r"\w", sentence[found.end() :])
+    ):
+        return []  # "I lost my card. It was 2019 when I got it"
+    return [Span(start + found.start(), start + found.end(), kind)]
+
+
 def spoken_secrets(folded: str, text: str = "") -> list[Span]:
     """Every value of the folded text ``folded`` that the rules above find, unordered;
     ``text`` is the text as written (the rules that need its capitals read it)."""
     spans = seed_spans(folded)
     if CODE_TOPIC.search(folded) or CARD_WORD.search(folded):
         spans += [Span(*m.span(), code_kind(folded)) for m in SLOW_DIGITS.finditer(folded)]
-    topic = False
+    topic, number_named, kind = False, False, "code"
     for sentence_match in _SENTENCE.finditer(folded):
         start, sentence = sentence_match.start(), sentence_match.group(0)
         alone = ONLY_NUMBER.match(sentence)
         if alone is not None and topic:
             spans.append(Span(start + alone.start("value"), start + alone.end("value"), "code"))
+        if number_named:
+            spans += _given_after(start, sentence, kind)
+        number_named = _NAMES_NUMBER.search(sentence) is not None
         named = bool(CODE_TOPIC.search(sentence) or CARD_WORD.search(sentence))
         # "four... seven... one... nine." are sentences of a word each: the topic goes on
+        if named:
+            kind = code_kind(sentence)
         topic = named or (topic and len(sentence.split()) <= 2)
         spans += wallet_spans(start, sentence)
         spans += code_spans(start, sentence)

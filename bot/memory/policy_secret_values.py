@@ -91,6 +91,24 @@ def _random_looking(token: str) -> bool:
     return any(c.isalpha() for c in stripped) and _entropy(stripped) >= 3.5
 
 
+def _card_grouped(number: str) -> bool:
+    """Whether a number's groups are a card's: none, fours (the last may be shorter), or
+    4-6-5 and 4-6-4 (American Express, Diners); an order's 702-4481937-5520113 is not."""
+    groups = [len(group) for group in re.split(r"[ -]", number) if group]
+    if len(groups) == 1 or groups in ([4, 6, 5], [4, 6, 4]):
+        return True
+    return all(size == 4 for size in groups[:-1]) and 1 <= groups[-1] <= 4
+
+
+#: a player's or a user's name, not a password: "meu nick no Valorant é Luquinhas#BR1"
+_HANDLE = re.compile(
+    r"\b(?:nick(?:name)?|gamer ?tag|battle ?tag|riot id|user ?name|handle|username|usuario"
+    r"|utilizador|add me|me adiciona|friend code)\b(?![^\n]*\b(?:password|senha|pass|pw|pin)\b)"
+    r"[^\n]{0,40}$",
+    re.IGNORECASE,
+)
+
+
 def _password_shaped(token: str) -> bool:
     """Lower and upper case, a digit and a symbol in one word of 8 or more: "Xk9#mP2qLw"."""
     core = token.strip("\"'()[]{}").rstrip(".,;:?!")
@@ -119,7 +137,7 @@ def self_evident(text: str) -> list[Span]:
     if digits >= 11:
         for match in _CARD.finditer(text):
             found = re.sub(r"\D", "", match.group(0))
-            if 13 <= len(found) <= 19 and _luhn(found):
+            if 13 <= len(found) <= 19 and _luhn(found) and _card_grouped(match.group(0)):
                 spans.append(Span(match.start(), match.end(), "card"))
         spans += [Span(*m.span(), "id") for m in _ELEVEN.finditer(text) if _cpf(m[0])]
         spans += [Span(*m.span(), "id") for m in _FOURTEEN.finditer(text) if _cnpj(m[0])]
@@ -130,6 +148,6 @@ def self_evident(text: str) -> list[Span]:
         if _random_looking(match.group(0)):
             spans.append(Span(match.start(), match.end(), "key"))
     for match in _TOKEN.finditer(text):
-        if _password_shaped(match.group(0)):
+        if _password_shaped(match.group(0)) and not _HANDLE.search(text, 0, match.start()):
             spans.append(Span(match.start(), match.end(), "password"))
     return spans
