@@ -306,6 +306,13 @@ def test_an_error_code_is_not_a_secret_but_a_door_code_is() -> None:
         ("Grandma's bank just texted her 491203 and she wants you to hold onto it", ["491203"]),
         ("the answer to 'city where you were born' is Walsall, not Birmingham", ["Walsall"]),
         ("chegou o código do MB WAY, 382116, guarda-mo", ["382116"]),
+        ("I keep forgetting my netflix password. It is Rainbow77!", ["Rainbow77"]),
+        ("do you know the wifi password here? mine is Seagull44", ["Seagull44"]),
+        ("the bank wants a new password. I chose bluebell cottage", ["bluebell"]),
+        ("Setting Leo's tablet screen time PIN to 2749 so he can't change it", ["2749"]),
+        ("wifi at the cabin: Loon_Lake / northernlights88 oh sorry, it's NorthernLights88", ["88"]),
+        ("pediu a senha do portal do condomínio, é Condo_Lx_1200. Nós levamos o bolo.", ["Condo"]),
+        ("Se a central do alarme ligar, a contrassenha é jabuticaba.", ["jabuticaba"]),
     ],
 )
 def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[str]) -> None:
@@ -338,6 +345,14 @@ def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[
         "I lost my card. It was 2019 when I got it",
         "The alarm went off. It was 0700 and I was asleep",
         "I forgot the code for the bike lock. It is 300 metres from home",
+        "I changed my password. It was a pain. It is longer now",
+        "The password reset failed. It is 10:30 and I give up.",
+        "My password manager is great. Mine is 1Password.",
+        "I need a new password. I chose to write it down.",
+        "Our Duolingo login streak is 365! one full year",
+        "Code 404 just means the page is gone",
+        "The paint Mia picked is #FF5733 orange honestly",
+        "o e-mail de redefinição de senha não chegou, vê no spam pra mim?",
     ],
 )
 def test_numbers_beside_security_words_are_kept(text: str) -> None:

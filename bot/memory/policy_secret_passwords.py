@@ -44,7 +44,8 @@ _QUOTED = re.compile(
 
 #: "changed my bank password to X", "mudei a senha do banco para X"
 _CHANGED = re.compile(
-    r"\b(?:changed|change|updated|update|set|switched|switch|reset|made|make|mudei|mudou"
+    r"\b(?:changed|change|changing|updated|update|updating|set|setting|switched|switch|reset"
+    r"|resetting|made|make|mudei|mudou|mudando|trocando|alterando"
     r"|troquei|trocou|alterei|alterou|coloquei|botei|defini|mudamos|trocamos)\b"
     r"[^.!?\n]{0,40}?\b(?P<key>password|passwd|passcode|pw|pwd|pass ?phrase|senha"
     r"|palavra[ -]?passe|pin|combo)\b[^.!?\n]{0,30}?"

@@ -23,6 +23,7 @@ __all__ = [
     "ID_NUMBER",
     "ID_VALUE_FIRST",
     "KEY_ANYWHERE",
+    "KEY_COMMA_IS",
     "KEY_KINDS",
     "KINDS",
     "LABEL_LINE",
@@ -38,6 +39,7 @@ __all__ = [
     "WEAK_KEYS",
     "WEAK_KEYS_ONLY",
     "WEAK_PHRASE",
+    "WIFI_PAIR",
 ]
 
 #: credential formats on the original text, each with its kind; a block runs to its end
@@ -82,7 +84,8 @@ _STRONG_EN = (
     r"(?:master |admin |new |old )?(?:password|passwd|pass ?word|pword|pwd|pw|passcode"
     r"|passphrase|passwrod|pasword|passowrd|passwrd|passord|paswd|pssword)|pin(?: code"
     r"| number)?|puk|cvv2?|cvc|security (?:code|digits|answer|question)"
-    r"|secret (?:answer|word)|maiden name|api[ _-]?key|apikey|access[ _-]?key"
+    r"|secret (?:answer|word)|password word|code ?word|safe ?word|maiden name|api[ _-]?key"
+    r"|apikey|access[ _-]?key"
     r"|secret(?:[ _-]access)?[ _-]key|client[ _-]?secret|private key|(?:auth|access|bearer|bot"
     r"|deploy|api) token|licen[cs]e key|product key|serial key|seed (?:phrase|words)"
     r"|recovery (?:phrase|words|codes?|key)|backup codes?|mnemonic"
@@ -95,6 +98,7 @@ _STRONG_EN = (
 _STRONG_PT = (
     # "senha do atendimento" is a ticket in a queue
     r"senha(?! d[eo] atendimento| da fila| na fila| de espera)|palavra[ -]?passe|pin"
+    r"|contra-?s+enha|palavra de codigo"
     r"|codigo (?:secreto|pin)"
     r"|codigo (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
     r"|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio|garagem|fechadura))|chave (?:da|de|do)"
@@ -164,6 +168,7 @@ _NOT_A_VALUE = (
 #: password policy is ..."
 _NOT_KEY_OF = (
     r"(?![ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|strength|hints?"
+    r"|streaks?|attempts?|tries|count|counter|history"
     r"|fields?|boxes|box|screens?|pages?|prompts?|protected|protection|vaults? app)\b)"
 )
 #: between a key and its copula: up to 40 characters, no sentence end
@@ -184,7 +189,8 @@ STRONG_RIGHT_AFTER = re.compile(
 )
 #: "Sunflower88 is my instagram password", "coloquei X como senha"
 VALUE_FIRST = re.compile(
-    r"(?<![\w@/.:-])(?P<value>[^\s]{4,64}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|=)[ ]+"
+    r"(?<![\w@/.:-])(?!(?:e-mail|wi-fi|log-in|sign-in|check-in|follow-up|set-up|pop-up|opt-in)\b)"
+    r"(?P<value>[^\s]{4,64}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|=)[ ]+"
     r"(?:(?:my|the|our|a|an|minha|meu|o|nossa|nosso|new|nova|novo|old|antiga)[ ]+){0,2}"
     rf"(?:[\w'-]+[ ]+){{0,2}}?(?:{STRONG_KEYS})\b"
 )
@@ -204,6 +210,7 @@ BARE_CODE = re.compile(
     rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?<!\bat )(?<!\bas )(?<!\bfrom )(?<!\bsince )(?<!\bin )"
     rf"(?<!\bdesde )(?<!\bem )(?P<value>\d[\d -]{{1,8}}\d)\b"
     r"(?![ ]*(?:mbps|ghz|mhz|gb|mb|kg|km|reais|euros?|dollars?|%|h\b|am\b|pm\b))"
+    r"(?![ ]+(?:just[ ]+)?(?:means?|meant|error|not found|status)\b)"
 )
 #: "login: maria / Cafe#7", "creds for the router: admin / Fj8#kL2m"
 LOGIN_PAIR = re.compile(
@@ -232,6 +239,16 @@ ADMIN_PAIR = re.compile(
     r"\b(?:admin|administrator|administrador|root|user|username|usuario|utilizador)"
     r"[ ]*/[ ]*(?P<value>[^\s/]{4,})(?![^\s/])(?![ ]+(?:folders?|director(?:y|ies)|pastas?|files?"
     r"|drives?|shares?|teams?|groups?|channels?|has|have|is|are|was|tem|esta)\b)"
+)
+#: "wifi at the cabin: Loon_Lake / northernlights88": a network's name, a slash, its key
+WIFI_PAIR = re.compile(
+    r"\b(?:wifi|wi-fi|wlan|network|rede|ssid)\b[^\n:=]{0,30}[:=][ ]*[^\s/]+[ ]*/[ ]*"
+    r"(?P<value>[^\s/,;]{4,64})"
+)
+#: "pediu a senha do portal, é Condo_Lx_1200": the value after a comma and its copula
+KEY_COMMA_IS = re.compile(
+    rf"\b(?P<key>{STRONG_KEYS})\b{_NOT_KEY_OF}[^.!?\n,]{{0,40}},[ ]*"
+    r"(?:it'?s|it is|that'?s|e|eh|is|sao|era|was)[ ]+(?P<value>[^\s,;]+)"
 )
 #: "bea@mail.com / Popcorn#2022"
 EMAIL_PAIR = re.compile(

@@ -69,11 +69,23 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
     return spans
 
 
-#: a sentence that gives the number the one before named: "... my bank card PIN. It is 4 8 1
-#: 7.", "o código do portão? é 2580"
+#: a sentence that gives the value the one before named: "... my bank card PIN. It is 4 8 1
+#: 7.", "o código do portão? é 2580", "my netflix password. Mine: Rainbow77"
 _IT_IS = re.compile(
-    r"[ ]*(?:(?:and|so|e|entao)[ ]+)?(?:(?:it|that|this|the number|o numero|ela|ele)"
-    r"(?:[ ]+(?:is|was|e|eh|era)|['’]s)|its|thats|it's|that's|e|eh|sao)[ ]*:?[ ]+"
+    r"[ ]*(?:(?:and|so|e|entao|now|agora)[ ,]+)?(?:(?:it|that|this|the number|the new one"
+    r"|o numero|a nova|o novo|ela|ele|mine|ours|a minha|o meu|a nossa|o nosso)"
+    r"(?:[ ]+(?:is|was|e|eh|era)(?:[ ]+now|[ ]+agora)?|['’]s)?|its|thats|it's|that's|e|eh|sao)"
+    r"[ ]*:?[ ]+"
+)
+
+
+#: a sentence that says which password was chosen, after one that named it: "the bank wants
+#: a new password. I chose bluebell cottage"; its value runs to the end of its clause
+_CHOSE = re.compile(
+    r"[ ]*(?:(?:so|and|e|entao)[ ,]+)?(?:i|we|eu|nos)?[ ]*(?:chose|picked|went with|set it to"
+    r"|made it|changed it to|escolhi|escolhemos|usei|usamos|pus|coloquei|botei|mudei para)[ ]+"
+    r"(?!(?:to|not|a|an|the|it|one|something|another|nothing|uma?|o|a|outra|outro|algo|nada"
+    r"|nao|to the|para)\b)(?P<value>[^,;.!?]+)"
 )
 
 
@@ -83,7 +95,15 @@ _NAMES_NUMBER = re.compile(
 )
 
 
-def _given_after(start: int, sentence: str, kind: str) -> list[Span]:
+#: the words for a password, whose value the next sentence may give
+_NAMES_PASSWORD = re.compile(
+    r"\b(?:password|passwd|pw|passphrase|senha|palavra[ -]passe|wifi key|network key)\b"
+    r"(?![ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|resets?|hints?"
+    r"|vaults?|strength|gestor|gerenciador|aplicativo|app)\b)"
+)
+
+
+def _number_after(start: int, sentence: str, kind: str) -> list[Span]:
     opening = _IT_IS.match(sentence)
     if opening is None:
         return []
@@ -95,21 +115,41 @@ def _given_after(start: int, sentence: str, kind: str) -> list[Span]:
     return [Span(start + found.start(), start + found.end(), kind)]
 
 
+def _password_after(start: int, sentence: str) -> list[Span]:
+    chose = _CHOSE.match(sentence)
+    if chose is not None:
+        return [Span(start + chose.start("value"), start + chose.end("value"), "password")]
+    opening = _IT_IS.match(sentence)
+    value = re.match(r"[^\s,;]+", sentence[opening.end() :]) if opening else None
+    if opening is None or value is None:
+        return []
+    word = value.group(0).rstrip(".,")
+    has_mark = any(c.isdigit() or not c.isalnum() for c in word)
+    if len(word) < 4 or not has_mark or not any(c.isalpha() for c in word):
+        return []  # "It is longer now", "It is 10:30"; a number is for the rule of numbers
+    if NOT_MIXED.fullmatch(word):
+        return []  # "It is 12h now"
+    return [Span(start + opening.end(), start + opening.end() + len(word), "password")]
+
+
 def spoken_secrets(folded: str, text: str = "") -> list[Span]:
     """Every value of the folded text ``folded`` that the rules above find, unordered;
     ``text`` is the text as written (the rules that need its capitals read it)."""
     spans = seed_spans(folded)
     if CODE_TOPIC.search(folded) or CARD_WORD.search(folded):
         spans += [Span(*m.span(), code_kind(folded)) for m in SLOW_DIGITS.finditer(folded)]
-    topic, number_named, kind = False, False, "code"
+    topic, number_named, password_named, kind = False, False, False, "code"
     for sentence_match in _SENTENCE.finditer(folded):
         start, sentence = sentence_match.start(), sentence_match.group(0)
         alone = ONLY_NUMBER.match(sentence)
         if alone is not None and topic:
             spans.append(Span(start + alone.start("value"), start + alone.end("value"), "code"))
         if number_named:
-            spans += _given_after(start, sentence, kind)
+            spans += _number_after(start, sentence, kind)
+        if password_named:
+            spans += _password_after(start, sentence)
         number_named = _NAMES_NUMBER.search(sentence) is not None
+        password_named = _NAMES_PASSWORD.search(sentence) is not None
         named = bool(CODE_TOPIC.search(sentence) or CARD_WORD.search(sentence))
         # "four... seven... one... nine." are sentences of a word each: the topic goes on
         if named:

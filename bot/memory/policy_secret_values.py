@@ -31,7 +31,15 @@ class Span:
 _CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
 _ELEVEN = re.compile(r"\b\d{11}\b")
 _FOURTEEN = re.compile(r"\b\d{14}\b")
-_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}")
+#: the countries whose banks give IBANs: "#FF5733 orange" is a colour
+_IBAN_COUNTRIES = (
+    "AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI"
+    " GL GR GT HN HR HU IE IL IQ IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI"
+    " NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK SM SO ST SV TL TN TR UA VA VG XK YE"
+)
+_IBAN = re.compile(
+    rf"(?<![#\w])(?i:{'|'.join(_IBAN_COUNTRIES.split())})\d{{2}}(?:[ ]?[A-Za-z0-9]){{11,30}}"
+)
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{24,}")
 _TOKEN = re.compile(r"\S{8,}")
 _SYMBOLS = frozenset("!#$%&*+=?@^~|\\<>")

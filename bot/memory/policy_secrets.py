@@ -226,6 +226,8 @@ _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (rules.EMAIL_PAIR, _value_group("password", check=True)),
     (rules.ADMIN_PAIR, _value_group("password", check=True)),
     (rules.LOGINS_PAIRS, _pairs),
+    (rules.WIFI_PAIR, _value_group("password", check=True)),
+    (rules.KEY_COMMA_IS, _value_group(None, check=True)),
     (rules.ID_VALUE_FIRST, _value_group(None, min_digits=6)),
 ]
 _PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
