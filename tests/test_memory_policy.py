@@ -313,6 +313,16 @@ def test_an_error_code_is_not_a_secret_but_a_door_code_is() -> None:
         ("wifi at the cabin: Loon_Lake / northernlights88 oh sorry, it's NorthernLights88", ["88"]),
         ("pediu a senha do portal do condomínio, é Condo_Lx_1200. Nós levamos o bolo.", ["Condo"]),
         ("Se a central do alarme ligar, a contrassenha é jabuticaba.", ["jabuticaba"]),
+        ("is Rainbow77 a strong enough password?", ["Rainbow77"]),
+        ("should I change my pin from 1234? half the planet uses it", ["1234"]),
+        ("Marta's phone unlocks with her birthday 1403, in case she forgets", ["1403"]),
+        (
+            "my seed phrase, in apple notes? it's ladder forest orbit canal velvet humble prize "
+            "ozone tired magic shell arrow",
+            ["forest", "shell arrow"],
+        ),
+        ("what if I enter the sim pin wrong? I think it's 7351 but not sure", ["7351"]),
+        ('for the "city where your parents met" question I used Coimbra', ["Coimbra"]),
     ],
 )
 def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[str]) -> None:
@@ -353,6 +363,11 @@ def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[
         "Code 404 just means the page is gone",
         "The paint Mia picked is #FF5733 orange honestly",
         "o e-mail de redefinição de senha não chegou, vê no spam pra mim?",
+        "uma senha de 8 caracteres ainda é segura?",
+        "Lembra-me de trocar a senha do email amanhã de manhã",
+        "changed the password from home",
+        "Is an 8-character password enough?",
+        "the login page is weak on mobile, version 2.3b4 fixed it",
     ],
 )
 def test_numbers_beside_security_words_are_kept(text: str) -> None:

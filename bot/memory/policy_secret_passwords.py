@@ -49,7 +49,7 @@ _CHANGED = re.compile(
     r"|troquei|trocou|alterei|alterou|coloquei|botei|defini|mudamos|trocamos)\b"
     r"[^.!?\n]{0,40}?\b(?P<key>password|passwd|passcode|pw|pwd|pass ?phrase|senha"
     r"|palavra[ -]?passe|pin|combo)\b[^.!?\n]{0,30}?"
-    r"\b(?:to|into|para|pra|pro|as|como)[ ]+(?P<value>\S+)"
+    r"\b(?P<to>to|into|para|pra|pro|as|como|from|de)[ ]+(?P<value>\S+)"
 )
 
 
@@ -85,6 +85,7 @@ NOT_MIXED = re.compile(
     r"\d+(?:st|nd|rd|th|am|pm|h|hs|min|s|k|m|g|gb|mb|tb|kb|km|kg|cm|mm|ml|x|p|yo|mp|mph|kmh)"
     r"|(?:mp|4g|5g|3g|usb|wpa|ipv|covid|win|windows|office|ios|android|iphone|ps|xbox|b|a|v)"
     r"\d+(?:\.\d+)*|\d+[ºª°]|\d{1,2}h\d{2}|\d+x\d+"
+    r"|\d+-[a-z]+|v?\d+(?:\.\d+)+[a-z]*\d*"
 )
 
 
@@ -109,6 +110,10 @@ _USED_AS = (
         r"|join|joins|connect(?:s)? to|desbloqueia|desbloqueio|abre|entro|entra|ligam?-se a"
         r"|conecta(?:m)?(?:-se)? (?:a|ao|na|no))\b(?:[ ]+[^\s,;.!?]+){0,3}?[ ]+"
         r"(?:with|using|com|usando)[ ]+(?:the[ ]+)?(?P<value>[^\s,;]+)"
+    ),
+    re.compile(  # "Marta's phone unlocks with her birthday 1403"
+        r"\b(?:unlock(?:s|ed)?|opens?|opened|desbloqueia|abre)\b(?:[ ]+[^\s,;.!?]+){0,3}?[ ]+"
+        r"(?:with|using|com|usando)(?:[ ]+[^\s,;.!?\d]+){1,3}?[ ]+(?P<value>\d{3,8})\b"
     ),
     re.compile(
         r"(?<![\w@/.:-])(?P<value>[^\s,;]{4,64})[ ]+(?:is|e|eh)[ ]+(?:what|o que)[ ]+(?:i|eu)?[ ]*"
@@ -166,6 +171,8 @@ def _changed_to(start: int, sentence: str) -> list[Span]:
             continue  # "made the password longer"
         if _NOT_CHANGED_TO.match(value) or not any(c.isalnum() for c in value):
             continue
+        if match.groupdict().get("to") in ("from", "de") and value.isalpha():
+            continue  # "changed the password from home"
         key = match.groupdict().get("key") or "password"
         kind = "pin" if key == "pin" else "code" if _NUMERIC_KEY.fullmatch(key) else "password"
         if kind != "password" and not any(c.isdigit() for c in value):
@@ -197,8 +204,20 @@ _RECIPE = re.compile(
 )
 
 
+#: a question about how good a value is as a password: "is Rainbow77 a strong enough
+#: password?", "does k8Rt22mxLp09vQ have enough characters to be the WPA2 key?"
+_ASKS_STRENGTH = re.compile(
+    r"\b(?:strong|weak|safe|secure|easy|hard|guess\w*|enough|good|long|short|seguro|segura|forte"
+    r"|fraca|fraco|facil|dificil|boa|bom|adivinhar|suficiente|characters|caracteres)\b"
+)
+_STRENGTH_KEY = re.compile(r"\b(?:login|key|chave|wpa2?)\b")
+
+
 def _set_password(start: int, sentence: str) -> list[Span]:
-    named = _names_password(sentence) and _SETS_PASSWORD.search(sentence)
+    asked = _ASKS_STRENGTH.search(sentence) and (
+        _names_password(sentence) or _STRENGTH_KEY.search(sentence)
+    )
+    named = (_names_password(sentence) and _SETS_PASSWORD.search(sentence)) or asked
     if not (named or _RECIPE.search(sentence)):
         return []
     return [
@@ -343,8 +362,9 @@ def _one_is(start: int, sentence: str) -> list[Span]:
 #: mother's maiden name we put Kowalczyk", "first pet question answer is mr wobbles"; from the
 #: value to the end of its clause
 _ANSWER = re.compile(
-    r"\b(?:security (?:question|answer)s?|secret (?:question|answer)|maiden name"
+    r"(?<!\w)(?:security (?:question|answer)s?|secret (?:question|answer)|maiden name"
     r"|(?:pet|school|street|city|teacher)(?:'s)?(?: name)? question|question(?:'s)? answer"
+    r"|[\"“'‘][^\"”’'\n]{2,60}[\"”’'][ ]+(?:question|pergunta)"
     r"|answer to (?:the|my|our) [^.!?\n]{0,30}?question|pergunta (?:de seguranca|secreta)"
     r"|resposta (?:secreta|de seguranca|da pergunta)|nome de solteira)\b[^.!?\n]{0,60}?"
     r"(?:\b(?:put|said|used|wrote|gave|answered|typed|entered|chose|picked|went with|pus"

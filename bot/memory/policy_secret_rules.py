@@ -162,7 +162,9 @@ _NOT_A_VALUE = (
     r"|diferente|a seguinte|o seguinte|abaixo|acima|aqui|ali|la|secret\w*|valid\w*|invalid\w*"
     r"|vencid\w*|confidencial|pessoal|particular|enviad\w*|mandad\w*|escondid\w*|perdid\w*"
     r"|vazad\w*|roubad\w*|gerad\w*|criad\w*|pedid\w*|exigid\w*|obrigatori\w*|[a-z]{3,}ed"
-    r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off|back|working|ready)"
+    r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off|back|working|ready"
+    r"|segur\w*|suficiente|boa|bom|adequad\w*|aceitavel|razoavel|secure|enough|acceptable"
+    r"|reasonable)"
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
 #: password policy is ..."
@@ -189,8 +191,7 @@ STRONG_RIGHT_AFTER = re.compile(
 )
 #: "Sunflower88 is my instagram password", "coloquei X como senha"
 VALUE_FIRST = re.compile(
-    r"(?<![\w@/.:-])(?!(?:e-mail|wi-fi|log-in|sign-in|check-in|follow-up|set-up|pop-up|opt-in)\b)"
-    r"(?P<value>[^\s]{4,64}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|=)[ ]+"
+    r"(?<![\w@/.:-])(?P<value>[^\s]{4,64}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|=)[ ]+"
     r"(?:(?:my|the|our|a|an|minha|meu|o|nossa|nosso|new|nova|novo|old|antiga)[ ]+){0,2}"
     rf"(?:[\w'-]+[ ]+){{0,2}}?(?:{STRONG_KEYS})\b"
 )

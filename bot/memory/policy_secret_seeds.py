@@ -23,7 +23,7 @@ _SEED_NAME = (
 
 
 _SEED = re.compile(
-    rf"\b{_SEED_NAME}\b[^\n:]{{0,40}}?(?::|\bis\b|\bare\b|\be\b|\bsao\b|-|\n)[ ]*\n?[ ]*"
+    rf"\b{_SEED_NAME}\b[^\n:]{{0,40}}?(?::|\bis\b|\bare\b|\be\b|\bsao\b|['’]s\b|-|\n)[ ]*\n?[ ]*"
     r"[\"'“‘«(\[]?(?P<value>[a-z]{3,8}(?:[ ,]+[a-z]{3,8}){11,23})\b"
 )
 

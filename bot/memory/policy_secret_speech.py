@@ -72,7 +72,8 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
 #: a sentence that gives the value the one before named: "... my bank card PIN. It is 4 8 1
 #: 7.", "o código do portão? é 2580", "my netflix password. Mine: Rainbow77"
 _IT_IS = re.compile(
-    r"[ ]*(?:(?:and|so|e|entao|now|agora)[ ,]+)?(?:(?:it|that|this|the number|the new one"
+    r"[ ]*(?:(?:and|so|e|entao|now|agora)[ ,]+)?(?:(?:i think|i guess|i believe|pretty sure"
+    r"|acho que|penso que|creio que)[ ]+)?(?:(?:it|that|this|the number|the new one"
     r"|o numero|a nova|o novo|ela|ele|mine|ours|a minha|o meu|a nossa|o nosso)"
     r"(?:[ ]+(?:is|was|e|eh|era)(?:[ ]+now|[ ]+agora)?|['’]s)?|its|thats|it's|that's|e|eh|sao)"
     r"[ ]*:?[ ]+"

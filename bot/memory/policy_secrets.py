@@ -201,6 +201,18 @@ def _value_group(kind: str | None, *, check: bool = False, min_digits: int = 0) 
     return handle
 
 
+#: words joined by hyphens, no digit: "Lembra-me de trocar a senha", "o e-mail de senha"
+_HYPHENED_WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+
+
+def _value_first(text: str, folded: str, match: re.Match[str]) -> Span | list[Span] | None:
+    """A value before its key ("Sunflower88 is my instagram password"), unless it is words
+    joined by hyphens."""
+    if _HYPHENED_WORDS.fullmatch(match.group("value").rstrip(",.")):
+        return None
+    return _CHECKED(text, folded, match)
+
+
 def _pairs(_text: str, folded: str, match: re.Match[str]) -> list[Span]:
     """Every "name / password" pair from a logins phrase to the end of its line."""
     end = folded.find("\n", match.start())
@@ -212,13 +224,14 @@ def _pairs(_text: str, folded: str, match: re.Match[str]) -> list[Span]:
 
 
 _Handler = Callable[[str, str, re.Match[str]], "Span | list[Span] | None"]
+_CHECKED = _value_group(None, check=True)
 #: each phrase pattern and what makes a span of its match; the first four are the key
 #: phrases, and the value-first pattern (which has no word to look for) runs only with them
 _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (rules.STRONG_PHRASE, _strong),
     (rules.WEAK_PHRASE, _weak),
     (rules.STRONG_RIGHT_AFTER, _right_after),
-    (rules.VALUE_FIRST, _value_group(None, check=True)),
+    (rules.VALUE_FIRST, _value_first),
     (rules.ID_NUMBER, _value_group(None, min_digits=6)),
     (rules.BARE_CODE, _value_group("code")),
     (rules.EXPIRY, _value_group("card")),
