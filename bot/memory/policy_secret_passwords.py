@@ -146,6 +146,13 @@ def _value_span(start: int, match: re.Match[str]) -> Span:
     return Span(start + match.start("value"), start + match.end("value"), "password")
 
 
+#: a quote that names where a password is kept, not the password
+_PLACE_NAMED = re.compile(
+    r"\b(?:under|called|named|entry|item|folder|label(?:l)?ed|titled|chamad[ao]|sob|pasta"
+    r"|com o nome)[ ]*$"
+)
+
+
 def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
     """A quoted string beside a password word (or a first-person way in) outside it: the
     quote is the passphrase."""
@@ -153,6 +160,8 @@ def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
         return []
     spans = []
     for match in _QUOTED.finditer(sentence):
+        if _PLACE_NAMED.search(sentence, 0, match.start()):
+            continue  # "the password is in bitwarden under 'restic'"
         inside = match.group("q") or match.group("s") or match.group("b") or ""
         outside = sentence[: match.start()] + " " + sentence[match.end() :]
         named = _names_password(outside) or _UNLOCK.search(outside)

@@ -16,6 +16,7 @@ __all__ = [
     "ADMIN_PAIR",
     "ANNOUNCE_LINE",
     "BARE_CODE",
+    "COMMAND_USER",
     "EMAIL_PAIR",
     "EXPIRY",
     "FORMATS",
@@ -23,6 +24,7 @@ __all__ = [
     "ID_NUMBER",
     "ID_VALUE_FIRST",
     "KEY_ANYWHERE",
+    "KEY_ASIDE_COLON",
     "KEY_COMMA_IS",
     "KEY_KINDS",
     "KINDS",
@@ -105,7 +107,7 @@ _STRONG_PT = (
     r" (?:api|acesso|rede|wifi|wi-fi|licenca)|chave secreta|chave privada|frase (?:de recuperacao"
     r"|semente|secreta)|palavras (?:de recuperacao|da carteira)|\d+ palavras"
     r"|resposta (?:secreta|de seguranca)|pergunta (?:de seguranca|secreta)|nome de solteira"
-    r"|codigos? de (?:backup|reserva|emergencia)|combinacao"
+    r"|codigos? de (?:backup|reserva|emergencia|recuperacao)|combinacao"
 )
 STRONG_KEYS = rf"(?:{_STRONG_EN}|{_STRONG_PT})"
 #: a value after these is a secret only when it looks like one (digits, symbols)
@@ -164,7 +166,7 @@ _NOT_A_VALUE = (
     r"|vazad\w*|roubad\w*|gerad\w*|criad\w*|pedid\w*|exigid\w*|obrigatori\w*|[a-z]{3,}ed"
     r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off|back|working|ready"
     r"|segur\w*|suficiente|boa|bom|adequad\w*|aceitavel|razoavel|secure|enough|acceptable"
-    r"|reasonable)"
+    r"|reasonable|\$\{?[a-z_][a-z0-9_]*\}?|\{\{[^}\n]*\}\})"
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
 #: password policy is ..."
@@ -250,6 +252,17 @@ WIFI_PAIR = re.compile(
 KEY_COMMA_IS = re.compile(
     rf"\b(?P<key>{STRONG_KEYS})\b{_NOT_KEY_OF}[^.!?\n,]{{0,40}},[ ]*"
     r"(?:it'?s|it is|that'?s|e|eh|is|sao|era|was)[ ]+(?P<value>[^\s,;]+)"
+)
+#: "curl -u admin:Plexrocks-2024 http://...": a command's user and password
+COMMAND_USER = re.compile(
+    r"\b(?:curl|wget|http|https|rsync|ftp|lftp|smbclient|mount|restic|rclone)\b[^\n]{0,60}?"
+    r"(?:[ ](?:-u|--user)[ =]+[^\s:]+:|[ ]--pass(?:word)?[ =]+)(?P<value>[^\s]+)"
+)
+#: "master password, in case something happens to me: Marmalade Tractor ...": a key, an
+#: aside after a comma, then its value after a colon
+KEY_ASIDE_COLON = re.compile(
+    rf"\b(?P<key>{STRONG_KEYS})\b{_NOT_KEY_OF}[^.!?\n:=]{{0,50}},[^.!?\n:=]{{0,50}}"
+    r"(?P<copula>:)[ ]*(?=\S)"
 )
 #: "bea@mail.com / Popcorn#2022"
 EMAIL_PAIR = re.compile(

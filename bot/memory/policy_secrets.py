@@ -39,6 +39,7 @@ from itertools import pairwise
 from bot.memory import policy_secret_rules as rules
 from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
 from bot.memory.policy_secret_library import library_secrets
+from bot.memory.policy_secret_public import public_spans
 from bot.memory.policy_secret_speech import sentence_siblings, spoken_secrets
 from bot.memory.policy_secret_values import Span, self_evident
 from bot.memory.prefilter import PatternSet
@@ -241,6 +242,8 @@ _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (rules.LOGINS_PAIRS, _pairs),
     (rules.WIFI_PAIR, _value_group("password", check=True)),
     (rules.KEY_COMMA_IS, _value_group(None, check=True)),
+    (rules.COMMAND_USER, _value_group("password")),
+    (rules.KEY_ASIDE_COLON, _strong),
     (rules.ID_VALUE_FIRST, _value_group(None, min_digits=6)),
 ]
 _PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
@@ -323,6 +326,17 @@ def _outside_markers(text: str, spans: list[Span]) -> list[Span]:
     return kept
 
 
+def _outside_public(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` without those inside a public key, an address, a hash or a UUID
+    (:mod:`bot.memory.policy_secret_public`): "backup drive UUID is 1d9acbce-4045-..."."""
+    if not spans:
+        return spans
+    public = public_spans(text)
+    if not public:
+        return spans
+    return [span for span in spans if not any(start <= span.start < end for start, end in public)]
+
+
 def own_secrets(text: str) -> list[Span]:
     """The values the project's own rules find (all but detect-secrets'), unordered."""
     spans = self_evident(text)
@@ -332,6 +346,7 @@ def own_secrets(text: str) -> list[Span]:
         spans += _phrases(text, folded)
     if "\n" in folded:
         spans += _next_lines(folded, spans)
+    spans = _outside_public(text, spans)
     if spans:
         spans += sentence_siblings(folded, spans)
     return spans
@@ -343,7 +358,7 @@ def find_secrets(text: str) -> tuple[Span, ...]:
 
     A turn asks this of its message several times (the door, the write policy, its candidate
     facts, the episode it is kept as): the answer is kept for the last few texts."""
-    spans = own_secrets(text) + library_secrets(text)
+    spans = own_secrets(text) + _outside_public(text, library_secrets(text))
     return tuple(_merged(_outside_markers(text, spans)))
 
 
