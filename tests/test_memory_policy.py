@@ -323,6 +323,13 @@ def test_an_error_code_is_not_a_secret_but_a_door_code_is() -> None:
         ),
         ("what if I enter the sim pin wrong? I think it's 7351 but not sure", ["7351"]),
         ('for the "city where your parents met" question I used Coimbra', ["Coimbra"]),
+        (
+            "Write this down somewhere safe: ||harvest amber lunar fix gossip twelve nurse bacon "
+            "slender ozone vivid quote||",
+            ["lunar", "vivid"],
+        ),
+        ("token do banco deu 771 340, digita aí rapidinho antes de expirar", ["771 340"]),
+        ("the pin code of the card is 1234, for the delivery guy do not give it", ["1234"]),
     ],
 )
 def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[str]) -> None:
@@ -368,6 +375,10 @@ def test_the_whole_value_is_withheld_however_it_is_said(text: str, values: list[
         "changed the password from home",
         "Is an 8-character password enough?",
         "the login page is weak on mobile, version 2.3b4 fixed it",
+        "Dropping a pin: https://maps.google.com/?q=51.5033,-0.1196 meet at the café there",
+        "Priya's parents' PIN code is 560034, it's just the Indian postal code for the parcel",
+        "referência Multibanco da água: entidade 21312, ref. 123 456 789, valor 18,40 €",
+        "I went to the market and bought fresh bread and cheese for the picnic with my friends",
     ],
 )
 def test_numbers_beside_security_words_are_kept(text: str) -> None:

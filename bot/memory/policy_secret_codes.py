@@ -30,6 +30,7 @@ __all__ = [
     "NOT_A_CODE",
     "NOT_SIBLING",
     "ONLY_NUMBER",
+    "POSTAL",
     "SLOW_DIGITS",
     "YEAR",
     "code_kind",
@@ -122,6 +123,7 @@ _ELSEWHERE = (
     r"|street|rua|avenue|avenida|bus|line|linha|flight|voo|page|pagina|cost|costs|custou|custa"
     r"|paid|tel|phone|telefone|call|ligar|order|pedido|station|estacao|level|nivel|platform"
     r"|plataforma|seat|lugar|bay|desk|table|mesa|route|rota|exit|saida|score|points|pontos"
+    r"|entidade|referencia|ref|reference|valor|total|montante|amount|invoice|fatura|factura"
 )
 
 
@@ -200,11 +202,15 @@ _PIN_TOPIC = re.compile(
 _NOT_PIN_NUMBER = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
 
 
+#: a PIN code that is a place's: India's postal codes are "PIN codes"
+POSTAL = re.compile(r"\b(?:postal|postcode|zip|pincode|india|indian)\b")
+
+
 def _pin_numbers(start: int, sentence: str) -> list[Span]:
     """The numbers of a sentence about a PIN (three digits or more), or about a lock (four or
     more, not a year: "I set the hotel safe to our anniversary, 0614"), unless the words
     before one say what else it is ("number", "room", "at", "since", "cost")."""
-    pin = _PIN_TOPIC.search(sentence) is not None
+    pin = _PIN_TOPIC.search(sentence) is not None and not POSTAL.search(sentence)
     if not (pin or _STRONG_LOCK.search(sentence)):
         return []
     kind = code_kind(sentence) if pin else "code"
@@ -233,7 +239,8 @@ CODE_NUMBER = re.compile(
 
 #: a code sent to someone: "the hospital portal just texted me 582 104, type that in"
 _SENT_CODE = re.compile(
-    r"\b(?:texted|text|sms|sent|messaged|enviou|mandou|mandaram|enviaram|chegou)\b[^.!?\n]{0,30}?"
+    r"\b(?:texted|text|sms|sent|messaged|enviou|mandou|mandaram|enviaram|chegou|deu|gerou"
+    r"|generated|gave|showed|mostrou|apareceu)\b[^.!?\n]{0,30}?"
     rf"(?<![\w.,/:-])(?P<value>\d{{3}}[ -]\d{{3}}|\d{{4,8}})(?![\w.,/:]?\d|[ ]*{NOT_A_CODE})"
     r"(?=[ ]*(?:[,.;:!?)]|$|-|–|and\b|e\b|type\b|digit\w*|to\b|para\b|pra\b))"
 )

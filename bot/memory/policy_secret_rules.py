@@ -206,8 +206,9 @@ ID_NUMBER = re.compile(
 )
 #: "the code for the gate is 3344", "código do WhatsApp: 512-880": a plain code of digits
 BARE_CODE = re.compile(
-    r"(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!fault )(?<!dress )(?<!source )(?<!promo )"
-    r"(?<!discount )(?<!country )(?<!tracking )(?<!bar )(?<!qr )(?<!product )(?<!course )"
+    r"(?<!zip )(?<!postal )(?<!pin )(?<!area )(?<!error )(?<!fault )(?<!dress )(?<!source )"
+    r"(?<!promo )(?<!discount )(?<!country )(?<!tracking )(?<!bar )(?<!qr )(?<!product )"
+    r"(?<!course )"
     r"\b(?:code|codigo)\b(?! (?:(?:de|of|do|da) )?(?:erro|barras|rastreio|area|pais|conduta"
     r"|conduct|produto|curso|desconto|postal|promocional|fonte|reviews?|revisao|freeze)\b)"
     rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?<!\bat )(?<!\bas )(?<!\bfrom )(?<!\bsince )(?<!\bin )"

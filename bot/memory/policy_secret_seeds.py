@@ -8,6 +8,7 @@ beside a wallet ("the bitcoin wallet restores with tiger maple ...").
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from bot.memory.policy_secret_values import Span
 
@@ -81,8 +82,39 @@ def _spoken_runs(folded: str) -> list[Span]:
     return spans
 
 
+@cache
+def _bip39() -> frozenset[str]:
+    """The English and Portuguese BIP 39 words, folded."""
+    from mnemonic import Mnemonic
+
+    return frozenset(
+        word for language in ("english", "portuguese") for word in Mnemonic(language).wordlist
+    )
+
+
+#: at most this many words of a run outside the lists: a phrase written from memory or
+#: made up for an example has one or two
+_OFF_LIST = 2
+
+
+def _listed_runs(folded: str) -> list[Span]:
+    """Twelve words or more in a row, nearly all of them BIP 39 words and none of them a
+    small word of a sentence: a seed phrase with no word for it ("Write this down somewhere
+    safe: ||harvest amber lunar fix ...||")."""
+    words = _bip39()
+    spans = []
+    for run in _WORD_RUN.finditer(folded):
+        found = re.findall(r"[a-z]+", run.group(0))
+        if set(found) & SENTENCE_WORDS:
+            continue
+        if sum(word not in words for word in found) <= _OFF_LIST:
+            spans.append(Span(*run.span(), "seed"))
+    return spans
+
+
 def seed_spans(folded: str) -> list[Span]:
     spans = [Span(*m.span(), "seed") for m in _NUMBERED_WORDS.finditer(folded)]
+    spans += _listed_runs(folded)
     spans += _spoken_runs(folded)
     for m in _SEED_PART.finditer(folded):
         if not set(m.group("value").replace(",", " ").split()) & SENTENCE_WORDS:

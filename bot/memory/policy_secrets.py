@@ -38,6 +38,7 @@ from itertools import pairwise
 
 from bot.memory import policy_secret_rules as rules
 from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
+from bot.memory.policy_secret_codes import POSTAL
 from bot.memory.policy_secret_library import library_secrets
 from bot.memory.policy_secret_public import public_spans
 from bot.memory.policy_secret_speech import sentence_siblings, spoken_secrets
@@ -145,8 +146,18 @@ def _first_word(folded: str, start: int) -> str:
 _MIN_PHRASE_WORDS = 12
 
 
+def _not_a_number_key(key: str, value: str, folded: str) -> bool:
+    """Whether a PIN's or a code's key gives no number here: a link ("Dropping a pin:
+    https://maps..."), or an Indian postal PIN code."""
+    if not rules.NUMERIC_KEYS.search(key):
+        return False
+    return value.startswith(("http", "www.")) or POSTAL.search(folded) is not None
+
+
 def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
     value = _first_word(folded, match.end())
+    if _not_a_number_key(match.group("key"), value, folded):
+        return None
     if _plain_e(text, match) and not _credential_like(value, strong=True):
         return None
     key = match.group("key")
@@ -176,6 +187,8 @@ def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
 def _right_after(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     value = _first_word(folded, match.end())
     key = match.group("key")
+    if _not_a_number_key(key, value, folded):
+        return None
     strong = rules.WEAK_KEYS_ONLY.fullmatch(key) is None
     if not _credential_like(value, strong=strong):
         return None
