@@ -50,6 +50,7 @@ bench: setup
 	$(PY) bench/recall_resident.py -n 20000 --messages
 	$(PY) bench/daemon_resident.py
 	$(PY) bench/sentence_fill.py
-	$(PY) bench/recall_quality.py
+	$(PY) bench/recall_quality.py --set all
 	$(PY) bench/policy_accuracy.py
+	$(PY) bench/secret_shapes.py
 	$(PY) bench/long_input.py --runs 1

@@ -1,12 +1,14 @@
 """Recall quality on long conversations: does memory find the turns that answer a question?
 
-    python bench/recall_quality.py [--set a|b|c|both|all] [--part P] [--no-embeddings]
+    python bench/recall_quality.py [--set a|b|c|d|both|all] [--part P] [--no-embeddings]
         [--only NAME,...] [--gap N] [--switch] [-v]
 
 Reads set A, ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten
 people, 20 dated sessions each, 336 questions with their evidence turns), and set B,
 ``tests/data/recall_conversations_b.json`` (``bench/recall_set_b.py``: ten people, 16 sessions,
-260 questions worded unlike their evidence, in two parts, tuning and held-out), feeds each
+260 questions worded unlike their evidence, in two parts, tuning and held-out), and set D,
+``tests/data/recall_conversations_d.json`` (written by hand: ten people, 10 sessions, 167
+questions, both sides talking about their own lives, in two parts), feeds each
 person's sessions to a fresh store turn by turn, and asks the questions as of three days after
 the last session. A question's recall@k is the share of its evidence turns among what the top
 k hits came from (an episode comes from its turn; a fact from the episode it cites, else from

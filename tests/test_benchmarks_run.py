@@ -22,6 +22,8 @@ REPO = Path(__file__).resolve().parent.parent
         ("sentences.py", [], "personad rules: tuning"),
         ("policy_accuracy.py", [], "secrets set:"),
         ("recall.py", ["--quick", "--no-embeddings"], "recall@5"),
+        ("secret_shapes.py", ["--units", "50", "--shapes", "pw: ,seed phrase: "], "growth"),
+        ("recall_quality.py", ["--set", "d", "--no-embeddings", "--only", "fts5 plain"], "set d"),
     ],
 )
 def test_a_benchmark_runs_to_its_figures(script: str, args: list[str], printed: str) -> None:

@@ -35,6 +35,7 @@ __all__ = [
     "YEAR",
     "code_kind",
     "code_spans",
+    "text_before",
 ]
 
 #: digits said as words, English and Portuguese ("meia" is six in a Brazilian phone number)
@@ -139,6 +140,16 @@ NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
 YEAR = re.compile(r"(?:19|20)\d\d")
 
 
+#: how much of a sentence before a number the rules that read "the word before it" look at
+_BEFORE = 48
+
+
+def text_before(sentence: str, at: int) -> str:
+    """The few words of ``sentence`` before ``at``: what "the word before a number" rules read
+    (a window, so a long sentence costs no more a number)."""
+    return sentence[max(0, at - _BEFORE) : at]
+
+
 def _digit_runs(start: int, sentence: str) -> list[Span]:
     if not (CODE_TOPIC.search(sentence) or _LOCK_WORD.search(sentence)):
         return []
@@ -164,7 +175,7 @@ def _lock_numbers(start: int, sentence: str) -> list[Span]:
     spans = [
         Span(start + m.start("value"), start + m.end("value"), "code")
         for m in _LOCK_VALUE.finditer(sentence)
-        if not NOT_SIBLING.search(sentence[: m.start("value")])
+        if not NOT_SIBLING.search(text_before(sentence, m.start("value")))
     ]
     first = _LOCK_FIRST.match(sentence)
     if first is not None:
@@ -172,7 +183,7 @@ def _lock_numbers(start: int, sentence: str) -> list[Span]:
     last = _LOCK_LAST.search(sentence)
     if (
         last is not None
-        and not _NOT_LOCK_LAST.search(sentence[: last.start()])
+        and not _NOT_LOCK_LAST.search(text_before(sentence, last.start()))
         and not YEAR.fullmatch(last.group("value"))
     ):
         spans.append(Span(start + last.start("value"), start + last.end("value"), "code"))
@@ -217,8 +228,8 @@ def _pin_numbers(start: int, sentence: str) -> list[Span]:
     return [
         Span(start + m.start(), start + m.end(), kind)
         for m in CODE_NUMBER.finditer(sentence)
-        if not _NOT_PIN_NUMBER.search(sentence[: m.start()])
-        and (pin or _lock_code(sentence[: m.start()], m.group(0)))
+        if not _NOT_PIN_NUMBER.search(text_before(sentence, m.start()))
+        and (pin or _lock_code(text_before(sentence, m.start()), m.group(0)))
     ]
 
 

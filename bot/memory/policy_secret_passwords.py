@@ -338,10 +338,10 @@ _SPELLED = re.compile(
     r"\b(?:is|was|e|eh|era|:)[ ]+(?:(?:um+|uh+|uhm|erm|er|like|so|tipo|hum)[ ,]+)*"
     r"(?!(?:long|short|case|weak|strong|easy|hard|simple|too|very|really|just|all|supposed"
     r"|meant|required|needs?|must|should|has|have|tem|deve|precisa|longa|curta|fraca|forte)\b)"
-    r"(?P<value>(?=[^.!?\n]*\b(?:capital|upper ?case|lower ?case|small letter|all caps"
+    r"(?P<value>(?=[^.!?\n]{0,120}?\b(?:capital|upper ?case|lower ?case|small letter|all caps"
     r"|exclamation|underscore|hashtag|hash sign|at sign|dollar sign|dash|hyphen|asterisk"
     r"|maiuscul\w*|minuscul\w*|exclamacao|underline|sublinhado|arroba|cifrao|tracinho"
-    r"|asterisco)\b)[^.!?\n]+)"
+    r"|asterisco)\b)[^.!?\n]{1,160})"
 )
 
 

@@ -60,19 +60,27 @@ _SECRET_BEFORE = re.compile(
 )
 
 
+#: how far before a value :data:`_SECRET_BEFORE` reads
+_BEFORE = 64
+
+
 def public_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` holds a public key, an address, a hash or a UUID, as (start, end)."""
     spans = [m.span() for m in _SHAPES.finditer(text)]
     spans += [m.span() for m in _DIGEST.finditer(text)]
     spans += [m.span("value") for m in _NAMED_KEY.finditer(text)]
     spans += [m.span("value") for m in _NAMED_HASH.finditer(text)]
-    spans += [
-        m.span() for m in _UUID.finditer(text) if not _SECRET_BEFORE.search(text, 0, m.start())
-    ]
+    spans += [m.span() for m in _UUID.finditer(text) if not _secret_before(text, m.start())]
     return [
         span
         for span in spans
-        if not _SECRET_BEFORE.search(text, 0, span[0])
+        if not _secret_before(text, span[0])
         or _SHAPES.fullmatch(text, span[0], span[1])
         or _DIGEST.fullmatch(text, span[0], span[1])
     ]
+
+
+def _secret_before(text: str, at: int) -> bool:
+    """Whether a word for a secret stands in the few words before ``at`` (read in a window
+    of its own, so a long text costs no more a value)."""
+    return _SECRET_BEFORE.search(text, max(0, at - _BEFORE), at) is not None

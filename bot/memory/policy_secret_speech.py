@@ -12,6 +12,7 @@ sentence about a code or a card ("... 4719."), and the other values of a sentenc
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from bot.memory.policy_secret_cards import CARD_WORD, card_spans
 from bot.memory.policy_secret_codes import (
@@ -24,6 +25,7 @@ from bot.memory.policy_secret_codes import (
     YEAR,
     code_kind,
     code_spans,
+    text_before,
 )
 from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, password_spans
 from bot.memory.policy_secret_seeds import seed_spans, wallet_spans
@@ -46,9 +48,11 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
     secret too: people reuse them)."""
     spans: list[Span] = []
     before: set[str] = set()
+    starts = sorted((span.start, span.kind) for span in found)
     for sentence_match in _SENTENCE.finditer(folded):
         start, end = sentence_match.span()
-        kinds = {span.kind for span in found if start <= span.start < end}
+        first, last = bisect_left(starts, (start, "")), bisect_left(starts, (end, ""))
+        kinds = {kind for _at, kind in starts[first:last]}
         sentence = sentence_match.group(0)
         if _WHOLE.search(sentence):
             kinds |= before  # "... the end of the combo is 22. so the whole thing is 17-04-22"
@@ -58,7 +62,7 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
             spans += [
                 Span(start + m.start(), start + m.end(), kind)
                 for m in CODE_NUMBER.finditer(sentence)
-                if not NOT_SIBLING.search(sentence[: m.start()])
+                if not NOT_SIBLING.search(text_before(sentence, m.start()))
             ]
         if "password" in kinds:
             spans += [

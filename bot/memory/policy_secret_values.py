@@ -156,6 +156,7 @@ def self_evident(text: str) -> list[Span]:
         if _random_looking(match.group(0)):
             spans.append(Span(match.start(), match.end(), "key"))
     for match in _TOKEN.finditer(text):
-        if _password_shaped(match.group(0)) and not _HANDLE.search(text, 0, match.start()):
+        handle = _HANDLE.search(text, max(0, match.start() - 64), match.start())
+        if _password_shaped(match.group(0)) and handle is None:
             spans.append(Span(match.start(), match.end(), "password"))
     return spans

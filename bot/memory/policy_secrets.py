@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from functools import lru_cache
 from itertools import pairwise
@@ -104,6 +104,13 @@ _VALUE = re.compile(r"\S+")
 _UNIT = re.compile(r"\d+(?:[.,]\d+)?(?:mbps|ghz|mhz|gb|mb|kg|km|g|h|x|mega|reais|%)")
 
 
+@lru_cache(maxsize=8)
+def _clause_ends(folded: str) -> list[int]:
+    """Where each clause of ``folded`` ends, in order: read once for a text, however many
+    values it gives."""
+    return [match.start() for match in _CLAUSE_END.finditer(folded)]
+
+
 def _to_clause_end(folded: str, start: int) -> int:
     """Where the clause that starts at ``start`` ends; never inside its first word
     ("Admin4321!" keeps its "!"), and with that word when it ends the sentence ("4821.")."""
@@ -112,8 +119,9 @@ def _to_clause_end(folded: str, start: int) -> int:
         return start
     if first.group(0)[-1] in ".!?;":
         return first.end()
-    found = _CLAUSE_END.search(folded, first.end())
-    return found.start() if found else len(folded)
+    ends = _clause_ends(folded)
+    index = bisect_left(ends, first.end())
+    return ends[index] if index < len(ends) else len(folded)
 
 
 def _credential_like(value: str, *, strong: bool) -> bool:
@@ -144,6 +152,7 @@ def _first_word(folded: str, start: int) -> str:
 
 #: a recovery phrase has twelve words or more; fewer is a phrase about one
 _MIN_PHRASE_WORDS = 12
+_PHRASE_LONG = re.compile(rf"\s*(?:\S+\s+){{{_MIN_PHRASE_WORDS - 1}}}\S")
 
 
 def _not_a_number_key(key: str, value: str, folded: str) -> bool:
@@ -151,7 +160,13 @@ def _not_a_number_key(key: str, value: str, folded: str) -> bool:
     https://maps..."), or an Indian postal PIN code."""
     if not rules.NUMERIC_KEYS.search(key):
         return False
-    return value.startswith(("http", "www.")) or POSTAL.search(folded) is not None
+    return value.startswith(("http", "www.")) or _postal(folded)
+
+
+@lru_cache(maxsize=8)
+def _postal(folded: str) -> bool:
+    """Whether ``folded`` speaks of a postal code (read once for a text)."""
+    return POSTAL.search(folded) is not None
 
 
 def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
@@ -164,7 +179,7 @@ def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
     if rules.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
         return None
     end = _to_clause_end(folded, match.end())
-    if rules.PHRASE_KEYS.search(key) and len(folded[match.end() : end].split()) < _MIN_PHRASE_WORDS:
+    if rules.PHRASE_KEYS.search(key) and not _PHRASE_LONG.match(folded, match.end(), end):
         return None
     return Span(match.end(), end, key_kind(key))
 
@@ -177,7 +192,7 @@ _NAME_WORD = re.compile(r"\b(?:name|nome|ssid|called|chamad[ao])\b")
 def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     if not _credential_like(_first_word(folded, match.end()), strong=False):
         return None
-    if _NAMED.search(folded, 0, match.start()) or _NAME_WORD.search(
+    if _NAMED.search(folded, max(0, match.start() - 64), match.start()) or _NAME_WORD.search(
         folded, match.start(), match.start("copula")
     ):
         return None  # "wifi name is SmithFamily_5G"
@@ -227,12 +242,17 @@ def _value_first(text: str, folded: str, match: re.Match[str]) -> Span | list[Sp
     return _CHECKED(text, folded, match)
 
 
+def _line_end(folded: str, at: int) -> int:
+    end = folded.find("\n", at)
+    return len(folded) if end < 0 else end
+
+
 def _pairs(_text: str, folded: str, match: re.Match[str]) -> list[Span]:
-    """Every "name / password" pair from a logins phrase to the end of its line."""
-    end = folded.find("\n", match.start())
+    """Every "name / password" pair from a logins phrase to the end of its line (one call a
+    line: :func:`_phrases` skips the line's later phrases)."""
     return [
         Span(*pair.span("value"), "password")
-        for pair in rules.PAIR.finditer(folded, match.start(), len(folded) if end < 0 else end)
+        for pair in rules.PAIR.finditer(folded, match.start(), _line_end(folded, match.start()))
         if _credential_like(pair.group("value"), strong=True)
     ]
 
@@ -270,7 +290,12 @@ def _phrases(text: str, folded: str) -> list[Span]:
         if index == _VALUE_FIRST and 0 not in chosen:
             continue
         pattern, handler = _PHRASE_RULES[index]
+        line_done = 0
         for match in pattern.finditer(folded):
+            if handler is _pairs:
+                if match.start() < line_done:
+                    continue  # the pairs of this line are taken already
+                line_done = _line_end(folded, match.start())
             found = handler(text, folded, match)
             if isinstance(found, list):
                 spans += found
@@ -329,12 +354,16 @@ def _outside_markers(text: str, spans: list[Span]) -> list[Span]:
     text reads as clean and redacting twice changes nothing."""
     if "[secret withheld" not in text:
         return spans
-    markers = [m.span() for m in MARKERS.finditer(text)]
+    return _starting_outside(spans, [m.span() for m in MARKERS.finditer(text)])
+
+
+def _starting_outside(spans: list[Span], regions: list[tuple[int, int]]) -> list[Span]:
+    """``spans`` without those that start inside one of ``regions`` (in order, apart)."""
     kept = []
     for span in spans:
-        # the last marker that starts at or before the span: does the span start inside it?
-        index = bisect_right(markers, span.start, key=lambda marker: marker[0]) - 1
-        if index < 0 or span.start >= markers[index][1]:
+        # the last region that starts at or before the span: does the span start inside it?
+        index = bisect_right(regions, span.start, key=lambda region: region[0]) - 1
+        if index < 0 or span.start >= regions[index][1]:
             kept.append(span)
     return kept
 
@@ -344,10 +373,13 @@ def _outside_public(text: str, spans: list[Span]) -> list[Span]:
     (:mod:`bot.memory.policy_secret_public`): "backup drive UUID is 1d9acbce-4045-..."."""
     if not spans:
         return spans
-    public = public_spans(text)
-    if not public:
-        return spans
-    return [span for span in spans if not any(start <= span.start < end for start, end in public)]
+    public: list[tuple[int, int]] = []
+    for start, end in sorted(public_spans(text)):
+        if public and start <= public[-1][1]:
+            public[-1] = (public[-1][0], max(end, public[-1][1]))
+        else:
+            public.append((start, end))
+    return _starting_outside(spans, public)
 
 
 def own_secrets(text: str) -> list[Span]:
