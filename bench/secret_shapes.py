@@ -45,6 +45,10 @@ SHAPES = (
     "uuid 1d9acbce-4045-4a23-9343-a69947f69ce3 ",
     "commit ab12cd ",
     "senha, ",
+    "wifi:",
+    "pw:",
+    "senha=",
+    'senha "x" ',
 )
 
 

@@ -45,6 +45,18 @@ def test_public_values_are_kept(text: str) -> None:
             "Tractor",
         ),
         ("códigos de recuperação do google do pai: 6281 4407, 9913 0265", "9913"),
+        ("Hash browns for breakfast! Oh and the card is 4532015112830366, pay it.", "45320151"),
+        ("I use fingerprint unlock, the backup PIN is 20481632", "20481632"),
+        ("commit to memory: my PIN is 48213377", "48213377"),
+        ("access key: 1d9acbce-4045-4a23-9343-a69947f69ce3", "1d9acbce"),
+        ("the credentials for the NAS are admin and 1d9acbce-4045-4a23-9343-a69947f69ce3", "1d9a"),
+        ("O meu endereço de email e a chave da api: Ab9dEf1234567890XyZaBcD12kLm", "Ab9dEf"),
+        (
+            "wallet address backup, private: 5Kb8kLf9zgWQnogidDA76MzPL6TsZZY36hWXMssSzNydYXYB9KF",
+            "5Kb8",
+        ),
+        ("my zip is 90210 and my card pin is 4821", "4821"),
+        ("PIN for my Indian SBI card is 4821", "4821"),
     ],
 )
 def test_secrets_of_the_same_shapes_are_withheld(text: str, value: str) -> None:

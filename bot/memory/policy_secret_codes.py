@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_values import Span
+from bot.memory.policy_secret_values import Span, text_before
 
 __all__ = [
     "CODE_NUMBER",
@@ -77,7 +77,7 @@ NOT_A_CODE = (
     r"(?:am|pm|h|hs|o'?clock|m|cm|km|kg|meters?|metres?|metros?|feet|ft|years?|anos|days?|dias"
     r"|minutes?|minutos|hours?|horas|pages|paginas|reais|euros?|dollars?|pounds?|yen|%|people"
     r"|pessoas|pins|players|jogadores|times|vezes|points|pontos|photos|fotos|emails|messages"
-    r"|unread)\b"
+    r"|unread|calories|calorias|kcal|cal|lines|linhas|words|palavras)\b"
 )
 
 
@@ -138,16 +138,6 @@ _NOT_LOCK_LAST = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
 NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
 #: a year: beside a lock, "2019" is when, not its code
 YEAR = re.compile(r"(?:19|20)\d\d")
-
-
-#: how much of a sentence before a number the rules that read "the word before it" look at
-_BEFORE = 48
-
-
-def text_before(sentence: str, at: int) -> str:
-    """The few words of ``sentence`` before ``at``: what "the word before a number" rules read
-    (a window, so a long sentence costs no more a number)."""
-    return sentence[max(0, at - _BEFORE) : at]
 
 
 def _digit_runs(start: int, sentence: str) -> list[Span]:
@@ -251,15 +241,16 @@ CODE_NUMBER = re.compile(
 #: a code sent to someone: "the hospital portal just texted me 582 104, type that in"
 _SENT_CODE = re.compile(
     r"\b(?:texted|text|sms|sent|messaged|enviou|mandou|mandaram|enviaram|chegou|deu|gerou"
-    r"|generated|gave|showed|mostrou|apareceu)\b[^.!?\n]{0,30}?"
-    rf"(?<![\w.,/:-])(?P<value>\d{{3}}[ -]\d{{3}}|\d{{4,8}})(?![\w.,/:]?\d|[ ]*{NOT_A_CODE})"
+    r"|generated|gave)\b[^.!?\n]{0,30}?"
+    r"(?<![\w.,/:-])(?<!\bat )(?<!\bas )(?<!\bby )(?<!\bem )"
+    rf"(?P<value>\d{{3}}[ -]\d{{3}}|\d{{4,8}})(?![\w.,/:]?\d|[ ]*{NOT_A_CODE})"
     r"(?=[ ]*(?:[,.;:!?)]|$|-|–|and\b|e\b|type\b|digit\w*|to\b|para\b|pra\b))"
 )
 
 
 _SENT_TOPIC = re.compile(
     r"\b(?:codes?|codigos?|type|enter|digit[ae]|otp|expires?|expira|portal|verify|verifica\w*"
-    r"|login|log in|sign in|entrar|bank|banco|mb ?way|pix|app)\b"
+    r"|login|log in|sign in|entrar|bank|banco|mb ?way)\b"
 )
 
 

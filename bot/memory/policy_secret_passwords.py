@@ -18,7 +18,7 @@ import re
 
 from bot.memory.policy_secret_codes import NOT_A_CODE
 from bot.memory.policy_secret_seeds import SENTENCE_WORDS
-from bot.memory.policy_secret_values import Span
+from bot.memory.policy_secret_values import Span, text_before
 
 __all__ = ["MIXED", "NOT_MIXED", "password_spans"]
 
@@ -48,7 +48,9 @@ _CHANGED = re.compile(
     r"|resetting|made|make|mudei|mudou|mudando|trocando|alterando"
     r"|troquei|trocou|alterei|alterou|coloquei|botei|defini|mudamos|trocamos)\b"
     r"[^.!?\n]{0,40}?\b(?P<key>password|passwd|passcode|pw|pwd|pass ?phrase|senha"
-    r"|palavra[ -]?passe|pin|combo)\b[^.!?\n]{0,30}?"
+    r"|palavra[ -]?passe|pin|combo)\b"
+    r"(?![ ]+(?:polic(?:y|ies)|managers?|rules|requirements?|expiry|length|strength|reset))"
+    r"[^.!?\n]{0,30}?"
     r"\b(?P<to>to|into|para|pra|pro|as|como|from|de)[ ]+(?P<value>\S+)"
 )
 
@@ -77,7 +79,9 @@ _PASS_THING = re.compile(
 )
 
 
-MIXED = re.compile(r"(?<![\w@/.:#-])(?=[^\s]*[a-z])(?=[^\s]*\d)[^\s,;()\"']{4,64}(?<![.!?])")
+MIXED = re.compile(
+    r"(?<![\w@/.:#-])(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}\d)[^\s,;()\"']{4,64}(?<![.!?])"
+)
 
 
 #: words of letters and digits that are not a password: ordinals, sizes, models of things
@@ -113,7 +117,8 @@ _USED_AS = (
     ),
     re.compile(  # "Marta's phone unlocks with her birthday 1403"
         r"\b(?:unlock(?:s|ed)?|opens?|opened|desbloqueia|abre)\b(?:[ ]+[^\s,;.!?]+){0,3}?[ ]+"
-        r"(?:with|using|com|usando)(?:[ ]+[^\s,;.!?\d]+){1,3}?[ ]+(?P<value>\d{3,8})\b"
+        r"(?:with|using|com|usando)(?:[ ]+[^\s,;.!?\d]+){1,3}?[ ]+"
+        r"(?!(?:19|20)\d\d\b)(?P<value>\d{3,8})\b"
     ),
     re.compile(
         r"(?<![\w@/.:-])(?P<value>[^\s,;]{4,64})[ ]+(?:is|e|eh)[ ]+(?:what|o que)[ ]+(?:i|eu)?[ ]*"
@@ -123,7 +128,7 @@ _USED_AS = (
     re.compile(
         rf"\b(?:set|changed|reset|switched|mudei|troquei|alterei|pus|defini)\b(?=[^.!?\n]{{0,40}}?"
         rf"\b{_SIGNED_IN})[^.!?\n]{{0,40}}?"
-        r"\b(?:to|para|pra|como)[ ]+(?P<value>(?=[^\s]*[a-z])(?=[^\s]*\d)[^\s,;]{5,64})"
+        r"\b(?:to|para|pra|como)[ ]+(?P<value>(?=[^\s]{0,63}[a-z])(?=[^\s]{0,63}\d)[^\s,;]{5,64})"
     ),
 )
 
@@ -160,7 +165,7 @@ def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
         return []
     spans = []
     for match in _QUOTED.finditer(sentence):
-        if _PLACE_NAMED.search(sentence, 0, match.start()):
+        if _PLACE_NAMED.search(text_before(sentence, match.start())):
             continue  # "the password is in bitwarden under 'restic'"
         inside = match.group("q") or match.group("s") or match.group("b") or ""
         outside = sentence[: match.start()] + " " + sentence[match.end() :]
@@ -180,8 +185,8 @@ def _changed_to(start: int, sentence: str) -> list[Span]:
             continue  # "made the password longer"
         if _NOT_CHANGED_TO.match(value) or not any(c.isalnum() for c in value):
             continue
-        if match.groupdict().get("to") in ("from", "de") and value.isalpha():
-            continue  # "changed the password from home"
+        if match.groupdict().get("to") in ("from", "de") and (value.isalpha() or len(value) < 3):
+            continue  # "changed the password from home", "from 4 digits to 6 digits"
         key = match.groupdict().get("key") or "password"
         kind = "pin" if key == "pin" else "code" if _NUMERIC_KEY.fullmatch(key) else "password"
         if kind != "password" and not any(c.isdigit() for c in value):
@@ -219,7 +224,9 @@ _ASKS_STRENGTH = re.compile(
     r"\b(?:strong|weak|safe|secure|easy|hard|guess\w*|enough|good|long|short|seguro|segura|forte"
     r"|fraca|fraco|facil|dificil|boa|bom|adivinhar|suficiente|characters|caracteres)\b"
 )
-_STRENGTH_KEY = re.compile(r"\b(?:login|key|chave|wpa2?)\b")
+_STRENGTH_KEY = re.compile(
+    r"\b(?:login|key|chave|wpa2?)\b(?![ ]+(?:page|screen|form|button|flow|system|pagina|tela))"
+)
 
 
 def _set_password(start: int, sentence: str) -> list[Span]:
@@ -335,8 +342,9 @@ def _bare_pairs(start: int, text: str, sentence: str) -> list[Span]:
 #: copula (and any "um" or "uh") to the end of the sentence
 _SPELLED = re.compile(
     r"\b(?:password|passwd|passcode|pw|senha|palavra[ -]passe|pin)\b[^.!?\n]{0,40}?"
-    r"\b(?:is|was|e|eh|era|:)[ ]+(?:(?:um+|uh+|uhm|erm|er|like|so|tipo|hum)[ ,]+)*"
-    r"(?!(?:long|short|case|weak|strong|easy|hard|simple|too|very|really|just|all|supposed"
+    r"\b(?:is|was|e|eh|era|:)[ ]+(?:(?:um+|uh+|uhm|erm|er|like|so|tipo|hum)[ ,]+)*+"
+    r"(?!(?:long|short|case|weak|strong|easy|hard|simple|too|very|really|just|all|supposed|the"
+    r"|same|a mesma|o mesmo"
     r"|meant|required|needs?|must|should|has|have|tem|deve|precisa|longa|curta|fraca|forte)\b)"
     r"(?P<value>(?=[^.!?\n]{0,120}?\b(?:capital|upper ?case|lower ?case|small letter|all caps"
     r"|exclamation|underscore|hashtag|hash sign|at sign|dollar sign|dash|hyphen|asterisk"
@@ -355,13 +363,30 @@ _ONE_IS = re.compile(
 )
 
 
+#: a letter or a number said in a spelled-out password: "capital b", "nineteen", "7"
+_SPELLED_PART = re.compile(
+    r"(?<!['’])\b(?:[a-z]|\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
+    r"|sixty|seventy|eighty|ninety|hundred|um|dois|tres|quatro|cinco|seis|sete|oito|nove|dez)\b"
+)
+
+
+def _one_value(value: str) -> bool:
+    """Whether "the new one is ..." gives a value: a digit, or a symbol other than a hyphen,
+    and not a model, a version or a size ("TP-Link", "v2.3", "12+")."""
+    marked = any(c.isdigit() or (not c.isalnum() and c != "-") for c in value)
+    return marked and not NOT_MIXED.fullmatch(value) and not re.fullmatch(r"[\d.+%]+", value)
+
+
 def _one_is(start: int, sentence: str) -> list[Span]:
     spans = []
     for pattern in (_SPELLED, _ONE_IS):
         for m in pattern.finditer(sentence):
             value = m.group("value").rstrip(".!?")
-            if pattern is _ONE_IS and not any(c.isdigit() or not c.isalnum() for c in value):
-                continue  # "the new one is longer"
+            if pattern is _SPELLED and not _SPELLED_PART.search(value):
+                continue  # "the pin is capital of drama lol"
+            if pattern is _ONE_IS and not _one_value(value):
+                continue  # "the new one is longer", "the new one is TP-Link AX55", "v2.3"
             at = start + m.start("value")
             spans.append(Span(at, at + len(value), "password"))
     return spans
@@ -391,11 +416,19 @@ _ANSWER_TO_QUOTED = re.compile(
 )
 
 
+#: the first words of what follows a security question that is no answer
+_NOT_AN_ANSWER = frozenset(
+    "the a an my o um uma what qual it in on something silly she he they anyone easy hard"
+    " always never obvious public fake simple stupid dumb weird algo facil dificil sempre nunca"
+    " ridicul".split()
+)
+
+
 def _answers(start: int, sentence: str) -> list[Span]:
     spans = []
     for m in [*_ANSWER.finditer(sentence), *_ANSWER_TO_QUOTED.finditer(sentence)]:
         first = m.group("value").split()[0]
-        if first in ("the", "a", "my", "o", "um", "uma", "what", "qual", "it", "in", "on"):
+        if first in _NOT_AN_ANSWER or len(m.group("value")) < 2:
             continue  # "the security question asked what my first pet was"
         spans.append(_value_span(start, m))
     return spans

@@ -166,7 +166,7 @@ _NOT_A_VALUE = (
     r"|vazad\w*|roubad\w*|gerad\w*|criad\w*|pedid\w*|exigid\w*|obrigatori\w*|[a-z]{3,}ed"
     r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off|back|working|ready"
     r"|segur\w*|suficiente|boa|bom|adequad\w*|aceitavel|razoavel|secure|enough|acceptable"
-    r"|reasonable|\$\{?[a-z_][a-z0-9_]*\}?|\{\{[^}\n]*\}\})"
+    r"|reasonable|nothing|nada|desculpa|sorry|\$\{?[a-z_][a-z0-9_]*\}?|\{\{[^}\n]*\}\})"
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
 #: password policy is ..."
@@ -246,7 +246,7 @@ ADMIN_PAIR = re.compile(
 )
 #: "wifi at the cabin: Loon_Lake / northernlights88": a network's name, a slash, its key
 WIFI_PAIR = re.compile(
-    r"\b(?:wifi|wi-fi|wlan|network|rede|ssid)\b[^\n:=]{0,30}[:=][ ]*[^\s/]+[ ]*/[ ]*"
+    r"\b(?:wifi|wi-fi|wlan|network|rede|ssid)\b[^\n:=]{0,30}[:=][ ]*[^\s/]{1,64}[ ]*/[ ]*"
     r"(?P<value>[^\s/,;]{4,64})"
 )
 #: "pediu a senha do portal, é Condo_Lx_1200": the value after a comma and its copula
@@ -263,7 +263,7 @@ COMMAND_USER = re.compile(
 #: aside after a comma, then its value after a colon
 KEY_ASIDE_COLON = re.compile(
     rf"\b(?P<key>{STRONG_KEYS})\b{_NOT_KEY_OF}[^.!?\n:=]{{0,50}},[^.!?\n:=]{{0,50}}"
-    r"(?P<copula>:)[ ]*(?=\S)"
+    rf"(?P<copula>:)[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 #: "bea@mail.com / Popcorn#2022"
 EMAIL_PAIR = re.compile(

@@ -97,10 +97,19 @@ def _bip39() -> frozenset[str]:
 _OFF_LIST = 2
 
 
+#: words that ask for something to be kept safe: a seed phrase's words have no name, but this
+_KEEP_SAFE = re.compile(
+    r"\b(?:safe|secure|don'?t lose|never lose|write (?:this|it|these) down|backup|back up"
+    r"|guard\w*|nao (?:perca|percas|perde)|segur[oa]|cofre|anota\w* (?:isto|isso|bem))\b"
+)
+
+
 def _listed_runs(folded: str) -> list[Span]:
     """Twelve words or more in a row, nearly all of them BIP 39 words and none of them a
     small word of a sentence: a seed phrase with no word for it ("Write this down somewhere
     safe: ||harvest amber lunar fix ...||")."""
+    if not (_WALLET.search(folded) or _KEEP_SAFE.search(folded)):
+        return []  # "Here is the shopping list: milk bread butter cheese ..."
     words = _bip39()
     spans = []
     for run in _WORD_RUN.finditer(folded):

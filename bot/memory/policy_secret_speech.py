@@ -28,7 +28,7 @@ from bot.memory.policy_secret_codes import (
     text_before,
 )
 from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, password_spans
-from bot.memory.policy_secret_seeds import seed_spans, wallet_spans
+from bot.memory.policy_secret_seeds import SENTENCE_WORDS, seed_spans, wallet_spans
 from bot.memory.policy_secret_values import Span
 
 __all__ = ["sentence_siblings", "spoken_secrets"]
@@ -87,8 +87,8 @@ _IT_IS = re.compile(
 #: a sentence that says which password was chosen, after one that named it: "the bank wants
 #: a new password. I chose bluebell cottage"; its value runs to the end of its clause
 _CHOSE = re.compile(
-    r"[ ]*(?:(?:so|and|e|entao)[ ,]+)?(?:i|we|eu|nos)?[ ]*(?:chose|picked|went with|set it to"
-    r"|made it|changed it to|escolhi|escolhemos|usei|usamos|pus|coloquei|botei|mudei para)[ ]+"
+    r"[ ]*(?:(?:so|and|e|entao)[ ,]+)?(?:i|we|eu|nos)?[ ]*(?:chose|picked|set it to|made it"
+    r"|changed it to|escolhi|mudei para|mudei-a para)[ ]+"
     r"(?!(?:to|not|a|an|the|it|one|something|another|nothing|uma?|o|a|outra|outro|algo|nada"
     r"|nao|to the|para)\b)(?P<value>[^,;.!?]+)"
 )
@@ -120,9 +120,28 @@ def _number_after(start: int, sentence: str, kind: str) -> list[Span]:
     return [Span(start + found.start(), start + found.end(), kind)]
 
 
+#: words that make what was chosen a clause, not a password
+_NOT_CHOSEN = frozenset(
+    "because since as so then and but for with until till ate para pra que porque pois sem"
+    " com por quando when while".split()
+)
+
+
+def _chosen_value(value: str) -> bool:
+    """Whether what was chosen reads as a password: a word with a digit or a symbol, or two to
+    four words none of them a sentence's small word ("bluebell cottage"; not "Bitwarden",
+    "to write it down")."""
+    words = value.split()
+    if set(words) & _NOT_CHOSEN or words[0].endswith(("ar", "er", "ir")):
+        return False  # "I chose Bitwarden because it's free", "Escolhi esperar até segunda"
+    if any(any(c.isdigit() or not (c.isalnum() or c in "'’") for c in word) for word in words):
+        return True
+    return 2 <= len(words) <= 4 and not set(words) & SENTENCE_WORDS
+
+
 def _password_after(start: int, sentence: str) -> list[Span]:
     chose = _CHOSE.match(sentence)
-    if chose is not None:
+    if chose is not None and _chosen_value(chose.group("value")):
         return [Span(start + chose.start("value"), start + chose.end("value"), "password")]
     opening = _IT_IS.match(sentence)
     value = re.match(r"[^\s,;]+", sentence[opening.end() :]) if opening else None

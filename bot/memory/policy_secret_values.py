@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bot.memory import policy_secret_rules as rules
 from bot.memory.prefilter import PatternSet
 
-__all__ = ["Span", "self_evident"]
+__all__ = ["BEFORE", "Span", "self_evident", "text_before"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,16 @@ _IBAN = re.compile(
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{24,}")
 _TOKEN = re.compile(r"\S{8,}")
 _SYMBOLS = frozenset("!#$%&*+=?@^~|\\<>")
+
+
+#: how much of a text before a value the rules that read "the words before it" look at
+BEFORE = 64
+
+
+def text_before(text: str, at: int) -> str:
+    """The few words of ``text`` before ``at``, that the rules which read "the words before a
+    value" look at: a window, so that a long text costs no more for each value."""
+    return text[max(0, at - BEFORE) : at]
 
 
 def _luhn(digits: str) -> bool:
@@ -156,7 +166,8 @@ def self_evident(text: str) -> list[Span]:
         if _random_looking(match.group(0)):
             spans.append(Span(match.start(), match.end(), "key"))
     for match in _TOKEN.finditer(text):
-        handle = _HANDLE.search(text, max(0, match.start() - 64), match.start())
-        if _password_shaped(match.group(0)) and handle is None:
+        if _password_shaped(match.group(0)) and not _HANDLE.search(
+            text_before(text, match.start())
+        ):
             spans.append(Span(match.start(), match.end(), "password"))
     return spans

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
 from itertools import pairwise
@@ -42,7 +42,7 @@ from bot.memory.policy_secret_codes import POSTAL
 from bot.memory.policy_secret_library import library_secrets
 from bot.memory.policy_secret_public import public_spans
 from bot.memory.policy_secret_speech import sentence_siblings, spoken_secrets
-from bot.memory.policy_secret_values import Span, self_evident
+from bot.memory.policy_secret_values import Span, self_evident, text_before
 from bot.memory.prefilter import PatternSet
 
 __all__ = [
@@ -100,15 +100,10 @@ def fold_in_place(text: str) -> str:
 # -- values a phrase announces ------------------------------------------------------------------
 
 _CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|\n|\s(?:but|mas)\s")
-_VALUE = re.compile(r"\S+")
+_VALUE = re.compile(r"\S{1,128}")
+#: how far a value's clause is read for its end: a value is withheld to there at most
+_CLAUSE_MAX = 600
 _UNIT = re.compile(r"\d+(?:[.,]\d+)?(?:mbps|ghz|mhz|gb|mb|kg|km|g|h|x|mega|reais|%)")
-
-
-@lru_cache(maxsize=8)
-def _clause_ends(folded: str) -> list[int]:
-    """Where each clause of ``folded`` ends, in order: read once for a text, however many
-    values it gives."""
-    return [match.start() for match in _CLAUSE_END.finditer(folded)]
 
 
 def _to_clause_end(folded: str, start: int) -> int:
@@ -119,9 +114,9 @@ def _to_clause_end(folded: str, start: int) -> int:
         return start
     if first.group(0)[-1] in ".!?;":
         return first.end()
-    ends = _clause_ends(folded)
-    index = bisect_left(ends, first.end())
-    return ends[index] if index < len(ends) else len(folded)
+    limit = min(len(folded), first.end() + _CLAUSE_MAX)
+    found = _CLAUSE_END.search(folded, first.end(), limit)
+    return found.start() if found else limit
 
 
 def _credential_like(value: str, *, strong: bool) -> bool:
@@ -155,23 +150,35 @@ _MIN_PHRASE_WORDS = 12
 _PHRASE_LONG = re.compile(rf"\s*(?:\S+\s+){{{_MIN_PHRASE_WORDS - 1}}}\S")
 
 
-def _not_a_number_key(key: str, value: str, folded: str) -> bool:
-    """Whether a PIN's or a code's key gives no number here: a link ("Dropping a pin:
-    https://maps..."), or an Indian postal PIN code."""
+def _not_a_number_key(key: str, value: str, folded: str, at: int) -> bool:
+    """Whether a PIN's or a code's key at ``at`` gives no number here: a link ("Dropping a pin:
+    https://maps..."), or a place's "PIN code" beside the words for a postal code."""
     if not rules.NUMERIC_KEYS.search(key):
         return False
-    return value.startswith(("http", "www.")) or _postal(folded)
+    if value.startswith(("http", "www.")):
+        return True
+    return key == "pin code" and POSTAL.search(folded, max(0, at - 60), at + 100) is not None
 
 
-@lru_cache(maxsize=8)
-def _postal(folded: str) -> bool:
-    """Whether ``folded`` speaks of a postal code (read once for a text)."""
-    return POSTAL.search(folded) is not None
+_ARROW = re.compile(r"-+>|=>|→")
+
+
+def _menu_path(folded: str, match: re.Match[str]) -> bool:
+    """Whether an arrow after a key is a step of a path through menus, with another arrow
+    before or after it: "go to Settings -> Password -> Change"."""
+    if not _ARROW.search(match.group(0)):
+        return False
+    near = (
+        folded[max(0, match.start() - 60) : match.start()] + folded[match.end() : match.end() + 60]
+    )
+    return _ARROW.search(near) is not None
 
 
 def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
     value = _first_word(folded, match.end())
-    if _not_a_number_key(match.group("key"), value, folded):
+    if _menu_path(folded, match):
+        return None
+    if _not_a_number_key(match.group("key"), value, folded, match.start()):
         return None
     if _plain_e(text, match) and not _credential_like(value, strong=True):
         return None
@@ -185,14 +192,15 @@ def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
 
 
 #: a network's name, not its password: "o nome da rede wifi da casa da praia é CasaPraia5G"
-_NAMED = re.compile(r"\b(?:name|nome|ssid|called|chamad[ao])\b[^.!?\n]{0,20}$")
-_NAME_WORD = re.compile(r"\b(?:name|nome|ssid|called|chamad[ao])\b")
+_NAME_WORDS = r"\b(?:name|nome|ssid|called|chamad[ao])\b"
+_NAMED = re.compile(rf"{_NAME_WORDS}[^.!?\n]{{0,20}}$")
+_NAME_WORD = re.compile(_NAME_WORDS)
 
 
 def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     if not _credential_like(_first_word(folded, match.end()), strong=False):
         return None
-    if _NAMED.search(folded, max(0, match.start() - 64), match.start()) or _NAME_WORD.search(
+    if _NAMED.search(text_before(folded, match.start())) or _NAME_WORD.search(
         folded, match.start(), match.start("copula")
     ):
         return None  # "wifi name is SmithFamily_5G"
@@ -202,7 +210,7 @@ def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
 def _right_after(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     value = _first_word(folded, match.end())
     key = match.group("key")
-    if _not_a_number_key(key, value, folded):
+    if _not_a_number_key(key, value, folded, match.start()) or _menu_path(folded, match):
         return None
     strong = rules.WEAK_KEYS_ONLY.fullmatch(key) is None
     if not _credential_like(value, strong=strong):
@@ -368,6 +376,10 @@ def _starting_outside(spans: list[Span], regions: list[tuple[int, int]]) -> list
     return kept
 
 
+#: the kinds of value a public one may be taken for: a card, PIN or account is never public
+_PUBLIC_KINDS = frozenset({"key", "password"})
+
+
 def _outside_public(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` without those inside a public key, an address, a hash or a UUID
     (:mod:`bot.memory.policy_secret_public`): "backup drive UUID is 1d9acbce-4045-..."."""
@@ -379,7 +391,9 @@ def _outside_public(text: str, spans: list[Span]) -> list[Span]:
             public[-1] = (public[-1][0], max(end, public[-1][1]))
         else:
             public.append((start, end))
-    return _starting_outside(spans, public)
+    others = [span for span in spans if span.kind not in _PUBLIC_KINDS]
+    eligible = [span for span in spans if span.kind in _PUBLIC_KINDS]
+    return others + _starting_outside(eligible, public)
 
 
 def own_secrets(text: str) -> list[Span]:
