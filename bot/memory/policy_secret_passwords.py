@@ -17,15 +17,16 @@ from __future__ import annotations
 import re
 
 from bot.memory.policy_secret_codes import NOT_A_CODE
+from bot.memory.policy_secret_rules import NOT_KEY_OF
 from bot.memory.policy_secret_seeds import SENTENCE_WORDS
 from bot.memory.policy_secret_values import Span, text_before
 
-__all__ = ["MIXED", "NOT_MIXED", "password_spans"]
+__all__ = ["MIXED", "NOT_MIXED", "names_password", "password_spans"]
 
 #: the words for a passphrase, a quoted one's neighbours
 _PASS_WORD = re.compile(
     r"\b(?:pass ?phrase|password|passwd|pw|senha|frase[ -]senha|frase secreta|palavra[ -]passe"
-    r"|master password)\b"
+    r"|master password|wifi key|network key)\b"
 )
 
 
@@ -48,9 +49,7 @@ _CHANGED = re.compile(
     r"|resetting|made|make|mudei|mudou|mudando|trocando|alterando"
     r"|troquei|trocou|alterei|alterou|coloquei|botei|defini|mudamos|trocamos)\b"
     r"[^.!?\n]{0,40}?\b(?P<key>password|passwd|passcode|pw|pwd|pass ?phrase|senha"
-    r"|palavra[ -]?passe|pin|combo)\b"
-    r"(?![ ]+(?:polic(?:y|ies)|managers?|rules|requirements?|expiry|length|strength|reset))"
-    r"[^.!?\n]{0,30}?"
+    rf"|palavra[ -]?passe|pin|combo)\b{NOT_KEY_OF}[^.!?\n]{{0,30}}?"
     r"\b(?P<to>to|into|para|pra|pro|as|como|from|de)[ ]+(?P<value>\S+)"
 )
 
@@ -72,11 +71,8 @@ _SETS_PASSWORD = re.compile(
 )
 
 
-#: a password word that names a thing of its own: "a password manager called 1Password"
-_PASS_THING = re.compile(
-    r"[ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|vaults?|hints?"
-    r"|gestor|gerenciador|aplicativo|app)\b"
-)
+#: after a password word, not a thing named after one ("a password manager called 1Password")
+_NOT_A_THING = re.compile(NOT_KEY_OF)
 
 
 MIXED = re.compile(
@@ -169,7 +165,7 @@ def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
             continue  # "the password is in bitwarden under 'restic'"
         inside = match.group("q") or match.group("s") or match.group("b") or ""
         outside = sentence[: match.start()] + " " + sentence[match.end() :]
-        named = _names_password(outside) or _UNLOCK.search(outside)
+        named = names_password(outside) or _UNLOCK.search(outside)
         if named and not _PASS_WORD.search(inside):
             spans.append(Span(start + match.start(), start + match.end(), "password"))
     return spans
@@ -202,10 +198,10 @@ def _changed_to(start: int, sentence: str) -> list[Span]:
     return spans
 
 
-def _names_password(text: str) -> bool:
+def names_password(text: str) -> bool:
     """Whether ``text`` speaks of a password, not of a thing named after one ("password
     manager", "password hint")."""
-    return any(not _PASS_THING.match(text, word.end()) for word in _PASS_WORD.finditer(text))
+    return any(_NOT_A_THING.match(text, word.end()) for word in _PASS_WORD.finditer(text))
 
 
 #: how a password was made, with no word for it: "the dog's name plus the year we got him,
@@ -231,9 +227,9 @@ _STRENGTH_KEY = re.compile(
 
 def _set_password(start: int, sentence: str) -> list[Span]:
     asked = _ASKS_STRENGTH.search(sentence) and (
-        _names_password(sentence) or _STRENGTH_KEY.search(sentence)
+        names_password(sentence) or _STRENGTH_KEY.search(sentence)
     )
-    named = (_names_password(sentence) and _SETS_PASSWORD.search(sentence)) or asked
+    named = (names_password(sentence) and _SETS_PASSWORD.search(sentence)) or asked
     if not (named or _RECIPE.search(sentence)):
         return []
     return [

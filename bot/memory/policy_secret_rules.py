@@ -31,6 +31,7 @@ __all__ = [
     "LABEL_LINE",
     "LOGINS_PAIRS",
     "LOGIN_PAIR",
+    "NOT_KEY_OF",
     "NUMERIC_KEYS",
     "PAIR",
     "PHRASE_KEYS",
@@ -170,25 +171,26 @@ _NOT_A_VALUE = (
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
 #: password policy is ..."
-_NOT_KEY_OF = (
+NOT_KEY_OF = (
     r"(?![ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|strength|hints?"
-    r"|streaks?|attempts?|tries|count|counter|history"
-    r"|fields?|boxes|box|screens?|pages?|prompts?|protected|protection|vaults? app)\b)"
+    r"|streaks?|attempts?|tries|count|counter|history|resets?|expiry|length"
+    r"|fields?|boxes|box|screens?|pages?|prompts?|protected|protection|vaults?|gestor"
+    r"|gerenciador|aplicativo)\b)"
 )
 #: between a key and its copula: up to 40 characters, no sentence end
 _GAP = r"(?:[^?!\n.:=;,]|\.(?=\S)){0,40}?"
 
 STRONG_PHRASE = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS})\b{_NOT_KEY_OF}{_GAP}{_COPULA}[ ]*:?[ ]*"
+    rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}{_GAP}{_COPULA}[ ]*:?[ ]*"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 WEAK_PHRASE = re.compile(
-    rf"\b{WEAK_KEYS}\b{_NOT_KEY_OF}{_GAP}{_COPULA}[ ]*:?[ ]*"
+    rf"\b{WEAK_KEYS}\b{NOT_KEY_OF}{_GAP}{_COPULA}[ ]*:?[ ]*"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 #: "password Pipoca#55", "cvv 4412", "wifi: Girassol2020": the key straight before its value
 STRONG_RIGHT_AFTER = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS}|{WEAK_KEYS})\b{_NOT_KEY_OF}[ ]*(?:[:=#]|-+>|=>|→)?[ ]*(?=\S)"
+    rf"\b(?P<key>{STRONG_KEYS}|{WEAK_KEYS})\b{NOT_KEY_OF}[ ]*(?:[:=#]|-+>|=>|→)?[ ]*(?=\S)"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))"
 )
 #: "Sunflower88 is my instagram password", "coloquei X como senha"
@@ -251,7 +253,7 @@ WIFI_PAIR = re.compile(
 )
 #: "pediu a senha do portal, é Condo_Lx_1200": the value after a comma and its copula
 KEY_COMMA_IS = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS})\b{_NOT_KEY_OF}[^.!?\n,]{{0,40}},[ ]*"
+    rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}[^.!?\n,]{{0,40}},[ ]*"
     r"(?:it'?s|it is|that'?s|e|eh|is|sao|era|was)[ ]+(?P<value>[^\s,;]+)"
 )
 #: "curl -u admin:Plexrocks-2024 http://...": a command's user and password
@@ -262,7 +264,7 @@ COMMAND_USER = re.compile(
 #: "master password, in case something happens to me: Marmalade Tractor ...": a key, an
 #: aside after a comma, then its value after a colon
 KEY_ASIDE_COLON = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS})\b{_NOT_KEY_OF}[^.!?\n:=]{{0,50}},[^.!?\n:=]{{0,50}}"
+    rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}[^.!?\n:=]{{0,50}},[^.!?\n:=]{{0,50}}"
     rf"(?P<copula>:)[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 #: "bea@mail.com / Popcorn#2022"

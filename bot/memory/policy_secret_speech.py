@@ -27,7 +27,7 @@ from bot.memory.policy_secret_codes import (
     code_spans,
     text_before,
 )
-from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, password_spans
+from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, names_password, password_spans
 from bot.memory.policy_secret_seeds import SENTENCE_WORDS, seed_spans, wallet_spans
 from bot.memory.policy_secret_values import Span
 
@@ -100,14 +100,6 @@ _NAMES_NUMBER = re.compile(
 )
 
 
-#: the words for a password, whose value the next sentence may give
-_NAMES_PASSWORD = re.compile(
-    r"\b(?:password|passwd|pw|passphrase|senha|palavra[ -]passe|wifi key|network key)\b"
-    r"(?![ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|resets?|hints?"
-    r"|vaults?|strength|gestor|gerenciador|aplicativo|app)\b)"
-)
-
-
 def _number_after(start: int, sentence: str, kind: str) -> list[Span]:
     opening = _IT_IS.match(sentence)
     if opening is None:
@@ -173,7 +165,7 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
         if password_named:
             spans += _password_after(start, sentence)
         number_named = _NAMES_NUMBER.search(sentence) is not None
-        password_named = _NAMES_PASSWORD.search(sentence) is not None
+        password_named = names_password(sentence)
         named = bool(CODE_TOPIC.search(sentence) or CARD_WORD.search(sentence))
         # "four... seven... one... nine." are sentences of a word each: the topic goes on
         if named:
