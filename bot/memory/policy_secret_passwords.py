@@ -142,9 +142,13 @@ _NOT_CHANGED_TO = re.compile(
 )
 
 
-def _value_span(start: int, match: re.Match[str]) -> Span:
-    """The password of a rule's ``value`` group, in a sentence at ``start`` of its text."""
-    return Span(start + match.start("value"), start + match.end("value"), "password")
+def _value_span(
+    start: int, match: re.Match[str], kind: str = "password", value: str | None = None
+) -> Span:
+    """The ``kind`` of value of a rule's ``value`` group (or of ``value``, the group's start
+    trimmed), in a sentence at ``start`` of its text."""
+    at = start + match.start("value")
+    return Span(at, at + len(value) if value is not None else start + match.end("value"), kind)
 
 
 #: a quote that names where a password is kept, not the password
@@ -255,8 +259,7 @@ def _used_as(start: int, sentence: str) -> list[Span]:
             if _TRAVEL_NUMBER.fullmatch(value):
                 continue
             kind = "code" if value.isdigit() else "password"
-            at = start + match.start("value")
-            spans.append(Span(at, at + len(value), kind))
+            spans.append(_value_span(start, match, kind, value))
     return spans
 
 
@@ -276,8 +279,7 @@ def _emoji_values(start: int, sentence: str) -> list[Span]:
         kind = (
             "pin" if m.group("emoji") == "\U0001f3e7" else "code" if value.isdigit() else "password"
         )
-        at = start + m.start("value")
-        spans.append(Span(at, at + len(value), kind))
+        spans.append(_value_span(start, m, kind, value))
     return spans
 
 
@@ -374,17 +376,20 @@ def _one_value(value: str) -> bool:
     return marked and not NOT_MIXED.fullmatch(value) and not re.fullmatch(r"[\d.+%]+", value)
 
 
+def _spelled(start: int, sentence: str) -> list[Span]:
+    return [
+        _value_span(start, m)
+        for m in _SPELLED.finditer(sentence)
+        if _SPELLED_PART.search(m.group("value"))  # not "the pin is capital of drama lol"
+    ]
+
+
 def _one_is(start: int, sentence: str) -> list[Span]:
     spans = []
-    for pattern in (_SPELLED, _ONE_IS):
-        for m in pattern.finditer(sentence):
-            value = m.group("value").rstrip(".!?")
-            if pattern is _SPELLED and not _SPELLED_PART.search(value):
-                continue  # "the pin is capital of drama lol"
-            if pattern is _ONE_IS and not _one_value(value):
-                continue  # "the new one is longer", "the new one is TP-Link AX55", "v2.3"
-            at = start + m.start("value")
-            spans.append(Span(at, at + len(value), "password"))
+    for m in _ONE_IS.finditer(sentence):
+        value = m.group("value").rstrip(".!?")
+        if _one_value(value):  # not "the new one is longer", "... TP-Link AX55", "v2.3"
+            spans.append(_value_span(start, m, value=value))
     return spans
 
 
@@ -441,6 +446,7 @@ def password_spans(start: int, sentence: str, text: str = "") -> list[Span]:
         *_used_as(start, sentence),
         *_emoji_values(start, sentence),
         *_passphrase(start, sentence),
+        *_spelled(start, sentence),
         *_one_is(start, sentence),
         *_answers(start, sentence),
     ]
