@@ -188,28 +188,42 @@ async def _feed(
             await memory.extract(session)
 
 
+class _Messages:
+    """Every message of a person's turns as a row of a plain FTS5 table (rowid: its place in
+    ``texts``), and the turn each came from."""
+
+    def __init__(self, turns: Turns) -> None:
+        self.texts = [turn[side] for turn in turns.turns for side in ("user", "reply")]
+        self.owner = [turn["id"] for turn in turns.turns for _side in ("user", "reply")]
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute(
+            "CREATE VIRTUAL TABLE m USING fts5 (text, tokenize='unicode61 remove_diacritics 2')"
+        )
+        self.db.executemany("INSERT INTO m (rowid, text) VALUES (?, ?)", enumerate(self.texts))
+
+    @staticmethod
+    def expression(question: str, *, stopwords: bool) -> str:
+        """The question's words OR-ed (without stopwords if ``stopwords``, unless that leaves
+        none)."""
+        words = dict.fromkeys(normalise_text(question).split())
+        if stopwords:
+            words = dict.fromkeys(w for w in words if fold(w) not in STOPWORDS) or words
+        return " OR ".join(f'"{word}"' for word in words)
+
+
 def _plain_fts(turns: Turns, *, stopwords: bool) -> Ranker:
-    db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE m USING fts5 (text, tokenize='unicode61 remove_diacritics 2')")
-    owner: dict[int, str] = {}
-    for turn in turns.turns:
-        for side in ("user", "reply"):
-            rowid = db.execute("INSERT INTO m (text) VALUES (?)", (turn[side],)).lastrowid
-            owner[int(rowid or 0)] = turn["id"]
+    messages = _Messages(turns)
 
     async def rank(
         question: str, asked: datetime, live: list[dict[str, str]]
     ) -> list[tuple[set[str], bool]]:
-        words = dict.fromkeys(normalise_text(question).split())
-        if stopwords:
-            words = dict.fromkeys(w for w in words if fold(w) not in STOPWORDS) or words
-        expression = " OR ".join(f'"{word}"' for word in words)
+        expression = messages.expression(question, stopwords=stopwords)
         if not expression:
             return []
-        rows = db.execute(
+        rows = messages.db.execute(
             "SELECT rowid FROM m WHERE m MATCH ? ORDER BY rank LIMIT ?", (expression, max(KS))
         ).fetchall()
-        return [({owner[row[0]]}, False) for row in rows]
+        return [({messages.owner[row[0]]}, False) for row in rows]
 
     return rank
 
@@ -222,34 +236,25 @@ async def _plain_hybrid(turns: Turns, embedder: Embedder) -> Ranker:
     """The best conventional method measured on the public benchmark: every message a row,
     scored 0.3 x its FTS5 BM25 over the question's best + 0.7 x its cosine to the question;
     a turn ranks by its best message."""
-    db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE m USING fts5 (text, tokenize='unicode61 remove_diacritics 2')")
-    texts = [turn[side] for turn in turns.turns for side in ("user", "reply")]
-    owner = [turn["id"] for turn in turns.turns for _side in ("user", "reply")]
-    for rowid, text in enumerate(texts):
-        db.execute("INSERT INTO m (rowid, text) VALUES (?, ?)", (rowid, text))
-    vectors = await embedder.embed(texts)
+    messages = _Messages(turns)
+    vectors = await embedder.embed(messages.texts)
 
     async def rank(
         question: str, asked: datetime, live: list[dict[str, str]]
     ) -> list[tuple[set[str], bool]]:
-        words = dict.fromkeys(w for w in normalise_text(question).split() if w not in STOPWORDS)
-        expression = " OR ".join(f'"{word}"' for word in words)
-        lexical: dict[int, float] = {}
+        expression = messages.expression(question, stopwords=True)
+        scores = HYBRID_COSINE * (vectors @ (await embedder.embed([question]))[0])
         if expression:
-            found = db.execute(
+            found = messages.db.execute(
                 "SELECT rowid, -bm25(m) FROM m WHERE m MATCH ?", (expression,)
             ).fetchall()
             best = max((score for _row, score in found), default=0.0) or 1.0
-            lexical = {int(row): score / best for row, score in found}
-        cosine = vectors @ (await embedder.embed([question]))[0]
-        scores = HYBRID_COSINE * cosine
-        for row, score in lexical.items():
-            scores[row] += HYBRID_BM25 * score
+            for row, score in found:
+                scores[int(row)] += HYBRID_BM25 * score / best
         ranked: list[tuple[set[str], bool]] = []
         for row in scores.argsort()[::-1]:
-            if not any(owner[row] in hit for hit, _fact in ranked):
-                ranked.append(({owner[row]}, False))
+            if not any(messages.owner[row] in hit for hit, _fact in ranked):
+                ranked.append(({messages.owner[row]}, False))
             if len(ranked) == max(KS):
                 break
         return ranked
