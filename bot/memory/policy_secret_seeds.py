@@ -2,7 +2,8 @@
 :mod:`bot.memory.policy_secret_speech`: twelve words or more after their name, on the same line
 or the next, quoted or not; numbered words ("1 ladder 2 mercy ..."); half a phrase, named ("first
 half of the backup words: ..."); and twelve words or more with none of a sentence's small words
-beside a wallet ("the bitcoin wallet restores with tiger maple ...").
+beside a wallet ("the bitcoin wallet restores with tiger maple ..."), said aloud with a pause
+or a correction, or nearly all from the BIP 39 lists in a text that asks to keep them safe.
 """
 
 from __future__ import annotations
@@ -58,28 +59,15 @@ _SEED_PART = re.compile(
 )
 
 
-#: a phrase said aloud, as a voice note is written down: its words broken by a pause ("drip...
-#: drift") or a correction ("drip, no, drift"); read across the sentences a pause makes
-_SPOKEN_RUN = re.compile(
-    r"(?<![\w-])[a-z]{3,8}(?:(?:[ ,]+|[ ]*(?:\.{2,}|…)[ ]*)(?:(?:no|sorry|i mean|wait|nao"
-    r"|quer dizer|digo)[ ,.…]+)?[a-z]{3,8}){11,30}(?![\w-])"
+#: the words of a correction said aloud: "drip, no, drift"
+_CORRECTION = r"(?:no|sorry|i mean|wait|nao|quer dizer|digo)"
+
+#: twelve words or more in a row, as a voice note writes a phrase down too: broken by a pause
+#: ("drip... drift") or a correction ("drip, no, drift"), across the sentences a pause makes
+_UNNAMED_RUN = re.compile(
+    rf"(?<![\w-])[a-z]{{3,8}}(?:(?:[ ,]+|[ ]*(?:\.{{2,}}|…)[ ]*)(?:{_CORRECTION}[ ,.…]+)?"
+    r"[a-z]{3,8}){11,30}(?![\w-])"
 )
-
-
-def _spoken_runs(folded: str) -> list[Span]:
-    """Twelve words or more beside a wallet anywhere in the text, none of them a small word
-    of a sentence once a correction is taken out: the words of a seed phrase said aloud."""
-    if not _WALLET.search(folded):
-        return []
-    spans = []
-    for run in _SPOKEN_RUN.finditer(folded):
-        words = re.findall(
-            r"[a-z]+",
-            re.sub(r"\b(?:no|sorry|i mean|wait|nao|quer dizer|digo)\b", " ", run.group(0)),
-        )
-        if len(words) >= _MIN_SEED_WORDS and not set(words) & SENTENCE_WORDS:
-            spans.append(Span(*run.span(), "seed"))
-    return spans
 
 
 @cache
@@ -104,27 +92,28 @@ _KEEP_SAFE = re.compile(
 )
 
 
-def _listed_runs(folded: str) -> list[Span]:
-    """Twelve words or more in a row, nearly all of them BIP 39 words and none of them a
-    small word of a sentence: a seed phrase with no word for it ("Write this down somewhere
-    safe: ||harvest amber lunar fix ...||")."""
-    if not (_WALLET.search(folded) or _KEEP_SAFE.search(folded)):
-        return []  # "Here is the shopping list: milk bread butter cheese ..."
-    words = _bip39()
+def _unnamed_runs(folded: str) -> list[Span]:
+    """A seed phrase with no word for it: twelve words or more in a row, none of them a small
+    word of a sentence once a correction is taken out, in a text about a wallet ("the seed of
+    the ledger: orbit velvet canyon hollow drip... no drift ..."), or nearly all of them BIP 39
+    words in a text that asks to keep them safe ("Write this down somewhere safe: ||harvest
+    amber lunar fix ...||"; not "Here is the shopping list: milk bread butter ...")."""
+    wallet = _WALLET.search(folded) is not None
+    if not (wallet or _KEEP_SAFE.search(folded)):
+        return []
     spans = []
-    for run in _WORD_RUN.finditer(folded):
-        found = re.findall(r"[a-z]+", run.group(0))
-        if set(found) & SENTENCE_WORDS:
+    for run in _UNNAMED_RUN.finditer(folded):
+        words = re.findall(r"[a-z]+", re.sub(rf"\b{_CORRECTION}\b", " ", run.group(0)))
+        if len(words) < _MIN_SEED_WORDS or set(words) & SENTENCE_WORDS:
             continue
-        if sum(word not in words for word in found) <= _OFF_LIST:
+        if wallet or sum(word not in _bip39() for word in words) <= _OFF_LIST:
             spans.append(Span(*run.span(), "seed"))
     return spans
 
 
 def seed_spans(folded: str) -> list[Span]:
     spans = [Span(*m.span(), "seed") for m in _NUMBERED_WORDS.finditer(folded)]
-    spans += _listed_runs(folded)
-    spans += _spoken_runs(folded)
+    spans += _unnamed_runs(folded)
     for m in _SEED_PART.finditer(folded):
         if not set(m.group("value").replace(",", " ").split()) & SENTENCE_WORDS:
             spans.append(Span(*m.span("value"), "seed"))
