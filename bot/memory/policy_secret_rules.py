@@ -225,8 +225,9 @@ LOGIN_PAIR = re.compile(
 )
 #: "logins for the school portal: Emma is emma.r / Sunflower9 and Leo is leo.r / RocketMan12"
 LOGINS_PAIRS = re.compile(
-    r"\b(?:login|logins|credentials|creds|credenciais|acessos?|usuarios?|users?|usernames?"
-    r"|accounts?|contas?)\b[^\n]{0,120}?(?<![/\w])[\w.@+-]{2,64}[ ]*/[ ]*(?P<value>[^\s/,;]{4,64})"
+    r"(?:^|(?<=\n))[^\n]*?\b(?P<key>login|logins|credentials|creds|credenciais|acessos?"
+    r"|usuarios?|users?|usernames?|accounts?|contas?)\b[^\n]{0,120}?(?<![/\w])[\w.@+-]{2,64}"
+    r"[ ]*/[ ]*(?P<value>[^\s/,;]{4,64})"
 )
 #: each further "name / password" pair on the line of a :data:`LOGINS_PAIRS` match
 PAIR = re.compile(

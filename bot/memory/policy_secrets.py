@@ -256,11 +256,12 @@ def _line_end(folded: str, at: int) -> int:
 
 
 def _pairs(_text: str, folded: str, match: re.Match[str]) -> list[Span]:
-    """Every "name / password" pair from a logins phrase to the end of its line (one call a
-    line: :func:`_phrases` skips the line's later phrases)."""
+    """Every "name / password" pair from a logins phrase to the end of its line (the phrase
+    matches once a line: its first)."""
+    start = match.start("key")
     return [
         Span(*pair.span("value"), "password")
-        for pair in rules.PAIR.finditer(folded, match.start(), _line_end(folded, match.start()))
+        for pair in rules.PAIR.finditer(folded, start, _line_end(folded, start))
         if _credential_like(pair.group("value"), strong=True)
     ]
 
@@ -298,12 +299,7 @@ def _phrases(text: str, folded: str) -> list[Span]:
         if index == _VALUE_FIRST and 0 not in chosen:
             continue
         pattern, handler = _PHRASE_RULES[index]
-        line_done = 0
         for match in pattern.finditer(folded):
-            if handler is _pairs:
-                if match.start() < line_done:
-                    continue  # the pairs of this line are taken already
-                line_done = _line_end(folded, match.start())
             found = handler(text, folded, match)
             if isinstance(found, list):
                 spans += found
