@@ -19,7 +19,7 @@ import re
 from bot.memory.policy_secret_codes import NOT_A_CODE
 from bot.memory.policy_secret_rules import NOT_KEY_OF
 from bot.memory.policy_secret_seeds import SENTENCE_WORDS
-from bot.memory.policy_secret_values import Span, text_before
+from bot.memory.policy_secret_values import Span, text_before, value_span
 
 __all__ = ["MIXED", "NOT_MIXED", "names_password", "password_spans"]
 
@@ -142,15 +142,6 @@ _NOT_CHANGED_TO = re.compile(
 )
 
 
-def _value_span(
-    start: int, match: re.Match[str], kind: str = "password", value: str | None = None
-) -> Span:
-    """The ``kind`` of value of a rule's ``value`` group (or of ``value``, the group's start
-    trimmed), in a sentence at ``start`` of its text."""
-    at = start + match.start("value")
-    return Span(at, at + len(value) if value is not None else start + match.end("value"), kind)
-
-
 #: a quote that names where a password is kept, not the password
 _PLACE_NAMED = re.compile(
     r"\b(?:under|called|named|entry|item|folder|label(?:l)?ed|titled|chamad[ao]|sob|pasta"
@@ -259,7 +250,7 @@ def _used_as(start: int, sentence: str) -> list[Span]:
             if _TRAVEL_NUMBER.fullmatch(value):
                 continue
             kind = "code" if value.isdigit() else "password"
-            spans.append(_value_span(start, match, kind, value))
+            spans.append(value_span(start, match, kind, value))
     return spans
 
 
@@ -279,7 +270,7 @@ def _emoji_values(start: int, sentence: str) -> list[Span]:
         kind = (
             "pin" if m.group("emoji") == "\U0001f3e7" else "code" if value.isdigit() else "password"
         )
-        spans.append(_value_span(start, m, kind, value))
+        spans.append(value_span(start, m, kind, value))
     return spans
 
 
@@ -295,7 +286,7 @@ def _passphrase(start: int, sentence: str) -> list[Span]:
     spans = []
     for m in _PASSPHRASE.finditer(sentence):
         if not set(m.group("value").split()) & SENTENCE_WORDS:
-            spans.append(_value_span(start, m))
+            spans.append(value_span(start, m))
     return spans
 
 
@@ -315,7 +306,7 @@ def _value_for(start: int, sentence: str) -> list[Span]:
     for m in _VALUE_FOR.finditer(sentence):
         value = m.group("value")
         if any(c.isdigit() for c in value) or any(not c.isalnum() for c in value.strip("-")):
-            spans.append(_value_span(start, m))
+            spans.append(value_span(start, m))
     return spans
 
 
@@ -331,7 +322,7 @@ def _bare_pairs(start: int, text: str, sentence: str) -> list[Span]:
         mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
         symbol = any(not c.isalnum() for c in value)
         if mixed and (symbol or len(re.findall(r"\d+", value)) >= 2):
-            spans.append(_value_span(start, m))
+            spans.append(value_span(start, m))
     return spans
 
 
@@ -378,7 +369,7 @@ def _one_value(value: str) -> bool:
 
 def _spelled(start: int, sentence: str) -> list[Span]:
     return [
-        _value_span(start, m)
+        value_span(start, m)
         for m in _SPELLED.finditer(sentence)
         if _SPELLED_PART.search(m.group("value"))  # not "the pin is capital of drama lol"
     ]
@@ -389,49 +380,7 @@ def _one_is(start: int, sentence: str) -> list[Span]:
     for m in _ONE_IS.finditer(sentence):
         value = m.group("value").rstrip(".!?")
         if _one_value(value):  # not "the new one is longer", "... TP-Link AX55", "v2.3"
-            spans.append(_value_span(start, m, value=value))
-    return spans
-
-
-#: the answer to a security question, given by what was put in: "for the security question
-#: mother's maiden name we put Kowalczyk", "first pet question answer is mr wobbles"; from the
-#: value to the end of its clause
-_ANSWER = re.compile(
-    r"(?<!\w)(?:security (?:question|answer)s?|secret (?:question|answer)|maiden name"
-    r"|(?:pet|school|street|city|teacher)(?:'s)?(?: name)? question|question(?:'s)? answer"
-    r"|[\"“'‘][^\"”’'\n]{2,60}[\"”’'][ ]+(?:question|pergunta)"
-    r"|answer to (?:the|my|our) [^.!?\n]{0,30}?question|pergunta (?:de seguranca|secreta)"
-    r"|resposta (?:secreta|de seguranca|da pergunta)|nome de solteira)\b[^.!?\n]{0,60}?"
-    r"(?:\b(?:put|said|used|wrote|gave|answered|typed|entered|chose|picked|went with|pus"
-    r"|pusemos|coloquei|colocamos|botei|botamos|respondi|respondemos|escrevi|escrevemos|usei"
-    r"|usamos|demos|dei)\b|\b(?:answer|resposta) (?:is|was|e|eh|era)\b|-+>|:)"
-    r"[ ]+(?:(?:it as|as|in|down|como|que)[ ]+)?(?P<value>[^\s,;.!?()]+(?:[ ]+[^\s,;.!?()]+)*)"
-)
-
-
-#: the answer to a question quoted: "the answer to 'city where you were born' is Walsall"
-_ANSWER_TO_QUOTED = re.compile(
-    r"\b(?:answer|resposta) (?:to|for|a|para|da|de) (?:the |my |our |a |o )?[\"'“‘]"
-    r"[^\"'”’\n]{2,60}[\"'”’][ ]*(?:is|was|e|eh|era|:|-+>)"
-    r"[ ]+(?P<value>[^\s,;.!?()]+(?:[ ]+[^\s,;.!?()]+)*)"
-)
-
-
-#: the first words of what follows a security question that is no answer
-_NOT_AN_ANSWER = frozenset(
-    "the a an my o um uma what qual it in on something silly she he they anyone easy hard"
-    " always never obvious public fake simple stupid dumb weird algo facil dificil sempre nunca"
-    " ridicul".split()
-)
-
-
-def _answers(start: int, sentence: str) -> list[Span]:
-    spans = []
-    for m in [*_ANSWER.finditer(sentence), *_ANSWER_TO_QUOTED.finditer(sentence)]:
-        first = m.group("value").split()[0]
-        if first in _NOT_AN_ANSWER or len(m.group("value")) < 2:
-            continue  # "the security question asked what my first pet was"
-        spans.append(_value_span(start, m))
+            spans.append(value_span(start, m, value=value))
     return spans
 
 
@@ -448,7 +397,6 @@ def password_spans(start: int, sentence: str, text: str = "") -> list[Span]:
         *_passphrase(start, sentence),
         *_spelled(start, sentence),
         *_one_is(start, sentence),
-        *_answers(start, sentence),
     ]
     if text:
         spans += _bare_pairs(start, text, sentence)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from bot.memory.policy_secret_answers import answer_spans
 from bot.memory.policy_secret_cards import CARD_WORD, card_spans
 from bot.memory.policy_secret_codes import (
     CODE_NUMBER,
@@ -175,4 +176,5 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
         spans += code_spans(start, sentence)
         spans += card_spans(start, sentence)
         spans += password_spans(start, sentence, text)
+        spans += answer_spans(start, sentence)
     return spans

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bot.memory import policy_secret_rules as rules
 from bot.memory.prefilter import PatternSet
 
-__all__ = ["BEFORE", "Span", "self_evident", "text_before"]
+__all__ = ["BEFORE", "Span", "self_evident", "text_before", "value_span"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +53,15 @@ def text_before(text: str, at: int) -> str:
     """The few words of ``text`` before ``at``, that the rules which read "the words before a
     value" look at: a window, so that a long text costs no more for each value."""
     return text[max(0, at - BEFORE) : at]
+
+
+def value_span(
+    start: int, match: re.Match[str], kind: str = "password", value: str | None = None
+) -> Span:
+    """The ``kind`` of value of a rule's ``value`` group (or of ``value``, the group's start
+    trimmed), in a sentence at ``start`` of its text."""
+    at = start + match.start("value")
+    return Span(at, at + len(value) if value is not None else start + match.end("value"), kind)
 
 
 def _luhn(digits: str) -> bool:

@@ -1,0 +1,60 @@
+"""Answers to security questions as people say them in chat, for
+:mod:`bot.memory.policy_secret_speech`: the answer by what was put in ("for the security
+question mother's maiden name we put Kowalczyk", "first pet question answer is mr wobbles",
+"-> we said Narnia"), and the answer to a quoted question ("the answer to 'city where you were
+born' is Walsall"). A remark about the questions is no answer ("security questions are silly",
+"the security question asked what my first pet was"). "My security answer is X" is a key
+phrase of :mod:`bot.memory.policy_secret_rules`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.memory.policy_secret_values import Span, value_span
+
+__all__ = ["answer_spans"]
+
+
+#: the answer to a security question, given by what was put in: "for the security question
+#: mother's maiden name we put Kowalczyk", "first pet question answer is mr wobbles"; from the
+#: value to the end of its clause
+_ANSWER = re.compile(
+    r"(?<!\w)(?:security (?:question|answer)s?|secret (?:question|answer)|maiden name"
+    r"|(?:pet|school|street|city|teacher)(?:'s)?(?: name)? question|question(?:'s)? answer"
+    r"|[\"“'‘][^\"”’'\n]{2,60}[\"”’'][ ]+(?:question|pergunta)"
+    r"|answer to (?:the|my|our) [^.!?\n]{0,30}?question|pergunta (?:de seguranca|secreta)"
+    r"|resposta (?:secreta|de seguranca|da pergunta)|nome de solteira)\b[^.!?\n]{0,60}?"
+    r"(?:\b(?:put|said|used|wrote|gave|answered|typed|entered|chose|picked|went with|pus"
+    r"|pusemos|coloquei|colocamos|botei|botamos|respondi|respondemos|escrevi|escrevemos|usei"
+    r"|usamos|demos|dei)\b|\b(?:answer|resposta) (?:is|was|e|eh|era)\b|-+>|:)"
+    r"[ ]+(?:(?:it as|as|in|down|como|que)[ ]+)?(?P<value>[^\s,;.!?()]+(?:[ ]+[^\s,;.!?()]+)*)"
+)
+
+
+#: the answer to a question quoted: "the answer to 'city where you were born' is Walsall"
+_ANSWER_TO_QUOTED = re.compile(
+    r"\b(?:answer|resposta) (?:to|for|a|para|da|de) (?:the |my |our |a |o )?[\"'“‘]"
+    r"[^\"'”’\n]{2,60}[\"'”’][ ]*(?:is|was|e|eh|era|:|-+>)"
+    r"[ ]+(?P<value>[^\s,;.!?()]+(?:[ ]+[^\s,;.!?()]+)*)"
+)
+
+
+#: the first words of what follows a security question that is no answer
+_NOT_AN_ANSWER = frozenset(
+    "the a an my o um uma what qual it in on something silly she he they anyone easy hard"
+    " always never obvious public fake simple stupid dumb weird algo facil dificil sempre nunca"
+    " ridicul".split()
+)
+
+
+def answer_spans(start: int, sentence: str) -> list[Span]:
+    """Every answer to a security question in ``sentence`` (folded, at ``start`` in its
+    text), unordered."""
+    spans = []
+    for m in [*_ANSWER.finditer(sentence), *_ANSWER_TO_QUOTED.finditer(sentence)]:
+        first = m.group("value").split()[0]
+        if first in _NOT_AN_ANSWER or len(m.group("value")) < 2:
+            continue  # "the security question asked what my first pet was"
+        spans.append(value_span(start, m))
+    return spans
