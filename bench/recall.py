@@ -295,7 +295,7 @@ async def bench_embedded(
             return await memory.search(text, limit=K)
 
         async def embed_only(text: str) -> Any:
-            return await embedder.embed([f"{text} "])  # a fresh text: never from the cache
+            return await embedder.embed_query(f"{text} ")  # a fresh text: never from the cache
 
         await _timed(queries[:50], hybrid)
         fresh = [f"{query} {number}" for number, query in enumerate(queries)]

@@ -243,7 +243,7 @@ async def _plain_hybrid(turns: Turns, embedder: Embedder) -> Ranker:
         question: str, asked: datetime, live: list[dict[str, str]]
     ) -> list[tuple[set[str], bool]]:
         expression = messages.expression(question, stopwords=True)
-        scores = HYBRID_COSINE * (vectors @ (await embedder.embed([question]))[0])
+        scores = HYBRID_COSINE * (vectors @ (await embedder.embed_query(question))[0])
         if expression:
             found = messages.db.execute(
                 "SELECT rowid, -bm25(m) FROM m WHERE m MATCH ?", (expression,)

@@ -35,6 +35,9 @@ class _Yielding:
         ).astype(np.float32)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
+    async def embed_query(self, text: str) -> Matrix:
+        return await self.embed([text])
+
 
 def _turn(n: int) -> TurnRecord:
     return TurnRecord(

@@ -19,7 +19,8 @@ from bot.memory.sqlite.embeddings import (
     Matrix,
     MiniLMEmbedder,
     VectorIndex,
-    load_embedder,
+    load_e5,
+    load_minilm,
 )
 from bot.memory.sqlite.tensor_file import TensorFile
 
@@ -64,6 +65,9 @@ class ConceptEmbedder:
             out[row, self.dim - 1] = 0.05  # never all-zero
             out[row] /= np.linalg.norm(out[row])
         return out
+
+    async def embed_query(self, text: str) -> Matrix:
+        return await self.embed([text])
 
 
 def test_concept_embedder_satisfies_the_protocol() -> None:
@@ -117,6 +121,9 @@ class WordHashEmbedder:
                 row += np.random.default_rng(seed).normal(size=self.dim).astype(np.float32)
             row /= np.linalg.norm(row) or 1.0
         return rows
+
+    async def embed_query(self, text: str) -> Matrix:
+        return await self.embed([text])
 
 
 async def test_an_index_is_loaded_a_few_thousand_rows_at_a_time_and_loses_none(
@@ -182,13 +189,16 @@ async def test_vectors_persist_and_missing_ones_are_backfilled(tmp_path: Path) -
         assert all(h.item.id != hits[0].item.id for h in await memory.search("heater"))
 
 
-def test_load_embedder_returns_none_without_a_model(tmp_path: Path) -> None:
-    assert load_embedder(tmp_path / "no-model-here") is None
+def test_loading_a_model_that_is_not_there_gives_none(tmp_path: Path) -> None:
+    assert load_minilm(tmp_path / "no-model-here") is None
+    assert load_e5(tmp_path / "no-model-here.bin") is None
+    (tmp_path / "broken.bin").write_bytes(b"not a model")
+    assert load_e5(tmp_path / "broken.bin") is None
 
 
 @needs_minilm
 async def test_minilm_vectors_are_normalised_and_paraphrases_closer() -> None:
-    embedder = load_embedder()
+    embedder = load_minilm()
     assert embedder is not None and embedder.dim == 384
     vectors = await embedder.embed(
         [
@@ -220,7 +230,7 @@ def test_minilm_vectors_equal_the_reference_forward_pass() -> None:
     layers are kept as signed bytes, and the layers multiply in integers: over set B's texts
     the cosine with float32's is 0.9995 on average)."""
     reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
-    embedder = load_embedder()
+    embedder = load_minilm()
     assert isinstance(embedder, MiniLMEmbedder)
     expected = np.array(reference["vectors"], dtype=np.float32)
     batch = embedder.embed_sync(reference["texts"])
@@ -268,8 +278,8 @@ def test_loading_the_model_never_holds_its_file_whole() -> None:
         "        if line.startswith('VmHWM'):\n"
         "            return int(line.split()[1]) / 1024\n"
         "before = peak()\n"
-        "from bot.memory.sqlite.embeddings import load_embedder\n"
-        "assert load_embedder() is not None\n"
+        "from bot.memory.sqlite.embeddings import load_minilm\n"
+        "assert load_minilm() is not None\n"
         "print(peak() - before)\n"
     )
     done = subprocess.run(
@@ -284,7 +294,7 @@ def test_loading_the_model_never_holds_its_file_whole() -> None:
 
 @needs_minilm
 async def test_minilm_hybrid_recall_of_a_paraphrase(tmp_path: Path) -> None:
-    embedder = load_embedder()
+    embedder = load_minilm()
     async with SqliteFtsMemory(tmp_path, embedder=embedder) as memory:
         await memory.add(
             "Marta is allergic to shellfish, so no prawns or mussels.", source="t", force=True
@@ -299,14 +309,14 @@ async def test_minilm_hybrid_recall_of_a_paraphrase(tmp_path: Path) -> None:
 
 @needs_minilm
 async def test_minilm_a_repeated_query_is_embedded_once() -> None:
-    embedder = load_embedder()
+    embedder = load_minilm()
     assert isinstance(embedder, MiniLMEmbedder)
     calls: list[list[str]] = []
     forward = embedder.embed_sync
 
-    def counted(texts: Sequence[str]) -> Matrix:
+    def counted(texts: Sequence[str], *, query: bool = False) -> Matrix:
         calls.append(list(texts))
-        return forward(texts)
+        return forward(texts, query=query)
 
     embedder.embed_sync = counted  # type: ignore[method-assign]
     first = await embedder.embed(["where does my sister live"])

@@ -36,6 +36,9 @@ class TableEmbedder:
         fallback = _unit(rng.normal(size=(1, DIM)))[0]
         return np.stack([self.vectors.get(text, fallback) for text in texts])
 
+    async def embed_query(self, text: str) -> np.ndarray:
+        return await self.embed([text])
+
 
 def _pair(cosine: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors at exactly ``cosine``, the second of whose numbers are uneven enough

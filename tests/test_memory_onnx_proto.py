@@ -95,8 +95,8 @@ def test_the_encoder_loads_without_the_onnx_and_tokenizers_packages() -> None:
     tokenizers (12 and 13 MB resident for good)."""
     code = (
         "import sys; sys.modules['onnx'] = sys.modules['tokenizers'] = None\n"  # imports fail
-        "from bot.memory.sqlite.embeddings import load_embedder, MiniLMEmbedder\n"
-        "embedder = load_embedder()\n"
+        "from bot.memory.sqlite.embeddings import load_minilm, MiniLMEmbedder\n"
+        "embedder = load_minilm()\n"
         "assert isinstance(embedder, MiniLMEmbedder), embedder\n"
         "print(embedder.embed_sync(['a cup of tea']).shape)\n"
     )

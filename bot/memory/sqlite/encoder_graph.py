@@ -1,4 +1,6 @@
-"""all-MiniLM-L6-v2 as an ONNX graph, built from its safetensors weights, for onnxruntime.
+"""A BERT sentence encoder as an ONNX graph, built from its weights, for onnxruntime:
+all-MiniLM-L6-v2 (from its safetensors) and multilingual-e5-small (from its packed 4-bit file,
+:mod:`bot.memory.sqlite.e5_file`).
 
 The graph is BERT's forward pass and the sentence pooling: token + position + segment
 embeddings and their LayerNorm; six layers of 12-head self-attention and a GELU feed-forward
@@ -15,7 +17,10 @@ multiplied by onnxruntime's ``MatMulNBits`` in integers (onnxruntime 1.22 or lat
 weights are not copied into the serialised graph: it names them as external data, and
 :func:`encoder_model` returns them beside it for ``SessionOptions.add_external_initializers``,
 so the model exists once in the session's own memory (the session copies them in; the arrays
-can go once it is built). The vectors are those of a plain float32 forward pass at a cosine
+can go once it is built). A model whose matrices come in 4 bits already (:class:`Blocks4`:
+e5's) keeps them so, multiplied by ``MatMulNBits`` of 4 bits with the same codes and scales,
+and its word rows are widened to float32 a block of rows at a time and kept as bytes like
+MiniLM's. MiniLM's vectors are those of a plain float32 forward pass at a cosine
 of 0.997 or more (``tests/data/minilm_reference.json``; 0.9995 on average over set B's
 texts), and recall@5 on each of the three conversation sets moved by 0.003 at most (one
 held-out part by 0.013; docs/BENCHMARKS.md).
@@ -32,6 +37,7 @@ import numpy.typing as npt
 
 from bot.memory.sqlite import onnx_proto as proto
 from bot.memory.sqlite.byte_rows import as_bytes
+from bot.memory.sqlite.e5_file import Blocks4
 
 __all__ = ["EncoderModel", "encoder_model"]
 
@@ -43,6 +49,11 @@ _ORT = "com.microsoft"  # onnxruntime's own operators, MatMulNBits among them
 #: a linear layer's weights share a scale in blocks of this many of one output's
 _BLOCK = 32
 _CODE_ZERO = 128  # MatMulNBits' codes are unsigned: a signed byte's code plus this
+#: word rows widened to float32 this many at a time, to keep the loading's peak low
+_WORD_ROWS_AT_ONCE = 4096
+
+Matrix = npt.NDArray[Any] | Blocks4
+"""A linear layer's weights (out x in): float32, or already in 4 bits."""
 
 
 class EncoderModel(NamedTuple):
@@ -73,50 +84,80 @@ class _Graph:
         self.nodes.append(proto.node(kind, inputs, name, **attributes))
         return name
 
-    def product(self, x: str, matrix: npt.NDArray[Any], name: str) -> str:
-        """``x`` times the linear layer ``matrix`` (out x in, as BERT stores it), kept as
-        signed bytes with a scale for each :data:`_BLOCK` weights of an output:
-        onnxruntime's ``MatMulNBits`` of 8 bits, whose ``accuracy_level`` 4 multiplies in
-        integers, ``x`` quantized in blocks as it goes."""
+    def product(self, x: str, matrix: Matrix, name: str) -> str:
+        """``x`` times the linear layer ``matrix`` (out x in, as BERT stores it), by
+        onnxruntime's ``MatMulNBits``, whose ``accuracy_level`` 4 multiplies in integers, ``x``
+        quantized in blocks as it goes: kept as signed bytes with a scale for each
+        :data:`_BLOCK` weights of an output, or, a matrix in 4 bits, in its 4 bits (two codes
+        a byte, the first in the low half; they count from 8, as :class:`Blocks4`'s do)."""
         columns, rows = matrix.shape
-        codes, scales = as_bytes(matrix.reshape(-1, _BLOCK))
-        stored = (codes.astype(np.int16) + _CODE_ZERO).astype(np.uint8)
+        if isinstance(matrix, Blocks4):
+            bits, scales = 4, matrix.scales.reshape(-1)
+            codes = matrix.codes
+            stored = (codes[:, :, 0::2] | (codes[:, :, 1::2] << 4)).astype(np.uint8)
+            del codes
+        else:
+            bits = 8
+            signed, scales = as_bytes(matrix.reshape(-1, _BLOCK))
+            stored = (signed.astype(np.int16) + _CODE_ZERO).astype(np.uint8)
+            stored = stored.reshape(columns, rows // _BLOCK, _BLOCK)
         return self.op(
             "MatMulNBits",
             [
                 x,
-                self.weight(
-                    f"{name}.codes", stored.reshape(columns, rows // _BLOCK, _BLOCK), np.uint8
-                ),
+                self.weight(f"{name}.codes", stored, np.uint8),
                 self.weight(f"{name}.scales", scales),
             ],
             name,
             domain=_ORT,
             K=rows,
             N=columns,
-            bits=8,
+            bits=bits,
             block_size=_BLOCK,
             accuracy_level=4,
         )
 
-    def dense(self, x: str, w: Mapping[str, npt.NDArray[Any]], prefix: str) -> str:
+    def dense(self, x: str, w: Mapping[str, Any], prefix: str) -> str:
         """``x @ W.T + b`` of the linear layer ``prefix`` (weights stored out x in)."""
         product = self.product(x, w[f"{prefix}.weight"], prefix)
         return self.op(
             "Add", [product, self.weight(f"{prefix}.b", w[f"{prefix}.bias"])], f"{prefix}+b"
         )
 
-    def layer_norm(self, x: str, w: Mapping[str, npt.NDArray[Any]], prefix: str, eps: float) -> str:
+    def layer_norm(self, x: str, w: Mapping[str, Any], prefix: str, eps: float) -> str:
         scale = self.weight(f"{prefix}.w", w[f"{prefix}.weight"])
         shift = self.weight(f"{prefix}.b", w[f"{prefix}.bias"])
         return self.op("LayerNormalization", [x, scale, shift], prefix, axis=-1, epsilon=eps)
 
 
+def _word_rows(words: Matrix) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    """The word rows as signed bytes and a scale a row."""
+    if not isinstance(words, Blocks4):
+        return as_bytes(words)
+    parts = [
+        as_bytes(words.rows(start, min(start + _WORD_ROWS_AT_ONCE, words.shape[0])))
+        for start in range(0, words.shape[0], _WORD_ROWS_AT_ONCE)
+    ]
+    return np.concatenate([c for c, _ in parts]), np.concatenate([s for _, s in parts])
+
+
+def _stacked(parts: list[Matrix]) -> Matrix:
+    """The rows of the query's, the key's and the value's matrices, one after another."""
+    if all(isinstance(part, Blocks4) for part in parts):
+        return Blocks4.stacked([part for part in parts if isinstance(part, Blocks4)])
+    return np.concatenate([np.asarray(part) for part in parts])
+
+
+def _times(matrix: Matrix, factor: np.float32) -> Matrix:
+    return matrix.scaled(float(factor)) if isinstance(matrix, Blocks4) else matrix * factor
+
+
 def encoder_model(
-    weights: Mapping[str, npt.NDArray[Any]], config: Mapping[str, Any]
+    weights: Mapping[str, Any], config: Mapping[str, Any], name: str = "all-MiniLM-L6-v2"
 ) -> EncoderModel:
     """The ONNX model of the sentence encoder described by ``config`` (the model's
-    ``config.json``) with ``weights`` (its safetensors, names as BERT's)."""
+    ``config.json``) with ``weights`` (names as BERT's; float32 arrays, the matrices either
+    float32 or :class:`Blocks4`)."""
     dim = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
     eps = float(config.get("layer_norm_eps", 1e-12))
@@ -126,7 +167,7 @@ def encoder_model(
 
     # embeddings: the word rows, the rows of positions 0..T-1, segment 0's row; the word rows
     # as signed bytes and a scale each (12 MB instead of 47), widened once gathered
-    word_codes, word_scales = as_bytes(w["embeddings.word_embeddings.weight"])
+    word_codes, word_scales = _word_rows(w["embeddings.word_embeddings.weight"])
     codes = g.weight("word_codes", word_codes, np.int8)
     scales = word_scales[:, None]
     words = g.op(
@@ -176,8 +217,8 @@ def encoder_model(
     for layer in range(int(config["num_hidden_layers"])):
         p = f"encoder.layer.{layer}"
         a = f"{p}.attention.self"
-        qkv_w = np.concatenate(
-            [w[f"{a}.query.weight"] * scale, w[f"{a}.key.weight"], w[f"{a}.value.weight"]]
+        qkv_w = _stacked(
+            [_times(w[f"{a}.query.weight"], scale), w[f"{a}.key.weight"], w[f"{a}.value.weight"]]
         )
         qkv_b = np.concatenate(
             [w[f"{a}.query.bias"] * scale, w[f"{a}.key.bias"], w[f"{a}.value.bias"]]
@@ -246,7 +287,7 @@ def encoder_model(
     g.op("Div", [mean, g.op("Max", [norm, g.weight("tiny", 1e-12)], "norm_floor")], "vectors")
 
     body = proto.graph(
-        "all-MiniLM-L6-v2",
+        name,
         g.nodes,
         g.weights,
         inputs=[("ids", np.int64, ["batch", "tokens"]), ("mask", np.int64, ["batch", "tokens"])],
