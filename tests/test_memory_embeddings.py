@@ -51,6 +51,7 @@ class ConceptEmbedder:
         "boiler": 5, "heater": 5,
     }  # fmt: skip
     dim = 8
+    meaning = 1.0
 
     def __init__(self) -> None:
         self.calls = 0
@@ -112,6 +113,7 @@ class WordHashEmbedder:
 
     name = "word-hash-test"
     dim = 64
+    meaning = 1.0
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         rows = np.zeros((len(texts), self.dim), dtype=np.float32)

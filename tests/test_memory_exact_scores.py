@@ -27,6 +27,7 @@ class TableEmbedder:
 
     name = "table-test"
     dim = DIM
+    meaning = 1.0
 
     def __init__(self) -> None:
         self.vectors: dict[str, np.ndarray] = {}
@@ -136,3 +137,28 @@ async def test_a_near_repeat_is_judged_by_the_exact_cosine(
             assert texts == [first_text]
         else:
             assert two.stored and texts == sorted([first_text, second_text])
+
+
+async def test_the_embedder_s_own_weight_of_meaning_scores_facts_and_episodes(
+    tmp_path: Path,
+) -> None:
+    """A model that weighs meaning twice BM25's (e5) lifts what is found by meaning over what
+    shares a word, for facts and the messages they came from alike; MiniLM's weight of 1
+    leaves the word match first."""
+    question = "where does the boat sleep in winter?"
+    near, worded = "The dinghy stays in Rui's barn.", "In winter we ski in the Alps."
+    query = _unit(np.random.default_rng(0).normal(size=(1, DIM)))[0]
+    first: dict[float, str] = {}
+    for weight in (1.0, 2.0):
+        embedder = TableEmbedder()
+        embedder.meaning = weight
+        embedder.vectors = {question: query, near: _at(query, 0.62, 3), worded: _at(query, 0.25, 9)}
+        async with SqliteFtsMemory(tmp_path / str(weight), embedder=embedder) as memory:
+            for text in (near, worded):
+                await memory.add(text, source="t", force=True, category="fact")
+            hits = await memory.search(question, limit=2)
+            by_text = {hit.item.text: hit for hit in hits}
+            assert by_text[near].parts["cosine"] == pytest.approx(weight)  # the pool's best
+            assert by_text[worded].parts["cosine"] == pytest.approx(weight * 0.25 / 0.62, abs=1e-4)
+            first[weight] = hits[0].item.text
+    assert first == {1.0: worded, 2.0: near}

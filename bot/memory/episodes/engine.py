@@ -299,11 +299,18 @@ class EpisodePool:
         return max((row.cosine for row in self.rows), default=0.0)
 
     def ranked(
-        self, *, best_bm25: float, best_cosine: float, now: datetime, limit: int
+        self,
+        *,
+        best_bm25: float,
+        best_cosine: float,
+        now: datetime,
+        limit: int,
+        meaning: float = W_COSINE,
     ) -> list[MemoryHit]:
-        """The ``limit`` best, best first, BM25 and cosine divided by the pool's best; each
-        dated on the day ``now``'s zone (the user's) counts, as the query's window is."""
-        return _ranked(self.rows, self.window, now, limit, (best_bm25, best_cosine))
+        """The ``limit`` best, best first, BM25 and cosine divided by the pool's best, the
+        cosine weighed ``meaning``; each dated on the day ``now``'s zone (the user's) counts,
+        as the query's window is."""
+        return _ranked(self.rows, self.window, now, limit, (best_bm25, best_cosine), meaning)
 
 
 def _ranked(
@@ -312,6 +319,7 @@ def _ranked(
     now: datetime,
     limit: int,
     best: tuple[float, float],
+    meaning: float,
 ) -> list[MemoryHit]:
     zone: tzinfo = now.tzinfo or UTC
     at = now.timestamp()
@@ -319,7 +327,7 @@ def _ranked(
     for row in rows:
         parts = {
             "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best[0]),
-            "cosine": W_COSINE * normalised_cosine(row.cosine, best[1]),
+            "cosine": meaning * normalised_cosine(row.cosine, best[1]),
             "recency": W_RECENCY * recency(row.last_seen, at),
         }
         if window is not None:

@@ -52,6 +52,7 @@ from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit
 from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
 from bot.memory.sqlite.recall import CANDIDATE_MARGIN, fact_pool, score_facts
+from bot.memory.sqlite.scoring import W_COSINE
 from bot.memory.sqlite.store import FtsStore
 from bot.memory.sqlite.vector_index import load_index
 from bot.tools.registry import Tool
@@ -395,9 +396,14 @@ class SqliteFtsMemory(MemoryBackend):
         cosine = max(
             max((row.candidate.cosine for row in facts), default=0.0), episodes.best_cosine
         )
+        weight = W_COSINE if self.embedder is None else self.embedder.meaning
         hits = blend(
-            score_facts(facts, best_bm25=best, best_cosine=cosine, now=now, limit=limit),
-            episodes.ranked(best_bm25=best, best_cosine=cosine, now=now, limit=limit),
+            score_facts(
+                facts, best_bm25=best, best_cosine=cosine, now=now, limit=limit, meaning=weight
+            ),
+            episodes.ranked(
+                best_bm25=best, best_cosine=cosine, now=now, limit=limit, meaning=weight
+            ),
             limit,
             prefer="episode" if episodes.asks_when else None,
         )

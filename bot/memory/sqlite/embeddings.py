@@ -46,6 +46,7 @@ import numpy as np
 import structlog
 
 from bot.memory.sqlite.heap import give_back_freed_memory, trim_heap
+from bot.memory.sqlite.scoring import W_COSINE
 from bot.memory.sqlite.vector_index import Matrix, VectorIndex
 
 __all__ = [
@@ -79,6 +80,9 @@ class Embedder(Protocol):
     """Turns texts into L2-normalised float32 rows, one per text."""
 
     dim: int
+    #: how much a memory's cosine to the question weighs in its score, against BM25's 1
+    #: (:mod:`bot.memory.sqlite.scoring`): what was measured best for this model
+    meaning: float
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         """What is stored: messages, facts, sentences."""
@@ -94,6 +98,7 @@ class _Encoder:
 
     name: str
     dim: int
+    meaning = W_COSINE
     #: the token id of padding (masked out of attention and of the mean)
     pad = 0
     #: put before a text that is stored, and before a question, as the model was trained
@@ -214,6 +219,8 @@ class E5Embedder(_Encoder):
     name = "multilingual-e5-small-enpt-centred"
     passage_prefix = "passage: "
     query_prefix = "query: "
+    #: its cosine weighs twice BM25's in a memory's score (docs/BENCHMARKS.md)
+    meaning = 2.0
 
     def __init__(self, model_file: Path) -> None:
         from bot.memory.sqlite.e5_centre import CENTRE_TEXTS

@@ -117,6 +117,67 @@ class _Graph:
             accuracy_level=4,
         )
 
+    def words(self, rows: Matrix, dim: int) -> str:
+        """The rows of ``ids``: a model's float32 word rows kept as signed bytes and a scale a
+        row (MiniLM's: 12 MB instead of 47); rows in 4 bits kept in them, two codes a byte as
+        the file packs them (e5's 47,284 rows: 9 MB, and 2 of scales), each byte's halves
+        taken apart in float once gathered (a half is its code: the values are exact)."""
+        if not isinstance(rows, Blocks4):
+            signed, row_scales = as_bytes(rows)
+            return self.op(
+                "Mul",
+                [
+                    self.op(
+                        "Cast",
+                        [
+                            self.op(
+                                "Gather",
+                                [self.weight("word_codes", signed, np.int8), "ids"],
+                                "word_codes_of",
+                            )
+                        ],
+                        "words8",
+                        to=_FLOAT,
+                    ),
+                    self.op(
+                        "Gather",
+                        [self.weight("word_scales", row_scales[:, None]), "ids"],
+                        "word_scales_of",
+                    ),
+                ],
+                "words",
+            )
+        packed = self.op(
+            "Gather", [self.weight("word_packed", rows.packed, np.uint8), "ids"], "word_packed_of"
+        )
+        bytes_ = self.op("Cast", [packed], "word_bytes", to=_FLOAT)
+        sixteen = self.weight("sixteen", 16.0)
+        high = self.op(
+            "Floor",
+            [self.op("Div", [bytes_, sixteen], "word_bytes/16")],
+            "word_high",
+        )
+        low = self.op(
+            "Sub",
+            [bytes_, self.op("Mul", [high, sixteen], "word_high*16")],
+            "word_low",
+        )
+        codes = self.op("Concat", [low, high], "word_codes4", axis=-1)  # numbers j, then j + 16
+        centred = self.op("Sub", [codes, self.weight("eight", 8.0)], "word_centred")
+        scales = self.op(
+            "Gather",
+            [self.weight("word_block_scales", rows.scales[:, :, None]), "ids"],
+            "word_block_scales_of",
+        )
+        return self.op(
+            "Reshape",
+            [
+                self.op("Mul", [centred, scales], "word_blocks"),
+                self.weight("word_shape", [0, 0, dim], np.int64),
+            ],
+            "words",
+        )
+
     def dense(self, x: str, w: Mapping[str, Any], prefix: str) -> str:
         """``x @ W.T + b`` of the linear layer ``prefix`` (weights stored out x in)."""
         product = self.product(x, w[f"{prefix}.weight"], prefix)
@@ -128,17 +189,6 @@ class _Graph:
         scale = self.weight(f"{prefix}.w", w[f"{prefix}.weight"])
         shift = self.weight(f"{prefix}.b", w[f"{prefix}.bias"])
         return self.op("LayerNormalization", [x, scale, shift], prefix, axis=-1, epsilon=eps)
-
-
-def _word_rows(words: Matrix) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
-    """The word rows as signed bytes and a scale a row."""
-    if not isinstance(words, Blocks4):
-        return as_bytes(words)
-    parts = [
-        as_bytes(words.rows(start, min(start + _WORD_ROWS_AT_ONCE, words.shape[0])))
-        for start in range(0, words.shape[0], _WORD_ROWS_AT_ONCE)
-    ]
-    return np.concatenate([c for c, _ in parts]), np.concatenate([s for _, s in parts])
 
 
 def _stacked(parts: list[Matrix]) -> Matrix:
@@ -166,18 +216,8 @@ def encoder_model(
     w = weights
 
     # embeddings: the word rows, the rows of positions 0..T-1, segment 0's row; the word rows
-    # as signed bytes and a scale each (12 MB instead of 47), widened once gathered
-    word_codes, word_scales = _word_rows(w["embeddings.word_embeddings.weight"])
-    codes = g.weight("word_codes", word_codes, np.int8)
-    scales = word_scales[:, None]
-    words = g.op(
-        "Mul",
-        [
-            g.op("Cast", [g.op("Gather", [codes, "ids"], "word_codes_of")], "words8", to=_FLOAT),
-            g.op("Gather", [g.weight("word_scales", scales), "ids"], "word_scales_of"),
-        ],
-        "words",
-    )
+    # kept small (below) and widened once gathered
+    words = g.words(w["embeddings.word_embeddings.weight"], dim)
     length = g.op(
         "Gather", [g.op("Shape", ["ids"], "ids_shape"), g.weight("one_i", 1, np.int64)], "length"
     )

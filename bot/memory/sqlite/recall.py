@@ -19,7 +19,7 @@ from datetime import datetime
 from bot.memory.base import MemoryHit
 from bot.memory.sqlite.embeddings import Matrix, VectorIndex
 from bot.memory.sqlite.query import plan_match
-from bot.memory.sqlite.scoring import MIN_COSINE, score_parts
+from bot.memory.sqlite.scoring import MIN_COSINE, W_COSINE, score_parts
 from bot.memory.sqlite.stemming import query_stem_groups
 from bot.memory.sqlite.store import FtsStore, Labels, RecallRow
 
@@ -70,14 +70,22 @@ async def fact_pool(
 
 
 def score_facts(
-    rows: list[RecallRow], *, best_bm25: float, best_cosine: float, now: datetime, limit: int
+    rows: list[RecallRow],
+    *,
+    best_bm25: float,
+    best_cosine: float,
+    now: datetime,
+    limit: int,
+    meaning: float = W_COSINE,
 ) -> list[MemoryHit]:
     """The ``limit`` best of ``rows``, best first, each with its score parts; BM25 is divided
     by ``best_bm25``, the best raw BM25 of the whole pool (facts and episodes)."""
     at = now.timestamp()
     scored = []
     for row in rows:
-        parts = score_parts(row.candidate, best_bm25=best_bm25, best_cosine=best_cosine, now=at)
+        parts = score_parts(
+            row.candidate, best_bm25=best_bm25, best_cosine=best_cosine, now=at, meaning=meaning
+        )
         scored.append((sum(parts.values()), row, parts))
     scored.sort(key=lambda entry: entry[0], reverse=True)
     return [MemoryHit(row.item(), score, parts) for score, row, parts in scored[:limit]]

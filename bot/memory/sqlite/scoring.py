@@ -105,12 +105,18 @@ def normalised_cosine(cosine: float, best: float) -> float:
 
 
 def score_parts(
-    candidate: Candidate, *, best_bm25: float, now: float, best_cosine: float = 1.0
+    candidate: Candidate,
+    *,
+    best_bm25: float,
+    now: float,
+    best_cosine: float = 1.0,
+    meaning: float = W_COSINE,
 ) -> dict[str, float]:
-    """The weighted terms of ``candidate``'s score; their sum is the score."""
+    """The weighted terms of ``candidate``'s score; their sum is the score. ``meaning``: the
+    cosine's weight, the embedder's own (:attr:`Embedder.meaning`)."""
     return {
         "bm25": W_BM25 * normalised_bm25(candidate.bm25_raw, best_bm25),
-        "cosine": W_COSINE * normalised_cosine(candidate.cosine, best_cosine),
+        "cosine": meaning * normalised_cosine(candidate.cosine, best_cosine),
         "recency": W_RECENCY * recency(candidate.stated_at, now),
         "importance": W_IMPORTANCE * CATEGORY_WEIGHTS.get(candidate.category, 0.5),
     }
