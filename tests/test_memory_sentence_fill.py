@@ -38,8 +38,8 @@ LONG_2 = (
 
 
 class _Counting(TableEmbedder):
-    """The test geometry, counting what it embeds; ``hold`` keeps the next call waiting
-    until it is released, ``broken`` makes every call fail."""
+    """The test geometry, counting what it embeds; ``hold`` keeps the next call (after
+    ``passes`` more) waiting until it is released, ``broken`` makes every call fail."""
 
     def __init__(self, name: str = "table-test") -> None:
         super().__init__()
@@ -47,6 +47,7 @@ class _Counting(TableEmbedder):
         self.name = name
         self.embedded: list[str] = []
         self.hold: asyncio.Event | None = None
+        self.passes = 0
         #: set when a call is waiting on ``hold``
         self.held = asyncio.Event()
         self.broken = False
@@ -54,7 +55,9 @@ class _Counting(TableEmbedder):
     async def embed(self, texts: Sequence[str]) -> Matrix:
         if self.broken:
             raise RuntimeError("the model's session failed")
-        if self.hold is not None:
+        if self.hold is not None and self.passes:
+            self.passes -= 1
+        elif self.hold is not None:
             hold, self.hold = self.hold, None
             self.held.set()
             await hold.wait()
@@ -149,7 +152,9 @@ async def test_a_message_forgotten_or_shared_while_the_model_runs_is_filled_as_i
         embedder.vectors[part] = _unit(seed + 20)
     gate = asyncio.Event()
     async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
-        embedder.hold = gate  # the fill has not run yet: its first call to the model waits
+        # the fill has not run yet: the episodes' own vectors first, then its first call for
+        # the sentences waits
+        embedder.hold, embedder.passes = gate, 1
         sentences = memory.episodes.sentences
         assert sentences is not None
         await embedder.held.wait()  # the fill's first call waits on the gate
@@ -197,3 +202,35 @@ async def test_a_model_that_fails_during_the_fill_leaves_memory_working(
         assert await memory.prefetch("rent March afford", limit=3)  # still recalls
     async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
         assert await _filled(memory) == 4
+
+
+async def test_a_change_of_model_embeds_the_messages_in_the_background(tmp_path: Path) -> None:
+    """Messages said while another model or none was configured get their vectors after the
+    store opens, not before: the open (and so the first answer) does not wait for the model
+    to go through them all, a search meanwhile finds them by their words, and one forgotten
+    or shared while the model runs is indexed as it stands once its vector is stored."""
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+        await _said(memory, LONG_2)
+        long_id = await _long_id(memory)
+    boiler_row = int(long_id.removeprefix("e")) + 2
+    embedder = _Counting()
+    for seed, part in enumerate([LONG, LONG_2]):
+        embedder.vectors[part] = _unit(seed + 40)
+    gate = asyncio.Event()
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        embedder.hold = gate
+        await embedder.held.wait()  # the fill's first call: every message, none stored yet
+        index = memory.episodes.index
+        assert index is not None and len(index) == 0
+        found = await memory.search("boiler plumber", limit=3)
+        assert any("boiler" in hit.item.text for hit in found)  # by its words
+        assert await memory.forget(long_id)
+        assert await memory.share(f"e{boiler_row}", PUB.label)
+        gate.set()
+        await _filled(memory)
+        assert len(index) >= 2
+        rowid = int(long_id.removeprefix("e"))
+        assert rowid not in dict(index.nearest(embedder.vectors[LONG], 5, 0.0))
+        shared = dict(index.nearest(embedder.vectors[LONG_2], 5, 0.5, labels=PUB.labels))
+        assert shared.get(boiler_row, 0.0) > 0.9

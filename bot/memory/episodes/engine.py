@@ -54,7 +54,7 @@ from bot.memory.sqlite.scoring import (
     recency,
 )
 from bot.memory.sqlite.stemming import index_terms, query_stem_groups
-from bot.memory.sqlite.vector_index import load_index
+from bot.memory.sqlite.vector_index import embed_missing, stored_index
 
 __all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
 
@@ -88,27 +88,39 @@ class Episodes:
         self.filling: asyncio.Task[int] | None = None
 
     async def load_vectors(self) -> None:
-        """Read the stored vectors into one matrix; embed the episodes that have none; and
-        start giving older long messages their sentence vectors, in the background."""
+        """Read the stored vectors into one matrix; then, in the background, embed the
+        episodes that have none (all of them, the first time a model is used: a change of
+        model must not hold the first answer for minutes) and give older long messages their
+        sentence vectors. Until then, what has no vector is found by its words."""
         if self.embedder is None:
             return
-        self.index, embedded = await load_index(self.embedder, self.store, self.model)
+        self.index = await stored_index(self.embedder.dim, self.store, self.model)
+        # what the fill goes through: the messages said before this open; each said after
+        # gets its vectors as it is recorded
+        through = await self.store.last_episode()
         self.sentences = await SentenceIndex.load(self.store, self.model, self.embedder.dim)
         log.info(
             "memory.episode_vectors_loaded",
             vectors=len(self.index),
             sentences=len(self.sentences),
-            embedded=embedded,
         )
         self.filling = asyncio.create_task(
-            self._fill(self.sentences, self.embedder), name="memory-sentence-fill"
+            self._fill(self.index, self.sentences, self.embedder, through),
+            name="memory-vector-fill",
         )
 
-    async def _fill(self, sentences: SentenceIndex, embedder: Embedder) -> int:
-        """:func:`fill_sentences`; a failure is logged (the next open resumes where it
-        stopped), never raised into the daemon."""
+    async def _fill(
+        self, index: VectorIndex, sentences: SentenceIndex, embedder: Embedder, through: int
+    ) -> int:
+        """:func:`embed_missing`, then :func:`fill_sentences`; a failure is logged (the next
+        open resumes where it stopped), never raised into the daemon."""
         try:
-            made = await fill_sentences(sentences, self.store, embedder, self.model)
+            embedded = await embed_missing(index, embedder, self.store, self.model, through=through)
+            if embedded:
+                log.info("memory.episode_vectors_filled", episodes=embedded, total=len(index))
+            made = await fill_sentences(
+                sentences, self.store, embedder, self.model, through=through
+            )
         except Exception as exc:  # a background task: nobody else would hear of it
             log.warning("memory.sentence_fill_failed", error=str(exc))
             return 0

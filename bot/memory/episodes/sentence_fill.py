@@ -54,13 +54,20 @@ class _FillStore(Protocol):
 
 
 async def fill_sentences(
-    index: SentenceIndex, store: _FillStore, embedder: Embedder, model: str
+    index: SentenceIndex,
+    store: _FillStore,
+    embedder: Embedder,
+    model: str,
+    *,
+    through: int | None = None,
 ) -> int:
-    """Give every active episode said so far that has no sentence vector of ``model`` its
-    sentences' (most have none: one sentence, or short ones), a batch at a time, each stored
-    with how far the fill has come; how many sentence vectors were made. The messages said
-    meanwhile get theirs as they are recorded."""
-    through = await store.last_episode()
+    """Give every active episode said so far (up to ``through``, the last one when the store
+    opened) that has no sentence vector of ``model`` its sentences' (most have none: one
+    sentence, or short ones), a batch at a time, each stored with how far the fill has come;
+    how many sentence vectors were made. The messages said meanwhile get theirs as they are
+    recorded."""
+    if through is None:
+        through = await store.last_episode()
     after = await store.sentences_filled_through(model)
     made = 0
     while after < through:

@@ -354,6 +354,9 @@ class EpisodeStore:
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]:
         return await self._conn.without_vectors(model, dim, of="episodes")
 
+    async def standing(self, rowids: Sequence[int]) -> dict[int, tuple[bool, str]]:
+        return await self._conn.standing(rowids, of="episodes")
+
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None:
         await self._conn.put_vectors(rowids, vectors, model, of="episodes")
 

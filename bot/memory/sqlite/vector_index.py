@@ -35,8 +35,10 @@ __all__ = [
     "StoredVectors",
     "VectorIndex",
     "VectorStore",
+    "embed_missing",
     "load_index",
     "read_index",
+    "stored_index",
 ]
 
 Matrix = npt.NDArray[np.float32]
@@ -82,6 +84,8 @@ class VectorStore(Protocol):
 
     async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]: ...
 
+    async def standing(self, rowids: Sequence[int]) -> dict[int, tuple[bool, str]]: ...
+
     async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None: ...
 
 
@@ -100,19 +104,43 @@ async def read_index(dim: int, read: Callable[[int, int], Awaitable[StoredVector
 async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple[VectorIndex, int]:
     """Every stored vector of ``model`` in one index; the active rows without one are embedded
     (256 at a time) and stored. Returns the index and how many were embedded."""
+    index = await stored_index(embedder.dim, store, model)
+    return index, await embed_missing(index, embedder, store, model)
+
+
+async def stored_index(dim: int, store: VectorStore, model: str) -> VectorIndex:
+    """Every stored vector of ``model`` in one index."""
 
     async def read(after: int, limit: int) -> StoredVectors:
-        return await store.vectors(model, embedder.dim, after=after, limit=limit)
+        return await store.vectors(model, dim, after=after, limit=limit)
 
-    index = await read_index(embedder.dim, read)
+    return await read_index(dim, read)
+
+
+async def embed_missing(
+    index: VectorIndex,
+    embedder: _Embeds,
+    store: VectorStore,
+    model: str,
+    *,
+    through: int | None = None,
+) -> int:
+    """Embed the active rows that have no vector of ``model`` (256 at a time), store the
+    vectors and add them to ``index`` as the rows stand once each batch is stored (a row
+    forgotten or shared while the model ran is indexed so); returns how many there were.
+    ``through``: only rows up to it (those said later get their vectors as they are said)."""
     missing = await store.without_vectors(model, embedder.dim)
+    if through is not None:
+        missing = [row for row in missing if row[0] <= through]
     for start in range(0, len(missing), 256):
         batch = missing[start : start + 256]
         vectors = await embedder.embed([text for _, text, _ in batch])
         await store.put_vectors([rowid for rowid, _, _ in batch], vectors, model)
+        standing = await store.standing([rowid for rowid, _, _ in batch])
         for (rowid, _, label), vector in zip(batch, vectors, strict=True):
-            index.add(rowid, vector, label=label)
-    return index, len(missing)
+            active, label = standing.get(rowid, (False, label))
+            index.add(rowid, vector, active=active, label=label)
+    return len(missing)
 
 
 _ARRAY_IDS = 1 << 20

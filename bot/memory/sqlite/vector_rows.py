@@ -77,6 +77,21 @@ class VectorRows(FtsConnection):
             [str(r[3]) for r in rows],
         )
 
+    async def standing(
+        self, rowids: Sequence[int], *, of: str = "items"
+    ) -> dict[int, tuple[bool, str]]:
+        """Whether each of ``rowids`` of ``of`` is active now, and its audience; a row that is
+        gone is left out."""
+        found: dict[int, tuple[bool, str]] = {}
+        for start in range(0, len(rowids), _ASKED):
+            asked = list(rowids[start : start + _ASKED])
+            marks = ", ".join("?" * len(asked))
+            rows = await self._all(
+                f"SELECT id, status = 'active', audience FROM {of} WHERE id IN ({marks})", asked
+            )
+            found.update((int(r[0]), (bool(r[1]), str(r[2]))) for r in rows)
+        return found
+
     async def without_vectors(
         self, model: str, dim: int, *, of: str = "items"
     ) -> list[tuple[int, str, str]]:
