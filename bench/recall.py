@@ -407,6 +407,7 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("-q", type=int, help="queries (default 1,000)")
     parser.add_argument("--embed-n", type=int, help="memories for the embedding run")
     parser.add_argument("--no-embeddings", action="store_true")
+    parser.add_argument("--model", choices=("auto", "e5", "minilm"), default="auto")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("-v", "--verbose", action="store_true", help="list quality misses")
     args = parser.parse_args(argv)
@@ -414,7 +415,7 @@ async def main(argv: list[str] | None = None) -> None:
     n = args.n or (10_000 if args.quick else 100_000)
     q = args.q or (300 if args.quick else 1_000)
     embed_n = args.embed_n or (300 if args.quick else 5_000)
-    embedder = None if args.no_embeddings else load_embedder()
+    embedder = None if args.no_embeddings else load_embedder(args.model)
     with tempfile.TemporaryDirectory(prefix="personad-recall-") as tmp:
         if not args.skip_speed:
             await bench_speed(Path(tmp), n, q, embedder, min(embed_n, n))

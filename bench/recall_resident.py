@@ -41,6 +41,9 @@ from bot.turn.audience import DIRECT
 
 SET_B = Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_conversations_b.json"
 
+#: the embedding model (``--model``): auto, e5 or minilm
+MODEL = "auto"
+
 _CHILD = """
 import asyncio, json, sys
 sys.path.insert(0, {root!r})
@@ -57,7 +60,7 @@ def status(key):
 
 async def main():
     start = status("VmRSS")
-    embedder = load_embedder() if {embed} else None
+    embedder = load_embedder({model!r}) if {embed} else None
     async with SqliteFtsMemory(Path({folder!r}), embedder=embedder) as memory:
         for query in json.loads({queries!r}):
             await memory.search(query, limit=5)
@@ -68,7 +71,7 @@ asyncio.run(main())
 
 
 async def build(folder: Path, n: int) -> None:
-    embedder = load_embedder()
+    embedder = load_embedder(MODEL)
     texts = synthetic_memories(n)
     started = time.perf_counter()
     async with SqliteFtsMemory(folder) as memory:
@@ -84,7 +87,7 @@ async def build(folder: Path, n: int) -> None:
 
 async def build_messages(folder: Path, n: int) -> None:
     """``n`` messages of set B's, both sides, each made unique by a number of its own."""
-    embedder = load_embedder()
+    embedder = load_embedder(MODEL)
     data = json.loads(SET_B.read_text(encoding="utf-8"))
     said = [
         (side, turn[side])
@@ -136,6 +139,7 @@ def measure(folder: Path, *, embed: bool) -> dict[str, float]:
     code = _CHILD.format(
         root=str(Path(__file__).resolve().parent.parent),
         embed=embed,
+        model=MODEL,
         folder=str(folder),
         queries=queries,
     )
@@ -151,7 +155,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("-n", type=int, default=100_000, help="memories (default 100,000)")
     parser.add_argument("--keep", type=Path, help="build the store here once, reuse it after")
     parser.add_argument("--messages", action="store_true", help="messages like set B's, not facts")
+    parser.add_argument("--model", choices=("auto", "e5", "minilm"), default="auto")
     args = parser.parse_args(argv)
+    global MODEL
+    MODEL = args.model
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
     with tempfile.TemporaryDirectory(prefix="personad-resident-") as tmp:
         folder = args.keep or Path(tmp) / "memory"

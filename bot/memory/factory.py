@@ -2,8 +2,8 @@
 
 ``memory.backend`` picks the class; each is imported only when chosen, so an optional package
 that is not installed costs nothing until it is asked for, and then gives one sentence naming
-the extra to install. The MiniLM embedder (``memory.embeddings = "auto"``) is loaded once per
-process and shared by every persona.
+the extra to install. The embedding model (``memory.embeddings``: ``auto``, ``e5``,
+``minilm``) is loaded once per process and shared by every persona.
 
 Every backend reads the time from :func:`user_clock`: the user's own zone
 (``users.<name>.timezone``, the user being the folder ``<data>/<user>/persona/<name>`` sits in),
@@ -37,21 +37,26 @@ log = structlog.get_logger(__name__)
 BACKENDS: dict[str, str] = {"sqlite-fts5": "embeddings", "holographic": "", "honcho": "honcho"}
 
 _embedder_lock = threading.Lock()
-_embedder_loaded = False
-_embedder: Embedder | None = None
+_embedders: dict[str, Embedder | None] = {}
 
 
-def shared_embedder() -> Embedder | None:
-    """The process-wide embedder, loaded on first use; None when it is not installed."""
-    global _embedder, _embedder_loaded
+def shared_embedder(which: str = "auto") -> Embedder | None:
+    """The process-wide embedder ``which`` names (``auto``, ``e5``, ``minilm``), loaded on
+    first use; None when it is not installed."""
     with _embedder_lock:
-        if not _embedder_loaded:
+        if which not in _embedders:
             from bot.memory.sqlite.embeddings import load_embedder
 
-            _embedder = load_embedder()
-            _embedder_loaded = True
-            log.info("memory.embedder", available=_embedder is not None)
-        return _embedder
+            embedder = _embedders[which] = load_embedder(which)
+            if embedder is None and which != "auto":
+                log.warning("memory.embedder_missing", asked=which)
+            log.info(
+                "memory.embedder",
+                asked=which,
+                model=getattr(embedder, "name", None),
+                available=embedder is not None,
+            )
+        return _embedders[which]
 
 
 def _missing(backend: str, exc: ImportError) -> ConfigError:
@@ -116,8 +121,8 @@ async def open_memory(config: Config, persona_dir: Path) -> MemoryBackend:
     whatever the backend's ``open`` raises (MemoryStoreError) when its store cannot be read.
     """
     embedder = None
-    if config.memory.backend == "sqlite-fts5" and config.memory.embeddings == "auto":
-        embedder = await asyncio.to_thread(shared_embedder)
+    if config.memory.backend == "sqlite-fts5" and config.memory.embeddings != "off":
+        embedder = await asyncio.to_thread(shared_embedder, config.memory.embeddings)
     try:
         memory = _build(config, persona_dir, embedder)
     except ImportError as exc:

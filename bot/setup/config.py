@@ -248,7 +248,8 @@ class MemoryConfig(_Section):
     backend: Literal["sqlite-fts5", "holographic", "honcho", "none"] = "sqlite-fts5"
     recall_limit: int = Field(6, ge=0, le=50)
     compact_threshold: float = Field(0.72, gt=0.1, lt=1.0)
-    embeddings: Literal["auto", "off"] = "auto"
+    #: auto: multilingual-e5-small if its package is installed, else MiniLM if its is
+    embeddings: Literal["auto", "e5", "minilm", "off"] = "auto"
     honcho: HonchoConfig = Field(default_factory=HonchoConfig)
 
 

@@ -244,8 +244,15 @@ class E5Embedder(_Encoder):
         return out
 
 
-def load_embedder() -> Embedder | None:
-    """multilingual-e5-small if its package is installed, else MiniLM if its is, else None."""
+def load_embedder(which: str = "auto") -> Embedder | None:
+    """The model ``which`` names (``e5``, ``minilm``), or for ``auto`` multilingual-e5-small
+    if its package is installed, else MiniLM if its is; None when it is not there."""
+    if which == "e5":
+        return load_e5()
+    if which == "minilm":
+        return load_minilm()
+    if which != "auto":
+        raise ValueError(f"no embedding model called {which!r} (auto, e5 or minilm)")
     return load_e5() or load_minilm()
 
 
