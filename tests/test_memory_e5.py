@@ -307,3 +307,16 @@ async def test_e5_hybrid_recall_of_a_paraphrase_in_portuguese(tmp_path: Path) ->
         hits = await memory.search("Que comida do oceano faz mal à minha esposa?", limit=3)
         assert hits[0].item.text.startswith("A Marta é alérgica")
         assert hits[0].parts["bm25"] == 0.0 and hits[0].parts["cosine"] > 0.3
+
+
+def test_a_long_text_is_split_only_as_far_as_its_tokens_reach() -> None:
+    """The first max_tokens pieces of a text of a million characters are those of its start,
+    and no more of it is read (the split is quadratic in nothing, but linear in what it
+    reads)."""
+    vocabulary = _vocabulary({"▁a": -1.0, "a": -2.0, "▁": -3.0, "b": -4.0})
+    tokens = Unigram(vocabulary, max_tokens=8)
+    start = tokens.ids("a a a a a a a a a a")
+    long = "a a a a a a a a a a " + "b" * 1_000_000
+    assert tokens.ids(long) == start
+    spaced = " " * 40 + "a a a a a a a a a a"  # a run of spaces is one, not the whole reach
+    assert tokens.ids(spaced) == start

@@ -41,7 +41,11 @@ class Unigram:
         self._max_tokens = max_tokens
 
     def ids(self, text: str) -> list[int]:
-        content = self._split(self._prepared(text))[: self._max_tokens - 2]
+        # no more of the text than its first max_tokens pieces can span is split: a pasted
+        # book costs what its first page does (runs of spaces, made one, are given room)
+        reach = self._max_tokens * self._longest
+        prepared = self._prepared(text[: 4 * reach])[:reach]
+        content = self._split(prepared)[: self._max_tokens - 2]
         return [self._bos, *content, self._eos]
 
     def _prepared(self, text: str) -> str:
