@@ -28,7 +28,9 @@ exchanges of small talk between the live exchange and the follow-up. Configurati
 * ``raw episodes``: every message straight into the episode index, no write policy, no facts
 * ``facts only``: the write path as it was before episodes (the policy's facts alone)
 * ``write path``: what the daemon does: ``sync`` after every turn, ``extract`` at session end
-* ``+ MiniLM``: the same with embeddings, when installed
+* ``+ MiniLM``: the same with embeddings, when installed: the model ``--model`` names (by
+  default e5 where its package is installed, else MiniLM; the name is kept for the tables
+  of docs/BENCHMARKS.md, and the run prints which model it is)
 * ``+ references``: the message resolved against the live exchange first
   (:mod:`bot.memory.follow_ups`, as a session does); sets A and B have no live exchange
 * ``holographic``: the holographic backend through its own ``sync`` and ``extract`` (facts
@@ -450,6 +452,12 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", choices=("a", "b", "c", "d", "both", "all"), default="both")
     parser.add_argument("--part", choices=("tuning", "held-out"), help="only this part")
     parser.add_argument("--no-embeddings", action="store_true")
+    parser.add_argument(
+        "--model",
+        choices=("auto", "e5", "minilm"),
+        default="auto",
+        help="the embedding model the configurations named '+ MiniLM' use (auto: e5 if installed)",
+    )
     parser.add_argument("--only", help="comma-separated configuration names")
     parser.add_argument(
         "--gap", type=int, default=0, help="exchanges of small talk before set C's follow-ups"
@@ -460,7 +468,9 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses at 5")
     args = parser.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    embedder = None if args.no_embeddings else load_embedder()
+    embedder = None if args.no_embeddings else load_embedder(args.model)
+    if embedder is not None:
+        print(f"embedding model: {getattr(embedder, 'name', type(embedder).__name__)}")
     names = ["fts5 plain", "fts5 -stopwords", "raw episodes", "facts only", "write path"]
     names.append("write path + references")
     if embedder is not None:
