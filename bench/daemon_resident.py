@@ -85,6 +85,7 @@ async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--messages", type=int, default=0, help="messages in memory first")
     parser.add_argument("--turns", type=int, default=20)
+    parser.add_argument("--model", choices=("auto", "e5", "minilm"), default="auto")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="personad-daemon-resident-") as tmp:
         root = Path(tmp)
@@ -94,6 +95,7 @@ async def main(argv: list[str] | None = None) -> None:
             await build_messages(store.directory("scott", "inara"), args.messages)
         env = {k: v for k, v in os.environ.items() if not k.startswith("PERSONAD")}
         env.update(PYTHONPATH=str(REPO), PERSONAD_API_TOKEN="b" * 24)
+        env["PERSONAD__MEMORY__EMBEDDINGS"] = args.model
         async with FakeTelegram() as telegram, FakeOpenAI() as model:
             env["TELEGRAM_BOT_TOKEN"] = telegram.token
             port = quiet_port()
