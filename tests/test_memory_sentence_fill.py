@@ -234,3 +234,24 @@ async def test_a_change_of_model_embeds_the_messages_in_the_background(tmp_path:
         assert rowid not in dict(index.nearest(embedder.vectors[LONG], 5, 0.0))
         shared = dict(index.nearest(embedder.vectors[LONG_2], 5, 0.5, labels=PUB.labels))
         assert shared.get(boiler_row, 0.0) > 0.9
+
+
+async def test_a_change_of_model_embeds_the_facts_in_the_background(tmp_path: Path) -> None:
+    """Facts kept while another model or none was configured get their vectors after the
+    store opens, as the messages do: the open does not wait for the model."""
+    fact = "My sister Ana lives in Porto and works as a nurse."
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        assert (await memory.add(fact, source="t", force=True)).stored
+    embedder = _Counting()
+    embedder.vectors[fact] = _unit(61)
+    embedder.hold = gate = asyncio.Event()  # the model's first call waits
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        assert memory.filling is not None
+        await embedder.held.wait()  # opened; the facts' vectors still being made
+        assert not memory.filling.done()
+        found = await memory.search("where does Ana live", limit=3)
+        assert found and found[0].item.text == fact  # by its words meanwhile
+        gate.set()
+        assert await memory.filling == 1
+        assert (await memory.stats())["vectors_loaded"] == 1
+        assert embedder.embedded.count(fact) == 1

@@ -22,6 +22,7 @@ file; the file is left exactly as it was. The SQL lives in :mod:`bot.memory.sqli
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,7 +55,7 @@ from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
 from bot.memory.sqlite.recall import CANDIDATE_MARGIN, fact_pool, score_facts
 from bot.memory.sqlite.scoring import W_COSINE
 from bot.memory.sqlite.store import FtsStore
-from bot.memory.sqlite.vector_index import load_index
+from bot.memory.sqlite.vector_index import embed_missing, stored_index
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, is_label, label_of_path
 
@@ -96,6 +97,8 @@ class SqliteFtsMemory(MemoryBackend):
         self._now = now or (lambda: datetime.now(UTC))
         self._store = FtsStore(self.path, busy_timeout=busy_timeout)
         self._index: VectorIndex | None = None
+        #: the background embedding of the facts that have no vector of the model
+        self.filling: asyncio.Task[int] | None = None
         self._write_lock = asyncio.Lock()
         self.episodes = Episodes(EpisodeStore(self._store), embedder, self.model_name)
 
@@ -113,6 +116,10 @@ class SqliteFtsMemory(MemoryBackend):
                 raise
 
     async def close(self) -> None:
+        if self.filling is not None:
+            self.filling.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.filling
         await self.episodes.close()
         await self._store.close()
         self._index = None
@@ -128,9 +135,29 @@ class SqliteFtsMemory(MemoryBackend):
         return str(getattr(self.embedder, "name", type(self.embedder).__name__))
 
     async def _load_vectors(self, embedder: Embedder) -> None:
-        """Read every stored vector into one matrix; embed active items that have none."""
-        self._index, embedded = await load_index(embedder, self._store, self.model_name)
-        log.info("memory.vectors_loaded", vectors=len(self._index), embedded=embedded)
+        """Read every stored vector into one matrix; the active items that have none (all of
+        them after a change of model) are embedded in the background, as the episodes are,
+        and found by their words meanwhile."""
+        self._index = await stored_index(embedder.dim, self._store, self.model_name)
+        rows = await self._store._all("SELECT COALESCE(MAX(id), 0) FROM items")
+        self.filling = asyncio.create_task(
+            self._fill(self._index, embedder, int(rows[0][0])), name="memory-fact-fill"
+        )
+        log.info("memory.vectors_loaded", vectors=len(self._index))
+
+    async def _fill(self, index: VectorIndex, embedder: Embedder, through: int) -> int:
+        """:func:`embed_missing` for the facts said before the open; a failure is logged (the
+        next open tries again), never raised into the daemon."""
+        try:
+            embedded = await embed_missing(
+                index, embedder, self._store, self.model_name, through=through
+            )
+        except Exception as exc:  # a background task: nobody else would hear of it
+            log.warning("memory.vector_fill_failed", error=str(exc))
+            return 0
+        if embedded:
+            log.info("memory.vectors_filled", items=embedded, total=len(index))
+        return embedded
 
     # -- writes ------------------------------------------------------------------------------
 
