@@ -69,7 +69,7 @@ async def main(argv: list[str] | None = None) -> None:
         started = time.perf_counter()
         async with SqliteFtsMemory(persona, embedder=embedder) as memory:
             opened = time.perf_counter()
-            filling = memory.episodes.filling
+            filling = memory.filling
             assert filling is not None
             during: list[float] = []
             for question in questions:
@@ -78,7 +78,7 @@ async def main(argv: list[str] | None = None) -> None:
                 asked = time.perf_counter()
                 await memory.search(question, limit=5)
                 during.append(time.perf_counter() - asked)
-            made = await filling
+            made = (await filling).sentences
             filled = time.perf_counter()
             after: list[float] = []
             for question in questions[:100]:

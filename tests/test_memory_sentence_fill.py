@@ -77,8 +77,8 @@ def _sentence_rows(folder: Path, model: str = "table-test") -> int:
 
 
 async def _filled(memory: SqliteFtsMemory) -> int:
-    assert memory.episodes.filling is not None
-    return await memory.episodes.filling
+    assert memory.filling is not None
+    return (await memory.filling).sentences
 
 
 async def test_messages_said_without_a_model_get_their_sentences_once(tmp_path: Path) -> None:
@@ -152,9 +152,9 @@ async def test_a_message_forgotten_or_shared_while_the_model_runs_is_filled_as_i
         embedder.vectors[part] = _unit(seed + 20)
     gate = asyncio.Event()
     async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
-        # the fill has not run yet: the episodes' own vectors first, then its first call for
-        # the sentences waits
-        embedder.hold, embedder.passes = gate, 1
+        # the fill has not run yet: the facts' and the messages' own vectors first, then its
+        # first call for the sentences waits
+        embedder.hold, embedder.passes = gate, 2
         sentences = memory.episodes.sentences
         assert sentences is not None
         await embedder.held.wait()  # the fill's first call waits on the gate
@@ -197,7 +197,7 @@ async def test_a_model_that_fails_during_the_fill_leaves_memory_working(
     async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
         embedder.broken = True
         assert await _filled(memory) == 0
-        assert "memory.sentence_fill_failed" in capsys.readouterr().out
+        assert "memory.vector_fill_failed" in capsys.readouterr().out
         embedder.broken = False
         assert await memory.prefetch("rent March afford", limit=3)  # still recalls
     async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
@@ -252,6 +252,6 @@ async def test_a_change_of_model_embeds_the_facts_in_the_background(tmp_path: Pa
         found = await memory.search("where does Ana live", limit=3)
         assert found and found[0].item.text == fact  # by its words meanwhile
         gate.set()
-        assert await memory.filling == 1
+        assert (await memory.filling).facts == 1
         assert (await memory.stats())["vectors_loaded"] == 1
         assert embedder.embedded.count(fact) == 1

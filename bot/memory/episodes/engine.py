@@ -20,8 +20,6 @@ in another.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections import Counter
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
@@ -84,58 +82,41 @@ class Episodes:
         self.model = model
         self.index: VectorIndex | None = None
         self.sentences: SentenceIndex | None = None
-        #: the background fill of older messages' sentence vectors, while it runs
-        self.filling: asyncio.Task[int] | None = None
+        #: the last episode said before the vectors were loaded: what :meth:`fill` goes
+        #: through (each said after gets its vectors as it is recorded)
+        self._through = 0
 
     async def load_vectors(self) -> None:
-        """Read the stored vectors into one matrix; then, in the background, embed the
-        episodes that have none (all of them, the first time a model is used: a change of
-        model must not hold the first answer for minutes) and give older long messages their
-        sentence vectors. Until then, what has no vector is found by its words."""
+        """Read the stored vectors of the episodes and of their sentences into their indexes;
+        what has none yet is :meth:`fill`'s, and is found by its words until then."""
         if self.embedder is None:
             return
         self.index = await stored_index(self.embedder.dim, self.store, self.model)
-        # what the fill goes through: the messages said before this open; each said after
-        # gets its vectors as it is recorded
-        through = await self.store.last_episode()
+        self._through = await self.store.last_episode()
         self.sentences = await SentenceIndex.load(self.store, self.model, self.embedder.dim)
         log.info(
             "memory.episode_vectors_loaded",
             vectors=len(self.index),
             sentences=len(self.sentences),
         )
-        self.filling = asyncio.create_task(
-            self._fill(self.index, self.sentences, self.embedder, through),
-            name="memory-vector-fill",
-        )
 
-    async def _fill(
-        self, index: VectorIndex, sentences: SentenceIndex, embedder: Embedder, through: int
-    ) -> int:
-        """:func:`embed_missing`, then :func:`fill_sentences`; a failure is logged (the next
-        open resumes where it stopped), never raised into the daemon."""
-        try:
-            embedded = await embed_missing(index, embedder, self.store, self.model, through=through)
-            if embedded:
-                log.info("memory.episode_vectors_filled", episodes=embedded, total=len(index))
-            made = await fill_sentences(
-                sentences, self.store, embedder, self.model, through=through
-            )
-        except Exception as exc:  # a background task: nobody else would hear of it
-            log.warning("memory.sentence_fill_failed", error=str(exc))
-            return 0
-        if made:
-            log.info("memory.sentence_vectors_filled", sentences=made, total=len(sentences))
-        return made
+    async def fill(self) -> tuple[int, int]:
+        """Embed the episodes said before the vectors were loaded that have no vector of the
+        model (all of them, the first time a model is used), then give older long messages
+        their sentence vectors; how many of each. The backend runs it in the background
+        (:meth:`~bot.memory.sqlite.backend.SqliteFtsMemory.open`)."""
+        if self.embedder is None or self.index is None or self.sentences is None:
+            return 0, 0
+        embedded = await embed_missing(
+            self.index, self.embedder, self.store, self.model, through=self._through
+        )
+        made = await fill_sentences(
+            self.sentences, self.store, self.embedder, self.model, through=self._through
+        )
+        return embedded, made
 
     async def close(self) -> None:
-        """Stop the fill (what it stored stays, and so does how far it came) and drop the
-        indexes; before the store closes."""
-        if self.filling is not None:
-            self.filling.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.filling
-            self.filling = None
+        """Drop the indexes; before the store closes (the backend has stopped the fill)."""
         self.index = None
         self.sentences = None
 

@@ -4,10 +4,11 @@ A message is given its sentence vectors when it is recorded
 (:mod:`bot.memory.episodes.sentence_vectors`); the messages said before ``memory.db`` v8, or
 while another model (or none) was configured, have none. Embedding a year of a household's
 messages at open would hold back the first answer by minutes, so :func:`fill_sentences` runs
-as a task beside the daemon (:meth:`~bot.memory.episodes.engine.Episodes.load_vectors` starts
-it); until it reaches a message, the message is found by its own vector, as before. How far it
-has come is kept for each model (``sentence_fill``), in the transaction that stores each batch,
-so a restart resumes it and a model configured again later fills only what it missed.
+as a task beside the daemon (:meth:`~bot.memory.episodes.engine.Episodes.fill`, which the
+backend starts once open, after the messages' own missing vectors); until it reaches a
+message, the message is found by its own vector, as before. How far it has come is kept for
+each model (``sentence_fill``), in the transaction that stores each batch, so a restart
+resumes it and a model configured again later fills only what it missed.
 
 Measured with ``bench/sentence_fill.py`` (1,469 messages, 4,385 sentence vectors): 18.7 s, and
 recall p50 8.2 ms, at most 90 ms, while it ran (6.3 ms after).

@@ -400,8 +400,7 @@ class EpisodeStore:
 
     async def last_episode(self) -> int:
         """The newest episode's rowid (0: none yet)."""
-        rows = await self._conn._all("SELECT COALESCE(MAX(id), 0) FROM episodes")
-        return int(rows[0][0])
+        return await self._conn.newest(of="episodes")
 
     async def sentence_cosines(
         self, model: str, query: Matrix, episodes: Sequence[int]

@@ -26,7 +26,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import structlog
 
@@ -64,6 +64,7 @@ __all__ = [
     "DUPLICATE_COSINE",
     "FORCED_CONFIDENCE",
     "MAX_ITEM_CHARS",
+    "Filled",
     "SqliteFtsMemory",
 ]
 
@@ -76,6 +77,14 @@ _COARSE = 0.05
 _NEAR_TWINS = 4
 _FILE_SOURCES = ("MEMORY.md", "USER.md")
 _INJECT_LIMIT = 5
+
+
+class Filled(NamedTuple):
+    """What the background fill embedded: facts, messages, long messages' sentences."""
+
+    facts: int
+    episodes: int
+    sentences: int
 
 
 class SqliteFtsMemory(MemoryBackend):
@@ -97,8 +106,11 @@ class SqliteFtsMemory(MemoryBackend):
         self._now = now or (lambda: datetime.now(UTC))
         self._store = FtsStore(self.path, busy_timeout=busy_timeout)
         self._index: VectorIndex | None = None
-        #: the background embedding of the facts that have no vector of the model
-        self.filling: asyncio.Task[int] | None = None
+        #: the background embedding of what was said before the open and has no vector of
+        #: the model: facts, messages, long messages' sentences (:meth:`_fill`)
+        self.filling: asyncio.Task[Filled] | None = None
+        #: the last fact kept before the open: the facts the fill goes through
+        self._facts_through = 0
         self._write_lock = asyncio.Lock()
         self.episodes = Episodes(EpisodeStore(self._store), embedder, self.model_name)
 
@@ -110,6 +122,7 @@ class SqliteFtsMemory(MemoryBackend):
             try:
                 await self._load_vectors(self.embedder)
                 await self.episodes.load_vectors()
+                self.filling = asyncio.create_task(self._fill(), name="memory-vector-fill")
             except BaseException:
                 await self.episodes.close()
                 await self._store.close()
@@ -135,29 +148,36 @@ class SqliteFtsMemory(MemoryBackend):
         return str(getattr(self.embedder, "name", type(self.embedder).__name__))
 
     async def _load_vectors(self, embedder: Embedder) -> None:
-        """Read every stored vector into one matrix; the active items that have none (all of
-        them after a change of model) are embedded in the background, as the episodes are,
-        and found by their words meanwhile."""
+        """Read every stored vector of the facts into one matrix; those without one are
+        :meth:`_fill`'s."""
         self._index = await stored_index(embedder.dim, self._store, self.model_name)
-        rows = await self._store._all("SELECT COALESCE(MAX(id), 0) FROM items")
-        self.filling = asyncio.create_task(
-            self._fill(self._index, embedder, int(rows[0][0])), name="memory-fact-fill"
-        )
+        self._facts_through = await self._store.newest()
         log.info("memory.vectors_loaded", vectors=len(self._index))
 
-    async def _fill(self, index: VectorIndex, embedder: Embedder, through: int) -> int:
-        """:func:`embed_missing` for the facts said before the open; a failure is logged (the
-        next open tries again), never raised into the daemon."""
+    async def _fill(self) -> Filled:
+        """In the background, once open: embed what was said before the open and has no
+        vector of the model (all of it after a change of model, which must not hold the
+        first answer for minutes): the facts, then the messages and their sentences. Until
+        then they are found by their words. A failure is logged (the next open resumes where
+        this one stopped), never raised into the daemon."""
+        if self.embedder is None or self._index is None:
+            return Filled(0, 0, 0)
         try:
-            embedded = await embed_missing(
-                index, embedder, self._store, self.model_name, through=through
+            facts = await embed_missing(
+                self._index,
+                self.embedder,
+                self._store,
+                self.model_name,
+                through=self._facts_through,
             )
+            episodes, sentences = await self.episodes.fill()
         except Exception as exc:  # a background task: nobody else would hear of it
             log.warning("memory.vector_fill_failed", error=str(exc))
-            return 0
-        if embedded:
-            log.info("memory.vectors_filled", items=embedded, total=len(index))
-        return embedded
+            return Filled(0, 0, 0)
+        filled = Filled(facts, episodes, sentences)
+        if any(filled):
+            log.info("memory.vectors_filled", **filled._asdict())
+        return filled
 
     # -- writes ------------------------------------------------------------------------------
 

@@ -170,7 +170,6 @@ def read_e5(path: Path) -> E5File:
         point, n = table.take("IB")
         normalised[chr(point)] = "".join(chr(c) for c in table.take(f"{n}I"))
 
-    columns_of = {"emb.word": hidden, "fi.w": hidden, "fo.w": inner}
     weights: dict[str, npt.NDArray[Any] | Blocks4] = {}
     (tensors,) = r.take("i")
     for _ in range(tensors):
@@ -185,8 +184,8 @@ def read_e5(path: Path) -> E5File:
         )
         if bert is None:
             raise ValueError(f"{path}: unknown tensor {name!r}")
-        if kind == _Q4:
-            columns = columns_of.get(part if layer != "emb" else name, hidden)
+        if kind == _Q4:  # rows of the hidden size's numbers, but the feed-forward's output's
+            columns = inner if part == "fo.w" else hidden
             weights[bert] = _blocks(data, offset, numbers, columns)
         elif kind == _F32:
             weights[bert] = np.frombuffer(data, np.float32, numbers, offset).copy()

@@ -234,6 +234,7 @@ class E5Embedder(_Encoder):
         self._start(packed.weights, packed.config)
         del packed
         give_back_freed_memory()
+        # the centre is the mean of the texts' own vectors: embedded while it is still zero
         self._centre: Matrix = np.zeros(self.dim, dtype=np.float32)
         self._centre = self.embed_sync(CENTRE_TEXTS).mean(axis=0)
 

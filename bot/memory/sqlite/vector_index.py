@@ -36,7 +36,6 @@ __all__ = [
     "VectorIndex",
     "VectorStore",
     "embed_missing",
-    "load_index",
     "read_index",
     "stored_index",
 ]
@@ -99,13 +98,6 @@ async def read_index(dim: int, read: Callable[[int, int], Awaitable[StoredVector
         after = stored.rowids[-1]
     give_back_freed_memory()  # the reads' blobs: heap the index no longer needs
     return index
-
-
-async def load_index(embedder: _Embeds, store: VectorStore, model: str) -> tuple[VectorIndex, int]:
-    """Every stored vector of ``model`` in one index; the active rows without one are embedded
-    (256 at a time) and stored. Returns the index and how many were embedded."""
-    index = await stored_index(embedder.dim, store, model)
-    return index, await embed_missing(index, embedder, store, model)
 
 
 async def stored_index(dim: int, store: VectorStore, model: str) -> VectorIndex:

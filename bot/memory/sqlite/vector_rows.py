@@ -77,6 +77,11 @@ class VectorRows(FtsConnection):
             [str(r[3]) for r in rows],
         )
 
+    async def newest(self, *, of: str = "items") -> int:
+        """The newest row's id of ``of`` (0: none yet)."""
+        rows = await self._all(f"SELECT COALESCE(MAX(id), 0) FROM {of}")
+        return int(rows[0][0])
+
     async def standing(
         self, rowids: Sequence[int], *, of: str = "items"
     ) -> dict[int, tuple[bool, str]]:
