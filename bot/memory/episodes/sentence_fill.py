@@ -28,10 +28,9 @@ from bot.memory.sqlite.vector_index import StoredVectors
 
 __all__ = ["FILL_EPISODES", "FILL_SENTENCES", "fill_sentences"]
 
-#: the fill reads this many episodes at a time, and embeds about this many sentences at once:
-#: a turn's own query waits for the model behind at most one such batch (measured with
-#: ``bench/sentence_fill.py``: recall p50 8.2 ms and at most 90 ms while the fill ran, against
-#: 65 ms and 296 ms with 64 sentences a batch, which fills 10% faster)
+#: the fill reads this many episodes at a time, and embeds about this many sentences at once
+#: (a turn's own query waits for at most the model's pass of eight texts that is running:
+#: :mod:`bot.memory.sqlite.model_turns`); each batch is stored with how far the fill has come
 FILL_EPISODES = 256
 FILL_SENTENCES = 16
 
