@@ -237,6 +237,12 @@ def test_the_tokenizer_takes_the_most_likely_split() -> None:
     ]
     # cut to max_tokens with <s> and </s> kept
     assert len(Unigram(vocabulary, max_tokens=4).ids("under under under")) == 4
+    # a ``▁`` the text holds reads as the space it stands for
+    assert tokens.ids("under▁understand") == tokens.ids("under understand")
+    assert [vocabulary.pieces[i] for i in tokens.ids("under understand")][1:3] == [
+        "▁under",
+        "▁under",
+    ]
 
 
 def test_the_tokenizer_normalises_code_points_first() -> None:
