@@ -52,7 +52,10 @@ async def test_facts_and_episodes_blend_without_saying_one_thing_twice(
     assert facts == ["I prefer green tea in the morning."]
     hits = await memory.prefetch("green tea morning", limit=5)
     assert texts(hits).count("I prefer green tea in the morning.") == 1
-    assert "Green tea it is." in episodes(hits)  # the persona's side is kept too
+    # the persona's side is kept too, beside the message it answered: one exchange, one place
+    (fact,) = [hit for hit in hits if hit.item.text == "I prefer green tea in the morning."]
+    assert fact.item.reply == "Green tea it is."
+    assert "Green tea it is." not in episodes(hits)
     # asked when, the dated episode answers in the fact's place
     when = await memory.prefetch("when did I say I prefer green tea?", limit=1)
     assert when[0].citation == "[episode · 2026-05-20 · dm]"

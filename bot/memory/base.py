@@ -93,6 +93,23 @@ class MemoryItem:
     episode: str = ""
     #: of a recalled fact: the text of that episode, the message around the fact
     context: str = ""
+    #: of a recalled message of the user's (or a fact told in it): the persona's answer to it,
+    #: when recall found both (:mod:`bot.memory.episodes.exchanges`) ...
+    reply: str = ""
+    #: ... and of a recalled answer of the persona's: the user's message it answered
+    replying_to: str = ""
+
+    def around(self) -> str:
+        """What was said around it, as a recalled line shows it after the item: a fact's
+        message, and the other side of its exchange."""
+        shown = ""
+        if self.context and self.context.strip() != self.text.strip():
+            shown += f" (from the message: {self.context})"
+        if self.reply:
+            shown += f" (your reply: {self.reply})"
+        if self.replying_to:
+            shown += f" (in reply to: {self.replying_to})"
+        return shown
 
     def record(self) -> dict[str, Any]:
         """The item as plain data (for inspection and export)."""

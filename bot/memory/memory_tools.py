@@ -43,13 +43,16 @@ def memory_tools(
     """``memory_search``, ``memory_add`` and ``memory_forget`` for ``backend``.
 
     ``source`` names where a fact the model stores came from (a citation's source);
-    ``search_lines`` defaults to the backend's ``search`` with each hit's text, citation
-    and id.
+    ``search_lines`` defaults to the backend's ``search`` with each hit's text, citation,
+    id and what was said around it.
     """
 
     async def default_lines(query: str, limit: int, heard_by: Audience) -> list[str]:
         hits = await backend.search(query, limit=limit, audience=heard_by)
-        return [f"- {hit.item.text} {hit.citation} (id {hit.item.id})" for hit in hits]
+        return [
+            f"- {hit.item.text} {hit.citation} (id {hit.item.id}){hit.item.around()}"
+            for hit in hits
+        ]
 
     lines_for = search_lines or default_lines
 

@@ -120,12 +120,9 @@ def _memory_section(inject: str, recalled: Sequence[MemoryHit]) -> str:
 
 def _recalled_line(hit: MemoryHit) -> str:
     """A recalled memory and its citation; a fact with the message it was told in, which
-    takes the place the message would have taken as an episode of its own."""
-    line = f"- {hit.item.text} {hit.citation}"
-    context = hit.item.context
-    if context and context.strip() != hit.item.text.strip():
-        line += f" (from the message: {context})"
-    return line
+    takes the place the message would have taken as an episode of its own; a message with
+    the other side of its exchange, when recall found both."""
+    return f"- {hit.item.text} {hit.citation}{hit.item.around()}"
 
 
 class StableCache:

@@ -250,6 +250,23 @@ class EpisodeStore:
         )
         return [_row(row) for row in rows]
 
+    async def exchanges(self, rowids: Sequence[int]) -> dict[int, int]:
+        """The exchange each of ``rowids`` was said in, as the rowid of its user's message:
+        a turn's message and the persona's answer are recorded together, at one moment
+        (:meth:`~bot.memory.episodes.engine.Episodes.record`), so an answer's exchange is
+        the user's message said at that moment on that platform; a message without one (said
+        again, or the other side left unsaid) is an exchange of its own."""
+        if not rowids:
+            return {}
+        marks = ",".join("?" * len(rowids))
+        rows = await self._conn._all(
+            "SELECT e.id, (SELECT MIN(u.id) FROM episodes u WHERE u.at = e.at"
+            " AND u.platform = e.platform AND u.speaker = 'user' AND e.speaker != 'user')"
+            f" FROM episodes e WHERE e.id IN ({marks})",
+            list(rowids),
+        )
+        return {int(rowid): int(user) if user is not None else int(rowid) for rowid, user in rows}
+
     async def said_within(self, window: tuple[float, float], *, labels: Labels = None) -> list[int]:
         """The active episodes (of the ``labels``) said within ``window`` (to rank by meaning
         alone)."""

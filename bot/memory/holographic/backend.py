@@ -61,6 +61,7 @@ from bot.memory.base import (
 )
 from bot.memory.episodes.blend import blend
 from bot.memory.episodes.engine import Episodes
+from bot.memory.episodes.exchanges import one_per_exchange
 from bot.memory.episodes.file import EPISODE_FILE, EpisodeFile
 from bot.memory.episodes.store import EpisodeStore, parse_episode_id
 from bot.memory.holographic.hrr import DIM
@@ -316,6 +317,7 @@ class HolographicMemory(MemoryBackend):
             limit,
             prefer="episode" if episodes.asks_when else None,
         )
+        hits = await one_per_exchange(hits, self.episodes.store)
         return hits, {recalled.hit.item.id: recalled for recalled in facts}
 
     async def inject(self, *, audience: Audience = DIRECT_ROOM) -> str:
@@ -404,9 +406,12 @@ class HolographicMemory(MemoryBackend):
             item = hit.item
             recalled = facts.get(item.id)
             if recalled is None:
-                lines.append(f"- {item.text} {format_citation(item)} (id {item.id})")
+                lines.append(f"- {item.text} {format_citation(item)} (id {item.id}){item.around()}")
                 continue
             how = "structure" if "hrr" in hit.parts else "word overlap"
             answer = f" answer: {' '.join(recalled.answer)};" if recalled.answer else ""
-            lines.append(f"- {item.text} {format_citation(item)} ({how};{answer} id {item.id})")
+            lines.append(
+                f"- {item.text} {format_citation(item)} ({how};{answer} id {item.id})"
+                f"{item.around()}"
+            )
         return lines

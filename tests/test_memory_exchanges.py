@@ -1,0 +1,115 @@
+"""A message and the persona's answer to it are one recalled exchange, for both backends that
+keep episodes, and in the prompt."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.memory.base import MemoryBackend, MemoryHit
+from bot.memory.holographic.backend import HolographicMemory
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.turn.audience import Audience
+from tests.harness import ScriptedLLM, make_config, make_persona
+from tests.rig import start_daemon
+from tests.test_memory_episodes import NOW, PUB, said
+
+__all__: list[str] = []
+
+ASKED = "My balcony gets sun all afternoon, what should I plant on it?"
+ANSWER = "Basil and cherry tomatoes love an afternoon balcony."
+
+
+@pytest.fixture(params=["sqlite-fts5", "holographic"])
+async def memory(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MemoryBackend]:
+    backend: MemoryBackend
+    if request.param == "sqlite-fts5":
+        backend = SqliteFtsMemory(tmp_path, now=lambda: NOW)
+    else:
+        backend = HolographicMemory(tmp_path, now=lambda: NOW)
+    await backend.open()
+    yield backend
+    await backend.close()
+
+
+def _sides(hits: list[MemoryHit]) -> list[tuple[str, str, str]]:
+    return [(hit.item.text, hit.item.reply, hit.item.replying_to) for hit in hits]
+
+
+async def test_a_message_and_its_answer_take_one_place_and_the_next_moves_up(
+    memory: MemoryBackend,
+) -> None:
+    await said(memory, ASKED, ANSWER, at=NOW - timedelta(days=2))
+    await said(memory, "I bought a folding chair for the balcony.", "Sounds cosy.")
+    hits = await memory.prefetch("balcony plant basil", limit=3)
+    first, second = _sides(hits)
+    assert first in ((ASKED, ANSWER, ""), (ANSWER, "", ASKED))
+    assert second == ("I bought a folding chair for the balcony.", "", "")
+
+
+async def test_an_answer_said_again_keeps_a_place_of_its_own(memory: MemoryBackend) -> None:
+    """A message said in several exchanges stands for all of them: it is joined to none."""
+    await said(memory, "I need to sleep, early start tomorrow.", "Sleep well, sleep long!")
+    later = NOW + timedelta(days=1)
+    await said(memory, "Going to sleep now, long day.", "Sleep well, sleep long!", at=later)
+    hits = await memory.prefetch("sleep well long", limit=4)
+    assert "Sleep well, sleep long!" in [hit.item.text for hit in hits]
+    assert [(hit.item.reply, hit.item.replying_to) for hit in hits] == [("", "")] * len(hits)
+
+
+async def test_in_a_room_a_message_shared_alone_never_brings_its_answer(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await said(memory, ASKED, ANSWER)
+        assert await memory.share("e1", PUB.label)
+        (hit,) = await memory.prefetch("balcony plant basil", limit=4, audience=PUB)
+        assert (hit.item.text, hit.item.reply, hit.item.replying_to) == (ASKED, "", "")
+        direct = await memory.prefetch("balcony plant basil", limit=4)
+        assert len(direct) == 1 and ANSWER in (direct[0].item.reply, direct[0].item.text)
+
+
+async def test_in_another_room_an_exchange_of_the_direct_chat_is_not_recalled(
+    tmp_path: Path,
+) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await said(memory, ASKED, ANSWER)
+        room = Audience("matrix:!office:example.org")
+        assert await memory.prefetch("balcony plant basil", limit=4, audience=room) == []
+
+
+async def test_the_prompt_shows_a_recalled_message_with_the_answer_it_had(tmp_path: Path) -> None:
+    make_persona(tmp_path, "scott")
+    config = make_config(tmp_path, memory_backend="sqlite-fts5")
+    llm = ScriptedLLM()
+    daemon, adapter = await start_daemon(config, tmp_path, llm=llm)
+    try:
+        llm.queue("Try a lemon tree: the Meyer kind stays small in a pot.")
+        await adapter.deliver(
+            "Which fruit tree could grow in a pot on my terrace?", sender="scott", event_id="m1"
+        )
+        llm.queue("Noted.")
+        await adapter.deliver("/new", sender="scott", event_id="m2")
+        llm.queue("The Meyer lemon.")
+        await adapter.deliver(
+            "What was that fruit tree for my terrace?", sender="scott", event_id="m3"
+        )
+        prompt = llm.calls[-1].system.dynamic
+        (line,) = [line for line in prompt.splitlines() if "terrace" in line and "Meyer" in line]
+        assert "(your reply: Try a lemon tree: the Meyer kind stays small in a pot.)" in line or (
+            "(in reply to: Which fruit tree could grow in a pot on my terrace?)" in line
+        )
+    finally:
+        await daemon.stop()
+
+
+async def test_the_memory_search_tool_shows_both_sides_of_an_exchange(
+    memory: MemoryBackend,
+) -> None:
+    await said(memory, ASKED, ANSWER)
+    tools = {tool.name: tool for tool in memory.tools()}
+    found = await tools["memory_search"].handler({"query": "balcony plant basil"})
+    (line,) = found.splitlines()
+    assert ASKED in line and ANSWER in line
+    assert f"(your reply: {ANSWER})" in line or f"(in reply to: {ASKED})" in line
