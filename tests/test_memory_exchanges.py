@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import MemoryBackend, MemoryHit
+from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.turn.audience import Audience
@@ -104,12 +105,27 @@ async def test_the_prompt_shows_a_recalled_message_with_the_answer_it_had(tmp_pa
         await daemon.stop()
 
 
-async def test_the_memory_search_tool_shows_both_sides_of_an_exchange(
+async def test_the_memory_search_tool_lists_each_side_with_its_id_to_forget(
     memory: MemoryBackend,
 ) -> None:
+    """The tool (and the web page, the CLI) search as before: each message its own line and
+    id, so the model can forget either side."""
     await said(memory, ASKED, ANSWER)
     tools = {tool.name: tool for tool in memory.tools()}
     found = await tools["memory_search"].handler({"query": "balcony plant basil"})
-    (line,) = found.splitlines()
-    assert ASKED in line and ANSWER in line
-    assert f"(your reply: {ANSWER})" in line or f"(in reply to: {ASKED})" in line
+    assert any(ANSWER in line and "(id e2)" in line for line in found.splitlines())
+    assert any(ASKED in line and "e1" in line for line in found.splitlines())
+    assert "your reply" not in found and "in reply to" not in found
+
+
+async def test_a_follow_up_keeps_the_message_whose_answer_is_still_on_screen(
+    memory: MemoryBackend,
+) -> None:
+    """The answer is among the last messages (left out of recall, the prompt holds it): the
+    message it answered, joined to it, is recalled on its own."""
+    told = "My sister lives in Coimbra now."
+    await said(memory, told, "Coimbra is lovely, right by the river.", at=NOW - timedelta(hours=1))
+    on_screen = ["Coimbra is lovely, right by the river."]
+    hits = await recall(memory, "Does she enjoy it there?", on_screen, limit=4)
+    assert told in [hit.item.context or hit.item.text for hit in hits]
+    assert all(on_screen[0] not in (hit.item.text, hit.item.context) for hit in hits)

@@ -132,6 +132,9 @@ class MemoryHit:
     item: MemoryItem
     score: float
     parts: dict[str, float] = field(default_factory=dict)
+    #: the other side of its exchange, recalled with it and taken into it (its text is the
+    #: item's ``reply`` or ``replying_to``): a hit of its own again if this one is left out
+    joined: MemoryHit | None = None
 
     @property
     def citation(self) -> str:

@@ -121,14 +121,22 @@ def resolve(text: str, recent: Sequence[str], *, newest_names: bool = False) -> 
 
 
 def _without(hits: Sequence[MemoryHit], drawn_from: Sequence[str]) -> list[MemoryHit]:
-    """``hits`` less those that are one of ``drawn_from`` (or a fact told in one)."""
+    """``hits`` less those that are one of ``drawn_from`` (or a fact told in one); the other
+    side of a left-out hit's exchange, joined to it, is a hit of its own again."""
     live = {normalise_text(message) for message in drawn_from}
-    return [
-        hit
-        for hit in hits
-        if normalise_text(hit.item.text) not in live
-        and not (hit.item.context and normalise_text(hit.item.context) in live)
-    ]
+
+    def is_live(hit: MemoryHit) -> bool:
+        return normalise_text(hit.item.text) in live or bool(
+            hit.item.context and normalise_text(hit.item.context) in live
+        )
+
+    kept = []
+    for hit in hits:
+        if not is_live(hit):
+            kept.append(hit)
+        elif hit.joined is not None and not is_live(hit.joined):
+            kept.append(hit.joined)
+    return kept
 
 
 async def recall(

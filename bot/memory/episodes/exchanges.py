@@ -38,8 +38,9 @@ def _episode_of(hit: MemoryHit) -> int | None:
 
 async def one_per_exchange(hits: Sequence[MemoryHit], store: _Exchanges) -> list[MemoryHit]:
     """``hits`` (best first), one an exchange: a hit whose exchange an earlier one holds is
-    taken into that one, as its ``reply`` (the earlier one is the user's message) or what it
-    was ``replying_to`` (the earlier one is the persona's answer)."""
+    taken into that one (its ``joined``), its text as the earlier one's ``reply`` (the
+    earlier one is the user's message) or what it was ``replying_to`` (the earlier one is the
+    persona's answer)."""
     episodes = [_episode_of(hit) for hit in hits]
     exchange_of = await store.exchanges(sorted({rowid for rowid in episodes if rowid}))
     kept: list[MemoryHit] = []
@@ -58,13 +59,16 @@ async def one_per_exchange(hits: Sequence[MemoryHit], store: _Exchanges) -> list
             continue
         at, holder = places[exchange]
         item = kept[at].item
-        if holder == rowid or item.reply or item.replying_to:
+        if holder == rowid or kept[at].joined is not None:
             continue  # the same message again, or the exchange has both sides already
-        said = hit.item.context if hit.item.kind == "fact" and hit.item.context else hit.item.text
+        said = hit.item.context if hit.item.kind == "fact" else hit.item.text
+        if not said:  # a fact whose message this audience does not see: it stays apart
+            kept.append(hit)
+            continue
         # the exchange is the user's message: held by it, what comes is the answer
         if holder == exchange:
-            joined = replace(item, reply=said)
+            item = replace(item, reply=said)
         else:
-            joined = replace(item, replying_to=said)
-        kept[at] = replace(kept[at], item=joined)
+            item = replace(item, replying_to=said)
+        kept[at] = replace(kept[at], item=item, joined=hit)
     return kept

@@ -300,6 +300,14 @@ class HolographicMemory(MemoryBackend):
         hits, _ = await self._recall_both(query, limit, audience)
         return hits
 
+    async def prefetch(
+        self, query: str, *, limit: int = 8, audience: Audience = DIRECT_ROOM
+    ) -> list[MemoryHit]:
+        """What :meth:`search` finds, a message and the answer to it one hit
+        (:mod:`bot.memory.episodes.exchanges`): the prompt's recall."""
+        hits = await self.search(query, limit=limit, audience=audience)
+        return await one_per_exchange(hits, self.episodes.store)
+
     async def _recall_both(
         self, query: str, limit: int, audience: Audience
     ) -> tuple[list[MemoryHit], dict[str, Recalled]]:
@@ -317,7 +325,6 @@ class HolographicMemory(MemoryBackend):
             limit,
             prefer="episode" if episodes.asks_when else None,
         )
-        hits = await one_per_exchange(hits, self.episodes.store)
         return hits, {recalled.hit.item.id: recalled for recalled in facts}
 
     async def inject(self, *, audience: Audience = DIRECT_ROOM) -> str:

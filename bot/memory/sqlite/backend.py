@@ -390,8 +390,7 @@ class SqliteFtsMemory(MemoryBackend):
         """Facts and episodes blended: candidates of both, scored on one scale (BM25 and
         cosine each divided by the best of the whole pool), then the ``limit`` best; and a
         second search with the rarest words of the first's best hits added, fused with it
-        (:mod:`bot.memory.sqlite.second_search`); a message and the answer to it one hit
-        (:mod:`bot.memory.episodes.exchanges`)."""
+        (:mod:`bot.memory.sqlite.second_search`)."""
         hits = first = await self._search_once(query, limit, audience)
         if second_search.SEED_HITS and first:
             words = second_search.seed_words(query, first)
@@ -404,6 +403,14 @@ class SqliteFtsMemory(MemoryBackend):
                 widened = f"{query} {' '.join(extra)}"
                 second = await self._search_once(widened, limit, audience, meaning=query)
                 hits = second_search.fused(first, second, limit)
+        return hits
+
+    async def prefetch(
+        self, query: str, *, limit: int = 8, audience: Audience = DIRECT_ROOM
+    ) -> list[MemoryHit]:
+        """What :meth:`search` finds, a message and the answer to it one hit
+        (:mod:`bot.memory.episodes.exchanges`): the prompt's recall."""
+        hits = await self.search(query, limit=limit, audience=audience)
         return await one_per_exchange(hits, self.episodes.store)
 
     async def _search_once(

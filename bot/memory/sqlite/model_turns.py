@@ -1,9 +1,9 @@
 """Whose turn the embedding model is: a question before a bulk embedding's next batch.
 
 The model runs one batch at a time. A bulk embedding (the background fill of a store's older
-messages, thousands of texts) takes its turn one batch at a time, and a short call (a
-question, a turn's own message and sentences) that is waiting goes first at the next batch: it
-waits for at most the batch that is running, not for the whole fill.
+messages, thousands of texts) takes its turn one batch at a time, and a short call (one batch
+or less: a question) that is waiting goes first at the next batch: it waits for at most the
+batch that is running, not for the whole fill.
 """
 
 from __future__ import annotations
