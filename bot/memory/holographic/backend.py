@@ -303,10 +303,10 @@ class HolographicMemory(MemoryBackend):
     async def prefetch(
         self, query: str, *, limit: int = 8, audience: Audience = DIRECT_ROOM
     ) -> list[MemoryHit]:
-        """What :meth:`search` finds, a message and the answer to it one hit
-        (:mod:`bot.memory.episodes.exchanges`): the prompt's recall."""
-        hits = await self.search(query, limit=limit, audience=audience)
-        return await one_per_exchange(hits, self.episodes.store)
+        """The prompt's recall: :meth:`search`, one hit an exchange (``exchanges``)."""
+        return await one_per_exchange(
+            await self.search(query, limit=limit, audience=audience), self.episodes.store
+        )
 
     async def _recall_both(
         self, query: str, limit: int, audience: Audience
