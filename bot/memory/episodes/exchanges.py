@@ -48,9 +48,9 @@ async def one_per_exchange(hits: Sequence[MemoryHit], store: _Exchanges) -> list
     places: dict[int, tuple[int, int]] = {}
     for hit, rowid in zip(hits, episodes, strict=True):
         exchange = exchange_of.get(rowid) if rowid is not None else None
-        if exchange is None or rowid is None or hit.item.reinforced:
-            # a message said again stands for every time it was said, not only the exchange
-            # of its first time: it keeps a place of its own, and takes no other side in
+        if exchange is None or rowid is None:
+            # no message, or one said again: it stands for every time it was said, not only
+            # the exchange of its first time, so it keeps a place of its own
             kept.append(hit)
             continue
         if exchange not in places:

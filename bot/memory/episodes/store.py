@@ -254,15 +254,16 @@ class EpisodeStore:
         """The exchange each of ``rowids`` was said in, as the rowid of its user's message:
         a turn's message and the persona's answer are recorded together, at one moment
         (:meth:`~bot.memory.episodes.engine.Episodes.record`), so an answer's exchange is
-        the user's message said at that moment on that platform; a message without one (said
-        again, or the other side left unsaid) is an exchange of its own."""
+        the user's message said at that moment on that platform; a message without one (the
+        other side left unsaid, or said again) is an exchange of its own. A message said again
+        (reinforced) stands for every exchange it was said in: it is left out (in none)."""
         if not rowids:
             return {}
         marks = ",".join("?" * len(rowids))
         rows = await self._conn._all(
             "SELECT e.id, (SELECT MIN(u.id) FROM episodes u WHERE u.at = e.at"
             " AND u.platform = e.platform AND u.speaker = 'user' AND e.speaker != 'user')"
-            f" FROM episodes e WHERE e.id IN ({marks})",
+            f" FROM episodes e WHERE e.id IN ({marks}) AND e.reinforced = 0",
             list(rowids),
         )
         return {int(rowid): int(user) if user is not None else int(rowid) for rowid, user in rows}
