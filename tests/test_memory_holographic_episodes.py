@@ -54,7 +54,7 @@ async def test_facts_and_episodes_blend_without_saying_one_thing_twice(
     assert texts(hits).count("I prefer green tea in the morning.") == 1
     # the persona's side is kept too, beside the message it answered: one exchange, one place
     (fact,) = [hit for hit in hits if hit.item.text == "I prefer green tea in the morning."]
-    assert fact.item.reply == "Green tea it is."
+    assert fact.reply is not None and fact.reply.message == "Green tea it is."
     assert "Green tea it is." not in episodes(hits)
     # asked when, the dated episode answers in the fact's place
     when = await memory.prefetch("when did I say I prefer green tea?", limit=1)

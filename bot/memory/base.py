@@ -93,23 +93,6 @@ class MemoryItem:
     episode: str = ""
     #: of a recalled fact: the text of that episode, the message around the fact
     context: str = ""
-    #: of a recalled message of the user's (or a fact told in it): the persona's answer to it,
-    #: when recall found both (:mod:`bot.memory.episodes.exchanges`) ...
-    reply: str = ""
-    #: ... and of a recalled answer of the persona's: the user's message it answered
-    replying_to: str = ""
-
-    def around(self) -> str:
-        """What was said around it, as a recalled line shows it after the item: a fact's
-        message, and the other side of its exchange."""
-        shown = ""
-        if self.context and self.context.strip() != self.text.strip():
-            shown += f" (from the message: {self.context})"
-        if self.reply:
-            shown += f" (your reply: {self.reply})"
-        if self.replying_to:
-            shown += f" (in reply to: {self.replying_to})"
-        return shown
 
     def record(self) -> dict[str, Any]:
         """The item as plain data (for inspection and export)."""
@@ -132,13 +115,34 @@ class MemoryHit:
     item: MemoryItem
     score: float
     parts: dict[str, float] = field(default_factory=dict)
-    #: the other side of its exchange, recalled with it and taken into it (its text is the
-    #: item's ``reply`` or ``replying_to``): a hit of its own again if this one is left out
-    joined: MemoryHit | None = None
+    #: the other side of its exchange, recalled with it and taken into it
+    #: (:mod:`bot.memory.episodes.exchanges`): the persona's answer, when this is the user's
+    #: message (or a fact told in it) ...
+    reply: MemoryHit | None = None
+    #: ... or the user's message, when this is the persona's answer
+    replying_to: MemoryHit | None = None
 
     @property
     def citation(self) -> str:
         return format_citation(self.item)
+
+    @property
+    def message(self) -> str:
+        """The message it stands for: its own text, or a fact's message (empty when the
+        audience does not see it)."""
+        return self.item.context if self.item.kind == "fact" else self.item.text
+
+    def around(self) -> str:
+        """What was said around it, as a recalled line shows it after the item: a fact's
+        message, and the other side of its exchange."""
+        shown = ""
+        if self.item.context and self.item.context.strip() != self.item.text.strip():
+            shown += f" (from the message: {self.item.context})"
+        if self.reply is not None:
+            shown += f" (your reply: {self.reply.message})"
+        if self.replying_to is not None:
+            shown += f" (in reply to: {self.replying_to.message})"
+        return shown
 
 
 @dataclass(frozen=True, slots=True)

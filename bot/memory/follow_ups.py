@@ -132,10 +132,11 @@ def _without(hits: Sequence[MemoryHit], drawn_from: Sequence[str]) -> list[Memor
 
     kept = []
     for hit in hits:
+        other = hit.reply or hit.replying_to
         if not is_live(hit):
             kept.append(hit)
-        elif hit.joined is not None and not is_live(hit.joined):
-            kept.append(hit.joined)
+        elif other is not None and not is_live(other):
+            kept.append(other)
     return kept
 
 

@@ -50,8 +50,7 @@ def memory_tools(
     async def default_lines(query: str, limit: int, heard_by: Audience) -> list[str]:
         hits = await backend.search(query, limit=limit, audience=heard_by)
         return [
-            f"- {hit.item.text} {hit.citation} (id {hit.item.id}){hit.item.around()}"
-            for hit in hits
+            f"- {hit.item.text} {hit.citation} (id {hit.item.id}){hit.around()}" for hit in hits
         ]
 
     lines_for = search_lines or default_lines

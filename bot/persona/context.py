@@ -122,7 +122,7 @@ def _recalled_line(hit: MemoryHit) -> str:
     """A recalled memory and its citation; a fact with the message it was told in, which
     takes the place the message would have taken as an episode of its own; a message with
     the other side of its exchange, when recall found both."""
-    return f"- {hit.item.text} {hit.citation}{hit.item.around()}"
+    return f"- {hit.item.text} {hit.citation}{hit.around()}"
 
 
 class StableCache:

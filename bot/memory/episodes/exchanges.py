@@ -4,7 +4,7 @@ A person's message and the persona's answer are two episodes, and a question abo
 often finds both: "What subject do you teach?" finds the user's "the claims form has 47
 fields" and the answer "I'm grading forty chem lab reports" said back to it. As two hits they
 take two of the few places recall has, and neither shows what the other said. So the better
-of the two keeps its place with the other side's text beside it (``MemoryItem.reply`` or
+of the two keeps its place with the other side beside it (``MemoryHit.reply`` or
 ``replying_to``, shown in the prompt after it), and the hits after the other move up. A fact
 stands for the message it was told in (``MemoryItem.episode``). A message said again (its
 episode reinforced) stands for every exchange it was said in, so it is joined to none.
@@ -38,9 +38,8 @@ def _episode_of(hit: MemoryHit) -> int | None:
 
 async def one_per_exchange(hits: Sequence[MemoryHit], store: _Exchanges) -> list[MemoryHit]:
     """``hits`` (best first), one an exchange: a hit whose exchange an earlier one holds is
-    taken into that one (its ``joined``), its text as the earlier one's ``reply`` (the
-    earlier one is the user's message) or what it was ``replying_to`` (the earlier one is the
-    persona's answer)."""
+    taken into that one, as its ``reply`` (the earlier one is the user's message) or what it
+    was ``replying_to`` (the earlier one is the persona's answer)."""
     episodes = [_episode_of(hit) for hit in hits]
     exchange_of = await store.exchanges(sorted({rowid for rowid in episodes if rowid}))
     kept: list[MemoryHit] = []
@@ -58,17 +57,12 @@ async def one_per_exchange(hits: Sequence[MemoryHit], store: _Exchanges) -> list
             kept.append(hit)
             continue
         at, holder = places[exchange]
-        item = kept[at].item
-        if holder == rowid or kept[at].joined is not None:
+        if holder == rowid or kept[at].reply or kept[at].replying_to:
             continue  # the same message again, or the exchange has both sides already
-        said = hit.item.context if hit.item.kind == "fact" else hit.item.text
-        if not said:  # a fact whose message this audience does not see: it stays apart
+        if not hit.message:  # a fact whose message this audience does not see: it stays apart
             kept.append(hit)
-            continue
-        # the exchange is the user's message: held by it, what comes is the answer
-        if holder == exchange:
-            item = replace(item, reply=said)
+        elif holder == exchange:  # the exchange is the user's message: this is the answer
+            kept[at] = replace(kept[at], reply=hit)
         else:
-            item = replace(item, replying_to=said)
-        kept[at] = replace(kept[at], item=item, joined=hit)
+            kept[at] = replace(kept[at], replying_to=hit)
     return kept

@@ -52,16 +52,15 @@ from bot.daemon.disk import run_on_text
 from bot.memory.base import (
     AddResult,
     Category,
-    MemoryBackend,
     MemoryHit,
     MemoryItem,
     TurnRecord,
     format_citation,
     visible_in,
 )
+from bot.memory.episodes.backend import EpisodeBackend
 from bot.memory.episodes.blend import blend
 from bot.memory.episodes.engine import Episodes
-from bot.memory.episodes.exchanges import one_per_exchange
 from bot.memory.episodes.file import EPISODE_FILE, EpisodeFile
 from bot.memory.episodes.store import EpisodeStore, parse_episode_id
 from bot.memory.holographic.hrr import DIM
@@ -81,7 +80,7 @@ __all__ = ["HolographicMemory", "Recalled"]
 log = structlog.get_logger(__name__)
 
 
-class HolographicMemory(MemoryBackend):
+class HolographicMemory(EpisodeBackend):
     """Holographic reduced representations over SQLite; no server, no embedder."""
 
     name = "holographic"
@@ -300,14 +299,6 @@ class HolographicMemory(MemoryBackend):
         hits, _ = await self._recall_both(query, limit, audience)
         return hits
 
-    async def prefetch(
-        self, query: str, *, limit: int = 8, audience: Audience = DIRECT_ROOM
-    ) -> list[MemoryHit]:
-        """The prompt's recall: :meth:`search`, one hit an exchange (``exchanges``)."""
-        return await one_per_exchange(
-            await self.search(query, limit=limit, audience=audience), self.episodes.store
-        )
-
     async def _recall_both(
         self, query: str, limit: int, audience: Audience
     ) -> tuple[list[MemoryHit], dict[str, Recalled]]:
@@ -413,12 +404,11 @@ class HolographicMemory(MemoryBackend):
             item = hit.item
             recalled = facts.get(item.id)
             if recalled is None:
-                lines.append(f"- {item.text} {format_citation(item)} (id {item.id}){item.around()}")
+                lines.append(f"- {item.text} {format_citation(item)} (id {item.id}){hit.around()}")
                 continue
             how = "structure" if "hrr" in hit.parts else "word overlap"
             answer = f" answer: {' '.join(recalled.answer)};" if recalled.answer else ""
             lines.append(
-                f"- {item.text} {format_citation(item)} ({how};{answer} id {item.id})"
-                f"{item.around()}"
+                f"- {item.text} {format_citation(item)} ({how};{answer} id {item.id}){hit.around()}"
             )
         return lines

@@ -34,16 +34,15 @@ from bot.daemon.disk import run_on_text
 from bot.memory.base import (
     AddResult,
     Category,
-    MemoryBackend,
     MemoryHit,
     MemoryItem,
     TurnRecord,
     clamp_confidence,
     format_citation,
 )
+from bot.memory.episodes.backend import EpisodeBackend
 from bot.memory.episodes.blend import blend
 from bot.memory.episodes.engine import Episodes
-from bot.memory.episodes.exchanges import one_per_exchange
 from bot.memory.episodes.store import EpisodeStore, parse_episode_id
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
@@ -88,7 +87,7 @@ class Filled(NamedTuple):
     sentences: int
 
 
-class SqliteFtsMemory(MemoryBackend):
+class SqliteFtsMemory(EpisodeBackend):
     """``persona_dir/memory.db``: FTS5 + optional embeddings. Use ``async with``."""
 
     name = "sqlite-fts5"
@@ -391,27 +390,19 @@ class SqliteFtsMemory(MemoryBackend):
         cosine each divided by the best of the whole pool), then the ``limit`` best; and a
         second search with the rarest words of the first's best hits added, fused with it
         (:mod:`bot.memory.sqlite.second_search`)."""
-        hits = first = await self._search_once(query, limit, audience)
-        if second_search.SEED_HITS and first:
-            words = second_search.seed_words(query, first)
-            frequencies = await self.episodes.store.doc_frequencies(list(set(words.values())))
-            extra = second_search.expansion_words(words, frequencies)
-            if extra:
-                # the words widen the BM25 search; its meaning stays the question's (measured:
-                # set B with MiniLM .640 against .629 embedding the widened words), its vector
-                # cached
-                widened = f"{query} {' '.join(extra)}"
-                second = await self._search_once(widened, limit, audience, meaning=query)
-                hits = second_search.fused(first, second, limit)
-        return hits
-
-    async def prefetch(
-        self, query: str, *, limit: int = 8, audience: Audience = DIRECT_ROOM
-    ) -> list[MemoryHit]:
-        """The prompt's recall: :meth:`search`, one hit an exchange (``exchanges``)."""
-        return await one_per_exchange(
-            await self.search(query, limit=limit, audience=audience), self.episodes.store
-        )
+        first = await self._search_once(query, limit, audience)
+        if not second_search.SEED_HITS or not first:
+            return first
+        words = second_search.seed_words(query, first)
+        frequencies = await self.episodes.store.doc_frequencies(list(set(words.values())))
+        extra = second_search.expansion_words(words, frequencies)
+        if not extra:
+            return first
+        # the words widen the BM25 search; its meaning stays the question's (measured: set B
+        # with MiniLM .640 against .629 embedding the widened words), its vector cached
+        widened = f"{query} {' '.join(extra)}"
+        second = await self._search_once(widened, limit, audience, meaning=query)
+        return second_search.fused(first, second, limit)
 
     async def _search_once(
         self, query: str, limit: int, audience: Audience, *, meaning: str = ""
