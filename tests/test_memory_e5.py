@@ -245,6 +245,15 @@ def test_the_tokenizer_takes_the_most_likely_split() -> None:
     ]
 
 
+def test_the_tokenizer_tells_apart_pieces_of_the_same_stored_bytes() -> None:
+    """Python keeps "来" as two bytes and "eg" as two, the same two: each is its own piece."""
+    vocabulary = _vocabulary({"▁": -1.0, "来": -2.0, "eg": -2.0, "5)": -2.0, "⤵": -2.0})
+    tokens = Unigram(vocabulary, max_tokens=32)
+    for text in ("来", "eg", "5)", "⤵"):
+        assert [vocabulary.pieces[i] for i in tokens.ids(text)] == ["<s>", "▁", text, "</s>"]
+    assert [vocabulary.pieces[i] for i in tokens.ids("来eg")][1:4] == ["▁", "来", "eg"]
+
+
 def test_the_tokenizer_normalises_code_points_first() -> None:
     vocabulary = _vocabulary({"▁a": -1.0, "a": -2.0}, {"Ａ": "a", "ﬀ": "ff"})
     tokens = Unigram(vocabulary, max_tokens=32)
