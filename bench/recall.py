@@ -37,8 +37,8 @@ import numpy as np
 import structlog
 
 from bot.memory.base import Category
+from bot.memory.embedding.models import Embedder, load_embedder
 from bot.memory.sqlite.backend import CANDIDATE_MARGIN, SqliteFtsMemory
-from bot.memory.sqlite.embeddings import Embedder, load_embedder
 from bot.memory.sqlite.query import plan_match
 from bot.memory.sqlite.stemming import query_stem_groups, query_stems
 

@@ -59,10 +59,10 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.memory.base import MemoryBackend, MemoryHit, MemoryItem, TurnRecord
+from bot.memory.embedding.models import Embedder, load_embedder
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.embeddings import Embedder, load_embedder
 from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"

@@ -32,11 +32,11 @@ import numpy as np
 import structlog
 
 from bench.recall import synthetic_memories, synthetic_queries
+from bot.memory.embedding.models import load_embedder
 from bot.memory.episodes.engine import analyse
 from bot.memory.episodes.sentence_vectors import sentences_of
 from bot.memory.episodes.store import Said
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.embeddings import load_embedder
 from bot.turn.audience import DIRECT
 
 SET_B = Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_conversations_b.json"
@@ -51,7 +51,7 @@ import structlog, logging
 structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
 from pathlib import Path
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.embeddings import load_embedder
+from bot.memory.embedding.models import load_embedder
 
 def status(key):
     for line in open("/proc/self/status"):

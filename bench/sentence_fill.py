@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import structlog
 
 from bench.recall_quality import load, records
+from bot.memory.embedding.models import load_embedder
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.embeddings import load_embedder
 
 
 def _ms(times: list[float]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.memory.sqlite.byte_rows import as_bytes
+from bot.memory.embedding.byte_rows import as_bytes
 
 __all__: list[str] = []
 

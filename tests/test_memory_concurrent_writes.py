@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from bot.memory.base import TurnRecord
+from bot.memory.embedding.models import Matrix
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.embeddings import Matrix
 
 __all__: list[str] = []
 

@@ -12,10 +12,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from bot.memory.embedding.e5_file import BLOCK, MAGIC, Blocks4, UnigramVocabulary, read_e5
+from bot.memory.embedding.models import E5Embedder, load_e5, load_embedder
+from bot.memory.embedding.unigram import Unigram
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.e5_file import BLOCK, MAGIC, Blocks4, UnigramVocabulary, read_e5
-from bot.memory.sqlite.embeddings import E5Embedder, load_e5, load_embedder
-from bot.memory.sqlite.unigram import Unigram
 
 __all__: list[str] = []
 

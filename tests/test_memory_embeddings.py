@@ -13,16 +13,16 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.embeddings import (
+from bot.memory.embedding.models import (
     Embedder,
     Matrix,
     MiniLMEmbedder,
-    VectorIndex,
     load_e5,
     load_minilm,
 )
-from bot.memory.sqlite.tensor_file import TensorFile
+from bot.memory.embedding.tensor_file import TensorFile
+from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.vector_index import VectorIndex
 
 __all__: list[str] = []
 
@@ -280,7 +280,7 @@ def test_loading_the_model_never_holds_its_file_whole() -> None:
         "        if line.startswith('VmHWM'):\n"
         "            return int(line.split()[1]) / 1024\n"
         "before = peak()\n"
-        "from bot.memory.sqlite.embeddings import load_minilm\n"
+        "from bot.memory.embedding.models import load_minilm\n"
         "assert load_minilm() is not None\n"
         "print(peak() - before)\n"
     )

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bot.memory.embedding.byte_rows import as_nibbles, nibble_width, widen_nibbles
 from bot.memory.sqlite.backend import DUPLICATE_COSINE, SqliteFtsMemory
-from bot.memory.sqlite.byte_rows import as_nibbles, nibble_width, widen_nibbles
 from bot.memory.sqlite.vector_index import VectorIndex
 
 __all__: list[str] = []

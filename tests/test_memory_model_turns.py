@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from bot.memory.sqlite.embeddings import MiniLMEmbedder, load_minilm
-from bot.memory.sqlite.model_turns import ModelTurns
+from bot.memory.embedding.model_turns import ModelTurns
+from bot.memory.embedding.models import MiniLMEmbedder, load_minilm
 from tests.test_memory_embeddings import needs_minilm
 
 __all__: list[str] = []

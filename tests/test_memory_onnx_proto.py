@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.memory.sqlite import onnx_proto as proto
+from bot.memory.embedding import onnx_proto as proto
 
 onnx = pytest.importorskip("onnx")
 helper, numpy_helper = onnx.helper, onnx.numpy_helper
@@ -95,7 +95,7 @@ def test_the_encoder_loads_without_the_onnx_and_tokenizers_packages() -> None:
     tokenizers (12 and 13 MB resident for good)."""
     code = (
         "import sys; sys.modules['onnx'] = sys.modules['tokenizers'] = None\n"  # imports fail
-        "from bot.memory.sqlite.embeddings import load_minilm, MiniLMEmbedder\n"
+        "from bot.memory.embedding.models import load_minilm, MiniLMEmbedder\n"
         "embedder = load_minilm()\n"
         "assert isinstance(embedder, MiniLMEmbedder), embedder\n"
         "print(embedder.embed_sync(['a cup of tea']).shape)\n"

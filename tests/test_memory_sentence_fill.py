@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bot.memory.embedding.models import Matrix
 from bot.memory.episodes.engine import analyse
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.embeddings import Matrix
 from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
 from tests.test_memory_exact_scores import DIM, TableEmbedder
 from tests.test_memory_sentence_vectors import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.memory.sqlite.heap import zeroed
+from bot.memory.heap import zeroed
 from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex, _closest, _hamming, _signs
 from bot.turn.audience import DIRECT, SHARED, room_label
 

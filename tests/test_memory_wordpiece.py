@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.memory.sqlite.wordpiece import WordPiece
+from bot.memory.embedding.wordpiece import WordPiece
 
 __all__: list[str] = []
 

@@ -27,7 +27,7 @@ from bot.memory.base import MemoryBackend
 from bot.setup.config import Config
 
 if TYPE_CHECKING:
-    from bot.memory.sqlite.embeddings import Embedder
+    from bot.memory.embedding.models import Embedder
 
 __all__ = ["BACKENDS", "open_memory", "shared_embedder", "user_clock"]
 
@@ -45,7 +45,7 @@ def shared_embedder(which: str = "auto") -> Embedder | None:
     first use; None when it is not installed."""
     with _embedder_lock:
         if which not in _embedders:
-            from bot.memory.sqlite.embeddings import load_embedder
+            from bot.memory.embedding.models import load_embedder
 
             embedder = _embedders[which] = load_embedder(which)
             if embedder is None and which != "auto":

@@ -29,6 +29,7 @@ import structlog
 
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
+from bot.memory.embedding.models import Embedder, Matrix
 from bot.memory.episodes.sentence_fill import fill_sentences
 from bot.memory.episodes.sentence_vectors import (
     MAX_SENTENCES,
@@ -40,7 +41,6 @@ from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
 from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets
 from bot.memory.sqlite.connection import Labels
-from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.sqlite.scoring import (
     MIN_COSINE,
@@ -52,7 +52,7 @@ from bot.memory.sqlite.scoring import (
     recency,
 )
 from bot.memory.sqlite.stemming import index_terms, query_stem_groups
-from bot.memory.sqlite.vector_index import embed_missing, stored_index
+from bot.memory.sqlite.vector_index import VectorIndex, embed_missing, stored_index
 
 __all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
 

@@ -22,15 +22,15 @@ from typing import Any, Protocol
 import numpy as np
 
 from bot.daemon.errors import MemoryStoreError
+from bot.memory.embedding.models import Embedder
 from bot.memory.episodes.sentence_vectors import SentenceIndex, sentences_of
-from bot.memory.sqlite.embeddings import Embedder
 from bot.memory.sqlite.vector_index import StoredVectors
 
 __all__ = ["FILL_EPISODES", "FILL_SENTENCES", "fill_sentences"]
 
 #: the fill reads this many episodes at a time, and embeds about this many sentences at once
 #: (a turn's own query waits for at most the model's pass of eight texts that is running:
-#: :mod:`bot.memory.sqlite.model_turns`); each batch is stored with how far the fill has come
+#: :mod:`bot.memory.embedding.model_turns`); each batch is stored with how far the fill has come
 FILL_EPISODES = 256
 FILL_SENTENCES = 16
 

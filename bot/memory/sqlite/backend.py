@@ -40,6 +40,7 @@ from bot.memory.base import (
     clamp_confidence,
     format_citation,
 )
+from bot.memory.embedding.models import Embedder, Matrix
 from bot.memory.episodes.backend import EpisodeBackend
 from bot.memory.episodes.blend import blend
 from bot.memory.episodes.engine import Episodes
@@ -50,12 +51,11 @@ from bot.memory.reinforcement import near_labels, twin_labels
 from bot.memory.remember_requests import fact_to_keep
 from bot.memory.sqlite import second_search
 from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
-from bot.memory.sqlite.embeddings import Embedder, Matrix, VectorIndex
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
 from bot.memory.sqlite.recall import CANDIDATE_MARGIN, fact_pool, score_facts
 from bot.memory.sqlite.scoring import W_COSINE
 from bot.memory.sqlite.store import FtsStore
-from bot.memory.sqlite.vector_index import embed_missing, stored_index
+from bot.memory.sqlite.vector_index import VectorIndex, embed_missing, stored_index
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, is_label, label_of_path
 

@@ -17,11 +17,12 @@ from collections.abc import Awaitable
 from datetime import datetime
 
 from bot.memory.base import MemoryHit
-from bot.memory.sqlite.embeddings import Matrix, VectorIndex
+from bot.memory.embedding.models import Matrix
 from bot.memory.sqlite.query import plan_match
 from bot.memory.sqlite.scoring import MIN_COSINE, W_COSINE, score_parts
 from bot.memory.sqlite.stemming import query_stem_groups
 from bot.memory.sqlite.store import FtsStore, Labels, RecallRow
+from bot.memory.sqlite.vector_index import VectorIndex
 
 __all__ = ["CANDIDATE_MARGIN", "fact_pool", "score_facts"]
 

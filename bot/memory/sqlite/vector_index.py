@@ -1,6 +1,6 @@
 """The in-memory index of one persona's embeddings: each vector as 384 codes of 4 bits and a
 scale (196 bytes a row instead of 1,536 as float32; cosines within 0.043 of the exact ones,
-0.0056 on average, :mod:`bot.memory.sqlite.byte_rows`), and its sign bits.
+0.0056 on average, :mod:`bot.memory.embedding.byte_rows`), and its sign bits.
 
 The index finds; it does not score. Search is a matrix-vector product over the live rows;
 past :data:`EXACT_ROWS` rows the sign bits (one a dimension) pick a shortlist by Hamming
@@ -24,8 +24,9 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from bot.memory.sqlite.byte_rows import Nibbles, as_nibbles, nibble_width, widen_nibbles
-from bot.memory.sqlite.heap import give_back_freed_memory, zeroed
+from bot.memory.embedding.byte_rows import Nibbles, as_nibbles, nibble_width, widen_nibbles
+from bot.memory.embedding.models import Matrix
+from bot.memory.heap import give_back_freed_memory, zeroed
 from bot.turn.audience import DIRECT
 
 __all__ = [
@@ -39,8 +40,6 @@ __all__ = [
     "read_index",
     "stored_index",
 ]
-
-Matrix = npt.NDArray[np.float32]
 
 EXACT_ROWS = 20_000
 """Up to this many rows every cosine is computed (a few milliseconds at most)."""

@@ -1,6 +1,6 @@
 """A BERT sentence encoder as an ONNX graph, built from its weights, for onnxruntime:
 all-MiniLM-L6-v2 (from its safetensors) and multilingual-e5-small (from its packed 4-bit file,
-:mod:`bot.memory.sqlite.e5_file`).
+:mod:`bot.memory.embedding.e5_file`).
 
 The graph is BERT's forward pass and the sentence pooling: token + position + segment
 embeddings and their LayerNorm; six layers of 12-head self-attention and a GELU feed-forward
@@ -9,7 +9,7 @@ Inputs are the token ids and the attention mask (both ``int64``, batch x tokens)
 is one normalised row per text.
 
 Nothing is exported or downloaded: the graph is written here, node by node, around the
-package's own weights (in protobuf's wire form, by :mod:`bot.memory.sqlite.onnx_proto`), and
+package's own weights (in protobuf's wire form, by :mod:`bot.memory.embedding.onnx_proto`), and
 handed to onnxruntime in memory. The word rows are kept as signed bytes and a scale a row
 (12 MB instead of 47) and widened after they are gathered. The linear layers' matrices are
 kept as bytes too, with a scale for each 32 weights of an output (11 MB instead of 42), and
@@ -35,9 +35,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from bot.memory.sqlite import onnx_proto as proto
-from bot.memory.sqlite.byte_rows import as_bytes
-from bot.memory.sqlite.e5_file import Blocks4
+from bot.memory.embedding import onnx_proto as proto
+from bot.memory.embedding.byte_rows import as_bytes
+from bot.memory.embedding.e5_file import Blocks4
 
 __all__ = ["EncoderModel", "encoder_model"]
 

