@@ -220,3 +220,25 @@ def test_a_large_plan_wants_every_word_in_any_of_its_forms() -> None:
     tokens = ["run", "running", "lesson", "lessons"]
     plans = plan_match(tokens, frequencies, groups)
     assert plans[0].expression == '("run" OR "running") AND ("lesson" OR "lessons")'
+
+
+async def test_without_a_model_age_does_not_outrank_a_better_match(
+    memory: SqliteFtsMemory, clock: Clock
+) -> None:
+    """BM25 alone: recency only breaks ties, so a newer memory that matches the question a
+    little less well (a word longer) stays below the older one that matches it better."""
+    older = "The spare house keys are with Marta, in the blue tin on her kitchen shelf."
+    start = clock.now
+    clock.now = start - timedelta(days=700)
+    await memory.add(older, source="t", category="fact", force=True)
+    clock.now = start
+    await memory.add(
+        "The spare house keys are with Marta, in the old blue tin on her kitchen shelf.",
+        source="t",
+        category="fact",
+        force=True,
+    )
+    hits = await memory.search("spare house keys Marta")
+    assert hits[0].item.text == older
+    # so close that recency at its weight with a model (0.05) would have put the newer first
+    assert hits[0].parts["bm25"] - hits[1].parts["bm25"] < 0.04

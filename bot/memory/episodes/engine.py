@@ -299,11 +299,13 @@ class EpisodePool:
         now: datetime,
         limit: int,
         meaning: float = W_COSINE,
+        recent: float = W_RECENCY,
     ) -> list[MemoryHit]:
         """The ``limit`` best, best first, BM25 and cosine divided by the pool's best, the
-        cosine weighed ``meaning``; each dated on the day ``now``'s zone (the user's) counts,
-        as the query's window is."""
-        return _ranked(self.rows, self.window, now, limit, (best_bm25, best_cosine), meaning)
+        cosine weighed ``meaning`` and recency ``recent``; each dated on the day ``now``'s
+        zone (the user's) counts, as the query's window is."""
+        weights = (meaning, recent)
+        return _ranked(self.rows, self.window, now, limit, (best_bm25, best_cosine), weights)
 
 
 def _ranked(
@@ -312,7 +314,7 @@ def _ranked(
     now: datetime,
     limit: int,
     best: tuple[float, float],
-    meaning: float,
+    weights: tuple[float, float],
 ) -> list[MemoryHit]:
     zone: tzinfo = now.tzinfo or UTC
     at = now.timestamp()
@@ -320,8 +322,8 @@ def _ranked(
     for row in rows:
         parts = {
             "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best[0]),
-            "cosine": meaning * normalised_cosine(row.cosine, best[1]),
-            "recency": W_RECENCY * recency(row.last_seen, at),
+            "cosine": weights[0] * normalised_cosine(row.cosine, best[1]),
+            "recency": weights[1] * recency(row.last_seen, at),
         }
         if window is not None:
             parts["time"] = W_TIME * float(window[0] <= row.at < window[1])

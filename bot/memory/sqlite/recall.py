@@ -19,7 +19,7 @@ from datetime import datetime
 from bot.memory.base import MemoryHit
 from bot.memory.embedding.models import Matrix
 from bot.memory.sqlite.query import plan_match
-from bot.memory.sqlite.scoring import MIN_COSINE, W_COSINE, score_parts
+from bot.memory.sqlite.scoring import MIN_COSINE, W_COSINE, W_RECENCY, score_parts
 from bot.memory.sqlite.stemming import query_stem_groups
 from bot.memory.sqlite.store import FtsStore, Labels, RecallRow
 from bot.memory.sqlite.vector_index import VectorIndex
@@ -78,6 +78,7 @@ def score_facts(
     now: datetime,
     limit: int,
     meaning: float = W_COSINE,
+    recent: float = W_RECENCY,
 ) -> list[MemoryHit]:
     """The ``limit`` best of ``rows``, best first, each with its score parts; BM25 is divided
     by ``best_bm25``, the best raw BM25 of the whole pool (facts and episodes)."""
@@ -85,7 +86,12 @@ def score_facts(
     scored = []
     for row in rows:
         parts = score_parts(
-            row.candidate, best_bm25=best_bm25, best_cosine=best_cosine, now=at, meaning=meaning
+            row.candidate,
+            best_bm25=best_bm25,
+            best_cosine=best_cosine,
+            now=at,
+            meaning=meaning,
+            recent=recent,
         )
         scored.append((sum(parts.values()), row, parts))
     scored.sort(key=lambda entry: entry[0], reverse=True)
