@@ -35,6 +35,8 @@ set (they order near-ties); MIN_COSINE 0.3 drops to .908.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TypedDict
 
 from bot.memory.base import Category
 
@@ -49,6 +51,7 @@ __all__ = [
     "W_RECENCY",
     "W_RECENCY_WORDS_ONLY",
     "Candidate",
+    "Ranking",
     "normalised_bm25",
     "normalised_cosine",
     "recency",
@@ -79,6 +82,19 @@ CATEGORY_WEIGHTS: dict[Category, float] = {
     "skill": 0.7,
     "fact": 0.6,
 }
+
+
+class Ranking(TypedDict):
+    """How a turn's pool is ranked, facts and episodes alike: the pool's best BM25 and cosine
+    (each score is divided by them), the time recency counts from, how many to keep, and the
+    weights of the cosine and of recency."""
+
+    best_bm25: float
+    best_cosine: float
+    now: datetime
+    limit: int
+    meaning: float
+    recent: float
 
 
 @dataclass(slots=True)
