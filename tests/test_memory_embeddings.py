@@ -22,7 +22,7 @@ from bot.memory.embedding.models import (
 )
 from bot.memory.embedding.tensor_file import TensorFile
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.vector_index import VectorIndex
+from bot.memory.sqlite.vector_index import VectorIndex, embed_missing
 
 __all__: list[str] = []
 
@@ -324,3 +324,21 @@ async def test_minilm_a_repeated_query_is_embedded_once() -> None:
     first = await embedder.embed(["where does my sister live"])
     again = await embedder.embed(["where does my sister live"])
     assert np.array_equal(first, again) and calls == [["where does my sister live"]]
+
+
+async def test_embedding_what_is_missing_stops_at_the_row_it_is_given(tmp_path: Path) -> None:
+    """A fill that started before later memories were said leaves those to the turn that says
+    them: only the rows up to ``through`` are read and embedded."""
+    async with SqliteFtsMemory(tmp_path / "ana") as memory:
+        ids = [
+            str((await memory.add(text, source="t", force=True)).item_id)
+            for text in ("My sister lives in Porto.", "I like sweet coffee.", "The boiler broke.")
+        ]
+        store = memory._store
+        embedder = ConceptEmbedder()
+        index = VectorIndex(embedder.dim)
+        through = int(ids[1])
+        assert await embed_missing(index, embedder, store, embedder.name, through=through) == 2
+        assert [index.has(int(i)) for i in ids] == [True, True, False]
+        left = await store.without_vectors(embedder.name, embedder.dim)
+        assert [rowid for rowid, _, _ in left] == [int(ids[2])]

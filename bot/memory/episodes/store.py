@@ -369,8 +369,10 @@ class EpisodeStore:
             model, dim, of="episodes", after=after, limit=limit, unless=_FOUND_BY_SENTENCES
         )
 
-    async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]:
-        return await self._conn.without_vectors(model, dim, of="episodes")
+    async def without_vectors(
+        self, model: str, dim: int, *, through: int | None = None
+    ) -> list[tuple[int, str, str]]:
+        return await self._conn.without_vectors(model, dim, of="episodes", through=through)
 
     async def standing(self, rowids: Sequence[int]) -> dict[int, tuple[bool, str]]:
         return await self._conn.standing(rowids, of="episodes")

@@ -80,7 +80,9 @@ class VectorStore(Protocol):
         self, model: str, dim: int, *, after: int = 0, limit: int = -1
     ) -> StoredVectors: ...
 
-    async def without_vectors(self, model: str, dim: int) -> list[tuple[int, str, str]]: ...
+    async def without_vectors(
+        self, model: str, dim: int, *, through: int | None = None
+    ) -> list[tuple[int, str, str]]: ...
 
     async def standing(self, rowids: Sequence[int]) -> dict[int, tuple[bool, str]]: ...
 
@@ -120,9 +122,7 @@ async def embed_missing(
     vectors and add them to ``index`` as the rows stand once each batch is stored (a row
     forgotten or shared while the model ran is indexed so); returns how many there were.
     ``through``: only rows up to it (those said later get their vectors as they are said)."""
-    missing = await store.without_vectors(model, embedder.dim)
-    if through is not None:
-        missing = [row for row in missing if row[0] <= through]
+    missing = await store.without_vectors(model, embedder.dim, through=through)
     for start in range(0, len(missing), 256):
         batch = missing[start : start + 256]
         vectors = await embedder.embed([text for _, text, _ in batch])

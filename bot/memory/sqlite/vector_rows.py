@@ -42,6 +42,8 @@ _VECTORS = {
 }
 #: rowids asked for in one statement (far under SQLite's limit of bound values)
 _ASKED = 500
+#: SQLite's largest rowid: "every row" to a bound on rowids
+_LAST_ROWID = 2**63 - 1
 
 
 class VectorRows(FtsConnection):
@@ -98,15 +100,16 @@ class VectorRows(FtsConnection):
         return found
 
     async def without_vectors(
-        self, model: str, dim: int, *, of: str = "items"
+        self, model: str, dim: int, *, of: str = "items", through: int | None = None
     ) -> list[tuple[int, str, str]]:
         """(rowid, text, audience) of the active rows of ``of`` that have no vector of
-        ``model``."""
+        ``model``; with ``through``, only those of rowids up to it."""
         kind = _VECTORS[of]
         rows = await self._all(
-            f"SELECT id, text, audience FROM {of} WHERE status = 'active' AND id NOT IN"
-            f" (SELECT {kind.of} FROM {kind.table} WHERE model = ? AND dim = ?) ORDER BY id",
-            (model, dim),
+            f"SELECT id, text, audience FROM {of} WHERE status = 'active' AND id <= ?"
+            f" AND id NOT IN (SELECT {kind.of} FROM {kind.table} WHERE model = ? AND dim = ?)"
+            " ORDER BY id",
+            (_LAST_ROWID if through is None else through, model, dim),
         )
         return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
