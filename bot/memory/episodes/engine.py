@@ -9,6 +9,9 @@ rules of :mod:`bot.memory.reinforcement`, as facts do). :meth:`Episodes.search` 
 
 ``score = W_BM25·bm25 + W_COSINE·cosine + W_RECENCY·recency + W_TIME·in_window``
 
+(recency weighed :data:`~bot.memory.sqlite.scoring.W_RECENCY_WORDS_ONLY` instead when BM25
+ranks alone)
+
 where ``bm25`` is over the stems of :mod:`bot.memory.sqlite.stemming`, divided by the best of the
 pool, ``cosine`` is MiniLM's when an embedder is installed, and ``in_window`` is 1 for an
 episode said within the time the query names (:mod:`bot.memory.episodes.time_query`): the matches

@@ -72,6 +72,7 @@ from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
 from bot.memory.reinforcement import said_again
+from bot.memory.sqlite.scoring import W_RECENCY_WORDS_ONLY
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
 
@@ -307,8 +308,13 @@ class HolographicMemory(EpisodeBackend):
         facts = self.recall(query, limit=limit, audience=audience)
         now = self._now()
         episodes = await self.episodes.pool(query, limit=limit, now=now, labels=audience.labels)
+        # BM25 alone ranks its episodes: recency only breaks ties, as in sqlite-fts5's
         ranked = episodes.ranked(
-            best_bm25=episodes.best_bm25, best_cosine=0.0, now=now, limit=limit
+            best_bm25=episodes.best_bm25,
+            best_cosine=0.0,
+            now=now,
+            limit=limit,
+            recent=W_RECENCY_WORDS_ONLY,
         )
         hits = blend(
             [recalled.hit for recalled in facts],

@@ -12,7 +12,8 @@
   the fact was *stated* (created or reinforced by a repeat). Recall never refreshes it:
   refreshing on every recall made a few items "sticky" and cut recall@5 from .435 to .363 on a
   long-conversation benchmark, and recency in general pulled answers toward the latest session
-  while the evidence was spread over months — hence its small weight.
+  while the evidence was spread over months — hence its small weight, and with BM25 alone
+  (no embedding model) a weight that only breaks ties (:data:`W_RECENCY_WORDS_ONLY`).
 * ``importance``: by category (:data:`CATEGORY_WEIGHTS`): a decision the user took outweighs a
   stray fact when the text matches equally well. A fact and the message it was told in are one
   hit (:func:`bot.memory.episodes.blend.blend`), so the bonus lifts a message the policy kept a
