@@ -329,18 +329,21 @@ async def test_a_fact_no_message_said_stands_alone(memory: SqliteFtsMemory) -> N
     assert hit.item.episode == "" and hit.item.context == ""
 
 
-async def test_without_a_model_a_newer_message_matching_less_stays_below(
-    memory: SqliteFtsMemory,
-) -> None:
+async def newer_message_matching_less_stays_below(memory: MemoryBackend) -> None:
     """BM25 alone ranks messages as it ranks facts: recency only breaks ties, so a message
     from long ago that matches a little better stays above a newer one."""
     older = "The spare house keys are with Marta, in the blue tin on her kitchen shelf."
     newer = "The spare house keys are with Marta, in the old blue tin on her kitchen shelf."
     await said(memory, "Before I forget.", older, at=NOW - timedelta(days=700))
     await said(memory, "Also this.", newer, at=NOW)
-    hits = [
-        hit for hit in await memory.search("spare house keys Marta") if hit.item.kind == "episode"
-    ]
+    found = await memory.search("spare house keys Marta")
+    hits = [hit for hit in found if hit.item.kind == "episode"]
     assert texts(hits)[:2] == [older, newer]
     # so close that recency at its weight with a model (0.05) would have put the newer first
     assert hits[0].parts["bm25"] - hits[1].parts["bm25"] < 0.04
+
+
+async def test_without_a_model_a_newer_message_matching_less_stays_below(
+    memory: SqliteFtsMemory,
+) -> None:
+    await newer_message_matching_less_stays_below(memory)

@@ -16,7 +16,14 @@ from bot.memory.base import MemoryHit
 from bot.memory.holographic.backend import HolographicMemory
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
-from tests.test_memory_episodes import NOW, OFFICE, PUB, episodes, said
+from tests.test_memory_episodes import (
+    NOW,
+    OFFICE,
+    PUB,
+    episodes,
+    newer_message_matching_less_stays_below,
+    said,
+)
 
 __all__: list[str] = []
 
@@ -209,3 +216,8 @@ async def test_on_record_turns_come_back_and_off_the_record_ones_never_reach_the
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert b"Banco Verde" not in path.read_bytes(), path
+
+
+async def test_a_newer_message_matching_less_stays_below(memory: HolographicMemory) -> None:
+    """Its episodes are ranked by BM25 alone: recency only breaks ties, as in sqlite-fts5."""
+    await newer_message_matching_less_stays_below(memory)
