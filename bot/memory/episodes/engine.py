@@ -24,7 +24,7 @@ in another.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 
@@ -307,29 +307,17 @@ class EpisodePool:
         """The ``limit`` best, best first, BM25 and cosine divided by the pool's best, the
         cosine weighed ``meaning`` and recency ``recent``; each dated on the day ``now``'s
         zone (the user's) counts, as the query's window is."""
-        weights = (meaning, recent)
-        return _ranked(self.rows, self.window, now, limit, (best_bm25, best_cosine), weights)
-
-
-def _ranked(
-    rows: Sequence[EpisodeRow],
-    window: tuple[float, float] | None,
-    now: datetime,
-    limit: int,
-    best: tuple[float, float],
-    weights: tuple[float, float],
-) -> list[MemoryHit]:
-    zone: tzinfo = now.tzinfo or UTC
-    at = now.timestamp()
-    scored = []
-    for row in rows:
-        parts = {
-            "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best[0]),
-            "cosine": weights[0] * normalised_cosine(row.cosine, best[1]),
-            "recency": weights[1] * recency(row.last_seen, at),
-        }
-        if window is not None:
-            parts["time"] = W_TIME * float(window[0] <= row.at < window[1])
-        scored.append((sum(parts.values()), row, parts))
-    scored.sort(key=lambda entry: entry[0], reverse=True)
-    return [MemoryHit(row.item(zone), score, parts) for score, row, parts in scored[:limit]]
+        zone: tzinfo = now.tzinfo or UTC
+        at = now.timestamp()
+        scored = []
+        for row in self.rows:
+            parts = {
+                "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best_bm25),
+                "cosine": meaning * normalised_cosine(row.cosine, best_cosine),
+                "recency": recent * recency(row.last_seen, at),
+            }
+            if self.window is not None:
+                parts["time"] = W_TIME * float(self.window[0] <= row.at < self.window[1])
+            scored.append((sum(parts.values()), row, parts))
+        scored.sort(key=lambda entry: entry[0], reverse=True)
+        return [MemoryHit(row.item(zone), score, parts) for score, row, parts in scored[:limit]]

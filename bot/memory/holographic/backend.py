@@ -72,7 +72,7 @@ from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
 from bot.memory.reinforcement import said_again
-from bot.memory.sqlite.scoring import W_RECENCY_WORDS_ONLY
+from bot.memory.sqlite.scoring import recency_weight
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
 
@@ -308,13 +308,12 @@ class HolographicMemory(EpisodeBackend):
         facts = self.recall(query, limit=limit, audience=audience)
         now = self._now()
         episodes = await self.episodes.pool(query, limit=limit, now=now, labels=audience.labels)
-        # BM25 alone ranks its episodes: recency only breaks ties, as in sqlite-fts5's
-        ranked = episodes.ranked(
+        ranked = episodes.ranked(  # by BM25 alone: no model's cosine
             best_bm25=episodes.best_bm25,
             best_cosine=0.0,
             now=now,
             limit=limit,
-            recent=W_RECENCY_WORDS_ONLY,
+            recent=recency_weight(with_model=False),
         )
         hits = blend(
             [recalled.hit for recalled in facts],

@@ -53,7 +53,7 @@ from bot.memory.sqlite import second_search
 from bot.memory.sqlite.admission import FORCED_CONFIDENCE, MAX_ITEM_CHARS, admit, mirrorable_lines
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text
 from bot.memory.sqlite.recall import CANDIDATE_MARGIN, fact_pool, score_facts
-from bot.memory.sqlite.scoring import W_COSINE, W_RECENCY, W_RECENCY_WORDS_ONLY, Ranking
+from bot.memory.sqlite.scoring import W_COSINE, Ranking, recency_weight
 from bot.memory.sqlite.store import FtsStore
 from bot.memory.sqlite.vector_index import VectorIndex, embed_missing, stored_index
 from bot.tools.registry import Tool
@@ -443,14 +443,13 @@ class SqliteFtsMemory(EpisodeBackend):
         cosine = max(
             max((row.candidate.cosine for row in facts), default=0.0), episodes.best_cosine
         )
-        # BM25 alone: recency only breaks ties (scoring.W_RECENCY_WORDS_ONLY)
         ranking = Ranking(
             best_bm25=best,
             best_cosine=cosine,
             now=now,
             limit=limit,
             meaning=W_COSINE if self.embedder is None else self.embedder.meaning,
-            recent=W_RECENCY_WORDS_ONLY if self.embedder is None else W_RECENCY,
+            recent=recency_weight(with_model=self.embedder is not None),
         )
         hits = blend(
             score_facts(facts, **ranking),

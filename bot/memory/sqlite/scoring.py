@@ -56,6 +56,7 @@ __all__ = [
     "normalised_bm25",
     "normalised_cosine",
     "recency",
+    "recency_weight",
     "score_parts",
 ]
 
@@ -107,6 +108,12 @@ class Candidate:
     stated_at: float
     bm25_raw: float = 0.0
     cosine: float = 0.0
+
+
+def recency_weight(*, with_model: bool) -> float:
+    """Recency's weight in a score: :data:`W_RECENCY` beside a model's cosine, and with BM25
+    ranking alone only enough to break ties (:data:`W_RECENCY_WORDS_ONLY`)."""
+    return W_RECENCY if with_model else W_RECENCY_WORDS_ONLY
 
 
 def normalised_bm25(raw: float, best: float) -> float:
