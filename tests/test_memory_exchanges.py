@@ -1,5 +1,7 @@
 """A message and the persona's answer to it are one recalled exchange, for both backends that
-keep episodes, and in the prompt."""
+keep episodes, and in the prompt; and a message that answers the persona's question is found
+by the question's words ("Hotel Dieu, Thursday at eight" by "cataract surgery"), only when the
+question came just before, to the same audience."""
 
 from __future__ import annotations
 
@@ -10,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import MemoryBackend, MemoryHit
+from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_in
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.turn.audience import Audience
+from bot.turn.audience import DIRECT_ROOM, Audience
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 from tests.test_memory_episodes import NOW, PUB, said
@@ -134,3 +137,65 @@ async def test_a_follow_up_keeps_the_message_whose_answer_is_still_on_screen(
     hits = await recall(memory, "Does she enjoy it there?", on_screen, limit=4)
     assert told in [hit.item.context or hit.item.text for hit in hits]
     assert all(on_screen[0] not in (hit.item.text, hit.item.context) for hit in hits)
+
+
+# -- the question a message answers ------------------------------------------------------
+
+OPERATION = "I finally got a date for the eye operation."
+WHICH_HOSPITAL = "Oh good! Which hospital is doing the cataract surgery?"
+HOSPITAL = "Hotel Dieu, Thursday at eight."
+WHERE_SURGERY = "Where is my cataract surgery happening?"
+
+
+def messages(hits: list[MemoryHit]) -> list[str]:
+    """Every message a hit shows: its own, and the other side of its exchange."""
+    shown = []
+    for hit in hits:
+        shown.append(hit.item.text)
+        shown.extend(side.message for side in (hit.reply, hit.replying_to) if side is not None)
+    return shown
+
+
+def test_the_last_question_of_a_reply_is_the_one_answered() -> None:
+    assert question_in(WHICH_HOSPITAL) == "Which hospital is doing the cataract surgery?"
+    two = "Did the plumber fix the boiler? And which day is your sister's wedding, then?"
+    assert question_in(two) == "And which day is your sister's wedding, then?"
+    assert question_in("E Cabo Verde, sempre em outubro?") == "E Cabo Verde, sempre em outubro?"
+
+
+def test_a_question_that_says_little_or_no_question_lends_nothing() -> None:
+    assert question_in("Good morning! Sleep well?") is None
+    assert question_in("Ooh, was it any good?") is None
+    # the last question is the one answered, even when an earlier one said more
+    assert question_in("Which hospital is doing the cataract surgery? All good?") is None
+    assert question_in("Sounds like a lovely day at the beach.") is None
+    assert question_in("") is None
+
+
+async def test_an_answer_is_found_by_the_words_of_the_question_it_answers(
+    memory: MemoryBackend,
+) -> None:
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    hits = await memory.prefetch(WHERE_SURGERY, limit=5)
+    assert HOSPITAL in messages(hits)
+    # the message is kept as it was said: the question's words are only in the index
+    assert HOSPITAL in [hit.item.text for hit in await memory.prefetch("Hotel Dieu", limit=5)]
+    assert WHICH_HOSPITAL not in [hit.item.text for hit in hits if hit.item.text == HOSPITAL]
+
+
+async def test_an_answer_long_after_the_question_is_not_taken_for_its_answer(
+    memory: MemoryBackend,
+) -> None:
+    later = timedelta(seconds=ANSWER_WINDOW + 60)
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3) - later)
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+
+
+async def test_a_question_asked_in_another_room_lends_no_words(memory: MemoryBackend) -> None:
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(minutes=3), heard_by=PUB)
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(minutes=1))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=DIRECT_ROOM))

@@ -33,6 +33,7 @@ import structlog
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.embedding.models import Embedder, Matrix
+from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_in
 from bot.memory.episodes.sentence_fill import fill_sentences
 from bot.memory.episodes.sentence_vectors import (
     MAX_SENTENCES,
@@ -145,9 +146,12 @@ class Episodes:
             if not raw.strip():
                 continue
             text, norm, terms = await run_on_text(raw, analyse)
-            if norm:
-                at = turn.at.timestamp()
-                said.append(Said(at, speaker, turn.audience, turn.platform, text, norm, terms))
+            if not norm:
+                continue
+            if speaker == "user":
+                terms = await self._with_question_answered(turn, terms)
+            at = turn.at.timestamp()
+            said.append(Said(at, speaker, turn.audience, turn.platform, text, norm, terms))
         new: list[tuple[int, str]] = []
         users = None
         for message, (rowid, created, label) in zip(
@@ -184,6 +188,16 @@ class Episodes:
                     if rowid not in found_by_sentences:
                         self.index.add(rowid, vector, label=turn.audience)
         return users
+
+    async def _with_question_answered(self, turn: TurnRecord, terms: str) -> str:
+        """The index stems of the user's message, and those of the question it may answer:
+        the persona's, just before it (:mod:`bot.memory.episodes.question_asked`)."""
+        at = turn.at.timestamp()
+        reply = await self.store.persona_said(
+            turn.audience, turn.platform, since=at - ANSWER_WINDOW, until=at
+        )
+        question = question_in(reply) if reply else None
+        return f"{terms} {index_terms(question)}" if question else terms
 
     async def pool(
         self,

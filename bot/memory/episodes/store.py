@@ -278,6 +278,19 @@ class EpisodeStore:
         )
         return [int(row[0]) for row in rows]
 
+    async def persona_said(
+        self, audience: str, platform: str, *, since: float, until: float
+    ) -> str | None:
+        """The text of the persona's newest message in ``audience`` on ``platform`` said
+        within ``[since, until]``, or None."""
+        rows = await self._conn._all(
+            "SELECT text FROM episodes WHERE at >= ?1 AND at <= ?2 AND speaker = 'persona'"
+            " AND audience = ?3 AND platform = ?4 AND status = 'active'"
+            " ORDER BY at DESC, id DESC LIMIT 1",
+            (since, until, audience, platform),
+        )
+        return str(rows[0][0]) if rows else None
+
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
         """Mark the episode forgotten; False when there is none (of the ``labels``)."""
         scope, scope_params = labels_in("audience", labels, 2)
