@@ -1,7 +1,8 @@
 """A message and the persona's answer to it are one recalled exchange, for both backends that
 keep episodes, and in the prompt; and a message that answers the persona's question is found
 by the question's words ("Hotel Dieu, Thursday at eight" by "cataract surgery"), only when the
-question came just before, to the same audience."""
+question came just before, to the same audience, and no more once it is forgotten or the
+answer is shared with a room that never heard it."""
 
 from __future__ import annotations
 
@@ -199,3 +200,44 @@ async def test_a_question_asked_in_another_room_lends_no_words(memory: MemoryBac
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
     assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=DIRECT_ROOM))
+
+
+async def test_a_forgotten_question_lends_its_words_no_more(memory: MemoryBackend) -> None:
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    question = next(
+        hit.item.id
+        for hit in await memory.search(WHICH_HOSPITAL, limit=10)
+        if hit.item.text == WHICH_HOSPITAL
+    )
+    assert await memory.forget(question)
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    # the answer itself is still found by its own words
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5))
+
+
+async def test_an_answer_shared_with_a_room_takes_no_words_of_a_question_the_room_never_heard(
+    memory: MemoryBackend,
+) -> None:
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    answer = next(
+        hit.item.id
+        for hit in await memory.search("Hotel Dieu", limit=10)
+        if hit.item.text == HOSPITAL
+    )
+    assert await memory.share(answer, PUB.label)
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+
+
+async def test_the_index_stays_whole_when_an_answer_is_indexed_again(tmp_path: Path) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+        await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+        for _ in range(2):  # forgotten, then forgetting it again changes nothing
+            assert await memory.forget("e2")
+        db = memory._store.db
+        await db.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('integrity-check')")
+        assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5))
+        assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))

@@ -125,18 +125,22 @@ class Episodes:
         self.sentences = None
 
     async def set_active(self, rowid: int, active: bool) -> None:
-        """The episode was forgotten (or brought back): its vectors and its sentences' too."""
+        """The episode was forgotten (or brought back): its vectors and its sentences' too,
+        and the messages that answered it."""
         if self.index is not None:
             self.index.set_active(rowid, active)
         if self.sentences:
             await self.sentences.set_active(rowid, active)
+        await self._answers_again(rowid)
 
     async def set_label(self, rowid: int, label: str) -> None:
-        """The episode's audience changed: searches see it, and its sentences, by it now."""
+        """The episode's audience changed: searches see it, and its sentences, by it now,
+        and it and the messages after it take the words of the question they answer again."""
         if self.index is not None:
             self.index.set_label(rowid, label)
         if self.sentences:
             await self.sentences.set_label(rowid, label)
+        await self._answers_again(rowid)
 
     async def record(self, turn: TurnRecord) -> int | None:
         """Keep both sides of ``turn`` (repeats reinforce their episode instead); the rowid of
@@ -148,9 +152,9 @@ class Episodes:
             text, norm, terms = await run_on_text(raw, analyse)
             if not norm:
                 continue
-            if speaker == "user":
-                terms = await self._with_question_answered(turn, terms)
             at = turn.at.timestamp()
+            if speaker == "user":
+                terms = await self._with_question_answered(terms, turn.audience, turn.platform, at)
             said.append(Said(at, speaker, turn.audience, turn.platform, text, norm, terms))
         new: list[tuple[int, str]] = []
         users = None
@@ -189,15 +193,47 @@ class Episodes:
                         self.index.add(rowid, vector, label=turn.audience)
         return users
 
-    async def _with_question_answered(self, turn: TurnRecord, terms: str) -> str:
-        """The index stems of the user's message, and those of the question it may answer:
+    async def _with_question_answered(
+        self, terms: str, audience: str, platform: str, at: float
+    ) -> str:
+        """The index stems of a person's message, and those of the question it may answer:
         the persona's, just before it (:mod:`bot.memory.episodes.question_asked`)."""
-        at = turn.at.timestamp()
         reply = await self.store.persona_said(
-            turn.audience, turn.platform, since=at - ANSWER_WINDOW, until=at
+            audience, platform, since=at - ANSWER_WINDOW, until=at
         )
         question = question_in(reply) if reply else None
         return f"{terms} {index_terms(question)}" if question else terms
+
+    async def _answers_again(self, rowid: int) -> None:
+        """The person's messages said just after episode ``rowid`` (and it, if theirs) take
+        the words of the question they answer again, now that it was forgotten or its
+        audience changed: a forgotten question lends nothing, and a question lends nothing
+        to a message heard by another audience."""
+        said = await self.store.said_when(rowid)
+        if said is None:
+            return
+        at, platform = said
+        for answer, when, audience, text, terms in await self.store.user_messages(
+            platform, since=at, until=at + ANSWER_WINDOW
+        ):
+            wanted = await self._with_question_answered(index_terms(text), audience, platform, when)
+            if wanted != terms:
+                await self.store.reindex(answer, wanted)
+
+    async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
+        """Mark the episode forgotten (False when there is none of the ``labels``); its
+        vectors leave the indexes, and what answered it is indexed without its words."""
+        found = await self.store.forget(rowid, labels=labels, at=at)
+        if found:
+            await self.set_active(rowid, False)
+        return found
+
+    async def share(self, rowid: int, label: str, *, at: float) -> bool:
+        """Give the episode the audience ``label`` (False when there is none)."""
+        found = await self.store.share(rowid, label, at=at)
+        if found:
+            await self.set_label(rowid, label)
+        return found
 
     async def pool(
         self,

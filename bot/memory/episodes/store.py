@@ -291,6 +291,37 @@ class EpisodeStore:
         )
         return str(rows[0][0]) if rows else None
 
+    async def said_when(self, rowid: int) -> tuple[float, str] | None:
+        """When and on which platform the episode was said (None: no such episode)."""
+        rows = await self._conn._all("SELECT at, platform FROM episodes WHERE id = ?", (rowid,))
+        return (float(rows[0][0]), str(rows[0][1])) if rows else None
+
+    async def user_messages(
+        self, platform: str, *, since: float, until: float
+    ) -> list[tuple[int, float, str, str, str]]:
+        """``(rowid, at, audience, text, terms)`` of the person's active messages said on
+        ``platform`` within ``[since, until]``."""
+        rows = await self._conn._all(
+            "SELECT id, at, audience, text, terms FROM episodes WHERE at >= ?1 AND at <= ?2"
+            " AND speaker = 'user' AND platform = ?3 AND status = 'active'",
+            (since, until, platform),
+        )
+        return [(int(r[0]), float(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
+
+    async def reindex(self, rowid: int, terms: str) -> None:
+        """Index the episode by ``terms`` instead of the stems it was indexed by."""
+        async with self._conn._tx() as db:
+            await db.execute(
+                "INSERT INTO episodes_fts (episodes_fts, rowid, terms)"
+                " SELECT 'delete', id, terms FROM episodes WHERE id = ?",
+                (rowid,),
+            )
+            await db.execute("UPDATE episodes SET terms = ? WHERE id = ?", (terms, rowid))
+            await db.execute(
+                "INSERT INTO episodes_fts (rowid, terms) VALUES (?, ?)", (rowid, terms)
+            )
+        self._terms.forget()
+
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
         """Mark the episode forgotten; False when there is none (of the ``labels``)."""
         scope, scope_params = labels_in("audience", labels, 2)

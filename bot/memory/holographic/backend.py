@@ -251,7 +251,7 @@ class HolographicMemory(EpisodeBackend):
                 episode = parse_episode_id(item_id)
                 if episode is None:
                     return False
-                return await self.episodes.store.forget(episode, labels=audience.labels)
+                return await self.episodes.forget(episode, labels=audience.labels)
             if not audience.sees(known[1]):
                 return False
             if known[0] != "forgotten":
@@ -271,7 +271,7 @@ class HolographicMemory(EpisodeBackend):
                 if episode is None:
                     return False
                 at = self._now().timestamp()
-                return await self.episodes.store.share(episode, label, at=at)
+                return await self.episodes.share(episode, label, at=at)
             if known[1] != label:
                 detail = f"{describe(label)} (was {describe(known[1])})"
                 await self._store.set_audience(item_id, label, detail)

@@ -337,10 +337,7 @@ class SqliteFtsMemory(EpisodeBackend):
     async def forget(self, item_id: str, *, audience: Audience = DIRECT_ROOM) -> bool:
         episode = parse_episode_id(item_id)
         if episode is not None:
-            found = await self.episodes.store.forget(episode, labels=audience.labels)
-            if found:
-                await self.episodes.set_active(episode, False)
-            return found
+            return await self.episodes.forget(episode, labels=audience.labels)
         rowid = _parse_id(item_id)
         if rowid is None:
             return False
@@ -359,10 +356,7 @@ class SqliteFtsMemory(EpisodeBackend):
         at = self._now().timestamp()
         episode = parse_episode_id(item_id)
         if episode is not None:
-            found = await self.episodes.store.share(episode, label, at=at)
-            if found:
-                await self.episodes.set_label(episode, label)
-            return found
+            return await self.episodes.share(episode, label, at=at)
         rowid = _parse_id(item_id)
         if rowid is None:
             return False
