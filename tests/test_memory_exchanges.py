@@ -17,6 +17,7 @@ from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_in
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.stemming import index_terms
 from bot.turn.audience import DIRECT_ROOM, Audience
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
@@ -241,3 +242,17 @@ async def test_the_index_stays_whole_when_an_answer_is_indexed_again(tmp_path: P
         await db.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('integrity-check')")
         assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5))
         assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+
+
+async def test_a_message_never_takes_the_words_of_the_answer_to_it(tmp_path: Path) -> None:
+    """The persona's answer is said at the message's moment: it is not the message before,
+    even when the message is indexed again (here, on being said once more)."""
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        flights = "I booked the flights for Lisbon."
+        asks = "Lovely! Which hotel are you staying at in Alfama?"
+        await said(memory, flights, asks, at=NOW - timedelta(days=3))
+        await said(memory, flights, "You said!", at=NOW - timedelta(days=3) + timedelta(minutes=1))
+        rows = await memory._store.db.execute_fetchall(
+            "SELECT terms FROM episodes WHERE text = ?", (flights,)
+        )
+        assert [terms for (terms,) in rows] == [index_terms(flights)]

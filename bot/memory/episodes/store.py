@@ -282,9 +282,10 @@ class EpisodeStore:
         self, audience: str, platform: str, *, since: float, until: float
     ) -> str | None:
         """The text of the persona's newest message in ``audience`` on ``platform`` said
-        within ``[since, until]``, or None."""
+        from ``since`` and before ``until`` (a message and the persona's answer to it share
+        their moment: the answer is not the message before), or None."""
         rows = await self._conn._all(
-            "SELECT text FROM episodes WHERE at >= ?1 AND at <= ?2 AND speaker = 'persona'"
+            "SELECT text FROM episodes WHERE at >= ?1 AND at < ?2 AND speaker = 'persona'"
             " AND audience = ?3 AND platform = ?4 AND status = 'active'"
             " ORDER BY at DESC, id DESC LIMIT 1",
             (since, until, audience, platform),
