@@ -250,9 +250,24 @@ async def test_a_message_never_takes_the_words_of_the_answer_to_it(tmp_path: Pat
     async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
         flights = "I booked the flights for Lisbon."
         asks = "Lovely! Which hotel are you staying at in Alfama?"
+        # said again at the same moment, with no answer this time: only the order they were
+        # stored in tells the first answer from a message before
         await said(memory, flights, asks, at=NOW - timedelta(days=3))
-        await said(memory, flights, "You said!", at=NOW - timedelta(days=3) + timedelta(minutes=1))
+        await said(memory, flights, "", at=NOW - timedelta(days=3))
         rows = await memory._store.db.execute_fetchall(
             "SELECT terms FROM episodes WHERE text = ?", (flights,)
         )
         assert [terms for (terms,) in rows] == [index_terms(flights)]
+
+
+async def test_messages_stored_with_one_moment_still_answer_the_question_before_them(
+    memory: MemoryBackend,
+) -> None:
+    """Turns given the same time (a day's conversation brought in at once) are told apart by
+    the order they were stored in: the answer takes the question before it, not its own."""
+    moment = NOW - timedelta(days=3)
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=moment)
+    await said(memory, HOSPITAL, "Which ward are they putting you on afterwards?", at=moment)
+    await said(memory, "No idea yet.", "Fingers crossed for you.", at=moment)
+    assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    assert "No idea yet." in messages(await memory.prefetch("which ward afterwards", limit=5))

@@ -194,12 +194,13 @@ class Episodes:
         return users
 
     async def _with_question_answered(
-        self, terms: str, audience: str, platform: str, at: float
+        self, terms: str, audience: str, platform: str, at: float, rowid: int | None = None
     ) -> str:
-        """The index stems of a person's message, and those of the question it may answer:
-        the persona's, just before it (:mod:`bot.memory.episodes.question_asked`)."""
+        """The index stems of a person's message (episode ``rowid``, None: not stored yet),
+        and those of the question it may answer: the persona's, just before it
+        (:mod:`bot.memory.episodes.question_asked`)."""
         reply = await self.store.persona_said(
-            audience, platform, since=at - ANSWER_WINDOW, until=at
+            audience, platform, since=at - ANSWER_WINDOW, until=at, before=rowid
         )
         question = question_in(reply) if reply else None
         return f"{terms} {index_terms(question)}" if question else terms
@@ -216,7 +217,9 @@ class Episodes:
         for answer, when, audience, text, terms in await self.store.user_messages(
             platform, since=at, until=at + ANSWER_WINDOW
         ):
-            wanted = await self._with_question_answered(index_terms(text), audience, platform, when)
+            wanted = await self._with_question_answered(
+                index_terms(text), audience, platform, when, answer
+            )
             if wanted != terms:
                 await self.store.reindex(answer, wanted)
 

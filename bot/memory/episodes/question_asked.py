@@ -9,10 +9,12 @@ came within :data:`ANSWER_WINDOW`, to the same audience (a group room, or the pe
 rooms) on the same platform, and says enough to be about something
 (:data:`MIN_QUESTION_WORDS` telling words: "Sleep well?" and "Was it any good?" lend nothing).
 A question the persona asked before in the same words is a repeat of its first episode, said
-long ago, and lends nothing either. When a question is forgotten, or a message's audience
-changes, the messages after it are indexed again (``Episodes._answers_again``): a forgotten
-question lends nothing, and a message shared with a room keeps no words of a question the
-room never heard.
+long ago, and lends nothing either. "Before" is the order messages were stored in, so turns
+given one time (a day's conversation brought in at once) still pair each answer with the
+question before it, never with the persona's answer to it. When a question is forgotten, or
+a message's audience changes, the messages after it are indexed again
+(``Episodes._answers_again``): a forgotten question lends nothing, and a message shared with
+a room keeps no words of a question the room never heard.
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25
 alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), sets A (0.690) and B (0.354:

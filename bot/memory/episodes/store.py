@@ -45,6 +45,8 @@ _FOUND_BY_SENTENCES = (
 )
 #: episodes asked for in one statement (far under SQLite's limit of bound values)
 _ASKED = 500
+#: past any rowid SQLite gives
+_LAST_ID = 2**63 - 1
 _COLUMNS = "e.id, e.at, e.speaker, e.audience, e.platform, e.text, e.reinforced, e.last_seen"
 
 
@@ -279,16 +281,17 @@ class EpisodeStore:
         return [int(row[0]) for row in rows]
 
     async def persona_said(
-        self, audience: str, platform: str, *, since: float, until: float
+        self, audience: str, platform: str, *, since: float, until: float, before: int | None
     ) -> str | None:
-        """The text of the persona's newest message in ``audience`` on ``platform`` said
-        from ``since`` and before ``until`` (a message and the persona's answer to it share
-        their moment: the answer is not the message before), or None."""
+        """The text of the persona's last message in ``audience`` on ``platform`` said within
+        ``[since, until]`` and stored before episode ``before`` (None: before any to come),
+        or None. Order is the store's, not the clock's alone: a message and the persona's
+        answer to it share their moment, and the answer is stored after it."""
         rows = await self._conn._all(
-            "SELECT text FROM episodes WHERE at >= ?1 AND at < ?2 AND speaker = 'persona'"
-            " AND audience = ?3 AND platform = ?4 AND status = 'active'"
-            " ORDER BY at DESC, id DESC LIMIT 1",
-            (since, until, audience, platform),
+            "SELECT text FROM episodes WHERE at >= ?1 AND at <= ?2 AND id < ?3"
+            " AND speaker = 'persona' AND audience = ?4 AND platform = ?5"
+            " AND status = 'active' ORDER BY at DESC, id DESC LIMIT 1",
+            (since, until, _LAST_ID if before is None else before, audience, platform),
         )
         return str(rows[0][0]) if rows else None
 
