@@ -6,6 +6,7 @@ answer is shared with a room that never heard it."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -238,8 +239,10 @@ async def test_the_index_stays_whole_when_an_answer_is_indexed_again(tmp_path: P
         await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
         for _ in range(2):  # forgotten, then forgetting it again changes nothing
             assert await memory.forget("e2")
-        db = memory._store.db
-        await db.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('integrity-check')")
+        db = memory._store.db  # rank 1: the index is compared with the table's text too
+        await db.execute(
+            "INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('integrity-check', 1)"
+        )
         assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5))
         assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
 
@@ -271,3 +274,58 @@ async def test_messages_stored_with_one_moment_still_answer_the_question_before_
     await said(memory, "No idea yet.", "Fingers crossed for you.", at=moment)
     assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
     assert "No idea yet." in messages(await memory.prefetch("which ward afterwards", limit=5))
+
+
+ROOT_CANAL = "Which dentist is doing the root canal on Friday?"
+
+
+async def test_a_forgotten_question_leaves_its_answer_to_no_older_question(
+    memory: MemoryBackend,
+) -> None:
+    await said(memory, "My tooth still hurts.", ROOT_CANAL, at=NOW - timedelta(days=3, minutes=9))
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    assert await memory.forget("e4")  # the persona's question about the hospital
+    assert HOSPITAL not in messages(await memory.prefetch("which dentist root canal", limit=5))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+
+
+async def test_an_answer_to_a_question_asked_again_takes_that_question(
+    memory: MemoryBackend,
+) -> None:
+    await said(memory, "My tooth still hurts.", ROOT_CANAL, at=NOW - timedelta(days=3, minutes=9))
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=5))
+    await said(memory, "Sorry, what?", ROOT_CANAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, "Dr Okafor, first thing.", "Good luck!", at=NOW - timedelta(days=3))
+    assert "Dr Okafor, first thing." in messages(
+        await memory.prefetch("Who is doing my root canal?", limit=5)
+    )
+    assert "Dr Okafor, first thing." not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+
+
+async def test_an_answer_said_again_in_a_room_keeps_no_words_of_the_direct_question(
+    memory: MemoryBackend,
+) -> None:
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    await said(memory, HOSPITAL, "Noted.", at=NOW - timedelta(days=1), heard_by=PUB)
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+
+
+async def test_a_share_that_fails_leaves_the_answer_with_fewer_words_never_more(
+    memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    episodes = memory.episodes  # type: ignore[attr-defined]
+
+    async def locked(*args: object, **kwargs: object) -> bool:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(episodes.store, "share", locked)
+    with pytest.raises(sqlite3.OperationalError):
+        await memory.share("e3", PUB.label)
+    # the question's words left the answer before its audience was to change
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5))

@@ -47,6 +47,10 @@ def back_to_room_kinds(db_path: Path, version: int) -> None:
         columns = {row[1] for row in db.execute("PRAGMA table_info(items)")}
         if "episode" in columns:  # v7, later than audiences
             db.execute("ALTER TABLE items DROP COLUMN episode")
+        if "answers" in {row[1] for row in db.execute("PRAGMA table_info(episodes)")}:
+            db.execute("DROP INDEX IF EXISTS episodes_answers")  # v10 (episodes.db: 5)
+            db.execute("DROP INDEX IF EXISTS episodes_last_seen")
+            db.execute("ALTER TABLE episodes DROP COLUMN answers")
         db.execute("DROP TABLE IF EXISTS episode_events")
         db.execute("DROP TABLE IF EXISTS sessions")
         db.execute("DELETE FROM schema_version WHERE version > ?", (version,))

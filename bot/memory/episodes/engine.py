@@ -125,22 +125,18 @@ class Episodes:
         self.sentences = None
 
     async def set_active(self, rowid: int, active: bool) -> None:
-        """The episode was forgotten (or brought back): its vectors and its sentences' too,
-        and the messages that answered it."""
+        """The episode was forgotten (or brought back): its vectors and its sentences' too."""
         if self.index is not None:
             self.index.set_active(rowid, active)
         if self.sentences:
             await self.sentences.set_active(rowid, active)
-        await self._answers_again(rowid)
 
     async def set_label(self, rowid: int, label: str) -> None:
-        """The episode's audience changed: searches see it, and its sentences, by it now,
-        and it and the messages after it take the words of the question they answer again."""
+        """The episode's audience changed: searches see it, and its sentences, by it now."""
         if self.index is not None:
             self.index.set_label(rowid, label)
         if self.sentences:
             await self.sentences.set_label(rowid, label)
-        await self._answers_again(rowid)
 
     async def record(self, turn: TurnRecord) -> int | None:
         """Keep both sides of ``turn`` (repeats reinforce their episode instead); the rowid of
@@ -153,9 +149,13 @@ class Episodes:
             if not norm:
                 continue
             at = turn.at.timestamp()
+            question = None
             if speaker == "user":
-                terms = await self._with_question_answered(terms, turn.audience, turn.platform, at)
-            said.append(Said(at, speaker, turn.audience, turn.platform, text, norm, terms))
+                question = await self._question_answered(turn.audience, turn.platform, at)
+                if question is not None:
+                    terms = f"{terms} {question[1]}"
+            answers = question[0] if question is not None else None
+            said.append(Said(at, speaker, turn.audience, turn.platform, text, norm, terms, answers))
         new: list[tuple[int, str]] = []
         users = None
         for message, (rowid, created, label) in zip(
@@ -165,8 +165,12 @@ class Episodes:
                 users = rowid
             if created:
                 new.append((rowid, message.text))
-            else:
+            else:  # said again, perhaps to another audience
                 await self.set_label(rowid, label)
+                try:
+                    await self._answers_again(rowid)
+                except Exception as exc:  # the turn is kept; the words wait for the next change
+                    log.error("memory.episodes.reindex_failed", episode=rowid, error=str(exc))
         if new and self.embedder is not None and self.index is not None:
             # the forward pass runs in a worker thread; both sides and their sentences in one
             # batch
@@ -193,49 +197,52 @@ class Episodes:
                         self.index.add(rowid, vector, label=turn.audience)
         return users
 
-    async def _with_question_answered(
-        self, terms: str, audience: str, platform: str, at: float, rowid: int | None = None
-    ) -> str:
-        """The index stems of a person's message (episode ``rowid``, None: not stored yet),
-        and those of the question it may answer: the persona's, just before it
-        (:mod:`bot.memory.episodes.question_asked`)."""
-        reply = await self.store.persona_said(
-            audience, platform, since=at - ANSWER_WINDOW, until=at, before=rowid
+    async def _question_answered(
+        self, audience: str, platform: str, at: float
+    ) -> tuple[int, str] | None:
+        """The persona's question a person's message said now to ``audience`` may answer,
+        as ``(its rowid, the stems it lends)``: the last sentence of the persona's message
+        just before (:mod:`bot.memory.episodes.question_asked`)."""
+        before = await self.store.persona_before(
+            audience, platform, since=at - ANSWER_WINDOW, until=at
         )
-        question = question_in(reply) if reply else None
-        return f"{terms} {index_terms(question)}" if question else terms
+        if before is None or not before[2]:
+            return None
+        question = question_in(before[1])
+        return (before[0], index_terms(question)) if question else None
 
-    async def _answers_again(self, rowid: int) -> None:
-        """The person's messages said just after episode ``rowid`` (and it, if theirs) take
-        the words of the question they answer again, now that it was forgotten or its
-        audience changed: a forgotten question lends nothing, and a question lends nothing
-        to a message heard by another audience."""
-        said = await self.store.said_when(rowid)
-        if said is None:
-            return
-        at, platform = said
-        for answer, when, audience, text, terms in await self.store.user_messages(
-            platform, since=at, until=at + ANSWER_WINDOW
-        ):
-            wanted = await self._with_question_answered(
-                index_terms(text), audience, platform, when, answer
-            )
-            if wanted != terms:
+    async def _answers_again(self, rowid: int, *, lend: bool = True) -> None:
+        """Index again the messages that answer episode ``rowid`` (and it, if it answers
+        one): with their question's words while it is active and said to their audience,
+        else (and with ``lend`` False, before a change) with their own words alone."""
+        for answer, text, audience, question, indexed in await self.store.answers_to(rowid):
+            terms = await run_on_text(text, index_terms)
+            asked = await self.store.question_heard(question, audience) if lend else None
+            said = question_in(asked) if asked else None
+            wanted = f"{terms} {index_terms(said)}" if said else terms
+            if wanted != indexed:
                 await self.store.reindex(answer, wanted)
 
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
         """Mark the episode forgotten (False when there is none of the ``labels``); its
-        vectors leave the indexes, and what answered it is indexed without its words."""
+        vectors leave the indexes, and what answered it is indexed without its words (before
+        the change, so a failure between the two leaves fewer words, never more)."""
+        await self._answers_again(rowid, lend=False)
         found = await self.store.forget(rowid, labels=labels, at=at)
         if found:
             await self.set_active(rowid, False)
+        await self._answers_again(rowid)
         return found
 
     async def share(self, rowid: int, label: str, *, at: float) -> bool:
-        """Give the episode the audience ``label`` (False when there is none)."""
+        """Give the episode the audience ``label`` (False when there is none); it and what
+        answers it are indexed with no question's words across the change, then with those
+        their audience heard."""
+        await self._answers_again(rowid, lend=False)
         found = await self.store.share(rowid, label, at=at)
         if found:
             await self.set_label(rowid, label)
+        await self._answers_again(rowid)
         return found
 
     async def pool(

@@ -4,27 +4,32 @@ with the answer.
 "Hotel Dieu, Thursday at eight" answers "Which hospital is doing the cataract surgery?", and
 says nothing of surgery itself: asked later "Where is my cataract surgery?", BM25 could find the
 question but never the answer. So a person's message is indexed (its stems, never its text)
-with the words of the last question the persona asked in the message before it, when that
-came within :data:`ANSWER_WINDOW`, to the same audience (a group room, or the persona's direct
-rooms) on the same platform, and says enough to be about something
-(:data:`MIN_QUESTION_WORDS` telling words: "Sleep well?" and "Was it any good?" lend nothing).
-A question the persona asked before in the same words is a repeat of its first episode, said
-long ago, and lends nothing either. "Before" is the order messages were stored in, so turns
-given one time (a day's conversation brought in at once) still pair each answer with the
-question before it, never with the persona's answer to it. When a question is forgotten, or
-a message's audience changes, the messages after it are indexed again
-(``Episodes._answers_again``): a forgotten question lends nothing, and a message shared with
-a room keeps no words of a question the room never heard.
+with the words of the question the persona asked just before: in its last message to the same
+audience (a group room, or the persona's direct rooms) on the same platform, said (or said
+again) within :data:`ANSWER_WINDOW`, the last sentence that asks something, when it says
+enough to be about something (:data:`MIN_QUESTION_WORDS` telling words: "Sleep well?" and
+"Was it any good?" lend nothing). The message records the question it answers
+(``episodes.answers``, ``memory.db`` v10). Of messages said at one moment, the last stored is
+the one before, so turns given one time still pair each answer with the question before it,
+never with the persona's answer to it.
+
+A question forgotten, or an audience changed, has its answers indexed again
+(``Episodes._answers_again``): first without the question's words, then with them only while
+the question is active and said to the answer's audience. So a forgotten question lends
+nothing, a message shared with a room keeps no words of a question the room never heard, and
+a failure between the steps leaves fewer words, never more. Messages said before v10 keep
+their own words alone.
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25
-alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), sets A (0.690) and B (0.354:
-0.365 / 0.342) as they were, question by question; with e5 sets A, B and D as they were
-(0.914, 0.608, 0.658). Of the four questions of set D that rose, one has its evidence in an
-answer to such a question ("E Cabo Verde, sempre em outubro?" "Sim, já está marcado! De 5 a
-15 de outubro"); the other three rose with the index's word counts. Questions of one or two
-telling words as well gave set D 0.494 and 0.491 and cost sets A and B up to 0.014: their
-persona asks the same short questions of every message ("Sleep well?"), whose words then
-stood in messages about other things.
+alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), set B 0.354 (0.365 / 0.342) ->
+0.362 (0.365 / 0.358), set A 0.690 -> 0.688 (one question of 336); with e5 set A 0.914 ->
+0.915, set B 0.608 -> 0.610 (0.608 / 0.612), set D as it was (0.658). Of the four
+questions of set D that rose, one has its evidence in an answer to such a question ("E Cabo
+Verde, sempre em outubro?" "Sim, já está marcado! De 5 a 15 de outubro"); the other three
+rose with the index's word counts. Questions of one or two telling words as well gave set D
+0.494 and 0.491 and cost sets A and B up to 0.014: their persona asks the same short
+questions of every message ("Sleep well?"), whose words then stood in messages about other
+things.
 """
 
 from __future__ import annotations
@@ -42,8 +47,9 @@ MIN_QUESTION_WORDS = 3
 
 
 def question_in(reply: str) -> str | None:
-    """The last sentence of ``reply`` that asks something with :data:`MIN_QUESTION_WORDS`
-    telling words, or None."""
+    """The last sentence of ``reply`` that asks something, if it has
+    :data:`MIN_QUESTION_WORDS` telling words; else None (an earlier question is not looked
+    for: the last is the one answered)."""
     for sentence in reversed(split_sentences(reply)):
         if not sentence.rstrip().endswith("?"):
             continue

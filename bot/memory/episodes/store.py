@@ -45,8 +45,6 @@ _FOUND_BY_SENTENCES = (
 )
 #: episodes asked for in one statement (far under SQLite's limit of bound values)
 _ASKED = 500
-#: past any rowid SQLite gives
-_LAST_ID = 2**63 - 1
 _COLUMNS = "e.id, e.at, e.speaker, e.audience, e.platform, e.text, e.reinforced, e.last_seen"
 
 
@@ -108,6 +106,8 @@ class Said(NamedTuple):
     text: str
     norm: str
     terms: str
+    #: of a person's message: the persona's question it answers, whose words ``terms`` holds
+    answers: int | None = None
 
 
 def _row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:
@@ -138,11 +138,12 @@ class EpisodeStore:
         each statement is a trip to SQLite's thread and a commit of its own."""
         if not said:
             return []
-        values = ",".join("(?, ?, ?, ?, ?, ?, ?)" for _ in said)
+        values = ",".join("(?, ?, ?, ?, ?, ?, ?, ?)" for _ in said)
         rows = await self._conn._all(
-            "INSERT INTO episodes (at, speaker, audience, platform, text, norm, terms, last_seen)"
+            "INSERT INTO episodes"
+            " (at, speaker, audience, platform, text, norm, terms, answers, last_seen)"
             " SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,"
-            f" v.column7, v.column1 FROM (VALUES {values}) v WHERE NOT EXISTS (SELECT 1"
+            f" v.column7, v.column8, v.column1 FROM (VALUES {values}) v WHERE NOT EXISTS (SELECT 1"
             " FROM episodes WHERE norm = v.column6 AND speaker = v.column2"
             f" AND status = 'active' AND {twin_sql('v.column3')}) RETURNING id, speaker, norm",
             [field for message in said for field in message],
@@ -280,37 +281,39 @@ class EpisodeStore:
         )
         return [int(row[0]) for row in rows]
 
-    async def persona_said(
-        self, audience: str, platform: str, *, since: float, until: float, before: int | None
-    ) -> str | None:
-        """The text of the persona's last message in ``audience`` on ``platform`` said within
-        ``[since, until]`` and stored before episode ``before`` (None: before any to come),
-        or None. Order is the store's, not the clock's alone: a message and the persona's
-        answer to it share their moment, and the answer is stored after it."""
+    async def persona_before(
+        self, audience: str, platform: str, *, since: float, until: float
+    ) -> tuple[int, str, bool] | None:
+        """``(rowid, text, active)`` of the persona's last message to ``audience`` on
+        ``platform``, last said within ``[since, until]`` (a question said again counts from
+        when it was said again), or None. Of messages last said at one moment, the last
+        stored."""
         rows = await self._conn._all(
-            "SELECT text FROM episodes WHERE at >= ?1 AND at <= ?2 AND id < ?3"
-            " AND speaker = 'persona' AND audience = ?4 AND platform = ?5"
-            " AND status = 'active' ORDER BY at DESC, id DESC LIMIT 1",
-            (since, until, _LAST_ID if before is None else before, audience, platform),
+            "SELECT id, text, status = 'active' FROM episodes WHERE last_seen >= ?1"
+            # +audience: found by the time of day, not among every message of the audience
+            " AND last_seen <= ?2 AND speaker = 'persona' AND +audience = ?3 AND platform = ?4"
+            " ORDER BY last_seen DESC, id DESC LIMIT 1",
+            (since, until, audience, platform),
+        )
+        return (int(rows[0][0]), str(rows[0][1]), bool(rows[0][2])) if rows else None
+
+    async def answers_to(self, rowid: int) -> list[tuple[int, str, str, int, str]]:
+        """``(rowid, text, audience, question, terms)`` of the active messages that answer
+        episode ``rowid``, and of ``rowid`` itself if it answers one."""
+        rows = await self._conn._all(
+            "SELECT id, text, audience, answers, terms FROM episodes WHERE status = 'active'"
+            " AND (answers = ?1 OR (id = ?1 AND answers IS NOT NULL))",
+            (rowid,),
+        )
+        return [(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
+
+    async def question_heard(self, rowid: int, audience: str) -> str | None:
+        """The text of episode ``rowid`` if it is active and said to ``audience``."""
+        rows = await self._conn._all(
+            "SELECT text FROM episodes WHERE id = ? AND status = 'active' AND audience = ?",
+            (rowid, audience),
         )
         return str(rows[0][0]) if rows else None
-
-    async def said_when(self, rowid: int) -> tuple[float, str] | None:
-        """When and on which platform the episode was said (None: no such episode)."""
-        rows = await self._conn._all("SELECT at, platform FROM episodes WHERE id = ?", (rowid,))
-        return (float(rows[0][0]), str(rows[0][1])) if rows else None
-
-    async def user_messages(
-        self, platform: str, *, since: float, until: float
-    ) -> list[tuple[int, float, str, str, str]]:
-        """``(rowid, at, audience, text, terms)`` of the person's active messages said on
-        ``platform`` within ``[since, until]``."""
-        rows = await self._conn._all(
-            "SELECT id, at, audience, text, terms FROM episodes WHERE at >= ?1 AND at <= ?2"
-            " AND speaker = 'user' AND platform = ?3 AND status = 'active'",
-            (since, until, platform),
-        )
-        return [(int(r[0]), float(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
 
     async def reindex(self, rowid: int, terms: str) -> None:
         """Index the episode by ``terms`` instead of the stems it was indexed by."""

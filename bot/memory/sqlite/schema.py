@@ -36,6 +36,10 @@ Tables:
 * ``sentence_fill`` (v9; v4 of ``episodes.db``): for each model, the episode up to which every
   message has been given its sentence vectors; the messages said before v8, or while another
   model (or none) was configured, are given theirs in the background after the file opens.
+* ``episodes.answers`` (v10; v5 of ``episodes.db``): of a person's message, the persona's
+  question it answers, whose words its index stems hold
+  (:mod:`bot.memory.episodes.question_asked`); NULL for the rest, and for the messages said
+  before v10, which keep their own words alone.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -273,6 +277,12 @@ CREATE TABLE IF NOT EXISTS sentence_fill (
 );
 """
 
+_ANSWERS = """
+ALTER TABLE episodes ADD COLUMN answers INTEGER;
+CREATE INDEX IF NOT EXISTS episodes_answers ON episodes (answers);
+CREATE INDEX IF NOT EXISTS episodes_last_seen ON episodes (last_seen);
+"""
+
 MIGRATIONS: list[Migration] = [
     (1, _V1),
     (2, _V2),
@@ -283,6 +293,7 @@ MIGRATIONS: list[Migration] = [
     (7, _V7),
     (8, _SENTENCE_VECTORS),
     (9, _SENTENCE_FILL),
+    (10, _ANSWERS),
 ]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
@@ -291,6 +302,7 @@ EPISODE_FILE_MIGRATIONS: list[Migration] = [
     (2, _EPISODE_AUDIENCE),
     (3, _SENTENCE_VECTORS),
     (4, _SENTENCE_FILL),
+    (5, _ANSWERS),
 ]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
 facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""
