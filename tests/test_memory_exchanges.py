@@ -279,6 +279,21 @@ async def test_messages_stored_with_one_moment_still_answer_the_question_before_
 ROOT_CANAL = "Which dentist is doing the root canal on Friday?"
 
 
+async def hospital_answered(memory: MemoryBackend) -> None:
+    """The persona asks which hospital; the person answers two minutes later."""
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+
+
+def locked(memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    """The episode store's ``step`` fails from now on, as on a database another writer holds."""
+
+    async def refused(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(memory.episodes.store, step, refused)  # type: ignore[attr-defined]
+
+
 async def test_a_forgotten_question_leaves_its_answer_to_no_older_question(
     memory: MemoryBackend,
 ) -> None:
@@ -316,16 +331,58 @@ async def test_an_answer_said_again_in_a_room_keeps_no_words_of_the_direct_quest
 async def test_a_share_that_fails_leaves_the_answer_with_fewer_words_never_more(
     memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
-    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
-    episodes = memory.episodes  # type: ignore[attr-defined]
-
-    async def locked(*args: object, **kwargs: object) -> bool:
-        raise sqlite3.OperationalError("database is locked")
-
-    monkeypatch.setattr(episodes.store, "share", locked)
+    await hospital_answered(memory)
+    locked(memory, monkeypatch, "share")
     with pytest.raises(sqlite3.OperationalError):
         await memory.share("e3", PUB.label)
     # the question's words left the answer before its audience was to change
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
     assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5))
+
+
+async def test_a_question_forgotten_before_its_answer_lends_nothing_nor_does_an_older_one(
+    memory: MemoryBackend,
+) -> None:
+    await said(memory, "My tooth still hurts.", ROOT_CANAL, at=NOW - timedelta(days=3, minutes=9))
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    assert await memory.forget("e4")  # the hospital question, before it is answered
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    assert HOSPITAL not in messages(await memory.prefetch("which dentist root canal", limit=5))
+
+
+async def test_a_forget_that_fails_leaves_the_answer_with_fewer_words_never_more(
+    memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await hospital_answered(memory)
+    locked(memory, monkeypatch, "forget")
+    with pytest.raises(sqlite3.OperationalError):
+        await memory.forget("e2")
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+
+
+@pytest.mark.parametrize("apart", [timedelta(minutes=1), timedelta(0)])
+async def test_an_answer_takes_a_question_said_again_where_it_was_first_said_elsewhere(
+    memory: MemoryBackend, apart: timedelta
+) -> None:
+    """The root canal question was first asked in a group room; asked again in the direct
+    room (its episode stays the room's), then answered there: the answer takes it, not the
+    hospital question between, whether the turns are a minute apart or share one moment."""
+    start = NOW - timedelta(days=3)
+    await said(memory, "My tooth still hurts.", ROOT_CANAL, at=start, heard_by=PUB)
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=start + apart)
+    await said(memory, "Sorry, what?", ROOT_CANAL, at=start + 2 * apart)
+    await said(memory, "Dr Okafor, first thing.", "Good luck!", at=start + 3 * apart)
+    found = messages(await memory.prefetch("Who is doing my root canal?", limit=5))
+    assert "Dr Okafor, first thing." in found
+    assert "Dr Okafor, first thing." not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+
+
+async def test_a_repeat_whose_index_cannot_be_written_keeps_the_turn(
+    memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await hospital_answered(memory)
+    locked(memory, monkeypatch, "reindex")
+    reply = "Noted, I'll tell the others."
+    await said(memory, HOSPITAL, reply, at=NOW - timedelta(days=1), heard_by=PUB)
+    assert reply in messages(await memory.prefetch("tell the others", limit=5, audience=PUB))

@@ -23,6 +23,7 @@ in another.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -89,6 +90,12 @@ class Episodes:
         #: the last episode said before the vectors were loaded: what :meth:`fill` goes
         #: through (each said after gets its vectors as it is recorded)
         self._through = 0
+        #: held from looking up the question a message answers to storing it, and by forget
+        #: and share: a question forgotten meanwhile never lends its words
+        self._pairing = asyncio.Lock()
+        #: the persona's last message to each (audience, platform), said or said again:
+        #: ``(rowid, when)``; the store is asked instead after a restart
+        self._asked: dict[tuple[str, str], tuple[int, float]] = {}
 
     async def load_vectors(self) -> None:
         """Read the stored vectors of the episodes and of their sentences into their indexes;
@@ -141,35 +148,40 @@ class Episodes:
     async def record(self, turn: TurnRecord) -> int | None:
         """Keep both sides of ``turn`` (repeats reinforce their episode instead); the rowid of
         the user's message's episode, which the facts told in it cite, or None if it is empty."""
-        said: list[Said] = []
+        analysed = []
         for speaker, raw in (("user", turn.user_text), ("persona", turn.reply_text)):
-            if not raw.strip():
-                continue
-            text, norm, terms = await run_on_text(raw, analyse)
-            if not norm:
-                continue
-            at = turn.at.timestamp()
-            question = None
-            if speaker == "user":
-                question = await self._question_answered(turn.audience, turn.platform, at)
-                if question is not None:
-                    terms = f"{terms} {question[1]}"
-            answers = question[0] if question is not None else None
-            said.append(Said(at, speaker, turn.audience, turn.platform, text, norm, terms, answers))
+            if raw.strip():
+                text, norm, terms = await run_on_text(raw, analyse)
+                if norm:
+                    analysed.append((speaker, text, norm, terms))
         new: list[tuple[int, str]] = []
         users = None
-        for message, (rowid, created, label) in zip(
-            said, await self.store.record(said), strict=True
-        ):
-            if message.speaker == "user" and rowid:
-                users = rowid
-            if created:
-                new.append((rowid, message.text))
-            else:  # said again, perhaps to another audience
-                await self.set_label(rowid, label)
+        at = turn.at.timestamp()
+        async with self._pairing:
+            said: list[Said] = []
+            for speaker, text, norm, terms in analysed:
+                question = None
+                if speaker == "user":
+                    question = await self._question_answered(turn.audience, turn.platform, at)
+                answers = None if question is None else question[0]
+                stems = terms if question is None else f"{terms} {question[1]}"
+                said.append(
+                    Said(at, speaker, turn.audience, turn.platform, text, norm, stems, answers)
+                )
+            for message, (rowid, created, label) in zip(
+                said, await self.store.record(said), strict=True
+            ):
+                if message.speaker == "user" and rowid:
+                    users = rowid
+                if message.speaker == "persona" and rowid:
+                    self._asked[(turn.audience, turn.platform)] = (rowid, at)
+                if created:
+                    new.append((rowid, message.text))
+                    continue
+                await self.set_label(rowid, label)  # said again, perhaps to another audience
                 try:
                     await self._answers_again(rowid)
-                except Exception as exc:  # the turn is kept; the words wait for the next change
+                except Exception as exc:  # the turn is kept; its words wait for the next change
                     log.error("memory.episodes.reindex_failed", episode=rowid, error=str(exc))
         if new and self.embedder is not None and self.index is not None:
             # the forward pass runs in a worker thread; both sides and their sentences in one
@@ -201,11 +213,15 @@ class Episodes:
         self, audience: str, platform: str, at: float
     ) -> tuple[int, str] | None:
         """The persona's question a person's message said now to ``audience`` may answer,
-        as ``(its rowid, the stems it lends)``: the last sentence of the persona's message
-        just before (:mod:`bot.memory.episodes.question_asked`)."""
-        before = await self.store.persona_before(
-            audience, platform, since=at - ANSWER_WINDOW, until=at
-        )
+        as ``(its rowid, the stems it lends)``: the last sentence asking something of the
+        persona's last message there (:mod:`bot.memory.episodes.question_asked`)."""
+        last = self._asked.get((audience, platform))
+        if last is not None and at - ANSWER_WINDOW <= last[1] <= at:
+            before = await self.store.persona_message(last[0])
+        else:
+            before = await self.store.persona_before(
+                audience, platform, since=at - ANSWER_WINDOW, until=at
+            )
         if before is None or not before[2]:
             return None
         question = question_in(before[1])
@@ -227,22 +243,24 @@ class Episodes:
         """Mark the episode forgotten (False when there is none of the ``labels``); its
         vectors leave the indexes, and what answered it is indexed without its words (before
         the change, so a failure between the two leaves fewer words, never more)."""
-        await self._answers_again(rowid, lend=False)
-        found = await self.store.forget(rowid, labels=labels, at=at)
-        if found:
-            await self.set_active(rowid, False)
-        await self._answers_again(rowid)
+        async with self._pairing:
+            await self._answers_again(rowid, lend=False)
+            found = await self.store.forget(rowid, labels=labels, at=at)
+            if found:
+                await self.set_active(rowid, False)
+            await self._answers_again(rowid)
         return found
 
     async def share(self, rowid: int, label: str, *, at: float) -> bool:
         """Give the episode the audience ``label`` (False when there is none); it and what
         answers it are indexed with no question's words across the change, then with those
         their audience heard."""
-        await self._answers_again(rowid, lend=False)
-        found = await self.store.share(rowid, label, at=at)
-        if found:
-            await self.set_label(rowid, label)
-        await self._answers_again(rowid)
+        async with self._pairing:
+            await self._answers_again(rowid, lend=False)
+            found = await self.store.share(rowid, label, at=at)
+            if found:
+                await self.set_label(rowid, label)
+            await self._answers_again(rowid)
         return found
 
     async def pool(

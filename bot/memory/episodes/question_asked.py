@@ -4,21 +4,25 @@ with the answer.
 "Hotel Dieu, Thursday at eight" answers "Which hospital is doing the cataract surgery?", and
 says nothing of surgery itself: asked later "Where is my cataract surgery?", BM25 could find the
 question but never the answer. So a person's message is indexed (its stems, never its text)
-with the words of the question the persona asked just before: in its last message to the same
-audience (a group room, or the persona's direct rooms) on the same platform, said (or said
-again) within :data:`ANSWER_WINDOW`, the last sentence that asks something, when it says
-enough to be about something (:data:`MIN_QUESTION_WORDS` telling words: "Sleep well?" and
-"Was it any good?" lend nothing). The message records the question it answers
-(``episodes.answers``, ``memory.db`` v10). Of messages said at one moment, the last stored is
-the one before, so turns given one time still pair each answer with the question before it,
-never with the persona's answer to it.
+with the words of the question the persona asked just before: in the persona's last message
+to the same audience (a group room, or the persona's direct rooms) on the same platform, said
+or said again there within :data:`ANSWER_WINDOW`, the last sentence that asks something, if
+it says enough to be about something (:data:`MIN_QUESTION_WORDS` telling words: "Sleep
+well?" and "Was it any good?" lend nothing; no earlier question is taken instead). The
+message records the question it answers (``episodes.answers``, ``memory.db`` v10). The
+persona's last message is kept in memory as it is stored, so turns given one time still
+pair each answer with the question before it, never with the persona's answer to it; after
+a restart the store is asked (the message last said, of one moment the last stored).
 
 A question forgotten, or an audience changed, has its answers indexed again
 (``Episodes._answers_again``): first without the question's words, then with them only while
-the question is active and said to the answer's audience. So a forgotten question lends
-nothing, a message shared with a room keeps no words of a question the room never heard, and
-a failure between the steps leaves fewer words, never more. Messages said before v10 keep
-their own words alone.
+the question is active and said to the answer's audience, under the lock that also covers
+looking a question up and storing its answer. So a forgotten question lends nothing, a
+message shared with a room keeps no words of a question the room never heard, and a forget
+or a share that fails between the steps leaves fewer words, never more. A message said again
+to another audience changes audience as it is stored, and loses the words just after: if
+that fails, the failure is logged and the words stay until the next forget or share. Messages
+said before v10 keep their own words alone.
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25
 alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), set B 0.354 (0.365 / 0.342) ->

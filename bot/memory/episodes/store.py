@@ -297,6 +297,14 @@ class EpisodeStore:
         )
         return (int(rows[0][0]), str(rows[0][1]), bool(rows[0][2])) if rows else None
 
+    async def persona_message(self, rowid: int) -> tuple[int, str, bool] | None:
+        """``(rowid, text, active)`` of the persona's message ``rowid``, or None."""
+        rows = await self._conn._all(
+            "SELECT id, text, status = 'active' FROM episodes WHERE id = ? AND speaker = 'persona'",
+            (rowid,),
+        )
+        return (int(rows[0][0]), str(rows[0][1]), bool(rows[0][2])) if rows else None
+
     async def answers_to(self, rowid: int) -> list[tuple[int, str, str, int, str]]:
         """``(rowid, text, audience, question, terms)`` of the active messages that answer
         episode ``rowid``, and of ``rowid`` itself if it answers one."""

@@ -37,9 +37,10 @@ Tables:
   message has been given its sentence vectors; the messages said before v8, or while another
   model (or none) was configured, are given theirs in the background after the file opens.
 * ``episodes.answers`` (v10; v5 of ``episodes.db``): of a person's message, the persona's
-  question it answers, whose words its index stems hold
-  (:mod:`bot.memory.episodes.question_asked`); NULL for the rest, and for the messages said
-  before v10, which keep their own words alone.
+  question it answers, whose words its index stems hold while the question is active and
+  said to the message's audience (:mod:`bot.memory.episodes.question_asked`); NULL for the
+  rest, and for the messages said before v10, which keep their own words alone. An index on
+  ``episodes.last_seen`` finds the persona's last message after a restart.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
