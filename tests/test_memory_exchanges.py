@@ -378,7 +378,7 @@ async def test_an_answer_takes_a_question_said_again_where_it_was_first_said_els
     assert "Dr Okafor, first thing." not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
 
 
-async def test_a_repeat_whose_index_cannot_be_written_keeps_the_turn(
+async def test_a_repeat_to_a_room_takes_the_words_away_with_the_move_and_keeps_the_turn(
     memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await hospital_answered(memory)
@@ -386,3 +386,6 @@ async def test_a_repeat_whose_index_cannot_be_written_keeps_the_turn(
     reply = "Noted, I'll tell the others."
     await said(memory, HOSPITAL, reply, at=NOW - timedelta(days=1), heard_by=PUB)
     assert reply in messages(await memory.prefetch("tell the others", limit=5, audience=PUB))
+    # the answer left for the room in the one transaction that moved it there
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))

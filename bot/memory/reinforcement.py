@@ -31,7 +31,6 @@ __all__ = [
     "audience_event",
     "near_labels",
     "said_again",
-    "said_again_sql",
     "twin_labels",
     "twin_sql",
 ]
@@ -76,12 +75,3 @@ def twin_sql(said: str) -> str:
     """SQL true for a row whose ``audience`` a statement recorded as the SQL value ``said``
     may repeat: :func:`twin_labels`, for a statement that writes many rows at once."""
     return f"({said} NOT LIKE 'room:%' OR audience IN ('direct', 'shared', {said}))"
-
-
-def said_again_sql(said: str) -> str:
-    """SQL of a row's ``audience`` once it was said again as the SQL value ``said``:
-    :func:`said_again`."""
-    return (
-        f"CASE WHEN {said} = 'shared' OR (audience = 'direct' AND {said} LIKE 'room:%')"
-        f" THEN {said} ELSE audience END"
-    )

@@ -181,7 +181,7 @@ class Episodes:
                 await self.set_label(rowid, label)  # said again, perhaps to another audience
                 try:
                     await self._answers_again(rowid)
-                except Exception as exc:  # the turn is kept; its words wait for the next change
+                except Exception as exc:  # the turn is kept; words heard there wait
                     log.error("memory.episodes.reindex_failed", episode=rowid, error=str(exc))
         if new and self.embedder is not None and self.index is not None:
             # the forward pass runs in a worker thread; both sides and their sentences in one

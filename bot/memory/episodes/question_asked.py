@@ -20,8 +20,8 @@ the question is active and said to the answer's audience, under the lock that al
 looking a question up and storing its answer. So a forgotten question lends nothing, a
 message shared with a room keeps no words of a question the room never heard, and a forget
 or a share that fails between the steps leaves fewer words, never more. A message said again
-to another audience changes audience as it is stored, and loses the words just after: if
-that fails, the failure is logged and the words stay until the next forget or share. Messages
+to another audience loses the words in the transaction that moves it
+(``EpisodeStore._reinforce``), and takes those its new audience heard just after. Messages
 said before v10 keep their own words alone.
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25

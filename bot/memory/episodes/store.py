@@ -23,10 +23,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
+import aiosqlite
+
 from bot.memory.base import MemoryItem, format_citation
 from bot.memory.episodes.sentence_vectors import MAX_SENTENCES
-from bot.memory.reinforcement import audience_event, said_again_sql, twin_sql
+from bot.memory.reinforcement import audience_event, said_again, twin_sql
 from bot.memory.sqlite.connection import Labels, labels_in
+from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import Matrix, StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
@@ -161,16 +164,30 @@ class EpisodeStore:
         return found
 
     async def _reinforce(self, message: Said) -> tuple[int, str]:
-        """Count the twin of ``message`` said once more; (its rowid, its audience now)."""
-        rows = await self._conn._all(
-            "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?1),"
-            f" audience = {said_again_sql('?2')}"
-            " WHERE id = (SELECT id FROM episodes WHERE norm = ?3 AND speaker = ?4"
-            f" AND status = 'active' AND {twin_sql('?2')} ORDER BY id LIMIT 1)"
-            " RETURNING id, audience",
-            (message.at, message.audience, message.norm, message.speaker),
-        )
-        return (int(rows[0][0]), str(rows[0][1])) if rows else (0, message.audience)
+        """Count the twin of ``message`` said once more; (its rowid, its audience now). A
+        message that answers a question and goes to another audience is indexed by its own
+        words alone in the same transaction (what its new audience heard is lent again
+        after: :meth:`Episodes._answers_again`)."""
+        async with self._conn._tx() as db:
+            twin = await db.execute_fetchall(
+                "SELECT id, audience, answers, terms FROM episodes WHERE norm = ?1"
+                f" AND speaker = ?2 AND status = 'active' AND {twin_sql('?3')}"
+                " ORDER BY id LIMIT 1",
+                (message.norm, message.speaker, message.audience),
+            )
+            if not twin:
+                return 0, message.audience
+            rowid, was, answers, terms = next(iter(twin))
+            label = said_again(str(was), message.audience)
+            await db.execute(
+                "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?),"
+                " audience = ? WHERE id = ?",
+                (message.at, label, rowid),
+            )
+            if answers is not None and label != was:
+                await _index_again(db, int(rowid), str(terms), index_terms(message.text))
+                self._terms.forget()
+        return int(rowid), label
 
     async def doc_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
         """How many episodes hold each stem; stems none holds are left out. Counts are read
@@ -326,15 +343,9 @@ class EpisodeStore:
     async def reindex(self, rowid: int, terms: str) -> None:
         """Index the episode by ``terms`` instead of the stems it was indexed by."""
         async with self._conn._tx() as db:
-            await db.execute(
-                "INSERT INTO episodes_fts (episodes_fts, rowid, terms)"
-                " SELECT 'delete', id, terms FROM episodes WHERE id = ?",
-                (rowid,),
-            )
-            await db.execute("UPDATE episodes SET terms = ? WHERE id = ?", (terms, rowid))
-            await db.execute(
-                "INSERT INTO episodes_fts (rowid, terms) VALUES (?, ?)", (rowid, terms)
-            )
+            found = await db.execute_fetchall("SELECT terms FROM episodes WHERE id = ?", (rowid,))
+            for (indexed,) in found:
+                await _index_again(db, rowid, str(indexed), terms)
         self._terms.forget()
 
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
@@ -517,3 +528,14 @@ class EpisodeStore:
             "SELECT id FROM sentence_vectors WHERE episode_id = ?", (episode,)
         )
         return [int(row[0]) for row in rows]
+
+
+async def _index_again(db: aiosqlite.Connection, rowid: int, indexed: str, terms: str) -> None:
+    """Episode ``rowid``, indexed by ``indexed``, indexed by ``terms`` instead (the index
+    holds no text of its own: the old stems are taken out by name)."""
+    await db.execute(
+        "INSERT INTO episodes_fts (episodes_fts, rowid, terms) VALUES ('delete', ?, ?)",
+        (rowid, indexed),
+    )
+    await db.execute("UPDATE episodes SET terms = ? WHERE id = ?", (terms, rowid))
+    await db.execute("INSERT INTO episodes_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
