@@ -7,7 +7,7 @@ answer is shared with a room that never heard it."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -159,6 +159,12 @@ def messages(hits: list[MemoryHit]) -> list[str]:
     return shown
 
 
+async def hospital_answered(memory: MemoryBackend) -> None:
+    """The persona asks which hospital; the person answers two minutes later."""
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+
+
 def test_the_last_question_of_a_reply_is_the_one_answered() -> None:
     assert question_in(WHICH_HOSPITAL) == "Which hospital is doing the cataract surgery?"
     two = "Did the plumber fix the boiler? And which day is your sister's wedding, then?"
@@ -178,8 +184,7 @@ def test_a_question_that_says_little_or_no_question_lends_nothing() -> None:
 async def test_an_answer_is_found_by_the_words_of_the_question_it_answers(
     memory: MemoryBackend,
 ) -> None:
-    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
-    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    await hospital_answered(memory)
     hits = await memory.prefetch(WHERE_SURGERY, limit=5)
     assert HOSPITAL in messages(hits)
     # the message is kept as it was said: the question's words are only in the index
@@ -205,8 +210,7 @@ async def test_a_question_asked_in_another_room_lends_no_words(memory: MemoryBac
 
 
 async def test_a_forgotten_question_lends_its_words_no_more(memory: MemoryBackend) -> None:
-    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
-    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    await hospital_answered(memory)
     question = next(
         hit.item.id
         for hit in await memory.search(WHICH_HOSPITAL, limit=10)
@@ -221,8 +225,7 @@ async def test_a_forgotten_question_lends_its_words_no_more(memory: MemoryBacken
 async def test_an_answer_shared_with_a_room_takes_no_words_of_a_question_the_room_never_heard(
     memory: MemoryBackend,
 ) -> None:
-    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
-    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    await hospital_answered(memory)
     answer = next(
         hit.item.id
         for hit in await memory.search("Hotel Dieu", limit=10)
@@ -235,8 +238,7 @@ async def test_an_answer_shared_with_a_room_takes_no_words_of_a_question_the_roo
 
 async def test_the_index_stays_whole_when_an_answer_is_indexed_again(tmp_path: Path) -> None:
     async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
-        await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
-        await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+        await hospital_answered(memory)
         for _ in range(2):  # forgotten, then forgetting it again changes nothing
             assert await memory.forget("e2")
         db = memory._store.db  # rank 1: the index is compared with the table's text too
@@ -279,12 +281,6 @@ async def test_messages_stored_with_one_moment_still_answer_the_question_before_
 ROOT_CANAL = "Which dentist is doing the root canal on Friday?"
 
 
-async def hospital_answered(memory: MemoryBackend) -> None:
-    """The persona asks which hospital; the person answers two minutes later."""
-    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
-    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
-
-
 def locked(memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch, step: str) -> None:
     """The episode store's ``step`` fails from now on, as on a database another writer holds."""
 
@@ -298,8 +294,7 @@ async def test_a_forgotten_question_leaves_its_answer_to_no_older_question(
     memory: MemoryBackend,
 ) -> None:
     await said(memory, "My tooth still hurts.", ROOT_CANAL, at=NOW - timedelta(days=3, minutes=9))
-    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
-    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    await hospital_answered(memory)
     assert await memory.forget("e4")  # the persona's question about the hospital
     assert HOSPITAL not in messages(await memory.prefetch("which dentist root canal", limit=5))
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
@@ -321,23 +316,10 @@ async def test_an_answer_to_a_question_asked_again_takes_that_question(
 async def test_an_answer_said_again_in_a_room_keeps_no_words_of_the_direct_question(
     memory: MemoryBackend,
 ) -> None:
-    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=3, minutes=2))
-    await said(memory, HOSPITAL, "Fingers crossed for you.", at=NOW - timedelta(days=3))
+    await hospital_answered(memory)
     await said(memory, HOSPITAL, "Noted.", at=NOW - timedelta(days=1), heard_by=PUB)
     assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
-
-
-async def test_a_share_that_fails_leaves_the_answer_with_fewer_words_never_more(
-    memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    await hospital_answered(memory)
-    locked(memory, monkeypatch, "share")
-    with pytest.raises(sqlite3.OperationalError):
-        await memory.share("e3", PUB.label)
-    # the question's words left the answer before its audience was to change
-    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
-    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5))
 
 
 async def test_a_question_forgotten_before_its_answer_lends_nothing_nor_does_an_older_one(
@@ -351,14 +333,27 @@ async def test_a_question_forgotten_before_its_answer_lends_nothing_nor_does_an_
     assert HOSPITAL not in messages(await memory.prefetch("which dentist root canal", limit=5))
 
 
-async def test_a_forget_that_fails_leaves_the_answer_with_fewer_words_never_more(
-    memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("step", "change"),
+    [
+        ("share", lambda memory: memory.share("e3", PUB.label)),
+        ("forget", lambda memory: memory.forget("e2")),
+    ],
+)
+async def test_a_change_that_fails_leaves_the_answer_with_fewer_words_never_more(
+    memory: MemoryBackend,
+    monkeypatch: pytest.MonkeyPatch,
+    step: str,
+    change: Callable[[MemoryBackend], Awaitable[bool]],
 ) -> None:
+    """Sharing the answer or forgetting the question fails in the store: the question's
+    words left the answer before, and it is still found by its own."""
     await hospital_answered(memory)
-    locked(memory, monkeypatch, "forget")
+    locked(memory, monkeypatch, step)
     with pytest.raises(sqlite3.OperationalError):
-        await memory.forget("e2")
+        await change(memory)
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5))
 
 
 @pytest.mark.parametrize("apart", [timedelta(minutes=1), timedelta(0)])

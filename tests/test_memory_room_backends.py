@@ -49,7 +49,6 @@ def back_to_room_kinds(db_path: Path, version: int) -> None:
             db.execute("ALTER TABLE items DROP COLUMN episode")
         if "answers" in {row[1] for row in db.execute("PRAGMA table_info(episodes)")}:
             db.execute("DROP INDEX IF EXISTS episodes_answers")  # v10 (episodes.db: 5)
-            db.execute("DROP INDEX IF EXISTS episodes_last_seen")
             db.execute("ALTER TABLE episodes DROP COLUMN answers")
         db.execute("DROP TABLE IF EXISTS episode_events")
         db.execute("DROP TABLE IF EXISTS sessions")

@@ -34,7 +34,7 @@ import structlog
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.embedding.models import Embedder, Matrix
-from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_in
+from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_stems
 from bot.memory.episodes.sentence_fill import fill_sentences
 from bot.memory.episodes.sentence_vectors import (
     MAX_SENTENCES,
@@ -94,8 +94,8 @@ class Episodes:
         #: and share: a question forgotten meanwhile never lends its words
         self._pairing = asyncio.Lock()
         #: the persona's last message to each (audience, platform), said or said again:
-        #: ``(rowid, when)``; the store is asked instead after a restart
-        self._asked: dict[tuple[str, str], tuple[int, float]] = {}
+        #: ``(rowid, when, the stems its question lends)``
+        self._asked: dict[tuple[str, str], tuple[int, float, str]] = {}
 
     async def load_vectors(self) -> None:
         """Read the stored vectors of the episodes and of their sentences into their indexes;
@@ -160,9 +160,7 @@ class Episodes:
         async with self._pairing:
             said: list[Said] = []
             for speaker, text, norm, terms in analysed:
-                question = None
-                if speaker == "user":
-                    question = await self._question_answered(turn.audience, turn.platform, at)
+                question = self._question_answered(turn, at) if speaker == "user" else None
                 answers = None if question is None else question[0]
                 stems = terms if question is None else f"{terms} {question[1]}"
                 said.append(
@@ -174,7 +172,8 @@ class Episodes:
                 if message.speaker == "user" and rowid:
                     users = rowid
                 if message.speaker == "persona" and rowid:
-                    self._asked[(turn.audience, turn.platform)] = (rowid, at)
+                    lent = question_stems(message.text)
+                    self._asked[(turn.audience, turn.platform)] = (rowid, at, lent)
                 if created:
                     new.append((rowid, message.text))
                     continue
@@ -209,23 +208,14 @@ class Episodes:
                         self.index.add(rowid, vector, label=turn.audience)
         return users
 
-    async def _question_answered(
-        self, audience: str, platform: str, at: float
-    ) -> tuple[int, str] | None:
-        """The persona's question a person's message said now to ``audience`` may answer,
-        as ``(its rowid, the stems it lends)``: the last sentence asking something of the
-        persona's last message there (:mod:`bot.memory.episodes.question_asked`)."""
-        last = self._asked.get((audience, platform))
-        if last is not None and at - ANSWER_WINDOW <= last[1] <= at:
-            before = await self.store.persona_message(last[0])
-        else:
-            before = await self.store.persona_before(
-                audience, platform, since=at - ANSWER_WINDOW, until=at
-            )
-        if before is None or not before[2]:
+    def _question_answered(self, turn: TurnRecord, at: float) -> tuple[int, str] | None:
+        """The persona's question a person's message in ``turn`` may answer, as ``(its
+        rowid, the stems it lends)``: that of the persona's last message there, said within
+        :data:`ANSWER_WINDOW` (:mod:`bot.memory.episodes.question_asked`)."""
+        last = self._asked.get((turn.audience, turn.platform))
+        if last is None or not last[2] or not at - ANSWER_WINDOW <= last[1] <= at:
             return None
-        question = question_in(before[1])
-        return (before[0], index_terms(question)) if question else None
+        return last[0], last[2]
 
     async def _answers_again(self, rowid: int, *, lend: bool = True) -> None:
         """Index again the messages that answer episode ``rowid`` (and it, if it answers
@@ -234,10 +224,10 @@ class Episodes:
         for answer, text, audience, question, indexed in await self.store.answers_to(rowid):
             terms = await run_on_text(text, index_terms)
             asked = await self.store.question_heard(question, audience) if lend else None
-            said = question_in(asked) if asked else None
-            wanted = f"{terms} {index_terms(said)}" if said else terms
+            lent = question_stems(asked) if asked else ""
+            wanted = f"{terms} {lent}" if lent else terms
             if wanted != indexed:
-                await self.store.reindex(answer, wanted)
+                await self.store.reindex(answer, indexed, wanted)
 
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
         """Mark the episode forgotten (False when there is none of the ``labels``); its
@@ -248,6 +238,7 @@ class Episodes:
             found = await self.store.forget(rowid, labels=labels, at=at)
             if found:
                 await self.set_active(rowid, False)
+                self._asked = {k: v for k, v in self._asked.items() if v[0] != rowid}
             await self._answers_again(rowid)
         return found
 

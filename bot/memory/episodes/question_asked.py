@@ -10,9 +10,10 @@ or said again there within :data:`ANSWER_WINDOW`, the last sentence that asks so
 it says enough to be about something (:data:`MIN_QUESTION_WORDS` telling words: "Sleep
 well?" and "Was it any good?" lend nothing; no earlier question is taken instead). The
 message records the question it answers (``episodes.answers``, ``memory.db`` v10). The
-persona's last message is kept in memory as it is stored, so turns given one time still
-pair each answer with the question before it, never with the persona's answer to it; after
-a restart the store is asked (the message last said, of one moment the last stored).
+persona's last message to each audience is kept in memory as it is stored (with the stems
+its question lends), so turns given one time still pair each answer with the question
+before it, never with the persona's answer to it; a message said just after a restart
+answers nothing said before it.
 
 A question forgotten, or an audience changed, has its answers indexed again
 (``Episodes._answers_again``): first without the question's words, then with them only while
@@ -40,8 +41,9 @@ from __future__ import annotations
 
 from bot.memory.sentences import split_sentences
 from bot.memory.sqlite.query import query_tokens, telling
+from bot.memory.sqlite.stemming import index_terms
 
-__all__ = ["ANSWER_WINDOW", "MIN_QUESTION_WORDS", "question_in"]
+__all__ = ["ANSWER_WINDOW", "MIN_QUESTION_WORDS", "question_in", "question_stems"]
 
 ANSWER_WINDOW = 30 * 60.0
 """Seconds within which a message may answer the persona's question before it."""
@@ -60,3 +62,9 @@ def question_in(reply: str) -> str | None:
         words = sum(telling(word) for word in query_tokens(sentence))
         return sentence if words >= MIN_QUESTION_WORDS else None
     return None
+
+
+def question_stems(reply: str) -> str:
+    """The index stems :func:`question_in` lends a message that answers ``reply`` ("": none)."""
+    question = question_in(reply)
+    return index_terms(question) if question else ""

@@ -298,30 +298,6 @@ class EpisodeStore:
         )
         return [int(row[0]) for row in rows]
 
-    async def persona_before(
-        self, audience: str, platform: str, *, since: float, until: float
-    ) -> tuple[int, str, bool] | None:
-        """``(rowid, text, active)`` of the persona's last message to ``audience`` on
-        ``platform``, last said within ``[since, until]`` (a question said again counts from
-        when it was said again), or None. Of messages last said at one moment, the last
-        stored."""
-        rows = await self._conn._all(
-            "SELECT id, text, status = 'active' FROM episodes WHERE last_seen >= ?1"
-            # +audience: found by the time of day, not among every message of the audience
-            " AND last_seen <= ?2 AND speaker = 'persona' AND +audience = ?3 AND platform = ?4"
-            " ORDER BY last_seen DESC, id DESC LIMIT 1",
-            (since, until, audience, platform),
-        )
-        return (int(rows[0][0]), str(rows[0][1]), bool(rows[0][2])) if rows else None
-
-    async def persona_message(self, rowid: int) -> tuple[int, str, bool] | None:
-        """``(rowid, text, active)`` of the persona's message ``rowid``, or None."""
-        rows = await self._conn._all(
-            "SELECT id, text, status = 'active' FROM episodes WHERE id = ? AND speaker = 'persona'",
-            (rowid,),
-        )
-        return (int(rows[0][0]), str(rows[0][1]), bool(rows[0][2])) if rows else None
-
     async def answers_to(self, rowid: int) -> list[tuple[int, str, str, int, str]]:
         """``(rowid, text, audience, question, terms)`` of the active messages that answer
         episode ``rowid``, and of ``rowid`` itself if it answers one."""
@@ -340,12 +316,10 @@ class EpisodeStore:
         )
         return str(rows[0][0]) if rows else None
 
-    async def reindex(self, rowid: int, terms: str) -> None:
-        """Index the episode by ``terms`` instead of the stems it was indexed by."""
+    async def reindex(self, rowid: int, indexed: str, terms: str) -> None:
+        """Index the episode, indexed by ``indexed``, by ``terms`` instead."""
         async with self._conn._tx() as db:
-            found = await db.execute_fetchall("SELECT terms FROM episodes WHERE id = ?", (rowid,))
-            for (indexed,) in found:
-                await _index_again(db, rowid, str(indexed), terms)
+            await _index_again(db, rowid, indexed, terms)
         self._terms.forget()
 
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:

@@ -39,8 +39,7 @@ Tables:
 * ``episodes.answers`` (v10; v5 of ``episodes.db``): of a person's message, the persona's
   question it answers, whose words its index stems hold while the question is active and
   said to the message's audience (:mod:`bot.memory.episodes.question_asked`); NULL for the
-  rest, and for the messages said before v10, which keep their own words alone. An index on
-  ``episodes.last_seen`` finds the persona's last message after a restart.
+  rest, and for the messages said before v10, which keep their own words alone.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -281,7 +280,6 @@ CREATE TABLE IF NOT EXISTS sentence_fill (
 _ANSWERS = """
 ALTER TABLE episodes ADD COLUMN answers INTEGER;
 CREATE INDEX IF NOT EXISTS episodes_answers ON episodes (answers);
-CREATE INDEX IF NOT EXISTS episodes_last_seen ON episodes (last_seen);
 """
 
 MIGRATIONS: list[Migration] = [
