@@ -13,7 +13,9 @@ person's sessions to a fresh store turn by turn, and asks the questions as of th
 the last session. A question's recall@k is the share of its evidence turns among what the top
 k hits came from (an episode comes from its turn; a fact from the episode it cites, else from
 the turns whose message holds it); the figures are the mean by part and question kind, with
-the share of the top 5 hits that are facts. Set C, ``tests/data/recall_followups_c.json``
+the share of the top 5 hits that are facts; each set's header says how many questions share
+a search stem with one of their evidence turns (BM25 finds the others only through the
+words the write path adds, or not at all). Set C, ``tests/data/recall_followups_c.json``
 (``bench/recall_set_c.py``), asks follow-ups after a live exchange over the conversations of
 set B and of set A's Portuguese people: the live turns are synced into a copy of the person's
 store, as the daemon syncs every turn, then the follow-up is asked; ``--switch`` puts the
@@ -64,6 +66,7 @@ from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text
+from bot.memory.sqlite.stemming import index_terms, query_stems
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 SETS = {
@@ -447,6 +450,26 @@ def load(which: str, part: str | None = None) -> dict[str, Any]:
     return data
 
 
+def within_reach_of_words(data: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """By part (and ``all``): how many questions share a search stem with one of their
+    evidence turns (either side of it), of how many. BM25 can find no other by the question's
+    own words; only a model, or the words the write path and the second search add, can."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for user in data["users"]:
+        said = {turn["id"]: turn for session in user["sessions"] for turn in session["turns"]}
+        for question in user["questions"]:
+            asked = set(query_stems(question["question"]))
+            shares = any(
+                asked & set(index_terms(f"{said[turn]['user']} {said[turn]['reply']}").split())
+                for turn in question["evidence"]
+                if turn in said
+            )
+            for part in {"all", question.get("split", "all")}:
+                counts[part][0] += shares
+                counts[part][1] += 1
+    return {part: (shared, total) for part, (shared, total) in counts.items()}
+
+
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=("a", "b", "c", "d", "both", "all"), default="both")
@@ -496,6 +519,11 @@ async def main(argv: list[str] | None = None) -> None:
             f"set {which}: {len(data['users'])} people, {len(questions)} questions"
             + (f" ({told})" if told else "")
             + "; recall@5 / recall@10 by kind; facts: share of the top 5 that are facts"
+        )
+        reach = within_reach_of_words(data)
+        print(
+            "questions sharing a word with an evidence turn: "
+            + ", ".join(f"{part} {reach[part][0]} of {reach[part][1]}" for part in ["all", *splits])
         )
         kinds = KINDS[which]
         print(f"{'configuration':<34}" + "".join(f"{kind:>14}" for kind in kinds) + "    facts")

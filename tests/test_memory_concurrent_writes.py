@@ -28,6 +28,7 @@ class _Yielding:
     name = "yielding-test"
     dim = 16
     meaning = 1.0
+    sentence_weight = 0.8
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         await asyncio.sleep(0)

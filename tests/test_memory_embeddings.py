@@ -52,6 +52,7 @@ class ConceptEmbedder:
     }  # fmt: skip
     dim = 8
     meaning = 1.0
+    sentence_weight = 0.8
 
     def __init__(self) -> None:
         self.calls = 0
@@ -114,6 +115,7 @@ class WordHashEmbedder:
     name = "word-hash-test"
     dim = 64
     meaning = 1.0
+    sentence_weight = 0.8
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         rows = np.zeros((len(texts), self.dim), dtype=np.float32)

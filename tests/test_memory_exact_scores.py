@@ -28,6 +28,7 @@ class TableEmbedder:
     name = "table-test"
     dim = DIM
     meaning = 1.0
+    sentence_weight = 0.8
 
     def __init__(self) -> None:
         self.vectors: dict[str, np.ndarray] = {}

@@ -112,6 +112,22 @@ async def test_a_question_close_to_one_sentence_finds_its_long_message(tmp_path:
         assert abs(closest[rowid] - 0.9) < 1e-5  # exact, from the stored vector
 
 
+@pytest.mark.parametrize(("weight", "first"), [(0.8, LONG), (0.9, LONG), (0.6, OTHER)])
+async def test_a_sentence_counts_as_much_as_its_model_says(
+    tmp_path: Path, weight: float, first: str
+) -> None:
+    embedder = _embedder()
+    embedder.sentence_weight = weight  # the rent sentence's 0.9 counts 0.9 x weight
+    async with SqliteFtsMemory(tmp_path, embedder=embedder, now=lambda: NOW) as memory:
+        await _said(memory, LONG)
+        await _said(memory, OTHER)  # 0.6 by its own vector
+        assert (await _ranked(memory))[0] == first
+        rowid = int((await _long_id(memory)).removeprefix("e"))
+        question = embedder.vectors[QUESTION]
+        scored = await memory.episodes._cosines(question, [rowid])
+        assert scored[rowid] == pytest.approx(0.9 * weight, abs=1e-5)
+
+
 async def test_a_long_message_is_found_by_its_sentences_not_by_a_row_of_its_own(
     tmp_path: Path,
 ) -> None:

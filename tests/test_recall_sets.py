@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.recall_quality import within_reach_of_words
+
 DATA = Path(__file__).parent / "data"
 SETS = {
     "recall_conversations.json": ("single", "paraphrase", "date", "multihop", "preference"),
@@ -50,3 +52,20 @@ def test_set_d_is_written_like_long_public_conversations() -> None:
     assert all(
         len({turns[e]["id"].rsplit("-", 1)[0] for e in q["evidence"]}) >= 2 for q in multihop
     )
+
+
+def test_a_question_is_within_reach_of_words_when_it_shares_a_stem_with_its_evidence() -> None:
+    turns = [
+        {"id": "t1", "user": "Luis works 24 hours on at the fire station", "reply": "Wow"},
+        {"id": "t2", "user": "I got the job!!", "reply": "The emergency hospitals hired you?"},
+        {"id": "t3", "user": "Nice weather today", "reply": "Indeed"},
+    ]
+    questions = [
+        {"question": "What does Luis do?", "evidence": ["t1"], "split": "tuning"},
+        # the answer's side counts too, and a word in another form
+        {"question": "Which hospital hired me?", "evidence": ["t2"], "split": "held-out"},
+        {"question": "What do I do for a living?", "evidence": ["t1", "t3"], "split": "held-out"},
+    ]
+    data = {"users": [{"sessions": [{"turns": turns}], "questions": questions}]}
+    reach = within_reach_of_words(data)
+    assert reach == {"all": (2, 3), "tuning": (1, 1), "held-out": (1, 2)}

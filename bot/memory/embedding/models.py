@@ -97,6 +97,9 @@ class Embedder(Protocol):
     #: how much a memory's cosine to the question weighs in its score, against BM25's 1
     #: (:mod:`bot.memory.sqlite.scoring`): what was measured best for this model
     meaning: float
+    #: a long message's cosine is the higher of its own and this times its closest
+    #: sentence's (:mod:`bot.memory.episodes.sentence_vectors`): measured for this model
+    sentence_weight: float
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         """What is stored: messages, facts, sentences."""
@@ -118,6 +121,9 @@ class _Encoder:
     dim: int
     #: how much its cosine weighs in a memory's score against BM25's 1
     meaning = 1.0
+    #: how much a sentence's cosine counts against its whole message's (MiniLM's: set B
+    #: 0.665 at 0.8, against 0.652 at 0.9 and 0.631 at 1.0)
+    sentence_weight = 0.8
     _tokenizer: _Tokenizer
     #: the token id of padding (masked out of attention and of the mean)
     pad = 0
@@ -241,6 +247,10 @@ class E5Embedder(_Encoder):
     query_prefix = "query: "
     #: its cosine weighs twice BM25's in a memory's score (docs/BENCHMARKS.md)
     meaning = 2.0
+    #: a sentence counts 0.9 of its message (recall@5 against 0.8: set B 0.610 -> 0.625,
+    #: set C 0.661 -> 0.666, set D 0.658 -> 0.661, set A 0.915 either way; 1.0 cost set D
+    #: 0.012; docs/BENCHMARKS.md)
+    sentence_weight = 0.9
 
     def __init__(self, model_file: Path) -> None:
         from bot.memory.embedding.e5_centre import CENTRE_TEXTS

@@ -38,7 +38,6 @@ from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_stems
 from bot.memory.episodes.sentence_fill import fill_sentences
 from bot.memory.episodes.sentence_vectors import (
     MAX_SENTENCES,
-    W_SENTENCE,
     SentenceIndex,
     sentences_of,
 )
@@ -324,23 +323,26 @@ class Episodes:
         self, vector: Matrix, rowids: list[int], labels: Labels
     ) -> dict[int, float]:
         """The cosines of ``rowids`` as the indexes hold them (near enough to choose among
-        them): a long message's is :data:`W_SENTENCE` times its closest sentence's."""
+        them): a long message's is its model's sentence weight times its closest sentence's."""
         assert self.index is not None
         closest = self.index.cosine_of(vector, rowids, labels=labels)
-        if self.sentences:
+        if self.sentences and self.embedder is not None:
+            weight = self.embedder.sentence_weight
             unindexed = [rowid for rowid in rowids if rowid not in closest]
             by_sentence = await self.sentences.cosine_of_episodes(vector, unindexed, labels=labels)
-            closest.update((rowid, W_SENTENCE * c) for rowid, c in by_sentence.items())
+            closest.update((rowid, weight * c) for rowid, c in by_sentence.items())
         return closest
 
     async def _cosines(self, vector: Matrix, rowids: list[int]) -> dict[int, float]:
-        """Each episode's exact cosine: its own vector's, or :data:`W_SENTENCE` times its
-        closest sentence's, whichever is higher."""
+        """Each episode's exact cosine: its own vector's, or its model's sentence weight
+        (:attr:`~bot.memory.embedding.models.Embedder.sentence_weight`) times its closest
+        sentence's, whichever is higher."""
         cosines = await self.store.cosines(self.model, vector, rowids)
-        if self.sentences:
+        if self.sentences and self.embedder is not None:
+            weight = self.embedder.sentence_weight
             closest = await self.store.sentence_cosines(self.model, vector, rowids)
             for rowid, cosine in closest.items():
-                cosines[rowid] = max(cosines.get(rowid, 0.0), W_SENTENCE * cosine)
+                cosines[rowid] = max(cosines.get(rowid, 0.0), weight * cosine)
         return cosines
 
 

@@ -5,15 +5,18 @@ kids were ill, my mother visited, and the rent goes up in March, which we can't 
 Anyway, how are you?") is the mean of all of it, and a question about the rent is far from it.
 Each sentence of a message of two or more (of :data:`MIN_WORDS` words or more) gets its own
 vector beside the message's: :class:`SentenceIndex` finds the episodes whose sentences are
-near a query, and an episode's cosine is the higher of its own and :data:`W_SENTENCE` times
-its closest sentence's, exactly, from the stored vectors
+near a query, and an episode's cosine is the higher of its own and its model's
+:attr:`~bot.memory.embedding.models.Embedder.sentence_weight` times its closest sentence's,
+exactly, from the stored vectors
 (:meth:`~bot.memory.episodes.store.EpisodeStore.sentence_cosines`).
 
 Measured with ``bench/recall_quality.py`` (recall@5, write path with MiniLM and references;
 tuning / held-out in brackets): set A 0.921 before and after (its facts are told in short
 messages of their own); set B 0.640 (0.635 / 0.646) before, 0.665 (0.662 / 0.669) after;
 set C 0.736 (0.717 / 0.755) before, 0.742 (0.724 / 0.761) after. Set B by the weight of a
-sentence: 0.7 gives 0.638, 0.75 0.654, 0.8 0.665, 0.85 0.662, 0.9 0.652, 1.0 0.631. Only the
+sentence: 0.7 gives 0.638, 0.75 0.654, 0.8 0.665, 0.85 0.662, 0.9 0.652, 1.0 0.631, so
+MiniLM's is 0.8; e5's, measured on all four sets, is 0.9 (write path, e5, against 0.8: set B
+0.610 -> 0.625, set D 0.658 -> 0.661, set C 0.661 -> 0.666, set A 0.915 either way). Only the
 user's messages split: set B 0.646 (0.646 / 0.646): the persona's answers are asked about
 too ("the place you suggested").
 
@@ -45,10 +48,8 @@ from bot.memory.sentences import split_sentences
 from bot.memory.sqlite.vector_index import Matrix, StoredVectors, VectorIndex, read_index
 from bot.turn.audience import DIRECT
 
-__all__ = ["MAX_SENTENCES", "MIN_WORDS", "W_SENTENCE", "SentenceIndex", "sentences_of"]
+__all__ = ["MAX_SENTENCES", "MIN_WORDS", "SentenceIndex", "sentences_of"]
 
-#: a sentence's cosine counts this much against its whole message's
-W_SENTENCE = 0.8
 #: a sentence of fewer words than this ("Anyway.", "Poor thing!") gets no vector of its own
 MIN_WORDS = 3
 #: at most this many sentences of one message get a vector: set B's longest message has six,
