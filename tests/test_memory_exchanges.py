@@ -384,3 +384,26 @@ async def test_a_repeat_to_a_room_takes_the_words_away_with_the_move_and_keeps_t
     # the answer left for the room in the one transaction that moved it there
     assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+
+
+async def test_a_question_said_again_reads_its_answers_only_when_its_audience_moves(
+    memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question the persona asks in every conversation gathers answers; said again where
+    it was said, nothing about them changes, so none is read (the cost of a repeat does not
+    grow with them); said again to a room, it moves there and its answers are indexed again."""
+    await hospital_answered(memory)
+    store = memory.episodes.store  # type: ignore[attr-defined]
+    read: list[int] = []
+    answers_to = store.answers_to
+
+    async def counted(rowid: int) -> list[tuple[int, str, str, int, str]]:
+        read.append(rowid)
+        return list(await answers_to(rowid))
+
+    monkeypatch.setattr(store, "answers_to", counted)
+    await said(memory, "Any news from the clinic?", WHICH_HOSPITAL, at=NOW - timedelta(days=2))
+    assert read == []
+    assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    await said(memory, "Tell the club.", WHICH_HOSPITAL, at=NOW - timedelta(days=1), heard_by=PUB)
+    assert read == [2]  # the question's episode, now the room's

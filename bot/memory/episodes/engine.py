@@ -34,7 +34,7 @@ import structlog
 from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.embedding.models import Embedder, Matrix
-from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_stems
+from bot.memory.episodes.question_asked import LastAsked, index_answers_again, question_stems
 from bot.memory.episodes.sentence_fill import fill_sentences
 from bot.memory.episodes.sentence_vectors import (
     MAX_SENTENCES,
@@ -92,9 +92,8 @@ class Episodes:
         #: held from looking up the question a message answers to storing it, and by forget
         #: and share: a question forgotten meanwhile never lends its words
         self._pairing = asyncio.Lock()
-        #: the persona's last message to each (audience, platform), said or said again:
-        #: ``(rowid, when, the stems its question lends)``
-        self._asked: dict[tuple[str, str], tuple[int, float, str]] = {}
+        #: the persona's last message to each (audience, platform), said or said again
+        self._asked: dict[tuple[str, str], LastAsked] = {}
 
     async def load_vectors(self) -> None:
         """Read the stored vectors of the episodes and of their sentences into their indexes;
@@ -156,31 +155,25 @@ class Episodes:
         new: list[tuple[int, str]] = []
         users = None
         at = turn.at.timestamp()
+        place = (turn.audience, turn.platform)
         async with self._pairing:
+            asked = self._asked.get(place)
             said: list[Said] = []
             for speaker, text, norm, terms in analysed:
-                question = self._question_answered(turn, at) if speaker == "user" else None
-                answers = None if question is None else question[0]
-                stems = terms if question is None else f"{terms} {question[1]}"
-                said.append(
-                    Said(at, speaker, turn.audience, turn.platform, text, norm, stems, answers)
-                )
-            for message, (rowid, created, label) in zip(
-                said, await self.store.record(said), strict=True
-            ):
-                if message.speaker == "user" and rowid:
-                    users = rowid
-                if message.speaker == "persona" and rowid:
-                    lent = question_stems(message.text)
-                    self._asked[(turn.audience, turn.platform)] = (rowid, at, lent)
-                if created:
-                    new.append((rowid, message.text))
-                    continue
-                await self.set_label(rowid, label)  # said again, perhaps to another audience
-                try:
-                    await self._answers_again(rowid)
-                except Exception as exc:  # the turn is kept; words heard there wait
-                    log.error("memory.episodes.reindex_failed", episode=rowid, error=str(exc))
+                if speaker == "user" and asked is not None and asked.answered_at(at):
+                    lent = f"{terms} {asked.lends}"
+                    said.append(Said(at, speaker, *place, text, norm, lent, asked.rowid))
+                else:
+                    said.append(Said(at, speaker, *place, text, norm, terms))
+            for message, kept in zip(said, await self.store.record(said), strict=True):
+                if message.speaker == "user" and kept.rowid:
+                    users = kept.rowid
+                if message.speaker == "persona" and kept.rowid:
+                    self._asked[place] = LastAsked(kept.rowid, at, question_stems(message.text))
+                if kept.created:
+                    new.append((kept.rowid, message.text))
+                elif kept.moved:  # said again to another audience
+                    await self._moved(kept.rowid, kept.audience)
         if new and self.embedder is not None and self.index is not None:
             # the forward pass runs in a worker thread; both sides and their sentences in one
             # batch
@@ -207,38 +200,27 @@ class Episodes:
                         self.index.add(rowid, vector, label=turn.audience)
         return users
 
-    def _question_answered(self, turn: TurnRecord, at: float) -> tuple[int, str] | None:
-        """The persona's question a person's message in ``turn`` may answer, as ``(its
-        rowid, the stems it lends)``: that of the persona's last message there, said within
-        :data:`ANSWER_WINDOW` (:mod:`bot.memory.episodes.question_asked`)."""
-        last = self._asked.get((turn.audience, turn.platform))
-        if last is None or not last[2] or not at - ANSWER_WINDOW <= last[1] <= at:
-            return None
-        return last[0], last[2]
-
-    async def _answers_again(self, rowid: int, *, lend: bool = True) -> None:
-        """Index again the messages that answer episode ``rowid`` (and it, if it answers
-        one): with their question's words while it is active and said to their audience,
-        else (and with ``lend`` False, before a change) with their own words alone."""
-        for answer, text, audience, question, indexed in await self.store.answers_to(rowid):
-            terms = await run_on_text(text, index_terms)
-            asked = await self.store.question_heard(question, audience) if lend else None
-            lent = question_stems(asked) if asked else ""
-            wanted = f"{terms} {lent}" if lent else terms
-            if wanted != indexed:
-                await self.store.reindex(answer, indexed, wanted)
+    async def _moved(self, rowid: int, label: str) -> None:
+        """Episode ``rowid``, said again, has the audience ``label`` now: searches see it by
+        it, and it and its answers take the words of the questions their audience heard (the
+        store took the others out as it moved it)."""
+        await self.set_label(rowid, label)
+        try:
+            await index_answers_again(self.store, rowid)
+        except Exception as exc:  # the turn is kept; words heard there wait
+            log.error("memory.episodes.reindex_failed", episode=rowid, error=str(exc))
 
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
         """Mark the episode forgotten (False when there is none of the ``labels``); its
         vectors leave the indexes, and what answered it is indexed without its words (before
         the change, so a failure between the two leaves fewer words, never more)."""
         async with self._pairing:
-            await self._answers_again(rowid, lend=False)
+            await index_answers_again(self.store, rowid, lend=False)
             found = await self.store.forget(rowid, labels=labels, at=at)
             if found:
                 await self.set_active(rowid, False)
-                self._asked = {k: v for k, v in self._asked.items() if v[0] != rowid}
-            await self._answers_again(rowid)
+                self._asked = {k: v for k, v in self._asked.items() if v.rowid != rowid}
+            await index_answers_again(self.store, rowid)
         return found
 
     async def share(self, rowid: int, label: str, *, at: float) -> bool:
@@ -246,11 +228,11 @@ class Episodes:
         answers it are indexed with no question's words across the change, then with those
         their audience heard."""
         async with self._pairing:
-            await self._answers_again(rowid, lend=False)
+            await index_answers_again(self.store, rowid, lend=False)
             found = await self.store.share(rowid, label, at=at)
             if found:
                 await self.set_label(rowid, label)
-            await self._answers_again(rowid)
+            await index_answers_again(self.store, rowid)
         return found
 
     async def pool(

@@ -16,9 +16,10 @@ before it, never with the persona's answer to it; a message said just after a re
 answers nothing said before it.
 
 A question forgotten, or an audience changed, has its answers indexed again
-(``Episodes._answers_again``): first without the question's words, then with them only while
-the question is active and said to the answer's audience, under the lock that also covers
-looking a question up and storing its answer. So a forgotten question lends nothing, a
+(:func:`index_answers_again`, called by ``Episodes.forget``, ``share`` and ``record``): first
+without the question's words, then with them only while the question is active and said to
+the answer's audience, under the lock that also covers looking a question up and storing its
+answer. So a forgotten question lends nothing, a
 message shared with a room keeps no words of a question the room never heard, and a forget
 or a share that fails between the steps leaves fewer words, never more. A message said again
 to another audience loses the words in the transaction that moves it
@@ -39,11 +40,21 @@ things.
 
 from __future__ import annotations
 
+from typing import NamedTuple, Protocol
+
+from bot.daemon.disk import run_on_text
 from bot.memory.sentences import split_sentences
 from bot.memory.sqlite.query import query_tokens, telling
 from bot.memory.sqlite.stemming import index_terms
 
-__all__ = ["ANSWER_WINDOW", "MIN_QUESTION_WORDS", "question_in", "question_stems"]
+__all__ = [
+    "ANSWER_WINDOW",
+    "MIN_QUESTION_WORDS",
+    "LastAsked",
+    "index_answers_again",
+    "question_in",
+    "question_stems",
+]
 
 ANSWER_WINDOW = 30 * 60.0
 """Seconds within which a message may answer the persona's question before it."""
@@ -68,3 +79,37 @@ def question_stems(reply: str) -> str:
     """The index stems :func:`question_in` lends a message that answers ``reply`` ("": none)."""
     question = question_in(reply)
     return index_terms(question) if question else ""
+
+
+class LastAsked(NamedTuple):
+    """The persona's last message to one audience on one platform, said or said again."""
+
+    rowid: int
+    at: float
+    #: the stems its question lends an answer ("": it asks nothing that lends)
+    lends: str
+
+    def answered_at(self, at: float) -> bool:
+        """Whether a person's message at ``at`` answers its question."""
+        return bool(self.lends) and at - ANSWER_WINDOW <= self.at <= at
+
+
+class _Answers(Protocol):
+    async def answers_to(self, rowid: int) -> list[tuple[int, str, str, int, str]]: ...
+
+    async def question_heard(self, rowid: int, audience: str) -> str | None: ...
+
+    async def reindex(self, rowid: int, indexed: str, terms: str) -> None: ...
+
+
+async def index_answers_again(store: _Answers, rowid: int, *, lend: bool = True) -> None:
+    """Index again the messages that answer episode ``rowid`` (and it, if it answers one):
+    with their question's words while it is active and said to their audience, else (and
+    with ``lend`` False, before a change) with their own words alone."""
+    for answer, text, audience, question, indexed in await store.answers_to(rowid):
+        terms = await run_on_text(text, index_terms)
+        asked = await store.question_heard(question, audience) if lend else None
+        lent = question_stems(asked) if asked else ""
+        wanted = f"{terms} {lent}" if lent else terms
+        if wanted != indexed:
+            await store.reindex(answer, indexed, wanted)

@@ -35,7 +35,15 @@ from bot.memory.sqlite.vector_index import Matrix, StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
 from bot.turn.audience import describe
 
-__all__ = ["EPISODE_PREFIX", "EpisodeRow", "EpisodeStore", "Said", "episode_id", "parse_episode_id"]
+__all__ = [
+    "EPISODE_PREFIX",
+    "EpisodeRow",
+    "EpisodeStore",
+    "Recorded",
+    "Said",
+    "episode_id",
+    "parse_episode_id",
+]
 
 EPISODE_PREFIX = "e"
 """Episode ids read ``e42``, so they never collide with a fact's ``42``."""
@@ -113,6 +121,18 @@ class Said(NamedTuple):
     answers: int | None = None
 
 
+class Recorded(NamedTuple):
+    """What became of one message :meth:`EpisodeStore.record` kept."""
+
+    rowid: int
+    #: a new episode (else its twin was reinforced)
+    created: bool
+    #: the episode's audience now
+    audience: str
+    #: a twin said again that changed its audience
+    moved: bool = False
+
+
 def _row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:
     return EpisodeRow(
         int(row[0]),
@@ -135,10 +155,10 @@ class EpisodeStore:
         #: words' document counts in the episodes' index
         self._terms = TermCounts()
 
-    async def record(self, said: Sequence[Said]) -> list[tuple[int, bool, str]]:
-        """Store the messages of one turn, or reinforce their twins; ``(rowid, True when
-        new, its audience now)`` for each, in order. The new ones go in with one statement:
-        each statement is a trip to SQLite's thread and a commit of its own."""
+    async def record(self, said: Sequence[Said]) -> list[Recorded]:
+        """Store the messages of one turn, or reinforce their twins; what became of each, in
+        order. The new ones go in with one statement: each statement is a trip to SQLite's
+        thread and a commit of its own."""
         if not said:
             return []
         values = ",".join("(?, ?, ?, ?, ?, ?, ?, ?)" for _ in said)
@@ -152,22 +172,21 @@ class EpisodeStore:
             [field for message in said for field in message],
         )
         created = {(str(row[1]), str(row[2])): int(row[0]) for row in rows}
-        found: list[tuple[int, bool, str]] = []
+        found: list[Recorded] = []
         for message in said:
             rowid = created.get((message.speaker, message.norm))
             if rowid is not None:
                 self._terms.added(message.terms.split())
-                found.append((rowid, True, message.audience))
+                found.append(Recorded(rowid, True, message.audience))
             else:
-                rowid, label = await self._reinforce(message)
-                found.append((rowid, False, label))
+                found.append(await self._reinforce(message))
         return found
 
-    async def _reinforce(self, message: Said) -> tuple[int, str]:
-        """Count the twin of ``message`` said once more; (its rowid, its audience now). A
-        message that answers a question and goes to another audience is indexed by its own
-        words alone in the same transaction (what its new audience heard is lent again
-        after: :meth:`Episodes._answers_again`)."""
+    async def _reinforce(self, message: Said) -> Recorded:
+        """Count the twin of ``message`` said once more. A message that answers a question
+        and goes to another audience is indexed by its own words alone in the same
+        transaction (what its new audience heard is lent again after:
+        :func:`~bot.memory.episodes.question_asked.index_answers_again`)."""
         async with self._conn._tx() as db:
             twin = await db.execute_fetchall(
                 "SELECT id, audience, answers, terms FROM episodes WHERE norm = ?1"
@@ -176,7 +195,7 @@ class EpisodeStore:
                 (message.norm, message.speaker, message.audience),
             )
             if not twin:
-                return 0, message.audience
+                return Recorded(0, False, message.audience)
             rowid, was, answers, terms = next(iter(twin))
             label = said_again(str(was), message.audience)
             await db.execute(
@@ -187,7 +206,7 @@ class EpisodeStore:
             if answers is not None and label != was:
                 await _index_again(db, int(rowid), str(terms), index_terms(message.text))
                 self._terms.forget()
-        return int(rowid), label
+        return Recorded(int(rowid), False, label, moved=label != was)
 
     async def doc_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
         """How many episodes hold each stem; stems none holds are left out. Counts are read
