@@ -111,14 +111,20 @@ def attribute(name: str, value: float | int | Sequence[int]) -> bytes:
 
 
 def node(
-    op_type: str, inputs: Sequence[str], output: str, domain: str = "", **attributes: Any
+    op_type: str,
+    inputs: Sequence[str],
+    output: str | Sequence[str],
+    domain: str = "",
+    **attributes: Any,
 ) -> bytes:
-    """A ``NodeProto`` of one output, named after it; an operator of the default set unless
-    ``domain`` names another (``"com.microsoft"``: onnxruntime's own)."""
+    """A ``NodeProto`` of one output (or several), named after its (first) output; an operator
+    of the default set unless ``domain`` names another (``"com.microsoft"``: onnxruntime's
+    own). An optional input left out is an empty name."""
+    outputs = [output] if isinstance(output, str) else list(output)
     return (
         b"".join(_text(1, name) for name in inputs)
-        + _text(2, output)
-        + _text(3, output)
+        + b"".join(_text(2, name) for name in outputs)
+        + _text(3, outputs[0])
         + _text(4, op_type)
         + b"".join(_message(5, attribute(key, value)) for key, value in attributes.items())
         + (_text(7, domain) if domain else b"")

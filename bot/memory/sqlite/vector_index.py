@@ -414,9 +414,11 @@ class VectorIndex:
         active = self._active[: self._size] if rows is None else self._active[rows]
         hidden: npt.NDArray[np.bool_] = ~active
         if labels is not None:
-            codes = [self._codes[label] for label in labels if label in self._codes]
+            # a row's label code looks up whether the search sees it (faster than np.isin)
+            seen = np.zeros(len(self._codes), dtype=bool)
+            seen[[self._codes[label] for label in labels if label in self._codes]] = True
             of_rows = self._labels[: self._size] if rows is None else self._labels[rows]
-            hidden |= ~np.isin(of_rows, codes)
+            hidden |= ~seen[of_rows]
         return hidden
 
     def nearest(
