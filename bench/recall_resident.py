@@ -111,7 +111,7 @@ async def build_messages(folder: Path, n: int) -> None:
                 speaker = "user" if side == "user" else "persona"
                 batch.append(Said(at + i * 60, speaker, DIRECT, "bench", text, norm, terms))
             rows = await store.record(batch)
-            ids = [rowid for rowid, _, _ in rows]
+            ids = [row.rowid for row in rows]
             await store.put_vectors(ids, _near(unique, len(ids), rng), model)
             owners = [
                 rowid for rowid, one in zip(ids, batch, strict=True) for _ in sentences_of(one.text)
