@@ -407,3 +407,34 @@ async def test_a_question_said_again_reads_its_answers_only_when_its_audience_mo
     assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
     await said(memory, "Tell the club.", WHICH_HOSPITAL, at=NOW - timedelta(days=1), heard_by=PUB)
     assert read == [2]  # the question's episode, now the room's
+
+
+async def test_a_question_said_again_in_a_room_still_lends_its_words_to_a_direct_answer(
+    memory: MemoryBackend,
+) -> None:
+    """The direct room heard the question, and sees it after it moves to the room: its answer
+    keeps the question's words; the room sees neither the answer nor any of its words."""
+    await hospital_answered(memory)
+    await said(memory, "Tell the club.", WHICH_HOSPITAL, at=NOW - timedelta(days=1), heard_by=PUB)
+    assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+
+
+async def test_an_answer_in_a_room_takes_no_words_of_a_question_made_private_again(
+    tmp_path: Path,
+) -> None:
+    """A room's answer keeps its question's words only while the room sees the question."""
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        at = NOW - timedelta(days=3)
+        await said(memory, OPERATION, WHICH_HOSPITAL, at=at - timedelta(minutes=2), heard_by=PUB)
+        await said(memory, HOSPITAL, "Fingers crossed for you.", at=at, heard_by=PUB)
+        assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+        question = next(
+            hit.item.id
+            for hit in await memory.search(WHICH_HOSPITAL, limit=10, audience=PUB)
+            if hit.item.text == WHICH_HOSPITAL
+        )
+        assert await memory.share(question, DIRECT_ROOM.label)
+        assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+        assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))

@@ -17,10 +17,12 @@ answers nothing said before it.
 
 A question forgotten, or an audience changed, has its answers indexed again
 (:func:`index_answers_again`, called by ``Episodes.forget``, ``share`` and ``record``): first
-without the question's words, then with them only while the question is active and said to
-the answer's audience, under the lock that also covers looking a question up and storing its
-answer. So a forgotten question lends nothing, a
-message shared with a room keeps no words of a question the room never heard, and a forget
+without the question's words, then with them only while the question is active and seen
+wherever the answer is (:func:`~bot.memory.reinforcement.visible_wherever`), under the lock
+that also covers looking a question up and storing its answer. So a forgotten question lends
+nothing, a message shared with a room keeps no words of a question the room never heard, a
+question the persona asks again in a shared room still lends to the answers it had in a
+direct room (which sees it there too), and a forget
 or a share that fails between the steps leaves fewer words, never more. A message said again
 to another audience loses the words in the transaction that moves it
 (``EpisodeStore._reinforce``), and takes those its new audience heard just after. Messages
@@ -104,7 +106,7 @@ class _Answers(Protocol):
 
 async def index_answers_again(store: _Answers, rowid: int, *, lend: bool = True) -> None:
     """Index again the messages that answer episode ``rowid`` (and it, if it answers one):
-    with their question's words while it is active and said to their audience, else (and
+    with their question's words while it is active and seen wherever they are, else (and
     with ``lend`` False, before a change) with their own words alone."""
     for answer, text, audience, question, indexed in await store.answers_to(rowid):
         terms = await run_on_text(text, index_terms)

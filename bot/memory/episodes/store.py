@@ -27,7 +27,7 @@ import aiosqlite
 
 from bot.memory.base import MemoryItem, format_citation
 from bot.memory.episodes.sentence_vectors import MAX_SENTENCES
-from bot.memory.reinforcement import audience_event, said_again, twin_sql
+from bot.memory.reinforcement import audience_event, said_again, twin_sql, visible_wherever
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.term_counts import TermCounts
@@ -328,10 +328,13 @@ class EpisodeStore:
         return [(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
 
     async def question_heard(self, rowid: int, audience: str) -> str | None:
-        """The text of episode ``rowid`` if it is active and said to ``audience``."""
+        """The text of episode ``rowid`` if it is active and every audience that sees a
+        message of ``audience`` sees it too (a question said in a direct room and said again
+        in a shared room is still heard by the direct room's answer)."""
+        scope, scope_params = labels_in("audience", visible_wherever(audience), 2)
         rows = await self._conn._all(
-            "SELECT text FROM episodes WHERE id = ? AND status = 'active' AND audience = ?",
-            (rowid, audience),
+            f"SELECT text FROM episodes WHERE id = ?1 AND status = 'active'{scope}",
+            (rowid, *scope_params),
         )
         return str(rows[0][0]) if rows else None
 
