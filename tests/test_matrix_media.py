@@ -310,7 +310,7 @@ async def _restarted(make_bot: Any, human: Human, *, plain: int = 0) -> Restarte
     plains = [await human.create_room(bot.account.user_id) for _ in range(plain)]
     deadline = time.monotonic() + 20
     while not await _joined_and_saved(bot.adapter, {room, *plains}):
-        assert time.monotonic() < deadline, "the bot did not sync the rooms it joined"
+        assert time.monotonic() < deadline, "the bot did not sync and save the rooms it joined"
         await asyncio.sleep(0.1)
     await bot.adapter.stop()
     again = create(bot.adapter.settings, bot.adapter.context)

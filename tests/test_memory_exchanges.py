@@ -14,15 +14,17 @@ from pathlib import Path
 import pytest
 
 from bot.memory.base import MemoryBackend, MemoryHit
+from bot.memory.episodes.engine import analyse
 from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_in
+from bot.memory.episodes.store import Said
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.stemming import index_terms
-from bot.turn.audience import DIRECT_ROOM, Audience
+from bot.turn.audience import DIRECT, DIRECT_ROOM, SHARED, Audience
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
-from tests.test_memory_episodes import NOW, PUB, said
+from tests.test_memory_episodes import NOW, OFFICE, PUB, said
 
 __all__: list[str] = []
 
@@ -413,12 +415,10 @@ async def test_a_question_said_again_in_a_room_still_lends_its_words_to_a_direct
     memory: MemoryBackend,
 ) -> None:
     """The direct room heard the question, and sees it after it moves to the room: its answer
-    keeps the question's words; the room sees neither the answer nor any of its words."""
+    keeps the question's words."""
     await hospital_answered(memory)
     await said(memory, "Tell the club.", WHICH_HOSPITAL, at=NOW - timedelta(days=1), heard_by=PUB)
     assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
-    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
-    assert HOSPITAL not in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
 
 
 async def test_an_answer_in_a_room_takes_no_words_of_a_question_made_private_again(
@@ -438,3 +438,71 @@ async def test_an_answer_in_a_room_takes_no_words_of_a_question_made_private_aga
         assert await memory.share(question, DIRECT_ROOM.label)
         assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
         assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+
+
+async def _episode(memory: MemoryBackend, text: str, audience: Audience = DIRECT_ROOM) -> str:
+    hits = await memory.search(text, limit=10, audience=audience)
+    return next(hit.item.id for hit in hits if hit.item.text == text)
+
+
+@pytest.mark.parametrize("seen", ["shared", "said again there"])
+async def test_an_answer_said_again_in_a_room_never_takes_its_question_there(
+    memory: MemoryBackend, seen: str
+) -> None:
+    """The question and its answer were linked in a direct room: the room that later hears the
+    answer, and then sees the question too, never learns that one answers the other."""
+    await hospital_answered(memory)
+    await said(memory, HOSPITAL, "Noted.", at=NOW - timedelta(days=1), heard_by=PUB)
+    if seen == "shared":
+        assert await memory.share(await _episode(memory, WHICH_HOSPITAL), SHARED)
+    else:
+        await said(memory, "Ask me.", WHICH_HOSPITAL, at=NOW - timedelta(hours=2), heard_by=PUB)
+    assert WHICH_HOSPITAL in messages(await memory.prefetch(WHICH_HOSPITAL, limit=5, audience=PUB))
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+
+
+async def test_an_answer_shared_with_everyone_never_takes_a_shared_question(
+    memory: MemoryBackend,
+) -> None:
+    await hospital_answered(memory)
+    assert await memory.share(await _episode(memory, WHICH_HOSPITAL), SHARED)
+    assert await memory.share(await _episode(memory, HOSPITAL), SHARED)
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+
+
+async def test_a_question_made_private_is_answered_by_no_later_message_of_the_room(
+    memory: MemoryBackend,
+) -> None:
+    at = NOW - timedelta(days=3)
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=at - timedelta(minutes=2), heard_by=PUB)
+    assert await memory.share(await _episode(memory, WHICH_HOSPITAL, PUB), DIRECT)
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=at, heard_by=PUB)
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+
+
+HEARD = {
+    DIRECT: {DIRECT, SHARED, PUB.label, OFFICE.label},  # a direct room sees every label
+    SHARED: {SHARED},  # every audience sees it, and they share only what is shared
+    PUB.label: {SHARED, PUB.label},
+    OFFICE.label: {SHARED, OFFICE.label},
+}
+
+
+@pytest.mark.parametrize("answer", list(HEARD))
+@pytest.mark.parametrize("question", list(HEARD))
+async def test_a_question_is_heard_where_everyone_who_sees_the_answer_sees_it(
+    tmp_path: Path, question: str, answer: str
+) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        store = memory.episodes.store
+        text, norm, terms = analyse(WHICH_HOSPITAL)
+        [kept] = await store.record(
+            [Said(NOW.timestamp(), "persona", question, "telegram", text, norm, terms)]
+        )
+        heard = await store.question_heard(kept.rowid, answer)
+        assert (heard == text) is (question in HEARD[answer])
+        assert await store.forget(kept.rowid)
+        assert await store.question_heard(kept.rowid, answer) is None

@@ -38,6 +38,9 @@ def test_a_small_graph_reads_back_as_the_onnx_package_writes_it() -> None:
                 ),
                 proto.node("Transpose", ["normed"], "turned", perm=[1, 0, 2]),
                 proto.node("MatMulNBits", ["x", "unsigned"], "own", domain="com.microsoft", K=3),
+                # several outputs, and optional inputs left out by an empty name
+                proto.node("Split", ["own"], ["a", "b", "c"], axis=-1),
+                proto.node("MatMulNBits", ["a", "codes", "scale", "", "", "b"], "biased"),
             ],
             [proto.tensor(name, array) for name, array in weights.items()]
             + [proto.external_tensor("big", (4096, 2), np.float32)],
@@ -72,6 +75,10 @@ def test_a_small_graph_reads_back_as_the_onnx_package_writes_it() -> None:
                     name="own",
                     domain="com.microsoft",
                     K=3,
+                ),
+                helper.make_node("Split", ["own"], ["a", "b", "c"], name="a", axis=-1),
+                helper.make_node(
+                    "MatMulNBits", ["a", "codes", "scale", "", "", "b"], ["biased"], name="biased"
                 ),
             ],
             "g",

@@ -3,12 +3,13 @@ all-MiniLM-L6-v2 (from its safetensors) and multilingual-e5-small (from its pack
 :mod:`bot.memory.embedding.e5_file`).
 
 The graph is BERT's forward pass and the sentence pooling: token + position + segment
-embeddings and their LayerNorm; six layers of 12-head self-attention and a GELU feed-forward
-block, each followed by a residual LayerNorm; the mean of the real tokens' rows, L2-normalised.
+embeddings and their LayerNorm; layers (six of MiniLM's, twelve of e5's) of 12-head
+self-attention and a GELU feed-forward block, each followed by a residual LayerNorm; the mean
+of the real tokens' rows, L2-normalised.
 Inputs are the token ids and the attention mask (both ``int64``, batch x tokens); the output
 is one normalised row per text. Attention and the GELU run as onnxruntime's own operators
 (``MultiHeadAttention``, ``BiasGelu``), and each linear layer's bias is added by its product:
-a layer is 11 steps, not 29, and e5's question takes about 7% less time (docs/BENCHMARKS.md).
+a layer is 11 steps, not 29, and e5's question takes 5-7% less time (docs/BENCHMARKS.md).
 
 Nothing is exported or downloaded: the graph is written here, node by node, around the
 package's own weights (in protobuf's wire form, by :mod:`bot.memory.embedding.onnx_proto`), and
@@ -43,7 +44,9 @@ from bot.memory.embedding.e5_file import Blocks4
 
 __all__ = ["EncoderModel", "encoder_model"]
 
-_OPSET = 17  # LayerNormalization is an operator from opset 17 on
+#: LayerNormalization is an operator from opset 17 on; a Split of no ``split`` input into
+#: equal parts, and ReduceL2's ``axes`` attribute, are opset 17's (18 changed both)
+_OPSET = 17
 #: weights with at least this many numbers are handed over beside the graph, not inside it
 _EXTERNAL = 4096
 _FLOAT = 1  # TensorProto.DataType.FLOAT, a Cast's target

@@ -202,8 +202,8 @@ class Episodes:
 
     async def _moved(self, rowid: int, label: str) -> None:
         """Episode ``rowid``, said again, has the audience ``label`` now: searches see it by
-        it, and it and its answers take the words of the questions their audience heard (the
-        store took the others out as it moved it)."""
+        it, and its answers take its words wherever they are seen with it (the store took
+        them out of it, and unlinked it from its question, if it answers one)."""
         await self.set_label(rowid, label)
         try:
             await index_answers_again(self.store, rowid)
@@ -226,12 +226,15 @@ class Episodes:
     async def share(self, rowid: int, label: str, *, at: float) -> bool:
         """Give the episode the audience ``label`` (False when there is none); it and what
         answers it are indexed with no question's words across the change, then with those
-        their audience heard."""
+        of a question seen wherever they are (``question_heard``)."""
         async with self._pairing:
             await index_answers_again(self.store, rowid, lend=False)
             found = await self.store.share(rowid, label, at=at)
             if found:
                 await self.set_label(rowid, label)
+                # a question just shared elsewhere (or made private) is answered by no
+                # message said after it: only one said where it is heard from now on
+                self._asked = {k: v for k, v in self._asked.items() if v.rowid != rowid}
             await index_answers_again(self.store, rowid)
         return found
 

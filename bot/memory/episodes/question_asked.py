@@ -19,14 +19,16 @@ A question forgotten, or an audience changed, has its answers indexed again
 (:func:`index_answers_again`, called by ``Episodes.forget``, ``share`` and ``record``): first
 without the question's words, then with them only while the question is active and seen
 wherever the answer is (:func:`~bot.memory.reinforcement.visible_wherever`), under the lock
-that also covers looking a question up and storing its answer. So a forgotten question lends
-nothing, a message shared with a room keeps no words of a question the room never heard, a
-question the persona asks again in a shared room still lends to the answers it had in a
-direct room (which sees it there too), and a forget
-or a share that fails between the steps leaves fewer words, never more. A message said again
-to another audience loses the words in the transaction that moves it
-(``EpisodeStore._reinforce``), and takes those its new audience heard just after. Messages
-said before v10 keep their own words alone.
+that also covers looking a question up and storing its answer. An answer is linked to its
+question where both were said; an answer that goes anywhere but a direct room (shared, or said
+again in a shared room) leaves its question for good, in the transaction that moves it
+(``EpisodeStore.share``, ``EpisodeStore._reinforce``): its new audience never heard the two
+together, even if it sees both. So a forgotten question lends nothing, a message shared with
+a room keeps no words of any question, a room's answer loses them while its question is made
+private, a question the persona asks again in a shared room still lends to the answers it had
+in a direct room (which sees it there too), and a forget or a share that fails between the
+steps leaves fewer words, never more. A question shared or made private is answered by no
+message said after it. Messages said before v10 keep their own words alone.
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25
 alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), set B 0.354 (0.365 / 0.342) ->

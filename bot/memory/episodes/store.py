@@ -33,7 +33,7 @@ from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_index import Matrix, StoredVectors
 from bot.memory.sqlite.vector_rows import VectorRows
-from bot.turn.audience import describe
+from bot.turn.audience import DIRECT, describe
 
 __all__ = [
     "EPISODE_PREFIX",
@@ -204,7 +204,10 @@ class EpisodeStore:
                 (message.at, label, rowid),
             )
             if answers is not None and label != was:
+                # the question and its answer were linked where both were said: the wider
+                # audience never heard that, so the answer keeps its own words alone, for good
                 await _index_again(db, int(rowid), str(terms), index_terms(message.text))
+                await db.execute("UPDATE episodes SET answers = NULL WHERE id = ?", (rowid,))
                 self._terms.forget()
         return Recorded(int(rowid), False, label, moved=label != was)
 
@@ -329,8 +332,10 @@ class EpisodeStore:
 
     async def question_heard(self, rowid: int, audience: str) -> str | None:
         """The text of episode ``rowid`` if it is active and every audience that sees a
-        message of ``audience`` sees it too (a question said in a direct room and said again
-        in a shared room is still heard by the direct room's answer)."""
+        message of ``audience`` sees it too: a question said in a direct room and said again
+        in a shared room is still heard by the direct room's answer; a shared room's answer
+        hears its question while the room sees it. (An answer is linked to its question
+        only where both were said, or in a direct room: :meth:`share`, :meth:`_reinforce`.)"""
         scope, scope_params = labels_in("audience", visible_wherever(audience), 2)
         rows = await self._conn._all(
             f"SELECT text FROM episodes WHERE id = ?1 AND status = 'active'{scope}",
@@ -363,13 +368,19 @@ class EpisodeStore:
 
     async def share(self, rowid: int, label: str, *, at: float) -> bool:
         """Give the episode the audience ``label``; False when there is none. Recorded in
-        its history when it changed."""
+        its history when it changed. A message that answers a question and goes anywhere but
+        a direct room (which sees everything) leaves that question for good: the two were
+        linked where both were said, and no other audience heard that."""
         rows = await self._conn._all("SELECT audience FROM episodes WHERE id = ?", (rowid,))
         if not rows:
             return False
         was = str(rows[0][0])
         if was != label:
-            await self._conn._all("UPDATE episodes SET audience = ? WHERE id = ?", (label, rowid))
+            await self._conn._all(
+                "UPDATE episodes SET audience = ?1,"
+                " answers = CASE WHEN ?1 = ?2 THEN answers END WHERE id = ?3",
+                (label, DIRECT, rowid),
+            )
             detail = f"{describe(label)} (was {describe(was)})"
             await self._event(rowid, audience_event(label), detail, at=at)
         return True
