@@ -1,8 +1,8 @@
 """A message and the persona's answer to it are one recalled exchange, for both backends that
 keep episodes, and in the prompt; and a message that answers the persona's question is found
 by the question's words ("Hotel Dieu, Thursday at eight" by "cataract surgery"), only when the
-question came just before, to the same audience, and no more once it is forgotten or the
-answer is shared with a room that never heard it."""
+question came just before, to the same audience, while it is not forgotten, and only where
+the two were said together (or in a direct room, which sees everything)."""
 
 from __future__ import annotations
 
@@ -415,10 +415,12 @@ async def test_a_question_said_again_in_a_room_still_lends_its_words_to_a_direct
     memory: MemoryBackend,
 ) -> None:
     """The direct room heard the question, and sees it after it moves to the room: its answer
-    keeps the question's words."""
+    keeps the question's words; the room sees neither the answer nor its words."""
     await hospital_answered(memory)
     await said(memory, "Tell the club.", WHICH_HOSPITAL, at=NOW - timedelta(days=1), heard_by=PUB)
     assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
 
 
 async def test_an_answer_in_a_room_takes_no_words_of_a_question_made_private_again(
@@ -485,15 +487,15 @@ async def test_a_question_made_private_is_answered_by_no_later_message_of_the_ro
 
 HEARD = {
     DIRECT: {DIRECT, SHARED, PUB.label, OFFICE.label},  # a direct room sees every label
-    SHARED: {SHARED},  # every audience sees it, and they share only what is shared
-    PUB.label: {SHARED, PUB.label},
-    OFFICE.label: {SHARED, OFFICE.label},
+    SHARED: {SHARED},
+    PUB.label: {PUB.label},  # a room's answer: its question still said to that room
+    OFFICE.label: {OFFICE.label},
 }
 
 
 @pytest.mark.parametrize("answer", list(HEARD))
 @pytest.mark.parametrize("question", list(HEARD))
-async def test_a_question_is_heard_where_everyone_who_sees_the_answer_sees_it(
+async def test_a_question_is_heard_by_a_direct_answer_anywhere_and_by_a_rooms_in_the_room(
     tmp_path: Path, question: str, answer: str
 ) -> None:
     async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
@@ -506,3 +508,41 @@ async def test_a_question_is_heard_where_everyone_who_sees_the_answer_sees_it(
         assert (heard == text) is (question in HEARD[answer])
         assert await store.forget(kept.rowid)
         assert await store.question_heard(kept.rowid, answer) is None
+
+
+async def test_a_question_made_private_by_another_process_lends_the_room_nothing(
+    memory: MemoryBackend, tmp_path: Path
+) -> None:
+    """`personad memory unshare` opens the store in a process of its own while the daemon
+    runs: the daemon's answer said next in the room takes no words of that question."""
+    at = NOW - timedelta(days=3)
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=at - timedelta(minutes=2), heard_by=PUB)
+    question = await _episode(memory, WHICH_HOSPITAL, PUB)
+    other = type(memory)(tmp_path, now=lambda: NOW)  # type: ignore[call-arg]
+    await other.open()
+    try:
+        assert await other.share(question, DIRECT)
+    finally:
+        await other.close()
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=at, heard_by=PUB)
+    assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+
+
+async def test_a_question_made_private_lends_nothing_though_the_index_then_fails(
+    memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = NOW - timedelta(days=3)
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=at - timedelta(minutes=2), heard_by=PUB)
+    question = await _episode(memory, WHICH_HOSPITAL, PUB)
+
+    async def refused(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database is locked")
+
+    # the label is stored; the indexes' change of it fails (its sentences are read)
+    monkeypatch.setattr(memory.episodes, "set_label", refused)  # type: ignore[attr-defined]
+    with pytest.raises(sqlite3.OperationalError):
+        await memory.share(question, DIRECT)
+    monkeypatch.undo()
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=at, heard_by=PUB)
+    assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))

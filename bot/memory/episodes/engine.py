@@ -158,6 +158,11 @@ class Episodes:
         place = (turn.audience, turn.platform)
         async with self._pairing:
             asked = self._asked.get(place)
+            if asked is not None and asked.answered_at(at):
+                # forgotten, made private or shared elsewhere since it was asked (perhaps by
+                # another process: `personad memory`), it is answered by nothing
+                if await self.store.question_heard(asked.rowid, turn.audience) is None:
+                    asked = None
             said: list[Said] = []
             for speaker, text, norm, terms in analysed:
                 if speaker == "user" and asked is not None and asked.answered_at(at):
@@ -202,8 +207,9 @@ class Episodes:
 
     async def _moved(self, rowid: int, label: str) -> None:
         """Episode ``rowid``, said again, has the audience ``label`` now: searches see it by
-        it, and its answers take its words wherever they are seen with it (the store took
-        them out of it, and unlinked it from its question, if it answers one)."""
+        it, and its answers take its words as :meth:`EpisodeStore.question_heard` says (the
+        store unlinked it from its question, and took that question's words out, if it
+        answers one)."""
         await self.set_label(rowid, label)
         try:
             await index_answers_again(self.store, rowid)
@@ -218,23 +224,23 @@ class Episodes:
             await index_answers_again(self.store, rowid, lend=False)
             found = await self.store.forget(rowid, labels=labels, at=at)
             if found:
-                await self.set_active(rowid, False)
                 self._asked = {k: v for k, v in self._asked.items() if v.rowid != rowid}
+                await self.set_active(rowid, False)
             await index_answers_again(self.store, rowid)
         return found
 
     async def share(self, rowid: int, label: str, *, at: float) -> bool:
         """Give the episode the audience ``label`` (False when there is none); it and what
         answers it are indexed with no question's words across the change, then with those
-        of a question seen wherever they are (``question_heard``)."""
+        of a question they still hear (``EpisodeStore.question_heard``)."""
         async with self._pairing:
             await index_answers_again(self.store, rowid, lend=False)
             found = await self.store.share(rowid, label, at=at)
             if found:
-                await self.set_label(rowid, label)
-                # a question just shared elsewhere (or made private) is answered by no
-                # message said after it: only one said where it is heard from now on
+                # a question shared elsewhere or made private is answered by no message
+                # said after it, until the persona asks it again
                 self._asked = {k: v for k, v in self._asked.items() if v.rowid != rowid}
+                await self.set_label(rowid, label)
             await index_answers_again(self.store, rowid)
         return found
 

@@ -17,18 +17,21 @@ answers nothing said before it.
 
 A question forgotten, or an audience changed, has its answers indexed again
 (:func:`index_answers_again`, called by ``Episodes.forget``, ``share`` and ``record``): first
-without the question's words, then with them only while the question is active and seen
-wherever the answer is (:func:`~bot.memory.reinforcement.visible_wherever`), under the lock
-that also covers looking a question up and storing its answer. An answer is linked to its
-question where both were said; an answer that goes anywhere but a direct room (shared, or said
-again in a shared room) leaves its question for good, in the transaction that moves it
-(``EpisodeStore.share``, ``EpisodeStore._reinforce``): its new audience never heard the two
-together, even if it sees both. So a forgotten question lends nothing, a message shared with
-a room keeps no words of any question, a room's answer loses them while its question is made
-private, a question the persona asks again in a shared room still lends to the answers it had
-in a direct room (which sees it there too), and a forget or a share that fails between the
-steps leaves fewer words, never more. A question shared or made private is answered by no
-message said after it. Messages said before v10 keep their own words alone.
+without the question's words, then with them only while the question is active and, for a
+shared room's answer, still said to that room (a direct room's answer hears it wherever it
+is: a direct room sees everything; ``EpisodeStore.question_heard``), under the lock that also
+covers looking a question up and storing its answer. An answer is linked to its question
+where both were said; an answer given any label but a direct room's (shared, made another
+room's, or said again in a shared room) leaves its question for good, in the transaction that
+moves it (``EpisodeStore.share``, ``EpisodeStore._reinforce``): its new audience never heard
+the two together, even if it sees both. So a forgotten question lends nothing, a message
+shared with a room keeps no words of any question, a room's answer loses them while its
+question is made private or shared, a question the persona asks again in a shared room still
+lends to the answers it had in a direct room, and a forget or a share that fails between the
+steps leaves fewer words, never more. A message is stored with the words of the question
+before it only if the store says that question is still heard where the message is (it may
+have been forgotten or shared since, by another process too: ``personad memory``). Messages
+said before v10 keep their own words alone.
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25
 alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), set B 0.354 (0.365 / 0.342) ->
@@ -108,7 +111,7 @@ class _Answers(Protocol):
 
 async def index_answers_again(store: _Answers, rowid: int, *, lend: bool = True) -> None:
     """Index again the messages that answer episode ``rowid`` (and it, if it answers one):
-    with their question's words while it is active and seen wherever they are, else (and
+    with their question's words while they still hear it (``question_heard``), else (and
     with ``lend`` False, before a change) with their own words alone."""
     for answer, text, audience, question, indexed in await store.answers_to(rowid):
         terms = await run_on_text(text, index_terms)

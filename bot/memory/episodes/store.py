@@ -27,7 +27,7 @@ import aiosqlite
 
 from bot.memory.base import MemoryItem, format_citation
 from bot.memory.episodes.sentence_vectors import MAX_SENTENCES
-from bot.memory.reinforcement import audience_event, said_again, twin_sql, visible_wherever
+from bot.memory.reinforcement import audience_event, said_again, twin_sql
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.term_counts import TermCounts
@@ -184,9 +184,9 @@ class EpisodeStore:
 
     async def _reinforce(self, message: Said) -> Recorded:
         """Count the twin of ``message`` said once more. A message that answers a question
-        and goes to another audience is indexed by its own words alone in the same
-        transaction (what its new audience heard is lent again after:
-        :func:`~bot.memory.episodes.question_asked.index_answers_again`)."""
+        and goes to another audience leaves that question, and is indexed by its own words
+        alone, in the same transaction (a question that goes has its answers indexed again
+        after: :func:`~bot.memory.episodes.question_asked.index_answers_again`)."""
         async with self._conn._tx() as db:
             twin = await db.execute_fetchall(
                 "SELECT id, audience, answers, terms FROM episodes WHERE norm = ?1"
@@ -331,12 +331,13 @@ class EpisodeStore:
         return [(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
 
     async def question_heard(self, rowid: int, audience: str) -> str | None:
-        """The text of episode ``rowid`` if it is active and every audience that sees a
-        message of ``audience`` sees it too: a question said in a direct room and said again
-        in a shared room is still heard by the direct room's answer; a shared room's answer
-        hears its question while the room sees it. (An answer is linked to its question
-        only where both were said, or in a direct room: :meth:`share`, :meth:`_reinforce`.)"""
-        scope, scope_params = labels_in("audience", visible_wherever(audience), 2)
+        """The text of episode ``rowid`` if it is active and, for a message of ``audience``
+        that answers it, still where that message is: any audience for a direct room's
+        answer (a direct room sees everything: a question said again in a shared room still
+        lends to it), the same room for a shared room's (a room's answer takes no words of a
+        question made private, or shared anywhere, since). An answer is linked to its
+        question only where both were said (:meth:`share`, :meth:`_reinforce`)."""
+        scope, scope_params = labels_in("audience", None if audience == DIRECT else (audience,), 2)
         rows = await self._conn._all(
             f"SELECT text FROM episodes WHERE id = ?1 AND status = 'active'{scope}",
             (rowid, *scope_params),
@@ -368,9 +369,9 @@ class EpisodeStore:
 
     async def share(self, rowid: int, label: str, *, at: float) -> bool:
         """Give the episode the audience ``label``; False when there is none. Recorded in
-        its history when it changed. A message that answers a question and goes anywhere but
-        a direct room (which sees everything) leaves that question for good: the two were
-        linked where both were said, and no other audience heard that."""
+        its history when it changed. A message that answers a question and is given any
+        label but a direct room's (which sees everything) leaves that question for good: the
+        two were linked where both were said, and no other audience heard them together."""
         rows = await self._conn._all("SELECT audience FROM episodes WHERE id = ?", (rowid,))
         if not rows:
             return False

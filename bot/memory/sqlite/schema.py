@@ -38,8 +38,8 @@ Tables:
   model (or none) was configured, are given theirs in the background after the file opens.
 * ``episodes.answers`` (v10; v5 of ``episodes.db``): of a person's message, the persona's
   question it answers, whose words its index stems hold while the question is active and
-  seen wherever the message is (:mod:`bot.memory.episodes.question_asked`); NULL for the
-  rest, for a message that went to a wider audience than the one it answered in, and for the
+  heard where the message is (:mod:`bot.memory.episodes.question_asked`); NULL for the
+  rest, for a message given any label but a direct room's after it answered, and for the
   messages said before v10, which keep their own words alone.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
