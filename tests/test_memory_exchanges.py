@@ -15,6 +15,7 @@ import pytest
 
 from bot.memory.base import MemoryBackend, MemoryHit
 from bot.memory.episodes.engine import analyse
+from bot.memory.episodes.file import EPISODE_FILE
 from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_in
 from bot.memory.episodes.store import Said
 from bot.memory.follow_ups import recall
@@ -546,3 +547,42 @@ async def test_a_question_made_private_lends_nothing_though_the_index_then_fails
     monkeypatch.undo()
     await said(memory, HOSPITAL, "Fingers crossed for you.", at=at, heard_by=PUB)
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+
+
+@pytest.mark.parametrize(
+    ("kind", "file", "version"),
+    [(SqliteFtsMemory, "memory.db", 10), (HolographicMemory, EPISODE_FILE, 5)],
+)
+async def test_an_answer_that_kept_its_link_in_a_room_before_the_upgrade_is_unlinked(
+    tmp_path: Path, kind: type[SqliteFtsMemory] | type[HolographicMemory], file: str, version: int
+) -> None:
+    """Before the upgrade an answer said again in a room kept the link made in a direct room
+    (its words too, had the question been said again there): once opened, it has its own
+    words alone and no question, and a direct room's answers keep theirs."""
+    memory = kind(tmp_path, now=lambda: NOW)
+    await memory.open()
+    await hospital_answered(memory)
+    await said(memory, "My tooth still hurts.", ROOT_CANAL, at=NOW - timedelta(days=2, minutes=1))
+    await said(memory, "Dr Okafor, first thing.", "Good luck!", at=NOW - timedelta(days=2))
+    await memory.close()
+    with sqlite3.connect(tmp_path / file) as db:
+        db.execute("UPDATE episodes SET audience = ? WHERE text = ?", (PUB.label, HOSPITAL))
+        db.execute("DROP TABLE old_room_answers")
+        db.execute("DELETE FROM schema_version WHERE version > ?", (version,))
+    upgraded = kind(tmp_path, now=lambda: NOW)
+    await upgraded.open()
+    try:
+        await said(upgraded, "Ask me.", WHICH_HOSPITAL, at=NOW - timedelta(hours=2), heard_by=PUB)
+        assert HOSPITAL in messages(await upgraded.prefetch("Hotel Dieu", limit=5, audience=PUB))
+        for room in (PUB, DIRECT_ROOM):
+            found = messages(await upgraded.prefetch(WHERE_SURGERY, limit=5, audience=room))
+            assert HOSPITAL not in found
+        assert "Dr Okafor, first thing." in messages(
+            await upgraded.prefetch("Who is doing my root canal?", limit=5)
+        )
+    finally:
+        await upgraded.close()
+    with sqlite3.connect(tmp_path / file) as db:
+        assert db.execute("SELECT count(*) FROM old_room_answers").fetchone() == (0,)
+        (answers,) = db.execute("SELECT answers FROM episodes WHERE text = ?", (HOSPITAL,))
+        assert answers == (None,)

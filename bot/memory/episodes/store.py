@@ -330,6 +330,35 @@ class EpisodeStore:
         )
         return [(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
 
+    async def unlink_old_room_answers(self) -> int:
+        """Give each message of ``old_room_answers`` its own words alone and no question, and
+        empty the table; how many changed. (Before v11 an answer said again in a shared
+        room, or shared, kept its link to a question asked in a direct room: the room could
+        later find it by that question's words.)"""
+        changed = 0
+        while True:
+            rows = await self._conn._all(
+                "SELECT o.episode_id, e.text, e.terms, e.answers FROM old_room_answers o"
+                " LEFT JOIN episodes e ON e.id = o.episode_id LIMIT 500"
+            )
+            if not rows:
+                return changed
+            async with self._conn._tx() as db:
+                for rowid, text, terms, answers in rows:
+                    if text is not None and answers is not None:
+                        own = index_terms(str(text))
+                        if own != terms:
+                            await _index_again(db, int(rowid), str(terms), own)
+                        await db.execute(
+                            "UPDATE episodes SET answers = NULL WHERE id = ?", (rowid,)
+                        )
+                        changed += 1
+                await db.executemany(
+                    "DELETE FROM old_room_answers WHERE episode_id = ?",
+                    [(rowid,) for rowid, *_ in rows],
+                )
+            self._terms.forget()
+
     async def question_heard(self, rowid: int, audience: str) -> str | None:
         """The text of episode ``rowid`` if it is active and, for a message of ``audience``
         that answers it, still where that message is: any audience for a direct room's

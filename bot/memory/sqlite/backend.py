@@ -118,6 +118,11 @@ class SqliteFtsMemory(EpisodeBackend):
 
     async def open(self) -> None:
         await self._store.open()
+        try:
+            await self.episodes.store.unlink_old_room_answers()
+        except BaseException:
+            await self._store.close()
+            raise
         if self.embedder is not None:
             try:
                 await self._load_vectors(self.embedder)
