@@ -21,6 +21,7 @@ from bot.memory.episodes.store import Said
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.sqlite.backend import SqliteFtsMemory
+from bot.memory.sqlite.schema import SCHEMA_VERSION
 from bot.memory.sqlite.stemming import index_terms
 from bot.turn.audience import DIRECT, DIRECT_ROOM, SHARED, Audience
 from tests.harness import ScriptedLLM, make_config, make_persona
@@ -488,15 +489,15 @@ async def test_a_question_made_private_is_answered_by_no_later_message_of_the_ro
 
 HEARD = {
     DIRECT: {DIRECT, SHARED, PUB.label, OFFICE.label},  # a direct room sees every label
-    SHARED: {SHARED},
-    PUB.label: {PUB.label},  # a room's answer: its question still said to that room
-    OFFICE.label: {OFFICE.label},
+    SHARED: {SHARED},  # every audience sees it, and they share only what is shared
+    PUB.label: {SHARED, PUB.label},
+    OFFICE.label: {SHARED, OFFICE.label},
 }
 
 
 @pytest.mark.parametrize("answer", list(HEARD))
 @pytest.mark.parametrize("question", list(HEARD))
-async def test_a_question_is_heard_by_a_direct_answer_anywhere_and_by_a_rooms_in_the_room(
+async def test_a_question_is_heard_where_everyone_who_sees_the_answer_sees_it(
     tmp_path: Path, question: str, answer: str
 ) -> None:
     async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
@@ -567,7 +568,7 @@ async def test_an_answer_that_kept_its_link_in_a_room_before_the_upgrade_is_unli
     await memory.close()
     with sqlite3.connect(tmp_path / file) as db:
         db.execute("UPDATE episodes SET audience = ? WHERE text = ?", (PUB.label, HOSPITAL))
-        db.execute("DROP TABLE old_room_answers")
+        db.execute("DROP TABLE old_words")
         db.execute("DELETE FROM schema_version WHERE version > ?", (version,))
     upgraded = kind(tmp_path, now=lambda: NOW)
     await upgraded.open()
@@ -583,6 +584,49 @@ async def test_an_answer_that_kept_its_link_in_a_room_before_the_upgrade_is_unli
     finally:
         await upgraded.close()
     with sqlite3.connect(tmp_path / file) as db:
-        assert db.execute("SELECT count(*) FROM old_room_answers").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM old_words").fetchone() == (0,)
         (answers,) = db.execute("SELECT answers FROM episodes WHERE text = ?", (HOSPITAL,))
         assert answers == (None,)
+
+
+async def test_a_rooms_answer_takes_the_words_of_a_shared_question_said_in_the_room(
+    memory: MemoryBackend,
+) -> None:
+    """The persona's question, shared with everyone already, said in the room: the room heard
+    it, and its answer there is found by its words."""
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=NOW - timedelta(days=5))
+    assert await memory.share(await _episode(memory, WHICH_HOSPITAL), SHARED)
+    at = NOW - timedelta(days=3)
+    await said(memory, OPERATION, WHICH_HOSPITAL, at=at - timedelta(minutes=2), heard_by=PUB)
+    await said(memory, HOSPITAL, "Fingers crossed for you.", at=at, heard_by=PUB)
+    assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
+    assert HOSPITAL not in messages(
+        await memory.prefetch(WHERE_SURGERY, limit=5, audience=Audience("telegram:-100other"))
+    )
+
+
+async def test_every_message_that_took_words_before_the_upgrade_has_its_own_alone(
+    tmp_path: Path,
+) -> None:
+    """Before v10 an answer took its question's words with no link: where they were heard is
+    not known, so on the upgrade every such message, more than one batch of them, keeps its own
+    words alone; a direct room's linked answer keeps its question's."""
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await hospital_answered(memory)
+        store = memory.episodes.store
+        start = NOW.timestamp() - 86_400
+        batch = []
+        for n in range(1_100):
+            text, norm, terms = analyse(f"Message number {n} about the garden")
+            lent = f"{terms} cataract surgeri" if n % 100 == 7 else terms
+            batch.append(Said(start + n, "user", PUB.label, "telegram", text, norm, lent))
+        await store.record(batch)
+    with sqlite3.connect(tmp_path / "memory.db") as db:
+        db.execute("DROP TABLE old_words")
+        db.execute("DELETE FROM schema_version WHERE version > 10")
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as upgraded:
+        for room in (DIRECT_ROOM, PUB):
+            found = messages(await upgraded.prefetch("cataract surgery", limit=20, audience=room))
+            assert not [text for text in found if text.startswith("Message number")]
+        assert HOSPITAL in messages(await upgraded.prefetch(WHERE_SURGERY, limit=5))
+        assert (await upgraded.stats())["schema_version"] == SCHEMA_VERSION

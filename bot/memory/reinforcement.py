@@ -33,6 +33,7 @@ __all__ = [
     "said_again",
     "twin_labels",
     "twin_sql",
+    "visible_wherever",
 ]
 
 
@@ -49,7 +50,14 @@ def twin_labels(label: str) -> tuple[str, ...] | None:
 
 def near_labels(label: str) -> tuple[str, ...] | None:
     """The labels of the items a near repeat by meaning, recorded as ``label``, may be of
-    (None: any)."""
+    (None: any): those :func:`visible_wherever` it is."""
+    return visible_wherever(label)
+
+
+def visible_wherever(label: str) -> tuple[str, ...] | None:
+    """The labels of the items every audience that sees an item of ``label`` sees too (None:
+    any): a direct room sees every label; a shared room sees ``shared`` and its own; every
+    audience sees ``shared``, and all of them see only ``shared``."""
     if label == SHARED:
         return (SHARED,)
     return (SHARED, label) if _room(label) else None

@@ -18,8 +18,8 @@ answers nothing said before it.
 A question forgotten, or an audience changed, has its answers indexed again
 (:func:`index_answers_again`, called by ``Episodes.forget``, ``share`` and ``record``): first
 without the question's words, then with them only while the question is active and, for a
-shared room's answer, still said to that room (a direct room's answer hears it wherever it
-is: a direct room sees everything; ``EpisodeStore.question_heard``), under the lock that also
+shared room's answer, the room's or shared (a direct room's answer hears it wherever it is: a
+direct room sees everything; ``EpisodeStore.question_heard``), under the lock that also
 covers looking a question up and storing its answer. An answer is linked to its question
 where both were said; an answer given any label but a direct room's (shared, made another
 room's, or said again in a shared room) leaves its question for good, in the transaction that
@@ -30,8 +30,10 @@ question is made private or shared, a question the persona asks again in a share
 lends to the answers it had in a direct room, and a forget or a share that fails between the
 steps leaves fewer words, never more. A message is stored with the words of the question
 before it only if the store says that question is still heard where the message is (it may
-have been forgotten or shared since, by another process too: ``personad memory``). Messages
-said before v10 keep their own words alone.
+have been forgotten or shared since, by another process too: ``personad memory``). The
+messages said before v11, but a direct room's answers linked to their questions, are given
+their own words alone once, when the file opens (``EpisodeStore.settle_old_words``): where
+the words they took were heard is not known.
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25
 alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), set B 0.354 (0.365 / 0.342) ->

@@ -27,7 +27,7 @@ import aiosqlite
 
 from bot.memory.base import MemoryItem, format_citation
 from bot.memory.episodes.sentence_vectors import MAX_SENTENCES
-from bot.memory.reinforcement import audience_event, said_again, twin_sql
+from bot.memory.reinforcement import audience_event, said_again, twin_sql, visible_wherever
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.term_counts import TermCounts
@@ -330,43 +330,51 @@ class EpisodeStore:
         )
         return [(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
 
-    async def unlink_old_room_answers(self) -> int:
-        """Give each message of ``old_room_answers`` its own words alone and no question, and
-        empty the table; how many changed. (Before v11 an answer said again in a shared
-        room, or shared, kept its link to a question asked in a direct room: the room could
-        later find it by that question's words.)"""
+    async def settle_old_words(self) -> int:
+        """Give each message of ``old_words`` its own words alone and no question, and empty
+        the table; how many changed. (Before v11 an answer said again in a shared room, or
+        shared, kept its link to a question asked elsewhere, and before v10 an answer took its
+        question's words with no link: a room could find it by words it never heard.) Each
+        batch is read and written in one write transaction, so two processes opening the
+        file at once never settle a message twice."""
         changed = 0
         while True:
-            rows = await self._conn._all(
-                "SELECT o.episode_id, e.text, e.terms, e.answers FROM old_room_answers o"
-                " LEFT JOIN episodes e ON e.id = o.episode_id LIMIT 500"
-            )
-            if not rows:
-                return changed
             async with self._conn._tx() as db:
+                rows = list(
+                    await db.execute_fetchall(
+                        "SELECT o.episode_id, e.text, e.terms, e.answers FROM old_words o"
+                        " LEFT JOIN episodes e ON e.id = o.episode_id LIMIT 500"
+                    )
+                )
                 for rowid, text, terms, answers in rows:
-                    if text is not None and answers is not None:
-                        own = index_terms(str(text))
-                        if own != terms:
-                            await _index_again(db, int(rowid), str(terms), own)
+                    if text is None:
+                        continue
+                    own = index_terms(str(text))
+                    if own != terms:
+                        await _index_again(db, int(rowid), str(terms), own)
+                    if answers is not None:
                         await db.execute(
                             "UPDATE episodes SET answers = NULL WHERE id = ?", (rowid,)
                         )
-                        changed += 1
+                    changed += own != terms or answers is not None
                 await db.executemany(
-                    "DELETE FROM old_room_answers WHERE episode_id = ?",
+                    "DELETE FROM old_words WHERE episode_id = ?",
                     [(rowid,) for rowid, *_ in rows],
                 )
             self._terms.forget()
+            if not rows:
+                return changed
 
     async def question_heard(self, rowid: int, audience: str) -> str | None:
-        """The text of episode ``rowid`` if it is active and, for a message of ``audience``
-        that answers it, still where that message is: any audience for a direct room's
-        answer (a direct room sees everything: a question said again in a shared room still
-        lends to it), the same room for a shared room's (a room's answer takes no words of a
-        question made private, or shared anywhere, since). An answer is linked to its
-        question only where both were said (:meth:`share`, :meth:`_reinforce`)."""
-        scope, scope_params = labels_in("audience", None if audience == DIRECT else (audience,), 2)
+        """The text of episode ``rowid`` if it is active and every audience that sees a
+        message of ``audience`` sees it too: a direct room's answer hears its question
+        wherever it is (a direct room sees everything: a question said again in a shared
+        room still lends to it), a shared room's while it is the room's or shared (a room's
+        answer takes no words of a question made private or another room's since). That
+        is safe because an answer is linked to its question only where both were said: one
+        given another label leaves it (:meth:`share`, :meth:`_reinforce`), and those linked
+        before v11 were settled (:meth:`settle_old_words`)."""
+        scope, scope_params = labels_in("audience", visible_wherever(audience), 2)
         rows = await self._conn._all(
             f"SELECT text FROM episodes WHERE id = ?1 AND status = 'active'{scope}",
             (rowid, *scope_params),

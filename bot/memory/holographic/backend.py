@@ -114,7 +114,7 @@ class HolographicMemory(EpisodeBackend):
         await self._store.open()
         try:
             await self._episode_file.open()
-            await self.episodes.store.unlink_old_room_answers()
+            await self.episodes.store.settle_old_words()
             stored = await self._store.active()
             self._facts.load((fact.item, fact.structure, fact.trace) for fact in stored)
         except BaseException:

@@ -119,7 +119,7 @@ class SqliteFtsMemory(EpisodeBackend):
     async def open(self) -> None:
         await self._store.open()
         try:
-            await self.episodes.store.unlink_old_room_answers()
+            await self.episodes.store.settle_old_words()
         except BaseException:
             await self._store.close()
             raise

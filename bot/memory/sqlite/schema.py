@@ -41,11 +41,12 @@ Tables:
   heard where the message is (:mod:`bot.memory.episodes.question_asked`); NULL for the
   rest, for a message given any label but a direct room's after it answered, and for the
   messages said before v10, which keep their own words alone.
-* ``old_room_answers`` (v11; v6 of ``episodes.db``): the shared rooms' and shared messages
-  that answered a question before v11, when a message given another audience kept its link:
-  where each link was made is not known, so :meth:`EpisodeStore.unlink_old_room_answers
-  <bot.memory.episodes.store.EpisodeStore.unlink_old_room_answers>` gives each its own words
-  alone when the file opens, and empties the table.
+* ``old_words`` (v11; v6 of ``episodes.db``): every message said before v11 but a direct
+  room's answer to a question: a message given another audience then kept its link to the
+  question, and before v10 a message took the question's words with no link at all, so where
+  those words were heard is not known. :meth:`EpisodeStore.settle_old_words
+  <bot.memory.episodes.store.EpisodeStore.settle_old_words>` gives each its own words alone
+  and no question when the file opens, and empties the table.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -288,10 +289,10 @@ ALTER TABLE episodes ADD COLUMN answers INTEGER;
 CREATE INDEX IF NOT EXISTS episodes_answers ON episodes (answers);
 """
 
-_OLD_ROOM_ANSWERS = """
-CREATE TABLE IF NOT EXISTS old_room_answers (episode_id INTEGER PRIMARY KEY);
-INSERT OR IGNORE INTO old_room_answers (episode_id)
-    SELECT id FROM episodes WHERE answers IS NOT NULL AND audience != 'direct';
+_OLD_WORDS = """
+CREATE TABLE IF NOT EXISTS old_words (episode_id INTEGER PRIMARY KEY);
+INSERT OR IGNORE INTO old_words (episode_id)
+    SELECT id FROM episodes WHERE answers IS NULL OR audience != 'direct';
 """
 
 MIGRATIONS: list[Migration] = [
@@ -305,7 +306,7 @@ MIGRATIONS: list[Migration] = [
     (8, _SENTENCE_VECTORS),
     (9, _SENTENCE_FILL),
     (10, _ANSWERS),
-    (11, _OLD_ROOM_ANSWERS),
+    (11, _OLD_WORDS),
 ]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
@@ -315,7 +316,7 @@ EPISODE_FILE_MIGRATIONS: list[Migration] = [
     (3, _SENTENCE_VECTORS),
     (4, _SENTENCE_FILL),
     (5, _ANSWERS),
-    (6, _OLD_ROOM_ANSWERS),
+    (6, _OLD_WORDS),
 ]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
 facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""
