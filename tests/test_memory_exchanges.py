@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -630,3 +631,39 @@ async def test_every_message_that_took_words_before_the_upgrade_has_its_own_alon
             assert not [text for text in found if text.startswith("Message number")]
         assert HOSPITAL in messages(await upgraded.prefetch(WHERE_SURGERY, limit=5))
         assert (await upgraded.stats())["schema_version"] == SCHEMA_VERSION
+
+
+async def test_two_processes_indexing_one_answer_again_keep_the_index_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`personad memory forget` of the question in one process while the daemon shares its
+    answer with a room: the forget's re-index, judged before the share, reads the answer
+    again as it writes, so the index's delete names the stems it holds, and the room finds
+    the answer by its own words alone."""
+    daemon = SqliteFtsMemory(tmp_path, now=lambda: NOW)
+    cli = SqliteFtsMemory(tmp_path, now=lambda: NOW)
+    await daemon.open()
+    await cli.open()
+    try:
+        await hospital_answered(daemon)
+        answer = await _episode(daemon, HOSPITAL)
+        question = await _episode(daemon, WHICH_HOSPITAL)
+        reindex = cli.episodes.store.reindex
+
+        async def shared_meanwhile(*args: Any, **kwargs: Any) -> None:
+            assert await daemon.share(answer, OFFICE.label)
+            await reindex(*args, **kwargs)
+
+        monkeypatch.setattr(cli.episodes.store, "reindex", shared_meanwhile)
+        assert await cli.forget(question)
+        db = daemon._store.db
+        await db.execute(
+            "INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('integrity-check', 1)"
+        )
+        found = messages(await daemon.prefetch("Hotel Dieu", limit=5, audience=OFFICE))
+        assert HOSPITAL in found
+        asked = messages(await daemon.prefetch(WHERE_SURGERY, limit=5, audience=OFFICE))
+        assert HOSPITAL not in asked
+    finally:
+        await cli.close()
+        await daemon.close()

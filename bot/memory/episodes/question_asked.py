@@ -26,14 +26,17 @@ room's, or said again in a shared room) leaves its question for good, in the tra
 moves it (``EpisodeStore.share``, ``EpisodeStore._reinforce``): its new audience never heard
 the two together, even if it sees both. So a forgotten question lends nothing, a message
 shared with a room keeps no words of any question, a room's answer loses them while its
-question is made private or shared, a question the persona asks again in a shared room still
-lends to the answers it had in a direct room, and a forget or a share that fails between the
-steps leaves fewer words, never more. A message is stored with the words of the question
-before it only if the store says that question is still heard where the message is (it may
-have been forgotten or shared since, by another process too: ``personad memory``). The
-messages said before v11, but a direct room's answers linked to their questions, are given
-their own words alone once, when the file opens (``EpisodeStore.settle_old_words``): where
-the words they took were heard is not known.
+question is made private or another room's, a question the persona asks again in a shared
+room still lends to the answers it had in a direct room, and a forget or a share that fails
+between the steps leaves fewer words, never more. Each answer's stems are written in a
+transaction that reads it, and its question, again (``EpisodeStore.reindex``): a change
+another process made meanwhile leaves it its own words alone, and the index's delete names
+the stems it holds. A message is stored with the words of the question before it only if
+the store says that question is still heard where the message is (it may have been
+forgotten or shared since, by another process too: ``personad memory``). The messages said
+before v11, but a direct room's answers linked to their questions, are given their own words
+alone once, when the file opens (``EpisodeStore.settle_old_words``): where the words they
+took were heard is not known.
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25
 alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), set B 0.354 (0.365 / 0.342) ->
@@ -108,7 +111,9 @@ class _Answers(Protocol):
 
     async def question_heard(self, rowid: int, audience: str) -> str | None: ...
 
-    async def reindex(self, rowid: int, indexed: str, terms: str) -> None: ...
+    async def reindex(
+        self, rowid: int, own: str, lent: str, *, audience: str, question: int
+    ) -> None: ...
 
 
 async def index_answers_again(store: _Answers, rowid: int, *, lend: bool = True) -> None:
@@ -119,6 +124,6 @@ async def index_answers_again(store: _Answers, rowid: int, *, lend: bool = True)
         terms = await run_on_text(text, index_terms)
         asked = await store.question_heard(question, audience) if lend else None
         lent = question_stems(asked) if asked else ""
-        wanted = f"{terms} {lent}" if lent else terms
-        if wanted != indexed:
-            await store.reindex(answer, indexed, wanted)
+        if (f"{terms} {lent}" if lent else terms) != indexed:
+            # the store judges again, in its write transaction, what it may keep
+            await store.reindex(answer, terms, lent, audience=audience, question=question)

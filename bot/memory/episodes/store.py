@@ -381,10 +381,36 @@ class EpisodeStore:
         )
         return str(rows[0][0]) if rows else None
 
-    async def reindex(self, rowid: int, indexed: str, terms: str) -> None:
-        """Index the episode, indexed by ``indexed``, by ``terms`` instead."""
+    async def reindex(
+        self, rowid: int, own: str, lent: str, *, audience: str, question: int
+    ) -> None:
+        """Index answer ``rowid`` by its ``own`` stems and the ``lent`` ones of its question,
+        judged while it was ``audience``'s and linked to ``question``. Everything is read
+        again in the write transaction: another process (``personad memory``) may have
+        changed the answer or its question since, and then it takes its own words alone
+        (fewer, never more; that change indexes it again as it should); and the index's
+        delete needs the exact stems it holds now (others leave it malformed)."""
         async with self._conn._tx() as db:
-            await _index_again(db, rowid, indexed, terms)
+            rows = list(
+                await db.execute_fetchall(
+                    "SELECT terms, audience, answers FROM episodes WHERE id = ?", (rowid,)
+                )
+            )
+            if not rows:
+                return
+            indexed, now, linked = str(rows[0][0]), str(rows[0][1]), rows[0][2]
+            if lent and (now != audience or linked != question):
+                lent = ""
+            if lent:
+                scope, params = labels_in("audience", visible_wherever(audience), 2)
+                heard = await db.execute_fetchall(
+                    f"SELECT 1 FROM episodes WHERE id = ?1 AND status = 'active'{scope}",
+                    (question, *params),
+                )
+                lent = lent if list(heard) else ""
+            wanted = f"{own} {lent}" if lent else own
+            if wanted != indexed:
+                await _index_again(db, rowid, indexed, wanted)
         self._terms.forget()
 
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
