@@ -5,7 +5,8 @@ Every SQLite file of the daemon (``personad.db``, each persona's ``memory.db``,
 ``holographic.db``, ``honcho.db``, ``episodes.db``) is brought up to date here, in three
 trips to the connection's thread at most: the connection's set-up with the version table, the
 version read, and the missing scripts with their version rows as one script. A new persona's
-first turn used to wait for some fifty statements, one trip each.
+first turn used to wait for some fifty statements, one trip each. Two processes opening an old
+file at once apply each migration once (the version table's guard, :data:`_ONCE`).
 """
 
 from __future__ import annotations
@@ -20,28 +21,49 @@ __all__ = ["Migration", "apply_migrations"]
 Migration = tuple[int, str]
 
 
+#: what the version table's guard says when another process applied a migration first
+_APPLIED = "schema version already applied"
+
+#: refuses a version row at or below the newest: a migration is applied once, even when two
+#: processes (the daemon and ``personad memory``) open an old file at the same moment and both
+#: read its version before either takes the write lock
+_ONCE = (
+    "CREATE TRIGGER IF NOT EXISTS schema_version_once BEFORE INSERT ON schema_version"
+    " WHEN EXISTS (SELECT 1 FROM schema_version WHERE version >= NEW.version)"
+    f" BEGIN SELECT RAISE(ABORT, '{_APPLIED}'); END;"
+)
+
+
 async def apply_migrations(
     db: aiosqlite.Connection, migrations: list[Migration], *, setup: str = ""
 ) -> int:
     """Run ``setup`` (pragmas: a script), then bring ``db`` up to the newest migration; return
-    the schema version it ends at."""
+    the schema version it ends at. Each missing migration's version row goes in first, under
+    the write lock: if another process got there first the guard refuses it, the whole script
+    rolls back, and the version is read again."""
     await db.executescript(
-        f"{setup}\nCREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"
+        f"{setup}\nCREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);\n{_ONCE}"
     )
-    rows = list(await db.execute_fetchall("SELECT MAX(version) FROM schema_version"))
-    current = int(rows[0][0] or 0) if rows else 0
-    pending = sorted((v, script) for v, script in migrations if v > current)
-    if not pending:
-        return current
-    body = "\n".join(
-        f"{script.strip()}\n;\nINSERT INTO schema_version (version) VALUES ({int(v)});"
-        for v, script in pending
-    )
-    try:
-        await db.executescript(f"BEGIN IMMEDIATE;\n{body}\nCOMMIT;")
-    except BaseException:
-        # the script stops at the failing statement with its transaction still open
-        with contextlib.suppress(sqlite3.Error):
-            await db.execute("ROLLBACK")
-        raise
-    return pending[-1][0]
+    retried = False
+    while True:
+        rows = list(await db.execute_fetchall("SELECT MAX(version) FROM schema_version"))
+        current = int(rows[0][0] or 0) if rows else 0
+        pending = sorted((v, script) for v, script in migrations if v > current)
+        if not pending:
+            return current
+        body = "\n".join(
+            f"INSERT INTO schema_version (version) VALUES ({int(v)});\n{script.strip()}\n;"
+            for v, script in pending
+        )
+        try:
+            await db.executescript(f"BEGIN IMMEDIATE;\n{body}\nCOMMIT;")
+        except BaseException as exc:
+            # the script stops at the failing statement with its transaction still open
+            with contextlib.suppress(sqlite3.Error):
+                await db.execute("ROLLBACK")
+            first_there = isinstance(exc, sqlite3.IntegrityError) and _APPLIED in str(exc)
+            if retried or not first_there:
+                raise
+            retried = True  # another process applied them: read the version again
+            continue
+        return pending[-1][0]

@@ -1,0 +1,73 @@
+"""Schema migrations: every missing one in one transaction, and each applied once even when
+two processes (the daemon and ``personad memory``) open an old file at the same moment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import pytest
+
+from bot.delivery.migrations import Migration, apply_migrations
+
+__all__: list[str] = []
+
+MIGRATIONS: list[Migration] = [
+    (1, "CREATE TABLE notes (text TEXT NOT NULL);"),
+    (2, "ALTER TABLE notes ADD COLUMN said REAL;"),
+    (3, "CREATE INDEX notes_said ON notes (said);"),
+]
+
+
+async def _version(db: aiosqlite.Connection) -> list[int]:
+    return [int(v) for (v,) in await db.execute_fetchall("SELECT version FROM schema_version")]
+
+
+async def test_a_file_is_brought_up_to_the_newest_version_once(tmp_path: Path) -> None:
+    async with aiosqlite.connect(tmp_path / "a.db", isolation_level=None) as db:
+        assert await apply_migrations(db, MIGRATIONS[:1]) == 1
+        assert await apply_migrations(db, MIGRATIONS) == 3
+        assert await apply_migrations(db, MIGRATIONS) == 3
+        assert await _version(db) == [1, 2, 3]
+
+
+async def test_a_process_that_read_the_version_late_leaves_the_other_process_s_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both read version 1; the other process applies 2 and 3 first: this one's script is
+    refused at its first version row and rolled back whole (its ALTER TABLE would fail on a
+    column that is there now), and it reads the version again."""
+    path = tmp_path / "a.db"
+    async with (
+        aiosqlite.connect(path, isolation_level=None) as late,
+        aiosqlite.connect(path, isolation_level=None) as first,
+    ):
+        await apply_migrations(late, MIGRATIONS[:1])
+        read = late.execute_fetchall
+        reads: list[str] = []
+
+        async def read_before_the_other(sql: str, *args: Any) -> Any:
+            rows = await read(sql, *args)
+            if "schema_version" in sql and not reads:
+                reads.append(sql)
+                assert await apply_migrations(first, MIGRATIONS) == 3  # meanwhile
+            return rows
+
+        monkeypatch.setattr(late, "execute_fetchall", read_before_the_other)
+        assert await apply_migrations(late, MIGRATIONS) == 3
+        monkeypatch.undo()
+        assert await _version(late) == [1, 2, 3]
+        columns = [row[1] for row in await late.execute_fetchall("PRAGMA table_info(notes)")]
+        assert columns == ["text", "said"]
+
+
+async def test_a_migration_that_fails_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    async with aiosqlite.connect(tmp_path / "a.db", isolation_level=None) as db:
+        await apply_migrations(db, MIGRATIONS[:1])
+        broken = [*MIGRATIONS[:2], (3, "CREATE INDEX nowhere ON missing (x);")]
+        with pytest.raises(aiosqlite.OperationalError, match="missing"):
+            await apply_migrations(db, broken)
+        assert await _version(db) == [1]
+        columns = [row[1] for row in await db.execute_fetchall("PRAGMA table_info(notes)")]
+        assert columns == ["text"]
