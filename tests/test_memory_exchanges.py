@@ -667,3 +667,35 @@ async def test_two_processes_indexing_one_answer_again_keep_the_index_whole(
     finally:
         await cli.close()
         await daemon.close()
+
+
+async def test_words_lent_by_another_process_while_an_answer_is_shared_go_with_the_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon shares an answer with a room; between taking the question's words out and
+    storing the room, another process indexes the question's answers again (the answer is
+    still direct then, and takes the words back): the share that unlinks it takes them out in
+    the same transaction."""
+    daemon = SqliteFtsMemory(tmp_path, now=lambda: NOW)
+    cli = SqliteFtsMemory(tmp_path, now=lambda: NOW)
+    await daemon.open()
+    await cli.open()
+    try:
+        await hospital_answered(daemon)
+        answer = await _episode(daemon, HOSPITAL)
+        question = await _episode(daemon, WHICH_HOSPITAL)
+        share = daemon.episodes.store.share
+
+        async def lent_meanwhile(*args: Any, **kwargs: Any) -> bool:
+            assert await cli.share(question, DIRECT)  # its answers indexed again there
+            return bool(await share(*args, **kwargs))
+
+        monkeypatch.setattr(daemon.episodes.store, "share", lent_meanwhile)
+        assert await daemon.share(answer, OFFICE.label)
+        found = messages(await daemon.prefetch("Hotel Dieu", limit=5, audience=OFFICE))
+        assert HOSPITAL in found
+        asked = messages(await daemon.prefetch(WHERE_SURGERY, limit=5, audience=OFFICE))
+        assert HOSPITAL not in asked
+    finally:
+        await cli.close()
+        await daemon.close()

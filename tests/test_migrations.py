@@ -71,3 +71,21 @@ async def test_a_migration_that_fails_leaves_the_file_as_it_was(tmp_path: Path) 
         assert await _version(db) == [1]
         columns = [row[1] for row in await db.execute_fetchall("PRAGMA table_info(notes)")]
         assert columns == ["text"]
+
+
+async def test_a_file_already_up_to_date_opens_while_another_process_writes(
+    tmp_path: Path,
+) -> None:
+    """As a file an older version brought up to date, without the version table's guard."""
+    path = tmp_path / "a.db"
+    async with aiosqlite.connect(path, isolation_level=None) as db:
+        await apply_migrations(db, MIGRATIONS)
+        await db.execute("DROP TRIGGER schema_version_once")
+    async with (
+        aiosqlite.connect(path, isolation_level=None) as writer,
+        aiosqlite.connect(path, isolation_level=None, timeout=0.05) as other,
+    ):
+        await writer.execute("BEGIN IMMEDIATE")
+        await writer.execute("INSERT INTO notes (text) VALUES ('held')")
+        assert await apply_migrations(other, MIGRATIONS) == 3
+        await writer.execute("COMMIT")

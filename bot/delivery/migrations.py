@@ -42,7 +42,7 @@ async def apply_migrations(
     the write lock: if another process got there first the guard refuses it, the whole script
     rolls back, and the version is read again."""
     await db.executescript(
-        f"{setup}\nCREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);\n{_ONCE}"
+        f"{setup}\nCREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"
     )
     retried = False
     while True:
@@ -56,7 +56,9 @@ async def apply_migrations(
             for v, script in pending
         )
         try:
-            await db.executescript(f"BEGIN IMMEDIATE;\n{body}\nCOMMIT;")
+            # the guard is made with the first migration it guards: a file already up to date
+            # is opened without the write lock
+            await db.executescript(f"BEGIN IMMEDIATE;\n{_ONCE}\n{body}\nCOMMIT;")
         except BaseException as exc:
             # the script stops at the failing statement with its transaction still open
             with contextlib.suppress(sqlite3.Error):

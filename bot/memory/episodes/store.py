@@ -433,27 +433,38 @@ class EpisodeStore:
     async def share(self, rowid: int, label: str, *, at: float) -> bool:
         """Give the episode the audience ``label``; False when there is none. Recorded in
         its history when it changed. A message that answers a question and is given any
-        label but a direct room's (which sees everything) leaves that question for good: the
-        two were linked where both were said, and no other audience heard them together."""
-        rows = await self._conn._all("SELECT audience FROM episodes WHERE id = ?", (rowid,))
-        if not rows:
-            return False
-        was = str(rows[0][0])
-        if was != label:
-            await self._conn._all(
-                "UPDATE episodes SET audience = ?1,"
-                " answers = CASE WHEN ?1 = ?2 THEN answers END WHERE id = ?3",
-                (label, DIRECT, rowid),
+        label but a direct room's (which sees everything) leaves that question for good, and
+        keeps its own words alone, in the same transaction: the two were linked where both
+        were said, and no other audience heard them together (words another process lent it
+        meanwhile go too)."""
+        async with self._conn._tx() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    "SELECT audience, answers, terms, text FROM episodes WHERE id = ?", (rowid,)
+                )
             )
+            if not rows:
+                return False
+            was, answers, terms, text = rows[0]
+            if was == label:
+                return True
+            leaves = answers is not None and label != DIRECT
+            await db.execute(
+                "UPDATE episodes SET audience = ?1,"
+                " answers = CASE WHEN ?2 THEN NULL ELSE answers END WHERE id = ?3",
+                (label, leaves, rowid),
+            )
+            if leaves and (own := index_terms(str(text))) != terms:
+                await _index_again(db, rowid, str(terms), own)
             detail = f"{describe(label)} (was {describe(was)})"
-            await self._event(rowid, audience_event(label), detail, at=at)
+            await _event_in(db, rowid, audience_event(label), detail, at=at)
+        if leaves:
+            self._terms.forget()
         return True
 
     async def _event(self, rowid: int, kind: str, detail: str, *, at: float | None) -> None:
-        await self._conn._all(
-            "INSERT INTO episode_events (episode_id, at, kind, detail) VALUES (?, ?, ?, ?)",
-            (rowid, time.time() if at is None else at, kind, detail),
-        )
+        async with self._conn._tx() as db:
+            await _event_in(db, rowid, kind, detail, at=at)
 
     async def history(self, rowid: int) -> list[dict[str, Any]]:
         rows = await self._conn._all(
@@ -599,6 +610,16 @@ class EpisodeStore:
             "SELECT id FROM sentence_vectors WHERE episode_id = ?", (episode,)
         )
         return [int(row[0]) for row in rows]
+
+
+async def _event_in(
+    db: aiosqlite.Connection, rowid: int, kind: str, detail: str, *, at: float | None
+) -> None:
+    """A line of episode ``rowid``'s history, in the caller's transaction."""
+    await db.execute(
+        "INSERT INTO episode_events (episode_id, at, kind, detail) VALUES (?, ?, ?, ?)",
+        (rowid, time.time() if at is None else at, kind, detail),
+    )
 
 
 async def _index_again(db: aiosqlite.Connection, rowid: int, indexed: str, terms: str) -> None:
