@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -633,69 +634,71 @@ async def test_every_message_that_took_words_before_the_upgrade_has_its_own_alon
         assert (await upgraded.stats())["schema_version"] == SCHEMA_VERSION
 
 
+@dataclass
+class TwoProcesses:
+    """The daemon's store and `personad memory`'s, on one persona's folder, after the
+    hospital question was answered in a direct room."""
+
+    daemon: SqliteFtsMemory
+    cli: SqliteFtsMemory
+    answer: str
+    question: str
+
+    async def room_finds_the_answer_by(self, query: str) -> bool:
+        return HOSPITAL in messages(await self.daemon.prefetch(query, limit=5, audience=OFFICE))
+
+
+@pytest.fixture
+async def two(tmp_path: Path) -> AsyncIterator[TwoProcesses]:
+    daemon = SqliteFtsMemory(tmp_path, now=lambda: NOW)
+    cli = SqliteFtsMemory(tmp_path, now=lambda: NOW)
+    await daemon.open()
+    await cli.open()
+    try:
+        await hospital_answered(daemon)
+        answer = await _episode(daemon, HOSPITAL)
+        yield TwoProcesses(daemon, cli, answer, await _episode(daemon, WHICH_HOSPITAL))
+    finally:
+        await cli.close()
+        await daemon.close()
+
+
 async def test_two_processes_indexing_one_answer_again_keep_the_index_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    two: TwoProcesses, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`personad memory forget` of the question in one process while the daemon shares its
     answer with a room: the forget's re-index, judged before the share, reads the answer
     again as it writes, so the index's delete names the stems it holds, and the room finds
     the answer by its own words alone."""
-    daemon = SqliteFtsMemory(tmp_path, now=lambda: NOW)
-    cli = SqliteFtsMemory(tmp_path, now=lambda: NOW)
-    await daemon.open()
-    await cli.open()
-    try:
-        await hospital_answered(daemon)
-        answer = await _episode(daemon, HOSPITAL)
-        question = await _episode(daemon, WHICH_HOSPITAL)
-        reindex = cli.episodes.store.reindex
+    reindex = two.cli.episodes.store.reindex
 
-        async def shared_meanwhile(*args: Any, **kwargs: Any) -> None:
-            assert await daemon.share(answer, OFFICE.label)
-            await reindex(*args, **kwargs)
+    async def shared_meanwhile(*args: Any, **kwargs: Any) -> None:
+        assert await two.daemon.share(two.answer, OFFICE.label)
+        await reindex(*args, **kwargs)
 
-        monkeypatch.setattr(cli.episodes.store, "reindex", shared_meanwhile)
-        assert await cli.forget(question)
-        db = daemon._store.db
-        await db.execute(
-            "INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('integrity-check', 1)"
-        )
-        found = messages(await daemon.prefetch("Hotel Dieu", limit=5, audience=OFFICE))
-        assert HOSPITAL in found
-        asked = messages(await daemon.prefetch(WHERE_SURGERY, limit=5, audience=OFFICE))
-        assert HOSPITAL not in asked
-    finally:
-        await cli.close()
-        await daemon.close()
+    monkeypatch.setattr(two.cli.episodes.store, "reindex", shared_meanwhile)
+    assert await two.cli.forget(two.question)
+    await two.daemon._store.db.execute(
+        "INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('integrity-check', 1)"
+    )
+    assert await two.room_finds_the_answer_by("Hotel Dieu")
+    assert not await two.room_finds_the_answer_by(WHERE_SURGERY)
 
 
 async def test_words_lent_by_another_process_while_an_answer_is_shared_go_with_the_link(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    two: TwoProcesses, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The daemon shares an answer with a room; between taking the question's words out and
     storing the room, another process indexes the question's answers again (the answer is
     still direct then, and takes the words back): the share that unlinks it takes them out in
     the same transaction."""
-    daemon = SqliteFtsMemory(tmp_path, now=lambda: NOW)
-    cli = SqliteFtsMemory(tmp_path, now=lambda: NOW)
-    await daemon.open()
-    await cli.open()
-    try:
-        await hospital_answered(daemon)
-        answer = await _episode(daemon, HOSPITAL)
-        question = await _episode(daemon, WHICH_HOSPITAL)
-        share = daemon.episodes.store.share
+    share = two.daemon.episodes.store.share
 
-        async def lent_meanwhile(*args: Any, **kwargs: Any) -> bool:
-            assert await cli.share(question, DIRECT)  # its answers indexed again there
-            return bool(await share(*args, **kwargs))
+    async def lent_meanwhile(*args: Any, **kwargs: Any) -> bool:
+        assert await two.cli.share(two.question, DIRECT)  # its answers indexed again there
+        return bool(await share(*args, **kwargs))
 
-        monkeypatch.setattr(daemon.episodes.store, "share", lent_meanwhile)
-        assert await daemon.share(answer, OFFICE.label)
-        found = messages(await daemon.prefetch("Hotel Dieu", limit=5, audience=OFFICE))
-        assert HOSPITAL in found
-        asked = messages(await daemon.prefetch(WHERE_SURGERY, limit=5, audience=OFFICE))
-        assert HOSPITAL not in asked
-    finally:
-        await cli.close()
-        await daemon.close()
+    monkeypatch.setattr(two.daemon.episodes.store, "share", lent_meanwhile)
+    assert await two.daemon.share(two.answer, OFFICE.label)
+    assert await two.room_finds_the_answer_by("Hotel Dieu")
+    assert not await two.room_finds_the_answer_by(WHERE_SURGERY)
