@@ -437,6 +437,9 @@ class EpisodeStore:
         keeps its own words alone, in the same transaction: the two were linked where both
         were said, and no other audience heard them together (words another process lent it
         meanwhile go too)."""
+        rows = await self._conn._all("SELECT audience FROM episodes WHERE id = ?", (rowid,))
+        if not rows or str(rows[0][0]) == label:  # nothing to write: no write lock taken
+            return bool(rows)
         async with self._conn._tx() as db:
             rows = list(
                 await db.execute_fetchall(
@@ -463,8 +466,7 @@ class EpisodeStore:
         return True
 
     async def _event(self, rowid: int, kind: str, detail: str, *, at: float | None) -> None:
-        async with self._conn._tx() as db:
-            await _event_in(db, rowid, kind, detail, at=at)
+        await self._conn._all(_EVENT, (rowid, time.time() if at is None else at, kind, detail))
 
     async def history(self, rowid: int) -> list[dict[str, Any]]:
         rows = await self._conn._all(
@@ -612,14 +614,14 @@ class EpisodeStore:
         return [int(row[0]) for row in rows]
 
 
+_EVENT = "INSERT INTO episode_events (episode_id, at, kind, detail) VALUES (?, ?, ?, ?)"
+
+
 async def _event_in(
     db: aiosqlite.Connection, rowid: int, kind: str, detail: str, *, at: float | None
 ) -> None:
     """A line of episode ``rowid``'s history, in the caller's transaction."""
-    await db.execute(
-        "INSERT INTO episode_events (episode_id, at, kind, detail) VALUES (?, ?, ?, ?)",
-        (rowid, time.time() if at is None else at, kind, detail),
-    )
+    await db.execute(_EVENT, (rowid, time.time() if at is None else at, kind, detail))
 
 
 async def _index_again(db: aiosqlite.Connection, rowid: int, indexed: str, terms: str) -> None:
