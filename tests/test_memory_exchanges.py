@@ -22,6 +22,7 @@ from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_in
 from bot.memory.episodes.store import Said
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
+from bot.memory.reinforcement import visible_sql
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.schema import SCHEMA_VERSION
 from bot.memory.sqlite.stemming import index_terms
@@ -403,7 +404,7 @@ async def test_a_question_said_again_reads_its_answers_only_when_its_audience_mo
     read: list[int] = []
     answers_to = store.answers_to
 
-    async def counted(rowid: int) -> list[tuple[int, str, str, int, str]]:
+    async def counted(rowid: int) -> list[tuple[int, str]]:
         read.append(rowid)
         return list(await answers_to(rowid))
 
@@ -702,3 +703,27 @@ async def test_words_lent_by_another_process_while_an_answer_is_shared_go_with_t
     assert await two.daemon.share(two.answer, OFFICE.label)
     assert await two.room_finds_the_answer_by("Hotel Dieu")
     assert not await two.room_finds_the_answer_by(WHERE_SURGERY)
+
+
+async def test_a_store_with_nothing_left_to_settle_opens_while_another_process_writes(
+    tmp_path: Path,
+) -> None:
+    async with SqliteFtsMemory(tmp_path, now=lambda: NOW) as memory:
+        await hospital_answered(memory)
+        assert await memory.episodes.store.settle_old_words() == 0
+    with sqlite3.connect(tmp_path / "memory.db", isolation_level=None) as writer:
+        writer.execute("BEGIN IMMEDIATE")
+        async with SqliteFtsMemory(tmp_path, now=lambda: NOW, busy_timeout=0.05) as reader:
+            assert HOSPITAL in messages(await reader.prefetch(WHERE_SURGERY, limit=5))
+        writer.execute("ROLLBACK")
+
+
+def test_the_rule_in_sql_is_the_rule_in_python() -> None:
+    """`visible_sql` (the store's re-index reads both labels in one statement) says what
+    `visible_wherever` (and so `question_heard`) says, for every pair of labels."""
+    with sqlite3.connect(":memory:") as db:
+        for answer, heard in HEARD.items():
+            for question in HEARD:
+                sql = f"SELECT {visible_sql('?1', '?2')}"
+                (seen,) = db.execute(sql, (question, answer)).fetchone()
+                assert bool(seen) is (question in heard), (question, answer)

@@ -33,6 +33,7 @@ __all__ = [
     "said_again",
     "twin_labels",
     "twin_sql",
+    "visible_sql",
     "visible_wherever",
 ]
 
@@ -83,3 +84,9 @@ def twin_sql(said: str) -> str:
     """SQL true for a row whose ``audience`` a statement recorded as the SQL value ``said``
     may repeat: :func:`twin_labels`, for a statement that writes many rows at once."""
     return f"({said} NOT LIKE 'room:%' OR audience IN ('direct', 'shared', {said}))"
+
+
+def visible_sql(item: str, seer: str) -> str:
+    """SQL true when every audience that sees a row of the SQL label ``seer`` sees the row of
+    the SQL label ``item`` too: :func:`visible_wherever` for a statement that reads both."""
+    return f"({seer} = '{DIRECT}' OR {item} = '{SHARED}' OR {item} = {seer})"

@@ -29,10 +29,11 @@ the two together, even if it sees both. So a forgotten question lends nothing, a
 shared with a room keeps no words of any question, a room's answer loses them while its
 question is made private or another room's, a question the persona asks again in a shared
 room still lends to the answers it had in a direct room, and a forget or a share that fails
-between the steps leaves fewer words, never more. Each answer's stems are written in a
-transaction that reads it, and its question, again (``EpisodeStore.reindex``): a change
-another process made meanwhile leaves it its own words alone, and the index's delete names
-the stems it holds. A message is stored with the words of the question before it only if
+between the steps leaves fewer words, never more. The store decides each answer's stems from
+the answer and its question as they are in the write transaction that writes them
+(``EpisodeStore.reindex``, :func:`~bot.memory.reinforcement.visible_sql`): a change another
+process made meanwhile is taken into account, and the index's delete names the stems it
+holds. A message is stored with the words of the question before it only if
 the store says that question is still heard where the message is (it may have been
 forgotten or shared since, by another process too: ``personad memory``). The messages said
 before v11, but a direct room's answers linked to their questions, are given their own words
@@ -108,23 +109,15 @@ class LastAsked(NamedTuple):
 
 
 class _Answers(Protocol):
-    async def answers_to(self, rowid: int) -> list[tuple[int, str, str, int, str]]: ...
+    async def answers_to(self, rowid: int) -> list[tuple[int, str]]: ...
 
-    async def question_heard(self, rowid: int, audience: str) -> str | None: ...
-
-    async def reindex(
-        self, rowid: int, own: str, lent: str, *, audience: str, question: int
-    ) -> None: ...
+    async def reindex(self, rowid: int, own: str, *, lend: bool) -> None: ...
 
 
 async def index_answers_again(store: _Answers, rowid: int, *, lend: bool = True) -> None:
     """Index again the messages that answer episode ``rowid`` (and it, if it answers one):
-    with their question's words while they still hear it (``question_heard``), else (and
-    with ``lend`` False, before a change) with their own words alone."""
-    for answer, text, audience, question, indexed in await store.answers_to(rowid):
-        terms = await run_on_text(text, index_terms)
-        asked = await store.question_heard(question, audience) if lend else None
-        lent = question_stems(asked) if asked else ""
-        if (f"{terms} {lent}" if lent else terms) != indexed:
-            # the store judges again, in its write transaction, what it may keep
-            await store.reindex(answer, terms, lent, audience=audience, question=question)
+    with their question's words while they still hear it (``EpisodeStore.question_heard``'s
+    rule, judged by the store as it writes), else (and with ``lend`` False, before a change)
+    with their own words alone."""
+    for answer, text in await store.answers_to(rowid):
+        await store.reindex(answer, await run_on_text(text, index_terms), lend=lend)

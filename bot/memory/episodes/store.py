@@ -26,8 +26,15 @@ from typing import Any, NamedTuple
 import aiosqlite
 
 from bot.memory.base import MemoryItem, format_citation
+from bot.memory.episodes.question_asked import question_stems
 from bot.memory.episodes.sentence_vectors import MAX_SENTENCES
-from bot.memory.reinforcement import audience_event, said_again, twin_sql, visible_wherever
+from bot.memory.reinforcement import (
+    audience_event,
+    said_again,
+    twin_sql,
+    visible_sql,
+    visible_wherever,
+)
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.term_counts import TermCounts
@@ -204,10 +211,7 @@ class EpisodeStore:
                 (message.at, label, rowid),
             )
             if answers is not None and label != was:
-                # the question and its answer were linked where both were said: the wider
-                # audience never heard that, so the answer keeps its own words alone, for good
-                await _index_again(db, int(rowid), str(terms), index_terms(message.text))
-                await db.execute("UPDATE episodes SET answers = NULL WHERE id = ?", (rowid,))
+                await _leave_question(db, int(rowid), str(terms), message.text)
                 self._terms.forget()
         return Recorded(int(rowid), False, label, moved=label != was)
 
@@ -320,50 +324,42 @@ class EpisodeStore:
         )
         return [int(row[0]) for row in rows]
 
-    async def answers_to(self, rowid: int) -> list[tuple[int, str, str, int, str]]:
-        """``(rowid, text, audience, question, terms)`` of the active messages that answer
-        episode ``rowid``, and of ``rowid`` itself if it answers one."""
+    async def answers_to(self, rowid: int) -> list[tuple[int, str]]:
+        """``(rowid, text)`` of the active messages that answer episode ``rowid``, and of
+        ``rowid`` itself if it answers one."""
         rows = await self._conn._all(
-            "SELECT id, text, audience, answers, terms FROM episodes WHERE status = 'active'"
+            "SELECT id, text FROM episodes WHERE status = 'active'"
             " AND (answers = ?1 OR (id = ?1 AND answers IS NOT NULL))",
             (rowid,),
         )
-        return [(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
+        return [(int(r[0]), str(r[1])) for r in rows]
 
     async def settle_old_words(self) -> int:
         """Give each message of ``old_words`` its own words alone and no question, and empty
-        the table; how many changed. (Before v11 an answer said again in a shared room, or
-        shared, kept its link to a question asked elsewhere, and before v10 an answer took its
-        question's words with no link: a room could find it by words it never heard.) Each
-        batch is read and written in one write transaction, so two processes opening the
-        file at once never settle a message twice."""
-        changed = 0
-        while True:
+        the table; how many were settled. (Before v11 an answer said again in a shared room,
+        or shared, kept its link to a question asked elsewhere, and before v10 an answer took
+        its question's words with no link: a room could find it by words it never heard.)
+        Once the table is empty an open only reads it. Each batch is read and written in one
+        write transaction, so two processes opening the file at once never settle a message
+        twice."""
+        settled = 0
+        while await self._conn._all("SELECT 1 FROM old_words LIMIT 1"):
             async with self._conn._tx() as db:
                 rows = list(
                     await db.execute_fetchall(
-                        "SELECT o.episode_id, e.text, e.terms, e.answers FROM old_words o"
+                        "SELECT o.episode_id, e.text, e.terms FROM old_words o"
                         " LEFT JOIN episodes e ON e.id = o.episode_id LIMIT 500"
                     )
                 )
-                for rowid, text, terms, answers in rows:
-                    if text is None:
-                        continue
-                    own = index_terms(str(text))
-                    if own != terms:
-                        await _index_again(db, int(rowid), str(terms), own)
-                    if answers is not None:
-                        await db.execute(
-                            "UPDATE episodes SET answers = NULL WHERE id = ?", (rowid,)
-                        )
-                    changed += own != terms or answers is not None
+                for rowid, text, terms in rows:
+                    if text is not None:  # else its episode is not there: nothing to settle
+                        await _leave_question(db, int(rowid), str(terms), str(text))
+                        settled += 1
                 await db.executemany(
-                    "DELETE FROM old_words WHERE episode_id = ?",
-                    [(rowid,) for rowid, *_ in rows],
+                    "DELETE FROM old_words WHERE episode_id = ?", [(row[0],) for row in rows]
                 )
             self._terms.forget()
-            if not rows:
-                return changed
+        return settled
 
     async def question_heard(self, rowid: int, audience: str) -> str | None:
         """The text of episode ``rowid`` if it is active and every audience that sees a
@@ -381,33 +377,25 @@ class EpisodeStore:
         )
         return str(rows[0][0]) if rows else None
 
-    async def reindex(
-        self, rowid: int, own: str, lent: str, *, audience: str, question: int
-    ) -> None:
-        """Index answer ``rowid`` by its ``own`` stems and the ``lent`` ones of its question,
-        judged while it was ``audience``'s and linked to ``question``. Everything is read
-        again in the write transaction: another process (``personad memory``) may have
-        changed the answer or its question since, and then it takes its own words alone
-        (fewer, never more; that change indexes it again as it should); and the index's
-        delete needs the exact stems it holds now (others leave it malformed)."""
+    async def reindex(self, rowid: int, own: str, *, lend: bool) -> None:
+        """Index answer ``rowid`` by its ``own`` stems and, with ``lend``, those its
+        question lends while the answer still hears it (:meth:`question_heard`'s rule).
+        The answer and its question are read in the write transaction that writes: another
+        process (``personad memory``) may have changed either since the caller looked, and
+        the index's delete needs the exact stems it holds now (others leave it malformed)."""
         async with self._conn._tx() as db:
             rows = list(
                 await db.execute_fetchall(
-                    "SELECT terms, audience, answers FROM episodes WHERE id = ?", (rowid,)
+                    "SELECT e.terms, q.text FROM episodes e LEFT JOIN episodes q"
+                    " ON q.id = e.answers AND q.status = 'active'"
+                    f" AND {visible_sql('q.audience', 'e.audience')} WHERE e.id = ?",
+                    (rowid,),
                 )
             )
             if not rows:
                 return
-            indexed, now, linked = str(rows[0][0]), str(rows[0][1]), rows[0][2]
-            if lent and (now != audience or linked != question):
-                lent = ""
-            if lent:
-                scope, params = labels_in("audience", visible_wherever(audience), 2)
-                heard = await db.execute_fetchall(
-                    f"SELECT 1 FROM episodes WHERE id = ?1 AND status = 'active'{scope}",
-                    (question, *params),
-                )
-                lent = lent if list(heard) else ""
+            indexed, question = str(rows[0][0]), rows[0][1]
+            lent = question_stems(str(question)) if lend and question is not None else ""
             wanted = f"{own} {lent}" if lent else own
             if wanted != indexed:
                 await _index_again(db, rowid, indexed, wanted)
@@ -451,14 +439,10 @@ class EpisodeStore:
             was, answers, terms, text = rows[0]
             if was == label:
                 return True
+            await db.execute("UPDATE episodes SET audience = ? WHERE id = ?", (label, rowid))
             leaves = answers is not None and label != DIRECT
-            await db.execute(
-                "UPDATE episodes SET audience = ?1,"
-                " answers = CASE WHEN ?2 THEN NULL ELSE answers END WHERE id = ?3",
-                (label, leaves, rowid),
-            )
-            if leaves and (own := index_terms(str(text))) != terms:
-                await _index_again(db, rowid, str(terms), own)
+            if leaves:
+                await _leave_question(db, rowid, str(terms), str(text))
             detail = f"{describe(label)} (was {describe(was)})"
             await _event_in(db, rowid, audience_event(label), detail, at=at)
         if leaves:
@@ -622,6 +606,15 @@ async def _event_in(
 ) -> None:
     """A line of episode ``rowid``'s history, in the caller's transaction."""
     await db.execute(_EVENT, (rowid, time.time() if at is None else at, kind, detail))
+
+
+async def _leave_question(db: aiosqlite.Connection, rowid: int, indexed: str, text: str) -> None:
+    """Answer ``rowid``, indexed by ``indexed``, leaves its question for good and keeps the
+    stems of its own ``text`` alone: it went where the two were never heard together."""
+    own = index_terms(text)
+    if own != indexed:
+        await _index_again(db, rowid, indexed, own)
+    await db.execute("UPDATE episodes SET answers = NULL WHERE id = ?", (rowid,))
 
 
 async def _index_again(db: aiosqlite.Connection, rowid: int, indexed: str, terms: str) -> None:
