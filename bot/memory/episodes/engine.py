@@ -157,15 +157,17 @@ class Episodes:
         at = turn.at.timestamp()
         place = (turn.audience, turn.platform)
         async with self._pairing:
+            # the question just before, while the store says it is heard here: one forgotten,
+            # made private or another room's since (perhaps by `personad memory` in another
+            # process) is answered by nothing
             asked = self._asked.get(place)
-            if asked is not None and asked.answered_at(at):
-                # forgotten, made private or shared elsewhere since it was asked (perhaps by
-                # another process: `personad memory`), it is answered by nothing
-                if await self.store.question_heard(asked.rowid, turn.audience) is None:
-                    asked = None
+            if asked is not None and not (
+                asked.answered_at(at) and await self.store.question_heard(asked.rowid, place[0])
+            ):
+                asked = None
             said: list[Said] = []
             for speaker, text, norm, terms in analysed:
-                if speaker == "user" and asked is not None and asked.answered_at(at):
+                if speaker == "user" and asked is not None:
                     lent = f"{terms} {asked.lends}"
                     said.append(Said(at, speaker, *place, text, norm, lent, asked.rowid))
                 else:
@@ -224,7 +226,6 @@ class Episodes:
             await index_answers_again(self.store, rowid, lend=False)
             found = await self.store.forget(rowid, labels=labels, at=at)
             if found:
-                self._asked = {k: v for k, v in self._asked.items() if v.rowid != rowid}
                 await self.set_active(rowid, False)
             await index_answers_again(self.store, rowid)
         return found
@@ -237,9 +238,6 @@ class Episodes:
             await index_answers_again(self.store, rowid, lend=False)
             found = await self.store.share(rowid, label, at=at)
             if found:
-                # a question shared elsewhere or made private is answered by no message
-                # said after it, until the persona asks it again
-                self._asked = {k: v for k, v in self._asked.items() if v.rowid != rowid}
                 await self.set_label(rowid, label)
             await index_answers_again(self.store, rowid)
         return found
