@@ -34,8 +34,8 @@ import structlog
 from bench.recall import synthetic_memories, synthetic_queries
 from bot.memory.embedding.models import load_embedder
 from bot.memory.episodes.engine import analyse
+from bot.memory.episodes.rows import Said
 from bot.memory.episodes.sentence_vectors import sentences_of
-from bot.memory.episodes.store import Said
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.turn.audience import DIRECT
 

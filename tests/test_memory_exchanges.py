@@ -19,7 +19,7 @@ from bot.memory.base import MemoryBackend, MemoryHit
 from bot.memory.episodes.engine import analyse
 from bot.memory.episodes.file import EPISODE_FILE
 from bot.memory.episodes.question_asked import ANSWER_WINDOW, question_in
-from bot.memory.episodes.store import Said
+from bot.memory.episodes.rows import Said
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.reinforcement import visible_sql

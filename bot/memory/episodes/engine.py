@@ -35,13 +35,14 @@ from bot.daemon.disk import run_on_text
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.embedding.models import Embedder, Matrix
 from bot.memory.episodes.question_asked import LastAsked, index_answers_again, question_stems
+from bot.memory.episodes.rows import EpisodeRow, Said
 from bot.memory.episodes.sentence_fill import fill_sentences
 from bot.memory.episodes.sentence_vectors import (
     MAX_SENTENCES,
     SentenceIndex,
     sentences_of,
 )
-from bot.memory.episodes.store import EpisodeRow, EpisodeStore, Said
+from bot.memory.episodes.store import EpisodeStore
 from bot.memory.episodes.time_query import read_time
 from bot.memory.policy_secrets import redact_secrets
 from bot.memory.sqlite.connection import Labels

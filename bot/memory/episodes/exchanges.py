@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from bot.memory.base import MemoryHit
-from bot.memory.episodes.store import parse_episode_id
+from bot.memory.episodes.rows import parse_episode_id
 
 __all__ = ["one_per_exchange"]
 

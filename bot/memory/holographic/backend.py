@@ -62,7 +62,8 @@ from bot.memory.episodes.backend import EpisodeBackend
 from bot.memory.episodes.blend import blend
 from bot.memory.episodes.engine import Episodes
 from bot.memory.episodes.file import EPISODE_FILE, EpisodeFile
-from bot.memory.episodes.store import EpisodeStore, parse_episode_id
+from bot.memory.episodes.rows import parse_episode_id
+from bot.memory.episodes.store import EpisodeStore
 from bot.memory.holographic.hrr import DIM
 from bot.memory.holographic.parse import normalize, parse
 from bot.memory.holographic.recall import ActiveFacts, Recalled, fact_structure

@@ -44,7 +44,8 @@ from bot.memory.embedding.models import Embedder, Matrix
 from bot.memory.episodes.backend import EpisodeBackend
 from bot.memory.episodes.blend import blend
 from bot.memory.episodes.engine import Episodes
-from bot.memory.episodes.store import EpisodeStore, parse_episode_id
+from bot.memory.episodes.rows import parse_episode_id
+from bot.memory.episodes.store import EpisodeStore
 from bot.memory.memory_tools import memory_tools
 from bot.memory.policy import classify, split_candidates
 from bot.memory.reinforcement import near_labels, twin_labels
