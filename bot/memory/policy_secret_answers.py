@@ -1,8 +1,9 @@
 """Answers to security questions as people say them in chat, for
 :mod:`bot.memory.policy_secret_speech`: the answer by what was put in ("for the security
 question mother's maiden name we put Kowalczyk", "first pet question answer is mr wobbles",
-"-> we said Narnia"), and the answer to a quoted question ("the answer to 'city where you were
-born' is Walsall"). A remark about the questions is no answer ("security questions are silly",
+"-> we said Narnia"), the answer to a quoted question ("the answer to 'city where you were
+born' is Walsall"), and the answer after what a site asks ("se perguntar a cidade onde nasci,
+a resposta é Campinas"). A remark about the questions is no answer ("security questions are silly",
 "the security question asked what my first pet was"). "My security answer is X" is a key
 phrase of :mod:`bot.memory.policy_secret_rules`.
 """
@@ -40,11 +41,32 @@ _ANSWER_TO_QUOTED = re.compile(
 )
 
 
+#: the answer to a security question said in words, after what a site asks: "se perguntar a
+#: cidade onde nasci, a resposta é Campinas", "if it asks for my first pet, the answer is
+#: Biscuit"; the asker is a site, an app or nobody said (not a person: "if she asks")
+_ANSWER_TO_ASKED = re.compile(
+    r"\b(?:if|when|se|quando|caso)[ ]+(?:it[ ]+|(?:the|o|a)[ ]+(?:site|app|bank|banco|page"
+    r"|pagina|form|system|sistema)[ ]+)?(?:asks?|asked|perguntar|pergunte|pedir|peca)\b"
+    r"(?P<question>[^.!?\n]{3,60}?)[,:;]?[ ]+(?:(?:then|entao)[ ]+)?"
+    r"(?:(?:the|a|my|minha)[ ]+)?(?:answer|resposta)[ ]+(?:is|was|e|eh|era|:|-+>)[ ]+"
+    r"(?P<value>[^\s,;.!?()]+(?:[ ]+[^\s,;.!?()]+)*)"
+)
+
+
+#: what a security question asks about: a birthplace, a pet, a maiden name, a school ...
+_QUESTION_TOPIC = re.compile(
+    r"\b(?:born|birthplace|nasci\w*|pet|bicho|animal|dog|cachorro|cao|cat|gato|maiden|solteira"
+    r"|school|escola|colegio|street|rua|teacher|professor\w*|first car|primeiro carro|nickname"
+    r"|apelido|best friend|melhor amig[oa]|favou?rite|preferid[oa]|mother|mae|father|pai|city"
+    r"|cidade|hospital|security question|pergunta (?:de seguranca|secreta))\b"
+)
+
+
 #: the first words of what follows a security question that is no answer
 _NOT_AN_ANSWER = frozenset(
     "the a an my o um uma what qual it in on something silly she he they anyone easy hard"
     " always never obvious public fake simple stupid dumb weird algo facil dificil sempre nunca"
-    " ridicul".split()
+    " ridicul no yes sim nao que that qualquer any anything whatever".split()
 )
 
 
@@ -52,7 +74,13 @@ def answer_spans(start: int, sentence: str) -> list[Span]:
     """Every answer to a security question in ``sentence`` (folded, at ``start`` in its
     text), unordered."""
     spans = []
-    for m in [*_ANSWER.finditer(sentence), *_ANSWER_TO_QUOTED.finditer(sentence)]:
+    named = "answer" in sentence or "resposta" in sentence
+    asked = [
+        m
+        for m in (_ANSWER_TO_ASKED.finditer(sentence) if named else ())
+        if _QUESTION_TOPIC.search(m.group("question"))
+    ]
+    for m in [*_ANSWER.finditer(sentence), *_ANSWER_TO_QUOTED.finditer(sentence), *asked]:
         first = m.group("value").split()[0]
         if first in _NOT_AN_ANSWER or len(m.group("value")) < 2:
             continue  # "the security question asked what my first pet was"

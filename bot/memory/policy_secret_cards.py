@@ -1,8 +1,10 @@
 """Cards and bank accounts as people say them in chat, for
 :mod:`bot.memory.policy_secret_speech`: the digits on the back of a card ("the three digits on
-the back of my visa are 482"), a card's number in groups beside a card word whatever its check
-digit, its first digits ("the joint card number starts 5412 7534"), and an IBAN's shape beside
-a payment whatever its check digits. Each rule reads one sentence of folded text.
+the back of my visa are 482", "the three digits are 911"), a card's number in groups beside a
+card word whatever its check digit, its first digits ("the joint card number starts 5412
+7534"), an IBAN's shape beside a payment whatever its check digits, and a branch's number
+beside an account's ("agência 0341 conta 45678-9"). Each rule reads one sentence of folded
+text.
 """
 
 from __future__ import annotations
@@ -29,6 +31,20 @@ _CARD_BACK = re.compile(
 
 #: a card's security number: "Amex, expiry 09/28, security number 4421"
 _CARD_SECURITY = re.compile(r"\bsecurity (?:number|digits)\b[^.!?\n\d]{0,20}(?P<value>\d{3,4})\b")
+
+
+#: the digits of a card's security code named by how many they are, in a sentence about the
+#: card: "the card is 5500 ..., the three digits are 911", "os três dígitos são 552"; the first
+#: or last digits of its number are no code ("the last four digits are 0004"), nor is the
+#: length of a PIN ("a senha de 4 dígitos do cartão é 3019" is the PIN's)
+_CARD_DIGITS = re.compile(
+    r"\b(?=(?:three|3|four|4|tres|quatro)[ ]+(?:digits|digitos|numbers|numeros)\b)"
+    r"(?<!\blast )(?<!\bfirst )(?<!\bfinal )(?<!\bultimos )(?<!\bprimeiros )(?<!\bde )"
+    r"(?<!\bof )(?<!\bwith )(?<!\bcom )"
+    r"(?:three|3|four|4|tres|quatro)[ ]+(?:digits|digitos|numbers|numeros)\b"
+    rf"(?![ ]+(?:finais|iniciais|of the (?:card )?number|do numero))[^.!?\n\d]{{0,20}}?{_GIVES}"
+    r"[ ]*(?P<value>\d{3,4})\b(?![.,:/]\d)"
+)
 
 
 CARD_WORD = re.compile(
@@ -66,7 +82,11 @@ def _card_numbers(start: int, sentence: str) -> list[Span]:
 def _card_back(start: int, sentence: str) -> list[Span]:
     if not CARD_WORD.search(sentence):
         return []
-    found = [*_CARD_BACK.finditer(sentence), *_CARD_SECURITY.finditer(sentence)]
+    found = [
+        *_CARD_BACK.finditer(sentence),
+        *_CARD_SECURITY.finditer(sentence),
+        *_CARD_DIGITS.finditer(sentence),
+    ]
     return [Span(start + m.start("value"), start + m.end("value"), "card") for m in found]
 
 
@@ -88,6 +108,28 @@ def _iban_shapes(start: int, sentence: str) -> list[Span]:
     return [Span(start + m.start(), start + m.end(), "account") for m in found]
 
 
+#: a bank branch's number: "agência 0341", "ag 1234-5"
+_AGENCY = re.compile(
+    r"\b(?:agencia|ag)\b\.?[ ]*(?:n[o.º°]+[ ]*)?:?[ ]*(?P<value>\d{3,5}(?:-[\dx])?)(?![\d/.,]?\d)"
+)
+#: an account's number given in the same sentence: "conta corrente 45678-9", "cc 56789-0"
+_ACCOUNT_GIVEN = re.compile(
+    r"\b(?:conta(?: corrente| poupanca)?|cc|c/c|account|acct)\b[^.!?\n\d]{0,20}\d"
+)
+
+
+def _agencies(start: int, sentence: str) -> list[Span]:
+    """A branch's number beside an account's: the two are what a transfer asks for, as a
+    sort code is with its account ("agência 0341 conta corrente 45678-9"). A branch alone is
+    where one banks, not a secret ("a agência 0341 fecha às 16h")."""
+    if "ag" not in sentence or not _ACCOUNT_GIVEN.search(sentence):
+        return []
+    return [
+        Span(start + m.start("value"), start + m.end("value"), "account")
+        for m in _AGENCY.finditer(sentence)
+    ]
+
+
 def card_spans(start: int, sentence: str) -> list[Span]:
     """Every card and account value of ``sentence`` (folded, at ``start`` in its text) the
     rules above find, unordered."""
@@ -95,4 +137,5 @@ def card_spans(start: int, sentence: str) -> list[Span]:
         *_card_back(start, sentence),
         *_card_numbers(start, sentence),
         *_iban_shapes(start, sentence),
+        *_agencies(start, sentence),
     ]

@@ -6,10 +6,15 @@ reads one sentence of folded text (``text``, as written, for the one that needs 
 - a password changed to a value ("changed my bank password to Manga2024", "mudei a senha para
   X", "changed my pin to ..."), or set in a sentence that names one;
 - a value by what it does ("the ipad unlocks with dinosaur2", "join HomeNet_5G with
-  coffee-tiger-42", "sunflower1987 is what I use for the netflix login"), by its recipe ("the
-  dog's name plus the year we got him, so Biscuit2014") or before what it is for
+  coffee-tiger-42", "sunflower1987 is what I use for the netflix login", "use 'Lisboa2025' to
+  get on the wifi"), by its recipe ("the dog's name plus the year we got him, so Biscuit2014",
+  "the dog's name with 3 and an exclamation mark: Rex3!") or before what it is for
   ("Trellis-Otter-91 -- that one's for the pharmacy portal");
-- "name / Value9" pairs, and an emoji that names a value ("🏧 5519", "🔑 Lisboa#22").
+- a list of them after a colon ("passwords: netflix - popcorn88, disney - frozen2019");
+- "name / Value9" pairs, alone or as the way in ("log in with joana / joana2021"), and an
+  emoji that names a value ("🏧 5519", "🔑 Lisboa#22").
+
+A password everyone knows is not the speaker's: "password123 is the most common password".
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from bot.memory.policy_secret_rules import NOT_KEY_OF
 from bot.memory.policy_secret_seeds import SENTENCE_WORDS
 from bot.memory.policy_secret_values import Span, text_before, value_span
 
-__all__ = ["MIXED", "NOT_MIXED", "names_password", "password_spans"]
+__all__ = ["MIXED", "NOT_MIXED", "everyones", "names_password", "password_spans"]
 
 #: the words for a passphrase, a quoted one's neighbours
 _PASS_WORD = re.compile(
@@ -47,7 +52,8 @@ _QUOTED = re.compile(
 _CHANGED = re.compile(
     r"\b(?:changed|change|changing|updated|update|updating|set|setting|switched|switch|reset"
     r"|resetting|made|make|mudei|mudou|mudando|trocando|alterando"
-    r"|troquei|trocou|alterei|alterou|coloquei|botei|defini|mudamos|trocamos)\b"
+    r"|troquei|trocou|alterei|alterou|coloquei|botei|defini|mudamos|trocamos|pus|pos|pusemos"
+    r"|puseram|meti|metemos|colocamos|colocou|botamos|definimos)\b"
     r"[^.!?\n]{0,40}?\b(?P<key>password|passwd|passcode|pw|pwd|pass ?phrase|senha"
     rf"|palavra[ -]?passe|pin|combo)\b{NOT_KEY_OF}[^.!?\n]{{0,30}}?"
     r"\b(?P<to>to|into|para|pra|pro|as|como|from|de)[ ]+(?P<value>\S+)"
@@ -80,12 +86,13 @@ MIXED = re.compile(
 )
 
 
-#: words of letters and digits that are not a password: ordinals, sizes, models of things
+#: words of letters and digits that are not a password: ordinals, sizes, models of things,
+#: names of things ("2FA", "1Password")
 NOT_MIXED = re.compile(
-    r"\d+(?:st|nd|rd|th|am|pm|h|hs|min|s|k|m|g|gb|mb|tb|kb|km|kg|cm|mm|ml|x|p|yo|mp|mph|kmh)"
+    r"\d+(?:st|nd|rd|th|am|pm|h|hs|min|s|k|m|g|gb|mb|tb|kb|km|kg|cm|mm|ml|x|p|yo|mp|mph|kmh|fa)"
     r"|(?:mp|4g|5g|3g|usb|wpa|ipv|covid|win|windows|office|ios|android|iphone|ps|xbox|b|a|v)"
     r"\d+(?:\.\d+)*|\d+[ºª°]|\d{1,2}h\d{2}|\d+x\d+"
-    r"|\d+-[a-z]+|v?\d+(?:\.\d+)+[a-z]*\d*"
+    r"|\d+-[a-z]+|v?\d+(?:\.\d+)+[a-z]*\d*|1password"
 )
 
 
@@ -121,6 +128,12 @@ _USED_AS = (
         r"(?:use|type|enter|put in|uso|digito|ponho|escrevo)\b"
         rf"(?=[^.!?\n]*\b{_SIGNED_IN})"
     ),
+    re.compile(  # "use 'Lisboa2025' to get on the wifi", "usa Lisboa2025 pra entrar"
+        r"\b(?:use|type|enter|put in|try|usa|usem|digita|digite|coloca|coloque|poe|ponha"
+        r"|mete)[ ]+[\"'“‘]?(?P<value>[^\s,;\"'“”‘’]{3,64})[\"'”’]?[ ]+(?:to|for|pra|para|pro)[ ]+"
+        r"(?:get (?:on|onto|into|in)|log ?in|sign in|connect|join|unlock|open|access|entrar"
+        r"|desbloquear|abrir|acessar|conectar|logar)\b"
+    ),
     re.compile(
         rf"\b(?:set|changed|reset|switched|mudei|troquei|alterei|pus|defini)\b(?=[^.!?\n]{{0,40}}?"
         rf"\b{_SIGNED_IN})[^.!?\n]{{0,40}}?"
@@ -137,7 +150,9 @@ _TRAVEL_NUMBER = re.compile(r"[a-z]{2}\d{3,4}")
 _NOT_CHANGED_TO = re.compile(
     r"(?:a|an|the|my|his|her|our|their|your|something|anything|one|another|uma|um|outra"
     r"|outro|algo|alguma|algum|a mesma|o mesmo|the same|minha|meu|sua|seu|nossa|nosso|o|os|as"
-    r"|que|what|whatever|qualquer|it|isso|this|that|esta|essa|default|padrao|nova|novo|new)"
+    r"|que|what|whatever|qualquer|it|isso|this|that|esta|essa|default|padrao|nova|novo|new"
+    r"|favorit[eao]s?|favourites?|principal|primary|automatic\w*|obrigatori[ao]|required"
+    r"|optional|opcional|temporar\w*|provisori[ao]|lembrete|reminder|dica|hint)"
     r"(?=[ ,.;:!?)]|$)"
 )
 
@@ -147,6 +162,29 @@ _PLACE_NAMED = re.compile(
     r"\b(?:under|called|named|entry|item|folder|label(?:l)?ed|titled|chamad[ao]|sob|pasta"
     r"|com o nome)[ ]*$"
 )
+
+
+#: a password named as everyone's, not one of the speaker's: "password123 is the most common
+#: password in the world", "123456 é a senha mais usada do mundo"; the words before the
+#: password's word, and those straight after it
+_EVERYONES_BEFORE = re.compile(
+    r"\b(?:(?:most|least) (?:common|used|popular|frequent|guessed|hacked)|worst|commonest"
+    r"|common|popular|famous|classic|typical|world'?s|pior|comum|famosa|classica|tipica)\b"
+)
+_EVERYONES_AFTER = re.compile(
+    r"[ ]+(?:(?:mais|menos) (?:usad|comu|popular|conhecid|famos|frequent|fraca|hackead)\w*"
+    r"|do mundo|in the world|of all time|de sempre|comum|popular|famosa|classica|tipica)\b"
+)
+_POSSESSIVE = re.compile(r"\b(?:my|our|his|her|minha|meu|nossa|nosso)\b")
+
+
+def everyones(before: str, after: str) -> bool:
+    """Whether a password's word, ``before`` and ``after`` it in its sentence (folded), names
+    a password everyone knows ("the most common password", "a senha mais usada do mundo"),
+    not one of the speaker's ("my most used password")."""
+    if _POSSESSIVE.search(before):
+        return False
+    return bool(_EVERYONES_BEFORE.search(before) or _EVERYONES_AFTER.match(after))
 
 
 def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
@@ -161,6 +199,9 @@ def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
         inside = match.group("q") or match.group("s") or match.group("b") or ""
         outside = sentence[: match.start()] + " " + sentence[match.end() :]
         named = names_password(outside) or _UNLOCK.search(outside)
+        word = _PASS_WORD.search(outside)
+        if word and everyones(outside[: word.start()], outside[word.end() :]):
+            continue  # "'qwerty' is the most famous password ever"
         if named and not _PASS_WORD.search(inside):
             spans.append(Span(start + match.start(), start + match.end(), "password"))
     return spans
@@ -209,6 +250,19 @@ _RECIPE = re.compile(
 )
 
 
+#: how a password named in the sentence was made, a name and what was added to it: "the
+#: password is the dog's name with 3 and an exclamation mark: Rex3!", "my cat's name then 99 so
+#: Mittens99", "o nome do cachorro com três e um ponto de exclamação"
+_MADE_OF = re.compile(
+    r"\b(?:name|nome|surname|sobrenome|nickname|apelido|birthday|aniversario|word|palavra)\b"
+    r"[^.!?\n]{0,40}?\b(?:plus|and|with|then|followed by|mais|e|com|seguido de|depois)[ ]+"
+    r"(?:(?:a|an|the|um|uma|o|os)[ ]+)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine"
+    r"|ten|dois|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|exclamation|symbol|hash|at sign"
+    r"|dollar|underscore|asterisk|ponto de exclamacao|exclamacao|simbolo|arroba|cifrao"
+    r"|cardinal|asterisco|sublinhado|underline)\b)"
+)
+
+
 #: a question about how good a value is as a password: "is Rainbow77 a strong enough
 #: password?", "does k8Rt22mxLp09vQ have enough characters to be the WPA2 key?"
 _ASKS_STRENGTH = re.compile(
@@ -221,10 +275,14 @@ _STRENGTH_KEY = re.compile(
 
 
 def _set_password(start: int, sentence: str) -> list[Span]:
+    """The words of letters and digits of a sentence that sets a password, says how one was
+    made, or asks whether one is good enough."""
     asked = _ASKS_STRENGTH.search(sentence) and (
         names_password(sentence) or _STRENGTH_KEY.search(sentence)
     )
-    named = (names_password(sentence) and _SETS_PASSWORD.search(sentence)) or asked
+    named = (
+        names_password(sentence) and (_SETS_PASSWORD.search(sentence) or _MADE_OF.search(sentence))
+    ) or asked
     if not (named or _RECIPE.search(sentence)):
         return []
     return [
@@ -315,6 +373,29 @@ def _value_for(start: int, sentence: str) -> list[Span]:
 _BARE_PAIR = re.compile(r"(?<![/\w])[a-z][\w.@+-]{1,63}[ ]*/[ ]*(?P<value>[^\s/,;]{6,64})")
 
 
+#: "log in with joana / joana2021", "entra com o joao.p / Cafe#7": a way in, then a user's name,
+#: a slash and its password
+_SIGN_IN_PAIR = re.compile(
+    r"\b(?:log(?:s|ged|ging)? ?(?:in|on)(?:to)?|sign(?:s|ed|ing)? (?:in|on)|entr(?:a|e|ar|o)"
+    r"|loga(?:r)?|logue|acess(?:a|e|ar|o)|conecta(?:r)?)\b[^.?!\n/]{0,30}?"
+    r"\b(?:with|using|as|com|usando|como)[ ]+(?:(?:the|o|a)[ ]+)?[\w.@+-]{2,64}[ ]*/[ ]*"
+    r"(?P<value>[^\s/,;]{4,64})(?![^\s/])"
+)
+
+
+def _sign_in_pairs(start: int, sentence: str) -> list[Span]:
+    """The password of a "name / password" pair given as the way in: its value has a digit or
+    a symbol ("log in with google / apple" names two ways in)."""
+    if "/" not in sentence:
+        return []
+    spans = []
+    for m in _SIGN_IN_PAIR.finditer(sentence):
+        value = m.group("value").rstrip(".!?")
+        if _one_value(value):
+            spans.append(value_span(start, m, value=value))
+    return spans
+
+
 def _bare_pairs(start: int, text: str, sentence: str) -> list[Span]:
     spans = []
     for m in _BARE_PAIR.finditer(sentence):
@@ -384,6 +465,41 @@ def _one_is(start: int, sentence: str) -> list[Span]:
     return spans
 
 
+#: a list of passwords, PINs or logins after a colon: "passwords: netflix - popcorn88, disney -
+#: frozen2019", "as senhas são: banco = 4471, email = Cafe#22"
+_LIST_HEAD = re.compile(
+    r"\b(?:passwords|passwds|pws|pins|passcodes|logins|credentials|creds|senhas|palavras[ -]passe"
+    rf"|credenciais|acessos)\b{NOT_KEY_OF}[^.!?\n:]{{0,30}}:"
+)
+#: an item of such a list: what it is for, a dash, a colon or "is", and its value
+_LIST_ITEM = re.compile(
+    r"(?<![\w@])[\w.+&'@]+(?:[ ][\w.+&'@]+){0,2}?[ ]*(?:-+>?|–|—|:|=|→|\bis\b|\beh\b)[ ]*"
+    r"(?P<value>[^\s,;]+)"
+)
+
+
+def _listed_value(value: str) -> bool:
+    """Whether an item of a list of passwords gives one: letters with a digit or a symbol (not
+    a model or a size), or a PIN's digits; not a score or a time ("10/10", "12:30")."""
+    if value.isdigit():
+        return 3 <= len(value) <= 12
+    return any(c.isalpha() for c in value) and _one_value(value)
+
+
+def _listed(start: int, sentence: str) -> list[Span]:
+    """The values of a list of passwords after its colon, each after what it is for."""
+    head = _LIST_HEAD.search(sentence) if ":" in sentence else None
+    if head is None:
+        return []
+    kind = "pin" if head.group(0).startswith("pin") else "password"
+    spans = []
+    for m in _LIST_ITEM.finditer(sentence, head.end()):
+        value = m.group("value").rstrip(".!?")
+        if _listed_value(value):
+            spans.append(value_span(start, m, kind, value))
+    return spans
+
+
 def password_spans(start: int, sentence: str, text: str = "") -> list[Span]:
     """Every password of ``sentence`` (folded, at ``start`` in ``text``) the rules above find,
     unordered; the rule that needs capitals runs only with ``text``."""
@@ -397,6 +513,8 @@ def password_spans(start: int, sentence: str, text: str = "") -> list[Span]:
         *_passphrase(start, sentence),
         *_spelled(start, sentence),
         *_one_is(start, sentence),
+        *_listed(start, sentence),
+        *_sign_in_pairs(start, sentence),
     ]
     if text:
         spans += _bare_pairs(start, text, sentence)

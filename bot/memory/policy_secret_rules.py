@@ -25,7 +25,9 @@ __all__ = [
     "ID_VALUE_FIRST",
     "KEY_ANYWHERE",
     "KEY_ASIDE_COLON",
+    "KEY_ASIDE_IS",
     "KEY_COMMA_IS",
+    "KEY_IN_ASIDE",
     "KEY_KINDS",
     "KINDS",
     "LABEL_LINE",
@@ -140,9 +142,12 @@ KEY_ANYWHERE = re.compile(
     r"|acessos)\b"
 )
 
-#: what joins a key to its value: "is", "é", ":", "changed to", "ficou"...
+#: what joins a key to its value: "is", "é", ":", "changed to", "ficou"...; "'s" only before a
+#: word with a digit, or a symbol before its end ("the password's tigerlily88", not "the
+#: cat's name" nor "grandma's building:")
 _COPULA = (
-    r"(?P<copula>\bis now\b|\bnow is\b|\bchanged to\b|\bends up being\b|\bwill be\b"
+    r"(?P<copula>(?<=\w)'s\b(?=[ ]+(?:\S*\d|\S*[^\sa-z\d]\S))"
+    r"|\bis now\b|\bnow is\b|\bchanged to\b|\bends up being\b|\bwill be\b"
     r"|\bis going to be\b|\bpassou a ser\b|\bpassa a ser\b|\bvai ser\b|\bsera\b|\bis\b|\bwas\b"
     r"|\bare\b|\bbecame\b|\bshows?\b|\bshowed\b|\be agora\b|\bagora e\b|\bmudou para\b"
     r"|\be\b|\beh\b|\bera\b|\bsao\b"
@@ -155,8 +160,9 @@ _NOT_A_VALUE = (
     r"|same|the|a|an|my|your|his|her|our|their|this|that|it|which|what|expired|wrong|not|no"
     r"|too|changed|reset|case|long|short|weak|strong|easy|hard|simple|complicated|invalid"
     r"|blocked|locked|incorrect|correct|required|needed|different|new|old|missing|lost|safe"
-    r"|secret|also|still|only|never|always|about|called|named|just|basically|really|very"
-    r"|super|pretty|so|for|from|of|to|with|by|below|above|following|as follows|here|there"
+    r"|secret|also|still|now|agora|only|never|always|about|called|named|just|basically|really"
+    r"|very|being|getting|sendo|ficando|super|pretty|so|for|from|of|to|with|by|below|above"
+    r"|following|as follows|here|there"
     r"|empty|blank|set|gone|unknown|useless|encrypted|hidden|fine|ok|okay|good|bad"
     r"|a mesma|o mesmo|mesm[oa]|no|na|nos|nas|em|embaixo|atras|dentro|errad\w*|nova|novo"
     r"|fraca|forte|muito|igual|sobre|segredo|sem|o|os|as|um|uma|do|da|de|meu|minha|seu|sua"
@@ -170,10 +176,10 @@ _NOT_A_VALUE = (
     r"|reasonable|nothing|nada|desculpa|sorry|\$\{?[a-z_][a-z0-9_]*\}?|\{\{[^}\n]*\}\})"
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
-#: password policy is ..."
+#: password policy is ...", "the password's length is ..."
 NOT_KEY_OF = (
-    r"(?![ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|strength|hints?"
-    r"|streaks?|attempts?|tries|count|counter|history|resets?|expiry|length"
+    r"(?!(?:'s)?[ ]+(?:managers?|apps?|generators?|polic(?:y|ies)|requirements?|rules|strength"
+    r"|hints?|streaks?|attempts?|tries|count|counter|history|resets?|expiry|length"
     r"|fields?|boxes|box|screens?|pages?|prompts?|protected|protection|vaults?|gestor"
     r"|gerenciador|aplicativo)\b)"
 )
@@ -256,6 +262,22 @@ WIFI_PAIR = re.compile(
 KEY_COMMA_IS = re.compile(
     rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}[^.!?\n,]{{0,40}},[ ]*"
     r"(?:it'?s|it is|that'?s|e|eh|is|sao|era|was)[ ]+(?P<value>[^\s,;]+)"
+)
+#: a relative clause between commas: ", which nobody ever remembers,", ", que eu troquei ontem,"
+_ASIDE = r",[ ]*(?:which|that|que|o qual|a qual)\b[^.!?\n,]{0,60},"
+#: "the wifi password, which nobody ever remembers, is bananas77": the key, a relative clause
+#: about it, then the copula and its value
+KEY_ASIDE_IS = re.compile(
+    rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}[^.!?\n,]{{0,40}}?{_ASIDE}[ ]*{_COPULA}[ ]*:?[ ]*"
+    rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
+)
+#: "my first pet's name, which is the security answer, is Biscuit": a relative clause that
+#: says the subject is a key, then the subject's value after the clause
+KEY_IN_ASIDE = re.compile(
+    r",[ ]*(?:which|that|que|o qual|a qual)[ ]+(?:is|was|e|eh|era|serves as|works as|serve de"
+    r"|serve como|funciona como)[ ]+(?:(?:also|the|my|our|his|her|tambem|a|o|minha|meu|nossa"
+    rf"|nosso|sua|seu)[ ]+){{0,3}}(?:[\w'-]+[ ]+){{0,3}}?(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}"
+    rf"[^.!?\n,]{{0,30}},[ ]*{_COPULA}[ ]*:?[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 #: "curl -u admin:Plexrocks-2024 http://...": a command's user and password
 COMMAND_USER = re.compile(

@@ -2,9 +2,10 @@
 
 Known key formats (``sk-…``, ``ghp_…``, private key blocks; :data:`FORMATS` in
 :mod:`bot.memory.policy_secret_rules`), numbers that pass their check digits (cards by Luhn,
-CPF and CNPJ, IBAN by mod 97), long high-entropy tokens, and words of eight or more that mix
-lower and upper case, digits and symbols ("Xk9#mP2qLw"). :func:`self_evident` finds them on the
-original text, where case matters; :mod:`bot.memory.policy_secrets` adds the phrases.
+even broken over two lines; CPF and CNPJ; IBAN by mod 97), long high-entropy tokens, and
+words of eight or more that mix lower and upper case, digits and symbols ("Xk9#mP2qLw").
+:func:`self_evident` finds them on the original text, where case matters;
+:mod:`bot.memory.policy_secrets` adds the phrases.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ class Span:
     kind: str
 
 
-_CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
+#: a card's number, its groups apart by a space or a hyphen, or broken once over two lines as
+#: it is pasted ("card: 4532 0151\n1283 0366")
+_CARD = re.compile(r"\b(?:\d(?:[ -]|[ ]?\n[ ]?)?){12,18}\d\b")
 _ELEVEN = re.compile(r"\b\d{11}\b")
 _FOURTEEN = re.compile(r"\b\d{14}\b")
 #: the countries whose banks give IBANs: "#FF5733 orange" is a colour
@@ -92,10 +95,19 @@ def _cnpj(digits: str) -> bool:
     return first == int(digits[12]) and _check_digit(digits[:13], weights) == int(digits[13])
 
 
+#: a group of an IBAN written in groups that is a word of the sentence, not the account's:
+#: "my flight is BA2490 to Lisbon" (letters only, not all capitals)
+_WORD_GROUP = re.compile(r"[ ](?=[A-Za-z]*[a-z])[A-Za-z]+(?![A-Za-z0-9])")
+
+
 def _iban_end(match: re.Match[str]) -> int | None:
-    """End of the longest prefix of ``match`` that is a valid IBAN, or None."""
-    positions = [match.start() + i for i, ch in enumerate(match.group(0)) if ch != " "]
-    compact = match.group(0).replace(" ", "").upper()
+    """End of the longest prefix of ``match`` that is a valid IBAN, or None; the prefix stops
+    before a group that is a word, so the words after a flight's number are no IBAN that
+    happens to pass mod 97."""
+    word = _WORD_GROUP.search(match.group(0))
+    written = match.group(0) if word is None else match.group(0)[: word.start()]
+    positions = [match.start() + i for i, ch in enumerate(written) if ch != " "]
+    compact = written.replace(" ", "").upper()
     for length in range(min(len(compact), 34), 14, -1):
         candidate = compact[4:length] + compact[:4]
         if candidate.isalnum() and int("".join(str(int(c, 36)) for c in candidate)) % 97 == 1:
@@ -120,8 +132,12 @@ def _random_looking(token: str) -> bool:
 
 def _card_grouped(number: str) -> bool:
     """Whether a number's groups are a card's: none, fours (the last may be shorter), or
-    4-6-5 and 4-6-4 (American Express, Diners); an order's 702-4481937-5520113 is not."""
-    groups = [len(group) for group in re.split(r"[ -]", number) if group]
+    4-6-5 and 4-6-4 (American Express, Diners); an order's 702-4481937-5520113 is not. A
+    line break is only ever between groups, and only one: a list of years a line each is
+    no card."""
+    if number.count("\n") > 1:
+        return False
+    groups = [len(group) for group in re.split(r"[ \n-]", number) if group]
     if len(groups) == 1 or groups in ([4, 6, 5], [4, 6, 4]):
         return True
     return all(size == 4 for size in groups[:-1]) and 1 <= groups[-1] <= 4

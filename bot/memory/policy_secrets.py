@@ -18,10 +18,11 @@ Three parts find values, each measured alone by ``bench/policy_accuracy.py``:
   IBAN by mod 97), long or mixed-class tokens;
 - the conversational rules, English and Portuguese: phrases that name a credential and give
   its value ("pw for the router is …", "coloquei X como senha", "cvv 737", "agência 1234 conta
-  98765-4", "acct no. 0098123456"), a value on the line after the words that ask for it ("my
-  password is below.\\nhunter2!", :mod:`bot.memory.policy_secret_carry`), and secrets as they
-  are said in chat, read a sentence at a time (:mod:`bot.memory.policy_secret_speech`, with
-  the rules of each kind: :mod:`~bot.memory.policy_secret_codes`,
+  98765-4", "acct no. 0098123456", "the wifi password, which nobody remembers, is …"), a value
+  on the line after the words that ask for it ("my password is below.\\nhunter2!",
+  :mod:`bot.memory.policy_secret_carry`), and secrets as they are said in chat, read a
+  sentence at a time (:mod:`bot.memory.policy_secret_speech`, with the rules of each kind:
+  :mod:`~bot.memory.policy_secret_codes`,
   :mod:`~bot.memory.policy_secret_cards`, :mod:`~bot.memory.policy_secret_passwords`,
   :mod:`~bot.memory.policy_secret_seeds`). The phrase tables are in
   :mod:`bot.memory.policy_secret_rules`.
@@ -40,6 +41,7 @@ from bot.memory import policy_secret_rules as rules
 from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
 from bot.memory.policy_secret_codes import POSTAL
 from bot.memory.policy_secret_library import library_secrets
+from bot.memory.policy_secret_passwords import everyones
 from bot.memory.policy_secret_public import public_spans
 from bot.memory.policy_secret_speech import sentence_siblings, spoken_secrets
 from bot.memory.policy_secret_values import Span, self_evident, text_before
@@ -133,11 +135,12 @@ def _credential_like(value: str, *, strong: bool) -> bool:
     return len(core) >= 6 and digits > 0 and (letters or symbols) and not _UNIT.fullmatch(core)
 
 
-def _plain_e(text: str, match: re.Match[str]) -> bool:
-    """Whether the copula is a bare "e" ("and" in Portuguese, or "é" typed without its
-    accent): then only a value with a digit or symbol counts."""
+def _loose_copula(text: str, match: re.Match[str]) -> bool:
+    """Whether the copula may not be one: a bare "e" ("and" in Portuguese, or "é" typed
+    without its accent), or "'s" (the key's own, as in "the password's length"). Then only a
+    value with a digit or symbol counts."""
     start, end = match.span("copula")
-    return text[start:end] in ("e", "E", "eh")
+    return text[start:end].replace("’", "'") in ("e", "E", "eh", "'s", "'S")
 
 
 def _first_word(folded: str, start: int) -> str:
@@ -180,7 +183,7 @@ def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
         return None
     if _not_a_number_key(match.group("key"), value, folded, match.start()):
         return None
-    if _plain_e(text, match) and not _credential_like(value, strong=True):
+    if _loose_copula(text, match) and not _credential_like(value, strong=True):
         return None
     key = match.group("key")
     if rules.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
@@ -195,6 +198,17 @@ def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
 _NAME_WORDS = r"\b(?:name|nome|ssid|called|chamad[ao])\b"
 _NAMED = re.compile(rf"{_NAME_WORDS}[^.!?\n]{{0,20}}$")
 _NAME_WORD = re.compile(_NAME_WORDS)
+
+
+def _aside(text: str, folded: str, match: re.Match[str]) -> Span | None:
+    """A value after an aside ("the wifi password, which nobody remembers, is ..."): one that
+    reads as a credential, or a name written with its capital ("..., is Biscuit"); a word
+    about the key is the sentence's own ("the password, which expires monthly, is
+    annoying")."""
+    value = _first_word(folded, match.end())
+    if not (_credential_like(value, strong=True) or text[match.end() : match.end() + 1].isupper()):
+        return None
+    return _strong(text, folded, match)
 
 
 def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
@@ -244,8 +258,10 @@ _HYPHENED_WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 def _value_first(text: str, folded: str, match: re.Match[str]) -> Span | list[Span] | None:
     """A value before its key ("Sunflower88 is my instagram password"), unless it is words
-    joined by hyphens."""
+    joined by hyphens, or a password everyone knows."""
     if _HYPHENED_WORDS.fullmatch(match.group("value").rstrip(",.")):
+        return None
+    if everyones(folded[match.end("value") : match.end()], folded[match.end() :]):
         return None
     return _CHECKED(text, folded, match)
 
@@ -286,6 +302,8 @@ _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (rules.KEY_COMMA_IS, _value_group(None, check=True)),
     (rules.COMMAND_USER, _value_group("password")),
     (rules.KEY_ASIDE_COLON, _strong),
+    (rules.KEY_ASIDE_IS, _aside),
+    (rules.KEY_IN_ASIDE, _aside),
     (rules.ID_VALUE_FIRST, _value_group(None, min_digits=6)),
 ]
 _PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
@@ -392,10 +410,26 @@ def _outside_public(text: str, spans: list[Span]) -> list[Span]:
     return others + _starting_outside(eligible, public)
 
 
+def _without_marker_words(text: str, folded: str) -> str:
+    """``folded`` with the words of each marker blanked (its brackets kept, offsets too): a
+    marker names a kind ("[secret withheld: password]"), and that word is no key for the
+    rules that read the words around a value ("the answer to 'city you were born' is [...]"
+    names no password), so redacting twice changes nothing."""
+    if "[secret withheld" not in text:
+        return folded
+    parts: list[str] = []
+    done = 0
+    for found in MARKERS.finditer(text):
+        start, end = found.span()
+        parts += [folded[done:start], "[", " " * (end - start - 2), "]"]
+        done = end
+    return "".join([*parts, folded[done:]])
+
+
 def own_secrets(text: str) -> list[Span]:
     """The values the project's own rules find (all but detect-secrets'), unordered."""
     spans = self_evident(text)
-    folded = fold_in_place(text)
+    folded = _without_marker_words(text, fold_in_place(text))
     spans += spoken_secrets(folded, text)
     if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
         spans += _phrases(text, folded)
