@@ -134,7 +134,7 @@ async def test_a_direct_episode_is_never_recalled_in_a_shared_room_nor_a_rooms_i
     assert "The printer on floor two is jammed." in episodes(
         await store.prefetch("printer jammed", limit=5)
     )
-    # said again in a shared room, it becomes that room's, and no other's
+    # said again in a shared room, that room keeps its own copy, and no other room sees it
     await said(store, "I went to the clinic about my knee.", heard_by=PUB)
     assert "I went to the clinic about my knee." in episodes(
         await store.prefetch("clinic knee", limit=5, audience=PUB)

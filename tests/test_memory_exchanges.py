@@ -380,7 +380,7 @@ async def test_an_answer_takes_a_question_said_again_where_it_was_first_said_els
     assert "Dr Okafor, first thing." not in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
 
 
-async def test_a_repeat_to_a_room_takes_the_words_away_with_the_move_and_keeps_the_turn(
+async def test_a_repeat_to_a_room_is_the_rooms_own_with_its_own_words_and_keeps_the_turn(
     memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await hospital_answered(memory)
@@ -388,17 +388,18 @@ async def test_a_repeat_to_a_room_takes_the_words_away_with_the_move_and_keeps_t
     reply = "Noted, I'll tell the others."
     await said(memory, HOSPITAL, reply, at=NOW - timedelta(days=1), heard_by=PUB)
     assert reply in messages(await memory.prefetch("tell the others", limit=5, audience=PUB))
-    # the answer left for the room in the one transaction that moved it there
+    # the room keeps its own copy of the answer, which never heard the question
     assert HOSPITAL in messages(await memory.prefetch("Hotel Dieu", limit=5, audience=PUB))
     assert HOSPITAL not in messages(await memory.prefetch(WHERE_SURGERY, limit=5, audience=PUB))
 
 
-async def test_a_question_said_again_reads_its_answers_only_when_its_audience_moves(
+async def test_a_question_said_again_reads_none_of_its_answers(
     memory: MemoryBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A question the persona asks in every conversation gathers answers; said again where
     it was said, nothing about them changes, so none is read (the cost of a repeat does not
-    grow with them); said again to a room, it moves there and its answers are indexed again."""
+    grow with them); said again to a room, the room keeps its own copy and the direct
+    question stays where it was, its answers as they were."""
     await hospital_answered(memory)
     store = memory.episodes.store  # type: ignore[attr-defined]
     read: list[int] = []
@@ -413,14 +414,15 @@ async def test_a_question_said_again_reads_its_answers_only_when_its_audience_mo
     assert read == []
     assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
     await said(memory, "Tell the club.", WHICH_HOSPITAL, at=NOW - timedelta(days=1), heard_by=PUB)
-    assert read == [2]  # the question's episode, now the room's
+    assert read == []
+    assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))
 
 
 async def test_a_question_said_again_in_a_room_still_lends_its_words_to_a_direct_answer(
     memory: MemoryBackend,
 ) -> None:
-    """The direct room heard the question, and sees it after it moves to the room: its answer
-    keeps the question's words; the room sees neither the answer nor its words."""
+    """The direct room heard the question, and still sees it once a room heard it too: its
+    answer keeps the question's words; the room sees neither the answer nor its words."""
     await hospital_answered(memory)
     await said(memory, "Tell the club.", WHICH_HOSPITAL, at=NOW - timedelta(days=1), heard_by=PUB)
     assert HOSPITAL in messages(await memory.prefetch(WHERE_SURGERY, limit=5))

@@ -93,7 +93,7 @@ async def test_a_direct_episode_is_never_recalled_in_a_shared_room(
     assert await memory.prefetch("match pub", limit=5, audience=OFFICE) == []
     direct = (await memory.prefetch("clinic knee", limit=1))[0]
     assert not await memory.forget(direct.item.id, audience=PUB)  # out of that room's reach
-    # said again in a shared room, it becomes that room's
+    # said again in a shared room, that room keeps its own copy
     await said(memory, "I went to the clinic about my knee.", heard_by=PUB)
     assert "I went to the clinic about my knee." in episodes(
         await memory.prefetch("clinic knee", limit=5, audience=PUB)

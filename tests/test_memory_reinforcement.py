@@ -25,12 +25,12 @@ LABELS = (DIRECT, SHARED, FAMILY, WORK)
 
 
 def test_the_table() -> None:
-    assert said_again(DIRECT, FAMILY) == FAMILY  # a direct room still sees it
+    assert said_again(DIRECT, FAMILY) == DIRECT  # never given to a room: it keeps its own
     assert said_again(FAMILY, WORK) == FAMILY  # never given to another room
     assert said_again(SHARED, WORK) == SHARED
     assert said_again(FAMILY, DIRECT) == FAMILY  # a direct repeat never narrows
     assert said_again(FAMILY, SHARED) == SHARED  # the user made it shared
-    assert twin_labels(WORK) == (DIRECT, SHARED, WORK)
+    assert twin_labels(WORK) == (SHARED, WORK)
     assert twin_labels(DIRECT) is None and twin_labels(SHARED) is None
     assert near_labels(WORK) == (SHARED, WORK)
     assert near_labels(SHARED) == (SHARED,) and near_labels(DIRECT) is None

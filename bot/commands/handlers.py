@@ -22,6 +22,8 @@ __all__: list[str] = []
 _COMMAND_LINE = re.compile(r"`[/!](?:[a-z]|`)")
 #: refused answers ``/status`` and ``/status all`` name one by one (the newest)
 REFUSALS_LISTED = 5
+#: ``/distill`` in a shared room: its answer would name every room and the direct rooms' memory
+DISTILL_ONLY_DIRECT = "/distill works in a direct conversation with me, not in a shared room."
 
 
 async def _help(ctx: CommandContext) -> str:
@@ -225,6 +227,10 @@ async def _reload(ctx: CommandContext) -> str:
 
 
 async def _distill(ctx: CommandContext) -> str:
+    """Run a distillation; only in a direct room, as its answer speaks of every audience's
+    memory (the direct rooms' digests, each shared room by name)."""
+    if ctx.room.shared:
+        return DISTILL_ONLY_DIRECT
     kind = ctx.args[0].lower() if ctx.args else "short"
     if kind not in ("short", "mid", "long"):
         return "Use `/distill short`, `/distill mid` or `/distill long`."

@@ -8,7 +8,8 @@ back. They work in a direct room only: from a shared room, nothing private may b
   ``shared/MEMORY.md`` and the memory items made shared.
 * ``/share ID`` makes the memory item ``ID`` known everywhere; ``/share TEXT`` adds TEXT as
   a line of ``shared/USER.md`` (an edit in the changelog: the Files panel's Undo takes it
-  back). A text that holds a secret is refused.
+  back). A text that holds a secret is refused, and so is any text Off The Record (nothing
+  said then is kept).
 * ``/unshare ID`` makes the item private again; ``/unshare TEXT`` removes the line of
   ``shared/USER.md`` that says TEXT.
 """
@@ -25,6 +26,9 @@ __all__ = ["SHARED_USER", "sharing_commands"]
 SHARED_USER = f"{SHARED_FOLDER}/USER.md"
 _HEADER = "# Shared with every room\n\n"
 _ONLY_DIRECT = "What is shared is changed in a direct conversation with me, not in a shared room."
+_OFF_THE_RECORD = (
+    "Off The Record nothing is kept, so it was not shared. Share it once Off The Record is off."
+)
 
 
 def _bullet(line: str) -> str:
@@ -93,6 +97,8 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
             )
         # an id that names nothing is not a line to share ("/share 4242")
         return f"There is no memory {what}. `/shared` lists what is shared, with ids."
+    if share and ctx.otr:  # the text would be kept: in shared/USER.md, in every room's memory
+        return _OFF_THE_RECORD
     if share and looks_secret(what):
         return "That looks like a secret, so it was not shared."
     store = ctx.router.store

@@ -9,11 +9,12 @@ id). Only the first colon separates, so Matrix room ids keep theirs.
 one must finish its real work regardless. It answers False, with a log line saying why, when
 the user has no room, the platform's adapter is not running, or the send failed.
 
-Some notices are private: a reminder's text, a scheduled job's answer. Those go only to a
-direct room: when the user's ``notification_room`` is a room one of the user's personas knows
-as shared (it has a folder for it, :mod:`bot.turn.audience`), ``notify(..., private=True)``
-sends the text nowhere and tells the room once (:data:`HELD_BACK`) that a private notice
-waits; ``personad check-config`` warns about such a room.
+Some notices are private: a reminder's text, a scheduled job's answer, a distillation's outcome
+(it names every shared room it distilled). Those go only to a direct room: when the user's
+``notification_room`` is a room one of the user's personas knows as shared (it has a folder
+for it, :mod:`bot.turn.audience`), ``notify(..., private=True)`` sends the text nowhere and
+tells the room once (:data:`HELD_BACK`) that a private notice waits; ``personad check-config``
+warns about such a room.
 """
 
 from __future__ import annotations

@@ -18,9 +18,11 @@ a direct room everything, a shared room what was said there and what was made sh
 inside the search itself so another room's items never take a place in the pool. The writes
 take a label (``sync`` and ``extract`` from :attr:`TurnRecord.audience`, ``add`` its
 ``audience``; a mirror's from the file's folder, :func:`~bot.turn.audience.label_of_path`). A
-direct item said again in a shared room becomes that room's (a direct room still sees it);
-nothing else changes audience but :meth:`MemoryBackend.share`. Items from stores older than
-audiences are direct: private until the user shares them.
+statement said again in a shared room reinforces only an item that room sees; a direct room's
+or another room's item stays as it is, and the room keeps its own copy
+(:mod:`bot.memory.reinforcement`); nothing else changes audience but what the user makes shared
+(:meth:`MemoryBackend.share`, a line of ``shared/``). Items from stores older than audiences
+are direct: private until the user shares them.
 
 None of them is called while the session is Off The Record: the session checks that, and
 backends may rely on it. ``add`` is the write path for a single candidate fact (compaction's

@@ -1,19 +1,22 @@
 """What a statement said again does to the audience of the item it repeats, for every backend.
 
-A write carries the label of where it was said (:mod:`bot.turn.audience`). It may reinforce an
-existing item only when the writer could have been told that item: a direct room or the user
-making something shared (``personad memory add --shared``, a line of ``shared/``) reaches any
-item; a shared room reaches what it sees (``shared``, its own) and what was said in a direct
-room, which it may *widen* to itself, never another shared room's item: that room's wording
-stays its own, and the repeat is stored anew for this one. So:
+A write carries the label of where it was said (:mod:`bot.turn.audience`). A direct room, which
+sees everything, reaches any item, and so does the user making something shared (``personad
+memory add --shared``, a line of ``shared/``: the user said so). A shared room reaches only what
+it sees already (``shared``, its own), so the item it reinforces shows it nothing it was not
+told. An item said in a direct room or in another shared room stays as it is, and the repeat
+is stored anew for this room: that item holds its own wording (two statements are twins by
+their normal form, which drops signs, punctuation, emoji and accents: "HIV+" and "HIV-" are
+one), its date and where it was first said, none of which the room heard. So:
 
 =================  ==============  ===================================
 said as            twin's label    twin's label afterwards
 =================  ==============  ===================================
 ``direct``         any             unchanged (a direct room sees all)
-``room:B``         ``direct``      ``room:B`` (a direct room still sees it)
 ``room:B``         ``shared``,     unchanged
                    ``room:B``
+``room:B``         ``direct``,     no twin: ``room:B`` keeps its own
+                   ``room:A``
 ``shared``         any             ``shared`` (the user said so)
 =================  ==============  ===================================
 
@@ -43,10 +46,11 @@ def _room(label: str) -> bool:
 
 
 def twin_labels(label: str) -> tuple[str, ...] | None:
-    """The labels of the items a statement recorded as ``label`` may repeat (None: any)."""
+    """The labels of the items a statement recorded as ``label`` may repeat (None: any): a
+    shared room repeats only what it sees, never a direct room's item nor another room's."""
     if not is_label(label):
         raise ValueError(f"{label!r} is not an audience label")
-    return (DIRECT, SHARED, label) if _room(label) else None
+    return (SHARED, label) if _room(label) else None
 
 
 def near_labels(label: str) -> tuple[str, ...] | None:
@@ -66,9 +70,7 @@ def visible_wherever(label: str) -> tuple[str, ...] | None:
 
 def said_again(old: str, label: str) -> str:
     """The label of an item recorded as ``old`` once it was said again as ``label``."""
-    if label == SHARED or (old == DIRECT and _room(label)):
-        return label
-    return old
+    return label if label == SHARED else old
 
 
 def audience_event(label: str) -> str:
@@ -83,7 +85,7 @@ def audience_event(label: str) -> str:
 def twin_sql(said: str) -> str:
     """SQL true for a row whose ``audience`` a statement recorded as the SQL value ``said``
     may repeat: :func:`twin_labels`, for a statement that writes many rows at once."""
-    return f"({said} NOT LIKE 'room:%' OR audience IN ('direct', 'shared', {said}))"
+    return f"({said} NOT LIKE 'room:%' OR audience IN ('shared', {said}))"
 
 
 def visible_sql(item: str, seer: str) -> str:

@@ -127,7 +127,7 @@ def check(path: Path | None, env: Mapping[str, str] | None = None) -> Findings:
 
 def shared_notification_warnings(config: Config) -> list[str]:
     """A warning for each user whose ``notification_room`` a persona knows as shared: private
-    notices (reminders, scheduled jobs' answers) are held back there."""
+    notices (reminders, scheduled jobs' answers, distillation notices) are held back there."""
     from bot.daemon.notify import shared_notification_room
     from bot.persona.store import PersonaStore
 

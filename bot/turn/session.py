@@ -489,6 +489,10 @@ class Session:
         holds :attr:`lock`. ``event_id`` names the platform event; ``retry`` says an earlier
         attempt at it was cut off. ``pictures`` came with the message: this request alone
         shows them (the conversation keeps their note in ``text``)."""
+        if not otr and self.forget_off_the_record(room):
+            # the mode ended without letting go here (an every-room mode switched off in
+            # another room): an on-record turn never carries what was said off the record
+            log.info("session.off_the_record_let_go")
         conversation = self.conversation(room)
         # what is written of the message: its secrets withheld (the model still hears it whole)
         said = text

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 import structlog
 
@@ -51,7 +51,13 @@ CHARS_PER_TOKEN = 4
 #: characters kept free at the end of a cut file for the marker that says it was cut
 _MARKER_ROOM = 120
 
-Notify = Callable[[str, str], Awaitable[bool]]
+
+class Notify(Protocol):
+    """Sends a notice to a user's notification room (:meth:`bot.daemon.notify.Notifier.notify`):
+    a ``private`` one never to a room known as shared."""
+
+    async def __call__(self, user: str, text: str, *, private: bool = False) -> bool: ...
+
 
 #: a turn's heading in a session log ("### 14:02:11 · user · scott · telegram")
 _TURN_HEADING = re.compile(r"^(### \d\d:\d\d:\d\d · .*)$", re.MULTILINE)
@@ -181,7 +187,8 @@ class Distiller:
         await self._record(user, persona, kind, "ok")
         log.info("distill.done", kind=kind, ms=round((time.perf_counter() - started) * 1000))
         if kind in ("mid", "long") and self.notify is not None:
-            await self.notify(user, f"{persona}: {outcome}")
+            # private: it speaks of every audience's memory, each shared room by name
+            await self.notify(user, f"{persona}: {outcome}", private=True)
         return outcome
 
     async def short(self, user: str, persona: str) -> str:

@@ -71,8 +71,8 @@ class LentWords:
     async def question_heard(self, rowid: int, audience: str) -> str | None:
         """The text of episode ``rowid`` if it is active and every audience that sees a
         message of ``audience`` sees it too: a direct room's answer hears its question
-        wherever it is (a direct room sees everything: a question said again in a shared
-        room still lends to it), a shared room's while it is the room's or shared (a room's
+        wherever it is (a direct room sees everything: a question shared, or made a room's,
+        still lends to it), a shared room's while it is the room's or shared (a room's
         answer takes no words of a question made private or another room's since). That
         is safe because an answer is linked to its question only where both were said: one
         given another label leaves it (:meth:`~bot.memory.episodes.store.EpisodeStore.share`,

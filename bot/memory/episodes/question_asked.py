@@ -21,12 +21,12 @@ without the question's words, then with them only while the question is active a
 shared room's answer, the room's or shared (a direct room's answer hears it wherever it is: a
 direct room sees everything; ``EpisodeStore.question_heard``), under the lock that also
 covers looking a question up and storing its answer. An answer is linked to its question
-where both were said; an answer given any label but a direct room's (shared, made another
-room's, or said again in a shared room) leaves its question for good, with its own words
-alone, in the transaction that moves it (``EpisodeStore.share``, ``EpisodeStore._reinforce``;
-words another process lent it meanwhile go too): its new audience never heard
-the two together, even if it sees both. So a forgotten question lends nothing, a message
-shared with a room keeps no words of any question, a room's answer loses them while its
+where both were said; an answer given any label but a direct room's (shared, or made a
+room's) leaves its question for good, with its own words alone, in the transaction that moves
+it (``EpisodeStore.share``, ``EpisodeStore._reinforce``; words another process lent it
+meanwhile go too): its new audience never heard the two together, even if it sees both. So
+a forgotten question lends nothing, a message shared with a room keeps no words of any
+question, a room's answer loses them while its
 question is made private or another room's, a question the persona asks again in a shared
 room still lends to the answers it had in a direct room, and a forget or a share that fails
 between the steps leaves fewer words, never more. The store decides each answer's stems from

@@ -4,8 +4,8 @@ An episode is one on-record message, the user's or the persona's, with its time,
 (:mod:`bot.turn.audience`) and platform; its stems (:mod:`bot.memory.sqlite.stemming`) are what
 ``episodes_fts`` indexes. The same message said again by the same speaker reinforces the
 episode instead of adding a copy, with the rules of :mod:`bot.memory.reinforcement` (said in a
-shared room, a direct episode becomes that room's; another room's is not repeated but kept anew
-for this one). Every read takes the labels its audience sees (``labels``; None: all), applied in
+shared room, a direct room's episode or another room's is not repeated but kept anew for this
+one). Every read takes the labels its audience sees (``labels``; None: all), applied in
 the statement before it ranks or cuts. Episodes are never deleted; forgetting one only changes
 its status, and recall skips it.
 

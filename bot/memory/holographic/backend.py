@@ -28,8 +28,8 @@ Every item records its audience label (:mod:`bot.turn.audience`): where it was s
 once the user made it so. A turn recalls only what its audience sees (the candidate masks of
 :mod:`bot.memory.holographic.recall`, the episodes' SQL), a mirrored file's lines carry the
 label of the file's folder, and a sentence said again follows
-:mod:`bot.memory.reinforcement` (a direct item said in a shared room becomes that room's; another
-room's is stored anew); so do episodes.
+:mod:`bot.memory.reinforcement` (said in a shared room, a direct room's item or another room's
+is stored anew for it); so do episodes.
 
 Layout: this module is the :class:`MemoryBackend` (write policy, lifecycle, inspection, tools);
 :mod:`bot.memory.holographic.recall` holds the active facts and recall over their traces;

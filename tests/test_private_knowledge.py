@@ -1,0 +1,182 @@
+"""What is said in a direct room never reaches a shared room by the back door, in every backend.
+
+A statement said again is a twin of an item by its normal form, which drops signs,
+punctuation, emoji and accents ("HIV+" and "HIV-" are one), and an item keeps the wording, the
+date and the source of where it was first said. So a shared room that says again what was said
+in a direct room keeps its own copy of it: recall there shows the room's words, when and where
+the room heard them, and never the direct room's; the memory tools of the room learn nothing
+of the private item (not even that there is one). A line of the room's own file is likewise its
+own. Chat commands answered in a shared room name no other room, and an on-record turn never
+carries what was said Off The Record.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.memory.base import MemoryBackend
+from bot.memory.distill.distiller import Distiller
+from bot.turn.audience import DIRECT, DIRECT_ROOM, room_folder, room_note
+from bot.turn.rooms import ANY_ROOM
+from tests.harness import ScriptedLLM, make_persona
+from tests.test_audience import _rooms_world
+from tests.test_memory_room_scope import (  # noqa: F401  (the fixture is used by name)
+    AT,
+    FAMILY,
+    WORK,
+    learn,
+    memory,
+    texts,
+)
+from tests.test_off_the_record import _start
+
+__all__: list[str] = []
+
+PRIVATE = "My blood test came back HIV+."
+IN_THE_GROUP = "My blood test came back HIV-!"
+QUERY = "blood test HIV"
+#: said in the direct room on the first day, in the family room nine days later
+LATER = AT + timedelta(days=9)
+
+
+async def seen_by_family(store: MemoryBackend, query: str) -> list[str]:
+    """Every text a turn of the family room is shown for ``query``: recall, search, and what
+    was said around each hit."""
+    hits = await store.prefetch(query, limit=10, audience=FAMILY)
+    hits += await store.search(query, limit=10, audience=FAMILY)
+    return [f"{hit.item.text} {hit.citation}{hit.around()}" for hit in hits]
+
+
+async def test_a_room_that_says_it_again_in_other_signs_never_sees_the_private_words(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await learn(memory, IN_THE_GROUP, FAMILY, at=LATER)
+    family = await seen_by_family(memory, QUERY)
+    assert any("HIV-" in text for text in family), family
+    assert not any("HIV+" in text for text in family), family
+    # the direct room still has its own words
+    assert PRIVATE in texts(await memory.search(QUERY, limit=10))
+    assert {item.audience for item in await memory.list_items() if item.text == PRIVATE} == {DIRECT}
+
+
+async def test_a_room_that_says_it_again_sees_when_it_heard_it_not_when_it_was_said_in_private(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await learn(memory, PRIVATE, FAMILY, at=LATER)
+    hits = await memory.prefetch(QUERY, limit=10, audience=FAMILY)
+    hits += await memory.search(QUERY, limit=10, audience=FAMILY)
+    assert PRIVATE in texts(hits)
+    private_day = f"{AT:%Y-%m-%d}"
+    for hit in hits:
+        assert private_day not in f"{hit.citation}{hit.around()}", hit.citation
+        assert hit.item.created_at.date() != AT.date(), hit.citation
+
+
+async def test_the_memory_tools_of_a_room_learn_nothing_of_a_private_fact(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    tools = {tool.name: tool for tool in memory.tools(audience=FAMILY)}
+    answer = await tools["memory_add"].handler({"text": PRIVATE})
+    assert answer.startswith("Stored as"), answer  # not "Already known": nothing to tell
+    assert {item.audience for item in await memory.list_items() if item.text == PRIVATE} == {
+        DIRECT,
+        FAMILY.label,
+    }
+    assert not any("HIV" in text for text in await seen_by_others(memory))
+
+
+async def seen_by_others(store: MemoryBackend) -> list[str]:
+    """What the work room is shown of the blood test."""
+    hits = await store.search(QUERY, limit=10, audience=WORK)
+    return [hit.item.text for hit in hits]
+
+
+async def test_a_line_of_a_rooms_own_file_is_the_rooms_own_words(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    assert FAMILY.room is not None
+    await memory.mirror("USER.md", f"- {PRIVATE}\n")
+    await memory.mirror(f"{room_folder(FAMILY.room)}/MEMORY.md", f"- {IN_THE_GROUP}\n")
+    family = await seen_by_family(memory, QUERY)
+    assert any("HIV-" in text for text in family), family
+    assert not any("HIV+" in text for text in family), family
+    assert PRIVATE in texts(await memory.search(QUERY, limit=10))
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> Any:
+    make_persona(tmp_path, "scott")
+    llm = ScriptedLLM()
+    world = await _start(tmp_path, llm, memory_backend="sqlite-fts5")
+    world.llm = llm  # type: ignore[attr-defined]
+    yield world
+    await world.daemon.stop()
+
+
+async def test_distill_in_a_shared_room_names_no_other_room(chat: Any) -> None:
+    await chat.say("we meet at the office on Quarry Lane", room="quarry", direct=False)
+    await chat.say("the picnic is on Sunday", room="family", direct=False)
+    await chat.say("/distill short")
+    for kind in ("short", "mid", "long"):
+        answer = await chat.say(f"/distill {kind}", room="family", direct=False)
+        assert "quarry" not in answer and "console:" not in answer, answer
+    # from a direct room it runs for every audience, and says so
+    assert "console:quarry" in await chat.say("/distill mid")
+
+
+async def test_an_every_room_mode_switched_off_elsewhere_lets_go_of_this_rooms_words_too(
+    chat: Any,
+) -> None:
+    """Off The Record switched on before modes belonged to rooms holds in every room; switched
+    off in one, it ends everywhere, and what was said off the record in another room never
+    reaches a request of that room's next on-record turn (whose answer is logged and kept)."""
+    await chat.daemon.state.set_otr_room("scott", ANY_ROOM, True)
+    await chat.daemon.router.otr.load()
+    await chat.say("the surprise party is at Lanternfish Hall", room="family", direct=False)
+    await chat.say("and the cake is from Bramblewood")
+    assert "let go" in await chat.say("/otr off")
+    await chat.say("what was the plan again?", room="family", direct=False)
+    asked = "\n".join(message.text for message in chat.llm.calls[-1].messages)
+    assert "Lanternfish" not in asked and "Bramblewood" not in asked
+    await chat.say("and the cake?")
+    asked = "\n".join(message.text for message in chat.llm.calls[-1].messages)
+    assert "Bramblewood" not in asked and "Lanternfish" not in asked
+    assert chat.disk_holds("Lanternfish") == [] and chat.disk_holds("Bramblewood") == []
+
+
+async def test_a_distillation_notice_names_no_room_in_a_shared_notification_room(
+    tmp_path: Path,
+) -> None:
+    """The notice of a scheduled mid or long distillation speaks of every audience's memory
+    (each shared room by name): a notification room known as shared is not told it."""
+    config, store, room, notifier = _rooms_world(tmp_path)
+    await room.start()
+    for key in ("console:scott-dm", "console:quarry"):  # the notification room is a group
+        await store.write("scott", "inara", f"{room_folder(key)}/ROOM.md", room_note(key))
+        await store.write(
+            "scott", "inara", f"{room_folder(key)}/MEMORY_SHORT.md", f"# {key}\n\nthe picnic\n"
+        )
+    await store.write("scott", "inara", "MEMORY_SHORT.md", "# Recent\n\nthe therapist\n")
+    llm = ScriptedLLM()
+    distiller = Distiller(config, store, {"scripted": llm}, notify=notifier.notify)
+    assert "console:quarry" in await distiller.run("scott", "inara", "mid")
+    assert room.sent, "the room was told something"
+    assert not any("quarry" in text or "Mid-term" in text for _room, text in room.sent)
+
+
+async def test_nothing_typed_off_the_record_is_shared(chat: Any) -> None:
+    """``/share TEXT`` would write TEXT to ``shared/USER.md`` (and every room's memory): Off The
+    Record nothing is kept, as no tool that keeps anything runs then."""
+    await chat.say("/otr on")
+    answer = await chat.say("/share I am moving to Wrenfield in May")
+    assert "Off The Record" in answer
+    assert chat.disk_holds("Wrenfield") == []
+    await chat.say("/otr off")
+    assert "Wrenfield" in await chat.say("/share I am moving to Wrenfield in May")
