@@ -228,6 +228,33 @@ def _rooms_world(tmp_path: Path) -> tuple[Any, PersonaStore, RecordingAdapter, N
     return config, store, room, Notifier(config, {"console": room}, store)
 
 
+async def jobs_prompts(
+    config: Any, store: PersonaStore, room: RecordingAdapter, notifier: Notifier
+) -> tuple[str, str]:
+    """The persona text of a job's prompt in a direct room and in the family room, each
+    with a job due at the same minute."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from bot.tools.crons.job import run_due_crons
+
+    await room.start()
+    family = "console:family"
+    own = room_folder(family)
+    await store.write("scott", "inara", f"{own}/ROOM.md", room_note(family))
+    jobs = (
+        '[{"id": 1, "schedule": "* * * * *", "prompt": "a briefing",'
+        ' "created": "2031-01-06T08:00+00:00"}]\n'
+    )
+    await store.write("scott", "inara", "CRONS.json", jobs)
+    await store.write("scott", "inara", f"{own}/CRONS.json", jobs)
+    llm = ScriptedLLM()
+    at = datetime(2031, 1, 6, 9, 0, tzinfo=ZoneInfo("Europe/Lisbon"))
+    assert await run_due_crons(store, notifier, config, llm, "scott", "inara", at) == 2
+    private, shared = (call.system.stable for call in llm.calls)
+    return private, shared
+
+
 def _context() -> Any:
     from adapters.base import AdapterContext, Incoming
     from tests.fakes.state import MemoryState
@@ -386,30 +413,11 @@ async def test_a_reply_waiting_in_the_outbox_repeats_no_secret(chat: Any) -> Non
 async def test_a_jobs_prompt_knows_its_user_and_a_rooms_job_only_what_the_room_may(
     tmp_path: Path,
 ) -> None:
-    from datetime import datetime
-    from zoneinfo import ZoneInfo
-
-    from bot.tools.crons.job import run_due_crons
 
     config, store, room, notifier = _rooms_world(tmp_path)
-    await room.start()
-    family = "console:family"
-    own = room_folder(family)
-    await store.write("scott", "inara", f"{own}/ROOM.md", room_note(family))
     await store.write("scott", "inara", "USER.md", "# About scott\n\n- Scott's cat is Marmalade\n")
     await store.write("scott", "inara", "shared/USER.md", "- Scott cooks on Sundays\n")
-    jobs = (
-        '[{"id": 1, "schedule": "* * * * *", "prompt": "a briefing",'
-        ' "created": "2031-01-06T08:00+00:00"}]\n'
-    )
-    await store.write("scott", "inara", "CRONS.json", jobs)
-    await store.write("scott", "inara", f"{own}/CRONS.json", jobs)
-    llm = ScriptedLLM()
-    llm.queue("the private briefing")
-    llm.queue("the family briefing")
-    at = datetime(2031, 1, 6, 9, 0, tzinfo=ZoneInfo("Europe/Lisbon"))
-    assert await run_due_crons(store, notifier, config, llm, "scott", "inara", at) == 2
-    private, shared = (call.system.stable for call in llm.calls)
+    private, shared = await jobs_prompts(config, store, room, notifier)
     assert "Marmalade" in private and "cooks on Sundays" in private
     assert "Marmalade" not in shared and "cooks on Sundays" in shared
 

@@ -7,11 +7,14 @@ in a direct room keeps its own copy of it: recall there shows the room's words, 
 the room heard them, and never the direct room's; the memory tools of the room learn nothing
 of the private item (not even that there is one). A line of the room's own file is likewise its
 own. Chat commands answered in a shared room name no other room, and an on-record turn never
-carries what was said Off The Record.
+carries what was said Off The Record. What the identity observer learned from the user's
+direct rooms (the name they go by, what they rely on the persona for) stays out of every
+prompt a shared room hears: chat, its scheduled jobs, its distillation.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -20,10 +23,12 @@ import pytest
 
 from bot.memory.base import MemoryBackend
 from bot.memory.distill.distiller import Distiller
+from bot.persona.identity.section import bullet_line, heading_for, without_learned
+from bot.persona.store import PersonaStore
 from bot.turn.audience import DIRECT, DIRECT_ROOM, room_folder, room_note
 from bot.turn.rooms import ANY_ROOM
 from tests.harness import ScriptedLLM, make_persona
-from tests.test_audience import _rooms_world
+from tests.test_audience import _rooms_world, jobs_prompts
 from tests.test_memory_room_scope import (  # noqa: F401  (the fixture is used by name)
     AT,
     FAMILY,
@@ -180,3 +185,57 @@ async def test_nothing_typed_off_the_record_is_shared(chat: Any) -> None:
     assert chat.disk_holds("Wrenfield") == []
     await chat.say("/otr off")
     assert "Wrenfield" in await chat.say("/share I am moving to Wrenfield in May")
+
+
+#: VOICE.md with a line written by hand and what the observer learned in a direct room
+VOICE = (
+    "# Voice\n\n- Warm, never gushing.\n\n"
+    + heading_for("scott")
+    + "\n\n"
+    + bullet_line("user_name", "Call scott \u201cCaptain Nemo\u201d.")
+    + "\n"
+    + bullet_line("expertise:money", "scott relies on me for money matters: budgets, bills.")
+    + "\n"
+)
+
+
+def test_what_was_learned_is_left_out_and_what_was_written_by_hand_kept() -> None:
+    assert without_learned(VOICE).strip() == "# Voice\n\n- Warm, never gushing."
+    by_hand = VOICE + "- Scott wrote this line himself.\n\n## Later\n\nmore\n"
+    kept = without_learned(by_hand)
+    assert "Captain Nemo" not in kept and "money" not in kept
+    assert heading_for("scott") in kept and "wrote this line himself" in kept
+    assert kept.endswith("## Later\n\nmore\n")
+    assert without_learned("# Voice\n\nplain\n") == "# Voice\n\nplain\n"
+
+
+async def test_what_the_observer_learned_in_private_stays_out_of_a_shared_rooms_prompt(
+    chat: Any, tmp_path: Path
+) -> None:
+    await chat.say("please call me Captain Nemo from now on")
+    await asyncio.sleep(0.1)  # the observer runs after the answer
+    folder = tmp_path / "scott/persona/inara"
+    learned = "".join((folder / name).read_text() for name in ("VOICE.md", "PERSONA.md"))
+    assert "Captain Nemo" in learned
+    await chat.say("who is bringing the salad?", room="family", direct=False)
+    assert "Captain Nemo" not in chat.llm.calls[-1].system.stable
+    await chat.say("and for me?")
+    assert "Captain Nemo" in chat.llm.calls[-1].system.stable
+
+
+async def test_a_shared_rooms_job_and_distillation_read_nothing_learned_in_private(
+    tmp_path: Path,
+) -> None:
+    config, store, room, notifier = _rooms_world(tmp_path)
+    await store.write("scott", "inara", "VOICE.md", VOICE)
+    private, shared = await jobs_prompts(config, store, room, notifier)
+    assert "Captain Nemo" in private and "Warm, never gushing" in private
+    assert "Captain Nemo" not in shared and "money" not in shared
+    assert "Warm, never gushing" in shared
+    own = room_folder("console:family")
+    await store.write("scott", "inara", f"{own}/MEMORY_SHORT.md", "# family\n\nthe picnic\n")
+    llm = ScriptedLLM()
+    distiller = Distiller(config, PersonaStore(tmp_path), {"scripted": llm})
+    await distiller.run("scott", "inara", "mid")
+    rooms = [call.system.stable for call in llm.calls if "the picnic" in call.messages[0].text]
+    assert rooms and all("Captain Nemo" not in system for system in rooms)

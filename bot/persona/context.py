@@ -5,7 +5,8 @@ and the tier notes; tier 4 adds the scratchpad and task list. Each file is cut a
 configured character limit with a visible marker, and a missing file is skipped. Which copy of
 a file a room reads is its audience's (:meth:`bot.turn.audience.Audience.prompt_files`): a shared
 room reads the persona's character, what the user made shared and its own memory files, never
-a direct room's nor another room's.
+a direct room's nor another room's; and it reads VOICE.md and PERSONA.md without what the
+identity observer learned in direct rooms (:func:`heard_by`).
 
 Seed 000 prepends the ``--- System ---`` block. personad places it *after* the persona text
 instead: the persona text is then an identical prefix from one request to the next, which
@@ -16,11 +17,13 @@ the OTR line live in the uncached tail. The wording of both lines is the seed's.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 
 from bot.llm.base import SystemPrompt
 from bot.memory.base import MemoryHit
+from bot.persona.identity.section import without_learned
 from bot.persona.store import FileText
 from bot.turn.audience import DIRECT_ROOM, Audience
 
@@ -31,6 +34,7 @@ __all__ = [
     "build_system_prompt",
     "datetime_line",
     "files_for_tier",
+    "heard_by",
     "prompt_files",
     "render_file",
 ]
@@ -76,6 +80,19 @@ def prompt_files(tier: int, audience: Audience = DIRECT_ROOM) -> list[str]:
     """The paths (inside the persona's folder) a prompt of ``tier`` heard by ``audience``
     reads, in prompt order."""
     return audience.prompt_files(files_for_tier(tier))
+
+
+#: the files the identity observer writes what it learns into (:mod:`bot.persona.identity`)
+_LEARNING_FILES = frozenset({"VOICE.md", "PERSONA.md"})
+
+
+def heard_by(file: FileText, audience: Audience) -> FileText:
+    """``file`` as a prompt heard by ``audience`` may read it: a shared room's leaves out what
+    the identity observer learned in direct rooms (the names the user goes by, what they rely
+    on the persona for, how they like answers: :func:`without_learned`)."""
+    if audience.private or file.name.rpartition("/")[2] not in _LEARNING_FILES:
+        return file
+    return replace(file, text=without_learned(file.text))
 
 
 def render_file(file: FileText, limit: int) -> str:
@@ -183,7 +200,7 @@ def build_system_prompt(
     stable = cache.current(_key(stamp, tier, limit))
     if stable is None:
         names = prompt_files(tier, audience)
-        files = tuple(read(name) for name in names)
+        files = tuple(heard_by(read(name), audience) for name in names)
         limits = tuple(limit(name.rpartition("/")[2]) for name in names)
         # the stamp after the reads, which may have loaded files and so moved it
         stable = cache.render(files, limits, _key(stamp, tier, limit))

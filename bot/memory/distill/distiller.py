@@ -37,7 +37,7 @@ from bot.daemon.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.memory.distill.schedule import DistillKind, DistillRuns
 from bot.memory.policy import redact_secrets
-from bot.persona.context import render_file
+from bot.persona.context import heard_by, render_file
 from bot.persona.sessionlog.log import SessionLog, blocks_by_room
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
@@ -292,7 +292,11 @@ class Distiller:
         identity = "\n\n".join(
             section
             for path in audience.prompt_files(_SPEAKS_WITH)
-            if (section := render_file(self.store.read(user, persona, path), self._limit(path)))
+            if (
+                section := render_file(
+                    heard_by(self.store.read(user, persona, path), audience), self._limit(path)
+                )
+            )
         )
         completion = await self._backend(role).complete(
             system=SystemPrompt(stable=identity),

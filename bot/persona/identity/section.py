@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import takewhile
 
 __all__ = [
     "SectionEdit",
@@ -23,10 +24,12 @@ __all__ = [
     "restore_block",
     "set_bullet",
     "split_section",
+    "without_learned",
 ]
 
 _MARKER = re.compile(r"<!-- trait:(?P<slot>[a-z_]+(?::[a-z0-9-]+)?) -->\s*$")
 _HEADING = re.compile(r"^#{1,2} ", re.MULTILINE)
+_LEARNED_HEADING = re.compile(r"## Learned from \S")
 
 
 def heading_for(user: str) -> str:
@@ -133,3 +136,22 @@ def restore_block(text: str, heading: str, section_before: str, separator: str) 
         )
         return before + separator + section_before
     return before + section_before + after
+
+
+def without_learned(text: str) -> str:
+    """``text`` without the bullets the observer wrote (each ends with its slot's marker), and
+    without a learned section's heading once nothing else stands under it. What is learned
+    comes from the user's direct rooms (the names they go by, what they rely on the persona
+    for), so a shared room reads VOICE.md and PERSONA.md without it; a line written by hand
+    stays wherever it is."""
+    if "<!-- trait:" not in text:
+        return text
+    lines = [line for line in text.split("\n") if not _MARKER.search(line)]
+    kept: list[str] = []
+    for at, line in enumerate(lines):
+        if _LEARNED_HEADING.match(line):
+            under = takewhile(lambda rest: not _HEADING.match(rest), lines[at + 1 :])
+            if not any(rest.strip() for rest in under):
+                continue
+        kept.append(line)
+    return "\n".join(kept)

@@ -33,7 +33,7 @@ import structlog
 from bot.daemon.errors import LLMError
 from bot.daemon.notify import Notifier
 from bot.llm.base import LLMBackend, Message, SystemPrompt
-from bot.persona.context import datetime_line, render_file
+from bot.persona.context import datetime_line, heard_by, render_file
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config, UserConfig
 from bot.tools.backoff import backoff_for
@@ -55,7 +55,8 @@ log = structlog.get_logger(__name__)
 
 #: what a job's prompt is made of: the persona's character, then the file layer chat reads
 #: (who the user is, what the persona remembers, how it works), each in the job's audience's
-#: copy (a shared room's job reads that room's and what is shared, never the private files)
+#: copy (a shared room's job reads that room's and what is shared, never the private files nor
+#: what the identity observer learned in direct rooms)
 IDENTITY_FILES = ("IDENTITY.md", "SOUL.md", "VOICE.md", "AGENTS.md", "USER.md", "MEMORY.md")
 #: a fire time older than this when first noticed is skipped, not run late
 STALE_AFTER = timedelta(hours=2)
@@ -72,7 +73,7 @@ def _system_prompt(
 ) -> SystemPrompt:
     sections = []
     for path in audience.prompt_files(IDENTITY_FILES):
-        file = store.read(user, persona, path)
+        file = heard_by(store.read(user, persona, path), audience)
         sections.append(render_file(file, config.prompt.limit(path.rpartition("/")[2])))
     stable = "\n\n".join(section for section in sections if section)
     dynamic = (
