@@ -4,7 +4,8 @@
 password for the NAS" over a line "harborlights". :func:`asked_kind` says which kind of secret
 a line names while leaving its value out, and :func:`bare_value` where, in the text that
 follows, a bare value of that kind is: a word or three, a number, digits said as words, a
-quoted phrase, or twelve words and more of a seed phrase. Both run on folded text (see
+quoted phrase, or twelve words and more of a seed phrase; or the value that opens it before a
+remark ("sunflower88! same as always", "4821, igual ao antigo"). Both run on folded text (see
 :func:`bot.memory.policy_secrets.fold_in_place`); the detector uses them line by line, and
 :mod:`bot.memory.secret_door` across two messages.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.memory import policy_secret_rules as rules
-from bot.memory.policy_secret_codes import DIGIT_RUN
+from bot.memory.policy_secret_codes import DIGIT_RUN, SAID_NUMBERS, SLOW_DIGITS
 
 __all__ = ["NUMERIC_KINDS", "asked_kind", "bare_value", "key_kind"]
 
@@ -80,14 +81,37 @@ def asked_kind(line: str) -> str | None:
 
 
 def _numeric(value: str) -> bool:
+    """Whether ``value`` is a number of three digits or more, in figures or said as words:
+    one at a time ("four four one two"), with a pause between each ("four. eight. two. one"),
+    or in twos, as a dial's numbers are ("twelve thirty four")."""
     if _NUMBER.match(value):
         return sum(c.isdigit() for c in value) >= 3
-    return bool(DIGIT_RUN.fullmatch(value))
+    return any(p.fullmatch(value) for p in (DIGIT_RUN, SLOW_DIGITS, SAID_NUMBERS))
+
+
+#: a value that opens a reply, with a remark after it: "sunflower88! same as always", "4821,
+#: same as before"
+_OPENING_VALUE = re.compile(r"(?P<value>[^\s,;!?]+)[,;:!?.]+[ ]+(?=\S)")
+
+
+def _opening_value(body: str, start: int, kind: str) -> tuple[int, int] | None:
+    """Where the value is when a reply opens with it and goes on to say something else: a
+    number of the kind's (three digits or more), or a word of letters and digits."""
+    found = _OPENING_VALUE.match(body, start)
+    if found is None:
+        return None
+    word = found.group("value")
+    if kind in NUMERIC_KINDS:
+        given = bool(_NUMBER.match(word)) and sum(c.isdigit() for c in word) >= 3
+    else:
+        given = len(word) >= 4 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+    return found.span("value") if given else None
 
 
 def bare_value(text: str, kind: str) -> tuple[int, int] | None:
     """Where the folded ``text`` (the rest of a message, or one line) is nothing but a value of
-    ``kind``: its start and end, or None when it says something else."""
+    ``kind``, or opens with one before a remark: its start and end, or None when it says
+    something else."""
     body = text.rstrip()
     if not body.strip() or body.count("\n") > 1 or body.endswith(("?", ":")):
         return None
@@ -99,6 +123,8 @@ def bare_value(text: str, kind: str) -> tuple[int, int] | None:
     value = body[start:end].replace("\n", " ").strip()
     if not value:
         return None
+    if (opening := _opening_value(body, start, kind)) is not None:
+        return opening
     if kind == "seed":
         return (start, end) if _SEED.match(value) else None
     if kind in NUMERIC_KINDS:

@@ -5,16 +5,19 @@ Each rule reads one sentence of folded text (lower case, no accents, offsets kep
 the :class:`~bot.memory.policy_secret_values.Span` of each value with its kind:
 
 - codes and PINs said digit by digit, in words or figures ("seven three one nine",
-  "quatro dois zero zero", "6 6 1 9"), in a sentence about a code, PIN or combination or about
-  a lock, safe, alarm or card;
+  "quatro dois zero zero", "6 6 1 9", "Four. Eight. Two. One."), or in numbers of two digits
+  as a dial's are ("twelve thirty four", "vinte e dois, catorze, trinta e seis"), in a sentence
+  about a code, PIN or combination or about a lock, safe, alarm or card;
 - a lock's or safe's numbers with no word for them ("the shed's lock opens with 4-19-33",
   "o cofre abre com 1984", "left to 12, right to 30", "7719 - that's the shed padlock");
 - the numbers of a sentence about a PIN, a cash machine or a lock ("my pin is dad's birthday,
   0612"), unless the word before one says what else it is ("number", "room", "at", "cost");
-- a code sent by text ("the hospital portal just texted me 582 104, type that in").
+- a code sent by text ("the hospital portal just texted me 582 104, type that in", "4821 is
+  your Uber code").
 
 What is not a value is left: times ("the alarm goes off at six thirty"), counting, sizes and
-prices, a thing's model ("our lock is a Yale 3000").
+prices, a thing's model ("our lock is a Yale 3000"), a year ("2019, that's the year the pin
+changed"), a service's port ("porta: 5432" beside "host: localhost").
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ __all__ = [
     "NOT_SIBLING",
     "ONLY_NUMBER",
     "POSTAL",
+    "SAID_NUMBERS",
     "SLOW_DIGITS",
     "YEAR",
     "code_kind",
     "code_spans",
+    "names_service",
     "text_before",
 ]
 
@@ -53,8 +58,8 @@ DIGIT_RUN = re.compile(
 
 #: what a sentence about a spoken code names
 CODE_TOPIC = re.compile(
-    r"\b(?:pin|pins|codes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?|cvc"
-    r"|digits|digitos|lock|locks|padlock|safe|vault|locker|keypad|alarm|alarme|cofre|cadeado"
+    r"\b(?:pin|pins|codes?|keycodes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?"
+    r"|cvc|digits|digitos|lock|locks|padlock|safe|vault|locker|keypad|alarm|alarme|cofre|cadeado"
     r"|fechadura|armario|card|cartao|atm|sim|disarm|desarma\w*|unlock|desbloque\w*|lockbox"
     r"|keybox|intercom|buzzer|interfone|porteiro|digit[ae]|type|punch|dial|enter)\b"
 )
@@ -140,9 +145,67 @@ NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
 YEAR = re.compile(r"(?:19|20)\d\d")
 
 
-def _digit_runs(start: int, sentence: str) -> list[Span]:
-    if not (CODE_TOPIC.search(sentence) or _LOCK_WORD.search(sentence)):
+#: a number of two digits said as words: "twelve", "thirty-four", "trinta e quatro"
+_TWO_DIGIT_WORD = (
+    r"(?:(?:twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+    r"|(?:vinte|trinta|quarenta|cinquenta|sessenta|setenta|oitenta|noventa)"
+    r"(?:[ ]e[ ](?:um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|nove))?"
+    r"|dez|onze|doze|treze|catorze|quatorze|quinze|dezesseis|dezasseis|dezessete|dezassete"
+    r"|dezoito|dezenove|dezanove)"
+)
+
+
+#: a combination said in numbers of two digits, as a dial's are: "twelve thirty four",
+#: "vinte e dois, catorze, trinta e seis"; two numbers or more, one of them of two digits
+SAID_NUMBERS = re.compile(
+    rf"(?<![\w-])(?=(?:{_DIGIT_WORD}(?:[ ]*,[ ]*|[ ]+))*{_TWO_DIGIT_WORD}(?![\w-]))"
+    rf"(?:{_TWO_DIGIT_WORD}|{_DIGIT_WORD})(?:(?:[ ]*,[ ]*|[ ]+)(?:{_TWO_DIGIT_WORD}|{_DIGIT_WORD}))"
+    r"{1,5}(?![\w-])"
+)
+
+
+#: the words before a number said as words that make it a time or a price ("the alarm goes
+#: off at six forty five", "o cofre custou trinta e cinco"), or another number
+_NOT_SAID_CODE = re.compile(
+    rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN}|around|till|before|after|pelas|pelos|das|antes|depois"
+    r")\W*$"
+)
+
+
+#: the words that start a number of two digits said as words
+_TENS_AND_TEENS = frozenset(
+    """
+    ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty
+    thirty forty fourty fifty sixty seventy eighty ninety dez onze doze treze catorze quatorze
+    quinze dezesseis dezasseis dezessete dezassete dezoito dezenove dezanove vinte trinta
+    quarenta cinquenta sessenta setenta oitenta noventa
+    """.split()
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+#: what follows a number said as words that tells the time or a size
+_SAID_NOT_A_CODE = re.compile(rf"[ ]*(?:{NOT_A_CODE}|o'?clock)")
+
+
+def _said_numbers(start: int, sentence: str) -> list[Span]:
+    """A lock's or a code's numbers said as words of two digits ("the combination for the
+    bike lock is twelve thirty four"), unless they tell the time or a price; in a sentence
+    about a code or a lock."""
+    if _TENS_AND_TEENS.isdisjoint(_WORD.findall(sentence)):
         return []
+    return [
+        Span(start + m.start(), start + m.end(), code_kind(sentence))
+        for m in SAID_NUMBERS.finditer(sentence)
+        if not _NOT_SAID_CODE.search(text_before(sentence, m.start()))
+        and not _SAID_NOT_A_CODE.match(sentence, m.end())
+    ]
+
+
+def _digit_runs(start: int, sentence: str) -> list[Span]:
+    """Digits said one at a time, three or more, in a sentence about a code or a lock."""
     spans = []
     for match in DIGIT_RUN.finditer(sentence):
         words = re.findall(r"\w+", match.group(0))
@@ -159,8 +222,29 @@ def code_kind(sentence: str) -> str:
     return "code"
 
 
-def _lock_numbers(start: int, sentence: str) -> list[Span]:
-    if not _LOCK_WORD.search(sentence):
+#: a text about a machine's service, where "porta" is its port ("host: localhost\nporta: 5432")
+_SERVICE = re.compile(
+    r"\b(?:host|hostname|localhost|server|servidor|ip|tcp|udp|https?|ssh|docker|container"
+    r"|postgres\w*|mysql|redis|nginx|database|db|banco de dados|url|endpoint|proxy|firewall)\b"
+)
+
+
+def names_service(folded: str) -> bool:
+    """Whether the folded text is about a machine's service: its "porta" is a port."""
+    return _SERVICE.search(folded) is not None
+
+
+def _only_ports(sentence: str, lock: re.Match[str]) -> bool:
+    """Whether every lock word of ``sentence`` (the first is ``lock``) is "porta", in a text
+    about a machine's service, where it is a port."""
+    return lock.group(0) == "porta" and all(
+        m.group(0) == "porta" for m in _LOCK_WORD.finditer(sentence, lock.end())
+    )
+
+
+def _lock_numbers(start: int, sentence: str, *, service: bool = False) -> list[Span]:
+    lock = _LOCK_WORD.search(sentence)
+    if lock is None or (service and _only_ports(sentence, lock)):
         return []
     spans = [
         Span(start + m.start("value"), start + m.end("value"), "code")
@@ -220,7 +304,13 @@ def _pin_numbers(start: int, sentence: str) -> list[Span]:
         for m in CODE_NUMBER.finditer(sentence)
         if not _NOT_PIN_NUMBER.search(text_before(sentence, m.start()))
         and (pin or _lock_code(text_before(sentence, m.start()), m.group(0)))
+        and not (YEAR.fullmatch(m.group(0)) and _A_YEAR_AFTER.match(sentence, m.end()))
     ]
+
+
+#: what follows a year that says it is one: "2019, that's the year the pin changed", "2019
+#: foi o ano em que mudei o pin"
+_A_YEAR_AFTER = re.compile(r"\W*(?:[\w']+\W+){0,2}(?:year|ano)\b")
 
 
 def _lock_code(before: str, number: str) -> bool:
@@ -254,13 +344,22 @@ _SENT_TOPIC = re.compile(
 )
 
 
+#: a code sent by text, as the text itself gives it, before its name: "4821 is your Uber
+#: code", "553201 é o seu código MB WAY"
+_YOUR_CODE = re.compile(
+    r"(?<![\w.,/:-])(?P<value>\d{3}[ -]\d{3}|\d{4,8})[ ]+(?:is|e|eh)[ ]+"
+    r"(?:your|o seu|a sua|seu|sua|o teu|a tua|teu|tua)[ ]+(?:[\w-]+[ ]+){0,3}?"
+    r"(?:code|codigo|pin|passcode|token)\b"
+)
+
+
 def _sent_codes(start: int, sentence: str) -> list[Span]:
     if not _SENT_TOPIC.search(sentence):
         return []
-    return [
-        Span(start + m.start("value"), start + m.end("value"), "code")
-        for m in _SENT_CODE.finditer(sentence)
-    ]
+    found = list(_SENT_CODE.finditer(sentence))
+    if any(word in sentence for word in ("your", "seu", "sua", "teu", "tua")):
+        found += _YOUR_CODE.finditer(sentence)
+    return [Span(start + m.start("value"), start + m.end("value"), "code") for m in found]
 
 
 #: a sentence that is only a number, after one about a code, a PIN or a card ("... is four...
@@ -268,18 +367,23 @@ def _sent_codes(start: int, sentence: str) -> list[Span]:
 ONLY_NUMBER = re.compile(r"[ ]*(?P<value>\d{3,8})[ ]*[.!]?[ ]*$")
 
 
-#: digits said slowly, an ellipsis between each: "four... seven... one... nine"
+#: digits said slowly, an ellipsis between each: "four... seven... one... nine"; or a full
+#: stop, as a voice note is written down: "Four. Eight. Two. One."
 SLOW_DIGITS = re.compile(
-    rf"(?<![\w-]){_DIGIT_WORD}(?:[ ]*(?:\.{{2,}}|…)[ ]*{_DIGIT_WORD}){{2,11}}(?![\w:/])"
+    rf"(?<![\w-]){_DIGIT_WORD}(?:[ ]*(?:\.{{2,}}|…|\.(?=[ ]))[ ]*{_DIGIT_WORD}){{2,11}}"
+    r"(?![\w:/])"
 )
 
 
-def code_spans(start: int, sentence: str) -> list[Span]:
+def code_spans(start: int, sentence: str, *, service: bool = False) -> list[Span]:
     """Every code and PIN of ``sentence`` (folded, at ``start`` in its text) the rules above
-    find, unordered."""
-    return [
-        *_digit_runs(start, sentence),
-        *_lock_numbers(start, sentence),
+    find, unordered; in a text about a machine's service (``service``, :func:`names_service`)
+    a "porta" is a port, not a door."""
+    spans = [
+        *_lock_numbers(start, sentence, service=service),
         *_pin_numbers(start, sentence),
         *_sent_codes(start, sentence),
     ]
+    if CODE_TOPIC.search(sentence) or _LOCK_WORD.search(sentence):
+        spans += _digit_runs(start, sentence) + _said_numbers(start, sentence)
+    return spans

@@ -4,11 +4,14 @@ reads one sentence of folded text (``text``, as written, for the one that needs 
 - a quoted passphrase, before or after its word ('"otter pancake" is my passphrase'), and a
   passphrase of three words or more after its name;
 - a password changed to a value ("changed my bank password to Manga2024", "mudei a senha para
-  X", "changed my pin to ..."), or set in a sentence that names one;
+  X", "changed my pin to ..."), or set, typed or said to be another's in a sentence that names
+  one ("enter Maple77! when it asks for the password", "senha do app: a mesma do email,
+  pitanga77");
 - a value by what it does ("the ipad unlocks with dinosaur2", "join HomeNet_5G with
   coffee-tiger-42", "sunflower1987 is what I use for the netflix login", "use 'Lisboa2025' to
-  get on the wifi"), by its recipe ("the dog's name plus the year we got him, so Biscuit2014",
-  "the dog's name with 3 and an exclamation mark: Rex3!") or before what it is for
+  get on the wifi", a texted code: "Use 739201 to verify your account"), by its recipe ("the
+  dog's name plus the year we got him, so Biscuit2014", "the dog's name with 3 and an
+  exclamation mark: Rex3!") or before what it is for
   ("Trellis-Otter-91 -- that one's for the pharmacy portal");
 - a list of them after a colon ("passwords: netflix - popcorn88, disney - frozen2019");
 - "name / Value9" pairs, alone or as the way in ("log in with joana / joana2021"), and an
@@ -72,8 +75,8 @@ _MADE = re.compile(
 #: mixed (or with symbols among them) are the value, however it is introduced
 _SETS_PASSWORD = re.compile(
     r"\b(?:set|sets|changed|change|updated|reset|made|make|picked|pick|chose|choose|use|used"
-    r"|using|went with|mudei|mudou|troquei|trocou|alterei|alterou|coloquei|botei|defini|pus"
-    r"|escolhi|usei|uso)\b"
+    r"|using|went with|type|enter|mudei|mudou|troquei|trocou|alterei|alterou|coloquei|botei"
+    r"|defini|pus|escolhi|usei|uso|digita|digite|introduz|introduza)\b"
 )
 
 
@@ -128,11 +131,13 @@ _USED_AS = (
         r"(?:use|type|enter|put in|uso|digito|ponho|escrevo)\b"
         rf"(?=[^.!?\n]*\b{_SIGNED_IN})"
     ),
-    re.compile(  # "use 'Lisboa2025' to get on the wifi", "usa Lisboa2025 pra entrar"
+    re.compile(  # "use 'Lisboa2025' to get on the wifi", "usa Lisboa2025 pra entrar", a code
+        # sent by text: "Use 739201 to verify your account", "Use 482913 para confirmar"
         r"\b(?:use|type|enter|put in|try|usa|usem|digita|digite|coloca|coloque|poe|ponha"
         r"|mete)[ ]+[\"'“‘]?(?P<value>[^\s,;\"'“”‘’]{3,64})[\"'”’]?[ ]+(?:to|for|pra|para|pro)[ ]+"
         r"(?:get (?:on|onto|into|in)|log ?in|sign in|connect|join|unlock|open|access|entrar"
-        r"|desbloquear|abrir|acessar|conectar|logar)\b"
+        r"|desbloquear|abrir|acessar|conectar|logar|verify|confirm|validate|authenticate"
+        r"|verificar|confirmar|validar|autenticar)\b"
     ),
     re.compile(
         rf"\b(?:set|changed|reset|switched|mudei|troquei|alterei|pus|defini)\b(?=[^.!?\n]{{0,40}}?"
@@ -274,14 +279,27 @@ _STRENGTH_KEY = re.compile(
 )
 
 
+#: a password said to be another's, then given after a comma: "senha do app: a mesma do email,
+#: pitanga77", "wifi password is the same as the router's, Lontra#8"
+_SAME_AS_THEN = re.compile(
+    r"\b(?:the same as|same as|same one as|a mesma d[aoe]s?|o mesmo d[aoe]s?|igual (?:a|ao|as|aos)"
+    r")\b[^.!?\n,]{0,40},"
+)
+
+
 def _set_password(start: int, sentence: str) -> list[Span]:
     """The words of letters and digits of a sentence that sets a password, says how one was
-    made, or asks whether one is good enough."""
+    made, says whose it is the same as, or asks whether one is good enough."""
     asked = _ASKS_STRENGTH.search(sentence) and (
         names_password(sentence) or _STRENGTH_KEY.search(sentence)
     )
     named = (
-        names_password(sentence) and (_SETS_PASSWORD.search(sentence) or _MADE_OF.search(sentence))
+        names_password(sentence)
+        and (
+            _SETS_PASSWORD.search(sentence)
+            or _MADE_OF.search(sentence)
+            or _SAME_AS_THEN.search(sentence)
+        )
     ) or asked
     if not (named or _RECIPE.search(sentence)):
         return []

@@ -97,7 +97,8 @@ _STRONG_EN = (
     r"|one[- ]time (?:code|password|pin)|otp|2fa(?: backup)? codes?|2fa|verification code"
     r"|confirmation code|login code|access code"
     r"|auth(?:entication)? code|sms code|(?:alarm|gate|door|garage|safe|locker|lock|lockbox|keypad"
-    r"|entry|building|front door|disarm) code|combination|combo|(?:wifi|wi-fi|wpa2?|network) key"
+    r"|entry|building|front door|disarm|key) ?code|combination|combo"
+    r"|(?:wifi|wi-fi|wpa2?|network) key"
     r"|\d+ (?:recovery )?words"
 )
 _STRONG_PT = (
@@ -199,9 +200,12 @@ STRONG_RIGHT_AFTER = re.compile(
     rf"\b(?P<key>{STRONG_KEYS}|{WEAK_KEYS})\b{NOT_KEY_OF}[ ]*(?:[:=#]|-+>|=>|→)?[ ]*(?=\S)"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))"
 )
-#: "Sunflower88 is my instagram password", "coloquei X como senha"
+#: "Sunflower88 is my instagram password", "coloquei X como senha", "biscoito22, essa é a senha
+#: do wifi", "sunflower88, that's the wifi password"
 VALUE_FIRST = re.compile(
-    r"(?<![\w@/.:-])(?P<value>[^\s]{4,64}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|=)[ ]+"
+    r"(?<![\w@/.:-])(?P<value>[^\s]{4,64}?)[,.]?[ ]+(?:is|was|as|e|eh|como|de|="
+    r"|(?<=,[ ])(?:that'?s|thats|that is|this is|it'?s"
+    r"|(?:essa|esta|esse|este|isso|isto)[ ]+(?:e|eh|era)|e[ ]+(?:essa|esta|esse|este)))[ ]+"
     r"(?:(?:my|the|our|a|an|minha|meu|o|nossa|nosso|new|nova|novo|old|antiga)[ ]+){0,2}"
     rf"(?:[\w'-]+[ ]+){{0,2}}?(?:{STRONG_KEYS})\b"
 )
@@ -334,7 +338,10 @@ KEY_KINDS: list[tuple[str, re.Pattern[str]]] = [
             r"cvv|cvc|card|cartao(?! de cidadao)|expir|exp\b|valid|venc|security code"
             r"|codigo de seguranca",
         ),
-        ("code", r"\bcod(?:e|igo)s?\b|combina|combo|otp|2fa|passcode"),
+        (
+            "code",
+            r"\bcod(?:e|igo)s?\b|(?:pass|key|door|gate|entry|alarm) ?code|combina|combo|otp|2fa",
+        ),
         ("key", r"api|token|\bkey\b|chave|secret (?:access )?key|client[ _-]?secret"),
         (
             "account",

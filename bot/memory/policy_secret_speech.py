@@ -5,8 +5,10 @@ codes and PINs (:mod:`bot.memory.policy_secret_codes`), cards and accounts
 (:mod:`bot.memory.policy_secret_cards`), passwords (:mod:`bot.memory.policy_secret_passwords`)
 and seed phrases (:mod:`bot.memory.policy_secret_seeds`). Here are the rules that read across
 sentences: digits said slowly ("four... seven... one... nine"), a number standing alone after a
-sentence about a code or a card ("... 4719."), and the other values of a sentence that gave one
-("it's now 2468 instead of 1357": :func:`sentence_siblings`).
+sentence about a code or a card ("... 4719."), the value that answers a key asked alone ("the
+PIN? 7 3 1 9, same as the old one"), and the other values of a sentence that gave one ("it's
+now 2468 instead of 1357": :func:`sentence_siblings`). A "!" or "?" a value carries does not
+end its sentence ("type Sol2024! to unlock the laptop").
 """
 
 from __future__ import annotations
@@ -26,15 +28,47 @@ from bot.memory.policy_secret_codes import (
     YEAR,
     code_kind,
     code_spans,
+    names_service,
     text_before,
 )
 from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, names_password, password_spans
+from bot.memory.policy_secret_rules import LABEL_LINE
 from bot.memory.policy_secret_seeds import SENTENCE_WORDS, seed_spans, wallet_spans
 from bot.memory.policy_secret_values import Span
 
 __all__ = ["sentence_siblings", "spoken_secrets"]
 
 _SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;](?=\S)[^.!?;\n]*)*")
+#: a word of letters and digits, as a value is
+_LETTERS_AND_DIGITS = re.compile(r"(?=\S*[a-z])(?=\S*\d)\S+")
+#: what goes on after such a mark: a space and a word
+_GOES_ON = re.compile(r"[!?]+[ ]+[a-z]")
+
+
+def _sentences(folded: str) -> list[tuple[int, int]]:
+    """The sentences of ``folded`` as (start, end): a mark before a space or a line ends one,
+    except a "!" or "?" that a value carries, glued to a word of letters and digits with more
+    words after it ("type sol2024! to unlock the laptop", "digita sol2024! pra desbloquear"):
+    the rules that read what a value opens need the words after it."""
+    if "! " not in folded and "? " not in folded:
+        return [match.span() for match in _SENTENCE.finditer(folded)]
+    spans: list[tuple[int, int]] = []
+    for match in _SENTENCE.finditer(folded):
+        start, end = match.span()
+        if spans and _carries_mark(folded, *spans[-1], start):
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def _carries_mark(folded: str, start: int, end: int, following: int) -> bool:
+    """Whether the sentence at ``start``..``end`` stops at a mark its last word carries, and
+    the next one (at ``following``) goes on with a word straight after."""
+    if folded[end:following].strip("!?") or not _GOES_ON.match(folded, end):
+        return False
+    words = folded[start:end].split()
+    return bool(words) and _LETTERS_AND_DIGITS.fullmatch(words[-1]) is not None
 
 
 #: a sentence that completes the value the one before gave
@@ -50,11 +84,10 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
     spans: list[Span] = []
     before: set[str] = set()
     starts = sorted((span.start, span.kind) for span in found)
-    for sentence_match in _SENTENCE.finditer(folded):
-        start, end = sentence_match.span()
+    for start, end in _sentences(folded):
         first, last = bisect_left(starts, (start, "")), bisect_left(starts, (end, ""))
         kinds = {kind for _at, kind in starts[first:last]}
-        sentence = sentence_match.group(0)
+        sentence = folded[start:end]
         if _WHOLE.search(sentence):
             kinds |= before  # "... the end of the combo is 22. so the whole thing is 17-04-22"
         before = kinds
@@ -97,12 +130,30 @@ _CHOSE = re.compile(
 
 #: the words for a number that is a secret, whose value the next sentence may give
 _NAMES_NUMBER = re.compile(
-    r"\b(?:pin|pins|codes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?|cvc|puk)\b"
+    r"\b(?:pin|pins|codes?|keycodes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?"
+    r"|cvc|puk)\b"
 )
 
 
-def _number_after(start: int, sentence: str, kind: str) -> list[Span]:
-    opening = _IT_IS.match(sentence)
+#: after a key asked alone, the answer may start with its value: "the PIN? 7 3 1 9, same as
+#: the old one", "a senha do wifi? girassol88, como sempre"
+_STRAIGHT_AWAY = re.compile(r"[ ]*")
+
+
+def _opening(sentence: str, *, asked: bool) -> re.Match[str] | None:
+    """Where the value starts in a sentence after the one that named its key: after "it is",
+    "é", "mine:"; or at once, when that one was the key alone, asked (``asked``)."""
+    return _IT_IS.match(sentence) or (_STRAIGHT_AWAY.match(sentence) if asked else None)
+
+
+def _asked_alone(folded: str, start: int, end: int) -> bool:
+    """Whether the sentence at ``start``..``end`` is a key alone with its question mark
+    ("the PIN?", "a senha do wifi?"): the one after it answers."""
+    return folded.startswith("?", end) and LABEL_LINE.match(folded[start:end].strip()) is not None
+
+
+def _number_after(start: int, sentence: str, kind: str, *, asked: bool = False) -> list[Span]:
+    opening = _opening(sentence, asked=asked)
     if opening is None:
         return []
     found = DIGIT_RUN.match(sentence, opening.end()) or CODE_NUMBER.match(sentence, opening.end())
@@ -132,11 +183,11 @@ def _chosen_value(value: str) -> bool:
     return 2 <= len(words) <= 4 and not set(words) & SENTENCE_WORDS
 
 
-def _password_after(start: int, sentence: str) -> list[Span]:
+def _password_after(start: int, sentence: str, *, asked: bool = False) -> list[Span]:
     chose = _CHOSE.match(sentence)
     if chose is not None and _chosen_value(chose.group("value")):
         return [Span(start + chose.start("value"), start + chose.end("value"), "password")]
-    opening = _IT_IS.match(sentence)
+    opening = _opening(sentence, asked=asked)
     value = re.match(r"[^\s,;]+", sentence[opening.end() :]) if opening else None
     if opening is None or value is None:
         return []
@@ -155,25 +206,27 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
     spans = seed_spans(folded)
     if CODE_TOPIC.search(folded) or CARD_WORD.search(folded):
         spans += [Span(*m.span(), code_kind(folded)) for m in SLOW_DIGITS.finditer(folded)]
-    topic, number_named, password_named, kind = False, False, False, "code"
-    for sentence_match in _SENTENCE.finditer(folded):
-        start, sentence = sentence_match.start(), sentence_match.group(0)
+    topic, number_named, password_named, kind, asked = False, False, False, "code", False
+    service = "porta" in folded and names_service(folded)
+    for start, end in _sentences(folded):
+        sentence = folded[start:end]
         alone = ONLY_NUMBER.match(sentence)
         if alone is not None and topic:
             spans.append(Span(start + alone.start("value"), start + alone.end("value"), "code"))
         if number_named:
-            spans += _number_after(start, sentence, kind)
+            spans += _number_after(start, sentence, kind, asked=asked)
         if password_named:
-            spans += _password_after(start, sentence)
+            spans += _password_after(start, sentence, asked=asked)
         number_named = _NAMES_NUMBER.search(sentence) is not None
         password_named = names_password(sentence)
+        asked = folded.startswith("?", end) and _asked_alone(folded, start, end)
         named = bool(CODE_TOPIC.search(sentence) or CARD_WORD.search(sentence))
         # "four... seven... one... nine." are sentences of a word each: the topic goes on
         if named:
             kind = code_kind(sentence)
         topic = named or (topic and len(sentence.split()) <= 2)
         spans += wallet_spans(start, sentence)
-        spans += code_spans(start, sentence)
+        spans += code_spans(start, sentence, service=service)
         spans += card_spans(start, sentence)
         spans += password_spans(start, sentence, text)
         spans += answer_spans(start, sentence)

@@ -152,9 +152,18 @@ _HANDLE = re.compile(
 )
 
 
+#: a setting's name before its value in one word: "SSH_KEY_PATH=~/.ssh/id_ed25519"
+_SETTING = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*[=:](?!//)")
+
+
 def _password_shaped(token: str) -> bool:
-    """Lower and upper case, a digit and a symbol in one word of 8 or more: "Xk9#mP2qLw"."""
+    """Lower and upper case, a digit and a symbol in one word of 8 or more: "Xk9#mP2qLw"; of
+    a setting ("NAME=value"), its value alone, since the name's capitals and underscore are
+    no password's."""
     core = token.strip("\"'()[]{}").rstrip(".,;:?!")
+    setting = _SETTING.match(core) if "=" in core or ":" in core else None
+    if setting is not None:
+        core = core[setting.end() :]
     if len(core) < 8 or core[0] in "#@" or "@" in core or "://" in core:
         return False
     return (

@@ -9,7 +9,8 @@ value with its kind, :func:`redact_secrets` replaces each by a marker that names
 answer for a whole text. A marker is never taken for a secret, so redacting twice changes
 nothing (:data:`MARKERS`).
 
-Three parts find values, each measured alone by ``bench/policy_accuracy.py``:
+Four parts find values; ``bench/policy_accuracy.py`` measures detect-secrets' alone and the
+other three (the project's own rules) together:
 
 - detect-secrets' plugins (:mod:`bot.memory.policy_secret_library`): vendor keys and tokens,
   private keys, high-entropy strings;
@@ -25,7 +26,10 @@ Three parts find values, each measured alone by ``bench/policy_accuracy.py``:
   :mod:`~bot.memory.policy_secret_codes`,
   :mod:`~bot.memory.policy_secret_cards`, :mod:`~bot.memory.policy_secret_passwords`,
   :mod:`~bot.memory.policy_secret_seeds`). The phrase tables are in
-  :mod:`bot.memory.policy_secret_rules`.
+  :mod:`bot.memory.policy_secret_rules`;
+- what is pasted from a machine: env and config lines (``DB_PASSWORD=...``, ``"api_token":
+  "..."``) and the password a command line carries (``mysql -pX``,
+  :mod:`bot.memory.policy_secret_config`).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from itertools import pairwise
 from bot.memory import policy_secret_rules as rules
 from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
 from bot.memory.policy_secret_codes import POSTAL
+from bot.memory.policy_secret_config import config_secrets
 from bot.memory.policy_secret_library import library_secrets
 from bot.memory.policy_secret_passwords import everyones
 from bot.memory.policy_secret_public import public_spans
@@ -254,12 +259,17 @@ def _value_group(kind: str | None, *, check: bool = False, min_digits: int = 0) 
 
 #: words joined by hyphens, no digit: "Lembra-me de trocar a senha", "o e-mail de senha"
 _HYPHENED_WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+#: between a value and its key, a word that makes the value a time: "2019 is the year the pin
+#: changed", "2019, esse é o ano em que a senha mudou"
+_WHEN = re.compile(r"(?<![\w-])(?:year|month|week|day|date|time|ano|mes|semana|dia|data|vez)\b")
 
 
 def _value_first(text: str, folded: str, match: re.Match[str]) -> Span | list[Span] | None:
     """A value before its key ("Sunflower88 is my instagram password"), unless it is words
-    joined by hyphens, or a password everyone knows."""
+    joined by hyphens, a time ("2019 is the year ..."), or a password everyone knows."""
     if _HYPHENED_WORDS.fullmatch(match.group("value").rstrip(",.")):
+        return None
+    if _WHEN.search(folded, match.end("value"), match.end()):
         return None
     if everyones(folded[match.end("value") : match.end()], folded[match.end() :]):
         return None
@@ -428,7 +438,7 @@ def _without_marker_words(text: str, folded: str) -> str:
 
 def own_secrets(text: str) -> list[Span]:
     """The values the project's own rules find (all but detect-secrets'), unordered."""
-    spans = self_evident(text)
+    spans = self_evident(text) + config_secrets(text)
     folded = _without_marker_words(text, fold_in_place(text))
     spans += spoken_secrets(folded, text)
     if rules.KEY_ANYWHERE.search(folded) or "@" in folded:

@@ -1,0 +1,325 @@
+"""More ways a secret is typed in chat, English and Portuguese, withheld whatever their form;
+texts that only look like them are kept as they are.
+
+Among them: numbers said aloud or written down from a voice note ("twelve thirty four", "vinte e
+dois, catorze, trinta e seis", "Four. Eight. Two. One."), a value that carries its own "!"
+before more words ("type Sol2024! to unlock the laptop"), what is pasted from a machine (a URL
+with its password, env and config lines, JSON and YAML, a command's ``-p``), a code forwarded
+from a text message ("4821 is your Uber code", "Use 739201 to verify ..."), a key asked alone
+and answered straight after ("the PIN? 7 3 1 9"), a value before its key ("biscoito22, essa é a
+senha do wifi") and a reply that opens with the value asked for ("sunflower88! same as
+always"). And what is not one: talk about codes, order and tracking numbers, flights and trains,
+extensions, times, scores, prices, recipes, addresses, links and settings with no secret
+(``PASSWORD_MIN_LENGTH=12``, ``porta: 5432`` beside a host). Their texts are read by the
+tests of :mod:`tests.test_secret_phrasings`; here, the reply to a question that asked for one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.memory.secret_door import withhold
+
+#: a text that gives a secret, and each value in it that must not be readable once redacted
+SECRETS: list[tuple[str, list[str]]] = [
+    # said aloud, or written down from a voice note
+    ("the alarm code is four, eight, two, one", ["four, eight, two, one"]),
+    ("gym locker combo is oh four nine six", ["oh four nine six"]),
+    ("voicemail pin is one nine nine oh", ["one nine nine oh"]),
+    ("the combination for the bike lock is twelve thirty four", ["twelve thirty four"]),
+    ("the gate opens with twenty one, zero four, nineteen", ["twenty one, zero four, nineteen"]),
+    ("the gate is nineteen eighty four", ["nineteen eighty four"]),
+    ("keypad code is twenty-two, eleven", ["twenty-two, eleven"]),
+    ("Alarm code: Four. Eight. Two. One. Got it?", ["Four. Eight. Two. One"]),
+    ("the pin is 4.8.2.1", ["4.8.2.1"]),
+    ("the garage is 5 5 2 1 then the hash key", ["5 5 2 1"]),
+    # a value that carries its own "!" or "?"
+    ("type Sol2024! to unlock the laptop", ["Sol2024"]),
+    ("enter Maple77! when it asks for the password", ["Maple77"]),
+    ("the wifi password is goldfish99! write it somewhere safe", ["goldfish99"]),
+    # pasted from a machine
+    ("the router login is https://admin:Tr0ub4dor@192.168.1.1", ["Tr0ub4dor"]),
+    ("backups go to ftp://backup:s3cr3t-pass@files.example.com/dump", ["s3cr3t-pass"]),
+    ("DB_PASSWORD=Kx83mmPq", ["Kx83mmPq"]),
+    ("set SMTP_PASS=correcthorse in the env file", ["correcthorse"]),
+    ("here's the .env:\nDB_PASS=pgpass2024\nDEBUG=true", ["pgpass2024"]),
+    ("API_TOKEN: abc123secret", ["abc123secret"]),
+    ("REDIS_PASSWORD='hunter two two'", ["hunter two two"]),
+    ("spring.datasource.password=Sprng2024", ["Sprng2024"]),
+    ("export OPENAI_API_KEY=abc123def456ghi789", ["abc123def456ghi789"]),
+    ("appPassword: 'wxyz abcd efgh ijkl'", ["wxyz abcd efgh ijkl"]),
+    ('config: {"user": "maria", "password": "pipoca99"}', ["pipoca99"]),
+    ('"passcode": "8 8 1 2"', ["8 8 1 2"]),
+    ("mail:\n  host: smtp.example.com\n  pass: bluemoon42", ["bluemoon42"]),
+    ('smtp:\n  user: me@x.com\n  password: "mail pass 77"', ["mail pass 77"]),
+    ("[client]\nuser=root\npassword=Tatu_2024", ["Tatu_2024"]),
+    ("```\nexport ADMIN_PASS=letmein2024\n```", ["letmein2024"]),
+    ("docker run -e POSTGRES_PASSWORD=pgpass123 postgres", ["pgpass123"]),
+    ("mysql -u root -pQwerty2024 mydb", ["Qwerty2024"]),
+    ("mysqldump -uroot -pRootPass99 shop > shop.sql", ["RootPass99"]),
+    ("sshpass -p lobo88 ssh pi@raspberrypi", ["lobo88"]),
+    ("redis-cli -h cache.local -a R3disPass ping", ["R3disPass"]),
+    ("--password=Hunter_22 in the cron job", ["Hunter_22"]),
+    # forwarded from a text message
+    ("Your Uber code is 4821. Never share it.", ["4821"]),
+    ("Use 739201 to verify your WhatsApp account. Don't share this code", ["739201"]),
+    ("forwarding this: 628104 is your Amazon OTP. Do not share it.", ["628104"]),
+    ("Your verification code: 193 442. It expires in 10 minutes.", ["193 442"]),
+    ("1234 is your Lyft code", ["1234"]),
+    # other words for it, other orders
+    ("pwd for the nas: greenfrog", ["greenfrog"]),
+    ("passcode 0417 for the ipad", ["0417"]),
+    ("passphrase for the ssh key - walrus banjo tulip", ["walrus banjo tulip"]),
+    ("the keycode is 7739", ["7739"]),
+    ("the keycode for the gym is 5 5 1 9", ["5 5 1 9"]),
+    ("the door keycode? 4471", ["4471"]),
+    ("the PIN? 7 3 1 9, same as the old one", ["7 3 1 9"]),
+    ("the wifi password? sunflower88, same as always", ["sunflower88"]),
+    ("sunflower88, that's the wifi password", ["sunflower88"]),
+    ("wifi pw: tigre55, same as the router's", ["tigre55"]),
+    ("the senha for the wifi is cafe2023", ["cafe2023"]),
+    ("root password is `xy7kk1`", ["xy7kk1"]),
+    ("password: 'tall grass under rain'", ["tall grass under rain"]),
+    ("wifi pw = “caramelo 77”", ["caramelo 77"]),
+    ("netflix\nuser: ana@mail.com\npass: tigre123", ["tigre123"]),
+    ("what's the hotspot password?\nit's lemontree55", ["lemontree55"]),
+    # ditos em voz alta, ou transcritos de um áudio
+    ("o pin é quatro, oito, dois, um", ["quatro, oito, dois, um"]),
+    (
+        "o código do cadeado é doze, trinta e quatro, cinquenta e seis",
+        ["doze, trinta e quatro, cinquenta e seis"],
+    ),
+    (
+        "a combinação do cofre é vinte e dois, catorze, trinta e seis",
+        ["vinte e dois, catorze, trinta e seis"],
+    ),
+    ("o cadeado da mota abre com doze, vinte e um, três", ["doze, vinte e um, três"]),
+    ("cofre: trinta, quinze, vinte e oito", ["trinta, quinze, vinte e oito"]),
+    ("o código do alarme é quatro. oito. dois. um. anota", ["quatro. oito. dois. um"]),
+    ("o código do alarme é o 4 . 8 . 2 . 1", ["4 . 8 . 2 . 1"]),
+    (
+        "vovó, a senha do tablet é um dois três quatro cinco seis",
+        ["um dois três quatro cinco seis"],
+    ),
+    ("a senha do app do banco é 4 8 2 9 1 6", ["4 8 2 9 1 6"]),
+    ("o pin é 48 21", ["48 21"]),
+    ("o código do portão é 4.8.2.1", ["4.8.2.1"]),
+    # um valor com o seu "!" ou "?"
+    ("digita Sol2024! pra desbloquear o notebook", ["Sol2024"]),
+    ("a senha do wifi é goiaba99! anota aí", ["goiaba99"]),
+    # colados de uma máquina
+    ("o painel fica em https://joao:Senha123@meuservidor.com.br", ["Senha123"]),
+    ("entrei com https://maria:Fl0r-de-lis@nas.local:5000", ["Fl0r-de-lis"]),
+    ("SENHA_BANCO=tatu2024", ["tatu2024"]),
+    ("SENHA_DB: pgsenha2024", ["pgsenha2024"]),
+    ("senhaApp: 'abcd efgh ijkl mnop'", ["abcd efgh ijkl mnop"]),
+    ('{"usuario": "ana", "senha": "pipoca99"}', ["pipoca99"]),
+    ("[wifi]\nrede=CasaSilva\nsenha=girassol88", ["girassol88"]),
+    ("```\nexport SENHA_ADMIN=entra2024\n```", ["entra2024"]),
+    ("docker run -e MYSQL_ROOT_PASSWORD=senhaforte1 mysql", ["senhaforte1"]),
+    ("mysql -u root -pSenha2024 banco", ["Senha2024"]),
+    ("redis-cli -a cachepass2024 no servidor de cache", ["cachepass2024"]),
+    # reencaminhados de uma SMS
+    ("[Nubank] Seu código de acesso é 553201. Não compartilhe.", ["553201"]),
+    ("Use 482913 para confirmar sua conta no iFood. Não compartilhe este código.", ["482913"]),
+    ("Use 7391 para verificar a conta. Não compartilhe.", ["7391"]),
+    ("4821 é o seu código de verificação do Uber. Não o partilhe.", ["4821"]),
+    ("Não partilhe: 553201 é o seu código MB WAY", ["553201"]),
+    ("o teu código MB WAY: 553 201", ["553 201"]),
+    ("nubank: seu código é 4 8 2 9 1 6", ["4 8 2 9 1 6"]),
+    # outras palavras, outras ordens
+    ("biscoito22, essa é a senha do wifi", ["biscoito22"]),
+    ("a senha? 7 3 1 9, igual à antiga", ["7 3 1 9"]),
+    ("a senha do wifi? girassol88, como sempre", ["girassol88"]),
+    ("a palavra-passe? sardinha22, a do costume", ["sardinha22"]),
+    ("senha do app: a mesma do email, pitanga77", ["pitanga77"]),
+    ("digite Caju#2020 quando pedir a senha", ["Caju#2020"]),
+    ("código de acesso do prédio: 2580#", ["2580"]),
+    ("código de acesso: 7 7 3 9", ["7 7 3 9"]),
+    ("digita 5521 no teclado do portão", ["5521"]),
+    ("palavra-passe da NOS: gaivota_12", ["gaivota_12"]),
+    ("palavra-passe: “sol de inverno”", ["sol de inverno"]),
+    ("palavra-passe = “caramelo 77”", ["caramelo 77"]),
+    ("pwd do servidor: ornitorrinco9", ["ornitorrinco9"]),
+    ("a senha do root é `xy7kk1`", ["xy7kk1"]),
+    ("minha senha do app é `lagarto77`, não espalha", ["lagarto77"]),
+    ("the wifi senha é cafe2023", ["cafe2023"]),
+    ("netflix\nusuário: ana@gmail.com\nsenha: tigre123", ["tigre123"]),
+    ("qual é a senha do wifi?\né pitanga2023", ["pitanga2023"]),
+    ("senha\n\ntucano2020", ["tucano2020"]),
+]
+
+#: texts about codes, numbers, links and settings that give no secret
+ORDINARY: list[str] = [
+    "the door code changed yesterday, ask the landlord",
+    "my keycode changed, ask the front desk",
+    "keycode entry is broken again",
+    "my order number is 112-4456789-3321",
+    "your order #48213 has shipped",
+    "tracking code LB123456789BR arrives Friday",
+    "flight TP1350 leaves at 14:05 from gate 22",
+    "train 4521 to Porto departs at 9:40",
+    "call extension 4417 for the front desk",
+    "dial 0 for reception then ask for room 214",
+    "press 2 for billing, 3 for support",
+    "my phone number ends in 4821",
+    "the meeting is at 10:30 on 12/05",
+    "final score 3-2 after extra time",
+    "it was 12.99 on sale",
+    "the recipe: 200 g flour, 2 eggs, bake 35 minutes at 180",
+    "we live at 221B Baker Street, NW1 6XE",
+    "the postal code is M5V 2T6",
+    "zip code 90210",
+    "the area code is 415",
+    "the error code is 404",
+    "the bus is the 42 and then the 17",
+    "the docs are at https://example.com/docs/setup",
+    "https://www.example.org/login?next=/home",
+    "error 500 on https://api.example.com/v2/users",
+    "DEBUG=true and LOG_LEVEL=info in the .env",
+    "port: 8080",
+    '{"port": 8080, "debug": true}',
+    "db:\n  host: localhost\n  port: 5432\n  user: postgres",
+    "```\nnpm install\nnpm run build\n```",
+    "PASSWORD_MIN_LENGTH=12 in the config",
+    "PASSWORD_EXPIRY_DAYS=90",
+    "MAX_PASSWORD_AGE=90",
+    "TOKEN_TTL=3600 and SSH_KEY_PATH=~/.ssh/id_ed25519",
+    "session_token_expiry: 3600",
+    "API_KEY_HEADER: X-Api-Key",
+    "PASSWORD_HASHER=argon2",
+    "export PASSWORD_FILE=/run/secrets/db",
+    "DB_PASSWORD=${DB_PASSWORD}",
+    'password_hint: "name of the first dog"',
+    "bypass_cache: true",
+    "secret_santa: true",
+    "Secret-Santa: Maria this year",
+    "Top-Secret: the plan is ready",
+    "PGPORT=5432",
+    "token: pending",
+    "pass: yes, we passed",
+    "mysql -h db -P 3306 -u app -p",
+    "mysql -h localhost -P 3306 -u root -p shop",
+    "the wifi password changed again, ask Ana",
+    "the wifi password? ask Ana",
+    "the PIN? no idea, ask mum",
+    "the PIN? I changed it last week",
+    "I'll text you the code when it arrives",
+    "the PIN pad at the shop was broken, I paid cash",
+    "Your Uber is arriving in 4 minutes. Never share your PIN with anyone.",
+    "use 2FA to verify your account",
+    "use 2024 to compare prices",
+    "2020 is your year!",
+    "type your password in box 3b",
+    "enter the password twice, then 2FA",
+    "the password manager is great! use it",
+    "the code of conduct was updated! read it before friday",
+    "we won 3-1! what a game",
+    "we won! the pin on the map was wrong though",
+    "call 911! the alarm is going off",
+    "we moved to apt 4B! the door code is in the group chat",
+    "Room 12B! the door code works now",
+    "Version 2.0! the password reset flow is live",
+    "v2.3! the gate code app updated",
+    "2019, that's the year the pin changed",
+    "the alarm goes off at six forty five",
+    "I woke up at six forty five, the alarm didn't ring",
+    "the bus at twelve thirty four is late",
+    "the lock has twenty four hour access",
+    "the lock cost thirty five ninety",
+    "my kids are twelve and fourteen, the lock on their door is broken",
+    "o código do portão mudou, pergunta pro síndico",
+    "o meu código de acesso mudou, depois te digo",
+    "o código de rastreio é LB123456789BR",
+    "o número do pedido é 4481229011",
+    "o voo TP1023 sai às 14h05 do portão 22",
+    "o comboio 4521 para o Porto sai às 9h40",
+    "o comboio Alfa Pendular 131 chega às 12h",
+    "o ônibus é o 175 e depois o 8012",
+    "liga para o ramal 4417",
+    "a extensão é 2210, liga depois das 14h",
+    "o meu telemóvel termina em 4821",
+    "a reunião é às 10h30 do dia 12/05",
+    "o jogo acabou 3 a 2 na prorrogação",
+    "a pontuação final foi 98 a 87",
+    "custou 12,99 na promoção",
+    "receita: 200 g de farinha, 2 ovos, 35 minutos a 180 graus",
+    "moro na Rua Augusta, 1200, CEP 01305-100",
+    "o CEP é 22041-001, Copacabana",
+    "o código postal é 4000-123 Porto",
+    "o código de erro é 500",
+    "o código do curso é MAT101",
+    "a documentação está em https://exemplo.com.br/docs",
+    "o link é https://www.exemplo.pt/entrar?volta=/inicio",
+    "DEBUG=true e PORTA=8080 no .env",
+    "PORTA=8080 e HOST=0.0.0.0",
+    "host: localhost\nporta: 5432\nusuario: postgres",
+    "a porta do servidor é 8080",
+    "PASSWORD_MIN_LENGTH=8 no arquivo de configuração",
+    "SENHA_TAMANHO_MINIMO=8",
+    "SENHA_EXPIRA_DIAS=90",
+    "DB_SENHA=${SENHA}",
+    "mysql -u root -p banco_de_dados",
+    "```\npip install -r requirements.txt\n```",
+    "a senha do wifi mudou de novo, pede pra Ana",
+    "a senha do banco expirou e tive de criar outra",
+    "a senha tem que ter 8 caracteres e um símbolo!",
+    "a senha? pergunta à Ana",
+    "a senha? esqueci, desculpa",
+    "o código? tá no papel",
+    "vou te mandar o código quando chegar",
+    "o multibanco pediu o código mas o cartão ficou preso",
+    "digita 1 para falar com o atendente",
+    "usa o app para verificar a conta",
+    "ganhamos 2 a 1! que jogo",
+    "fiz 30 anos! que festa",
+    "o código mudou! agora pergunta na portaria",
+    "mudamos pro apto 12B! o código do portão tá no grupo",
+    "2019, esse é o ano em que a senha mudou",
+    "o alarme toca às seis e quarenta e cinco",
+    "acordei às seis e quarenta e cinco, o alarme nem tocou",
+    "a fechadura nova chegou às nove e meia",
+    "o cofre custou trinta e cinco, quarenta com entrega",
+    "a fechadura custa quarenta e cinco",
+    "o cadeado tem três números, mas esqueci",
+]
+
+#: a message that asks for a secret, the reply that opens with it, and the value in the reply
+ANSWERS: list[tuple[str, str, str]] = [
+    ("What's the combination for the bike lock?", "twelve thirty four", "thirty four"),
+    ("what's the alarm code?", "Four. Eight. Two. One.", "Four. Eight"),
+    ("What's the wifi password?", "sunflower88! same as always", "sunflower88"),
+    ("What's the PIN?", "4821, same as before", "4821"),
+    (
+        "Qual é a combinação do cadeado?",
+        "doze, trinta e quatro, cinquenta e seis",
+        "trinta e quatro",
+    ),
+    ("Qual é o código do alarme?", "quatro. oito. dois. um.", "oito. dois"),
+    ("Qual é a senha do wifi?", "pitanga77, a mesma de sempre", "pitanga77"),
+    ("Qual é o pin do cartão?", "7319, igual ao antigo", "7319"),
+]
+
+#: a message that asks for a secret, and a reply that gives none
+NOT_ANSWERS: list[tuple[str, str]] = [
+    ("What's the wifi password?", "no idea! ask Ana"),
+    ("What's the alarm code?", "at six forty five it arms itself"),
+    ("What's the gate code?", "hmm, 3 or 4 digits I think"),
+    ("Qual é o código do portão?", "mudou! pergunta ao síndico"),
+    ("Qual é o pin?", "2 minutos, já te digo"),
+    ("Qual é a senha do wifi?", "não sei, pergunta ao Rui"),
+]
+
+
+@pytest.mark.parametrize(("previous", "reply", "value"), ANSWERS)
+def test_a_reply_that_opens_with_the_value_asked_for_is_withheld(
+    previous: str, reply: str, value: str
+) -> None:
+    withheld = withhold(reply, previous=previous)
+    assert value not in withheld, withheld
+    assert withhold(withheld, previous=previous) == withheld
+
+
+@pytest.mark.parametrize(("previous", "reply"), NOT_ANSWERS)
+def test_a_reply_that_gives_no_value_is_kept(previous: str, reply: str) -> None:
+    assert withhold(reply, previous=previous) == reply
