@@ -10,10 +10,13 @@ import pytest
 from adapters.base import Adapter, AdapterContext, Incoming
 from adapters.nctalk.adapter import Settings, create
 from bot.daemon.errors import AdapterError
-from bot.daemon.notify import Notifier, parse_room
+from bot.daemon.notify import HELD_BACK, Notifier, parse_room
+from bot.persona.store import PersonaStore
 from bot.setup.config import Config
+from bot.setup.preflight import shared_notification_warnings
 from tests.fakes.nctalk_server import FakeTalkServer
 from tests.fakes.state import MemoryState
+from tests.harness import make_config, make_persona
 
 SECRET = "0123456789abcdef" * 4
 
@@ -127,3 +130,31 @@ async def test_adapters_are_looked_up_at_each_call() -> None:
 def test_parse_room_rejects_a_bare_value() -> None:
     with pytest.raises(ValueError):
         parse_room("abc123")
+
+
+async def test_a_telegram_group_holds_back_private_notices_before_the_persona_speaks_there(
+    tmp_path: Path,
+) -> None:
+    """A Telegram chat id below zero is a group's: private notices are held back there from
+    the start, and ``check-config`` says so; a private chat's id (the user's own) takes them."""
+    config = make_config(
+        tmp_path,
+        users={"scott": {"identities": ["telegram:42"], "notification_room": "telegram:-1001234"}},
+    )
+    make_persona(tmp_path, "scott")
+    telegram = RecordingAdapter("telegram")
+    await telegram.start()
+    notifier = Notifier(config, {"telegram": telegram}, PersonaStore(tmp_path))
+    assert not await notifier.notify("scott", "take the Zanzibarpills", private=True)
+    assert telegram.sent == [("-1001234", HELD_BACK)]
+    assert await notifier.notify("scott", "inara: mid-term memory updated")
+    [warning] = shared_notification_warnings(config)
+    assert "telegram:-1001234 is a shared room" in warning
+    direct = make_config(
+        tmp_path,
+        users={"scott": {"identities": ["telegram:42"], "notification_room": "telegram:42"}},
+    )
+    assert shared_notification_warnings(direct) == []
+    notifier = Notifier(direct, {"telegram": telegram}, PersonaStore(tmp_path))
+    assert await notifier.notify("scott", "take the Zanzibarpills", private=True)
+    assert telegram.sent[-1] == ("42", "take the Zanzibarpills")

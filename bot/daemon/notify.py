@@ -12,9 +12,10 @@ the user has no room, the platform's adapter is not running, or the send failed.
 Some notices are private: a reminder's text, a scheduled job's answer, a distillation's outcome
 (it names every shared room it distilled). Those go only to a direct room: when the user's
 ``notification_room`` is a room one of the user's personas knows as shared (it has a folder
-for it, :mod:`bot.turn.audience`), ``notify(..., private=True)`` sends the text nowhere and
-tells the room once (:data:`HELD_BACK`) that a private notice waits; ``personad check-config``
-warns about such a room.
+for it, :mod:`bot.turn.audience`), or one whose id says it is a group (a Telegram chat id
+below zero), ``notify(..., private=True)`` sends the text nowhere and tells the room once
+(:data:`HELD_BACK`) that a private notice waits; ``personad check-config`` warns about such a
+room.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.audience import Audience
 
-__all__ = ["HELD_BACK", "Notifier", "parse_room", "shared_notification_room"]
+__all__ = ["HELD_BACK", "Notifier", "group_by_its_id", "parse_room", "shared_notification_room"]
 
 #: what a shared notification room gets in place of a private notice
 HELD_BACK = (
@@ -41,11 +42,13 @@ HELD_BACK = (
 
 def shared_notification_room(config: Config, store: PersonaStore, user: str) -> str | None:
     """The user's ``notification_room`` when one of their personas knows it as a shared
-    room, else None."""
+    room, or its id says it is a group (:func:`group_by_its_id`), else None."""
     settings = config.users.get(user)
     if settings is None or not settings.notification_room:
         return None
     room = settings.notification_room
+    if group_by_its_id(room):
+        return room
     try:
         personas = store.list_personas(user)
     except (OSError, PersonaError):
@@ -53,6 +56,14 @@ def shared_notification_room(config: Config, store: PersonaStore, user: str) -> 
     if any(store.knows_shared_room(user, persona, room) for persona in personas):
         return room
     return None
+
+
+def group_by_its_id(room: str) -> bool:
+    """Whether ``PLATFORM:ROOM`` is a group by its id alone, before the persona ever answered
+    there: a Telegram chat id below zero is a group's, a supergroup's or a channel's (a
+    private chat's is the user's own id, above zero). Other platforms' ids do not tell."""
+    platform, _, chat = room.partition(":")
+    return platform == "telegram" and chat.startswith("-")
 
 
 log = structlog.get_logger(__name__)
