@@ -41,6 +41,7 @@ __all__ = [
     "code_spans",
     "names_service",
     "text_before",
+    "words_before",
 ]
 
 #: digits said as words, English and Portuguese ("meia" is six in a Brazilian phone number)
@@ -58,16 +59,17 @@ DIGIT_RUN = re.compile(
 
 #: what a sentence about a spoken code names
 CODE_TOPIC = re.compile(
-    r"\b(?:pin|pins|codes?|keycodes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?"
-    r"|cvc|digits|digitos|lock|locks|padlock|safe|vault|locker|keypad|alarm|alarme|cofre|cadeado"
-    r"|fechadura|armario|card|cartao|atm|sim|disarm|desarma\w*|unlock|desbloque\w*|lockbox"
-    r"|keybox|intercom|buzzer|interfone|porteiro|digit[ae]|type|punch|dial|enter)\b"
+    r"\b(?:pin|pins|codes?|keycodes?|codigos?|cod(?=\.)|combinations?|combinacao|combo|passcode"
+    r"|senha|snh|cvv2?|cvc|digits|digitos|lock|locks|padlock|safe|vault|locker|keypad|alarm"
+    r"|alarme|cofre|cadeado|fechadura|armario|card|cartao|atm|sim|disarm|desarma\w*|unlock"
+    r"|desbloque\w*|lockbox|key ?box|intercom|buzzer|interfone|porteiro|digit[ae]|type|punch"
+    r"|dial|enter)\b"
 )
 
 
 #: a lock, safe or alarm: its numbers are a secret even without the word "code"
 _LOCK = (
-    r"(?:lock|locks|padlock|lockbox|keybox|key safe|safe|vault|locker|keypad|alarm|garage|gate"
+    r"(?:lock|locks|padlock|lockbox|key ?box|key safe|safe|vault|locker|keypad|alarm|garage|gate"
     r"|door|intercom|buzzer|pad|panel|siren|cofre|cadeado|fechadura|armario|alarme|portao|porta"
     r"|garagem|teclado|painel|sirene"
     r"|interfone|porteiro)"
@@ -123,9 +125,10 @@ _LOCK_FIRST = re.compile(
 
 
 #: the word before a number that says what else it is: a room's, a street's, a bus's, a
-#: time, a year, a price, a phone's
+#: time, a year, a price, a phone's, a thing's model
 _ELSEWHERE = (
     r"number|numero|no|room|sala|quarto|floor|andar|at|as|in|em|since|desde|until|ate|year|ano"
+    r"|model|modelo"
     r"|street|rua|avenue|avenida|bus|line|linha|flight|voo|page|pagina|cost|costs|custou|custa"
     r"|paid|tel|phone|telefone|call|ligar|order|pedido|station|estacao|level|nivel|platform"
     r"|plataforma|seat|lugar|bay|desk|table|mesa|route|rota|exit|saida|score|points|pontos"
@@ -141,6 +144,21 @@ _NOT_LOCK_LAST = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
 #: the same beside a code already given or a lock's verb, where "from" and "de" lead to a
 #: code too: "changed my pin from 2580 to 9174"
 NOT_SIBLING = re.compile(rf"\b(?:{_ELSEWHERE})\W*$")
+#: the groups of a number written in groups before one of them: "123 456 " before "789"
+_GROUPS_BEFORE = re.compile(r"(?<![\w.,/:-])(?:\d{1,4}[ ])+$")
+
+
+def words_before(sentence: str, at: int) -> str:
+    """The few words of ``sentence`` before the number at ``at``, read from the first group
+    of the number it is one of: "referência 123 456 789" is a reference all through, "phone
+    912 345 678" a phone's number (its last groups are not codes of their own)."""
+    before = text_before(sentence, at)
+    groups = _GROUPS_BEFORE.search(before)
+    if groups is None:
+        return before
+    return text_before(sentence, at - len(before) + groups.start())
+
+
 #: a year: beside a lock, "2019" is when, not its code
 YEAR = re.compile(r"(?:19|20)\d\d")
 
@@ -215,7 +233,7 @@ def _digit_runs(start: int, sentence: str) -> list[Span]:
 
 
 def code_kind(sentence: str) -> str:
-    if re.search(r"\bpin\b|\bsim\b|\batm\b|senha", sentence):
+    if re.search(r"\bpin\b|\bsim\b|\batm\b|senha|\bsnh\b", sentence):
         return "pin"
     if re.search(r"\bcvv|\bcvc|\bback\b|\batras\b|\bverso\b", sentence):
         return "card"
@@ -249,7 +267,7 @@ def _lock_numbers(start: int, sentence: str, *, service: bool = False) -> list[S
     spans = [
         Span(start + m.start("value"), start + m.end("value"), "code")
         for m in _LOCK_VALUE.finditer(sentence)
-        if not NOT_SIBLING.search(text_before(sentence, m.start("value")))
+        if not NOT_SIBLING.search(words_before(sentence, m.start("value")))
     ]
     first = _LOCK_FIRST.match(sentence)
     if first is not None:
@@ -266,7 +284,7 @@ def _lock_numbers(start: int, sentence: str, *, service: bool = False) -> list[S
 
 #: a lock that is nothing else: a door, a gate or a garage has numbers that are not codes
 _STRONG_LOCK = re.compile(
-    r"\b(?:lock|locks|padlock|lockbox|keybox|key safe|safe|vault|keypad|alarm|cofre|cadeado"
+    r"\b(?:lock|locks|padlock|lockbox|key ?box|key safe|safe|vault|keypad|alarm|cofre|cadeado"
     r"|fechadura|alarme|teclado|intercom|interfone)\b"
 )
 
@@ -302,7 +320,7 @@ def _pin_numbers(start: int, sentence: str) -> list[Span]:
     return [
         Span(start + m.start(), start + m.end(), kind)
         for m in CODE_NUMBER.finditer(sentence)
-        if not _NOT_PIN_NUMBER.search(text_before(sentence, m.start()))
+        if not _NOT_PIN_NUMBER.search(words_before(sentence, m.start()))
         and (pin or _lock_code(text_before(sentence, m.start()), m.group(0)))
         and not (YEAR.fullmatch(m.group(0)) and _A_YEAR_AFTER.match(sentence, m.end()))
     ]

@@ -33,7 +33,7 @@ __all__ = ["MIXED", "NOT_MIXED", "everyones", "names_password", "password_spans"
 
 #: the words for a passphrase, a quoted one's neighbours
 _PASS_WORD = re.compile(
-    r"\b(?:pass ?phrase|password|passwd|pw|senha|frase[ -]senha|frase secreta|palavra[ -]passe"
+    r"\b(?:pass ?phrase|password|passwd|pw|senha|snh|frase[ -]senha|frase secreta|palavra[ -]passe"
     r"|master password|wifi key|network key)\b"
 )
 
@@ -251,7 +251,7 @@ _RECIPE = re.compile(
     r"\b(?:name|nome)\b[^.!?\n]{0,40}\b(?:plus|and|with|mais|e|com)\b[^.!?\n]{0,30}"
     r"\b(?:year|ano|number|numero|birthday|aniversario|digits|digitos|date|data)\b|[a-z] ?\+ ?\d"
     r"|\b(?:the same as|same one as|a mesma d[aoe]|o mesmo d[aoe]|igual (?:a|ao|a do|ao do))\b"
-    r"[^.!?\n]{0,40}\b(?:but|except|plus|only|mas|so que|porem|com|mais)\b"
+    r"[^.!?\n]{0,40}(?:\b(?:but|except|plus|only|just|with|mas|so que|porem|com|mais)\b|\bw/)"
 )
 
 
@@ -487,7 +487,7 @@ def _one_is(start: int, sentence: str) -> list[Span]:
 #: frozen2019", "as senhas são: banco = 4471, email = Cafe#22"
 _LIST_HEAD = re.compile(
     r"\b(?:passwords|passwds|pws|pins|passcodes|logins|credentials|creds|senhas|palavras[ -]passe"
-    rf"|credenciais|acessos)\b{NOT_KEY_OF}[^.!?\n:]{{0,30}}:"
+    rf"|credenciais|acessos)\b{NOT_KEY_OF}[^.!?\n:]{{0,60}}:"
 )
 #: an item of such a list: what it is for, a dash, a colon or "is", and its value
 _LIST_ITEM = re.compile(

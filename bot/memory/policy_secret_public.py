@@ -8,7 +8,9 @@ that gives nothing away. A key or password the detector found inside one of thes
 - a hash in hex, with letters and digits, named just before it ("commit 43be4de8", "sha256:
   92a2..."), or whole (32 hex digits or more) in the sentence that names it ("sha256sum of the
   iso should be 92a2..."); "@sha256:7bff..."; an ssh key's fingerprint ("SHA256:U2Ys...");
-- a UUID named as a disk's, a partition's or a device's ("backup drive UUID is 1d9acbce-...").
+- a UUID named as a disk's, a partition's or a device's ("backup drive UUID is 1d9acbce-...");
+- an e-mail address, which is how people are reached and paid ("chave pix:
+  joao.silva88@gmail.com"), not a way in.
 
 None of them is public when a word for a secret stands just before it ("the api key for the
 disk is 1d9acbce-...", "the hash of my password is 5f4d...").
@@ -78,6 +80,10 @@ _SECRET_BEFORE = re.compile(
 )
 
 
+#: an e-mail address: a name, "@", and a domain with its dot
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})*\.[a-zA-Z]{2,24}\b")
+
+
 def _named_hashes(text: str) -> list[tuple[int, int]]:
     found = []
     for match in _NAMED_HASH.finditer(text):
@@ -99,6 +105,8 @@ def public_spans(text: str) -> list[tuple[int, int]]:
     spans += [
         m.span() for m in _UUID.finditer(text) if _UUID_NAMED.search(text_before(text, m.start()))
     ]
+    if "@" in text:
+        spans += [m.span() for m in _EMAIL.finditer(text)]
     return [
         span
         for span in spans

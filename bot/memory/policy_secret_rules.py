@@ -24,8 +24,10 @@ __all__ = [
     "ID_NUMBER",
     "ID_VALUE_FIRST",
     "KEY_ANYWHERE",
+    "KEY_APPOSITION",
     "KEY_ASIDE_COLON",
     "KEY_ASIDE_IS",
+    "KEY_BEFORE_COMMA",
     "KEY_COMMA_IS",
     "KEY_IN_ASIDE",
     "KEY_KINDS",
@@ -96,17 +98,19 @@ _STRONG_EN = (
     r"|recovery (?:phrase|words|codes?|key)|backup codes?|mnemonic"
     r"|one[- ]time (?:code|password|pin)|otp|2fa(?: backup)? codes?|2fa|verification code"
     r"|confirmation code|login code|access code"
-    r"|auth(?:entication)? code|sms code|(?:alarm|gate|door|garage|safe|locker|lock|lockbox|keypad"
-    r"|entry|building|front door|disarm|key) ?code|combination|combo"
+    r"|auth(?:entication)? code|sms code|(?:alarm|gate|door|garage|safe|locker|lock|lockbox"
+    r"|key ?box|keypad|entry|building|front door|disarm|key) ?code|combination|combo"
     r"|(?:wifi|wi-fi|wpa2?|network) key"
     r"|\d+ (?:recovery )?words"
 )
+#: "codigo" as chat abbreviates it too: "cód. de verificação 552 901", "cód. do portão: 4471"
+_CODIGO = r"(?:codigo|cod\.)"
 _STRONG_PT = (
-    # "senha do atendimento" is a ticket in a queue
-    r"senha(?! d[eo] atendimento| da fila| na fila| de espera)|palavra[ -]?passe|pin"
+    # "senha do atendimento" is a ticket in a queue; "snh" is how chat abbreviates it
+    r"(?:senha|snh)(?! d[eo] atendimento| da fila| na fila| de espera)|palavra[ -]?passe|pin"
     r"|contra-?s+enha|palavra de codigo"
-    r"|codigo (?:secreto|pin)"
-    r"|codigo (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
+    rf"|{_CODIGO} (?:secreto|pin)"
+    rf"|{_CODIGO} (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
     r"|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio|garagem|fechadura))|chave (?:da|de|do)"
     r" (?:api|acesso|rede|wifi|wi-fi|licenca)|chave secreta|chave privada|frase (?:de recuperacao"
     r"|semente|secreta)|palavras (?:de recuperacao|da carteira)|\d+ palavras"
@@ -117,8 +121,12 @@ STRONG_KEYS = rf"(?:{_STRONG_EN}|{_STRONG_PT})"
 #: a value after these is a secret only when it looks like one (digits, symbols)
 WEAK_KEYS = r"(?:wifi|wi-fi|wlan|key|chave|token|login|pass)"
 WEAK_KEYS_ONLY = re.compile(WEAK_KEYS)
-#: keys whose value is a number: "the pin is red" is about a map
-NUMERIC_KEYS = re.compile(r"\b(?:pin|puk|combina\w*|combo|cvv2?|cvc|otp|2fa)\b|\bcod(?:e|igo)s?\b")
+#: keys whose value is a number: "the pin is red" is about a map (a code word is a word: "the
+#: pickup code word is pineapple")
+NUMERIC_KEYS = re.compile(
+    r"\b(?:pin|puk|combina\w*|combo|cvv2?|cvc|otp|2fa)\b|\bcod(?:e|igo)s?\b(?![ ]?words?\b)"
+    r"|\bcod\."
+)
 #: keys whose value is a phrase of many words: "the mnemonic is ROYGBIV" is a memory aid
 PHRASE_KEYS = re.compile(r"mnemonic|seed|recovery (?:phrase|words)|frase|palavras|words")
 #: id, account and tax numbers: the value is a number of at least six digits
@@ -143,19 +151,22 @@ KEY_ANYWHERE = re.compile(
     r"|acessos)\b"
 )
 
-#: what joins a key to its value: "is", "é", ":", "changed to", "ficou"...; "'s" only before a
-#: word with a digit, or a symbol before its end ("the password's tigerlily88", not "the
-#: cat's name" nor "grandma's building:")
+#: what joins a key to its value: "is", "é", ":", "changed to", "ficou", "is still"...; "'s"
+#: only before a word with a digit, or a symbol before its end ("the password's tigerlily88",
+#: "the pw's still hunter22", not "the cat's name" nor "grandma's building:")
 _COPULA = (
-    r"(?P<copula>(?<=\w)'s\b(?=[ ]+(?:\S*\d|\S*[^\sa-z\d]\S))"
+    r"(?P<copula>(?<=\w)'s(?:[ ]+still)?\b(?=[ ]+(?:\S*\d|\S*[^\sa-z\d]\S))"
     r"|\bis now\b|\bnow is\b|\bchanged to\b|\bends up being\b|\bwill be\b"
-    r"|\bis going to be\b|\bpassou a ser\b|\bpassa a ser\b|\bvai ser\b|\bsera\b|\bis\b|\bwas\b"
+    r"|\bis going to be\b|\bpassou a ser\b|\bpassa a ser\b|\bvai ser\b|\bsera\b"
+    r"|\b(?:is|was) still\b|\bcontinua(?: a ser| sendo)?\b|\bis\b|\bwas\b"
     r"|\bare\b|\bbecame\b|\bshows?\b|\bshowed\b|\be agora\b|\bagora e\b|\bmudou para\b"
     r"|\be\b|\beh\b|\bera\b|\bsao\b"
     r"|\bficou\b|\bvirou\b|\bmostrou\b|-+>|=>|→|[:=])"
 )
 _COPULA_PLAIN = _COPULA.replace("?P<copula>", "?:")
-#: words after the copula that describe the key instead of giving it
+#: words after the copula that describe the key instead of giving it, or that go on with the
+#: sentence: a conjunction ("asked what the wifi password was and I blanked"), a verb in
+#: "-ing" before more words ("is changing next term"), a word that judges the key
 _NOT_A_VALUE = (
     r"(?:on|in|under|inside|into|written|saved|stored|kept|printed|sent|behind|at|somewhere"
     r"|same|the|a|an|my|your|his|her|our|their|this|that|it|which|what|expired|wrong|not|no"
@@ -174,7 +185,11 @@ _NOT_A_VALUE = (
     r"|vazad\w*|roubad\w*|gerad\w*|criad\w*|pedid\w*|exigid\w*|obrigatori\w*|[a-z]{3,}ed"
     r"|broken|hidden|stolen|forgotten|known|shown|given|sent|done|gone|up|down|off|back|working|ready"
     r"|segur\w*|suficiente|boa|bom|adequad\w*|aceitavel|razoavel|secure|enough|acceptable"
-    r"|reasonable|nothing|nada|desculpa|sorry|\$\{?[a-z_][a-z0-9_]*\}?|\{\{[^}\n]*\}\})"
+    r"|reasonable|nothing|nada|desculpa|sorry|\$\{?[a-z_][a-z0-9_]*\}?|\{\{[^}\n]*\}\}"
+    r"|and|or|but|because|cause|if|when|while|until|unless|ou|mas|porque|pq|quando|enquanto"
+    r"|[a-z]{3,}ing(?=[ ]+[a-z])"
+    r"|enorme|gigante|imens[ao]|huge|massive|tiny|annoying|confusing|ridiculous|ridicul[ao]"
+    r"|horrivel|horrible|terrible|awful|impossivel|impossible|insane|chat[ao]|irritante)"
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
 #: password policy is ...", "the password's length is ..."
@@ -221,7 +236,8 @@ BARE_CODE = re.compile(
     r"(?<!zip )(?<!postal )(?<!pin )(?<!area )(?<!error )(?<!fault )(?<!dress )(?<!source )"
     r"(?<!promo )(?<!discount )(?<!country )(?<!tracking )(?<!bar )(?<!qr )(?<!product )"
     r"(?<!course )"
-    r"\b(?:code|codigo)\b(?! (?:(?:de|of|do|da) )?(?:erro|barras|rastreio|area|pais|conduta"
+    r"(?:\b(?:code|codigo)\b|\bcod\.)"
+    r"(?! (?:(?:de|of|do|da) )?(?:erro|barras|rastreio|area|pais|conduta"
     r"|conduct|produto|curso|desconto|postal|promocional|fonte|reviews?|revisao|freeze)\b)"
     rf"{_GAP}{_COPULA_PLAIN}?[ ]*(?<![\w-])(?<!\bat )(?<!\bas )(?<!\bfrom )(?<!\bsince )(?<!\bin )"
     rf"(?<!\bdesde )(?<!\bem )(?P<value>\d[\d -]{{1,8}}\d)\b"
@@ -283,6 +299,15 @@ KEY_IN_ASIDE = re.compile(
     rf"|nosso|sua|seu)[ ]+){{0,3}}(?:[\w'-]+[ ]+){{0,3}}?(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}"
     rf"[^.!?\n,]{{0,30}},[ ]*{_COPULA}[ ]*:?[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
+#: "the new building has a door code, 2291#, and ...": a value with a digit set between commas
+#: (or closing its sentence) as an aside, after its key (:data:`KEY_BEFORE_COMMA`); read from
+#: the comma, which is cheaper than from every key
+KEY_APPOSITION = re.compile(
+    r"(?<=[a-z])[ ]*,[ ]*(?P<value>(?=[^\s,;]*\d)[^\s,;]{3,64}?)"
+    r"[.!?]?(?=[ ]*,|[ ]*$|[ ]*[;\n]|[ ]+(?:and|e)\b)"
+)
+#: the key that ends the words before such a comma
+KEY_BEFORE_COMMA = re.compile(rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}$")
 #: "curl -u admin:Plexrocks-2024 http://...": a command's user and password
 COMMAND_USER = re.compile(
     r"\b(?:curl|wget|http|https|rsync|ftp|lftp|smbclient|mount|restic|rclone)\b[^\n]{0,60}?"
@@ -330,7 +355,8 @@ KEY_KINDS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "password",
-            r"(?:wifi|wi-fi|wpa2?|network|rede) key|chave (?:da|de|do) (?:rede|wifi|wi-fi)",
+            r"(?:wifi|wi-fi|wpa2?|network|rede) key|chave (?:da|de|do) (?:rede|wifi|wi-fi)"
+            r"|code ?words?|safe ?words?|palavra de codigo",
         ),
         ("pin", r"\bpin\b|\bpuk\b"),
         (
@@ -340,7 +366,8 @@ KEY_KINDS: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "code",
-            r"\bcod(?:e|igo)s?\b|(?:pass|key|door|gate|entry|alarm) ?code|combina|combo|otp|2fa",
+            r"\bcod(?:e|igo)s?\b|\bcod\.|(?:pass|key|door|gate|entry|alarm) ?code|combina|combo"
+            r"|otp|2fa",
         ),
         ("key", r"api|token|\bkey\b|chave|secret (?:access )?key|client[ _-]?secret"),
         (

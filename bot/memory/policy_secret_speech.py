@@ -7,7 +7,8 @@ and seed phrases (:mod:`bot.memory.policy_secret_seeds`). Here are the rules tha
 sentences: digits said slowly ("four... seven... one... nine"), a number standing alone after a
 sentence about a code or a card ("... 4719."), the value that answers a key asked alone ("the
 PIN? 7 3 1 9, same as the old one"), and the other values of a sentence that gave one ("it's
-now 2468 instead of 1357": :func:`sentence_siblings`). A "!" or "?" a value carries does not
+now 2468 instead of 1357") or of the sentence that corrects it ("... no sorry that's the old
+one, it's Bolacha2023 now": :func:`sentence_siblings`). A "!" or "?" a value carries does not
 end its sentence ("type Sol2024! to unlock the laptop").
 """
 
@@ -29,7 +30,7 @@ from bot.memory.policy_secret_codes import (
     code_kind,
     code_spans,
     names_service,
-    text_before,
+    words_before,
 )
 from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, names_password, password_spans
 from bot.memory.policy_secret_rules import LABEL_LINE
@@ -75,12 +76,22 @@ def _carries_mark(folded: str, start: int, end: int, following: int) -> bool:
 _WHOLE = re.compile(
     r"\b(?:whole|rest|full|complete|all together|tudo|resto|inteir[oa]|complet[oa])\b"
 )
+#: a sentence that corrects the value the one before gave: "wifi pass is Bolacha2020... no
+#: sorry that's the old one, it's Bolacha2023 now", "... é 4471. Quer dizer, 4417"; not one
+#: that only opens with an apology or a pause ("Sorry, we land around 2230")
+_CORRECTS = re.compile(
+    r"[ ]*(?:(?:no|nope|nao|oops|opa|ops)[ ,]+(?:sorry|wait|desculpa|perdao|espera)"
+    r"|(?:(?:sorry|desculpa|perdao)[ ,]+)?(?:i mean|correction|typo|my bad|scratch that"
+    r"|wrong one|quer dizer|digo|alias|errei|engano|corrigindo)"
+    r"|(?:wait|actually|espera|na verdade)[ ,]+(?:it'?s|its|that'?s|e|eh|era))\b"
+)
 
 
 def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
     """The other values of a sentence that gave a code, PIN or password: "the door code is
     2468 now instead of 1357", "changed it from hunter2 to Hunter3!" (the old value is a
-    secret too: people reuse them)."""
+    secret too: people reuse them); and of the sentence after it that completes or corrects
+    it ("... is 1122. No wait, 2211.")."""
     spans: list[Span] = []
     before: set[str] = set()
     starts = sorted((span.start, span.kind) for span in found)
@@ -88,7 +99,7 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
         first, last = bisect_left(starts, (start, "")), bisect_left(starts, (end, ""))
         kinds = {kind for _at, kind in starts[first:last]}
         sentence = folded[start:end]
-        if _WHOLE.search(sentence):
+        if _WHOLE.search(sentence) or _CORRECTS.match(sentence):
             kinds |= before  # "... the end of the combo is 22. so the whole thing is 17-04-22"
         before = kinds
         if kinds & {"code", "pin"}:
@@ -96,7 +107,7 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
             spans += [
                 Span(start + m.start(), start + m.end(), kind)
                 for m in CODE_NUMBER.finditer(sentence)
-                if not NOT_SIBLING.search(text_before(sentence, m.start()))
+                if not NOT_SIBLING.search(words_before(sentence, m.start()))
             ]
         if "password" in kinds:
             spans += [
@@ -110,7 +121,9 @@ def sentence_siblings(folded: str, found: list[Span]) -> list[Span]:
 #: a sentence that gives the value the one before named: "... my bank card PIN. It is 4 8 1
 #: 7.", "o código do portão? é 2580", "my netflix password. Mine: Rainbow77"
 _IT_IS = re.compile(
-    r"[ ]*(?:(?:and|so|e|entao|now|agora)[ ,]+)?(?:(?:i think|i guess|i believe|pretty sure"
+    r"[ ]*(?:(?:and|so|e|entao|now|agora)[ ,]+)?(?:(?:ah|oh|hmm|ok|okay|wait|no|nao|well|bem"
+    r"|pois|i know|i remember|ja sei|lembrei|actually|na verdade)[ ,]+){0,3}"
+    r"(?:(?:i think|i guess|i believe|pretty sure"
     r"|acho que|penso que|creio que)[ ]+)?(?:(?:it|that|this|the number|the new one"
     r"|o numero|a nova|o novo|ela|ele|mine|ours|a minha|o meu|a nossa|o nosso)"
     r"(?:[ ]+(?:is|was|e|eh|era)(?:[ ]+now|[ ]+agora)?|['’]s)?|its|thats|it's|that's|e|eh|sao)"
@@ -130,8 +143,8 @@ _CHOSE = re.compile(
 
 #: the words for a number that is a secret, whose value the next sentence may give
 _NAMES_NUMBER = re.compile(
-    r"\b(?:pin|pins|codes?|keycodes?|codigos?|combinations?|combinacao|combo|passcode|senha|cvv2?"
-    r"|cvc|puk)\b"
+    r"\b(?:pin|pins|codes?|keycodes?|codigos?|combinations?|combinacao|combo|passcode|senha|snh"
+    r"|cvv2?|cvc|puk)\b"
 )
 
 

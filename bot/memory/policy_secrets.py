@@ -46,7 +46,7 @@ from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
 from bot.memory.policy_secret_codes import POSTAL
 from bot.memory.policy_secret_config import config_secrets
 from bot.memory.policy_secret_library import library_secrets
-from bot.memory.policy_secret_passwords import everyones
+from bot.memory.policy_secret_passwords import NOT_MIXED, everyones
 from bot.memory.policy_secret_public import public_spans
 from bot.memory.policy_secret_speech import sentence_siblings, spoken_secrets
 from bot.memory.policy_secret_values import Span, self_evident, text_before
@@ -126,12 +126,16 @@ def _to_clause_end(folded: str, start: int) -> int:
     return found.start() if found else limit
 
 
+#: a word with an apostrophe in it, which is no symbol: "he's", "don't", "d'água"
+_CONTRACTION = re.compile(r"[^\W\d_]+['’][^\W\d_]+")
+
+
 def _credential_like(value: str, *, strong: bool) -> bool:
     """A value that reads as a credential: digits or symbols in it (a weak key asks more:
     a code of digits, or letters and digits mixed, six or more)."""
     core = value.lstrip("\"'([{").rstrip(".,;:?!)]}\"'")
     digits = sum(c.isdigit() for c in core)
-    symbols = any(not c.isalnum() for c in core)
+    symbols = any(not c.isalnum() for c in core) and not _CONTRACTION.fullmatch(core)
     if strong:
         return len(core) >= 3 and (digits > 0 or symbols) and not _UNIT.fullmatch(core)
     if core.replace(" ", "").isdigit():
@@ -140,12 +144,18 @@ def _credential_like(value: str, *, strong: bool) -> bool:
     return len(core) >= 6 and digits > 0 and (letters or symbols) and not _UNIT.fullmatch(core)
 
 
+#: a copula that says the key has not changed: "the pw is still popcorn22", "a senha continua
+#: a ser Girassol22"; what follows it is as often a remark ("is still wrong", "continua fraca")
+_STILL = re.compile(r"(?i:still|continua)")
+
+
 def _loose_copula(text: str, match: re.Match[str]) -> bool:
     """Whether the copula may not be one: a bare "e" ("and" in Portuguese, or "é" typed
-    without its accent), or "'s" (the key's own, as in "the password's length"). Then only a
-    value with a digit or symbol counts."""
+    without its accent), "'s" (the key's own, as in "the password's length"), or one that
+    says the key has not changed. Then only a value with a digit or symbol counts."""
     start, end = match.span("copula")
-    return text[start:end].replace("’", "'") in ("e", "E", "eh", "'s", "'S")
+    copula = text[start:end].replace("’", "'")
+    return copula in ("e", "E", "eh", "'s", "'S") or _STILL.search(copula) is not None
 
 
 def _first_word(folded: str, start: int) -> str:
@@ -214,6 +224,21 @@ def _aside(text: str, folded: str, match: re.Match[str]) -> Span | None:
     if not (_credential_like(value, strong=True) or text[match.end() : match.end() + 1].isupper()):
         return None
     return _strong(text, folded, match)
+
+
+def _apposed(_text: str, folded: str, match: re.Match[str]) -> Span | None:
+    """A value set between commas after its key ("a door code, 2291#, and the mailbox key
+    ..."): one with a digit, that reads as a credential and is not a size or a model ("the
+    pin, 4-digit, ..."); a word there is the sentence's own ("the password, though, is")."""
+    value = match.group("value")
+    if not _credential_like(value, strong=True) or NOT_MIXED.fullmatch(value):
+        return None
+    if _UNIT.fullmatch(value):
+        return None
+    key = rules.KEY_BEFORE_COMMA.search(text_before(folded, match.start()))
+    if key is None:
+        return None
+    return Span(*match.span("value"), key_kind(key.group("key")))
 
 
 def _weak(_text: str, folded: str, match: re.Match[str]) -> Span | None:
@@ -314,6 +339,7 @@ _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (rules.KEY_ASIDE_COLON, _strong),
     (rules.KEY_ASIDE_IS, _aside),
     (rules.KEY_IN_ASIDE, _aside),
+    (rules.KEY_APPOSITION, _apposed),
     (rules.ID_VALUE_FIRST, _value_group(None, min_digits=6)),
 ]
 _PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
