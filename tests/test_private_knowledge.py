@@ -15,7 +15,7 @@ prompt a shared room hears: chat, its scheduled jobs, its distillation.
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from bot.memory.base import MemoryBackend
 from bot.memory.distill.distiller import Distiller
 from bot.persona.identity.section import bullet_line, heading_for, without_learned
 from bot.persona.store import PersonaStore
-from bot.turn.audience import DIRECT, DIRECT_ROOM, room_folder, room_note
+from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, room_folder, room_note
 from bot.turn.rooms import ANY_ROOM
 from tests.harness import ScriptedLLM, make_persona
 from tests.test_audience import _rooms_world, jobs_prompts
@@ -44,6 +44,8 @@ __all__: list[str] = []
 PRIVATE = "My blood test came back HIV+."
 IN_THE_GROUP = "My blood test came back HIV-!"
 QUERY = "blood test HIV"
+#: a standing preference, which the prompt of every turn may carry
+PREFERENCE = "I prefer my coffee without sugar."
 #: said in the direct room on the first day, in the family room nine days later
 LATER = AT + timedelta(days=9)
 
@@ -113,6 +115,47 @@ async def test_a_line_of_a_rooms_own_file_is_the_rooms_own_words(
     assert any("HIV-" in text for text in family), family
     assert not any("HIV+" in text for text in family), family
     assert PRIVATE in texts(await memory.search(QUERY, limit=10))
+
+
+async def test_a_direct_room_is_shown_once_what_a_room_said_again_in_the_same_words(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    """The room's copy and the private item are two items, both the direct room's to see;
+    its recall and its standing memories show the statement once."""
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await learn(memory, PRIVATE, FAMILY, at=LATER)
+    assert [item.text for item in await memory.list_items()].count(PRIVATE) == 2
+    for hits in (await memory.prefetch(QUERY, limit=10), await memory.search(QUERY, limit=10)):
+        shown = [(hit.item.kind, hit.item.text) for hit in hits]
+        assert PRIVATE in texts(hits) and len(shown) == len(set(shown)), shown
+
+    async def learn_twice(text: str, heard_by: Audience, at: datetime) -> None:
+        await learn(memory, text, heard_by, at)
+        await learn(memory, text, heard_by, at + timedelta(days=1))
+
+    await learn_twice(PREFERENCE, DIRECT_ROOM, AT)
+    await learn_twice(PREFERENCE, FAMILY, LATER)
+    standing = await memory.inject()
+    assert standing.count(PREFERENCE) == 1, standing
+
+
+async def test_asked_when_a_direct_room_is_shown_the_day_each_audience_heard_it(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await learn(memory, PRIVATE, FAMILY, at=LATER)
+    hits = await memory.prefetch("when did I tell you my blood test came back?", limit=10)
+    days = {hit.item.created_at.date() for hit in hits if hit.item.kind == "episode"}
+    assert {AT.date(), LATER.date()} <= days, [(hit.item.text, hit.citation) for hit in hits]
+
+
+async def test_a_direct_room_is_shown_each_wording_a_room_said_again_in_other_signs(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await learn(memory, IN_THE_GROUP, FAMILY, at=LATER)
+    for hits in (await memory.prefetch(QUERY, limit=10), await memory.search(QUERY, limit=10)):
+        assert {PRIVATE, IN_THE_GROUP} <= set(texts(hits)), texts(hits)
 
 
 @pytest.fixture

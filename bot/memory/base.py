@@ -239,8 +239,8 @@ class MemoryBackend(ABC):
         confidence: float | None = None,
     ) -> AddResult:
         """Store one candidate fact through the write policy, said where the label
-        ``audience`` names (a repeat in a shared room makes a direct item that room's).
-        ``confidence``, when
+        ``audience`` names (a repeat in a shared room of what it does not see is that room's
+        own item: :mod:`bot.memory.reinforcement`). ``confidence``, when
         given, is what a new item is stored with (:func:`clamp_confidence`) in place of the
         policy's own: the session-end model that proposed the fact weighed it in context,
         the sentence rules cannot."""

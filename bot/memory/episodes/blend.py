@@ -10,7 +10,10 @@ context (asked *when*, as the episode: it carries the date); facts told in the s
 take that one place too. Otherwise (a fact that cites no episode, a mirrored line; an
 episode that repeats a fact said elsewhere) a fact is the twin of an episode whose words hold
 all of its own, or the other way round, and the lower-scored of the pair is dropped, so the
-budget is not spent twice on one statement.
+budget is not spent twice on one statement. So is the lower of two facts, or two messages, of
+two audiences that say the very same text: a shared room that says again what another
+audience said keeps its own copy (:mod:`bot.memory.reinforcement`), and a direct room, which
+sees both, is shown one; asked *when*, both, as each was said on a day of its own.
 """
 
 from __future__ import annotations
@@ -26,6 +29,15 @@ __all__ = ["blend"]
 
 def _contains(outer: str, inner: str) -> bool:
     return bool(inner) and f" {inner} " in f" {outer} "
+
+
+def _copies(one: MemoryHit, other: MemoryHit) -> bool:
+    """Two audiences' copies of one statement: hits of one kind, the same text."""
+    return (
+        one.item.kind == other.item.kind
+        and one.item.audience != other.item.audience
+        and one.item.text.strip() == other.item.text.strip()
+    )
 
 
 def _told_in(hit: MemoryHit) -> str:
@@ -52,7 +64,8 @@ def blend(
     """The ``limit`` best hits of both lists, best first, without a statement twice: a fact
     and its episode are one hit in the better one's place; of a fact and an episode that say
     the same thing otherwise, the better scored stays, or the one of kind ``prefer`` (an
-    episode when the query asks *when*: it carries the date), in its place."""
+    episode when the query asks *when*: it carries the date), in its place; of two audiences'
+    copies of one text, the better scored (both with ``prefer``: each has its date)."""
     merged = sorted([*facts, *episodes], key=lambda hit: hit.score, reverse=True)
     # each kept hit with the normal forms of what it stands for (a fact merged into it too),
     # so a later message that only repeats one of them is a twin
@@ -68,6 +81,8 @@ def blend(
             if other.item.kind != hit.item.kind:
                 other = _joined(other, hit, prefer)
             kept[same] = (other, [*norms, norm])
+            continue
+        if prefer is None and any(_copies(hit, other) for other, _ in kept):
             continue
         twin = next(
             (

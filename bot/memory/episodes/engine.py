@@ -180,8 +180,6 @@ class Episodes:
                     self._asked[place] = LastAsked(kept.rowid, at, question_stems(message.text))
                 if kept.created:
                     new.append((kept.rowid, message.text))
-                elif kept.moved:  # said again to another audience
-                    await self._moved(kept.rowid, kept.audience)
         if new and self.embedder is not None and self.index is not None:
             # the forward pass runs in a worker thread; both sides and their sentences in one
             # batch
@@ -207,17 +205,6 @@ class Episodes:
                     if rowid not in found_by_sentences:
                         self.index.add(rowid, vector, label=turn.audience)
         return users
-
-    async def _moved(self, rowid: int, label: str) -> None:
-        """Episode ``rowid``, said again, has the audience ``label`` now: searches see it by
-        it, and its answers take its words as :meth:`EpisodeStore.question_heard` says (the
-        store unlinked it from its question, and took that question's words out, if it
-        answers one)."""
-        await self.set_label(rowid, label)
-        try:
-            await index_answers_again(self.store, rowid)
-        except Exception as exc:  # the turn is kept; words heard there wait
-            log.error("memory.episodes.reindex_failed", episode=rowid, error=str(exc))
 
     async def forget(self, rowid: int, *, labels: Labels = None, at: float | None = None) -> bool:
         """Mark the episode forgotten (False when there is none of the ``labels``); its

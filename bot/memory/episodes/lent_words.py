@@ -75,9 +75,9 @@ class LentWords:
         still lends to it), a shared room's while it is the room's or shared (a room's
         answer takes no words of a question made private or another room's since). That
         is safe because an answer is linked to its question only where both were said: one
-        given another label leaves it (:meth:`~bot.memory.episodes.store.EpisodeStore.share`,
-        :meth:`~bot.memory.episodes.store.EpisodeStore.record`), and those linked
-        before v11 were settled (:meth:`settle_old_words`)."""
+        given another label leaves it (:meth:`~bot.memory.episodes.store.EpisodeStore.share`;
+        a repeat gives none), and those linked before v11 were settled
+        (:meth:`settle_old_words`)."""
         scope, scope_params = labels_in("audience", visible_wherever(audience), 2)
         rows = await self._conn._all(
             f"SELECT text FROM episodes WHERE id = ?1 AND status = 'active'{scope}",

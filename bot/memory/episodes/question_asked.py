@@ -16,15 +16,17 @@ before it, never with the persona's answer to it; a message said just after a re
 answers nothing said before it.
 
 A question forgotten, or an audience changed, has its answers indexed again
-(:func:`index_answers_again`, called by ``Episodes.forget``, ``share`` and ``record``): first
+(:func:`index_answers_again`, called by ``Episodes.forget`` and ``share``): first
 without the question's words, then with them only while the question is active and, for a
 shared room's answer, the room's or shared (a direct room's answer hears it wherever it is: a
 direct room sees everything; ``EpisodeStore.question_heard``), under the lock that also
 covers looking a question up and storing its answer. An answer is linked to its question
-where both were said; an answer given any label but a direct room's (shared, or made a
-room's) leaves its question for good, with its own words alone, in the transaction that moves
-it (``EpisodeStore.share``, ``EpisodeStore._reinforce``; words another process lent it
-meanwhile go too): its new audience never heard the two together, even if it sees both. So
+where both were said; an answer given any label but a direct room's (shared, or a room's)
+leaves its question for good, with its own words alone, in the transaction that gives it
+(``EpisodeStore.share``; words another process lent it meanwhile go too): its new audience
+never heard the two together, even if it sees both. A message said again keeps its audience
+(a shared room's repeat of another audience's message is a message of its own), so a repeat
+changes no answer's words. So
 a forgotten question lends nothing, a message shared with a room keeps no words of any
 question, a room's answer loses them while its
 question is made private or another room's, a question the persona asks again in a shared

@@ -97,10 +97,6 @@ class Recorded(NamedTuple):
     rowid: int
     #: a new episode (else its twin was reinforced)
     created: bool
-    #: the episode's audience now
-    audience: str
-    #: a twin said again that changed its audience
-    moved: bool = False
 
 
 def episode_row(row: Sequence[Any], bm25_raw: float = 0.0) -> EpisodeRow:

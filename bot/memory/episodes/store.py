@@ -38,7 +38,7 @@ from bot.memory.episodes.rows import (
     episode_row,
     iso_time,
 )
-from bot.memory.reinforcement import audience_event, said_again, twin_sql
+from bot.memory.reinforcement import audience_event, twin_sql
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_rows import VectorRows
@@ -77,36 +77,32 @@ class EpisodeStore(LentWords, EpisodeVectors):
             rowid = created.get((message.speaker, message.norm))
             if rowid is not None:
                 self._terms.added(message.terms.split())
-                found.append(Recorded(rowid, True, message.audience))
+                found.append(Recorded(rowid, True))
             else:
                 found.append(await self._reinforce(message))
         return found
 
     async def _reinforce(self, message: Said) -> Recorded:
-        """Count the twin of ``message`` said once more. A message that answers a question
-        and goes to another audience leaves that question, and is indexed by its own words
-        alone, in the same transaction (a question that goes has its answers indexed again
-        after: :func:`~bot.memory.episodes.question_asked.index_answers_again`)."""
+        """Count the twin of ``message`` said once more. Its audience stays as it is: a message
+        is said in a room, direct or shared, never as ``shared`` (which alone widens an item,
+        :func:`~bot.memory.reinforcement.said_again`), and a shared room's message has a twin
+        only among what that room sees (:func:`~bot.memory.reinforcement.twin_sql`)."""
         async with self._conn._tx() as db:
             twin = await db.execute_fetchall(
-                "SELECT id, audience, answers, terms FROM episodes WHERE norm = ?1"
+                "SELECT id FROM episodes WHERE norm = ?1"
                 f" AND speaker = ?2 AND status = 'active' AND {twin_sql('?3')}"
                 " ORDER BY id LIMIT 1",
                 (message.norm, message.speaker, message.audience),
             )
             if not twin:
-                return Recorded(0, False, message.audience)
-            rowid, was, answers, terms = next(iter(twin))
-            label = said_again(str(was), message.audience)
+                return Recorded(0, False)
+            (rowid,) = next(iter(twin))
             await db.execute(
-                "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?),"
-                " audience = ? WHERE id = ?",
-                (message.at, label, rowid),
+                "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?)"
+                " WHERE id = ?",
+                (message.at, rowid),
             )
-            if answers is not None and label != was:
-                await leave_question(db, int(rowid), str(terms), message.text)
-                self._terms.forget()
-        return Recorded(int(rowid), False, label, moved=label != was)
+        return Recorded(int(rowid), False)
 
     async def doc_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
         """How many episodes hold each stem; stems none holds are left out. Counts are read

@@ -326,7 +326,8 @@ class HolographicMemory(EpisodeBackend):
         return hits, {recalled.hit.item.id: recalled for recalled in facts}
 
     async def inject(self, *, audience: Audience = DIRECT_ROOM) -> str:
-        """The facts that keep coming back (reinforced at least once), with citations."""
+        """The facts that keep coming back (reinforced at least once), with citations; a text
+        kept by more than one audience (:mod:`bot.memory.reinforcement`) once."""
         frequent = sorted(
             (
                 item
@@ -335,11 +336,16 @@ class HolographicMemory(EpisodeBackend):
             ),
             key=lambda item: (item.reinforced, item.confidence, item.created_at),
             reverse=True,
-        )[:6]
-        if not frequent:
+        )
+        said: set[str] = set()
+        lines: list[str] = []
+        for item in frequent:
+            if item.text not in said:
+                said.add(item.text)
+                lines.append(f"- {item.text} {format_citation(item)}")
+        if not lines:
             return ""
-        lines = [f"- {item.text} {format_citation(item)}" for item in frequent]
-        return "Things you have been told more than once:\n" + "\n".join(lines)
+        return "Things you have been told more than once:\n" + "\n".join(lines[:6])
 
     # -- inspection ------------------------------------------------------------------------
 

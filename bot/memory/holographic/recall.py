@@ -15,10 +15,10 @@ one). Recall comes in two kinds:
 
 A recall is given the turn's :class:`~bot.turn.audience.Audience`: only the items it sees are in the
 candidate mask of both kinds, before the best are taken, so another room's items take no place.
-A sentence said again is matched only among the items its writer could have been told
-(:func:`~bot.memory.reinforcement.twin_labels`); a functional fact replaces an older one of
-its own audience only (what one room says never takes a fact from another, nor from a direct
-room).
+A sentence said again is matched only among the items its writer reaches
+(:func:`~bot.memory.reinforcement.twin_labels`: a shared room, what it sees); a functional fact
+replaces an older one of its own audience only (what one room says never takes a fact from
+another, nor from a direct room).
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ async def recall(
     """Conclusions about the user first (ranked by Honcho), then past messages of this
     persona's sessions, both sides, as episodes with their date; asked *when*, the messages
     first (only they carry the date). Anything the ledger marks inactive is left out, and
-    anything ``audience`` does not see. Messages are dated on the day ``now``'s zone (the
+    anything ``audience`` does not see, and, unless asked *when*, a text of one kind that a
+    better hit of another audience says. Messages are dated on the day ``now``'s zone (the
     user's) counts."""
     query = query.strip()
     if not query:
@@ -88,7 +89,17 @@ async def recall(
             item = _episode(message, speaker, label, now.tzinfo or UTC)
             hits.append(MemoryHit(item, message_weight / (1 + rank), {"message_rank": rank + 1.0}))
     hits.sort(key=lambda hit: hit.score, reverse=True)
-    return hits[:limit]
+    if asks_when:  # each message with its own day
+        return hits[:limit]
+    # each audience keeps its own copy of what it was told (bot.memory.reinforcement): a
+    # text of one kind that another audience's hit above says already is not shown again
+    heard_in: dict[tuple[str, str], str] = {}
+    once: list[MemoryHit] = []
+    for hit in hits:
+        text = (hit.item.kind, hit.item.text.strip())
+        if heard_in.setdefault(text, hit.item.audience) == hit.item.audience:
+            once.append(hit)
+    return once[:limit]
 
 
 def _episode(message: Message, speaker: str, audience: str, zone: tzinfo) -> MemoryItem:
@@ -108,13 +119,20 @@ def _episode(message: Message, speaker: str, audience: str, zone: tzinfo) -> Mem
 
 
 def visible_representation(representation: str, hidden: set[str], user: str) -> str:
-    """The representation without the lines that say a ``hidden`` sentence, under a heading
-    naming ``user``; empty when nothing but headings is left."""
-    lines = [
-        line
-        for line in representation.splitlines()
-        if normalize(line.split("] ", 1)[-1]) not in hidden
-    ]
+    """The representation without the lines that say a ``hidden`` sentence, nor a sentence
+    a line above says (each audience's copy of one statement is a conclusion of its own),
+    under a heading naming ``user``; empty when nothing but headings is left."""
+    lines: list[str] = []
+    said: set[str] = set()
+    for line in representation.splitlines():
+        sentence = line.split("] ", 1)[-1].strip()
+        if normalize(sentence) in hidden:
+            continue
+        if sentence and not line.startswith("#"):
+            if sentence in said:
+                continue
+            said.add(sentence)
+        lines.append(line)
     if not any(line.strip() and not line.startswith("#") for line in lines):
         return ""
     body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

@@ -10,10 +10,10 @@ ranked, so its pool is as full as a direct turn's.
 
 Writes pass :func:`bot.memory.sqlite.admission.admit` (length, category, the write policy of
 :mod:`bot.memory.policy`); secrets are refused even when forced. Repeats of a fact (same
-normalised text among the items the writer could have been told, or cosine >= 0.92 among those
-it sees: :mod:`bot.memory.reinforcement`) reinforce the existing item and come back as
-``AddResult(stored=False, duplicate_of=<its id>)``. Nothing is ever deleted: forgetting and
-superseding only change a status, and the item stays in the file, explainable.
+normalised text among the items the writer reaches, a shared room what it sees, or cosine >=
+0.92 among those it sees: :mod:`bot.memory.reinforcement`) reinforce the existing item and come
+back as ``AddResult(stored=False, duplicate_of=<its id>)``. Nothing is ever deleted: forgetting
+and superseding only change a status, and the item stays in the file, explainable.
 
 A corrupt or locked ``memory.db`` raises :class:`~bot.daemon.errors.MemoryStoreError` naming the
 file; the file is left exactly as it was. The SQL lives in :mod:`bot.memory.sqlite.store`.
@@ -202,9 +202,9 @@ class SqliteFtsMemory(EpisodeBackend):
     ) -> AddResult:
         """Store ``text`` said where the label ``audience`` names. A repeat of an item (same
         normal form, among :func:`~bot.memory.reinforcement.twin_labels`) reinforces it, and
-        may widen its audience; a near repeat (by cosine) counts only among the items the
-        writer sees: in a shared room, a private item's wording is never what a new statement
-        there becomes, nor another room's."""
+        said as ``shared`` makes it shared; a near repeat (by cosine) counts only among the
+        items the writer sees: in a shared room, a private item's wording is never what a new
+        statement there becomes, nor another room's."""
         text = text.strip()
         admitted = admit(text, category=category, force=force)
         if isinstance(admitted, AddResult):

@@ -30,6 +30,9 @@ from bot.turn.audience import describe
 
 __all__ = ["FtsStore", "Labels", "RecallRow", "StoredVectors"]
 
+#: the standing items read for each one shown: room for a few audiences' copies of one text
+_COPIES_READ = 3
+
 
 @dataclass(slots=True)
 class RecallRow:
@@ -296,7 +299,9 @@ class FtsStore(FtsInspection, VectorRows):
     ) -> list[MemoryItem]:
         """Preferences and decisions stated in conversation, most reinforced first: not the
         lines of a mirrored file (``exclude_sources``, and any file ``mirror_lines`` knows),
-        which the prompt of their audience carries already."""
+        which the prompt of their audience carries already. A text more than one audience
+        keeps (a shared room's copy of what another said: :mod:`bot.memory.reinforcement`)
+        comes once, its first copy."""
         count = len(exclude_sources)
         marks = ",".join(f"?{n + 1}" for n in range(count))
         scope, params = labels_in("audience", labels, count + 2)
@@ -305,6 +310,10 @@ class FtsStore(FtsInspection, VectorRows):
             f" AND category IN ('preference', 'decision') AND source NOT IN ({marks})"
             " AND source NOT IN (SELECT filename FROM mirror_lines)"
             f" ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?{count + 1}",
-            [*exclude_sources, limit, *params],
+            [*exclude_sources, limit * _COPIES_READ, *params],
         )
-        return [item_from_row(row) for row in rows]
+        once: dict[str, MemoryItem] = {}
+        for row in rows:
+            if row[1] not in once:
+                once[row[1]] = item_from_row(row)
+        return list(once.values())[:limit]
