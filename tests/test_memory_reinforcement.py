@@ -1,5 +1,5 @@
-"""What a statement said again does to an item's audience: the rules, and the SQL twin that
-the episode store runs agrees with them label for label."""
+"""Which items a statement said again may reinforce (a repeat never moves one): the rules,
+and the SQL twin that the episode store runs agrees with them label for label."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from bot.memory.reinforcement import (
     audience_event,
     near_labels,
-    said_again,
     twin_labels,
     twin_sql,
 )
@@ -25,13 +24,9 @@ LABELS = (DIRECT, SHARED, FAMILY, WORK)
 
 
 def test_the_table() -> None:
-    assert said_again(DIRECT, FAMILY) == DIRECT  # never given to a room: it keeps its own
-    assert said_again(FAMILY, WORK) == FAMILY  # never given to another room
-    assert said_again(SHARED, WORK) == SHARED
-    assert said_again(FAMILY, DIRECT) == FAMILY  # a direct repeat never narrows
-    assert said_again(FAMILY, SHARED) == SHARED  # the user made it shared
-    assert twin_labels(WORK) == (SHARED, WORK)
-    assert twin_labels(DIRECT) is None and twin_labels(SHARED) is None
+    assert twin_labels(DIRECT) is None  # a direct room sees every item
+    assert twin_labels(WORK) == (SHARED, WORK)  # never a direct room's item nor another room's
+    assert twin_labels(SHARED) == (SHARED,)  # made shared: never a private item's wording
     assert near_labels(WORK) == (SHARED, WORK)
     assert near_labels(SHARED) == (SHARED,) and near_labels(DIRECT) is None
     assert [audience_event(label) for label in (SHARED, DIRECT, FAMILY)] == [

@@ -33,6 +33,7 @@ from tests.test_memory_room_scope import (  # noqa: F401  (the fixture is used b
     AT,
     FAMILY,
     WORK,
+    knows,
     learn,
     memory,
     texts,
@@ -103,6 +104,33 @@ async def seen_by_others(store: MemoryBackend) -> list[str]:
     """What the work room is shown of the blood test."""
     hits = await store.search(QUERY, limit=10, audience=WORK)
     return [hit.item.text for hit in hits]
+
+
+async def test_a_line_made_shared_never_shares_a_private_items_wording_and_goes_with_its_line(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    """Made shared, a statement reinforces only what is shared already: the private item it
+    repeats stays private (its wording, its date), and taking the line out of ``shared/``
+    (``/unshare TEXT``) takes all of it out of every room."""
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await memory.mirror("shared/USER.md", f"- {IN_THE_GROUP}\n")
+    family = await seen_by_family(memory, QUERY)
+    assert any("HIV-" in text for text in family), family
+    assert not any("HIV+" in text for text in family), family
+    await memory.mirror("shared/USER.md", "")
+    assert not await knows(memory, QUERY, "blood test", FAMILY)
+    assert PRIVATE in texts(await memory.search(QUERY, limit=10))
+
+
+async def test_a_private_item_made_shared_in_the_same_words_is_private_again_once_unshared(
+    memory: MemoryBackend,  # noqa: F811 (the fixture imported above)
+) -> None:
+    await learn(memory, PRIVATE, DIRECT_ROOM)
+    await memory.mirror("shared/USER.md", f"- {PRIVATE}\n")
+    assert await knows(memory, QUERY, "HIV+", FAMILY)
+    await memory.mirror("shared/USER.md", "")
+    assert not await knows(memory, QUERY, "blood test", FAMILY)
+    assert PRIVATE in texts(await memory.search(QUERY, limit=10))
 
 
 async def test_a_line_of_a_rooms_own_file_is_the_rooms_own_words(

@@ -18,10 +18,10 @@ a direct room everything, a shared room what was said there and what was made sh
 inside the search itself so another room's items never take a place in the pool. The writes
 take a label (``sync`` and ``extract`` from :attr:`TurnRecord.audience`, ``add`` its
 ``audience``; a mirror's from the file's folder, :func:`~bot.turn.audience.label_of_path`). A
-statement said again in a shared room reinforces only an item that room sees; a direct room's
-or another room's item stays as it is, and the room keeps its own copy
-(:mod:`bot.memory.reinforcement`); nothing else changes audience but what the user makes shared
-(:meth:`MemoryBackend.share`, a line of ``shared/``). Items from stores older than audiences
+statement said again reinforces only an item every audience of its own sees already (a
+shared room's: what that room sees; one made shared: what is shared); anything else stays as it
+is, and the repeat is kept anew (:mod:`bot.memory.reinforcement`). A repeat never changes an
+item's audience; only :meth:`MemoryBackend.share` does. Items from stores older than audiences
 are direct: private until the user shares them.
 
 None of them is called while the session is Off The Record: the session checks that, and

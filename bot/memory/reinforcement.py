@@ -1,29 +1,30 @@
 """What a statement said again does to the audience of the item it repeats, for every backend.
 
-A write carries the label of where it was said (:mod:`bot.turn.audience`). A direct room, which
-sees everything, reaches any item, and so does the user making something shared (``personad
-memory add --shared``, a line of ``shared/``: the user said so). A shared room reaches only what
-it sees already (``shared``, its own), so the item it reinforces shows it nothing it was not
-told. An item said in a direct room or in another shared room stays as it is, and the repeat
-is stored anew for this room: that item holds its own wording (two statements are twins by
-their normal form, which drops signs, punctuation, emoji and accents: "HIV+" and "HIV-" are
-one), its date and where it was first said, none of which the room heard. So:
+A write carries the label of where it was said (:mod:`bot.turn.audience`). It reinforces an
+existing item only when every audience that hears the write sees that item already, so that
+reinforcing it shows no one anything they were not told: a direct room, which sees everything,
+reaches any item; a shared room reaches what it sees (``shared``, its own); the user making
+something shared (``personad memory add --shared``, a line of ``shared/``, ``/share TEXT``)
+reaches only what is shared already. Anything else stays as it is, and the repeat is stored
+anew where it was said: the item holds its own wording (two statements are twins by their normal
+form, which drops signs, punctuation, emoji and accents: "HIV+" and "HIV-" are one), its date
+and where it was first said, none of which the new audience heard. A repeat never changes an
+item's audience; only the user does, by its id (:meth:`~bot.memory.base.MemoryBackend.share`).
+So a line taken out of ``shared/`` takes its own item with it, and a private item it repeated
+stays private. So:
 
-=================  ==============  ===================================
-said as            twin's label    twin's label afterwards
-=================  ==============  ===================================
-``direct``         any             unchanged (a direct room sees all)
-``room:B``         ``shared``,     unchanged
-                   ``room:B``
-``room:B``         ``direct``,     no twin: ``room:B`` keeps its own
-                   ``room:A``
-``shared``         any             ``shared`` (the user said so)
-=================  ==============  ===================================
+=================  ==================================  ===============================
+said as            twin it reinforces                  otherwise
+=================  ==================================  ===============================
+``direct``         any                                 (none: every item is a twin)
+``room:B``         ``shared``, ``room:B``              stored anew for ``room:B``
+``shared``         ``shared``                          stored anew as ``shared``
+=================  ==================================  ===============================
 
-A near repeat (by meaning) is matched only among what the writer *sees* (:func:`near_labels`),
-and a ``shared`` one among what is shared already: in a shared room, a private item's wording
-is never what a new statement becomes, and a line made shared never shares another item's
-wording.
+A near repeat (by meaning) is matched among the same labels (:func:`near_labels`): in a shared
+room, a private item's wording is never what a new statement becomes, and a line made shared
+never shares another item's wording. A direct room, which sees two audiences' copies of one
+text, is shown one (:func:`bot.memory.episodes.blend.blend`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from bot.turn.audience import DIRECT, SHARED, is_label
 __all__ = [
     "audience_event",
     "near_labels",
-    "said_again",
     "twin_labels",
     "twin_sql",
     "visible_sql",
@@ -46,11 +46,13 @@ def _room(label: str) -> bool:
 
 
 def twin_labels(label: str) -> tuple[str, ...] | None:
-    """The labels of the items a statement recorded as ``label`` may repeat (None: any): a
-    shared room repeats only what it sees, never a direct room's item nor another room's."""
+    """The labels of the items a statement recorded as ``label`` may repeat (None: any):
+    those every audience of ``label`` sees (:func:`visible_wherever`). A shared room repeats
+    only what it sees, never a direct room's item nor another room's; a statement made shared
+    only what is shared already."""
     if not is_label(label):
         raise ValueError(f"{label!r} is not an audience label")
-    return (SHARED, label) if _room(label) else None
+    return visible_wherever(label)
 
 
 def near_labels(label: str) -> tuple[str, ...] | None:
@@ -68,11 +70,6 @@ def visible_wherever(label: str) -> tuple[str, ...] | None:
     return (SHARED, label) if _room(label) else None
 
 
-def said_again(old: str, label: str) -> str:
-    """The label of an item recorded as ``old`` once it was said again as ``label``."""
-    return label if label == SHARED else old
-
-
 def audience_event(label: str) -> str:
     """The name of the history event of an item given the audience ``label``."""
     if label == SHARED:
@@ -85,7 +82,7 @@ def audience_event(label: str) -> str:
 def twin_sql(said: str) -> str:
     """SQL true for a row whose ``audience`` a statement recorded as the SQL value ``said``
     may repeat: :func:`twin_labels`, for a statement that writes many rows at once."""
-    return f"({said} NOT LIKE 'room:%' OR audience IN ('shared', {said}))"
+    return f"({said} = '{DIRECT}' OR audience IN ('{SHARED}', {said}))"
 
 
 def visible_sql(item: str, seer: str) -> str:

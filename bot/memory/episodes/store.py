@@ -83,10 +83,9 @@ class EpisodeStore(LentWords, EpisodeVectors):
         return found
 
     async def _reinforce(self, message: Said) -> Recorded:
-        """Count the twin of ``message`` said once more. Its audience stays as it is: a message
-        is said in a room, direct or shared, never as ``shared`` (which alone widens an item,
-        :func:`~bot.memory.reinforcement.said_again`), and a shared room's message has a twin
-        only among what that room sees (:func:`~bot.memory.reinforcement.twin_sql`)."""
+        """Count the twin of ``message`` said once more. Its audience stays as it is (a repeat
+        never moves an item, :mod:`bot.memory.reinforcement`), and a shared room's message has a
+        twin only among what that room sees (:func:`~bot.memory.reinforcement.twin_sql`)."""
         async with self._conn._tx() as db:
             twin = await db.execute_fetchall(
                 "SELECT id FROM episodes WHERE norm = ?1"

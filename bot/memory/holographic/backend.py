@@ -72,7 +72,6 @@ from bot.memory.judgement import judged, said_as_fact
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
-from bot.memory.reinforcement import said_again
 from bot.memory.sqlite.scoring import recency_weight
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
@@ -153,27 +152,19 @@ class HolographicMemory(EpisodeBackend):
         async with self._lock:
             duplicate = self._facts.duplicate(text, audience)
             if duplicate is not None:  # said again: the policy already let it in once
-                return await self._reinforce(duplicate, source, audience, reinforce)
+                return await self._reinforce(duplicate, source, reinforce)
             verdict = judged(said, category, force=force, confidence=confidence)
             if isinstance(verdict, AddResult):
                 return verdict
             chosen, reason, weight = verdict
             return await self._store_new(text, source, audience, chosen, weight, reason)
 
-    async def _reinforce(
-        self, item: MemoryItem, source: str, audience: str, reinforce: bool
-    ) -> AddResult:
-        """A sentence said again: counted (when ``reinforce``), and its audience widened as
-        :func:`~bot.memory.reinforcement.said_again` says."""
+    async def _reinforce(self, item: MemoryItem, source: str, reinforce: bool) -> AddResult:
+        """A sentence said again: counted (when ``reinforce``); its audience stays (a repeat
+        never moves an item, :mod:`bot.memory.reinforcement`)."""
         if reinforce:
             item.reinforced += 1
             await self._store.reinforce(item.id, source)
-        label = said_again(item.audience, audience)
-        if label != item.audience:
-            await self._store.set_audience(
-                item.id, label, f"{describe(label)}: said there ({source})"
-            )
-            item.audience = label
         return AddResult(False, item.category, "duplicate", duplicate_of=item.id)
 
     async def _store_new(

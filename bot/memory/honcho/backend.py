@@ -74,7 +74,6 @@ from bot.memory.judgement import judged, said_as_fact
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
-from bot.memory.reinforcement import said_again
 from bot.setup.config import HonchoConfig
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
@@ -176,9 +175,6 @@ class HonchoMemory(MemoryBackend):
             if duplicate is not None:
                 if reinforce:
                     await self._ledger.mark(duplicate.id, "reinforced", source, reinforce=True)
-                label = said_again(duplicate.audience, audience)
-                if label != duplicate.audience:
-                    await self._ledger.set_audience(duplicate.id, label, f"said there ({source})")
                 return AddResult(False, duplicate.category, "duplicate", duplicate_of=duplicate.id)
             verdict = judged(said, category, force=force, confidence=confidence)
             if isinstance(verdict, AddResult):

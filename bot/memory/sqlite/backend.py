@@ -250,11 +250,7 @@ class SqliteFtsMemory(EpisodeBackend):
             if once_per_statement and abs(last_seen - stated) < 1e-3:
                 why = "already recorded from this statement"
             else:
-                label = await self._store.reinforce(
-                    dup_id, at=stated, source=source, audience=audience
-                )
-                if label is not None and self._index is not None:
-                    self._index.set_label(dup_id, label)
+                await self._store.reinforce(dup_id, at=stated, source=source)
                 why = f"reinforced existing memory {dup_id}"
             return AddResult(False, dup_category, why, str(dup_id), str(dup_id))
 

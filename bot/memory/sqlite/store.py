@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.memory.base import Category, MemoryItem
-from bot.memory.reinforcement import audience_event, said_again
+from bot.memory.reinforcement import audience_event
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.inspection import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.sqlite.scoring import Candidate
@@ -145,29 +145,17 @@ class FtsStore(FtsInspection, VectorRows):
         self._terms.added(terms.split())
         return int(rows[0][0])
 
-    async def reinforce(self, rowid: int, *, at: float, source: str, audience: str) -> str | None:
-        """Count one more statement of the item, said where ``audience`` names: its audience
-        becomes what :func:`~bot.memory.reinforcement.said_again` says. The new label when it
-        changed just now, else None."""
+    async def reinforce(self, rowid: int, *, at: float, source: str) -> None:
+        """Count one more statement of the item (its audience stays: a repeat never moves an
+        item, :mod:`bot.memory.reinforcement`)."""
         async with self._tx() as db:
-            cursor = await db.execute(
+            await db.execute(
                 "UPDATE items SET reinforced = reinforced + 1,"
                 " confidence = MIN(0.99, confidence + (1.0 - confidence) * 0.2),"
-                " last_seen = MAX(last_seen, ?) WHERE id = ? RETURNING audience",
+                " last_seen = MAX(last_seen, ?) WHERE id = ?",
                 (at, rowid),
             )
-            row = await cursor.fetchone()
-            await cursor.close()
             await self._event(db, rowid, at, "reinforced", source)
-            if row is None:
-                return None
-            label = said_again(str(row[0]), audience)
-            if label == row[0]:
-                return None
-            await db.execute("UPDATE items SET audience = ? WHERE id = ?", (label, rowid))
-            detail = f"{describe(label)}: said there ({source})"
-            await self._event(db, rowid, at, audience_event(label), detail)
-            return label
 
     async def share(self, rowid: int, label: str, *, at: float) -> str | None:
         """Give the item the audience ``label``; its former label, or None when there is no
