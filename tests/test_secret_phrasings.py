@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 
 from bot.memory.policy_secrets import MARKERS, redact_secrets
+from tests import test_secret_phrasings_banking as banking
 from tests import test_secret_phrasings_long as long_messages
 from tests import test_secret_phrasings_more as more
 
@@ -360,7 +361,9 @@ ORDINARY: list[str] = [
 ]
 
 
-@pytest.mark.parametrize(("text", "values"), SECRETS + more.SECRETS + long_messages.SECRETS)
+@pytest.mark.parametrize(
+    ("text", "values"), SECRETS + more.SECRETS + long_messages.SECRETS + banking.SECRETS
+)
 def test_each_secret_value_is_withheld(text: str, values: list[str]) -> None:
     redacted = redact_secrets(text)
     assert MARKERS.search(redacted), redacted
@@ -368,13 +371,16 @@ def test_each_secret_value_is_withheld(text: str, values: list[str]) -> None:
         assert value not in redacted, redacted
 
 
-@pytest.mark.parametrize("text", ORDINARY + more.ORDINARY + long_messages.ORDINARY)
+@pytest.mark.parametrize(
+    "text", ORDINARY + more.ORDINARY + long_messages.ORDINARY + banking.ORDINARY
+)
 def test_ordinary_text_is_kept(text: str) -> None:
     assert redact_secrets(text) == text
 
 
 @pytest.mark.parametrize(
-    "text", [text for text, _values in SECRETS + more.SECRETS + long_messages.SECRETS]
+    "text",
+    [text for text, _values in SECRETS + more.SECRETS + long_messages.SECRETS + banking.SECRETS],
 )
 def test_redacting_twice_changes_nothing(text: str) -> None:
     once = redact_secrets(text)

@@ -260,6 +260,23 @@ def _only_ports(sentence: str, lock: re.Match[str]) -> bool:
     )
 
 
+#: a lock's own number, not its code: "my locker number is 214", "o número do cacifo é 37"
+_LOCKS_NUMBER = re.compile(
+    r"\b(?:number|numero|no\.|n\.o|nr\.?)(?:[ ]+(?:of|do|da|de)[ ]+(?:the |my |o |a |meu |minha )?"
+    rf"{_LOCK})?[ ]*(?:is|was|e|eh|era|:|=)?[ ]*(?:the |o |a )?[#*]?$"
+)
+#: the words of a code, which make a lock's number its code: "the gate code number is 4471"
+_CODE_WORD = re.compile(
+    r"\b(?:code|codes|codigo|cod\.|pin|passcode|combination|combo|combinacao|senha|snh)\b"
+)
+
+
+def _locks_own_number(before: str) -> bool:
+    """Whether the words ``before`` a lock's number say it is the lock's own number, as a
+    locker or a room has one, and name no code."""
+    return _LOCKS_NUMBER.search(before) is not None and _CODE_WORD.search(before) is None
+
+
 def _lock_numbers(start: int, sentence: str, *, service: bool = False) -> list[Span]:
     lock = _LOCK_WORD.search(sentence)
     if lock is None or (service and _only_ports(sentence, lock)):
@@ -268,6 +285,7 @@ def _lock_numbers(start: int, sentence: str, *, service: bool = False) -> list[S
         Span(start + m.start("value"), start + m.end("value"), "code")
         for m in _LOCK_VALUE.finditer(sentence)
         if not NOT_SIBLING.search(words_before(sentence, m.start("value")))
+        and not _locks_own_number(text_before(sentence, m.start("value")))
     ]
     first = _LOCK_FIRST.match(sentence)
     if first is not None:
@@ -303,6 +321,17 @@ _PIN_TOPIC = re.compile(
 
 
 _NOT_PIN_NUMBER = re.compile(rf"\b(?:{_ELSEWHERE_UNLESS_GIVEN})\W*$")
+#: a year of birth chosen as the PIN: "the unlock code is my birth year, 1987", "o pin é o
+#: ano em que nasci, 1961"; "year" before it says what the PIN is made of, not what else it is
+_BIRTH_YEAR = re.compile(
+    r"\b(?:birth ?year|year (?:i was|she was|he was|we were) born|ano de nascimento"
+    r"|ano (?:em )?que (?:eu )?(?:nasci|nasceu|nascemos))\W*$"
+)
+
+
+def _elsewhere(before: str) -> bool:
+    """Whether the words ``before`` a number of a PIN's sentence say it is another number."""
+    return _NOT_PIN_NUMBER.search(before) is not None and _BIRTH_YEAR.search(before) is None
 
 
 #: a PIN code that is a place's: India's postal codes are "PIN codes"
@@ -320,7 +349,7 @@ def _pin_numbers(start: int, sentence: str) -> list[Span]:
     return [
         Span(start + m.start(), start + m.end(), kind)
         for m in CODE_NUMBER.finditer(sentence)
-        if not _NOT_PIN_NUMBER.search(words_before(sentence, m.start()))
+        if not _elsewhere(words_before(sentence, m.start()))
         and (pin or _lock_code(text_before(sentence, m.start()), m.group(0)))
         and not (YEAR.fullmatch(m.group(0)) and _A_YEAR_AFTER.match(sentence, m.end()))
     ]

@@ -92,6 +92,8 @@ _STRONG_EN = (
     r"|passphrase|passwrod|pasword|passowrd|passwrd|passord|paswd|pssword)|pin(?: code"
     r"| number)?|puk|cvv2?|cvc|security (?:code|digits|answer|question)"
     r"|secret (?:answer|word)|password word|code ?word|safe ?word|maiden name|api[ _-]?key"
+    # what a bank asks beside a password: "memorable word", "security phrase"
+    r"|memorable (?:word|phrase|information)|security (?:phrase|word)"
     r"|apikey|access[ _-]?key"
     r"|secret(?:[ _-]access)?[ _-]key|client[ _-]?secret|private key|(?:auth|access|bearer|bot"
     r"|deploy|api) token|licen[cs]e key|product key|serial key|seed (?:phrase|words)"
@@ -115,6 +117,8 @@ _STRONG_PT = (
     r" (?:api|acesso|rede|wifi|wi-fi|licenca)|chave secreta|chave privada|frase (?:de recuperacao"
     r"|semente|secreta)|palavras (?:de recuperacao|da carteira)|\d+ palavras"
     r"|resposta (?:secreta|de seguranca)|pergunta (?:de seguranca|secreta)|nome de solteira"
+    # a bank's second password: "assinatura eletrônica", "frase de segurança"
+    r"|assinatura eletronica|frase de (?:seguranca|acesso)|palavra (?:secreta|de seguranca)"
     r"|codigos? de (?:backup|reserva|emergencia|recuperacao)|combinacao"
 )
 STRONG_KEYS = rf"(?:{_STRONG_EN}|{_STRONG_PT})"
@@ -127,8 +131,11 @@ NUMERIC_KEYS = re.compile(
     r"\b(?:pin|puk|combina\w*|combo|cvv2?|cvc|otp|2fa)\b|\bcod(?:e|igo)s?\b(?![ ]?words?\b)"
     r"|\bcod\."
 )
-#: keys whose value is a phrase of many words: "the mnemonic is ROYGBIV" is a memory aid
-PHRASE_KEYS = re.compile(r"mnemonic|seed|recovery (?:phrase|words)|frase|palavras|words")
+#: keys whose value is a phrase of many words: "the mnemonic is ROYGBIV" is a memory aid; a
+#: bank's "frase de segurança" is a few words, as a password is
+PHRASE_KEYS = re.compile(
+    r"mnemonic|seed|recovery (?:phrase|words)|frase(?! de (?:seguranca|acesso))|palavras|words"
+)
 #: id, account and tax numbers: the value is a number of at least six digits
 ID_KEYS = (
     r"(?:ssn|social security(?: number| no\.?)?|social(?=[ ]*(?:is\b|was\b|#|:|number\b|no\b))"

@@ -2,8 +2,10 @@
 :mod:`bot.memory.policy_secrets`: the text is read a sentence at a time (folded: lower case,
 no accents, offsets kept) by the rules of each kind of value, each in a module of its own:
 codes and PINs (:mod:`bot.memory.policy_secret_codes`), cards and accounts
-(:mod:`bot.memory.policy_secret_cards`), passwords (:mod:`bot.memory.policy_secret_passwords`)
-and seed phrases (:mod:`bot.memory.policy_secret_seeds`). Here are the rules that read across
+(:mod:`bot.memory.policy_secret_cards`), passwords (:mod:`bot.memory.policy_secret_passwords`),
+seed phrases (:mod:`bot.memory.policy_secret_seeds`), unlock patterns
+(:mod:`bot.memory.policy_secret_patterns`) and PINs said as one number in full words
+(:mod:`bot.memory.policy_secret_numbers`). Here are the rules that read across
 sentences: digits said slowly ("four... seven... one... nine"), a number standing alone after a
 sentence about a code or a card ("... 4719."), the value that answers a key asked alone ("the
 PIN? 7 3 1 9, same as the old one"), and the other values of a sentence that gave one ("it's
@@ -32,7 +34,9 @@ from bot.memory.policy_secret_codes import (
     names_service,
     words_before,
 )
+from bot.memory.policy_secret_numbers import full_number_spans
 from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, names_password, password_spans
+from bot.memory.policy_secret_patterns import pattern_spans
 from bot.memory.policy_secret_rules import LABEL_LINE
 from bot.memory.policy_secret_seeds import SENTENCE_WORDS, seed_spans, wallet_spans
 from bot.memory.policy_secret_values import Span
@@ -243,4 +247,6 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
         spans += card_spans(start, sentence)
         spans += password_spans(start, sentence, text)
         spans += answer_spans(start, sentence)
+        spans += pattern_spans(start, sentence)
+        spans += full_number_spans(start, sentence)
     return spans
