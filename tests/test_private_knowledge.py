@@ -23,8 +23,9 @@ import pytest
 
 from bot.memory.base import MemoryBackend
 from bot.memory.distill.distiller import Distiller
+from bot.persona.context import heard_by
 from bot.persona.identity.section import bullet_line, heading_for, without_learned
-from bot.persona.store import PersonaStore
+from bot.persona.store import FileText, PersonaStore
 from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience, room_folder, room_note
 from bot.turn.rooms import ANY_ROOM
 from tests.harness import ScriptedLLM, make_persona
@@ -268,6 +269,16 @@ VOICE = (
     + bullet_line("expertise:money", "scott relies on me for money matters: budgets, bills.")
     + "\n"
 )
+
+
+def test_a_shared_room_reads_the_same_file_once_left_out_of_what_was_learned() -> None:
+    """The prompt's cache compares the files it rendered by identity: a file as read is
+    handed back as one object, learned or not, so an unchanged file is not rendered again."""
+    voice = FileText("VOICE.md", VOICE)
+    plain = FileText("PERSONA.md", "# Persona\n")
+    assert heard_by(voice, FAMILY) is heard_by(FileText("VOICE.md", VOICE), FAMILY)
+    assert "Captain Nemo" not in heard_by(voice, FAMILY).text
+    assert heard_by(plain, FAMILY) is plain and heard_by(voice, DIRECT_ROOM) is voice
 
 
 def test_what_was_learned_is_left_out_and_what_was_written_by_hand_kept() -> None:

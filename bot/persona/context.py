@@ -92,7 +92,15 @@ def heard_by(file: FileText, audience: Audience) -> FileText:
     on the persona for, how they like answers: :func:`without_learned`)."""
     if audience.private or file.name.rpartition("/")[2] not in _LEARNING_FILES:
         return file
-    return replace(file, text=without_learned(file.text))
+    return _unlearned(file)
+
+
+@lru_cache(maxsize=32)
+def _unlearned(file: FileText) -> FileText:
+    """``file`` without what was learned; the same object for the same file as read, so a
+    prompt's cache (which compares files by identity) does not render it again each turn."""
+    text = without_learned(file.text)
+    return file if text == file.text else replace(file, text=text)
 
 
 def render_file(file: FileText, limit: int) -> str:
