@@ -29,11 +29,17 @@ text, is shown one (:func:`bot.memory.episodes.blend.blend`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable
+from typing import TypeVar
+
 from bot.turn.audience import DIRECT, SHARED, is_label
+
+_T = TypeVar("_T")
 
 __all__ = [
     "audience_event",
     "near_labels",
+    "once_each",
     "twin_labels",
     "twin_sql",
     "visible_sql",
@@ -89,3 +95,12 @@ def visible_sql(item: str, seer: str) -> str:
     """SQL true when every audience that sees a row of the SQL label ``seer`` sees the row of
     the SQL label ``item`` too: :func:`visible_wherever` for a statement that reads both."""
     return f"({seer} = '{DIRECT}' OR {item} = '{SHARED}' OR {item} = {seer})"
+
+
+def once_each(items: Iterable[_T], said: Callable[[_T], Hashable]) -> list[_T]:
+    """The first of ``items`` that says each text (``said``): a text more than one audience
+    keeps (a repeat stored anew for its room, above) is shown once to one that sees both."""
+    first: dict[Hashable, _T] = {}
+    for item in items:
+        first.setdefault(said(item), item)
+    return list(first.values())

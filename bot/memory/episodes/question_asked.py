@@ -15,32 +15,23 @@ its question lends), so turns given one time still pair each answer with the que
 before it, never with the persona's answer to it; a message said just after a restart
 answers nothing said before it.
 
-A question forgotten, or an audience changed, has its answers indexed again
-(:func:`index_answers_again`, called by ``Episodes.forget`` and ``share``): first
-without the question's words, then with them only while the question is active and, for a
-shared room's answer, the room's or shared (a direct room's answer hears it wherever it is: a
-direct room sees everything; ``EpisodeStore.question_heard``), under the lock that also
-covers looking a question up and storing its answer. An answer is linked to its question
-where both were said; an answer given any label but a direct room's (shared, or a room's)
-leaves its question for good, with its own words alone, in the transaction that gives it
-(``EpisodeStore.share``; words another process lent it meanwhile go too): its new audience
-never heard the two together, even if it sees both. A message said again keeps its audience
-(a shared room's repeat of another audience's message is a message of its own), so a repeat
-changes no answer's words. So
-a forgotten question lends nothing, a message shared with a room keeps no words of any
-question, a room's answer loses them while its
-question is made private or another room's, a question the persona asks again in a shared
-room still lends to the answers it had in a direct room, and a forget or a share that fails
-between the steps leaves fewer words, never more. The store decides each answer's stems from
-the answer and its question as they are in the write transaction that writes them
-(``EpisodeStore.reindex``, :func:`~bot.memory.reinforcement.visible_sql`): a change another
-process made meanwhile is taken into account, and the index's delete names the stems it
-holds. A message is stored with the words of the question before it only if
-the store says that question is still heard where the message is (it may have been
-forgotten or shared since, by another process too: ``personad memory``). The messages said
-before v11, but a direct room's answers linked to their questions, are given their own words
-alone once, when the file opens (``EpisodeStore.settle_old_words``): where the words they
-took were heard is not known.
+Where the words may go:
+
+- An answer takes its question's words only while it still hears the question
+  (``EpisodeStore.question_heard``): a direct room's answer wherever the question is, a shared
+  room's while the question is the room's or shared. ``Episodes.record`` asks the store before
+  lending, so a question forgotten or shared since (by ``personad memory`` in another process
+  too) lends nothing.
+- A question forgotten or shared has its answers indexed again (:func:`index_answers_again`,
+  from ``Episodes.forget`` and ``share``): first with their own words alone, then with the
+  question's while they still hear it. The store decides the stems in the write transaction
+  that writes them (``EpisodeStore.reindex``), so a step that fails leaves fewer words, never
+  more, and the index's delete names the stems it holds.
+- An answer given any label but a direct room's leaves its question for good, in the
+  transaction that gives it (``EpisodeStore.share``). A repeat never moves a message, so it
+  changes no answer's words.
+- Messages kept before v11, but a direct room's linked answers, are given their own words
+  alone once, when the file opens (``EpisodeStore.settle_old_words``).
 
 Measured with ``bench/recall_quality.py`` (write path, recall@5, tuning / held-out), BM25
 alone: set D 0.470 (0.482 / 0.457) -> 0.488 (0.500 / 0.476), set B 0.354 (0.365 / 0.342) ->

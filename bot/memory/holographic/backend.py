@@ -72,6 +72,7 @@ from bot.memory.judgement import judged, said_as_fact
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
+from bot.memory.reinforcement import once_each
 from bot.memory.sqlite.scoring import recency_weight
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
@@ -328,15 +329,13 @@ class HolographicMemory(EpisodeBackend):
             key=lambda item: (item.reinforced, item.confidence, item.created_at),
             reverse=True,
         )
-        said: set[str] = set()
-        lines: list[str] = []
-        for item in frequent:
-            if item.text not in said:
-                said.add(item.text)
-                lines.append(f"- {item.text} {format_citation(item)}")
+        lines = [
+            f"- {item.text} {format_citation(item)}"
+            for item in once_each(frequent, lambda item: item.text)[:6]
+        ]
         if not lines:
             return ""
-        return "Things you have been told more than once:\n" + "\n".join(lines[:6])
+        return "Things you have been told more than once:\n" + "\n".join(lines)
 
     # -- inspection ------------------------------------------------------------------------
 

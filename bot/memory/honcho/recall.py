@@ -27,6 +27,7 @@ from bot.memory.base import MemoryHit, MemoryItem
 from bot.memory.episodes.time_query import read_time
 from bot.memory.honcho.client import HonchoClient
 from bot.memory.honcho.ledger import HonchoLedger, normalize
+from bot.memory.reinforcement import once_each
 from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience
 
 __all__ = ["LEVEL_CONFIDENCE", "recall", "visible_representation"]
@@ -91,15 +92,8 @@ async def recall(
     hits.sort(key=lambda hit: hit.score, reverse=True)
     if asks_when:  # each message with its own day
         return hits[:limit]
-    # each audience keeps its own copy of what it was told (bot.memory.reinforcement): a
-    # text of one kind that another audience's hit above says already is not shown again
-    heard_in: dict[tuple[str, str], str] = {}
-    once: list[MemoryHit] = []
-    for hit in hits:
-        text = (hit.item.kind, hit.item.text.strip())
-        if heard_in.setdefault(text, hit.item.audience) == hit.item.audience:
-            once.append(hit)
-    return once[:limit]
+    # each audience keeps its own copy of what it was told: a text of one kind is shown once
+    return once_each(hits, lambda hit: (hit.item.kind, hit.item.text.strip()))[:limit]
 
 
 def _episode(message: Message, speaker: str, audience: str, zone: tzinfo) -> MemoryItem:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.memory.base import Category, MemoryItem
-from bot.memory.reinforcement import audience_event
+from bot.memory.reinforcement import audience_event, once_each
 from bot.memory.sqlite.connection import Labels, labels_in
 from bot.memory.sqlite.inspection import ITEM_COLUMNS, FtsInspection, item_from_row
 from bot.memory.sqlite.scoring import Candidate
@@ -300,8 +300,5 @@ class FtsStore(FtsInspection, VectorRows):
             f" ORDER BY reinforced DESC, confidence DESC, last_seen DESC LIMIT ?{count + 1}",
             [*exclude_sources, limit * _COPIES_READ, *params],
         )
-        once: dict[str, MemoryItem] = {}
-        for row in rows:
-            if row[1] not in once:
-                once[row[1]] = item_from_row(row)
-        return list(once.values())[:limit]
+        items = [item_from_row(row) for row in rows]
+        return once_each(items, lambda item: item.text)[:limit]
