@@ -80,12 +80,16 @@ def asked_kind(line: str) -> str | None:
     return None
 
 
+def _three_digits(value: str) -> bool:
+    return sum(c.isdigit() for c in value) >= 3
+
+
 def _numeric(value: str) -> bool:
     """Whether ``value`` is a number of three digits or more, in figures or said as words:
     one at a time ("four four one two"), with a pause between each ("four. eight. two. one"),
     or in twos, as a dial's numbers are ("twelve thirty four")."""
     if _NUMBER.match(value):
-        return sum(c.isdigit() for c in value) >= 3
+        return _three_digits(value)
     return any(p.fullmatch(value) for p in (DIGIT_RUN, SLOW_DIGITS, SAID_NUMBERS))
 
 
@@ -102,7 +106,7 @@ def _opening_value(body: str, start: int, kind: str) -> tuple[int, int] | None:
         return None
     word = found.group("value")
     if kind in NUMERIC_KINDS:
-        given = bool(_NUMBER.match(word)) and sum(c.isdigit() for c in word) >= 3
+        given = bool(_NUMBER.match(word)) and _three_digits(word)
     else:
         given = len(word) >= 4 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
     return found.span("value") if given else None

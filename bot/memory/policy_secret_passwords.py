@@ -406,12 +406,7 @@ def _sign_in_pairs(start: int, sentence: str) -> list[Span]:
     a symbol ("log in with google / apple" names two ways in)."""
     if "/" not in sentence:
         return []
-    spans = []
-    for m in _SIGN_IN_PAIR.finditer(sentence):
-        value = m.group("value").rstrip(".!?")
-        if _one_value(value):
-            spans.append(value_span(start, m, value=value))
-    return spans
+    return _one_values(start, _SIGN_IN_PAIR, sentence)
 
 
 def _bare_pairs(start: int, text: str, sentence: str) -> list[Span]:
@@ -474,13 +469,19 @@ def _spelled(start: int, sentence: str) -> list[Span]:
     ]
 
 
-def _one_is(start: int, sentence: str) -> list[Span]:
+def _one_values(start: int, pattern: re.Pattern[str], sentence: str) -> list[Span]:
+    """The values ``pattern`` finds in ``sentence`` that read as one password
+    (:func:`_one_value`), their closing mark left out."""
     spans = []
-    for m in _ONE_IS.finditer(sentence):
+    for m in pattern.finditer(sentence):
         value = m.group("value").rstrip(".!?")
         if _one_value(value):  # not "the new one is longer", "... TP-Link AX55", "v2.3"
             spans.append(value_span(start, m, value=value))
     return spans
+
+
+def _one_is(start: int, sentence: str) -> list[Span]:
+    return _one_values(start, _ONE_IS, sentence)
 
 
 #: a list of passwords, PINs or logins after a colon: "passwords: netflix - popcorn88, disney -

@@ -4,8 +4,8 @@ no accents, offsets kept) by the rules of each kind of value, each in a module o
 codes and PINs (:mod:`bot.memory.policy_secret_codes`), cards and accounts
 (:mod:`bot.memory.policy_secret_cards`), passwords (:mod:`bot.memory.policy_secret_passwords`),
 seed phrases (:mod:`bot.memory.policy_secret_seeds`), unlock patterns
-(:mod:`bot.memory.policy_secret_patterns`) and PINs said as one number in full words
-(:mod:`bot.memory.policy_secret_numbers`). Here are the rules that read across
+(:mod:`bot.memory.policy_secret_unlock_patterns`) and PINs said as one number in full words
+(:mod:`bot.memory.policy_secret_spelled_numbers`). Here are the rules that read across
 sentences: digits said slowly ("four... seven... one... nine"), a number standing alone after a
 sentence about a code or a card ("... 4719."), the value that answers a key asked alone ("the
 PIN? 7 3 1 9, same as the old one"), and the other values of a sentence that gave one ("it's
@@ -34,11 +34,11 @@ from bot.memory.policy_secret_codes import (
     names_service,
     words_before,
 )
-from bot.memory.policy_secret_numbers import full_number_spans
 from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, names_password, password_spans
-from bot.memory.policy_secret_patterns import pattern_spans
 from bot.memory.policy_secret_rules import LABEL_LINE
 from bot.memory.policy_secret_seeds import SENTENCE_WORDS, seed_spans, wallet_spans
+from bot.memory.policy_secret_spelled_numbers import full_number_spans
+from bot.memory.policy_secret_unlock_patterns import pattern_spans
 from bot.memory.policy_secret_values import Span
 
 __all__ = ["sentence_siblings", "spoken_secrets"]
@@ -236,7 +236,7 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
             spans += _password_after(start, sentence, asked=asked)
         number_named = _NAMES_NUMBER.search(sentence) is not None
         password_named = names_password(sentence)
-        asked = folded.startswith("?", end) and _asked_alone(folded, start, end)
+        asked = _asked_alone(folded, start, end)
         named = bool(CODE_TOPIC.search(sentence) or CARD_WORD.search(sentence))
         # "four... seven... one... nine." are sentences of a word each: the topic goes on
         if named:

@@ -232,9 +232,7 @@ def _apposed(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     pin, 4-digit, ..."); a word there is the sentence's own ("the password, though, is")."""
     value = match.group("value")
     if not _credential_like(value, strong=True) or NOT_MIXED.fullmatch(value):
-        return None
-    if _UNIT.fullmatch(value):
-        return None
+        return None  # _credential_like leaves out a size too ("3kg")
     key = rules.KEY_BEFORE_COMMA.search(text_before(folded, match.start()))
     if key is None:
         return None
