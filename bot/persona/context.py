@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from bot.llm.base import SystemPrompt
 from bot.memory.base import MemoryHit
+from bot.persona.identity.kinds import KINDS
 from bot.persona.identity.section import without_learned
 from bot.persona.store import FileText
 from bot.turn.audience import DIRECT_ROOM, Audience
@@ -82,8 +83,8 @@ def prompt_files(tier: int, audience: Audience = DIRECT_ROOM) -> list[str]:
     return audience.prompt_files(files_for_tier(tier))
 
 
-#: the files the identity observer writes what it learns into (:mod:`bot.persona.identity`)
-_LEARNING_FILES = frozenset({"VOICE.md", "PERSONA.md"})
+#: the files the identity observer writes what it learns into (VOICE.md, PERSONA.md)
+_LEARNING_FILES = frozenset(spec.file for spec in KINDS.values())
 
 
 def heard_by(file: FileText, audience: Audience) -> FileText:
