@@ -35,8 +35,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.memory.policy import Verdict, classify
-from bot.memory.policy_secrets import find_secrets, library_secrets, own_secrets
-from bot.memory.secret_door import withhold
+from bot.memory.secrets.detector import find_secrets, library_secrets, own_secrets
+from bot.memory.secrets.door import withhold
 
 __all__ = [
     "LABELS",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.memory.policy_secrets import find_secrets
+from bot.memory.secrets.detector import find_secrets
 
 __all__ = ["SHAPES", "main", "measure"]
 

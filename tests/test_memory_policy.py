@@ -9,7 +9,7 @@ import pytest
 
 from bench.policy_accuracy import SECRETS_SET, load_secrets
 from bot.memory.policy import Verdict, classify, fold, looks_secret, split_candidates
-from bot.memory.policy_secrets import redact_secrets
+from bot.memory.secrets.detector import redact_secrets
 
 LABELLED = Path(__file__).parent / "data" / "policy_labelled.tsv"
 DURABLE = {"fact", "preference", "decision", "skill", "error"}

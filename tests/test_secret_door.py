@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot.daemon.daemon import Daemon
-from bot.memory.policy_secrets import MARKERS, find_secrets, redact_secrets
-from bot.memory.secret_door import THREAD_CHARS, secret_values, withhold, withhold_async
+from bot.memory.secrets.detector import MARKERS, find_secrets, redact_secrets
+from bot.memory.secrets.door import THREAD_CHARS, secret_values, withhold, withhold_async
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.persona.identity.changelog import Change, render
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona

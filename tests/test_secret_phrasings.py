@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.memory.policy_secrets import MARKERS, redact_secrets
+from bot.memory.secrets.detector import MARKERS, redact_secrets
 from tests import test_secret_phrasings_banking as banking
 from tests import test_secret_phrasings_long as long_messages
 from tests import test_secret_phrasings_more as more

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.memory.secret_door import withhold
+from bot.memory.secrets.door import withhold
 
 #: a text that gives a secret, and each value in it that must not be readable once redacted
 SECRETS: list[tuple[str, list[str]]] = [

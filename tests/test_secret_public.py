@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.memory.policy_secrets import redact_secrets
+from bot.memory.secrets.detector import redact_secrets
 
 
 @pytest.mark.parametrize(

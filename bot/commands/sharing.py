@@ -17,7 +17,7 @@ back. They work in a direct room only: from a shared room, nothing private may b
 from __future__ import annotations
 
 from bot.commands.table import Command, CommandContext
-from bot.memory.policy_secrets import looks_secret
+from bot.memory.secrets.detector import looks_secret
 from bot.persona.edits import edit_file
 from bot.turn.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER
 

@@ -1,7 +1,7 @@
 """The write policy: which sentences deserve long-term memory, and under which category.
 
 A rule layer, no model. Each candidate sentence is first checked for secrets (passwords, API
-keys, tokens, card numbers: always rejected, see :mod:`bot.memory.policy_secrets`), then for
+keys, tokens, card numbers: always rejected, see :mod:`bot.memory.secrets.detector`), then for
 trivia (``ok``, ``valeu``, ``kkkk``, emojis, questions that state nothing), then scored against
 per-language pattern tables (:mod:`bot.memory.policy_rules`) for the five durable categories
 and for ephemeral markers ("right now", "estou almoçando"). Matching runs on accent-folded
@@ -21,7 +21,9 @@ from dataclasses import dataclass
 
 from bot.memory.base import Category
 from bot.memory.policy_rules import EPHEMERAL, RULES, fold
-from bot.memory.policy_secrets import (
+from bot.memory.prefilter import PatternSet
+from bot.memory.remember_requests import asked_to_remember
+from bot.memory.secrets.detector import (
     WITHHELD,
     Span,
     announces_value,
@@ -30,8 +32,6 @@ from bot.memory.policy_secrets import (
     redact_secrets,
     secret_kind,
 )
-from bot.memory.prefilter import PatternSet
-from bot.memory.remember_requests import asked_to_remember
 from bot.memory.sentences import sentence_spans
 
 __all__ = [

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secrets import fold_in_place
+from bot.memory.secrets.detector import fold_in_place
 
 __all__ = ["asked_to_remember", "fact_to_keep"]
 

@@ -9,7 +9,7 @@ Every tool declares what it does (:class:`~bot.tools.registry.Tool`: ``persists`
   withheld, so nothing of a direct conversation surfaces in front of others.
 - Admin-only tools need an admin.
 - What a persisting tool writes never holds a secret: the text the model gives it passes
-  through the secret detector (:func:`bot.memory.policy_secrets.redact_secrets`) first, so a
+  through the secret detector (:func:`bot.memory.secrets.detector.redact_secrets`) first, so a
   password the user mentioned cannot reach SCRATCH.md, TASKS.json, REMINDERS.md or
   CRONS.json, and the values the turn's message carried are withheld in whatever shape the
   model copies them (a memory tool's text too, before its write policy runs).
@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.memory.policy_secrets import redact_secrets
-from bot.memory.secret_door import turn_values, withhold
+from bot.memory.secrets.detector import redact_secrets
+from bot.memory.secrets.door import turn_values, withhold
 from bot.tools.registry import CallLimits, Tool, ToolHandler, ToolRegistry
 
 __all__ = ["ADMIN_ONLY", "OFF_THE_RECORD", "SHARED_ROOM", "TurnMode", "gate", "refusal"]

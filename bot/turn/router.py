@@ -8,7 +8,7 @@ too long). Handling is either a command from the shared table or a turn of the s
 session. No failure escapes :meth:`Router.handle`: it becomes a short reply and a log line.
 
 An on-record message is kept with its claim until answered (:mod:`bot.delivery.inbox`), its secrets
-withheld first (:mod:`bot.memory.secret_door`): a replay after a crash answers the withheld
+withheld first (:mod:`bot.memory.secrets.door`): a replay after a crash answers the withheld
 text. An answer kept in the outbox has its secrets withheld too.
 
 An event is finished only once its whole answer is delivered. A turn that is cancelled
@@ -42,8 +42,8 @@ from bot.delivery.state import StateStore
 from bot.delivery.steps import Step, Undelivered, answer_key, spoken_only
 from bot.media.kinds import SUPPORTED
 from bot.media.prepare import MediaReader, Reading
-from bot.memory.policy_secrets import redact_secrets
-from bot.memory.secret_door import answerable, withhold, withhold_async
+from bot.memory.secrets.detector import redact_secrets
+from bot.memory.secrets.door import answerable, withhold, withhold_async
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.admission import Admission, Verdict

@@ -4,7 +4,7 @@ A session owns the live conversation of each room (its :class:`~bot.turn.convers
 list: what is said in one room never enters the context of a reply in another), its tier,
 and drives one turn from the user's text to the persona's reply: recall, prompt, compaction,
 the model with its tools, the session log. Secrets are withheld at the door
-(:mod:`bot.memory.secret_door`): the user's message as it arrives and the reply before it is
+(:mod:`bot.memory.secrets.door`): the user's message as it arrives and the reply before it is
 logged, so the conversation, the log and memory hold markers, never values; only the model's
 request of this one turn carries the message as it was said. Whether a turn is Off The Record
 is the room's mode (:mod:`bot.turn.rooms`), which the router passes in. Turns of one session run
@@ -31,7 +31,7 @@ from bot.llm.base import LLMBackend, Message, Picture, TextSink
 from bot.memory.base import MemoryBackend, MemoryHit, TurnRecord
 from bot.memory.extraction import FactExtractor
 from bot.memory.follow_ups import RECENT_MESSAGES, recall
-from bot.memory.secret_door import answerable, secret_values, turn_secrets, withhold_async
+from bot.memory.secrets.door import answerable, secret_values, turn_secrets, withhold_async
 from bot.persona.context import StableCache, build_system_prompt, files_for_tier
 from bot.persona.identity.observer import IdentityObserver
 from bot.persona.promotion import Promoter

@@ -3,7 +3,7 @@ its meaning and its date.
 
 The write policy decides which sentences become durable *facts*; it does not decide what can
 be recalled. :meth:`Episodes.record` keeps both sides of every on-record turn (secrets
-redacted first, :func:`~bot.memory.policy_secrets.redact_secrets`), with its time and
+redacted first, :func:`~bot.memory.secrets.detector.redact_secrets`), with its time and
 audience label (:mod:`bot.turn.audience`); a message said again reinforces its episode (within the
 rules of :mod:`bot.memory.reinforcement`, as facts do). :meth:`Episodes.search` ranks them:
 
@@ -44,7 +44,7 @@ from bot.memory.episodes.sentence_vectors import (
 )
 from bot.memory.episodes.store import EpisodeStore
 from bot.memory.episodes.time_query import read_time
-from bot.memory.policy_secrets import redact_secrets
+from bot.memory.secrets.detector import redact_secrets
 from bot.memory.sqlite.connection import Labels
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.sqlite.scoring import (

@@ -6,16 +6,16 @@ a line names while leaving its value out, and :func:`bare_value` where, in the t
 follows, a bare value of that kind is: a word or three, a number, digits said as words, a
 quoted phrase, or twelve words and more of a seed phrase; or the value that opens it before a
 remark ("sunflower88! same as always", "4821, igual ao antigo"). Both run on folded text (see
-:func:`bot.memory.policy_secrets.fold_in_place`); the detector uses them line by line, and
-:mod:`bot.memory.secret_door` across two messages.
+:func:`bot.memory.secrets.detector.fold_in_place`); the detector uses them line by line, and
+:mod:`bot.memory.secrets.door` across two messages.
 """
 
 from __future__ import annotations
 
 import re
 
-from bot.memory import policy_secret_rules as rules
-from bot.memory.policy_secret_codes import DIGIT_RUN, SAID_NUMBERS, SLOW_DIGITS
+from bot.memory.secrets import rules
+from bot.memory.secrets.codes import DIGIT_RUN, SAID_NUMBERS, SLOW_DIGITS
 
 __all__ = ["NUMERIC_KINDS", "asked_kind", "bare_value", "key_kind"]
 

@@ -23,7 +23,7 @@ from detect_secrets.plugins.high_entropy_strings import (
 from detect_secrets.plugins.ip_public import IPPublicDetector
 from detect_secrets.plugins.keyword import KeywordDetector
 
-from bot.memory.policy_secret_values import Span
+from bot.memory.secrets.values import Span
 
 __all__ = ["library_secrets"]
 

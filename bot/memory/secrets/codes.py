@@ -1,8 +1,8 @@
 """Codes and PINs as people say them in chat: the numbers of a lock, a safe, an alarm, a keypad,
-a PIN or a code sent by text, for :mod:`bot.memory.policy_secret_speech`.
+a PIN or a code sent by text, for :mod:`bot.memory.secrets.speech`.
 
 Each rule reads one sentence of folded text (lower case, no accents, offsets kept) and gives
-the :class:`~bot.memory.policy_secret_values.Span` of each value with its kind:
+the :class:`~bot.memory.secrets.values.Span` of each value with its kind:
 
 - codes and PINs said digit by digit, in words or figures ("seven three one nine",
   "quatro dois zero zero", "6 6 1 9", "Four. Eight. Two. One."), or in numbers of two digits
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_values import Span, text_before
+from bot.memory.secrets.values import Span, text_before
 
 __all__ = [
     "CODE_NUMBER",

@@ -1,5 +1,5 @@
 """Seed and recovery phrases as people say them in chat, for
-:mod:`bot.memory.policy_secret_speech`: twelve words or more after their name, on the same line
+:mod:`bot.memory.secrets.speech`: twelve words or more after their name, on the same line
 or the next, quoted or not; numbered words ("1 ladder 2 mercy ..."); half a phrase, named ("first
 half of the backup words: ..."); and twelve words or more with none of a sentence's small words
 beside a wallet ("the bitcoin wallet restores with tiger maple ..."), said aloud with a pause
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from bot.memory.policy_secret_values import Span
+from bot.memory.secrets.values import Span
 
 __all__ = ["SENTENCE_WORDS", "seed_spans", "wallet_spans"]
 

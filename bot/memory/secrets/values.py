@@ -1,11 +1,11 @@
 """Secrets that prove themselves, whatever is said around them.
 
 Known key formats (``sk-…``, ``ghp_…``, private key blocks; :data:`FORMATS` in
-:mod:`bot.memory.policy_secret_rules`), numbers that pass their check digits (cards by Luhn,
+:mod:`bot.memory.secrets.rules`), numbers that pass their check digits (cards by Luhn,
 even broken over two lines; CPF and CNPJ; IBAN by mod 97), long high-entropy tokens, and
 words of eight or more that mix lower and upper case, digits and symbols ("Xk9#mP2qLw").
 :func:`self_evident` finds them on the original text, where case matters;
-:mod:`bot.memory.policy_secrets` adds the phrases.
+:mod:`bot.memory.secrets.detector` adds the phrases.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from bot.memory import policy_secret_rules as rules
 from bot.memory.prefilter import PatternSet
+from bot.memory.secrets import rules
 
 __all__ = ["BEFORE", "Span", "self_evident", "text_before", "value_span"]
 

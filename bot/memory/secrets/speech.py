@@ -1,11 +1,11 @@
 """Secrets as people say them in chat, beside the key phrases of
-:mod:`bot.memory.policy_secrets`: the text is read a sentence at a time (folded: lower case,
+:mod:`bot.memory.secrets.detector`: the text is read a sentence at a time (folded: lower case,
 no accents, offsets kept) by the rules of each kind of value, each in a module of its own:
-codes and PINs (:mod:`bot.memory.policy_secret_codes`), cards and accounts
-(:mod:`bot.memory.policy_secret_cards`), passwords (:mod:`bot.memory.policy_secret_passwords`),
-seed phrases (:mod:`bot.memory.policy_secret_seeds`), unlock patterns
-(:mod:`bot.memory.policy_secret_unlock_patterns`) and PINs said as one number in full words
-(:mod:`bot.memory.policy_secret_spelled_numbers`). Here are the rules that read across
+codes and PINs (:mod:`bot.memory.secrets.codes`), cards and accounts
+(:mod:`bot.memory.secrets.cards`), passwords (:mod:`bot.memory.secrets.passwords`),
+seed phrases (:mod:`bot.memory.secrets.seeds`), unlock patterns
+(:mod:`bot.memory.secrets.unlock_patterns`) and PINs said as one number in full words
+(:mod:`bot.memory.secrets.spelled_numbers`). Here are the rules that read across
 sentences: digits said slowly ("four... seven... one... nine"), a number standing alone after a
 sentence about a code or a card ("... 4719."), the value that answers a key asked alone ("the
 PIN? 7 3 1 9, same as the old one"), and the other values of a sentence that gave one ("it's
@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from bot.memory.policy_secret_answers import answer_spans
-from bot.memory.policy_secret_cards import CARD_WORD, card_spans
-from bot.memory.policy_secret_codes import (
+from bot.memory.secrets.answers import answer_spans
+from bot.memory.secrets.cards import CARD_WORD, card_spans
+from bot.memory.secrets.codes import (
     CODE_NUMBER,
     CODE_TOPIC,
     DIGIT_RUN,
@@ -34,12 +34,12 @@ from bot.memory.policy_secret_codes import (
     names_service,
     words_before,
 )
-from bot.memory.policy_secret_passwords import MIXED, NOT_MIXED, names_password, password_spans
-from bot.memory.policy_secret_rules import LABEL_LINE
-from bot.memory.policy_secret_seeds import SENTENCE_WORDS, seed_spans, wallet_spans
-from bot.memory.policy_secret_spelled_numbers import full_number_spans
-from bot.memory.policy_secret_unlock_patterns import pattern_spans
-from bot.memory.policy_secret_values import Span
+from bot.memory.secrets.passwords import MIXED, NOT_MIXED, names_password, password_spans
+from bot.memory.secrets.rules import LABEL_LINE
+from bot.memory.secrets.seeds import SENTENCE_WORDS, seed_spans, wallet_spans
+from bot.memory.secrets.spelled_numbers import full_number_spans
+from bot.memory.secrets.unlock_patterns import pattern_spans
+from bot.memory.secrets.values import Span
 
 __all__ = ["sentence_siblings", "spoken_secrets"]
 

@@ -1,6 +1,6 @@
 """Values that look random and are public: what a self-hoster pastes to have it remembered, and
 that gives nothing away. A key or password the detector found inside one of these is dropped
-(:func:`bot.memory.policy_secrets.find_secrets`); a card, PIN, code, account or id never is:
+(:func:`bot.memory.secrets.detector.find_secrets`); a card, PIN, code, account or id never is:
 
 - a public key by its shape ("ssh-ed25519 AAAAC3...", an ``age1...`` recipient, a ``bc1...``
   Bitcoin address) or by its name in the same sentence ("PublicKey = GEa7...=", "a chave
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_values import text_before
+from bot.memory.secrets.values import text_before
 
 __all__ = ["public_spans"]
 

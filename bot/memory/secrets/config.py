@@ -1,5 +1,5 @@
 """Secrets in what people paste from a machine into chat: a line of an env or config file, or a
-command, for :mod:`bot.memory.policy_secrets`.
+command, for :mod:`bot.memory.secrets.detector`.
 
 - an assignment whose name is a compound with a word for a secret in it, as programs name
   them: ``DB_PASSWORD=...``, ``export SMTP_PASS=...``, ``SENHA_BANCO=...``, ``"api_token":
@@ -11,7 +11,7 @@ command, for :mod:`bot.memory.policy_secrets`.
   ssh pi@host``, ``--password=...``.
 
 A name of one plain word ("password: hunter2", "senha = ...") is the key phrases' own
-(:mod:`bot.memory.policy_secret_rules`). The rules read the text as written: a name's case
+(:mod:`bot.memory.secrets.rules`). The rules read the text as written: a name's case
 shows its parts (``dbPassword``), and ``-p`` is a password where ``-P`` is a port.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_carry import key_kind
-from bot.memory.policy_secret_values import Span
+from bot.memory.secrets.carry import key_kind
+from bot.memory.secrets.values import Span
 
 __all__ = ["config_secrets"]
 

@@ -1,18 +1,18 @@
 """Answers to security questions as people say them in chat, for
-:mod:`bot.memory.policy_secret_speech`: the answer by what was put in ("for the security
+:mod:`bot.memory.secrets.speech`: the answer by what was put in ("for the security
 question mother's maiden name we put Kowalczyk", "first pet question answer is mr wobbles",
 "-> we said Narnia"), the answer to a quoted question ("the answer to 'city where you were
 born' is Walsall"), and the answer after what a site asks ("se perguntar a cidade onde nasci,
 a resposta é Campinas"). A remark about the questions is no answer ("security questions are silly",
 "the security question asked what my first pet was"). "My security answer is X" is a key
-phrase of :mod:`bot.memory.policy_secret_rules`.
+phrase of :mod:`bot.memory.secrets.rules`.
 """
 
 from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_values import Span, value_span
+from bot.memory.secrets.values import Span, value_span
 
 __all__ = ["answer_spans"]
 

@@ -1,10 +1,10 @@
 """The secret detector's tables: key formats, the words that announce a credential, and what
 is not a value.
 
-Plain data and compiled regexes, read by :mod:`bot.memory.policy_secrets` and
-:mod:`bot.memory.policy_secret_values`. Phrase patterns
+Plain data and compiled regexes, read by :mod:`bot.memory.secrets.detector` and
+:mod:`bot.memory.secrets.values`. Phrase patterns
 match text folded character for character (lower case, no accents; see
-:func:`bot.memory.policy_secrets.fold_in_place`), so a match's offsets are the original
+:func:`bot.memory.secrets.detector.fold_in_place`), so a match's offsets are the original
 text's offsets too. Key formats match the original text, where case matters.
 """
 

@@ -1,4 +1,4 @@
-"""A phone's unlock pattern said in words, for :mod:`bot.memory.policy_secret_speech`.
+"""A phone's unlock pattern said in words, for :mod:`bot.memory.secrets.speech`.
 
 A pattern is drawn, not typed, so people tell it by its shape: "o padrão de desbloqueio é um
 L", "my unlock pattern is a Z", "the pattern for the tablet is a zigzag". The rule reads one
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_values import Span
+from bot.memory.secrets.values import Span
 
 __all__ = ["pattern_spans"]
 

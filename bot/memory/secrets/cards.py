@@ -1,5 +1,5 @@
 """Cards and bank accounts as people say them in chat, for
-:mod:`bot.memory.policy_secret_speech`: the digits on the back of a card ("the three digits on
+:mod:`bot.memory.secrets.speech`: the digits on the back of a card ("the three digits on
 the back of my visa are 482", "the three digits are 911"), a card's number in groups beside a
 card word whatever its check digit, its first digits ("the joint card number starts 5412
 7534"), an IBAN's shape beside a payment whatever its check digits, and a branch's number
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_values import Span
+from bot.memory.secrets.values import Span
 
 __all__ = ["CARD_WORD", "card_spans"]
 

@@ -1,4 +1,4 @@
-"""Passwords as people say them in chat, for :mod:`bot.memory.policy_secret_speech`. Each rule
+"""Passwords as people say them in chat, for :mod:`bot.memory.secrets.speech`. Each rule
 reads one sentence of folded text (``text``, as written, for the one that needs capitals):
 
 - a quoted passphrase, before or after its word ('"otter pancake" is my passphrase'), and a
@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_codes import NOT_A_CODE
-from bot.memory.policy_secret_rules import NOT_KEY_OF
-from bot.memory.policy_secret_seeds import SENTENCE_WORDS
-from bot.memory.policy_secret_values import Span, text_before, value_span
+from bot.memory.secrets.codes import NOT_A_CODE
+from bot.memory.secrets.rules import NOT_KEY_OF
+from bot.memory.secrets.seeds import SENTENCE_WORDS
+from bot.memory.secrets.values import Span, text_before, value_span
 
 __all__ = ["MIXED", "NOT_MIXED", "everyones", "names_password", "password_spans"]
 

@@ -2,7 +2,7 @@
 
 :func:`withhold` is what the session and the router call on a message as it arrives, before
 anything about the turn is written (the inbox, the session log, the conversation, memory and
-everything distilled from it): every value the detector finds (:mod:`bot.memory.policy_secrets`)
+everything distilled from it): every value the detector finds (:mod:`bot.memory.secrets.detector`)
 becomes a marker that names its kind (``[secret withheld: pin]``). It also sees the room's
 previous message, either speaker's: when that one asked for a secret and left its value out
 ("what's the wifi password?", "my new pin:"), a message that is nothing but a value
@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from bot.memory.policy_secret_carry import asked_kind, bare_value
-from bot.memory.policy_secrets import (
+from bot.memory.secrets.carry import asked_kind, bare_value
+from bot.memory.secrets.detector import (
     MARKERS,
     Span,
     find_secrets,

@@ -2,7 +2,7 @@
 seed phrase.
 
 One detector for every path that writes what people said (the door of a turn,
-:mod:`bot.memory.secret_door`; memory writes, automatic extraction, mirrored files,
+:mod:`bot.memory.secrets.door`; memory writes, automatic extraction, mirrored files,
 distillation, the identity changelog): :func:`find_secrets` gives the :class:`Span` of each
 value with its kind, :func:`redact_secrets` replaces each by a marker that names the kind
 (``[secret withheld: pin]``, :func:`marker`), and :func:`secret_kind` / :func:`looks_secret`
@@ -12,24 +12,24 @@ nothing (:data:`MARKERS`).
 Four parts find values; ``bench/policy_accuracy.py`` measures detect-secrets' alone and the
 other three (the project's own rules) together:
 
-- detect-secrets' plugins (:mod:`bot.memory.policy_secret_library`): vendor keys and tokens,
+- detect-secrets' plugins (:mod:`bot.memory.secrets.library`): vendor keys and tokens,
   private keys, high-entropy strings;
-- the values that prove themselves (:mod:`bot.memory.policy_secret_values`): key formats
+- the values that prove themselves (:mod:`bot.memory.secrets.values`): key formats
   (``sk-…``, ``ghp_…``), numbers that pass their check digits (cards by Luhn, CPF and CNPJ,
   IBAN by mod 97), long or mixed-class tokens;
 - the conversational rules, English and Portuguese: phrases that name a credential and give
   its value ("pw for the router is …", "coloquei X como senha", "cvv 737", "agência 1234 conta
   98765-4", "acct no. 0098123456", "the wifi password, which nobody remembers, is …"), a value
   on the line after the words that ask for it ("my password is below.\\nhunter2!",
-  :mod:`bot.memory.policy_secret_carry`), and secrets as they are said in chat, read a
-  sentence at a time (:mod:`bot.memory.policy_secret_speech`, with the rules of each kind:
-  :mod:`~bot.memory.policy_secret_codes`,
-  :mod:`~bot.memory.policy_secret_cards`, :mod:`~bot.memory.policy_secret_passwords`,
-  :mod:`~bot.memory.policy_secret_seeds`). The phrase tables are in
-  :mod:`bot.memory.policy_secret_rules`;
+  :mod:`bot.memory.secrets.carry`), and secrets as they are said in chat, read a
+  sentence at a time (:mod:`bot.memory.secrets.speech`, with the rules of each kind:
+  :mod:`~bot.memory.secrets.codes`,
+  :mod:`~bot.memory.secrets.cards`, :mod:`~bot.memory.secrets.passwords`,
+  :mod:`~bot.memory.secrets.seeds`). The phrase tables are in
+  :mod:`bot.memory.secrets.rules`;
 - what is pasted from a machine: env and config lines (``DB_PASSWORD=...``, ``"api_token":
   "..."``) and the password a command line carries (``mysql -pX``,
-  :mod:`bot.memory.policy_secret_config`).
+  :mod:`bot.memory.secrets.config`).
 """
 
 from __future__ import annotations
@@ -41,16 +41,16 @@ from collections.abc import Callable
 from functools import lru_cache
 from itertools import pairwise
 
-from bot.memory import policy_secret_rules as rules
-from bot.memory.policy_secret_carry import asked_kind, bare_value, key_kind
-from bot.memory.policy_secret_codes import POSTAL
-from bot.memory.policy_secret_config import config_secrets
-from bot.memory.policy_secret_library import library_secrets
-from bot.memory.policy_secret_passwords import NOT_MIXED, everyones
-from bot.memory.policy_secret_public import public_spans
-from bot.memory.policy_secret_speech import sentence_siblings, spoken_secrets
-from bot.memory.policy_secret_values import Span, self_evident, text_before
 from bot.memory.prefilter import PatternSet
+from bot.memory.secrets import rules
+from bot.memory.secrets.carry import asked_kind, bare_value, key_kind
+from bot.memory.secrets.codes import POSTAL
+from bot.memory.secrets.config import config_secrets
+from bot.memory.secrets.library import library_secrets
+from bot.memory.secrets.passwords import NOT_MIXED, everyones
+from bot.memory.secrets.public import public_spans
+from bot.memory.secrets.speech import sentence_siblings, spoken_secrets
+from bot.memory.secrets.values import Span, self_evident, text_before
 
 __all__ = [
     "KINDS",
@@ -430,7 +430,7 @@ _PUBLIC_KINDS = frozenset({"key", "password"})
 
 def _outside_public(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` without those inside a public key, an address, a hash or a UUID
-    (:mod:`bot.memory.policy_secret_public`): "backup drive UUID is 1d9acbce-4045-..."."""
+    (:mod:`bot.memory.secrets.public`): "backup drive UUID is 1d9acbce-4045-..."."""
     if not spans:
         return spans
     public: list[tuple[int, int]] = []

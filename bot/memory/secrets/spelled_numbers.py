@@ -1,6 +1,6 @@
 """A PIN or a code said as one number in full words, as a careful writer spells it out: "four
 thousand three hundred and twelve", "quatro mil trezentos e doze", "mil novecentos e
-oitenta e sete", for :mod:`bot.memory.policy_secret_speech`.
+oitenta e sete", for :mod:`bot.memory.secrets.speech`.
 
 The rule reads one sentence of folded text (lower case, no accents, offsets kept) that is
 about a code, a PIN or a lock; a number of thousands or hundreds said there is its value,
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.policy_secret_codes import NOT_A_CODE, code_kind
-from bot.memory.policy_secret_values import Span, text_before
+from bot.memory.secrets.codes import NOT_A_CODE, code_kind
+from bot.memory.secrets.values import Span, text_before
 
 __all__ = ["NOT_SAID_CODE", "full_number_spans"]
 
