@@ -23,8 +23,9 @@ other three (the project's own rules) together:
   on the line after the words that ask for it ("my password is below.\\nhunter2!",
   :mod:`bot.memory.secrets.carry`), and secrets as they are said in chat, read a
   sentence at a time (:mod:`bot.memory.secrets.speech`, with the rules of each kind:
-  :mod:`~bot.memory.secrets.codes`,
-  :mod:`~bot.memory.secrets.cards`, :mod:`~bot.memory.secrets.passwords`,
+  :mod:`~bot.memory.secrets.codes`, :mod:`~bot.memory.secrets.cards`,
+  :mod:`~bot.memory.secrets.passwords` (with :mod:`~bot.memory.secrets.ways_in`,
+  :mod:`~bot.memory.secrets.sign_in_pairs` and :mod:`~bot.memory.secrets.password_words`),
   :mod:`~bot.memory.secrets.seeds`). The phrase tables are in
   :mod:`bot.memory.secrets.rules`;
 - what is pasted from a machine: env and config lines (``DB_PASSWORD=...``, ``"api_token":
@@ -47,7 +48,7 @@ from bot.memory.secrets.carry import asked_kind, bare_value, key_kind
 from bot.memory.secrets.codes import POSTAL
 from bot.memory.secrets.config import config_secrets
 from bot.memory.secrets.library import library_secrets
-from bot.memory.secrets.passwords import NOT_MIXED, everyones
+from bot.memory.secrets.password_words import NOT_MIXED, everyones
 from bot.memory.secrets.public import public_spans
 from bot.memory.secrets.speech import sentence_siblings, spoken_secrets
 from bot.memory.secrets.values import Span, self_evident, text_before
@@ -102,6 +103,22 @@ def fold_in_place(text: str) -> str:
     if text.isascii():
         return text.lower().translate(_WHITESPACE)
     return "".join(map(_fold_char, text))
+
+
+#: an emoji set around a value as decoration ("wifi pass 👉 coconut_palm 👈"), with its joiners
+#: and variation selectors; not those that name a value themselves ("🔑 Lisboa#22", "🏧 5519")
+_PICTOGRAPH = re.compile(
+    r"[\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\U0001f000-\U0001f3e6\U0001f3e8-\U0001f50f"
+    r"\U0001f514-\U0001faff]"
+)
+
+
+def _without_pictographs(folded: str) -> str:
+    """``folded`` with each decorative emoji a space (offsets kept), so the rules read the
+    words on either side of it as they would read them written plainly."""
+    if folded.isascii():
+        return folded
+    return _PICTOGRAPH.sub(" ", folded)
 
 
 # -- values a phrase announces ------------------------------------------------------------------
@@ -178,6 +195,22 @@ def _not_a_number_key(key: str, value: str, folded: str, at: int) -> bool:
     return key == "pin code" and POSTAL.search(folded, max(0, at - 60), at + 100) is not None
 
 
+#: a "senha" that says what it opens: "a senha do cadeado", "senha da porta"
+_OF_A_THING = re.compile(r"[ ]+d[oa]s?[ ]")
+
+
+def _queue_ticket(value: str, folded: str, match: re.Match[str]) -> bool:
+    """Whether the "senha" of ``match`` is a ticket of a queue: a short ticket's number, the
+    "senha" of nothing named, beside the words of a queue ("na farmácia chamaram a senha
+    A47"; not "a senha do cadeado é 123")."""
+    if match.group("key") != "senha" or _OF_A_THING.match(folded, match.end("key")):
+        return False
+    if not rules.QUEUE_TICKET.fullmatch(value.rstrip(",.;!?")):
+        return False
+    at = match.start()
+    return rules.QUEUE_WORDS.search(folded, max(0, at - 60), at + 80) is not None
+
+
 _ARROW = re.compile(r"-+>|=>|→")
 
 
@@ -198,6 +231,8 @@ def _strong(text: str, folded: str, match: re.Match[str]) -> Span | None:
         return None
     if _not_a_number_key(match.group("key"), value, folded, match.start()):
         return None
+    if _queue_ticket(value, folded, match):
+        return None
     if _loose_copula(text, match) and not _credential_like(value, strong=True):
         return None
     key = match.group("key")
@@ -215,15 +250,40 @@ _NAMED = re.compile(rf"{_NAME_WORDS}[^.!?\n]{{0,20}}$")
 _NAME_WORD = re.compile(_NAME_WORDS)
 
 
+#: an aside that says who made the value up: ", which my brother picked,", ", que ela escolheu,"
+_MADE_UP = re.compile(
+    r"\b(?:picked|chose|chosen|came up with|made up|invented|created|set up|set|escolheu|escolhi"
+    r"|escolhemos|escolhida|inventou|inventei|inventamos|criou|criei|definiu|defini|pos|botou"
+    r"|colocou)\b"
+)
+#: one plain word that ends its clause: "..., is mangotango", "..., é abacaxi."
+_LONE_WORD = re.compile(r"[a-z]{4,32}(?=[ ]*(?:[,.!?;)]|$))", re.MULTILINE)
+
+
 def _aside(text: str, folded: str, match: re.Match[str]) -> Span | None:
     """A value after an aside ("the wifi password, which nobody remembers, is ..."): one that
-    reads as a credential, or a name written with its capital ("..., is Biscuit"); a word
-    about the key is the sentence's own ("the password, which expires monthly, is
-    annoying")."""
+    reads as a credential, a name written with its capital ("..., is Biscuit"), or a lone
+    word after an aside that says who made it up ("..., which my brother picked, is
+    mangotango"); a word about the key is the sentence's own ("the password, which expires
+    monthly, is annoying")."""
     value = _first_word(folded, match.end())
-    if not (_credential_like(value, strong=True) or text[match.end() : match.end() + 1].isupper()):
+    if not (
+        _credential_like(value, strong=True)
+        or text[match.end() : match.end() + 1].isupper()
+        or _made_up(folded, match)
+    ):
         return None
     return _strong(text, folded, match)
+
+
+def _made_up(folded: str, match: re.Match[str]) -> bool:
+    """Whether the aside of ``match`` says who made the value up, and one lone word follows."""
+    aside = match.groupdict().get("aside")
+    return (
+        aside is not None
+        and _MADE_UP.search(aside) is not None
+        and _LONE_WORD.match(folded, match.end()) is not None
+    )
 
 
 def _apposed(_text: str, folded: str, match: re.Match[str]) -> Span | None:
@@ -253,6 +313,8 @@ def _right_after(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     value = _first_word(folded, match.end())
     key = match.group("key")
     if _not_a_number_key(key, value, folded, match.start()) or _menu_path(folded, match):
+        return None
+    if _queue_ticket(value, folded, match):
         return None
     strong = rules.WEAK_KEYS_ONLY.fullmatch(key) is None
     if not _credential_like(value, strong=strong):
@@ -463,7 +525,7 @@ def _without_marker_words(text: str, folded: str) -> str:
 def own_secrets(text: str) -> list[Span]:
     """The values the project's own rules find (all but detect-secrets'), unordered."""
     spans = self_evident(text) + config_secrets(text)
-    folded = _without_marker_words(text, fold_in_place(text))
+    folded = _without_marker_words(text, _without_pictographs(fold_in_place(text)))
     spans += spoken_secrets(folded, text)
     if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
         spans += _phrases(text, folded)

@@ -39,6 +39,8 @@ __all__ = [
     "NUMERIC_KEYS",
     "PAIR",
     "PHRASE_KEYS",
+    "QUEUE_TICKET",
+    "QUEUE_WORDS",
     "STRONG_KEYS",
     "STRONG_PHRASE",
     "STRONG_RIGHT_AFTER",
@@ -102,7 +104,7 @@ _STRONG_EN = (
     r"|confirmation code|login code|access code"
     r"|auth(?:entication)? code|sms code|(?:alarm|gate|door|garage|safe|locker|lock|lockbox"
     r"|key ?box|keypad|entry|building|front door|disarm|key) ?code|combination|combo"
-    r"|(?:wifi|wi-fi|wpa2?|network) key"
+    r"|(?:wifi|wi-fi|wpa2?|network) key|(?:wifi|wi-fi|wlan|network|router) pass"
     r"|\d+ (?:recovery )?words"
 )
 #: "codigo" as chat abbreviates it too: "cód. de verificação 552 901", "cód. do portão: 4471"
@@ -122,6 +124,14 @@ _STRONG_PT = (
     r"|codigos? de (?:backup|reserva|emergencia|recuperacao)|combinacao"
 )
 STRONG_KEYS = rf"(?:{_STRONG_EN}|{_STRONG_PT})"
+#: a ticket of a queue, the other "senha": a letter or two and up to three digits ("chamaram
+#: a senha A47", "tirei a senha 112 no cartório"), beside the words of a queue
+QUEUE_TICKET = re.compile(r"[a-z]{0,2}-?\d{1,3}")
+QUEUE_WORDS = re.compile(
+    r"\b(?:fila|chama\w*|chamou|tir(?:ei|ou|amos|ar|a)|peg(?:uei|ou|amos|ar|a)|retir\w+|guiche"
+    r"|balcao|atendimento|painel|senhas|farmacia|cartorio|consulta|loja|posto|financas|hospital"
+    r"|clinica|urgencia|vez|espera|frente)\b"
+)
 #: a value after these is a secret only when it looks like one (digits, symbols)
 WEAK_KEYS = r"(?:wifi|wi-fi|wlan|key|chave|token|login|pass)"
 WEAK_KEYS_ONLY = re.compile(WEAK_KEYS)
@@ -290,8 +300,9 @@ KEY_COMMA_IS = re.compile(
     rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}[^.!?\n,]{{0,40}},[ ]*"
     r"(?:it'?s|it is|that'?s|e|eh|is|sao|era|was)[ ]+(?P<value>[^\s,;]+)"
 )
-#: a relative clause between commas: ", which nobody ever remembers,", ", que eu troquei ontem,"
-_ASIDE = r",[ ]*(?:which|that|que|o qual|a qual)\b[^.!?\n,]{0,60},"
+#: a relative clause between commas: ", which nobody ever remembers,", ", que eu troquei ontem,",
+#: ", aquela que o técnico deixou,", ", the one on the router,"
+_ASIDE = r",[ ]*(?P<aside>(?:which|that|que|o qual|a qual|aquel[ae] que|the one)\b[^.!?\n,]{0,60}),"
 #: "the wifi password, which nobody ever remembers, is bananas77": the key, a relative clause
 #: about it, then the copula and its value
 KEY_ASIDE_IS = re.compile(

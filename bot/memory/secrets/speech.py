@@ -2,10 +2,12 @@
 :mod:`bot.memory.secrets.detector`: the text is read a sentence at a time (folded: lower case,
 no accents, offsets kept) by the rules of each kind of value, each in a module of its own:
 codes and PINs (:mod:`bot.memory.secrets.codes`), cards and accounts
-(:mod:`bot.memory.secrets.cards`), passwords (:mod:`bot.memory.secrets.passwords`),
-seed phrases (:mod:`bot.memory.secrets.seeds`), unlock patterns
-(:mod:`bot.memory.secrets.unlock_patterns`) and PINs said as one number in full words
-(:mod:`bot.memory.secrets.spelled_numbers`). Here are the rules that read across
+(:mod:`bot.memory.secrets.cards`), passwords (:mod:`bot.memory.secrets.passwords`, with a
+value by the way in it gives, :mod:`bot.memory.secrets.ways_in`, a password beside its name,
+:mod:`bot.memory.secrets.sign_in_pairs`, and the words that name or may be one,
+:mod:`bot.memory.secrets.password_words`), seed phrases (:mod:`bot.memory.secrets.seeds`),
+unlock patterns (:mod:`bot.memory.secrets.unlock_patterns`) and PINs said as one number in full
+words (:mod:`bot.memory.secrets.spelled_numbers`). Here are the rules that read across
 sentences: digits said slowly ("four... seven... one... nine"), a number standing alone after a
 sentence about a code or a card ("... 4719."), the value that answers a key asked alone ("the
 PIN? 7 3 1 9, same as the old one"), and the other values of a sentence that gave one ("it's
@@ -34,7 +36,8 @@ from bot.memory.secrets.codes import (
     names_service,
     words_before,
 )
-from bot.memory.secrets.passwords import MIXED, NOT_MIXED, names_password, password_spans
+from bot.memory.secrets.password_words import MIXED, NOT_MIXED, names_password
+from bot.memory.secrets.passwords import password_spans
 from bot.memory.secrets.rules import LABEL_LINE
 from bot.memory.secrets.seeds import SENTENCE_WORDS, seed_spans, wallet_spans
 from bot.memory.secrets.spelled_numbers import full_number_spans
@@ -81,10 +84,12 @@ _WHOLE = re.compile(
     r"\b(?:whole|rest|full|complete|all together|tudo|resto|inteir[oa]|complet[oa])\b"
 )
 #: a sentence that corrects the value the one before gave: "wifi pass is Bolacha2020... no
-#: sorry that's the old one, it's Bolacha2023 now", "... é 4471. Quer dizer, 4417"; not one
-#: that only opens with an apology or a pause ("Sorry, we land around 2230")
+#: sorry that's the old one, it's Bolacha2023 now", "... é 4471. Quer dizer, 4417", "...
+#: 12-24-36... não, isso é o da mala, o do cacifo é 9-18-27"; not one that only opens with an
+#: apology or a pause ("Sorry, we land around 2230")
 _CORRECTS = re.compile(
-    r"[ ]*(?:(?:no|nope|nao|oops|opa|ops)[ ,]+(?:sorry|wait|desculpa|perdao|espera)"
+    r"[ ]*(?:(?:no|nope|nao|oops|opa|ops)[ ,]+(?:sorry|wait|desculpa|perdao|espera|pera"
+    r"|that'?s|thats|that was|this is|isso e|isso era|ess[ae] e|ess[ae] era|est[ae] e)"
     r"|(?:(?:sorry|desculpa|perdao)[ ,]+)?(?:i mean|correction|typo|my bad|scratch that"
     r"|wrong one|quer dizer|digo|alias|errei|engano|corrigindo)"
     r"|(?:wait|actually|espera|na verdade)[ ,]+(?:it'?s|its|that'?s|e|eh|era))\b"
