@@ -16,8 +16,8 @@ from bot.memory.follow_ups import (
 )
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.turn.audience import DIRECT_ROOM, Audience
-from bot.turn.conversation import Entry
-from bot.turn.session import Conversation, _recent
+from bot.turn.conversation import Conversation, Entry
+from bot.turn.session_memory import _recent
 
 T0 = datetime(2026, 3, 2, 20, 0, tzinfo=UTC)
 
@@ -157,7 +157,8 @@ async def test_a_follow_up_recalls_what_only_the_live_words_find(tmp_path: Path)
             )
         )
         live = ["Tomasz rang this morning and talked for ages", "How is he doing?"]
-        await memory.sync(TurnRecord(*live, "telegram", T0 + timedelta(days=30), "scott", "inara"))
+        later = T0 + timedelta(days=30)
+        await memory.sync(TurnRecord(live[0], live[1], "telegram", later, "scott", "inara"))
         question = "Where is he living now?"
         alone = await memory.prefetch(question, limit=5)
         assert not any("Gdansk" in hit.item.text for hit in alone)

@@ -3,7 +3,10 @@
 ::
 
     cli.py           the ``personad`` command line (``run``, ``chat``, ``init``, ...)
-    daemon.py        Daemon: adapters, router, sessions, scheduler and HTTP API, started and stopped
+    daemon.py        Daemon: the process and its parts; drain, stop, signals, reload
+    start_up.py      the start: everything built and wired together in order
+    scheduled_jobs.py
+                     what runs on a schedule: idle sessions, pruning, minute jobs, distillation
     api.py           the bearer-token HTTP API (``/healthz``, ``/status``, ``/distill``, ...)
     api_input.py     strict reading of the API's query strings and JSON bodies
     health.py        whether each adapter does its job, and why not

@@ -1,4 +1,5 @@
-"""The conversation a session keeps in memory: entries, and their translation to LLM messages.
+"""The conversation a session keeps in memory, one a room (:class:`Conversation`): entries,
+and their translation to LLM messages.
 
 An entry is one user message or one persona reply. A ``pointer`` entry stands where
 compaction removed older turns: it says where they now live and which facts were kept, and
@@ -15,7 +16,7 @@ from typing import Literal
 
 from bot.llm.base import Message
 
-__all__ = ["Entry", "MessageCache", "to_messages"]
+__all__ = ["Conversation", "Entry", "MessageCache", "to_messages"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +77,13 @@ class MessageCache:
         _append(self._messages, entries[self._count :])
         self._count = len(entries)
         return _from_first_user(_append(list(self._messages), more))
+
+
+class Conversation:
+    """The live conversation of one room."""
+
+    __slots__ = ("entries", "messages")
+
+    def __init__(self, entries: list[Entry] | None = None) -> None:
+        self.entries: list[Entry] = entries or []
+        self.messages = MessageCache()

@@ -10,7 +10,8 @@ from pathlib import Path
 import structlog
 
 from bot.memory.base import MemoryBackend
-from bot.turn.session import Session, SessionDeps
+from bot.turn.session import Session
+from bot.turn.session_types import SessionDeps
 
 __all__ = ["MemoryOpener", "SessionManager"]
 

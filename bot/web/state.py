@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from bot.memory.distill.distiller import Distiller
     from bot.persona.store import PersonaStore
     from bot.setup.config import Config
+    from bot.tools.clock import Clock
     from bot.turn.router import Router
-    from bot.turn.session import Clock
     from bot.turn.sessions import SessionManager
 
 __all__ = ["CONSOLE", "SESSION", "Console", "DaemonView"]

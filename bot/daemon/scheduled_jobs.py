@@ -1,0 +1,116 @@
+"""What the daemon runs on its own schedule (:mod:`bot.daemon.scheduler`): idle sessions ended
+(their facts extracted), old events pruned, the persona's minute jobs (reminders, scheduled
+jobs: :mod:`bot.tools.jobs`), and, when ``distill.auto`` is on, each enabled distillation
+level at its hour in each user's time zone, with the levels that fell due while the daemon
+was down run once after start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import structlog
+
+from bot.daemon.errors import PersonadError
+from bot.daemon.notify import Notifier
+from bot.daemon.scheduler import Jobs
+from bot.delivery.state import StateStore
+from bot.llm.base import LLMBackend
+from bot.memory.distill.distiller import Distiller, DistillKind
+from bot.memory.distill.schedule import PLANS, missed_levels
+from bot.persona.store import PersonaStore
+from bot.setup.config import Config
+from bot.tools.clock import Clock
+from bot.tools.jobs import schedule_persona_jobs
+from bot.turn.sessions import SessionManager
+
+__all__ = ["ScheduledJobs"]
+
+log = structlog.get_logger(__name__)
+
+
+class ScheduledJobs:
+    """The daemon's scheduled jobs (a part of :class:`~bot.daemon.daemon.Daemon`)."""
+
+    # what it uses of the daemon
+    config: Config
+    store: PersonaStore
+    state: StateStore
+    clock: Clock
+    backends: dict[str, LLMBackend]
+    sessions: SessionManager | None
+    distiller: Distiller | None
+    notifier: Notifier
+    jobs: Jobs
+    catching_up: asyncio.Task[None] | None
+    #: a coroutine function, as the HTTP API's view of the daemon (``DaemonView``) asks
+    distill: Callable[[str, str, str], Coroutine[Any, Any, str]]
+
+    def _schedule(self) -> None:
+        assert self.sessions is not None
+        sessions = self.sessions
+        idle = self.config.daemon.idle_minutes * 60
+
+        async def end_idle() -> None:
+            await sessions.end_idle(idle)
+
+        async def prune() -> None:
+            await self.state.prune_events()
+
+        self.jobs.every("sessions.end_idle", 60, end_idle)
+        self.jobs.every("events.prune", 6 * 3600, prune)
+        schedule_persona_jobs(
+            self.jobs,
+            config=self.config,
+            store=self.store,
+            notifier=self.notifier,
+            backends=self.backends,
+            clock=self.clock,
+        )
+        if not self.config.distill.auto:
+            return
+        for user, user_config in self.config.users.items():
+            for plan in PLANS:
+                if plan.kind in self._distill_levels():
+                    self.jobs.cron(
+                        f"distill.{plan.kind}.{user}",
+                        self._distill_all_job(user, plan.kind),
+                        timezone=user_config.timezone,
+                        **plan.cron,
+                    )
+        self.catching_up = asyncio.create_task(self._catch_up_distillation())
+
+    def _distill_levels(self) -> list[DistillKind]:
+        distill = self.config.distill
+        enabled = {"short": distill.short, "mid": distill.mid, "long": distill.long}
+        return [plan.kind for plan in PLANS if enabled[plan.kind]]
+
+    async def _catch_up_distillation(self) -> None:
+        """Run, once each, the levels that fell due while the daemon was down."""
+        assert self.distiller is not None and self.distiller.runs is not None
+        now = self.clock()
+        for user, user_config in self.config.users.items():
+            for persona in self.store.list_personas(user):
+                try:
+                    missed = await missed_levels(
+                        self.distiller.runs,
+                        user,
+                        persona,
+                        self._distill_levels(),
+                        now,
+                        user_config.zone,
+                    )
+                    for kind in missed:
+                        log.info("distill.catching_up", kind=kind)
+                        await self.distill(user, persona, kind)
+                except PersonadError as exc:
+                    log.error("distill.catch_up_failed", error=str(exc))
+
+    def _distill_all_job(self, user: str, kind: DistillKind) -> Any:
+        async def job() -> None:
+            for persona in self.store.list_personas(user):
+                await self.distill(user, persona, kind)
+
+        return job
