@@ -1,7 +1,7 @@
 """Recall quality on long conversations: does memory find the turns that answer a question?
 
     python bench/recall_quality.py [--set a|b|c|d|both|all] [--part P] [--no-embeddings]
-        [--only NAME,...] [--gap N] [--switch] [-v]
+        [--only NAME,...] [--gap N] [--switch] [--named] [-v]
 
 Reads set A, ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten
 people, 20 dated sessions each, 336 questions with their evidence turns), and set B,
@@ -21,7 +21,10 @@ set B and of set A's Portuguese people: the live turns are synced into a copy of
 store, as the daemon syncs every turn, then the follow-up is asked; ``--switch`` puts the
 live exchange of another of the person's follow-ups (another subject) just before it, so the
 conversation changed subject within the messages a follow-up draws on; ``--gap N`` puts N
-exchanges of small talk between the live exchange and the follow-up. Configurations:
+exchanges of small talk between the live exchange and the follow-up. ``--named`` asks sets
+A, B and D as public benchmarks ask: greetings by name open and close every session, and the
+questions name the two people instead of saying "I" and "you" (``bench/named_questions.py``).
+Configurations:
 
 * ``fts5 plain``: SQLite FTS5 (``unicode61 remove_diacritics 2``), every message a row, the
   question's words OR-ed; ``fts5 -stopwords``: the same without stopwords (EN and PT)
@@ -60,6 +63,7 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.named_questions import named
 from bot.memory.base import MemoryBackend, MemoryHit, MemoryItem, TurnRecord
 from bot.memory.embedding.models import Embedder, load_embedder
 from bot.memory.follow_ups import recall
@@ -432,7 +436,7 @@ def _row(label: str, scores: dict[str, dict[int, float]], kinds: tuple[str, ...]
 def load(which: str, part: str | None = None) -> dict[str, Any]:
     """Set ``which`` as people with their sessions and questions (set C's questions given to
     the people of sets A and B they ask about), only the questions of ``part`` if given."""
-    data = json.loads(SETS[which].read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(SETS[which].read_text(encoding="utf-8"))
     if which == "c":
         people: dict[tuple[str, str], dict[str, Any]] = {}
         sources = {s: json.loads(SETS[s].read_text(encoding="utf-8")) for s in ("a", "b")}
@@ -488,6 +492,11 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--switch", action="store_true", help="another subject just before set C's live exchange"
     )
+    parser.add_argument(
+        "--named",
+        action="store_true",
+        help="greetings by name, questions in the third person (bench/named_questions.py)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses at 5")
     args = parser.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
@@ -512,6 +521,8 @@ async def main(argv: list[str] | None = None) -> None:
         data = with_small_talk(load(which, args.part), args.gap)
         if args.switch:
             data = with_earlier_subject(data)
+        if args.named:
+            data = named(data)
         questions = [q for user in data["users"] for q in user["questions"]]
         splits = sorted({q["split"] for q in questions if "split" in q}, reverse=True)
         told = ", ".join(f"{s} {sum(q.get('split') == s for q in questions)}" for s in splits)

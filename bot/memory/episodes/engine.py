@@ -32,6 +32,7 @@ from datetime import UTC, datetime, tzinfo
 import structlog
 
 from bot.daemon.disk import run_on_text
+from bot.memory.addressed import message_terms
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.embedding.models import Embedder, Matrix
 from bot.memory.episodes.question_asked import LastAsked, index_answers_again, question_stems
@@ -56,7 +57,7 @@ from bot.memory.sqlite.scoring import (
     normalised_cosine,
     recency,
 )
-from bot.memory.sqlite.stemming import index_terms, query_stem_groups
+from bot.memory.sqlite.stemming import query_stem_groups
 from bot.memory.sqlite.vector_index import VectorIndex, embed_missing, stored_index
 
 __all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
@@ -75,7 +76,7 @@ _POOL_MARGIN = 12
 def analyse(text: str) -> tuple[str, str, str]:
     """(stored text, normal form, index stems) of a message: secrets redacted, length capped."""
     kept = redact_secrets(text.strip())[:MAX_EPISODE_CHARS]
-    return kept, normalise_text(kept), index_terms(kept)
+    return kept, normalise_text(kept), message_terms(kept)
 
 
 class Episodes:

@@ -5,23 +5,27 @@ too (:mod:`bot.memory.episodes.question_asked`), and records the question it ans
 (``episodes.answers``). These statements decide and rewrite an answer's index stems: while the
 answer still hears its question (:meth:`LentWords.question_heard`), when either side is
 forgotten or shared (:meth:`LentWords.reindex`), when an answer leaves its question for good
-(:func:`leave_question`), and once for the messages kept before ``memory.db`` v11
-(:meth:`LentWords.settle_old_words`). The index holds no text of its own, so each rewrite names
-the exact stems it takes out (:func:`index_again`), read in the transaction that writes.
+(:func:`leave_question`), once for the messages kept before ``memory.db`` v11
+(:meth:`LentWords.settle_old_words`), and once for those kept before v12 that name the one
+they speak to (:meth:`LentWords.renew_addressed`). The index holds no text of its own, so
+each rewrite names the exact stems it takes out (:func:`index_again`), read in the
+transaction that writes.
 """
 
 from __future__ import annotations
 
 import aiosqlite
 
-from bot.memory.episodes.question_asked import question_stems
+from bot.memory.addressed import message_terms, unaddressed
+from bot.memory.episodes.question_asked import index_answers_again, question_stems
 from bot.memory.reinforcement import visible_sql, visible_wherever
 from bot.memory.sqlite.connection import labels_in
-from bot.memory.sqlite.stemming import index_terms
 from bot.memory.sqlite.term_counts import TermCounts
 from bot.memory.sqlite.vector_rows import VectorRows
 
 __all__ = ["LentWords", "index_again", "leave_question"]
+
+_BATCH = 500
 
 
 class LentWords:
@@ -68,6 +72,28 @@ class LentWords:
             self._terms.forget()
         return settled
 
+    async def renew_addressed(self) -> int:
+        """Index again, without the names said to the one spoken to
+        (:mod:`bot.memory.addressed`), each message of ``renew_words`` that holds one, and
+        what answers it (a question lends its words without them too), emptying the table;
+        how many were indexed again. A batch leaves the table once it is done, so an open
+        cut short goes on where it stopped."""
+        renewed = 0
+        while rows := await self._conn._all(
+            "SELECT r.episode_id, e.text FROM renew_words r LEFT JOIN episodes e"
+            f" ON e.id = r.episode_id ORDER BY r.episode_id LIMIT {_BATCH}"
+        ):
+            for rowid, text in rows:
+                if text is not None and unaddressed(str(text)) != str(text):
+                    await self.reindex(int(rowid), message_terms(str(text)), lend=True)
+                    await index_answers_again(self, int(rowid))
+                    renewed += 1
+            async with self._conn._tx() as db:
+                await db.executemany(
+                    "DELETE FROM renew_words WHERE episode_id = ?", [(row[0],) for row in rows]
+                )
+        return renewed
+
     async def question_heard(self, rowid: int, audience: str) -> str | None:
         """The text of episode ``rowid`` if it is active and every audience that sees a
         message of ``audience`` sees it too: a direct room's answer hears its question
@@ -113,7 +139,7 @@ class LentWords:
 async def leave_question(db: aiosqlite.Connection, rowid: int, indexed: str, text: str) -> None:
     """Answer ``rowid``, indexed by ``indexed``, leaves its question for good and keeps the
     stems of its own ``text`` alone: it went where the two were never heard together."""
-    own = index_terms(text)
+    own = message_terms(text)
     if own != indexed:
         await index_again(db, rowid, indexed, own)
     await db.execute("UPDATE episodes SET answers = NULL WHERE id = ?", (rowid,))

@@ -50,9 +50,9 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from bot.daemon.disk import run_on_text
+from bot.memory.addressed import message_terms
 from bot.memory.sentences import split_sentences
 from bot.memory.sqlite.query import query_tokens, telling
-from bot.memory.sqlite.stemming import index_terms
 
 __all__ = [
     "ANSWER_WINDOW",
@@ -85,7 +85,7 @@ def question_in(reply: str) -> str | None:
 def question_stems(reply: str) -> str:
     """The index stems :func:`question_in` lends a message that answers ``reply`` ("": none)."""
     question = question_in(reply)
-    return index_terms(question) if question else ""
+    return message_terms(question) if question else ""
 
 
 class LastAsked(NamedTuple):
@@ -113,4 +113,4 @@ async def index_answers_again(store: _Answers, rowid: int, *, lend: bool = True)
     rule, judged by the store as it writes), else (and with ``lend`` False, before a change)
     with their own words alone."""
     for answer, text in await store.answers_to(rowid):
-        await store.reindex(answer, await run_on_text(text, index_terms), lend=lend)
+        await store.reindex(answer, await run_on_text(text, message_terms), lend=lend)

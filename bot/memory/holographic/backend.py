@@ -116,6 +116,7 @@ class HolographicMemory(EpisodeBackend):
         try:
             await self._episode_file.open()
             await self.episodes.store.settle_old_words()
+            await self.episodes.store.renew_addressed()
             stored = await self._store.active()
             self._facts.load((fact.item, fact.structure, fact.trace) for fact in stored)
         except BaseException:

@@ -121,6 +121,7 @@ class SqliteFtsMemory(EpisodeBackend):
         await self._store.open()
         try:
             await self.episodes.store.settle_old_words()
+            await self.episodes.store.renew_addressed()
         except BaseException:
             await self._store.close()
             raise

@@ -47,6 +47,11 @@ Tables:
   those words were heard is not known. :meth:`EpisodeStore.settle_old_words
   <bot.memory.episodes.store.EpisodeStore.settle_old_words>` gives each its own words alone
   and no question when the file opens, and empties the table.
+* ``renew_words`` (v12; v7 of ``episodes.db``): every message kept before v12, whose index
+  stems may hold a name said to the one spoken to ("Hey Mel!");
+  :meth:`EpisodeStore.renew_addressed <bot.memory.episodes.store.EpisodeStore.renew_addressed>`
+  indexes again those that do, without it (:mod:`bot.memory.addressed`), when the file opens,
+  and empties the table.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -295,6 +300,11 @@ INSERT OR IGNORE INTO old_words (episode_id)
     SELECT id FROM episodes WHERE answers IS NULL OR audience != 'direct';
 """
 
+_RENEW_WORDS = """
+CREATE TABLE IF NOT EXISTS renew_words (episode_id INTEGER PRIMARY KEY);
+INSERT OR IGNORE INTO renew_words (episode_id) SELECT id FROM episodes;
+"""
+
 MIGRATIONS: list[Migration] = [
     (1, _V1),
     (2, _V2),
@@ -307,6 +317,7 @@ MIGRATIONS: list[Migration] = [
     (9, _SENTENCE_FILL),
     (10, _ANSWERS),
     (11, _OLD_WORDS),
+    (12, _RENEW_WORDS),
 ]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
@@ -317,6 +328,7 @@ EPISODE_FILE_MIGRATIONS: list[Migration] = [
     (4, _SENTENCE_FILL),
     (5, _ANSWERS),
     (6, _OLD_WORDS),
+    (7, _RENEW_WORDS),
 ]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
 facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""
