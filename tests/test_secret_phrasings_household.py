@@ -270,6 +270,15 @@ UNSEEN_ORDINARY: list[str] = [
     "o código do alarme é o mesmo de sempre, não mudámos nada",
     "o meu telemóvel novo é o 926 114 087, liga-me depois das 18h",
     "vi a senha do wifi colada no frigorífico mas já não me lembro",
+    "our wifi password is way too long, I'll change it this weekend",
+]
+
+#: how long or hard a key is, said with a word of degree: a judgement, not its value
+DEGREE: list[str] = [
+    "the router password is way too long to type on the TV",
+    "a senha do wifi é bem comprida, vou mudar para uma mais curta",
+    "a palavra-passe do banco é meio longa mas já a sei de cor",
+    "my work password is kinda long, I keep mistyping it",
 ]
 
 #: a secret that is still readable once redacted, and the values it gives: "snha", a typo of
@@ -280,12 +289,6 @@ KNOWN_MISSED_SECRETS: list[tuple[str, list[str]]] = [
         "pera, é tartaruga98",
         ["tartaruga99", "tartaruga98"],
     ),
-]
-
-#: an ordinary text that is still changed by redaction: a judgement of the key ("way too
-#: long") read as its value
-KNOWN_REDACTED_ORDINARY: list[str] = [
-    "our wifi password is way too long, I'll change it this weekend",
 ]
 
 
@@ -302,7 +305,7 @@ def test_each_household_secret_is_withheld(text: str, values: list[str]) -> None
         assert value not in redacted, redacted
 
 
-@pytest.mark.parametrize("text", ORDINARY + UNSEEN_ORDINARY)
+@pytest.mark.parametrize("text", ORDINARY + UNSEEN_ORDINARY + DEGREE)
 def test_ordinary_household_text_is_kept(text: str) -> None:
     assert redact_secrets(text) == text
 
@@ -316,8 +319,3 @@ def test_redacting_a_household_secret_twice_changes_nothing(text: str) -> None:
 @pytest.mark.parametrize(("text", "values"), KNOWN_MISSED_SECRETS)
 def test_a_known_missed_secret_is_still_missed(text: str, values: list[str]) -> None:
     assert not _withheld(text, values), "now withheld: move it to the secrets"
-
-
-@pytest.mark.parametrize("text", KNOWN_REDACTED_ORDINARY)
-def test_a_known_redacted_text_is_still_changed(text: str) -> None:
-    assert redact_secrets(text) != text, "now kept: move it to the ordinary texts"

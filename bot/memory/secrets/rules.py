@@ -183,7 +183,8 @@ _COPULA = (
 _COPULA_PLAIN = _COPULA.replace("?P<copula>", "?:")
 #: words after the copula that describe the key instead of giving it, or that go on with the
 #: sentence: a conjunction ("asked what the wifi password was and I blanked"), a verb in
-#: "-ing" before more words ("is changing next term"), a word that judges the key
+#: "-ing" before more words ("is changing next term"), a word that judges the key or says how
+#: much ("is way too long", "é bem comprida")
 _NOT_A_VALUE = (
     r"(?:on|in|under|inside|into|written|saved|stored|kept|printed|sent|behind|at|somewhere"
     r"|same|the|a|an|my|your|his|her|our|their|this|that|it|which|what|expired|wrong|not|no"
@@ -206,7 +207,10 @@ _NOT_A_VALUE = (
     r"|and|or|but|because|cause|if|when|while|until|unless|ou|mas|porque|pq|quando|enquanto"
     r"|[a-z]{3,}ing(?=[ ]+[a-z])"
     r"|enorme|gigante|imens[ao]|huge|massive|tiny|annoying|confusing|ridiculous|ridicul[ao]"
-    r"|horrivel|horrible|terrible|awful|impossivel|impossible|insane|chat[ao]|irritante)"
+    r"|horrivel|horrible|terrible|awful|impossivel|impossible|insane|chat[ao]|irritante"
+    r"|way(?=[ ]+(?:too|more|less|longer|shorter|harder|easier)\b)|kinda|sorta|quite|rather"
+    r"|fairly|extremely|insanely|ridiculously|bem|meio|tao|demasiado|bastante|comprid\w*"
+    r"|curt[ao]s?|long[ao]s?)"
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
 #: password policy is ...", "the password's length is ..."
