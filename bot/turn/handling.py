@@ -5,8 +5,9 @@ A message is checked first (its kind, empty, too long), then given the sender's 
 the one pinned to the console, the room's own (a web conversation), or the one the user
 chose. A turn reads the message's files (:mod:`bot.media.prepare`), holds its session's lock
 from the question to the delivered answer and the memory sync, and leaves the identity
-observer to learn afterwards, off the turn's path. A turn that fails is answered with one
-sentence, never raised.
+observer to learn afterwards, off the turn's path. A turn whose session cannot be had (a
+:class:`~bot.daemon.errors.PersonadError`) is answered with one sentence; any other failure
+reaches :meth:`~bot.turn.router.Router.handle`, which logs it.
 """
 
 from __future__ import annotations

@@ -2,12 +2,13 @@
 
 Deciding runs the cross-cutting layers in order: bind the log context, identify the sender
 (unknown senders are ignored), skip group messages not addressed to the persona, take the
-message's place in the sender's line in the room (:mod:`bot.turn.turn_taking`), claim the
-event id (a duplicate is dropped, across restarts), admit it under the sender's queue bound
-and rate limit (:mod:`bot.turn.admission`), and check the input (kind, empty, too long).
-Handling (:mod:`bot.turn.handling`) is either a command from the shared table
+message's place in the sender's line in the room (:mod:`bot.turn.burst`), claim the event
+id (a duplicate is dropped, across restarts), wait for its turn in that line
+(:mod:`bot.turn.turn_taking`), admit it under the sender's queue bound and rate limit
+(:mod:`bot.turn.admission`), and check the input (kind, empty, too long). Handling
+(:mod:`bot.turn.handling`) is either a command from the shared table
 (:mod:`bot.turn.command_running`) or a turn of the sender's session. No failure escapes
-:meth:`Router.handle`: it becomes a short reply and a log line.
+:meth:`Router.handle`: a known one becomes a short reply, any other a log line.
 
 An on-record message is kept with its claim until answered (:mod:`bot.delivery.inbox`), its secrets
 withheld first (:mod:`bot.memory.secrets.door`): a replay after a crash answers the withheld

@@ -3,8 +3,8 @@
 Before the prompt: recall, only what the turn's audience may see (a shared room: what was
 said there and what was made shared), a message that refers back resolved against the last
 on-record messages of its own room (:mod:`bot.memory.follow_ups`). After the reply went
-out: the turn stored in memory, the persona's memory files mirrored into the store (for
-search), then the identity observer (VOICE.md, PERSONA.md) learning from a direct room. At
+out: the persona's memory files mirrored into the store (for search), the turn stored in
+memory, then the identity observer (VOICE.md, PERSONA.md) learning from a direct room. At
 the session's end: the facts of its on-record turns extracted (through the extract model
 when there is one) and promoted into the file layer (:mod:`bot.persona.promotion`). Nothing
 said Off The Record is recalled with, stored, mirrored, observed or promoted. A failure of

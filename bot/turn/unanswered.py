@@ -1,12 +1,12 @@
 """A message the session did not answer, and the same message given again.
 
-A turn can end without an answer: cut off (a stop, an adapter restart) or failed. Either
-way what the user said is kept in the session log. One cut off also stays the last entry of
-its room's conversation, so the redelivery that answers it neither repeats it to the model
-nor logs it twice; one whose turn failed does not (the user was told and sends it again if
-they want), and an event line says it was not answered. A redelivery of a message whose
-answer got as far as the conversation before it was cut off is given that answer again,
-without asking the model a second time.
+A turn can end without an answer: cut off (a stop, an adapter restart) or failed. Either way
+what the user said is kept in the session log, unless it was said Off The Record. One cut
+off also stays the last entry of its room's conversation, so the redelivery that answers it
+neither repeats it to the model nor logs it twice; one whose turn failed does not (the user
+was told and sends it again if they want), and an event line says it was not answered. A
+redelivery of a message whose answer got as far as the conversation before it was cut off is
+given that answer again, without asking the model a second time.
 """
 
 from __future__ import annotations
