@@ -13,9 +13,9 @@ numbers, postal codes, times, a phone number given to be called, and talk about 
 codes with no value.
 
 A second pair of lists was written once the rules were settled, to check that they hold beyond
-the texts they were read against. What the rules still get wrong is kept apart, in the lists of
-known misses, whose tests check that it is still wrong: when one is mended, it moves to the
-lists above.
+the texts they were read against; its two misses ("snha", a slip of "senha"; "way too long"
+read as a value) were mended since. A key judged by a word of degree ("kinda long", "bem
+comprida") is no value either.
 """
 
 from __future__ import annotations
@@ -257,6 +257,11 @@ UNSEEN_SECRETS: list[tuple[str, list[str]]] = [
     ("o meu pai disse no grupo: o código do portão agora é 6 2 4 8", ["6 2 4 8"]),
     ("cofre do quarto: sete, três, nove, um 🙈", ["sete, três, nove, um"]),
     ("o código do alarme, que a empresa mudou ontem, passou a ser 9 1 1 4", ["9 1 1 4"]),
+    (
+        "pra entrar no prime video da família usa o email da mãe e a snha tartaruga99, não, "
+        "pera, é tartaruga98",
+        ["tartaruga99", "tartaruga98"],
+    ),
 ]
 
 #: ordinary texts written with :data:`UNSEEN_SECRETS`
@@ -281,21 +286,6 @@ DEGREE: list[str] = [
     "my work password is kinda long, I keep mistyping it",
 ]
 
-#: a secret that is still readable once redacted, and the values it gives: "snha", a typo of
-#: "senha", is not read as the word for a password
-KNOWN_MISSED_SECRETS: list[tuple[str, list[str]]] = [
-    (
-        "pra entrar no prime video da família usa o email da mãe e a snha tartaruga99, não, "
-        "pera, é tartaruga98",
-        ["tartaruga99", "tartaruga98"],
-    ),
-]
-
-
-def _withheld(text: str, values: list[str]) -> bool:
-    redacted = redact_secrets(text)
-    return bool(MARKERS.search(redacted)) and not any(value in redacted for value in values)
-
 
 @pytest.mark.parametrize(("text", "values"), SECRETS + UNSEEN_SECRETS)
 def test_each_household_secret_is_withheld(text: str, values: list[str]) -> None:
@@ -314,8 +304,3 @@ def test_ordinary_household_text_is_kept(text: str) -> None:
 def test_redacting_a_household_secret_twice_changes_nothing(text: str) -> None:
     once = redact_secrets(text)
     assert redact_secrets(once) == once
-
-
-@pytest.mark.parametrize(("text", "values"), KNOWN_MISSED_SECRETS)
-def test_a_known_missed_secret_is_still_missed(text: str, values: list[str]) -> None:
-    assert not _withheld(text, values), "now withheld: move it to the secrets"

@@ -110,8 +110,9 @@ _STRONG_EN = (
 #: "codigo" as chat abbreviates it too: "cód. de verificação 552 901", "cód. do portão: 4471"
 _CODIGO = r"(?:codigo|cod\.)"
 _STRONG_PT = (
-    # "senha do atendimento" is a ticket in a queue; "snh" is how chat abbreviates it
-    r"(?:senha|snh)(?! d[eo] atendimento| da fila| na fila| de espera)|palavra[ -]?passe|pin"
+    # "senha do atendimento" is a ticket in a queue; "snh" is how chat abbreviates it, and
+    # "snha", "sehna", "senah" how fingers slip
+    r"(?:senha|snh|snha|sehna|senah)(?! d[eo] atendimento| da fila| na fila| de espera)|palavra[ -]?passe|pin"
     r"|contra-?s+enha|palavra de codigo"
     rf"|{_CODIGO} (?:secreto|pin)"
     rf"|{_CODIGO} (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
