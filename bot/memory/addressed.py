@@ -57,12 +57,12 @@ _AFTER_GREETING = re.compile(
 # thanks, before it
 _CLOSING = re.compile(rf",[ ]+(?P<name>{_NAME})[ ]*(?=[.!?…]|$)", re.IGNORECASE | re.MULTILINE)
 _SAID_TO = re.compile(rf"\b(?:{_GREETINGS}|you|voc[eê]|tu)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?…\n]")
+_SENTENCE_ENDS = ".!?…\n"
 
 
 def _said_to(text: str, comma: int) -> bool:
     """Whether the sentence before the comma at ``comma`` speaks to someone."""
-    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, comma)), default=0)
+    start = max(text.rfind(mark, 0, comma) for mark in _SENTENCE_ENDS) + 1
     return _SAID_TO.search(text, start, comma) is not None
 
 
