@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.memory.secrets import rules
-from bot.memory.secrets.codes import DIGIT_RUN, SAID_NUMBERS, SLOW_DIGITS
+from bot.memory.secrets.spoken_digits import DIGIT_RUN, SAID_NUMBERS, SLOW_DIGITS
 
 __all__ = ["NUMERIC_KINDS", "asked_kind", "bare_value", "key_kind"]
 

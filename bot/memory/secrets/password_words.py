@@ -1,7 +1,8 @@
 """The words that name a password and the words that may be one, shared by the password rules
 (:mod:`bot.memory.secrets.passwords`, :mod:`bot.memory.secrets.ways_in`,
 :mod:`bot.memory.secrets.sign_in_pairs`), the sentences that follow a value
-(:mod:`bot.memory.secrets.speech`) and the key phrases (:mod:`bot.memory.secrets.detector`).
+(:mod:`bot.memory.secrets.speech`) and the key phrases (:mod:`bot.memory.secrets.key_phrases`,
+:mod:`bot.memory.secrets.after_keys`).
 
 A password word names one unless it names a thing of its own ("password manager"); a word of
 letters and digits may be one unless it is a size, a model or an ordinal ("5G", "3kg", "2nd"),

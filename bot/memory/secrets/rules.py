@@ -1,11 +1,12 @@
 """The secret detector's tables: key formats, the words that announce a credential, and what
 is not a value.
 
-Plain data and compiled regexes, read by :mod:`bot.memory.secrets.detector` and
-:mod:`bot.memory.secrets.values`. Phrase patterns
-match text folded character for character (lower case, no accents; see
-:func:`bot.memory.secrets.detector.fold_in_place`), so a match's offsets are the original
-text's offsets too. Key formats match the original text, where case matters.
+Plain data and compiled regexes, read by :mod:`bot.memory.secrets.detector`, its key phrases
+(:mod:`bot.memory.secrets.key_phrases`, :mod:`bot.memory.secrets.after_keys`) and
+:mod:`bot.memory.secrets.values`. Phrase patterns match text folded character for character
+(lower case, no accents; see :func:`bot.memory.secrets.detector.fold_in_place`), so a match's
+offsets are the original text's offsets too. Key formats match the original text, where case
+matters.
 """
 
 from __future__ import annotations
@@ -112,7 +113,8 @@ _CODIGO = r"(?:codigo|cod\.)"
 _STRONG_PT = (
     # "senha do atendimento" is a ticket in a queue; "snh" is how chat abbreviates it, and
     # "snha", "sehna", "senah" how fingers slip
-    r"(?:senha|snh|snha|sehna|senah)(?! d[eo] atendimento| da fila| na fila| de espera)|palavra[ -]?passe|pin"
+    r"(?:senha|snh|snha|sehna|senah)(?! d[eo] atendimento| da fila| na fila| de espera)"
+    r"|palavra[ -]?passe|pin"
     r"|contra-?s+enha|palavra de codigo"
     rf"|{_CODIGO} (?:secreto|pin)"
     rf"|{_CODIGO} (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"

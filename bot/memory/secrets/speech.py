@@ -1,7 +1,10 @@
-"""Secrets as people say them in chat, beside the key phrases of
-:mod:`bot.memory.secrets.detector`: the text is read a sentence at a time (folded: lower case,
-no accents, offsets kept) by the rules of each kind of value, each in a module of its own:
-codes and PINs (:mod:`bot.memory.secrets.codes`), cards and accounts
+"""Secrets as people say them in chat, for :mod:`bot.memory.secrets.detector`, beside the key
+phrases of :mod:`bot.memory.secrets.key_phrases`: the text is read a sentence at a time
+(folded: lower case, no accents, offsets kept) by the rules of each kind of value, each in a
+module of its own: codes and PINs (:mod:`bot.memory.secrets.codes`, with digits said one or
+two at a time, :mod:`bot.memory.secrets.spoken_digits`, a lock's numbers,
+:mod:`bot.memory.secrets.lock_numbers`, and the words they share,
+:mod:`bot.memory.secrets.code_words`), cards and accounts
 (:mod:`bot.memory.secrets.cards`), passwords (:mod:`bot.memory.secrets.passwords`, with a
 value by the way in it gives, :mod:`bot.memory.secrets.ways_in`, a password beside its name,
 :mod:`bot.memory.secrets.sign_in_pairs`, and the words that name or may be one,
@@ -23,24 +26,15 @@ from bisect import bisect_left
 
 from bot.memory.secrets.answers import answer_spans
 from bot.memory.secrets.cards import CARD_WORD, card_spans
-from bot.memory.secrets.codes import (
-    CODE_NUMBER,
-    CODE_TOPIC,
-    DIGIT_RUN,
-    NOT_SIBLING,
-    ONLY_NUMBER,
-    SLOW_DIGITS,
-    YEAR,
-    code_kind,
-    code_spans,
-    names_service,
-    words_before,
-)
+from bot.memory.secrets.code_words import NOT_SIBLING, YEAR, code_kind, words_before
+from bot.memory.secrets.codes import CODE_NUMBER, CODE_TOPIC, ONLY_NUMBER, code_spans
+from bot.memory.secrets.lock_numbers import names_service
 from bot.memory.secrets.password_words import MIXED, NOT_MIXED, names_password
 from bot.memory.secrets.passwords import password_spans
 from bot.memory.secrets.rules import LABEL_LINE
 from bot.memory.secrets.seeds import SENTENCE_WORDS, seed_spans, wallet_spans
 from bot.memory.secrets.spelled_numbers import full_number_spans
+from bot.memory.secrets.spoken_digits import DIGIT_RUN, SLOW_DIGITS
 from bot.memory.secrets.unlock_patterns import pattern_spans
 from bot.memory.secrets.values import Span
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.secrets.codes import NOT_A_CODE, code_kind
+from bot.memory.secrets.code_words import NOT_A_CODE, code_kind
 from bot.memory.secrets.values import Span, text_before
 
 __all__ = ["NOT_SAID_CODE", "full_number_spans"]

@@ -5,7 +5,7 @@ Known key formats (``sk-…``, ``ghp_…``, private key blocks; :data:`FORMATS` 
 even broken over two lines; CPF and CNPJ; IBAN by mod 97), long high-entropy tokens, and
 words of eight or more that mix lower and upper case, digits and symbols ("Xk9#mP2qLw").
 :func:`self_evident` finds them on the original text, where case matters;
-:mod:`bot.memory.secrets.detector` adds the phrases.
+:mod:`bot.memory.secrets.detector` adds the phrases (:mod:`bot.memory.secrets.key_phrases`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.secrets.codes import NOT_A_CODE
+from bot.memory.secrets.code_words import NOT_A_CODE
 from bot.memory.secrets.password_words import NOT_MIXED, TRAVEL_NUMBER
 from bot.memory.secrets.values import Span, value_span
 
