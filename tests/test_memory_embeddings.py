@@ -22,7 +22,8 @@ from bot.memory.embedding.models import (
 )
 from bot.memory.embedding.tensor_file import TensorFile
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.vector_index import VectorIndex, embed_missing
+from bot.memory.sqlite.index_loading import embed_missing
+from bot.memory.sqlite.vector_index import VectorIndex
 
 __all__: list[str] = []
 
@@ -144,7 +145,7 @@ async def test_an_index_is_loaded_a_few_thousand_rows_at_a_time_and_loses_none(
             text = f"{who} moved to {where} in {1990 + n} and works at the {n}th bakery."
             assert (await memory.add(text, source="t", force=True)).item_id is not None
         expected = await memory.search("who moved to Faro?", limit=10)
-    monkeypatch.setattr("bot.memory.sqlite.vector_index.LOAD_ROWS", 5)
+    monkeypatch.setattr("bot.memory.sqlite.index_loading.LOAD_ROWS", 5)
     async with SqliteFtsMemory(tmp_path, embedder=embedder) as memory:
         assert memory._index is not None and len(memory._index) == 23
         found = await memory.search("who moved to Faro?", limit=10)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from bot.memory.heap import zeroed
-from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex, _closest, _hamming, _signs
+from bot.memory.sqlite.sign_bits import closest, hamming, pack_signs
+from bot.memory.sqlite.vector_index import EXACT_ROWS, VectorIndex
 from bot.turn.audience import DIRECT, SHARED, room_label
 
 __all__: list[str] = []
@@ -69,22 +70,22 @@ def test_hamming_distances_count_every_differing_sign(dim: int) -> None:
     rng = np.random.default_rng(dim)
     rows = rng.normal(size=(500, dim)).astype(np.float32)
     query = rng.normal(size=(1, dim)).astype(np.float32)
-    bits = np.ascontiguousarray(_signs(rows).T)
+    bits = np.ascontiguousarray(pack_signs(rows).T)
     expected = ((rows > 0) != (query > 0)).sum(axis=1)
-    assert _hamming(bits, _signs(query)[0], 500).tolist() == expected.tolist()
-    assert _hamming(bits, _signs(query)[0], 7).tolist() == expected[:7].tolist()
+    assert hamming(bits, pack_signs(query)[0], 500).tolist() == expected.tolist()
+    assert hamming(bits, pack_signs(query)[0], 7).tolist() == expected[:7].tolist()
 
 
 def test_the_shortlist_takes_the_closest_rows_and_bounds_ties() -> None:
     far = 385
     distance = np.array([7, 3, far, 3, 9, 3, 1, far, 3, 0], dtype=np.uint16)
     # below the cut (3): rows 6 and 9; at it, the first two of rows 1, 3, 5, 8
-    assert _closest(distance, 4, far).tolist() == [1, 3, 6, 9]
-    assert _closest(distance, 2, far).tolist() == [6, 9]
+    assert closest(distance, 4, far).tolist() == [1, 3, 6, 9]
+    assert closest(distance, 2, far).tolist() == [6, 9]
     # more wanted than visible: every visible row, never a hidden one
-    assert _closest(distance, 50, far).tolist() == [0, 1, 3, 4, 5, 6, 8, 9]
+    assert closest(distance, 50, far).tolist() == [0, 1, 3, 4, 5, 6, 8, 9]
     same = np.full(100_000, 12, dtype=np.uint16)  # all tied: still only as many as asked
-    assert len(_closest(same, 1_000, far)) == 1_000
+    assert len(closest(same, 1_000, far)) == 1_000
 
 
 def test_the_shortlist_holds_the_exact_top_among_near_copies() -> None:

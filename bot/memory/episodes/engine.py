@@ -47,6 +47,7 @@ from bot.memory.episodes.store import EpisodeStore
 from bot.memory.episodes.time_query import read_time
 from bot.memory.secrets.detector import redact_secrets
 from bot.memory.sqlite.connection import Labels
+from bot.memory.sqlite.index_loading import embed_missing, stored_index
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text, plan_match
 from bot.memory.sqlite.scoring import (
     MIN_COSINE,
@@ -58,7 +59,7 @@ from bot.memory.sqlite.scoring import (
     recency,
 )
 from bot.memory.sqlite.stemming import query_stem_groups
-from bot.memory.sqlite.vector_index import VectorIndex, embed_missing, stored_index
+from bot.memory.sqlite.vector_index import VectorIndex
 
 __all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
 

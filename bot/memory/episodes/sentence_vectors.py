@@ -45,7 +45,8 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from bot.memory.sentences import split_sentences
-from bot.memory.sqlite.vector_index import Matrix, StoredVectors, VectorIndex, read_index
+from bot.memory.sqlite.index_loading import read_index
+from bot.memory.sqlite.vector_index import Matrix, StoredVectors, VectorIndex
 from bot.turn.audience import DIRECT
 
 __all__ = ["MAX_SENTENCES", "MIN_WORDS", "SentenceIndex", "sentences_of"]

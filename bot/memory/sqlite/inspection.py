@@ -3,7 +3,8 @@ exporting and counting items (``personad memory list|explain|export|stats``).
 
 :class:`FtsInspection` adds these reads to :class:`~bot.memory.sqlite.connection.FtsConnection`;
 :class:`~bot.memory.sqlite.store.FtsStore` builds on it. :data:`ITEM_COLUMNS` and
-:func:`item_from_row` are the one place that knows the column order of an item row.
+:func:`item_from_row` are the one place that knows the column order of an item row;
+:func:`fact_rowid` reads an item's id back as its row.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from bot.memory.base import MemoryItem, format_citation
 from bot.memory.sqlite.connection import FtsConnection
 
-__all__ = ["ITEM_COLUMNS", "FtsInspection", "item_from_row"]
+__all__ = ["ITEM_COLUMNS", "FtsInspection", "fact_rowid", "item_from_row"]
 
 ITEM_COLUMNS = (
     "i.id, i.text, i.category, i.source, i.confidence, i.status, i.created_at, i.last_seen,"
@@ -37,6 +38,13 @@ def item_from_row(row: Sequence[Any]) -> MemoryItem:
         audience=row[9],
         episode=f"e{row[10]}" if row[10] is not None else "",
     )
+
+
+def fact_rowid(item_id: str) -> int | None:
+    """The row of a fact's id (``42``, or ``#42`` as a person may type it), or None when
+    ``item_id`` is not one (an episode's ``e42`` is not)."""
+    text = str(item_id).strip().lstrip("#")
+    return int(text) if text.isdigit() and len(text) < 19 else None
 
 
 def _iso(timestamp: float) -> str:

@@ -3,54 +3,42 @@ scale (196 bytes a row instead of 1,536 as float32; cosines within 0.043 of the 
 0.0056 on average, :mod:`bot.memory.embedding.byte_rows`), and its sign bits.
 
 The index finds; it does not score. Search is a matrix-vector product over the live rows;
-past :data:`EXACT_ROWS` rows the sign bits (one a dimension) pick a shortlist by Hamming
-distance first and only the shortlist is scored, from its 4-bit rows; the shortlist's cut
-comes from a histogram of the distances, not a sort. What a recall then ranks is scored by the
-exact vectors in the store (:meth:`~bot.memory.sqlite.vector_rows.VectorRows.cosines`): with
-the pool's cosines read from the index's own rows, set B's recall@5 fell from 0.640 to 0.623;
-with them exact it stayed 0.640, and set A's 0.921 (the rows in signed bytes, 388 bytes, gave
-the same figures; 100,000 memories took 16 MB more).
+past :data:`EXACT_ROWS` rows the sign bits pick a shortlist by Hamming distance first
+(:mod:`bot.memory.sqlite.sign_bits`) and only the shortlist is scored, from its 4-bit rows.
+What a recall then ranks is scored by the exact vectors in the store
+(:meth:`~bot.memory.sqlite.vector_rows.VectorRows.cosines`): with the pool's cosines read from
+the index's own rows, set B's recall@5 fell from 0.640 to 0.623; with them exact it stayed
+0.640, and set A's 0.921 (the rows in signed bytes, 388 bytes, gave the same figures; 100,000
+memories took 16 MB more).
 Measured at 100,000 MiniLM vectors (``bench/recall.py``), the shortlist of :data:`SHORTLIST`
 rows holds the exact top 10 nearly always, in about 0.5 ms against 12 ms for the exact scan.
 Each row carries its item's audience label (:mod:`bot.turn.audience`) as a small code, so a search
-for one audience masks out the rows it may not see before anything is ranked.
+for one audience masks out the rows it may not see before anything is ranked. An index is
+loaded from the store, and given the vectors of rows that had none, by
+:mod:`bot.memory.sqlite.index_loading`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Collection, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from bot.memory.embedding.byte_rows import Nibbles, as_nibbles, nibble_width, widen_nibbles
 from bot.memory.embedding.models import Matrix
-from bot.memory.heap import give_back_freed_memory, zeroed
+from bot.memory.heap import zeroed
+from bot.memory.sqlite.sign_bits import closest, hamming, pack_signs, word_count
 from bot.turn.audience import DIRECT
 
-__all__ = [
-    "EXACT_ROWS",
-    "SHORTLIST",
-    "Matrix",
-    "StoredVectors",
-    "VectorIndex",
-    "VectorStore",
-    "embed_missing",
-    "read_index",
-    "stored_index",
-]
+__all__ = ["EXACT_ROWS", "SHORTLIST", "Matrix", "StoredVectors", "VectorIndex"]
 
 EXACT_ROWS = 20_000
 """Up to this many rows every cosine is computed (a few milliseconds at most)."""
 
 SHORTLIST = 1_000
 """Rows a sign-bit scan keeps for exact scoring."""
-
-LOAD_ROWS = 4096
-"""Stored vectors read at a time when an index is loaded: the rows of one read are copied
-into the index and dropped before the next, so loading 100,000 vectors never holds them twice
-(read all at once, their blobs and a joined copy left about 130 MB of heap resident)."""
 
 _SCAN_ROWS = 1024
 """Rows widened back to float32 at a time by a search, into one scratch block of 1.5 MB (and
@@ -65,73 +53,6 @@ class StoredVectors(NamedTuple):
     blobs: list[bytes]
     active: list[bool]
     labels: list[str]
-
-
-class _Embeds(Protocol):
-    dim: int
-
-    async def embed(self, texts: Sequence[str]) -> Matrix: ...
-
-
-class VectorStore(Protocol):
-    """Where one kind of row keeps its vectors (facts and episodes alike)."""
-
-    async def vectors(
-        self, model: str, dim: int, *, after: int = 0, limit: int = -1
-    ) -> StoredVectors: ...
-
-    async def without_vectors(
-        self, model: str, dim: int, *, through: int | None = None
-    ) -> list[tuple[int, str, str]]: ...
-
-    async def standing(self, rowids: Sequence[int]) -> dict[int, tuple[bool, str]]: ...
-
-    async def put_vectors(self, rowids: Sequence[int], vectors: Any, model: str) -> None: ...
-
-
-async def read_index(dim: int, read: Callable[[int, int], Awaitable[StoredVectors]]) -> VectorIndex:
-    """An index of the stored vectors ``read(after, limit)`` gives, :data:`LOAD_ROWS` at a
-    time, in rowid order."""
-    index = VectorIndex(dim)
-    after = 0
-    while (stored := await read(after, LOAD_ROWS)).rowids:
-        index.extend_stored(stored)
-        after = stored.rowids[-1]
-    give_back_freed_memory()  # the reads' blobs: heap the index no longer needs
-    return index
-
-
-async def stored_index(dim: int, store: VectorStore, model: str) -> VectorIndex:
-    """Every stored vector of ``model`` in one index."""
-
-    async def read(after: int, limit: int) -> StoredVectors:
-        return await store.vectors(model, dim, after=after, limit=limit)
-
-    return await read_index(dim, read)
-
-
-async def embed_missing(
-    index: VectorIndex,
-    embedder: _Embeds,
-    store: VectorStore,
-    model: str,
-    *,
-    through: int | None = None,
-) -> int:
-    """Embed the active rows that have no vector of ``model`` (256 at a time), store the
-    vectors and add them to ``index`` as the rows stand once each batch is stored (a row
-    forgotten or shared while the model ran is indexed so); returns how many there were.
-    ``through``: only rows up to it (those said later get their vectors as they are said)."""
-    missing = await store.without_vectors(model, embedder.dim, through=through)
-    for start in range(0, len(missing), 256):
-        batch = missing[start : start + 256]
-        vectors = await embedder.embed([text for _, text, _ in batch])
-        await store.put_vectors([rowid for rowid, _, _ in batch], vectors, model)
-        standing = await store.standing([rowid for rowid, _, _ in batch])
-        for (rowid, _, label), vector in zip(batch, vectors, strict=True):
-            active, label = standing.get(rowid, (False, label))
-            index.add(rowid, vector, active=active, label=label)
-    return len(missing)
 
 
 _ARRAY_IDS = 1 << 20
@@ -149,66 +70,6 @@ def _grown(rows: npt.NDArray[Any], shape: int | tuple[int, ...]) -> npt.NDArray[
 def _refuse_negative(rowids: npt.NDArray[np.int64]) -> None:
     if len(rowids) and int(rowids.min()) < 0:
         raise ValueError("a vector's rowid cannot be negative")
-
-
-def _words(dim: int) -> int:
-    return (dim + 63) // 64
-
-
-def _signs(matrix: Matrix) -> npt.NDArray[np.uint64]:
-    """One bit a dimension (set when positive), packed into 64-bit words per row."""
-    rows = matrix.shape[0]
-    packed = np.packbits(matrix > 0, axis=1)
-    width = _words(matrix.shape[1]) * 8
-    if packed.shape[1] < width:
-        packed = np.pad(packed, ((0, 0), (0, width - packed.shape[1])))
-    return np.ascontiguousarray(packed).view(np.uint64).reshape(rows, -1)
-
-
-#: words whose bit counts are summed in one byte before the total widens (3 x 64 bits <= 255)
-_WORDS_PER_BYTE = 3
-
-
-def _hamming(
-    bits: npt.NDArray[np.uint64], query: npt.NDArray[np.uint64], size: int
-) -> npt.NDArray[np.uint16]:
-    """Hamming distance of ``query``'s sign bits to each of the first ``size`` rows; the counts
-    of three words at a time add up in bytes, so the 16-bit total is touched twice, not six
-    times, for 384 dimensions."""
-    distance = np.zeros(size, dtype=np.uint16)
-    scratch = np.empty(size, dtype=np.uint64)
-
-    def count(word: int) -> npt.NDArray[np.uint8]:
-        np.bitwise_xor(bits[word, :size], query[word], out=scratch)
-        counted: npt.NDArray[np.uint8] = np.bitwise_count(scratch)
-        return counted
-
-    for start in range(0, len(query), _WORDS_PER_BYTE):
-        part = count(start)
-        for word in range(start + 1, min(start + _WORDS_PER_BYTE, len(query))):
-            part += count(word)
-        distance += part
-    return distance
-
-
-def _closest(distance: npt.NDArray[np.uint16], count: int, far: int) -> npt.NDArray[np.intp]:
-    """The rows of the ``count`` smallest distances below ``far``, in row order (the gather
-    that scores them then reads the matrix forward).
-
-    Distances take at most ``far`` values, so their histogram gives the cut: every row below
-    it, and as many rows at it as the count still wants (the first ones). At 100,000 rows that
-    is about 0.1 ms, against 0.6 ms for ``argpartition``.
-    """
-    below_or_at = np.cumsum(np.bincount(distance, minlength=far + 1)[:far])
-    cut = int(np.searchsorted(below_or_at, count))
-    if cut >= far:  # fewer visible rows than wanted: all of them
-        return np.flatnonzero(distance < far)
-    rows = np.flatnonzero(distance <= cut)
-    extra = len(rows) - count
-    if extra > 0:  # too many at the cut: the last of them go
-        tied = np.flatnonzero(distance[rows] == cut)
-        rows = np.delete(rows, tied[len(tied) - extra :])
-    return rows
 
 
 class VectorIndex:
@@ -229,7 +90,7 @@ class VectorIndex:
         self._scales: Matrix = np.ones(256, dtype=np.float32)
         #: the sign bits by word (one row of words per 64 dimensions): each word's scan reads
         #: one contiguous array
-        self._bits = np.zeros((_words(dim), 256), dtype=np.uint64)
+        self._bits = np.zeros((word_count(dim), 256), dtype=np.uint64)
         self._active = np.zeros(256, dtype=bool)
         #: each row's audience label, as its code in ``_codes``
         self._labels = np.zeros(256, dtype=np.int32)
@@ -259,8 +120,8 @@ class VectorIndex:
         self._rows = zeroed((capacity, self._width), np.uint8)
         self._scales = zeroed(capacity, np.float32)
         self._rows[:size], self._scales[:size] = as_nibbles(matrix)
-        self._bits = zeroed((_words(self.dim), capacity), np.uint64)
-        self._bits[:, :size] = _signs(matrix).T
+        self._bits = zeroed((word_count(self.dim), capacity), np.uint64)
+        self._bits[:, :size] = pack_signs(matrix).T
         self._active = zeroed(capacity, bool)
         self._active[:size] = active
         self._labels = zeroed(capacity, np.int32)
@@ -325,7 +186,7 @@ class VectorIndex:
         self._reserve(start + count)
         end = start + count
         self._rows[start:end], self._scales[start:end] = as_nibbles(matrix)
-        self._bits[:, start:end] = _signs(matrix).T
+        self._bits[:, start:end] = pack_signs(matrix).T
         self._active[start:end] = active
         self._labels[start:end] = [self._code(label) for label in labels]
         self._rowids[start:end] = rowids
@@ -352,7 +213,7 @@ class VectorIndex:
             self._size += 1
         codes, scales = as_nibbles(vector.reshape(1, -1))
         self._rows[row], self._scales[row] = codes[0], scales[0]
-        self._bits[:, row] = _signs(vector.reshape(1, -1))[0]
+        self._bits[:, row] = pack_signs(vector.reshape(1, -1))[0]
         self._active[row] = active
         self._labels[row] = self._code(label)
 
@@ -427,19 +288,18 @@ class VectorIndex:
         """The ``k`` nearest visible ``(rowid, cosine)`` pairs at or above ``floor``.
 
         Up to :data:`EXACT_ROWS` rows every cosine is computed. Past that, one sign bit a
-        dimension picks a shortlist by Hamming distance (48 bytes a row instead of 196, so a
-        scan of 100,000 rows reads 5 MB, not 20, and never widens a row) and only the
-        shortlist is scored.
+        dimension picks a shortlist by Hamming distance (:mod:`bot.memory.sqlite.sign_bits`)
+        and only the shortlist is scored.
         """
         if k <= 0 or self._size == 0:
             return []
         if self._size <= EXACT_ROWS:
             return self.top(self.cosines(query, labels=labels), k, floor)
         q = query.reshape(-1).astype(np.float32)
-        distance = _hamming(self._bits, _signs(q.reshape(1, -1))[0], self._size)
+        distance = hamming(self._bits, pack_signs(q.reshape(1, -1))[0], self._size)
         far = self.dim + 1  # past any Hamming distance: the rows this search may not see
         distance[self._hidden(labels)] = far
-        rows = _closest(distance, min(self._size, max(SHORTLIST, 8 * k)), far)
+        rows = closest(distance, min(self._size, max(SHORTLIST, 8 * k)), far)
         scores = self._scored(rows, q)
         order = np.argsort(-scores)[:k]
         return [(int(self._rowids[rows[i]]), float(scores[i])) for i in order if scores[i] >= floor]
