@@ -38,6 +38,8 @@ from bot.memory.sqlite.stemming import index_terms
 
 __all__ = ["message_terms", "unaddressed"]
 
+# a word with a capital letter whatever the case of the words around it, and the next one too
+# when it has one ("Dr Okafor")
 _NAME = r"(?-i:[A-ZÀ-Þ])[^\W\d_]*(?:[ ](?-i:[A-ZÀ-Þ])[^\W\d_]*)?"
 _GREETINGS = (
     r"hey|hi|hiya|hello|howdy|yo|morning|evening|dear|thanks|thank[ ]you|cheers|congrats"
@@ -77,10 +79,9 @@ def _spans(text: str) -> list[tuple[int, int]]:
     for match in found:
         start, end = match.span("name")
         words = text[start:end].split(" ")
-        # the patterns ignore case for the words around a name, not for the name itself
-        if not words[0][:1].isupper() or fold(words[0]) in STOPWORDS:
+        if fold(words[0]) in STOPWORDS:  # "Hi I'm back"
             continue
-        if len(words) > 1 and (not words[1][:1].isupper() or fold(words[1]) in STOPWORDS):
+        if len(words) > 1 and fold(words[1]) in STOPWORDS:
             end = start + len(words[0])
         spans.append((start, end))
     return spans
@@ -100,8 +101,4 @@ def unaddressed(text: str) -> str:
 
 def message_terms(text: str) -> str:
     """The index stems of a message: its words but the names said to the one spoken to."""
-    import os
-
-    if os.environ.get("PD_NOADDR"):
-        return index_terms(text)
     return index_terms(unaddressed(text))
