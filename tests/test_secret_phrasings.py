@@ -16,6 +16,7 @@ import pytest
 
 from bot.memory.secrets.detector import MARKERS, redact_secrets
 from tests import test_secret_phrasings_banking as banking
+from tests import test_secret_phrasings_household as household
 from tests import test_secret_phrasings_long as long_messages
 from tests import test_secret_phrasings_more as more
 
@@ -361,9 +362,27 @@ ORDINARY: list[str] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "values"), SECRETS + more.SECRETS + long_messages.SECRETS + banking.SECRETS
+#: every round's secrets, and every round's texts that only look like them
+EVERY_SECRET = (
+    SECRETS
+    + more.SECRETS
+    + long_messages.SECRETS
+    + banking.SECRETS
+    + household.SECRETS
+    + household.UNSEEN_SECRETS
 )
+EVERY_ORDINARY = (
+    ORDINARY
+    + more.ORDINARY
+    + long_messages.ORDINARY
+    + banking.ORDINARY
+    + household.ORDINARY
+    + household.UNSEEN_ORDINARY
+    + household.DEGREE
+)
+
+
+@pytest.mark.parametrize(("text", "values"), EVERY_SECRET)
 def test_each_secret_value_is_withheld(text: str, values: list[str]) -> None:
     redacted = redact_secrets(text)
     assert MARKERS.search(redacted), redacted
@@ -371,17 +390,12 @@ def test_each_secret_value_is_withheld(text: str, values: list[str]) -> None:
         assert value not in redacted, redacted
 
 
-@pytest.mark.parametrize(
-    "text", ORDINARY + more.ORDINARY + long_messages.ORDINARY + banking.ORDINARY
-)
+@pytest.mark.parametrize("text", EVERY_ORDINARY)
 def test_ordinary_text_is_kept(text: str) -> None:
     assert redact_secrets(text) == text
 
 
-@pytest.mark.parametrize(
-    "text",
-    [text for text, _values in SECRETS + more.SECRETS + long_messages.SECRETS + banking.SECRETS],
-)
+@pytest.mark.parametrize("text", [text for text, _values in EVERY_SECRET])
 def test_redacting_twice_changes_nothing(text: str) -> None:
     once = redact_secrets(text)
     assert redact_secrets(once) == once

@@ -12,17 +12,14 @@ orders and tracking numbers, rooms, seats and gates, recipes, scores, years, pri
 numbers, postal codes, times, a phone number given to be called, and talk about passwords and
 codes with no value.
 
-A second pair of lists was written once the rules were settled, to check that they hold beyond
-the texts they were read against; its two misses ("snha", a slip of "senha"; "way too long"
-read as a value) were mended since. A key judged by a word of degree ("kinda long", "bem
-comprida") is no value either.
+Their texts are read by the tests of :mod:`tests.test_secret_phrasings`. A second pair of lists
+was written once the rules were settled, to check that they hold beyond the texts they were
+read against; its two misses ("snha", a slip of "senha"; "way too long" read as a value) were
+mended since. A key judged by a word of degree ("kinda long", "bem comprida") is no value
+either.
 """
 
 from __future__ import annotations
-
-import pytest
-
-from bot.memory.secrets.detector import MARKERS, redact_secrets
 
 #: a text in English that gives a secret, and each value that must not be readable once redacted
 ENGLISH_SECRETS: list[tuple[str, list[str]]] = [
@@ -285,22 +282,3 @@ DEGREE: list[str] = [
     "a palavra-passe do banco é meio longa mas já a sei de cor",
     "my work password is kinda long, I keep mistyping it",
 ]
-
-
-@pytest.mark.parametrize(("text", "values"), SECRETS + UNSEEN_SECRETS)
-def test_each_household_secret_is_withheld(text: str, values: list[str]) -> None:
-    redacted = redact_secrets(text)
-    assert MARKERS.search(redacted), redacted
-    for value in values:
-        assert value not in redacted, redacted
-
-
-@pytest.mark.parametrize("text", ORDINARY + UNSEEN_ORDINARY + DEGREE)
-def test_ordinary_household_text_is_kept(text: str) -> None:
-    assert redact_secrets(text) == text
-
-
-@pytest.mark.parametrize("text", [text for text, _values in SECRETS + UNSEEN_SECRETS])
-def test_redacting_a_household_secret_twice_changes_nothing(text: str) -> None:
-    once = redact_secrets(text)
-    assert redact_secrets(once) == once
