@@ -86,22 +86,13 @@ class EpisodeStore(LentWords, EpisodeVectors):
         """Count the twin of ``message`` said once more. Its audience stays as it is (a repeat
         never moves an item, :mod:`bot.memory.reinforcement`), and a shared room's message has a
         twin only among what that room sees (:func:`~bot.memory.reinforcement.twin_sql`)."""
-        async with self._conn._tx() as db:
-            twin = await db.execute_fetchall(
-                "SELECT id FROM episodes WHERE norm = ?1"
-                f" AND speaker = ?2 AND status = 'active' AND {twin_sql('?3')}"
-                " ORDER BY id LIMIT 1",
-                (message.norm, message.speaker, message.audience),
-            )
-            if not twin:
-                return Recorded(0, False)
-            (rowid,) = next(iter(twin))
-            await db.execute(
-                "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?)"
-                " WHERE id = ?",
-                (message.at, rowid),
-            )
-        return Recorded(int(rowid), False)
+        rows = await self._conn._all(
+            "UPDATE episodes SET reinforced = reinforced + 1, last_seen = MAX(last_seen, ?4)"
+            " WHERE id = (SELECT id FROM episodes WHERE norm = ?1 AND speaker = ?2"
+            f" AND status = 'active' AND {twin_sql('?3')} ORDER BY id LIMIT 1) RETURNING id",
+            (message.norm, message.speaker, message.audience, message.at),
+        )
+        return Recorded(int(rows[0][0]) if rows else 0, False)
 
     async def doc_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
         """How many episodes hold each stem; stems none holds are left out. Counts are read
