@@ -32,7 +32,7 @@ from datetime import UTC, datetime, tzinfo
 import structlog
 
 from bot.daemon.disk import run_on_text
-from bot.memory.addressed import message_terms
+from bot.memory.addressed_names import message_terms
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.embedding.models import Embedder, Matrix
 from bot.memory.episodes.question_asked import LastAsked, index_answers_again, question_stems

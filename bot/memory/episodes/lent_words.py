@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import aiosqlite
 
-from bot.memory.addressed import message_terms, unaddressed
+from bot.memory.addressed_names import message_terms, unaddressed
 from bot.memory.episodes.question_asked import index_answers_again, question_stems
 from bot.memory.reinforcement import visible_sql, visible_wherever
 from bot.memory.sqlite.connection import labels_in
@@ -74,7 +74,7 @@ class LentWords:
 
     async def renew_addressed(self) -> int:
         """Index again, without the names said to the one spoken to
-        (:mod:`bot.memory.addressed`), each message of ``renew_words`` that holds one, and
+        (:mod:`bot.memory.addressed_names`), each message of ``renew_words`` that holds one, and
         what answers it (a question lends its words without them too), emptying the table;
         how many were indexed again. A batch leaves the table once it is done, so an open
         cut short goes on where it stopped."""

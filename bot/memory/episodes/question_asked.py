@@ -50,7 +50,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from bot.daemon.disk import run_on_text
-from bot.memory.addressed import message_terms
+from bot.memory.addressed_names import message_terms
 from bot.memory.sentences import split_sentences
 from bot.memory.sqlite.query import query_tokens, telling
 

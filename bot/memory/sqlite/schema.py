@@ -50,7 +50,7 @@ Tables:
 * ``renew_words`` (v12; v7 of ``episodes.db``): every message kept before v12, whose index
   stems may hold a name said to the one spoken to ("Hey Mel!");
   :meth:`EpisodeStore.renew_addressed <bot.memory.episodes.store.EpisodeStore.renew_addressed>`
-  indexes again those that do, without it (:mod:`bot.memory.addressed`), when the file opens,
+  indexes again those that do, without it (:mod:`bot.memory.addressed_names`), when the file opens,
   and empties the table.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.memory.addressed import message_terms, unaddressed
+from bot.memory.addressed_names import message_terms, unaddressed
 from bot.memory.base import MemoryHit, TurnRecord
 from bot.memory.episodes.file import EPISODE_FILE
 from bot.memory.episodes.question_asked import question_in
