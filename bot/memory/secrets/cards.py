@@ -68,20 +68,20 @@ _CARD_BEGUN = re.compile(
 )
 
 
-def _card_numbers(start: int, sentence: str) -> list[Span]:
-    if not (CARD_WORD.search(sentence) or _CARD_DETAIL.search(sentence)):
+def _card_numbers(start: int, sentence: str, *, card: bool) -> list[Span]:
+    """A card's number in groups where the sentence names a card (``card``) or a card's
+    detail; its first digits only where it names a card."""
+    if not (card or _CARD_DETAIL.search(sentence)):
         return []
     spans = [
         Span(start + m.start(), start + m.end(), "card") for m in _CARD_NUMBER.finditer(sentence)
     ]
-    begun = _CARD_BEGUN.finditer(sentence) if CARD_WORD.search(sentence) else ()
+    begun = _CARD_BEGUN.finditer(sentence) if card else ()
     spans += [Span(start + m.start("value"), start + m.end("value"), "card") for m in begun]
     return spans
 
 
 def _card_back(start: int, sentence: str) -> list[Span]:
-    if not CARD_WORD.search(sentence):
-        return []
     found = [
         *_CARD_BACK.finditer(sentence),
         *_CARD_SECURITY.finditer(sentence),
@@ -133,9 +133,10 @@ def _agencies(start: int, sentence: str) -> list[Span]:
 def card_spans(start: int, sentence: str) -> list[Span]:
     """Every card and account value of ``sentence`` (folded, at ``start`` in its text) the
     rules above find, unordered."""
+    card = CARD_WORD.search(sentence) is not None
     return [
-        *_card_back(start, sentence),
-        *_card_numbers(start, sentence),
+        *(_card_back(start, sentence) if card else ()),
+        *_card_numbers(start, sentence, card=card),
         *_iban_shapes(start, sentence),
         *_agencies(start, sentence),
     ]

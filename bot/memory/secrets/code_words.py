@@ -7,7 +7,7 @@ that follow a value (:mod:`bot.memory.secrets.speech`) and the value after a key
 
 They read folded text (lower case, no accents, offsets kept): what follows a number that is a
 time, a size or a price (:data:`NOT_A_CODE`), the word before one that says what else it is, a
-room's, a street's, a phone's (:data:`ELSEWHERE_UNLESS_GIVEN`, :data:`NOT_SIBLING`,
+room's, a street's, a phone's (:data:`ELSEWHERE_BEFORE`, :data:`NOT_SIBLING`,
 :func:`words_before`), a year (:data:`YEAR`), a place's "PIN code" (:data:`POSTAL`), and the
 kind a sentence names its code as (:func:`code_kind`).
 """
@@ -19,6 +19,7 @@ import re
 from bot.memory.secrets.values import text_before
 
 __all__ = [
+    "ELSEWHERE_BEFORE",
     "ELSEWHERE_UNLESS_GIVEN",
     "NOT_A_CODE",
     "NOT_SIBLING",
@@ -52,6 +53,8 @@ _ELSEWHERE = (
 
 #: ... and a few more that may stand before a code too, where a sentence gives none yet
 ELSEWHERE_UNLESS_GIVEN = rf"{_ELSEWHERE}|on|by|from|de|for|por|liga|to|para"
+#: the words before a number, in a sentence that gives no code yet, that say what else it is
+ELSEWHERE_BEFORE = re.compile(rf"\b(?:{ELSEWHERE_UNLESS_GIVEN})\W*$")
 
 
 #: the word before a number that says what else it is, beside a code already given or a

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from bot.memory.secrets.code_words import (
-    ELSEWHERE_UNLESS_GIVEN,
+    ELSEWHERE_BEFORE,
     NOT_A_CODE,
     POSTAL,
     YEAR,
@@ -74,7 +74,6 @@ _PIN_TOPIC = re.compile(
 )
 
 
-_NOT_PIN_NUMBER = re.compile(rf"\b(?:{ELSEWHERE_UNLESS_GIVEN})\W*$")
 #: a year of birth chosen as the PIN: "the unlock code is my birth year, 1987", "o pin é o
 #: ano em que nasci, 1961"; "year" before it says what the PIN is made of, not what else it is
 _BIRTH_YEAR = re.compile(
@@ -85,7 +84,7 @@ _BIRTH_YEAR = re.compile(
 
 def _elsewhere(before: str) -> bool:
     """Whether the words ``before`` a number of a PIN's sentence say it is another number."""
-    return _NOT_PIN_NUMBER.search(before) is not None and _BIRTH_YEAR.search(before) is None
+    return ELSEWHERE_BEFORE.search(before) is not None and _BIRTH_YEAR.search(before) is None
 
 
 def _pin_numbers(start: int, sentence: str) -> list[Span]:

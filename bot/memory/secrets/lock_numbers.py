@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.memory.secrets.code_words import (
-    ELSEWHERE_UNLESS_GIVEN,
+    ELSEWHERE_BEFORE,
     NOT_A_CODE,
     NOT_SIBLING,
     YEAR,
@@ -62,7 +62,6 @@ _LOCK_VALUE = re.compile(
 #: a lock's number that closes its sentence after a comma or a colon ("the key for the
 #: storage unit keypad, 6060"), unless it is a year, a street's or a room's number
 _LOCK_LAST = re.compile(r"[,:][ ]*(?P<value>\d{4,8})[ ]*[.!]?[ ]*$")
-_NOT_LOCK_LAST = re.compile(rf"\b(?:{ELSEWHERE_UNLESS_GIVEN})\W*$")
 
 
 #: a lock's number that opens its sentence: "7719 - that's the shed padlock", "*2580* abre o
@@ -129,7 +128,7 @@ def lock_numbers(start: int, sentence: str, *, service: bool = False) -> list[Sp
     last = _LOCK_LAST.search(sentence)
     if (
         last is not None
-        and not _NOT_LOCK_LAST.search(text_before(sentence, last.start()))
+        and not ELSEWHERE_BEFORE.search(text_before(sentence, last.start()))
         and not YEAR.fullmatch(last.group("value"))
     ):
         spans.append(Span(start + last.start("value"), start + last.end("value"), "code"))

@@ -194,11 +194,10 @@ _SAME_AS_THEN = re.compile(
 def _set_password(start: int, sentence: str) -> list[Span]:
     """The words of letters and digits of a sentence that sets a password, says how one was
     made, says whose it is the same as, or asks whether one is good enough."""
-    asked = _ASKS_STRENGTH.search(sentence) and (
-        names_password(sentence) or _STRENGTH_KEY.search(sentence)
-    )
+    password = names_password(sentence)
+    asked = _ASKS_STRENGTH.search(sentence) and (password or _STRENGTH_KEY.search(sentence))
     named = (
-        names_password(sentence)
+        password
         and (
             _SETS_PASSWORD.search(sentence)
             or _MADE_OF.search(sentence)

@@ -40,15 +40,21 @@ SLOW_DIGITS = re.compile(
 )
 
 
+#: the words that start a number of two digits said as words: the tens and the teens
+_TENS_EN = "twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety"
+_TEENS_EN = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+_TENS_PT = "vinte|trinta|quarenta|cinquenta|sessenta|setenta|oitenta|noventa"
+_TEENS_PT = (
+    "dez|onze|doze|treze|catorze|quatorze|quinze|dezesseis|dezasseis|dezessete|dezassete"
+    "|dezoito|dezenove|dezanove"
+)
+_TENS_AND_TEENS = frozenset(f"{_TENS_EN}|{_TEENS_EN}|{_TENS_PT}|{_TEENS_PT}".split("|"))
+
 #: a number of two digits said as words: "twelve", "thirty-four", "trinta e quatro"
 _TWO_DIGIT_WORD = (
-    r"(?:(?:twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety)"
-    r"(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))?"
-    r"|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
-    r"|(?:vinte|trinta|quarenta|cinquenta|sessenta|setenta|oitenta|noventa)"
-    r"(?:[ ]e[ ](?:um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|nove))?"
-    r"|dez|onze|doze|treze|catorze|quatorze|quinze|dezesseis|dezasseis|dezessete|dezassete"
-    r"|dezoito|dezenove|dezanove)"
+    rf"(?:(?:{_TENS_EN})(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))?|{_TEENS_EN}"
+    rf"|(?:{_TENS_PT})(?:[ ]e[ ](?:um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|nove))?"
+    rf"|{_TEENS_PT})"
 )
 
 
@@ -69,15 +75,6 @@ _NOT_SAID_CODE = re.compile(
 )
 
 
-#: the words that start a number of two digits said as words
-_TENS_AND_TEENS = frozenset(
-    """
-    ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty
-    thirty forty fourty fifty sixty seventy eighty ninety dez onze doze treze catorze quatorze
-    quinze dezesseis dezasseis dezessete dezassete dezoito dezenove dezanove vinte trinta
-    quarenta cinquenta sessenta setenta oitenta noventa
-    """.split()
-)
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -100,10 +97,9 @@ def said_numbers(start: int, sentence: str) -> list[Span]:
 
 
 def digit_runs(start: int, sentence: str) -> list[Span]:
-    """Digits said one at a time, three or more, in a sentence about a code or a lock."""
-    spans = []
-    for match in DIGIT_RUN.finditer(sentence):
-        words = re.findall(r"\w+", match.group(0))
-        if len([w for w in words if w != "e"]) >= 3:
-            spans.append(Span(start + match.start(), start + match.end(), code_kind(sentence)))
-    return spans
+    """Digits said one at a time, three or more (as :data:`DIGIT_RUN` matches them), in a
+    sentence about a code or a lock."""
+    return [
+        Span(start + m.start(), start + m.end(), code_kind(sentence))
+        for m in DIGIT_RUN.finditer(sentence)
+    ]
