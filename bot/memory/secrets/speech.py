@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from bot.memory.secrets.answers import answer_spans
 from bot.memory.secrets.cards import CARD_WORD, card_spans
 from bot.memory.secrets.code_words import NOT_SIBLING, YEAR, code_kind, words_before
 from bot.memory.secrets.codes import CODE_NUMBER, CODE_TOPIC, ONLY_NUMBER, code_spans
@@ -32,6 +31,7 @@ from bot.memory.secrets.lock_numbers import names_service
 from bot.memory.secrets.password_words import MIXED, NOT_MIXED, names_password
 from bot.memory.secrets.passwords import password_spans
 from bot.memory.secrets.rules import LABEL_LINE
+from bot.memory.secrets.security_answers import answer_spans
 from bot.memory.secrets.seeds import SENTENCE_WORDS, seed_spans, wallet_spans
 from bot.memory.secrets.spelled_numbers import full_number_spans
 from bot.memory.secrets.spoken_digits import DIGIT_RUN, SLOW_DIGITS
