@@ -47,10 +47,6 @@ __all__ = [
 ]
 
 
-def _room(label: str) -> bool:
-    return label not in (DIRECT, SHARED)
-
-
 def twin_labels(label: str) -> tuple[str, ...] | None:
     """The labels of the items a statement recorded as ``label`` may repeat (None: any):
     those every audience of ``label`` sees (:func:`visible_wherever`). A shared room repeats
@@ -71,9 +67,9 @@ def visible_wherever(label: str) -> tuple[str, ...] | None:
     """The labels of the items every audience that sees an item of ``label`` sees too (None:
     any): a direct room sees every label; a shared room sees ``shared`` and its own; every
     audience sees ``shared``, and all of them see only ``shared``."""
-    if label == SHARED:
-        return (SHARED,)
-    return (SHARED, label) if _room(label) else None
+    if label == DIRECT:
+        return None
+    return (SHARED,) if label == SHARED else (SHARED, label)
 
 
 def audience_event(label: str) -> str:
@@ -88,7 +84,7 @@ def audience_event(label: str) -> str:
 def twin_sql(said: str) -> str:
     """SQL true for a row whose ``audience`` a statement recorded as the SQL value ``said``
     may repeat: :func:`twin_labels`, for a statement that writes many rows at once."""
-    return f"({said} = '{DIRECT}' OR audience IN ('{SHARED}', {said}))"
+    return visible_sql("audience", said)
 
 
 def visible_sql(item: str, seer: str) -> str:

@@ -73,8 +73,6 @@ class TurnTaking(Handling):
             if waiting > cap:
                 skipped = line.take(leader, lambda taken, _next: len(taken) < waiting - cap)
                 await self._skip(skipped, user, cap)
-                for ticket in skipped:
-                    ticket.outcome = "answered"
                 leader = next(t for t in line.tickets if t.waiting and t.taken_by is None)
             if leader.incoming.album:
                 await line.gather_album(leader)
@@ -95,9 +93,7 @@ class TurnTaking(Handling):
         except BaseException:
             self._release(batch)
             raise
-        for ticket in batch:
-            await self._finish((ticket.incoming.platform, ticket.incoming.event_id))
-            ticket.outcome = "answered"
+        await self._answered(batch)
 
     async def _skip(self, skipped: list[Ticket], user: str, kept: int) -> None:
         """The oldest messages of a flood: not answered; one reply says how many."""
@@ -110,8 +106,14 @@ class TurnTaking(Handling):
         except BaseException:
             self._release(skipped)
             raise
-        for ticket in skipped:
+        await self._answered(skipped)
+
+    async def _answered(self, tickets: list[Ticket]) -> None:
+        """The turn that took ``tickets`` is done with them (answered, or skipped with a
+        notice): each event finished, each ticket still waiting learns so."""
+        for ticket in tickets:
             await self._finish((ticket.incoming.platform, ticket.incoming.event_id))
+            ticket.outcome = "answered"
 
     def _release(self, tickets: list[Ticket]) -> None:
         """The turn that took ``tickets`` was cut off: their events are released unfinished,
