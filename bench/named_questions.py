@@ -7,7 +7,8 @@ set that way: each session's first message greets the friend by name and the fir
 greets the person back, the last says goodbye by name, and each question is put in the third
 person: the person's own words ("I", "my", "eu", "meu") become their name and the friend's
 ("you", "your", "tu", "teu", "você") the friend's. The words' grammar suffers ("What do Maya
-do for a living?"); a search reads words, not grammar.
+do for a living?"); a search reads words, not grammar. The two names are the set's
+``parties``, which the daemon knows as its user's and its persona's names.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def named(data: dict[str, Any]) -> dict[str, Any]:
             turns[0]["user"] = hello.format(friend) + turns[0]["user"]
             turns[0]["reply"] = hello_back.format(person) + turns[0]["reply"]
             turns[-1]["reply"] = turns[-1]["reply"] + bye.format(person)
+        user["parties"] = [person, friend]
         for question in user["questions"]:
             question["question"] = _third_person(
                 question["question"], question.get("lang", lang), person, friend

@@ -86,6 +86,8 @@ KINDS = {
     "d": ("all", "single", "multihop", "temporal", "reference", "open"),
 }
 KS = (5, 10)
+#: the persona the sets' conversations are with
+PERSONA = "inara"
 #: what a ranker gives for each hit, best first: the turns it came from, and whether it is a
 #: fact; asked with the question, when, and the live exchange before it (set C's)
 Ranker = Callable[[str, datetime, list[dict[str, str]]], Awaitable[list[tuple[set[str], bool]]]]
@@ -122,7 +124,7 @@ class Turns:
 
 def _record(turn: dict[str, str], user: str) -> TurnRecord:
     at = datetime.fromisoformat(turn["at"])
-    return TurnRecord(turn["user"], turn["reply"], "telegram", at, user, "inara")
+    return TurnRecord(turn["user"], turn["reply"], "telegram", at, user, PERSONA)
 
 
 def records(user: dict[str, Any]) -> list[list[TurnRecord]]:
@@ -137,12 +139,18 @@ def _clocked(user: dict[str, Any]) -> tuple[list[datetime], Callable[[], datetim
 
 
 async def _hits(
-    memory: MemoryBackend, question: str, live: list[dict[str, str]], references: bool
+    memory: MemoryBackend,
+    question: str,
+    live: list[dict[str, str]],
+    references: bool,
+    parties: list[str],
 ) -> list[MemoryHit]:
-    if not references:
-        return await memory.prefetch(question, limit=max(KS))
+    """What a session recalls for ``question``: references resolved against the live turns
+    only with ``references``; the names of ``parties`` never searched."""
     recent = [text for turn in live for text in (turn["user"], turn["reply"])]
-    return await recall(memory, question, recent, limit=max(KS))
+    return await recall(
+        memory, question, recent if references else [], limit=max(KS), parties=parties
+    )
 
 
 def _backend_ranker(
@@ -151,6 +159,7 @@ def _backend_ranker(
     turns: Turns,
     *,
     references: bool,
+    parties: list[str],
     reopen: Callable[[Path], MemoryBackend] | None = None,
 ) -> Ranker:
     """Questions asked of ``memory``; one after a live exchange, of a copy of its store
@@ -168,12 +177,12 @@ def _backend_ranker(
                         clock[0] = datetime.fromisoformat(turn["at"])
                         await now.sync(_record(turn, "me"))
                     clock[0] = asked
-                    hits = await _hits(now, question, live, references)
+                    hits = await _hits(now, question, live, references, parties)
             finally:
                 shutil.rmtree(copy)
         else:
             clock[0] = asked
-            hits = await _hits(memory, question, live, references)
+            hits = await _hits(memory, question, live, references, parties)
         return [(turns.source(hit.item), hit.item.kind == "fact") for hit in hits]
 
     return rank
@@ -303,11 +312,16 @@ async def _ranker(
     how = "raw" if name.startswith("raw") else "facts" if "facts" in name else "write"
     await _feed(memory, records(user), clock, how)
     references = "references" in name
+    # the person's and the persona's names, as a session knows them
+    parties = user.get("parties", [user["user"], PERSONA])
     if live and isinstance(memory, SqliteFtsMemory):
         await memory.close()  # each question asks a copy of the store
-        rank = _backend_ranker(memory, clock, turns, references=references, reopen=reopen)
+        rank = _backend_ranker(
+            memory, clock, turns, references=references, parties=parties, reopen=reopen
+        )
         return rank, nothing
-    return _backend_ranker(memory, clock, turns, references=references), memory.close
+    rank = _backend_ranker(memory, clock, turns, references=references, parties=parties)
+    return rank, memory.close
 
 
 Scores = dict[str, dict[str, dict[int, float]]]

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.memory.base import MemoryBackend, MemoryHit
+from bot.memory.party_names import without_parties
 from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text, telling
 from bot.turn.audience import DIRECT_ROOM, Audience
 
@@ -147,9 +148,13 @@ async def recall(
     *,
     limit: int,
     audience: Audience = DIRECT_ROOM,
+    parties: Sequence[str] = (),
 ) -> list[MemoryHit]:
     """What ``memory`` recalls for ``text`` said after ``recent``: the resolved query's
-    ``limit`` best hits that ``audience`` sees, the live messages it drew on left out."""
+    ``limit`` best hits that ``audience`` sees, the live messages it drew on left out. The
+    names of ``parties`` (the person and the persona) are not searched
+    (:mod:`bot.memory.party_names`)."""
+    text = without_parties(text, parties)
     # newest names first only for a search by meaning: under a change of subject the old
     # subject's names pulled the question's vector away (set C with MiniLM .702 -> .717,
     # both parts), while BM25's held-out part lost .021 (docs/BENCHMARKS.md)

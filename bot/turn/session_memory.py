@@ -2,7 +2,8 @@
 
 Before the prompt: recall, only what the turn's audience may see (a shared room: what was
 said there and what was made shared), a message that refers back resolved against the last
-on-record messages of its own room (:mod:`bot.memory.follow_ups`). After the reply went
+on-record messages of its own room (:mod:`bot.memory.follow_ups`), the names of the session's
+user and persona not searched (:mod:`bot.memory.party_names`). After the reply went
 out: the persona's memory files mirrored into the store (for search), the turn stored in
 memory, then the identity observer (VOICE.md, PERSONA.md) learning from a direct room. At
 the session's end: the facts of its on-record turns extracted (through the extract model
@@ -57,7 +58,7 @@ class SessionMemory:
         """What memory brings to a turn: only what ``audience`` may see (a shared room: what
         was said there and what was made shared). A message that refers back is resolved
         against the last on-record messages of this room's own conversation
-        (:mod:`bot.memory.follow_ups`)."""
+        (:mod:`bot.memory.follow_ups`); the user's and the persona's names are not searched."""
         if self.memory is None or otr:
             return "", []
         try:
@@ -65,7 +66,14 @@ class SessionMemory:
             no_recall: list[MemoryHit] = []
             inject, hits = await asyncio.gather(
                 self.memory.inject(audience=audience),
-                recall(self.memory, text, _recent(conversation), limit=limit, audience=audience)
+                recall(
+                    self.memory,
+                    text,
+                    _recent(conversation),
+                    limit=limit,
+                    audience=audience,
+                    parties=(self.user, self.persona),
+                )
                 if limit
                 else asyncio.sleep(0, result=no_recall),
             )
