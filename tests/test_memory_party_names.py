@@ -45,6 +45,9 @@ PAINTED = (
         ("Qual é o emprego da Inês?", "Qual é o emprego?"),
         ("O que é que o Scott pintou?", "O que é que o pintou?"),
         ("What did SCOTT and INARA plan for June?", "What did and plan for June?"),
+        ("what did scott paint?", "what did scott paint?"),
+        ("Where did I plant the rose bush?", "Where did I plant the rose bush?"),
+        ("What did Rose say about the bush?", "What did say about the bush?"),
         ("What did Scotty paint?", "What did Scotty paint?"),
         ("Who is Scott?", "Who is Scott?"),
         ("Where does Ana Rita work?", "Where does work?"),
@@ -52,7 +55,7 @@ PAINTED = (
     ],
 )
 def test_the_parties_names_are_not_searched(question: str, searched: str) -> None:
-    assert without_parties(question, ("Scott", "inês", "Inara", "Ana Rita")) == searched
+    assert without_parties(question, ("Scott", "inês", "Inara", "Ana Rita", "rose")) == searched
 
 
 def test_without_parties_a_question_is_searched_as_it_is() -> None:
@@ -88,7 +91,9 @@ async def test_a_question_naming_the_person_finds_what_they_said(
         assert _said(named[0]) != painted
         hits = await recall(memory, question, [], limit=1, parties=PARTIES)
         assert _said(hits[0]) == painted
-        asked = await recall(memory, f"Inara, {question.lower()}", [], limit=1, parties=PARTIES)
+        asked = await recall(
+            memory, "Inara, what did Scott paint at sunrise?", [], limit=1, parties=PARTIES
+        )
         assert _said(asked[0]) == painted
 
 

@@ -128,7 +128,7 @@ async def test_a_store_of_schema_8_fills_in_the_background(tmp_path: Path) -> No
     await db.commit()
     await db.close()
     async with SqliteFtsMemory(tmp_path, embedder=_Counting(), now=lambda: NOW) as memory:
-        assert (await memory.stats())["schema_version"] == SCHEMA_VERSION == 12
+        assert (await memory.stats())["schema_version"] == SCHEMA_VERSION == 13
         assert await _filled(memory) == 4
         assert (await _ranked(memory))[0] == LONG
 

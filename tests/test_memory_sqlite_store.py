@@ -31,7 +31,7 @@ async def memory(tmp_path: Path) -> AsyncIterator[SqliteFtsMemory]:
 async def test_fresh_database_gets_every_migration(tmp_path: Path) -> None:
     async with SqliteFtsMemory(tmp_path) as memory:
         stats = await memory.stats()
-    assert stats["schema_version"] == SCHEMA_VERSION == 12
+    assert stats["schema_version"] == SCHEMA_VERSION == 13
     with sqlite3.connect(tmp_path / "memory.db") as db:
         names = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)

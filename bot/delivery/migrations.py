@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Callable, Mapping
 
 import aiosqlite
 
-__all__ = ["Migration", "apply_migrations"]
+__all__ = ["Migration", "SqlFunction", "apply_migrations"]
 
 Migration = tuple[int, str]
+
+SqlFunction = Callable[[str], str]
+"""A function of one text a store's migrations may call (SQLite's ``create_function``)."""
 
 
 #: what the version table's guard says when another process applied a migration first
@@ -35,12 +39,19 @@ _ONCE = (
 
 
 async def apply_migrations(
-    db: aiosqlite.Connection, migrations: list[Migration], *, setup: str = ""
+    db: aiosqlite.Connection,
+    migrations: list[Migration],
+    *,
+    setup: str = "",
+    functions: Mapping[str, SqlFunction] | None = None,
 ) -> int:
-    """Run ``setup`` (pragmas: a script), then bring ``db`` up to the newest migration; return
-    the schema version it ends at. Each missing migration's version row goes in first, under
+    """Give ``db`` the SQL ``functions`` (name: function of one text), run ``setup`` (pragmas:
+    a script), then bring ``db`` up to the newest migration; return the schema version it
+    ends at. Each missing migration's version row goes in first, under
     the write lock: if another process got there first the guard refuses it, the whole script
     rolls back, and the version is read again."""
+    for name, function in (functions or {}).items():
+        await db.create_function(name, 1, function, deterministic=True)
     await db.executescript(
         f"{setup}\nCREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"
     )

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -34,7 +35,7 @@ import structlog
 from bot.daemon.disk import run_blocking
 from bot.daemon.errors import PersonadError
 from bot.delivery.backoff import LoopTask
-from bot.delivery.migrations import Migration, apply_migrations
+from bot.delivery.migrations import Migration, SqlFunction, apply_migrations
 from bot.setup.permissions import create_private_file
 
 __all__ = ["SqliteFile", "open_sqlite"]
@@ -50,8 +51,10 @@ async def open_sqlite(
     busy_timeout: float = 5.0,
     autocommit: bool = False,
     secure_delete: bool = False,
+    functions: Mapping[str, SqlFunction] | None = None,
 ) -> aiosqlite.Connection:
-    """Open ``path`` (creating its folder) and bring its schema up to date."""
+    """Open ``path`` (creating its folder) and bring its schema up to date (its migrations may
+    call ``functions``)."""
     try:
         await run_blocking(create_private_file, path)
     except OSError as exc:
@@ -71,6 +74,7 @@ async def open_sqlite(
             " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
             # otherwise SQLite's build decides (Debian's zeroes, SQLite's own default does not)
             + (" PRAGMA secure_delete = ON;" if secure_delete else ""),
+            functions=functions,
         )
     except (sqlite3.Error, ValueError) as exc:
         await db.close()
@@ -84,6 +88,8 @@ class SqliteFile:
     is not open)."""
 
     migrations: ClassVar[list[Migration]] = []
+    #: the SQL functions its connection has (its migrations may call them)
+    functions: ClassVar[Mapping[str, SqlFunction]] = {}
     error: ClassVar[type[PersonadError]] = PersonadError
     #: every statement commits by itself (no implicit transactions)
     autocommit: ClassVar[bool] = False
@@ -112,6 +118,7 @@ class SqliteFile:
                 error=self.error,
                 autocommit=self.autocommit,
                 secure_delete=self.secure_delete,
+                functions=self.functions,
             )
 
     async def close(self) -> None:

@@ -65,7 +65,7 @@ from bot.memory.episodes.file import EPISODE_FILE, EpisodeFile
 from bot.memory.episodes.rows import parse_episode_id
 from bot.memory.episodes.store import EpisodeStore
 from bot.memory.holographic.hrr import DIM
-from bot.memory.holographic.parse import normalize, parse
+from bot.memory.holographic.parse import parse
 from bot.memory.holographic.recall import ActiveFacts, Recalled, fact_structure
 from bot.memory.holographic.store import HolographicStore
 from bot.memory.judgement import judged, said_as_fact
@@ -73,6 +73,7 @@ from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
 from bot.memory.reinforcement import once_each
+from bot.memory.sqlite.query import normalise_text
 from bot.memory.sqlite.scoring import recency_weight
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
@@ -190,7 +191,7 @@ class HolographicMemory(EpisodeBackend):
             audience=audience,
         )
         replaced = self._facts.conflicts(structure, audience)
-        await self._store.insert(item, normalize(text), structure, trace, reason, replaced)
+        await self._store.insert(item, normalise_text(text), structure, trace, reason, replaced)
         for old in replaced:
             self._facts.remove(old)
         self._facts.add(item, structure, trace)
@@ -225,14 +226,14 @@ class HolographicMemory(EpisodeBackend):
         text = clean_mirror_text(text)  # no template filler, no comment markers
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
         sentences = split_candidates("\n".join(lines))
-        kept = {normalize(sentence) for sentence in sentences}
+        kept = {normalise_text(sentence) for sentence in sentences}
         for sentence in sentences:
             await self._add(sentence, source=source, audience=label, force=True, reinforce=False)
         async with self._lock:
             stale = [
                 item.id
                 for item in self._facts.items.values()
-                if item.source == source and normalize(item.text) not in kept
+                if item.source == source and normalise_text(item.text) not in kept
             ]
             for item_id in stale:
                 await self._store.set_status(item_id, "superseded", f"no longer in {filename}")

@@ -21,7 +21,7 @@ A filler may hold several words ("green tea"): its vector is their normalised su
 so a probe for "tea" still meets it, at a cosine of about 0.7.
 
 The roles themselves come from text through :mod:`bot.memory.holographic.parse`; the parser's public
-names (``parse``, ``Parsed``, ``normalize``, ``FUNCTIONAL``) stay importable from here too.
+names (``parse``, ``Parsed``, ``FUNCTIONAL``) stay importable from here too.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bot.memory.holographic.lexicon import FUNCTIONAL
-from bot.memory.holographic.parse import Parsed, normalize, parse
+from bot.memory.holographic.parse import Parsed, parse
 
 __all__ = [
     "DIM",
@@ -48,7 +48,6 @@ __all__ = [
     "bundle",
     "cosine",
     "involution",
-    "normalize",
     "parse",
     "symbol",
     "unbind",

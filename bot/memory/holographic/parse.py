@@ -35,13 +35,7 @@ from bot.memory.holographic.lexicon import (
     fold,
 )
 
-__all__ = ["Parsed", "normalize", "parse"]
-
-
-def normalize(text: str) -> str:
-    """The comparison form of a sentence: folded words, no punctuation."""
-    lowered = text.lower().replace("’", "'").replace("‘", "'")
-    return " ".join(fold(word) for word in WORD.findall(lowered) if word != ",")
+__all__ = ["Parsed", "parse"]
 
 
 @dataclass(frozen=True, slots=True)

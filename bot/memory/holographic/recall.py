@@ -33,8 +33,9 @@ import numpy.typing as npt
 from bot.memory.base import Category, MemoryHit, MemoryItem, visible_in
 from bot.memory.holographic.hrr import TraceIndex, Vector
 from bot.memory.holographic.lexicon import FUNCTIONAL
-from bot.memory.holographic.parse import Parsed, normalize, parse
+from bot.memory.holographic.parse import Parsed, parse
 from bot.memory.reinforcement import twin_labels
+from bot.memory.sqlite.query import normalise_text
 from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = [
@@ -139,7 +140,7 @@ class ActiveFacts:
         """The active item that says ``text`` already (compared in normalised form), of those
         a statement recorded as ``label`` may repeat."""
         twins = twin_labels(label)
-        for item_id in self._by_norm.get(normalize(text), ()):
+        for item_id in self._by_norm.get(normalise_text(text), ()):
             item = self.items[item_id]
             if twins is None or item.audience in twins:
                 return item
@@ -166,7 +167,7 @@ class ActiveFacts:
     def _remember(self, item: MemoryItem, structure: dict[str, list[str]]) -> None:
         self.items[item.id] = item
         self.structures[item.id] = structure
-        self._by_norm.setdefault(normalize(item.text), []).append(item.id)
+        self._by_norm.setdefault(normalise_text(item.text), []).append(item.id)
         self._by_key.setdefault(_key(structure), set()).add(item.id)
         self._df.update(set(structure.get("keywords", ())))
 
@@ -174,7 +175,7 @@ class ActiveFacts:
         """Drop an item that is no longer active (superseded or forgotten)."""
         item = self.items.pop(item_id, None)
         if item is not None:
-            norm = normalize(item.text)
+            norm = normalise_text(item.text)
             left = [other for other in self._by_norm.get(norm, ()) if other != item_id]
             if left:
                 self._by_norm[norm] = left

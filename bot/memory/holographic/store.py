@@ -34,6 +34,7 @@ from bot.memory.base import MemoryItem
 from bot.memory.holographic.hrr import Vector
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
 from bot.memory.reinforcement import audience_event
+from bot.memory.sqlite.query import SQL_FUNCTIONS
 
 __all__ = ["MIGRATIONS", "HolographicStore", "StoredFact"]
 
@@ -81,6 +82,8 @@ MIGRATIONS: list[Migration] = [
         ALTER TABLE items RENAME COLUMN room TO audience;
         """,
     ),
+    # one comparison form with the other stores', which keeps "A+" apart from "A-"
+    (4, "UPDATE items SET norm = normal_form(text);"),
 ]
 
 
@@ -101,6 +104,7 @@ class HolographicStore(SqliteFile):
     """One ``holographic.db``: open, read, and write items with their events."""
 
     migrations = MIGRATIONS
+    functions = SQL_FUNCTIONS
     error = MemoryStoreError
 
     async def active(self) -> list[StoredFact]:

@@ -67,13 +67,14 @@ from bot.memory.base import (
     format_citation,
 )
 from bot.memory.honcho.client import RETRY_AFTER, HonchoClient, conclusion_summary, peer_id
-from bot.memory.honcho.ledger import HonchoLedger, normalize
+from bot.memory.honcho.ledger import HonchoLedger
 from bot.memory.honcho.outbox import Outbox
 from bot.memory.honcho.recall import recall, visible_representation
 from bot.memory.judgement import judged, said_as_fact
 from bot.memory.memory_tools import memory_tools
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
+from bot.memory.sqlite.query import normalise_text
 from bot.setup.config import HonchoConfig
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path
@@ -171,7 +172,7 @@ class HonchoMemory(MemoryBackend):
             return candidate
         said, text = candidate
         async with self._lock:
-            duplicate = await self._ledger.active_by_norm(normalize(text), audience)
+            duplicate = await self._ledger.active_by_norm(normalise_text(text), audience)
             if duplicate is not None:
                 if reinforce:
                     await self._ledger.mark(duplicate.id, "reinforced", source, reinforce=True)
@@ -222,7 +223,7 @@ class HonchoMemory(MemoryBackend):
                 sentence, source=source, audience=label, force=True, reinforce=False, deliver=False
             )
         await self._outbox.deliver_soon()
-        kept = {normalize(sentence) for sentence in sentences}
+        kept = {normalise_text(sentence) for sentence in sentences}
         stale = [
             item_id for item_id, norm in await self._ledger.active_from(source) if norm not in kept
         ]

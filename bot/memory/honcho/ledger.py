@@ -23,7 +23,6 @@ are written by :mod:`bot.memory.honcho.outbox`, which commits once per delivered
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -33,11 +32,11 @@ from bot.delivery.migrations import Migration
 from bot.delivery.sqlite_db import SqliteFile
 from bot.memory.base import MemoryItem
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
-from bot.memory.policy import fold
 from bot.memory.reinforcement import audience_event, twin_labels
+from bot.memory.sqlite.query import SQL_FUNCTIONS, normalise_text
 from bot.turn.audience import DIRECT, describe
 
-__all__ = ["MIGRATIONS", "HonchoLedger", "normalize"]
+__all__ = ["MIGRATIONS", "HonchoLedger"]
 
 MIGRATIONS: list[Migration] = [
     (
@@ -100,18 +99,13 @@ MIGRATIONS: list[Migration] = [
         CREATE TABLE sessions (session_id TEXT PRIMARY KEY, audience TEXT NOT NULL);
         """,
     ),
+    # one comparison form with the other stores', which keeps "A+" apart from "A-"
+    (4, "UPDATE items SET norm = normal_form(text);"),
 ]
-
-_WORD = re.compile(r"\w+")
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
-
-
-def normalize(text: str) -> str:
-    """The comparison form of a sentence (duplicates, forgotten lines): folded words only."""
-    return " ".join(_WORD.findall(fold(text)))
 
 
 def _marks(count: int) -> str:
@@ -132,6 +126,7 @@ class HonchoLedger(SqliteFile):
     """One ``honcho.db``: items, their history, and the outbox of writes for the server."""
 
     migrations = MIGRATIONS
+    functions = SQL_FUNCTIONS
     error = MemoryStoreError
 
     async def commit(self) -> None:
@@ -162,7 +157,17 @@ class HonchoLedger(SqliteFile):
             "INSERT INTO items (id, honcho_id, kind, text, norm, category, source, confidence,"
             " created_at, updated_at, audience)"
             " VALUES (?, NULL, 'conclusion', ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, text, normalize(text), category, source, confidence, stamp, stamp, audience),
+            (
+                item_id,
+                text,
+                normalise_text(text),
+                category,
+                source,
+                confidence,
+                stamp,
+                stamp,
+                audience,
+            ),
         )
         await db.execute(
             "INSERT INTO outbox (kind, item_id, payload, created_at) VALUES (?, ?, ?, ?)",
@@ -178,7 +183,7 @@ class HonchoLedger(SqliteFile):
             "INSERT INTO items (id, honcho_id, kind, text, norm, category, source,"
             " confidence, status, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, 'fact', 'honcho', 0, 'active', ?, ?)",
-            (item_id, remote_id, kind, text, normalize(text), stamp, stamp),
+            (item_id, remote_id, kind, text, normalise_text(text), stamp, stamp),
         )
 
     async def mark(

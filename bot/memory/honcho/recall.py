@@ -26,8 +26,9 @@ from honcho import Message
 from bot.memory.base import MemoryHit, MemoryItem
 from bot.memory.episodes.time_query import read_time
 from bot.memory.honcho.client import HonchoClient
-from bot.memory.honcho.ledger import HonchoLedger, normalize
+from bot.memory.honcho.ledger import HonchoLedger
 from bot.memory.reinforcement import once_each
+from bot.memory.sqlite.query import normalise_text
 from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience
 
 __all__ = ["LEVEL_CONFIDENCE", "recall", "visible_representation"]
@@ -120,7 +121,7 @@ def visible_representation(representation: str, hidden: set[str], user: str) -> 
     said: set[str] = set()
     for line in representation.splitlines():
         sentence = line.split("] ", 1)[-1].strip()
-        if normalize(sentence) in hidden:
+        if normalise_text(sentence) in hidden:
             continue
         if sentence and not line.startswith("#"):
             if sentence in said:

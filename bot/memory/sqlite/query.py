@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import NamedTuple
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_QUERY_CHARS",
     "MAX_QUERY_TOKENS",
     "NEWEST_WINDOW",
+    "SQL_FUNCTIONS",
     "STOPWORDS",
     "MatchPlan",
     "build_match_query",
@@ -44,6 +46,9 @@ MAX_QUERY_TOKENS = 24
 
 _MAX_TOKEN_CHARS = 48
 _WORD = re.compile(r"[^\W_]+")
+# a word with a sign that changes what it says: "+" or "-" right after it ("A+", "C++", "B-"),
+# a minus right before a number ("-5"); a hyphen between words joins nothing ("well-known")
+_COMPARED_WORD = re.compile(r"(?:(?<![\w+-])-(?=\d))?[^\W_]+(?:\++(?!\w)|-(?!\w))?")
 
 _STOPWORDS_EN = """
 a about above after again against all am an and any are aren't as at be because been before
@@ -89,8 +94,14 @@ def telling(word: str) -> bool:
 
 
 def normalise_text(text: str) -> str:
-    """The form duplicates are compared by: folded words joined by single spaces."""
-    return " ".join(_WORD.findall(fold(text)))
+    """The form duplicates are compared by: folded words joined by single spaces, a sign that
+    changes what a word says kept on it ("A+" is not "A-", "C++" not "C", "-5" not "5")."""
+    return " ".join(_COMPARED_WORD.findall(fold(text).replace("−", "-")))
+
+
+SQL_FUNCTIONS: dict[str, Callable[[str], str]] = {"normal_form": normalise_text}
+"""The comparison form as a SQL function of every memory store's connection, for the
+migrations that compute it again."""
 
 
 def query_tokens(text: str) -> list[str]:

@@ -52,6 +52,10 @@ Tables:
   :meth:`EpisodeStore.renew_addressed <bot.memory.episodes.store.EpisodeStore.renew_addressed>`
   indexes again those that do, without it (:mod:`bot.memory.addressed_names`), when the file opens,
   and empties the table.
+* v13 (v8 of ``episodes.db``) computes again the ``norm`` of every item, mirrored line and
+  message whose text holds a "+" or a "-": the comparison form keeps a sign that changes what
+  a word says since ("A+" and "A-" were one, so a correction of a blood type reinforced the
+  old one). The migration calls it as the SQL function ``normal_form``.
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -71,6 +75,7 @@ import aiosqlite
 
 from bot.daemon.errors import MemoryStoreError
 from bot.delivery.migrations import Migration, apply_migrations
+from bot.memory.sqlite.query import SQL_FUNCTIONS
 
 __all__ = [
     "EPISODE_FILE_MIGRATIONS",
@@ -305,6 +310,17 @@ CREATE TABLE IF NOT EXISTS renew_words (episode_id INTEGER PRIMARY KEY);
 INSERT OR IGNORE INTO renew_words (episode_id) SELECT id FROM episodes;
 """
 
+# texts whose comparison form may have changed when it began to keep "A+", "C++", "-5"
+_SIGNED = "(instr(text, '+') OR instr(text, '-') OR instr(text, '−'))"
+
+_SIGNED_EPISODES = f"UPDATE episodes SET norm = normal_form(text) WHERE {_SIGNED};"
+
+_SIGNED_ITEMS = f"""
+UPDATE mirror_lines SET norm = (SELECT normal_form(text) FROM items WHERE id = item_id)
+    WHERE item_id IN (SELECT id FROM items WHERE {_SIGNED});
+UPDATE items SET norm = normal_form(text) WHERE {_SIGNED};
+"""
+
 MIGRATIONS: list[Migration] = [
     (1, _V1),
     (2, _V2),
@@ -318,6 +334,7 @@ MIGRATIONS: list[Migration] = [
     (10, _ANSWERS),
     (11, _OLD_WORDS),
     (12, _RENEW_WORDS),
+    (13, _SIGNED_ITEMS + _SIGNED_EPISODES),
 ]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
@@ -329,6 +346,7 @@ EPISODE_FILE_MIGRATIONS: list[Migration] = [
     (5, _ANSWERS),
     (6, _OLD_WORDS),
     (7, _RENEW_WORDS),
+    (8, _SIGNED_EPISODES),
 ]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
 facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""
@@ -379,6 +397,7 @@ async def open_database(
             db,
             MIGRATIONS if migrations is None else migrations,
             setup=_SETUP.format(ms=int(busy_timeout * 1000)),
+            functions=SQL_FUNCTIONS,
         )
     except sqlite3.Error as exc:
         if db is not None:
