@@ -202,6 +202,9 @@ class AdapterContext:
     #: turns an answer's words into :class:`Speech` (the ``speech`` model role); None when
     #: no speech server is configured
     speak: Callable[[str], Awaitable[Speech]] | None = None
+    #: whether someone is Off The Record in a room (by its id): what the adapter remembers of
+    #: a send there stays in memory, nothing of it is written down
+    off_the_record: Callable[[str], bool] = field(default=lambda room: False)
 
 
 class Adapter(ABC):

@@ -290,3 +290,14 @@ async def test_a_follow_up_is_resolved_against_its_own_rooms_conversation_only(
     await world.say("Tomasz rang me too, he talked for ages.", room="family", direct=False)
     await world.say("Where is he living now?", room="family", direct=False)
     assert "Gdansk" in _recalled(llm)
+
+
+async def test_an_adapter_is_told_which_rooms_are_off_the_record(world: World) -> None:
+    """So that what it remembers of a send there (Telegram: how many messages of a long
+    answer went out, with a fingerprint of its text) stays in memory."""
+    told = world.adapter.context.off_the_record
+    assert not told("dm")
+    await world.say("/otr on", room="dm")
+    assert told("dm") and not told("dm2")
+    await world.say("/otr off", room="dm")
+    assert not told("dm")

@@ -173,3 +173,23 @@ async def test_markdown_v2_mode(fake: FakeTelegram, make_adapter: MakeAdapter) -
     assert sent["visible"] == "Bold and it (with) specials: 1+1=2. Done! a_b x"
     assert re.search(r"\\\.", sent["text"])
     assert parse_markup(sent["text"], "markdownv2") == sent["visible"]
+
+
+@pytest.mark.parametrize("off_the_record", [False, True])
+async def test_a_long_answer_cut_short_goes_on_where_it_stopped_written_down_only_on_record(
+    fake: FakeTelegram, adapter: TelegramAdapter, off_the_record: bool
+) -> None:
+    adapter.context.off_the_record = lambda room: off_the_record and room == ROOM
+    text = "\n\n".join(f"Paragraph {i}: " + "the garden grows " * 100 for i in range(6))
+    fake.fail_sends(after=1, count=1000)  # the second message fails, every time it is tried
+    with pytest.raises(AdapterError):
+        await adapter.send(ROOM, text, key="k-answer")
+    first = fake.texts()
+    assert len(first) == 1
+    written = await adapter.context.state.get("sent_parts")
+    assert (written is not None and "k-answer" in written) is not off_the_record
+    fake.fail_sends(after=0, count=0)
+    await adapter.send(ROOM, text, key="k-answer")
+    sent = fake.texts()
+    assert sent[0] == first[0] and len(sent) > 2
+    assert "".join(sent).count("Paragraph") == 6  # none twice, none lost

@@ -3,6 +3,8 @@ text, bounded, let go when the send completes, and read back by the next process
 
 from __future__ import annotations
 
+import json
+
 from adapters.telegram.sent_parts import KEEP, SentParts
 from tests.fakes.state import MemoryState
 
@@ -63,3 +65,22 @@ async def test_a_record_that_cannot_be_saved_does_not_fail_the_send() -> None:
     parts = SentParts(Broken())
     await parts.add("k", "text")  # no exception: the message did go out
     assert parts.count("k", "text") == 1
+
+
+async def test_a_send_off_the_record_is_remembered_in_memory_only() -> None:
+    state = MemoryState()
+    parts = SentParts(state)
+    await parts.add("kept", "an answer on the record")
+    await parts.add("otr", "an answer off the record", write=False)
+    await parts.add("otr", "an answer off the record", write=False)
+    assert parts.count("otr", "an answer off the record") == 2  # a retry here skips them
+    await parts.add("kept", "an answer on the record")
+    assert [key for key, _ in json.loads(state.values["sent_parts"])] == ["kept"]
+    again = SentParts(state)
+    await again.load()
+    assert again.count("kept", "an answer on the record") == 2
+    assert again.count("otr", "an answer off the record") == 0
+    state.values.clear()
+    await parts.finished("otr")  # nothing of it was written: nothing to write now
+    assert state.values == {}
+    assert parts.count("otr", "an answer off the record") == 0

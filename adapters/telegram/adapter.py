@@ -296,8 +296,9 @@ class TelegramAdapter(Adapter):
         # sent are not sent again (a send that reached Telegram but whose answer was lost
         # may still show twice)
         sent = self._sent.count(key, text)
+        write = not self.context.off_the_record(room)
         last = await client.send_markdown(
-            room, text, reply_to, skip=sent, on_sent=lambda: self._sent.add(key, text)
+            room, text, reply_to, skip=sent, on_sent=lambda: self._sent.add(key, text, write=write)
         )
         await self._sent.finished(key)
         return last

@@ -9,7 +9,9 @@ delivery step carries a key that is the same on every attempt and in every proce
 how many of them went out under its key, with a fingerprint of the text (a key asked again
 with other text starts over); the record lives in the adapter's state in ``personad.db``,
 written after each message but the last, so it also holds across a restart, and is let go
-when the send completes. A one-message answer writes nothing.
+when the send completes. A one-message answer writes nothing, and neither does a send to a
+room where someone is Off The Record: its record stays in memory (its answer waits in
+memory too, so no later process would send it again).
 
 What it cannot know is a message Telegram took whose answer never came back (the connection
 dropped after the request went out): that one may still show twice.
@@ -44,6 +46,8 @@ class SentParts:
     def __init__(self, state: KeyValueStore) -> None:
         self._state = state
         self._parts: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        #: the keys whose record is never written down (sends Off The Record)
+        self._unwritten: set[str] = set()
 
     async def load(self) -> None:
         raw = await self._state.get(_STATE_KEY)
@@ -62,22 +66,29 @@ class SentParts:
         entry = self._parts.get(key)
         return entry[1] if entry is not None and entry[0] == _fingerprint(text) else 0
 
-    async def add(self, key: str, text: str) -> None:
-        """One more message of ``text`` went out under ``key``."""
+    async def add(self, key: str, text: str, *, write: bool = True) -> None:
+        """One more message of ``text`` went out under ``key``; without ``write`` (Off The
+        Record) the record stays in memory."""
         print_ = _fingerprint(text)
         self._parts[key] = (print_, self.count(key, text) + 1)
         self._parts.move_to_end(key)
         while len(self._parts) > KEEP:
-            self._parts.popitem(last=False)
-        await self._save()
+            self._unwritten.discard(self._parts.popitem(last=False)[0])
+        if not write:
+            self._unwritten.add(key)
+        elif key not in self._unwritten:
+            await self._save()
 
     async def finished(self, key: str) -> None:
         """The send under ``key`` went out whole: nothing of it is left to remember."""
-        if self._parts.pop(key, None) is not None:
+        if self._parts.pop(key, None) is not None and key not in self._unwritten:
             await self._save()
+        self._unwritten.discard(key)
 
     async def _save(self) -> None:
-        saved = [[key, list(entry)] for key, entry in self._parts.items()]
+        saved = [
+            [key, list(entry)] for key, entry in self._parts.items() if key not in self._unwritten
+        ]
         try:
             await self._state.set(_STATE_KEY, json.dumps(saved))
         except Exception as exc:

@@ -14,6 +14,7 @@ import asyncio
 import errno
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +226,7 @@ class StartUp(ScheduledJobs):
         for adapter in self.adapters.values():  # the console's and a test's adapters too
             if adapter.context.speak is None and self.speaker is not None:
                 adapter.context.speak = self.speaker.speak
+            adapter.context.off_the_record = partial(self.router.otr.in_room, adapter.platform)
 
     async def _start_http(self, app: web.Application) -> None:
         self._runner = web.AppRunner(app, access_log=None)

@@ -74,5 +74,11 @@ class OffTheRecord:
             self._on.discard((user, ANY_ROOM))
         return True
 
+    def in_room(self, platform: str, room_id: str) -> bool:
+        """Whether anyone is Off The Record in ``room_id`` of ``platform``, there or
+        everywhere (who is in a room is the platform's to know)."""
+        key = Room(platform, room_id).key
+        return any(room in (key, ANY_ROOM) for _, room in self._on)
+
     def count(self) -> int:
         return len(self._on)
