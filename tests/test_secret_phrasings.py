@@ -19,6 +19,7 @@ from tests import test_secret_phrasings_banking as banking
 from tests import test_secret_phrasings_household as household
 from tests import test_secret_phrasings_long as long_messages
 from tests import test_secret_phrasings_more as more
+from tests import test_secret_phrasings_round6 as round6
 
 #: a text that gives a secret, and each value in it that must not be readable once redacted
 SECRETS: list[tuple[str, list[str]]] = [
@@ -370,6 +371,7 @@ EVERY_SECRET = (
     + banking.SECRETS
     + household.SECRETS
     + household.UNSEEN_SECRETS
+    + round6.SECRETS
 )
 EVERY_ORDINARY = (
     ORDINARY
@@ -379,6 +381,7 @@ EVERY_ORDINARY = (
     + household.ORDINARY
     + household.UNSEEN_ORDINARY
     + household.DEGREE
+    + round6.ORDINARY
 )
 
 

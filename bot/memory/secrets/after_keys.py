@@ -4,10 +4,13 @@ Each rule takes a match of a phrase pattern of :mod:`bot.memory.secrets.rules` o
 (lower case, no accents, offsets kept) and gives the
 :class:`~bot.memory.secrets.values.Span` of its value, or None:
 
-- after a strong key and its copula ("pw for the router is ...", "a senha do cadeado é 123"),
-  to the end of its clause (:func:`after_strong_key`); after a weak one ("wifi is ..."), a
-  value that reads as a credential (:func:`after_weak_key`); straight after its key ("cvv
-  4412", "wifi: Girassol2020", :func:`right_after_key`);
+- after a strong key and its copula ("pw for the router is ...", "the pw its ...", "a senha
+  do cadeado é 123"), to the end of its clause (:func:`after_strong_key`: a remark after the
+  value, "BlueOcean$77 capital B and O", "7261, não digas a ninguém", goes with it, since it
+  may say something of the value); after a weak one ("wifi is ..."), a value that reads as a
+  credential (:func:`after_weak_key`); straight after its key ("cvv 4412", "wifi:
+  Girassol2020", :func:`right_after_key`), with every code of a list ("backup codes 8472-1193
+  5530-2281 7719-4402");
 - after an aside ("the wifi password, which nobody remembers, is ...", :func:`after_aside`),
   and set between commas after its key ("a door code, 2291#, and ...", :func:`apposed_value`).
 
@@ -77,15 +80,18 @@ def credential_like(value: str, *, strong: bool) -> bool:
 #: a copula that says the key has not changed: "the pw is still popcorn22", "a senha continua
 #: a ser Girassol22"; what follows it is as often a remark ("is still wrong", "continua fraca")
 _STILL = re.compile(r"(?i:still|continua)")
+#: the copulas that may be the key's own word, or a conjunction
+_LOOSE = frozenset({"e", "E", "eh", "'s", "'S", "its", "Its", "ITS"})
 
 
 def _loose_copula(text: str, match: re.Match[str]) -> bool:
     """Whether the copula may not be one: a bare "e" ("and" in Portuguese, or "é" typed
-    without its accent), "'s" (the key's own, as in "the password's length"), or one that
-    says the key has not changed. Then only a value with a digit or symbol counts."""
+    without its accent), "'s" (the key's own, as in "the password's length"), "its" (the
+    key's own too: "the pin its own thing"), or one that says the key has not changed. Then
+    only a value with a digit or symbol counts."""
     start, end = match.span("copula")
     copula = text[start:end].replace("’", "'")
-    return copula in ("e", "E", "eh", "'s", "'S") or _STILL.search(copula) is not None
+    return copula in _LOOSE or _STILL.search(copula) is not None
 
 
 def _first_word(folded: str, start: int) -> str:
@@ -225,8 +231,24 @@ def after_weak_key(_text: str, folded: str, match: re.Match[str]) -> Span | None
     return Span(match.end(), _to_clause_end(folded, match.end()), key_kind(match.group(0)))
 
 
+#: a key that names a list of codes: "backup codes", "recovery codes", "códigos de recuperação"
+_LIST_KEY = re.compile(r"\bcod(?:e|igo)s\b")
+#: the next code of such a list, after a space, a comma or an "and": "8472-1193 5530-2281"
+_NEXT_CODE = re.compile(r"(?:[ ]*[,;][ ]*|(?:[ ]+(?:and|e))?[ ]+)(?=[\w-]*\d)[\w-]{4,32}\b")
+
+
+def _list_end(folded: str, end: int) -> int:
+    """Where a list of codes that starts with the one ending at ``end`` ends: each further
+    word with a digit after a space, a comma or an "and" is one of its codes."""
+    while (found := _NEXT_CODE.match(folded, end)) is not None:
+        end = found.end()
+    return end
+
+
 def right_after_key(_text: str, folded: str, match: re.Match[str]) -> Span | None:
-    """The one word straight after its key, when it reads as a credential."""
+    """The one word straight after its key, when it reads as a credential; after a key that
+    names a list of codes ("2fa backup codes 8472-1193 5530-2281 7719-4402"), every code of
+    the list."""
     value = _first_word(folded, match.end())
     key = match.group("key")
     if _not_a_number_key(key, value, folded, match.start()) or _menu_path(folded, match):
@@ -238,4 +260,7 @@ def right_after_key(_text: str, folded: str, match: re.Match[str]) -> Span | Non
         return None
     if rules.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
         return None  # "pin: seven three" is for the spoken digits' rule, all of them
-    return Span(match.end(), match.end() + len(value), key_kind(key))
+    end = match.end() + len(value)
+    if _LIST_KEY.search(key):
+        end = _list_end(folded, end)
+    return Span(match.end(), end, key_kind(key))

@@ -1,6 +1,7 @@
 """Cards and bank accounts as people say them in chat, for
 :mod:`bot.memory.secrets.speech`: the digits on the back of a card ("the three digits on
-the back of my visa are 482", "the three digits are 911"), a card's number in groups beside a
+the back of my visa are 482", "the three digits are 911"), its security code by any of its
+names beside a card word ("amex ... cid 4421", "csc 512"), a card's number in groups beside a
 card word whatever its check digit, its first digits ("the joint card number starts 5412
 7534"), an IBAN's shape beside a payment whatever its check digits, and a branch's number
 beside an account's ("agência 0341 conta 45678-9"). Each rule reads one sentence of folded
@@ -29,8 +30,13 @@ _CARD_BACK = re.compile(
 )
 
 
-#: a card's security number: "Amex, expiry 09/28, security number 4421"
-_CARD_SECURITY = re.compile(r"\bsecurity (?:number|digits)\b[^.!?\n\d]{0,20}(?P<value>\d{3,4})\b")
+#: a card's security number, by any of its names, in a sentence about the card: "Amex, expiry
+#: 09/28, security number 4421", "amex 3782 822463 10005 cid 4421" (the CID is Amex's), "csc:
+#: 512", "código de segurança 318"
+_CARD_SECURITY = re.compile(
+    r"\b(?:security (?:number|digits|code)|cid|csc|cvv2?|cvc2?|cvn|codigo de seguranca)\b"
+    r"[^.!?\n\d]{0,20}(?<![\w-])(?P<value>\d{3,4})\b(?![.,:/-]?\d)"
+)
 
 
 #: the digits of a card's security code named by how many they are, in a sentence about the

@@ -85,7 +85,7 @@ POSTAL = re.compile(r"\b(?:postal|postcode|zip|pincode|india|indian)\b")
 
 def code_kind(sentence: str) -> str:
     """The kind a sentence names its code as: a PIN's, a card's, or a code."""
-    if re.search(r"\bpin\b|\bsim\b|\batm\b|senha|\bsnh\b", sentence):
+    if re.search(r"\bpin\b|\bpuk\b|\bsim\b|\batm\b|senha|\bsnh\b", sentence):
         return "pin"
     if re.search(r"\bcvv|\bcvc|\bback\b|\batras\b|\bverso\b", sentence):
         return "card"

@@ -16,7 +16,10 @@ the :class:`~bot.memory.secrets.values.Span` of each value with its kind:
   birthday, 0612"), unless the word before one says what else it is ("number", "room", "at",
   "cost");
 - here, a code sent by text ("the hospital portal just texted me 582 104, type that in", "4821
-  is your Uber code").
+  is your Uber code");
+- here, a code told in parts ("first half is 61 and the second half is 44", "a primeira metade
+  é 61 e a segunda é 44"), in a sentence that names a code or after one that does
+  (:func:`code_parts`).
 
 What is not a value is left: times ("the alarm goes off at six thirty"), counting, sizes and
 prices, a thing's model ("our lock is a Yale 3000"), a year ("2019, that's the year the pin
@@ -41,7 +44,7 @@ from bot.memory.secrets.lock_numbers import LOCK_WORD, lock_numbers
 from bot.memory.secrets.spoken_digits import digit_runs, said_numbers
 from bot.memory.secrets.values import Span, text_before
 
-__all__ = ["CODE_NUMBER", "CODE_TOPIC", "ONLY_NUMBER", "code_spans"]
+__all__ = ["CODE_NUMBER", "CODE_TOPIC", "ONLY_NUMBER", "code_parts", "code_spans"]
 
 
 #: what a sentence about a spoken code names
@@ -158,6 +161,44 @@ def _sent_codes(start: int, sentence: str) -> list[Span]:
     return [Span(start + m.start("value"), start + m.end("value"), "code") for m in found]
 
 
+#: a code told in parts, each after the words for its part: "the disarm code changed, first
+#: half is 61 and the second half is 44", "a primeira metade é 61 e a segunda é 44"; a bare
+#: "second" or "a segunda" is a part only after one named in full (:func:`code_parts`)
+_CODE_PART = re.compile(
+    r"\b(?:(?P<named>(?:first|second|third|last|other|1st|2nd|3rd)[ ]+(?:half|part|bit|chunk)"
+    r"|(?:primeira|segunda|terceira|ultima|outra)[ ]+(?:metade|parte))"
+    r"|(?P<bare>second|other|segunda|terceira|outra))\b"
+    r"(?:[ ]+(?:of|do|da|de)[ ]+(?:(?:the|my|o|a|meu|minha)[ ]+)?(?:[a-z]+[ ]+)?"
+    r"(?:code|codigo|pin|combination|combinacao|combo|password|senha|number|numero|it))?"
+    r"(?:[ ]+(?:is|was|e|eh|era)\b|[ ]*[:=-])?[ ]*"
+    rf"(?<![\w-])(?P<value>\d{{2,4}})(?![\w.,/:-]?\d|[ ]*{NOT_A_CODE})"
+)
+#: what a code told in parts is of: a code, a PIN, a combination, a password
+_PARTS_OF = re.compile(
+    r"\b(?:pin|codes?|codigos?|passcode|password|combination|combo|combinacao|senha)\b|\bcod\."
+)
+#: the words one of which a code told in parts has (a cheap test before the rule's regex)
+_PART_WORDS = ("half", "part", "bit", "chunk", "metade")
+
+
+def _told_in_parts(sentence: str) -> bool:
+    """Whether ``sentence`` has a word for a part of a code: the rule's regex runs only then."""
+    return any(word in sentence for word in _PART_WORDS)
+
+
+def code_parts(start: int, sentence: str, kind: str = "code") -> list[Span]:
+    """The parts of a code told in parts in ``sentence`` (folded, at ``start`` in its text),
+    each a ``kind`` of value: "first half is 61 and the second half is 44"; the caller knows
+    the sentence is about a code."""
+    if not _told_in_parts(sentence):
+        return []
+    spans: list[Span] = []
+    for match in _CODE_PART.finditer(sentence):
+        if match.group("bare") is None or spans:
+            spans.append(Span(start + match.start("value"), start + match.end("value"), kind))
+    return spans
+
+
 #: a sentence that is only a number, after one about a code, a PIN or a card ("... is four...
 #: seven... one... nine. 4719.")
 ONLY_NUMBER = re.compile(r"[ ]*(?P<value>\d{3,8})[ ]*[.!]?[ ]*$")
@@ -174,4 +215,6 @@ def code_spans(start: int, sentence: str, *, service: bool = False) -> list[Span
     ]
     if CODE_TOPIC.search(sentence) or LOCK_WORD.search(sentence):
         spans += digit_runs(start, sentence) + said_numbers(start, sentence)
+    if _told_in_parts(sentence) and _PARTS_OF.search(sentence):
+        spans += code_parts(start, sentence, code_kind(sentence))
     return spans

@@ -173,9 +173,10 @@ KEY_ANYWHERE = re.compile(
 
 #: what joins a key to its value: "is", "é", ":", "changed to", "ficou", "is still"...; "'s"
 #: only before a word with a digit, or a symbol before its end ("the password's tigerlily88",
-#: "the pw's still hunter22", not "the cat's name" nor "grandma's building:")
+#: "the pw's still hunter22", not "the cat's name" nor "grandma's building:"); "its", chat's
+#: "it's" with no apostrophe ("the wifi pw its Lar0ca_2024"), as loose as "'s"
 _COPULA = (
-    r"(?P<copula>(?<=\w)'s(?:[ ]+still)?\b(?=[ ]+(?:\S*\d|\S*[^\sa-z\d]\S))"
+    r"(?P<copula>(?<=\w)'s(?:[ ]+still)?\b(?=[ ]+(?:\S*\d|\S*[^\sa-z\d]\S))|\bits\b"
     r"|\bis now\b|\bnow is\b|\bchanged to\b|\bends up being\b|\bwill be\b"
     r"|\bis going to be\b|\bpassou a ser\b|\bpassa a ser\b|\bvai ser\b|\bsera\b"
     r"|\b(?:is|was) still\b|\bcontinua(?: a ser| sendo)?\b|\bis\b|\bwas\b"

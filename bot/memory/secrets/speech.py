@@ -26,7 +26,13 @@ from bisect import bisect_left
 
 from bot.memory.secrets.cards import CARD_WORD, card_spans
 from bot.memory.secrets.code_words import NOT_SIBLING, YEAR, code_kind, words_before
-from bot.memory.secrets.codes import CODE_NUMBER, CODE_TOPIC, ONLY_NUMBER, code_spans
+from bot.memory.secrets.codes import (
+    CODE_NUMBER,
+    CODE_TOPIC,
+    ONLY_NUMBER,
+    code_parts,
+    code_spans,
+)
 from bot.memory.secrets.lock_numbers import names_service
 from bot.memory.secrets.password_words import MIXED, NOT_MIXED, names_password
 from bot.memory.secrets.passwords import password_spans
@@ -231,6 +237,7 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
             spans.append(Span(start + alone.start("value"), start + alone.end("value"), "code"))
         if number_named:
             spans += _number_after(start, sentence, kind, asked=asked)
+            spans += code_parts(start, sentence, kind)
         if password_named:
             spans += _password_after(start, sentence, asked=asked)
         number_named = _NAMES_NUMBER.search(sentence) is not None
