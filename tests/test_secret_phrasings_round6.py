@@ -10,8 +10,11 @@ backup codes, a safe's numbers with the turns of its dial, a gate's code with "s
 Portuguese in one sentence. And what is not one: a queue's ticket ("a minha senha no centro
 de saúde é a B032"), orders, flights, rooms, seats, an extension or a phone number to
 remember, a promo code or a coupon, a pin on a map, a network's name, the time an alarm
-clock is set to, a car's plate, and talk about passwords and codes with no value. Their
-texts are read by the tests of :mod:`tests.test_secret_phrasings`.
+clock is set to, a car's plate, and talk about passwords and codes with no value; and what
+only looks like the secrets above: a thing's own "its" beside a key ("the password and its
+2FA code", "the pin its 4-digit now"), the halves of an exam, a quiz or a match ("passei no
+exame de código, a primeira parte é 28 e a segunda é 30"), a year after a card's code word
+("csc 2019 report"). Their texts are read by the tests of :mod:`tests.test_secret_phrasings`.
 """
 
 from __future__ import annotations
@@ -189,4 +192,21 @@ ORDINARY: list[str] = [
     "a nossa senha no cartório é a 23, chama quando for perto",
     "o despertador tá pra 6:45 amanhã",
     "mudei a senha do wifi ontem e agora a tv não conecta, help",
+    # a thing's own "its" beside a key, and a PIN's length
+    "the password and its 2FA code",
+    "the alarm code and its 2-step setup",
+    "the wifi and its Home_5G network",
+    "the wifi password card and its QR-code",
+    "the password manager and its vault",
+    "the pin its 4-digit now",
+    "the pin is 4-digit now",
+    # halves of an exam, a quiz, a match, a time: no code that keeps anything shut
+    "Passei no exame de código, a primeira parte é 28 e a segunda é 30",
+    "I passed the code exam! First half was 45, second half 30.",
+    "the Morse code quiz: first half 18, second half 20",
+    "the combination of both halves: first half 52, second half 48",
+    "the second half of the match was 2-1",
+    "first half is 45 minutes",
+    # a year after a card's code word
+    "credit card fraud: csc 2019 report",
 ]

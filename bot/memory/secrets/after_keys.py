@@ -81,7 +81,7 @@ def credential_like(value: str, *, strong: bool) -> bool:
 #: a ser Girassol22"; what follows it is as often a remark ("is still wrong", "continua fraca")
 _STILL = re.compile(r"(?i:still|continua)")
 #: the copulas that may be the key's own word, or a conjunction
-_LOOSE = frozenset({"e", "E", "eh", "'s", "'S", "its", "Its", "ITS"})
+_LOOSE = frozenset({"e", "eh", "'s", "its"})
 
 
 def _loose_copula(text: str, match: re.Match[str]) -> bool:
@@ -90,7 +90,7 @@ def _loose_copula(text: str, match: re.Match[str]) -> bool:
     key's own too: "the pin its own thing"), or one that says the key has not changed. Then
     only a value with a digit or symbol counts."""
     start, end = match.span("copula")
-    copula = text[start:end].replace("’", "'")
+    copula = text[start:end].replace("’", "'").lower()
     return copula in _LOOSE or _STILL.search(copula) is not None
 
 

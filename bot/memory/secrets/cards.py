@@ -30,12 +30,20 @@ _CARD_BACK = re.compile(
 )
 
 
+#: a year where a value would be: after "since", "in", "em", "de" ("csc since 2019"), or
+#: before what it dates ("credit card fraud: csc 2019 report", "cvv 2021 study")
+_A_YEAR = (
+    r"(?!(?:(?<=\bsince )|(?<=\bin )|(?<=\bem )|(?<=\bde ))(?:19|20)\d\d\b"
+    r"|(?:19|20)\d\d[ ]+(?:reports?|surveys?|stud(?:y|ies)|figures|statistics|stats|data"
+    r"|review|edition|census|relatorios?|estudos?|inqueritos?|pesquisas?|dados|estatisticas"
+    r"|edicao|censo)\b)"
+)
 #: a card's security number, by any of its names, in a sentence about the card: "Amex, expiry
 #: 09/28, security number 4421", "amex 3782 822463 10005 cid 4421" (the CID is Amex's), "csc:
-#: 512", "código de segurança 318"
+#: 512", "código de segurança 318"; not a year (:data:`_A_YEAR`)
 _CARD_SECURITY = re.compile(
     r"\b(?:security (?:number|digits|code)|cid|csc|cvv2?|cvc2?|cvn|codigo de seguranca)\b"
-    r"[^.!?\n\d]{0,20}(?<![\w-])(?P<value>\d{3,4})\b(?![.,:/-]?\d)"
+    rf"[^.!?\n\d]{{0,20}}(?<![\w-]){_A_YEAR}(?P<value>\d{{3,4}})\b(?![.,:/-]?\d)"
 )
 
 

@@ -18,8 +18,9 @@ the :class:`~bot.memory.secrets.values.Span` of each value with its kind:
 - here, a code sent by text ("the hospital portal just texted me 582 104, type that in", "4821
   is your Uber code");
 - here, a code told in parts ("first half is 61 and the second half is 44", "a primeira metade
-  é 61 e a segunda é 44"), in a sentence that names a code or after one that does
-  (:func:`code_parts`).
+  é 61 e a segunda é 44"), in a sentence that names a code or after one that does, when the
+  code is one that keeps something shut (a door's, an alarm's, a lock's, a PIN) and the
+  sentence is not about an exam or a game (:func:`code_parts`).
 
 What is not a value is left: times ("the alarm goes off at six thirty"), counting, sizes and
 prices, a thing's model ("our lock is a Yale 3000"), a year ("2019, that's the year the pin
@@ -163,13 +164,15 @@ def _sent_codes(start: int, sentence: str) -> list[Span]:
 
 #: a code told in parts, each after the words for its part: "the disarm code changed, first
 #: half is 61 and the second half is 44", "a primeira metade é 61 e a segunda é 44"; a bare
-#: "second" or "a segunda" is a part only after one named in full (:func:`code_parts`)
+#: "second" or "a segunda" is a part only after one named in full (:func:`code_parts`); the
+#: code a part names as its own ("the first half of the code is 61") is a secret one
 _CODE_PART = re.compile(
     r"\b(?:(?P<named>(?:first|second|third|last|other|1st|2nd|3rd)[ ]+(?:half|part|bit|chunk)"
     r"|(?:primeira|segunda|terceira|ultima|outra)[ ]+(?:metade|parte))"
     r"|(?P<bare>second|other|segunda|terceira|outra))\b"
     r"(?:[ ]+(?:of|do|da|de)[ ]+(?:(?:the|my|o|a|meu|minha)[ ]+)?(?:[a-z]+[ ]+)?"
-    r"(?:code|codigo|pin|combination|combinacao|combo|password|senha|number|numero|it))?"
+    r"(?:(?P<owner>code|codigo|pin|passcode|password|senha|combination|combinacao|combo)"
+    r"|number|numero|it))?"
     r"(?:[ ]+(?:is|was|e|eh|era)\b|[ ]*[:=-])?[ ]*"
     rf"(?<![\w-])(?P<value>\d{{2,4}})(?![\w.,/:-]?\d|[ ]*{NOT_A_CODE})"
 )
@@ -177,23 +180,48 @@ _CODE_PART = re.compile(
 _PARTS_OF = re.compile(
     r"\b(?:pin|codes?|codigos?|passcode|password|combination|combo|combinacao|senha)\b|\bcod\."
 )
+#: a code that keeps something shut, which is a secret told in parts; the parts of a Morse
+#: code or of a combination of halves are not
+_SECRET_CODE = re.compile(
+    r"\b(?:door|alarm|safe|gate|lock|padlock|locker|keypad|lockbox|pin|password|passcode"
+    r"|senha|cofre|porta|portao|alarme|cadeado|fechadura|cacifo|disarm\w*|desarm\w*)\b"
+)
+#: a sentence about an exam, a game or a time, whose halves are scores and minutes: "passei no
+#: exame de código, a primeira parte é 28 e a segunda é 30" (the driving-theory test)
+_SCORED = re.compile(
+    r"\b(?:exams?|tests?|quiz\w*|scores?|scored|match|matches|games?|minutes?|mins|points?"
+    r"|grades?|jogos?|exames?|testes?|provas?|pontos?|(?<!toma )(?<!tome )notas?|minutos?)\b"
+)
 #: the words one of which a code told in parts has (a cheap test before the rule's regex)
 _PART_WORDS = ("half", "part", "bit", "chunk", "metade")
 
 
-def _told_in_parts(sentence: str) -> bool:
-    """Whether ``sentence`` has a word for a part of a code: the rule's regex runs only then."""
-    return any(word in sentence for word in _PART_WORDS)
-
-
-def code_parts(start: int, sentence: str, kind: str = "code") -> list[Span]:
-    """The parts of a code told in parts in ``sentence`` (folded, at ``start`` in its text),
-    each a ``kind`` of value: "first half is 61 and the second half is 44"; the caller knows
-    the sentence is about a code."""
-    if not _told_in_parts(sentence):
+def code_parts(
+    start: int, sentence: str, kind: str | None = None, *, before: str | None = None
+) -> list[Span]:
+    """The parts of a secret code told in parts in ``sentence`` (folded, at ``start`` in its
+    text), each a ``kind`` of value (by default the kind the sentence names): "first half is
+    61 and the second half is 44". The sentence names the code itself, or follows the one
+    (``before``) that named it ("The disarm code changed. First half is 61, ..."); a door's,
+    an alarm's, a lock's, a PIN's code, or the one a part names ("first half of the code").
+    A sentence about an exam, a game or a time, or after one, gives none."""
+    if not any(word in sentence for word in _PART_WORDS):
         return []
+    if before is None and not _PARTS_OF.search(sentence):
+        return []
+    if _SCORED.search(sentence) or (before is not None and _SCORED.search(before)):
+        return []
+    matches = list(_CODE_PART.finditer(sentence))
+    secret = (
+        _SECRET_CODE.search(sentence)
+        or (before is not None and _SECRET_CODE.search(before))
+        or any(match.group("owner") for match in matches)
+    )
+    if not secret:
+        return []
+    kind = kind or code_kind(sentence)
     spans: list[Span] = []
-    for match in _CODE_PART.finditer(sentence):
+    for match in matches:
         if match.group("bare") is None or spans:
             spans.append(Span(start + match.start("value"), start + match.end("value"), kind))
     return spans
@@ -215,6 +243,4 @@ def code_spans(start: int, sentence: str, *, service: bool = False) -> list[Span
     ]
     if CODE_TOPIC.search(sentence) or LOCK_WORD.search(sentence):
         spans += digit_runs(start, sentence) + said_numbers(start, sentence)
-    if _told_in_parts(sentence) and _PARTS_OF.search(sentence):
-        spans += code_parts(start, sentence, code_kind(sentence))
-    return spans
+    return spans + code_parts(start, sentence)

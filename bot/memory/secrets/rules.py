@@ -174,7 +174,8 @@ KEY_ANYWHERE = re.compile(
 #: what joins a key to its value: "is", "é", ":", "changed to", "ficou", "is still"...; "'s"
 #: only before a word with a digit, or a symbol before its end ("the password's tigerlily88",
 #: "the pw's still hunter22", not "the cat's name" nor "grandma's building:"); "its", chat's
-#: "it's" with no apostrophe ("the wifi pw its Lar0ca_2024"), as loose as "'s"
+#: "it's" with no apostrophe ("the wifi pw its Lar0ca_2024"), as loose as "'s", and only
+#: straight after its key (:data:`_KEY_TO_COPULA`)
 _COPULA = (
     r"(?P<copula>(?<=\w)'s(?:[ ]+still)?\b(?=[ ]+(?:\S*\d|\S*[^\sa-z\d]\S))|\bits\b"
     r"|\bis now\b|\bnow is\b|\bchanged to\b|\bends up being\b|\bwill be\b"
@@ -188,7 +189,8 @@ _COPULA_PLAIN = _COPULA.replace("?P<copula>", "?:")
 #: words after the copula that describe the key instead of giving it, or that go on with the
 #: sentence: a conjunction ("asked what the wifi password was and I blanked"), a verb in
 #: "-ing" before more words ("is changing next term"), a word that judges the key or says how
-#: much ("is way too long", "é bem comprida")
+#: much ("is way too long", "é bem comprida"), its length ("the pin is 4-digit now", "a senha
+#: é 8 caracteres")
 _NOT_A_VALUE = (
     r"(?:on|in|under|inside|into|written|saved|stored|kept|printed|sent|behind|at|somewhere"
     r"|same|the|a|an|my|your|his|her|our|their|this|that|it|which|what|expired|wrong|not|no"
@@ -214,7 +216,9 @@ _NOT_A_VALUE = (
     r"|horrivel|horrible|terrible|awful|impossivel|impossible|insane|chat[ao]|irritante"
     r"|way(?=[ ]+(?:too|more|less|longer|shorter|harder|easier)\b)|kinda|sorta|quite|rather"
     r"|fairly|extremely|insanely|ridiculously|bem|meio|tao|demasiado|bastante|comprid\w*"
-    r"|curt[ao]s?|long[ao]s?)"
+    r"|curt[ao]s?|long[ao]s?"
+    r"|\d+[- ]?(?:digits?|chars?|characters?|letters?|numbers?|digitos?|caracteres|letras"
+    r"|numeros|algarismos))"
 )
 #: words that make the key a thing of its own: "the password manager I use is ...", "the
 #: password policy is ...", "the password's length is ..."
@@ -226,13 +230,21 @@ NOT_KEY_OF = (
 )
 #: between a key and its copula: up to 40 characters, no sentence end
 _GAP = r"(?:[^?!\n.:=;,]|\.(?=\S)){0,40}?"
+#: between a key and "its": nothing, or "for" and a few words ("the password for the router
+#: its Xy7!"); "its" after more is the possessive of a thing beside the key ("the password and
+#: its 2FA code", "the wifi and its Home_5G network")
+_ITS_GAP = r"(?:[ ]+for(?:[ ]+(?!(?:and|with|of|e|com|de|its)\b)[\w'-]+){1,4}?)?[ ]+"
+#: from a key to its copula: "its" only after :data:`_ITS_GAP`, any other after :data:`_GAP`
+_KEY_TO_COPULA = rf"(?:{_ITS_GAP}(?=its\b)|{_GAP}(?!its\b))"
+#: a copula after an aside, never "its" ("the wifi password, which I set, its ...")
+_ASIDE_COPULA = rf"(?!its\b){_COPULA}"
 
 STRONG_PHRASE = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}{_GAP}{_COPULA}[ ]*:?[ ]*"
+    rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}{_KEY_TO_COPULA}{_COPULA}[ ]*:?[ ]*"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 WEAK_PHRASE = re.compile(
-    rf"\b{WEAK_KEYS}\b{NOT_KEY_OF}{_GAP}{_COPULA}[ ]*:?[ ]*"
+    rf"\b{WEAK_KEYS}\b{NOT_KEY_OF}{_KEY_TO_COPULA}{_COPULA}[ ]*:?[ ]*"
     rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 #: "password Pipoca#55", "cvv 4412", "wifi: Girassol2020": the key straight before its value
@@ -314,8 +326,8 @@ _ASIDE = r",[ ]*(?P<aside>(?:which|that|que|o qual|a qual|aquel[ae] que|the one)
 #: "the wifi password, which nobody ever remembers, is bananas77": the key, a relative clause
 #: about it, then the copula and its value
 KEY_ASIDE_IS = re.compile(
-    rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}[^.!?\n,]{{0,40}}?{_ASIDE}[ ]*{_COPULA}[ ]*:?[ ]*"
-    rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
+    rf"\b(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}[^.!?\n,]{{0,40}}?{_ASIDE}[ ]*{_ASIDE_COPULA}"
+    rf"[ ]*:?[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 #: "my first pet's name, which is the security answer, is Biscuit": a relative clause that
 #: says the subject is a key, then the subject's value after the clause
@@ -323,7 +335,8 @@ KEY_IN_ASIDE = re.compile(
     r",[ ]*(?:which|that|que|o qual|a qual)[ ]+(?:is|was|e|eh|era|serves as|works as|serve de"
     r"|serve como|funciona como)[ ]+(?:(?:also|the|my|our|his|her|tambem|a|o|minha|meu|nossa"
     rf"|nosso|sua|seu)[ ]+){{0,3}}(?:[\w'-]+[ ]+){{0,3}}?(?P<key>{STRONG_KEYS})\b{NOT_KEY_OF}"
-    rf"[^.!?\n,]{{0,30}},[ ]*{_COPULA}[ ]*:?[ ]*(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
+    rf"[^.!?\n,]{{0,30}},[ ]*{_ASIDE_COPULA}[ ]*:?[ ]*"
+    rf"(?!(?:{_NOT_A_VALUE})(?=[ ,.;:!?)]|$))(?=\S)"
 )
 #: "the new building has a door code, 2291#, and ...": a value with a digit set between commas
 #: (or closing its sentence) as an aside, after its key (:data:`KEY_BEFORE_COMMA`); read from

@@ -229,6 +229,7 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
     if CODE_TOPIC.search(folded) or CARD_WORD.search(folded):
         spans += [Span(*m.span(), code_kind(folded)) for m in SLOW_DIGITS.finditer(folded)]
     topic, number_named, password_named, kind, asked = False, False, False, "code", False
+    previous = ""
     service = "porta" in folded and names_service(folded)
     for start, end in _sentences(folded):
         sentence = folded[start:end]
@@ -237,12 +238,13 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
             spans.append(Span(start + alone.start("value"), start + alone.end("value"), "code"))
         if number_named:
             spans += _number_after(start, sentence, kind, asked=asked)
-            spans += code_parts(start, sentence, kind)
+            spans += code_parts(start, sentence, kind, before=previous)
         if password_named:
             spans += _password_after(start, sentence, asked=asked)
         number_named = _NAMES_NUMBER.search(sentence) is not None
         password_named = names_password(sentence)
         asked = _asked_alone(folded, start, end)
+        previous = sentence
         named = bool(CODE_TOPIC.search(sentence) or CARD_WORD.search(sentence))
         # "four... seven... one... nine." are sentences of a word each: the topic goes on
         if named:
