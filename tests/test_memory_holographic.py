@@ -14,7 +14,6 @@ import pytest
 from bot.daemon.errors import MemoryStoreError
 from bot.memory.base import MemoryBackend, TurnRecord
 from bot.memory.holographic.backend import HolographicMemory
-from bot.memory.holographic.store import MIGRATIONS
 from bot.tools.registry import ToolFailed
 
 Opener = Callable[[], Awaitable[HolographicMemory]]
@@ -199,9 +198,7 @@ async def test_database_is_migrated_and_holds_the_trace(
     await remember(memory, "Scott prefers tea for breakfast")
     await memory.close()
     with sqlite3.connect(tmp_path / "holographic.db") as db:
-        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (
-            max(version for version, _ in MIGRATIONS),
-        )
+        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (4,)
         text, blob = db.execute("SELECT text, trace FROM items").fetchone()
     assert text == "Scott prefers tea for breakfast"
     assert len(blob) == 1024 * 4

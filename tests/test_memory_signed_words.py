@@ -16,12 +16,14 @@ from bot.memory.episodes.file import EPISODE_FILE
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.honcho.ledger import HonchoLedger
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.query import fold, normalise_text
+from bot.memory.sqlite.query import fold, normalise_text, without_signs
 
 __all__: list[str] = []
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 PLUS = "My blood type is A+"
+#: a file's lines: one kept as its own text, one as the fact it asks to keep
+USER_MD = "- Works in C++ at the lab\n- Remember that my blood type is O+\n"
 MINUS = "My blood type is A-"
 
 
@@ -96,8 +98,12 @@ def _age(path: Path, tables: list[str], version: int) -> None:
                 db.execute(f"UPDATE {table} SET norm = ? WHERE rowid = ?", (_old_form(text), rowid))
         if "items" in tables and "mirror_lines" in {
             name for (name,) in db.execute("SELECT name FROM sqlite_master")
-        }:
-            db.execute("UPDATE mirror_lines SET norm = (SELECT norm FROM items WHERE id = item_id)")
+        }:  # a line was known by its own old form
+            for filename, norm in db.execute("SELECT filename, norm FROM mirror_lines").fetchall():
+                db.execute(
+                    "UPDATE mirror_lines SET norm = ? WHERE filename = ? AND norm = ?",
+                    (without_signs(norm), filename, norm),
+                )
         db.execute("DELETE FROM schema_version WHERE version > ?", (version,))
 
 
@@ -128,7 +134,7 @@ async def test_a_store_written_before_is_compared_with_signs_once_opened(
             TurnRecord("Got a B+ on the essay", "Nice.", "telegram", at, "scott", "inara")
         )
         if isinstance(memory, SqliteFtsMemory):
-            await memory.mirror("USER.md", "- Works in C++ at the lab\n")
+            await memory.mirror("USER.md", USER_MD)
     _age(tmp_path / file, tables, version)
     assert any(
         norm != normalise_text(text)
@@ -143,9 +149,16 @@ async def test_a_store_written_before_is_compared_with_signs_once_opened(
         corrected = await memory.add(MINUS, source="user")
         assert corrected.stored, corrected.reason
         if isinstance(memory, SqliteFtsMemory):
+            # the file's lines, mirrored again, are the items they were: none left the file
+            await memory.mirror("USER.md", USER_MD)
             with sqlite3.connect(tmp_path / file) as db:
-                (norm,) = db.execute("SELECT norm FROM mirror_lines").fetchone()
-            assert norm == "works in c++ at the lab"
+                rows = db.execute(
+                    "SELECT m.norm, i.status FROM mirror_lines m JOIN items i ON i.id = m.item_id"
+                ).fetchall()
+            assert sorted(rows) == [
+                ("remember that my blood type is o+", "active"),
+                ("works in c++ at the lab", "active"),
+            ]
 
 
 async def test_a_honcho_ledger_written_before_is_compared_with_signs_once_opened(

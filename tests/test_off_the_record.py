@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -300,4 +301,21 @@ async def test_an_adapter_is_told_which_rooms_are_off_the_record(world: World) -
     await world.say("/otr on", room="dm")
     assert told("dm") and not told("dm2")
     await world.say("/otr off", room="dm")
+    assert not told("dm")
+
+
+async def test_an_answer_said_off_the_record_keeps_its_room_private_until_it_goes_out(
+    world: World, llm: ScriptedLLM
+) -> None:
+    told = world.adapter.context.off_the_record
+    await world.say("/otr on", room="dm")
+    world.adapter.down = True
+    llm.queue("Your locker is number 12.")
+    await world.say("where is my locker?", room="dm")
+    world.adapter.down = False
+    await world.say("/otr off", room="dm")
+    assert told("dm"), "the Off The Record answer still waits for the room"
+    # the answer, then the reply to "/otr off", which waited behind it
+    assert await world.daemon.outbox.run_due(now=time.time() + 3600) == 2
+    assert "Your locker is number 12." in world.adapter.texts()
     assert not told("dm")

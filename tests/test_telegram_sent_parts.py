@@ -84,3 +84,15 @@ async def test_a_send_off_the_record_is_remembered_in_memory_only() -> None:
     await parts.finished("otr")  # nothing of it was written: nothing to write now
     assert state.values == {}
     assert parts.count("otr", "an answer off the record") == 0
+
+
+async def test_a_key_written_down_and_then_sent_off_the_record_is_taken_off() -> None:
+    state = MemoryState()
+    parts = SentParts(state)
+    await parts.add("k", "an answer")
+    assert "k" in state.values["sent_parts"]
+    await parts.add("k", "an answer", write=False)
+    assert json.loads(state.values["sent_parts"]) == []
+    assert parts.count("k", "an answer") == 2
+    await parts.finished("k")
+    assert json.loads(state.values["sent_parts"]) == []

@@ -46,8 +46,10 @@ class SentParts:
     def __init__(self, state: KeyValueStore) -> None:
         self._state = state
         self._parts: OrderedDict[str, tuple[str, int]] = OrderedDict()
-        #: the keys whose record is never written down (sends Off The Record)
+        #: the keys whose record is never written down (sends Off The Record) ...
         self._unwritten: set[str] = set()
+        #: ... and those the state holds, as last written
+        self._on_disk: set[str] = set()
 
     async def load(self) -> None:
         raw = await self._state.get(_STATE_KEY)
@@ -57,6 +59,7 @@ class SentParts:
             self._parts = OrderedDict(
                 (str(key), (str(print_), int(count))) for key, (print_, count) in json.loads(raw)
             )
+            self._on_disk = set(self._parts)
         except (ValueError, TypeError) as exc:
             log.warning("telegram.sent_parts_unreadable", error=str(exc))
             self._parts = OrderedDict()
@@ -76,14 +79,15 @@ class SentParts:
             self._unwritten.discard(self._parts.popitem(last=False)[0])
         if not write:
             self._unwritten.add(key)
-        elif key not in self._unwritten:
-            await self._save()
+        if key not in self._unwritten or key in self._on_disk:
+            await self._save()  # written down, or taken off now that it is not to be
 
     async def finished(self, key: str) -> None:
         """The send under ``key`` went out whole: nothing of it is left to remember."""
-        if self._parts.pop(key, None) is not None and key not in self._unwritten:
-            await self._save()
+        self._parts.pop(key, None)
         self._unwritten.discard(key)
+        if key in self._on_disk:
+            await self._save()
 
     async def _save(self) -> None:
         saved = [
@@ -91,6 +95,7 @@ class SentParts:
         ]
         try:
             await self._state.set(_STATE_KEY, json.dumps(saved))
+            self._on_disk = {key for key in self._parts if key not in self._unwritten}
         except Exception as exc:
             # the message went out: a record that could not be saved must not fail the send
             # (its retry would show the message twice); this process still remembers it

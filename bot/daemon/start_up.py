@@ -226,7 +226,16 @@ class StartUp(ScheduledJobs):
         for adapter in self.adapters.values():  # the console's and a test's adapters too
             if adapter.context.speak is None and self.speaker is not None:
                 adapter.context.speak = self.speaker.speak
-            adapter.context.off_the_record = partial(self.router.otr.in_room, adapter.platform)
+            adapter.context.off_the_record = partial(self._private_room, adapter.platform)
+
+    def _private_room(self, platform: str, room: str) -> bool:
+        """Whether what an adapter remembers of a send to ``room`` must stay in memory:
+        someone is Off The Record there now, or an answer said Off The Record waits for it
+        (it stays Off The Record when the mode is switched off before it goes out)."""
+        assert self.router is not None
+        return self.router.otr.in_room(platform, room) or self.outbox.holds_unwritten(
+            platform, room
+        )
 
     async def _start_http(self, app: web.Application) -> None:
         self._runner = web.AppRunner(app, access_log=None)

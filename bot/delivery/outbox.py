@@ -209,6 +209,13 @@ class Outbox:
         """Whether answers to ``room`` wait here (a new one must go after them)."""
         return any(p.platform == platform and p.room == room for p in self.parcels)
 
+    def holds_unwritten(self, platform: str, room: str) -> bool:
+        """Whether an answer kept in memory only (one said Off The Record) waits for
+        ``room``."""
+        return any(
+            p.platform == platform and p.room == room and not p.durable for p in self.parcels
+        )
+
     def speak_later(self, parcel: Parcel, error: str, *, permanent: bool = False) -> None:
         """The written answer arrived, its spoken copy (``parcel``: voice steps only) did not:
         try it again apart, unless it was refused for good or its tries are spent."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from bot.memory.base import MemoryBackend, MemoryHit
 from bot.memory.party_names import without_parties
-from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text, telling
+from bot.memory.sqlite.query import STOPWORDS, fold, folded_words, normalise_text, telling
 from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["RECENT_MESSAGES", "WORDS_ADDED", "Resolved", "recall", "refers_back", "resolve"]
@@ -64,7 +64,7 @@ class Resolved:
 
 def _own_words(text: str) -> list[str]:
     """The folded words of ``text`` that are not stopwords."""
-    return [word for word in normalise_text(text).split() if word not in STOPWORDS]
+    return [word for word in folded_words(text) if word not in STOPWORDS]
 
 
 def refers_back(text: str) -> bool:
@@ -101,7 +101,7 @@ def resolve(text: str, recent: Sequence[str], *, newest_names: bool = False) -> 
     drawn = tuple(message for message in recent[-RECENT_MESSAGES:] if message.strip())
     if not drawn or not refers_back(text):
         return Resolved(text)
-    own = set(normalise_text(text).split())
+    own = set(folded_words(text))
     candidates: dict[str, tuple[bool, int, int, str]] = {}
     named_exchange: int | None = None
     # names first, the newest first; then the newest message's longest words

@@ -83,7 +83,7 @@ MIGRATIONS: list[Migration] = [
         """,
     ),
     # one comparison form with the other stores', which keeps "A+" apart from "A-"
-    (4, "UPDATE items SET norm = normal_form(text);"),
+    (4, "UPDATE items SET norm = normal_form(text) WHERE norm IS NOT normal_form(text);"),
 ]
 
 

@@ -26,7 +26,7 @@ from bot.memory.policy import classify, split_candidates
 from bot.memory.reinforcement import near_labels, twin_labels
 from bot.memory.remember_requests import fact_to_keep
 from bot.memory.sqlite.admission import admit, mirrorable_lines
-from bot.memory.sqlite.query import normalise_text
+from bot.memory.sqlite.query import normalise_text, without_signs
 from bot.memory.sqlite.store import FtsStore
 from bot.memory.sqlite.vector_index import VectorIndex
 from bot.turn.audience import label_of_path
@@ -179,7 +179,7 @@ class FactWrites:
         (:func:`~bot.turn.audience.label_of_path`): the prompt of that audience holds the file."""
         label = label_of_path(filename)
         wanted = mirrorable_lines(text)
-        known = await self._store.mirror_state(filename)
+        known = await self._unsigned_known(filename, wanted)
         at = self._now().timestamp()
         for norm, line in wanted.items():
             entry = known.get(norm)
@@ -207,3 +207,17 @@ class FactWrites:
                 if left and self._index is not None:
                     self._index.set_active(rowid, False)
         log.info("memory.mirrored", file=filename, lines=len(wanted))
+
+    async def _unsigned_known(
+        self, filename: str, wanted: dict[str, str]
+    ) -> dict[str, tuple[int, bool]]:
+        """The lines of ``filename`` the store knows, by comparison form; a line recorded
+        before the form kept signs ("A+") is known by its old form ("a"), which is the new one
+        without them: it takes the new form of a wanted line that has none recorded yet."""
+        known = await self._store.mirror_state(filename)
+        for norm in wanted:
+            old = without_signs(norm)
+            if norm not in known and old != norm and old in known and old not in wanted:
+                await self._store.mirror_rekey(filename, old, norm)
+                known[norm] = known.pop(old)
+        return known

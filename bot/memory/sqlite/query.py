@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 __all__ = [
@@ -31,11 +32,13 @@ __all__ = [
     "MatchPlan",
     "build_match_query",
     "fold",
+    "folded_words",
     "mirror_lines",
     "normalise_text",
     "plan_match",
     "query_tokens",
     "telling",
+    "without_signs",
 ]
 
 MAX_QUERY_CHARS = 4000
@@ -48,7 +51,7 @@ _MAX_TOKEN_CHARS = 48
 _WORD = re.compile(r"[^\W_]+")
 # a word with a sign that changes what it says: "+" or "-" right after it ("A+", "C++", "B-"),
 # a minus right before a number ("-5"); a hyphen between words joins nothing ("well-known")
-_COMPARED_WORD = re.compile(r"(?:(?<![\w+-])-(?=\d))?[^\W_]+(?:\++(?!\w)|-(?!\w))?")
+_COMPARED_WORD = re.compile(r"(?:(?<![\w+-])-(?=\d))?[^\W_]+(?:\++|-)?(?![\w+-])|[^\W_]+")
 
 _STOPWORDS_EN = """
 a about above after again against all am an and any are aren't as at be because been before
@@ -99,7 +102,20 @@ def normalise_text(text: str) -> str:
     return " ".join(_COMPARED_WORD.findall(fold(text).replace("−", "-")))
 
 
-SQL_FUNCTIONS: dict[str, Callable[[str], str]] = {"normal_form": normalise_text}
+def folded_words(text: str) -> list[str]:
+    """The words of ``text``, folded, without a sign: one for each word the index stems."""
+    return _WORD.findall(fold(text))
+
+
+def without_signs(norm: str) -> str:
+    """A comparison form as it was before it kept signs: "my blood type is a+" is "my blood
+    type is a"."""
+    return " ".join(_WORD.findall(norm))
+
+
+SQL_FUNCTIONS: Mapping[str, Callable[[str], str]] = MappingProxyType(
+    {"normal_form": normalise_text}
+)
 """The comparison form as a SQL function of every memory store's connection, for the
 migrations that compute it again."""
 

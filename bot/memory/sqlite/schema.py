@@ -52,10 +52,12 @@ Tables:
   :meth:`EpisodeStore.renew_addressed <bot.memory.episodes.store.EpisodeStore.renew_addressed>`
   indexes again those that do, without it (:mod:`bot.memory.addressed_names`), when the file opens,
   and empties the table.
-* v13 (v8 of ``episodes.db``) computes again the ``norm`` of every item, mirrored line and
-  message whose text holds a "+" or a "-": the comparison form keeps a sign that changes what
-  a word says since ("A+" and "A-" were one, so a correction of a blood type reinforced the
-  old one). The migration calls it as the SQL function ``normal_form``.
+* v13 (v8 of ``episodes.db``) computes again the ``norm`` of every item and message whose
+  comparison form changed when it began to keep a sign that changes what a word says ("A+"
+  and "A-" were one, so a correction of a blood type reinforced the old one); the migration
+  calls it as the SQL function ``normal_form``. A mirrored line keeps its old form until the
+  file is mirrored next, when it takes its new one
+  (:meth:`~bot.memory.sqlite.backend_writes.FactWrites._unsigned_known`).
 
 The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
 The episode tables alone (:data:`EPISODE_TABLES` with their audience:
@@ -310,16 +312,11 @@ CREATE TABLE IF NOT EXISTS renew_words (episode_id INTEGER PRIMARY KEY);
 INSERT OR IGNORE INTO renew_words (episode_id) SELECT id FROM episodes;
 """
 
-# texts whose comparison form may have changed when it began to keep "A+", "C++", "-5"
-_SIGNED = "(instr(text, '+') OR instr(text, '-') OR instr(text, '−'))"
-
-_SIGNED_EPISODES = f"UPDATE episodes SET norm = normal_form(text) WHERE {_SIGNED};"
-
-_SIGNED_ITEMS = f"""
-UPDATE mirror_lines SET norm = (SELECT normal_form(text) FROM items WHERE id = item_id)
-    WHERE item_id IN (SELECT id FROM items WHERE {_SIGNED});
-UPDATE items SET norm = normal_form(text) WHERE {_SIGNED};
-"""
+# the comparison form computed again where it changed when it began to keep "A+", "C++", "-5"
+_SIGNED_EPISODES = (
+    "UPDATE episodes SET norm = normal_form(text) WHERE norm IS NOT normal_form(text);"
+)
+_SIGNED_ITEMS = "UPDATE items SET norm = normal_form(text) WHERE norm IS NOT normal_form(text);"
 
 MIGRATIONS: list[Migration] = [
     (1, _V1),

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.memory.base import MemoryHit
-from bot.memory.sqlite.query import normalise_text, query_tokens, telling
+from bot.memory.sqlite.query import folded_words, query_tokens, telling
 from bot.memory.sqlite.stemming import index_terms, query_stems
 
 __all__ = ["EXPANSION_WORDS", "SEED_HITS", "expansion_words", "fused", "seed_words"]
@@ -49,7 +49,7 @@ def seed_words(query: str, hits: Sequence[MemoryHit]) -> dict[str, str]:
     words: dict[str, str] = {}
     for hit in hits[:SEED_HITS]:
         text = hit.item.text
-        for word, stem in zip(normalise_text(text).split(), index_terms(text).split(), strict=True):
+        for word, stem in zip(folded_words(text), index_terms(text).split(), strict=True):
             if not telling(word) or word in asked:
                 continue
             if stem not in asked_stems:

@@ -203,6 +203,14 @@ class FtsStore(FtsInspection, VectorRows):
                 (filename, norm, rowid),
             )
 
+    async def mirror_rekey(self, filename: str, old: str, new: str) -> None:
+        """A line known by ``old``, the comparison form of before, is known by ``new``."""
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE mirror_lines SET norm = ? WHERE filename = ? AND norm = ?",
+                (new, filename, old),
+            )
+
     async def mirror_return(self, filename: str, norm: str, rowid: int, *, at: float) -> None:
         """A line came back to the file: its item, if superseded, is active again."""
         async with self._tx() as db:
