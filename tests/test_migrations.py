@@ -1,15 +1,19 @@
 """Schema migrations: every missing one in one transaction, and each applied once even when
-two processes (the daemon and ``personad memory``) open an old file at the same moment."""
+two processes (the daemon and ``personad memory``) open an old file at the same moment; a
+file a newer version wrote is refused, untouched."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 import pytest
 
+from bot.daemon.errors import MemoryStoreError
 from bot.delivery.migrations import Migration, apply_migrations
+from bot.memory.sqlite.schema import SCHEMA_VERSION, open_database
 
 __all__: list[str] = []
 
@@ -90,3 +94,20 @@ async def test_a_file_already_up_to_date_opens_while_another_process_writes(
         await writer.execute("INSERT INTO notes (text) VALUES ('held')")
         assert await apply_migrations(other, MIGRATIONS) == 3
         await writer.execute("COMMIT")
+
+
+async def test_a_file_a_newer_version_wrote_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
+    async with aiosqlite.connect(tmp_path / "a.db", isolation_level=None) as db:
+        await apply_migrations(db, MIGRATIONS)
+        with pytest.raises(sqlite3.DatabaseError, match=r"version 3, newer than .* knows \(2\)"):
+            await apply_migrations(db, MIGRATIONS[:2])
+        assert await _version(db) == [1, 2, 3]
+
+
+async def test_a_memory_store_a_newer_version_wrote_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    db = await open_database(path)
+    await db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION + 1,))
+    await db.close()
+    with pytest.raises(MemoryStoreError, match="newer than this personad knows"):
+        await open_database(path)

@@ -38,6 +38,17 @@ _ONCE = (
 )
 
 
+def _known(version: int, migrations: list[Migration]) -> None:
+    """Refuse a file of a schema newer than ``migrations`` know: a newer personad wrote it,
+    and this one would write rows that its newer code reads otherwise."""
+    newest = max((v for v, _ in migrations), default=0)
+    if version > newest:
+        raise sqlite3.DatabaseError(
+            f"its schema is version {version}, newer than this personad knows ({newest}):"
+            " a newer personad wrote it; upgrade again, or restore a copy from before"
+        )
+
+
 async def apply_migrations(
     db: aiosqlite.Connection,
     migrations: list[Migration],
@@ -47,7 +58,8 @@ async def apply_migrations(
 ) -> int:
     """Give ``db`` the SQL ``functions`` (name: function of one text), run ``setup`` (pragmas:
     a script), then bring ``db`` up to the newest migration; return the schema version it
-    ends at. Each missing migration's version row goes in first, under
+    ends at (a file of a newer schema is refused). Each missing migration's version row goes
+    in first, under
     the write lock: if another process got there first the guard refuses it, the whole script
     rolls back, and the version is read again."""
     for name, function in (functions or {}).items():
@@ -59,6 +71,7 @@ async def apply_migrations(
     while True:
         rows = list(await db.execute_fetchall("SELECT MAX(version) FROM schema_version"))
         current = int(rows[0][0] or 0) if rows else 0
+        _known(current, migrations)
         pending = sorted((v, script) for v, script in migrations if v > current)
         if not pending:
             return current
