@@ -68,8 +68,9 @@ from bot.memory.base import MemoryBackend, MemoryHit, MemoryItem, TurnRecord
 from bot.memory.embedding.models import Embedder, load_embedder
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
+from bot.memory.normal_form import normalise_text
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text
+from bot.memory.sqlite.query import STOPWORDS, fold
 from bot.memory.sqlite.stemming import index_terms, query_stems
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"

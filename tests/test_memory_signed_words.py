@@ -15,8 +15,9 @@ from bot.memory.base import TurnRecord
 from bot.memory.episodes.file import EPISODE_FILE
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.honcho.ledger import HonchoLedger
+from bot.memory.normal_form import normalise_text, without_signs
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.query import fold, normalise_text, without_signs
+from bot.memory.sqlite.query import fold
 
 __all__: list[str] = []
 

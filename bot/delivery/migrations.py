@@ -38,7 +38,7 @@ _ONCE = (
 )
 
 
-def _known(version: int, migrations: list[Migration]) -> None:
+def _refuse_newer(version: int, migrations: list[Migration]) -> None:
     """Refuse a file of a schema newer than ``migrations`` know: a newer personad wrote it,
     and this one would write rows that its newer code reads otherwise."""
     newest = max((v for v, _ in migrations), default=0)
@@ -71,7 +71,7 @@ async def apply_migrations(
     while True:
         rows = list(await db.execute_fetchall("SELECT MAX(version) FROM schema_version"))
         current = int(rows[0][0] or 0) if rows else 0
-        _known(current, migrations)
+        _refuse_newer(current, migrations)
         pending = sorted((v, script) for v, script in migrations if v > current)
         if not pending:
             return current

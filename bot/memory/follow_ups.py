@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.memory.base import MemoryBackend, MemoryHit
+from bot.memory.normal_form import normalise_text
 from bot.memory.party_names import without_parties
-from bot.memory.sqlite.query import STOPWORDS, fold, folded_words, normalise_text, telling
+from bot.memory.sqlite.query import STOPWORDS, fold, folded_words, telling
 from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = ["RECENT_MESSAGES", "WORDS_ADDED", "Resolved", "recall", "refers_back", "resolve"]

@@ -28,7 +28,8 @@ import re
 from collections.abc import Iterable
 
 from bot.memory.episodes.time_words import MONTHS, WEEKDAYS
-from bot.memory.sqlite.query import STOPWORDS, fold, normalise_text, telling
+from bot.memory.normal_form import normalise_text
+from bot.memory.sqlite.query import STOPWORDS, fold, telling
 
 __all__ = ["without_parties"]
 

@@ -8,7 +8,7 @@ something shared (``personad memory add --shared``, a line of ``shared/``, ``/sh
 reaches only what is shared already. Anything else stays as it is, and the repeat is stored
 anew where it was said: the item holds its own wording (two statements are twins by their
 normal form, which drops punctuation, emoji and accents:
-:func:`~bot.memory.sqlite.query.normalise_text`), its date and where it was first said, none
+:func:`~bot.memory.normal_form.normalise_text`), its date and where it was first said, none
 of which the new audience heard. A repeat never changes an
 item's audience; only the user does, by its id (:meth:`~bot.memory.base.MemoryBackend.share`).
 So a line taken out of ``shared/`` takes its own item with it, and a private item it repeated

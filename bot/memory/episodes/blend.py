@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.memory.base import MemoryHit, MemoryKind
-from bot.memory.sqlite.query import normalise_text
+from bot.memory.normal_form import normalise_text
 
 __all__ = ["blend"]
 

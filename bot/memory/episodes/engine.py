@@ -45,10 +45,11 @@ from bot.memory.episodes.sentence_vectors import (
 )
 from bot.memory.episodes.store import EpisodeStore
 from bot.memory.episodes.time_query import read_time
+from bot.memory.normal_form import normalise_text
 from bot.memory.secrets.detector import redact_secrets
 from bot.memory.sqlite.connection import Labels
 from bot.memory.sqlite.index_loading import embed_missing, stored_index
-from bot.memory.sqlite.query import MAX_QUERY_CHARS, normalise_text, plan_match
+from bot.memory.sqlite.query import MAX_QUERY_CHARS, plan_match
 from bot.memory.sqlite.scoring import (
     MIN_COSINE,
     W_BM25,

@@ -70,10 +70,10 @@ from bot.memory.holographic.recall import ActiveFacts, Recalled, fact_structure
 from bot.memory.holographic.store import HolographicStore
 from bot.memory.judgement import judged, said_as_fact
 from bot.memory.memory_tools import memory_tools
+from bot.memory.normal_form import normalise_text
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
 from bot.memory.reinforcement import once_each
-from bot.memory.sqlite.query import normalise_text
 from bot.memory.sqlite.scoring import recency_weight
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path

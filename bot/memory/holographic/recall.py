@@ -34,8 +34,8 @@ from bot.memory.base import Category, MemoryHit, MemoryItem, visible_in
 from bot.memory.holographic.hrr import TraceIndex, Vector
 from bot.memory.holographic.lexicon import FUNCTIONAL
 from bot.memory.holographic.parse import Parsed, parse
+from bot.memory.normal_form import normalise_text
 from bot.memory.reinforcement import twin_labels
-from bot.memory.sqlite.query import normalise_text
 from bot.turn.audience import DIRECT_ROOM, Audience
 
 __all__ = [

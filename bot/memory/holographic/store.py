@@ -33,8 +33,8 @@ from bot.delivery.sqlite_db import SqliteFile
 from bot.memory.base import MemoryItem
 from bot.memory.holographic.hrr import Vector
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
+from bot.memory.normal_form import SQL_FUNCTIONS
 from bot.memory.reinforcement import audience_event
-from bot.memory.sqlite.query import SQL_FUNCTIONS
 
 __all__ = ["MIGRATIONS", "HolographicStore", "StoredFact"]
 

@@ -72,9 +72,9 @@ from bot.memory.honcho.outbox import Outbox
 from bot.memory.honcho.recall import recall, visible_representation
 from bot.memory.judgement import judged, said_as_fact
 from bot.memory.memory_tools import memory_tools
+from bot.memory.normal_form import normalise_text
 from bot.memory.placeholders import clean_mirror_text
 from bot.memory.policy import split_candidates
-from bot.memory.sqlite.query import normalise_text
 from bot.setup.config import HonchoConfig
 from bot.tools.registry import Tool
 from bot.turn.audience import DIRECT_ROOM, Audience, describe, is_label, label_of_path

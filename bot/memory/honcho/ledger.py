@@ -32,8 +32,8 @@ from bot.delivery.migrations import Migration
 from bot.delivery.sqlite_db import SqliteFile
 from bot.memory.base import MemoryItem
 from bot.memory.item_rows import ITEM_COLUMNS, item_from_row, item_history
+from bot.memory.normal_form import SQL_FUNCTIONS, normalise_text
 from bot.memory.reinforcement import audience_event, twin_labels
-from bot.memory.sqlite.query import SQL_FUNCTIONS, normalise_text
 from bot.turn.audience import DIRECT, describe
 
 __all__ = ["MIGRATIONS", "HonchoLedger"]

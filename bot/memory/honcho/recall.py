@@ -27,8 +27,8 @@ from bot.memory.base import MemoryHit, MemoryItem
 from bot.memory.episodes.time_query import read_time
 from bot.memory.honcho.client import HonchoClient
 from bot.memory.honcho.ledger import HonchoLedger
+from bot.memory.normal_form import normalise_text
 from bot.memory.reinforcement import once_each
-from bot.memory.sqlite.query import normalise_text
 from bot.turn.audience import DIRECT, DIRECT_ROOM, Audience
 
 __all__ = ["LEVEL_CONFIDENCE", "recall", "visible_representation"]

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.memory.base import CATEGORIES, AddResult, Category
+from bot.memory.normal_form import normalise_text
 from bot.memory.placeholders import is_placeholder, strip_comments
 from bot.memory.policy import announces_value, classify, lines_with_secrets, secret_kind
-from bot.memory.sqlite.query import mirror_lines, normalise_text
+from bot.memory.sqlite.query import mirror_lines
 
 __all__ = [
     "FORCED_CONFIDENCE",

@@ -22,11 +22,11 @@ from bot.daemon.disk import run_on_text
 from bot.memory.base import AddResult, Category, TurnRecord, clamp_confidence
 from bot.memory.embedding.models import Embedder, Matrix
 from bot.memory.episodes.engine import Episodes
+from bot.memory.normal_form import normalise_text, without_signs
 from bot.memory.policy import classify, split_candidates
 from bot.memory.reinforcement import near_labels, twin_labels
 from bot.memory.remember_requests import fact_to_keep
 from bot.memory.sqlite.admission import admit, mirrorable_lines
-from bot.memory.sqlite.query import normalise_text, without_signs
 from bot.memory.sqlite.store import FtsStore
 from bot.memory.sqlite.vector_index import VectorIndex
 from bot.turn.audience import label_of_path

@@ -1,4 +1,4 @@
-"""User text to a safe FTS5 query, and the text normal forms the memory store compares by.
+"""User text to a safe FTS5 query, and the folded words it is made of.
 
 Whatever a person or the model types (quotes, ``*``, ``NEAR(``, ``-``, ``:``, ``^``, brackets,
 a megabyte of noise) becomes a plain disjunction of double-quoted tokens, so FTS5 never sees
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from typing import NamedTuple
 
 __all__ = [
@@ -27,18 +25,15 @@ __all__ = [
     "MAX_QUERY_CHARS",
     "MAX_QUERY_TOKENS",
     "NEWEST_WINDOW",
-    "SQL_FUNCTIONS",
     "STOPWORDS",
     "MatchPlan",
     "build_match_query",
     "fold",
     "folded_words",
     "mirror_lines",
-    "normalise_text",
     "plan_match",
     "query_tokens",
     "telling",
-    "without_signs",
 ]
 
 MAX_QUERY_CHARS = 4000
@@ -49,9 +44,6 @@ MAX_QUERY_TOKENS = 24
 
 _MAX_TOKEN_CHARS = 48
 _WORD = re.compile(r"[^\W_]+")
-# a word with a sign that changes what it says: "+" or "-" right after it ("A+", "C++", "B-"),
-# a minus right before a number ("-5"); a hyphen between words joins nothing ("well-known")
-_COMPARED_WORD = re.compile(r"(?:(?<![\w+-])-(?=\d))?[^\W_]+(?:\++|-)?(?![\w+-])|[^\W_]+")
 
 _STOPWORDS_EN = """
 a about above after again against all am an and any are aren't as at be because been before
@@ -96,28 +88,9 @@ def telling(word: str) -> bool:
     return len(word) >= 3 and word not in STOPWORDS and not word.isdigit()
 
 
-def normalise_text(text: str) -> str:
-    """The form duplicates are compared by: folded words joined by single spaces, a sign that
-    changes what a word says kept on it ("A+" is not "A-", "C++" not "C", "-5" not "5")."""
-    return " ".join(_COMPARED_WORD.findall(fold(text).replace("−", "-")))
-
-
 def folded_words(text: str) -> list[str]:
     """The words of ``text``, folded, without a sign: one for each word the index stems."""
     return _WORD.findall(fold(text))
-
-
-def without_signs(norm: str) -> str:
-    """A comparison form as it was before it kept signs: "my blood type is a+" is "my blood
-    type is a"."""
-    return " ".join(_WORD.findall(norm))
-
-
-SQL_FUNCTIONS: Mapping[str, Callable[[str], str]] = MappingProxyType(
-    {"normal_form": normalise_text}
-)
-"""The comparison form as a SQL function of every memory store's connection, for the
-migrations that compute it again."""
 
 
 def query_tokens(text: str) -> list[str]:
@@ -222,6 +195,6 @@ def mirror_lines(text: str) -> list[str]:
         if set(line) <= set("-*_= "):
             continue
         line = _CHECKBOX.sub("", _BULLET.sub("", line)).strip()
-        if normalise_text(line):
+        if folded_words(line):
             lines.setdefault(line, None)
     return list(lines)

@@ -77,7 +77,7 @@ import aiosqlite
 
 from bot.daemon.errors import MemoryStoreError
 from bot.delivery.migrations import Migration, apply_migrations
-from bot.memory.sqlite.query import SQL_FUNCTIONS
+from bot.memory.normal_form import SQL_FUNCTIONS
 
 __all__ = [
     "EPISODE_FILE_MIGRATIONS",
