@@ -5,20 +5,13 @@ The write policy decides which sentences become durable *facts*; it does not dec
 be recalled. :meth:`Episodes.record` keeps both sides of every on-record turn (secrets
 redacted first, :func:`~bot.memory.secrets.detector.redact_secrets`), with its time and
 audience label (:mod:`bot.turn.audience`); a message said again reinforces its episode (within the
-rules of :mod:`bot.memory.reinforcement`, as facts do). :meth:`Episodes.search` ranks them:
-
-``score = W_BM25·bm25 + W_COSINE·cosine + W_RECENCY·recency + W_TIME·in_window``
-
-(recency weighed :data:`~bot.memory.sqlite.scoring.W_RECENCY_WORDS_ONLY` instead when BM25
-ranks alone)
-
-where ``bm25`` is over the stems of :mod:`bot.memory.sqlite.stemming`, divided by the best of the
-pool, ``cosine`` is MiniLM's when an embedder is installed, and ``in_window`` is 1 for an
-episode said within the time the query names (:mod:`bot.memory.episodes.time_query`): the matches
-within that window join the pool even when words outside it score higher. A search is given
-the labels its audience sees (``labels``; None: all), applied in the SQL and the vector mask
-before the pool is cut: a DM episode is never recalled in a shared room, nor one shared room's
-in another.
+rules of :mod:`bot.memory.reinforcement`, as facts do). :meth:`Episodes.pool` finds a query's
+candidates: its BM25 matches over the stems of :mod:`bot.memory.sqlite.stemming` (the matches
+said within the time the query names join the pool even when words outside it score higher,
+:mod:`bot.memory.episodes.time_query`) and, with an embedder, the nearest by meaning;
+:class:`~bot.memory.episodes.pool.EpisodePool` scores them. A search is given the labels its
+audience sees (``labels``; None: all), applied in the SQL and the vector mask before the pool
+is cut: a DM episode is never recalled in a shared room, nor one shared room's in another.
 """
 
 from __future__ import annotations
@@ -26,15 +19,15 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable
-from dataclasses import dataclass
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime
 
 import structlog
 
 from bot.daemon.disk import run_on_text
 from bot.memory.addressed_names import message_terms
-from bot.memory.base import MemoryHit, TurnRecord
+from bot.memory.base import TurnRecord
 from bot.memory.embedding.models import Embedder, Matrix
+from bot.memory.episodes.pool import EpisodePool
 from bot.memory.episodes.question_asked import LastAsked, index_answers_again, question_stems
 from bot.memory.episodes.rows import EpisodeRow, Said
 from bot.memory.episodes.sentence_fill import fill_sentences
@@ -50,27 +43,16 @@ from bot.memory.secrets.detector import redact_secrets
 from bot.memory.sqlite.connection import Labels
 from bot.memory.sqlite.index_loading import embed_missing, stored_index
 from bot.memory.sqlite.query import MAX_QUERY_CHARS, plan_match
-from bot.memory.sqlite.scoring import (
-    MIN_COSINE,
-    W_BM25,
-    W_COSINE,
-    W_RECENCY,
-    normalised_bm25,
-    normalised_cosine,
-    recency,
-)
+from bot.memory.sqlite.scoring import MIN_COSINE
 from bot.memory.sqlite.stemming import query_stem_groups
 from bot.memory.sqlite.vector_index import VectorIndex
 
-__all__ = ["MAX_EPISODE_CHARS", "W_TIME", "EpisodePool", "Episodes", "analyse"]
+__all__ = ["MAX_EPISODE_CHARS", "Episodes", "analyse"]
 
 log = structlog.get_logger(__name__)
 
 MAX_EPISODE_CHARS = 4000
 """An episode keeps this much of a message (the whole message stays in the session log)."""
-
-W_TIME = 0.5
-"""Bonus of an episode said within the window the query names."""
 
 _POOL_MARGIN = 12
 
@@ -324,51 +306,3 @@ class Episodes:
             for rowid, cosine in closest.items():
                 cosines[rowid] = max(cosines.get(rowid, 0.0), weight * cosine)
         return cosines
-
-
-@dataclass(slots=True)
-class EpisodePool:
-    """The candidates of one query, and the window of time it names."""
-
-    rows: list[EpisodeRow]
-    window: tuple[float, float] | None
-    #: the query asks when something happened: only an episode carries the date that answers
-    #: it, so it stands in for a fact that says the same thing
-    #: (:func:`~bot.memory.episodes.blend.blend`)
-    asks_when: bool = False
-
-    @property
-    def best_bm25(self) -> float:
-        return min((row.bm25_raw for row in self.rows), default=0.0)
-
-    @property
-    def best_cosine(self) -> float:
-        return max((row.cosine for row in self.rows), default=0.0)
-
-    def ranked(
-        self,
-        *,
-        best_bm25: float,
-        best_cosine: float,
-        now: datetime,
-        limit: int,
-        meaning: float = W_COSINE,
-        recent: float = W_RECENCY,
-    ) -> list[MemoryHit]:
-        """The ``limit`` best, best first, BM25 and cosine divided by the pool's best, the
-        cosine weighed ``meaning`` and recency ``recent``; each dated on the day ``now``'s
-        zone (the user's) counts, as the query's window is."""
-        zone: tzinfo = now.tzinfo or UTC
-        at = now.timestamp()
-        scored = []
-        for row in self.rows:
-            parts = {
-                "bm25": W_BM25 * normalised_bm25(row.bm25_raw, best_bm25),
-                "cosine": meaning * normalised_cosine(row.cosine, best_cosine),
-                "recency": recent * recency(row.last_seen, at),
-            }
-            if self.window is not None:
-                parts["time"] = W_TIME * float(self.window[0] <= row.at < self.window[1])
-            scored.append((sum(parts.values()), row, parts))
-        scored.sort(key=lambda entry: entry[0], reverse=True)
-        return [MemoryHit(row.item(zone), score, parts) for score, row, parts in scored[:limit]]

@@ -21,11 +21,19 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.memory.episodes.time_words import MONTHS, NUMBERS, PATTERNS, UNITS, WEEKDAYS, WHEN
+from bot.memory.episodes.time_words import (
+    MONTHS,
+    NAMED_TIME,
+    NUMBERS,
+    PATTERNS,
+    UNITS,
+    WEEKDAYS,
+    WHEN,
+)
 from bot.memory.prefilter import PatternSet
 from bot.memory.sqlite.query import fold
 
-__all__ = ["TimeHint", "read_time"]
+__all__ = ["TimeHint", "read_time", "says_a_time"]
 
 _LAST = re.compile(r"\b(?:last|past|passad[ao]|ultim[ao])\b")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:])")
@@ -183,3 +191,10 @@ def read_time(query: str, now: datetime) -> TimeHint:
         rest = _without(folded, match)
         return TimeHint((start.timestamp(), end.timestamp()), rest or folded, asks_when)
     return TimeHint(None, query, asks_when)
+
+
+def says_a_time(text: str) -> bool:
+    """Whether ``text`` names a time: a date, a day, a month, "yesterday", "three weeks ago",
+    "na terça passada", "next Friday", "amanhã"."""
+    folded = fold(text)
+    return NAMED_TIME.search(folded) is not None or _TIME.any_match(folded)

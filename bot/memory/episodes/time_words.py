@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MONTHS", "NUMBERS", "PATTERNS", "UNITS", "WEEKDAYS", "WHEN"]
+__all__ = ["MONTHS", "NAMED_TIME", "NUMBERS", "PATTERNS", "UNITS", "WEEKDAYS", "WHEN"]
 
 MONTHS = {
     **{
@@ -176,4 +176,18 @@ WHEN = re.compile(
     r"\b(?:when|what date|the date|what day|which day|(?:what|which) (?:month|year)"
     r"|what time did|how long ago|how long since|how long has it been"
     r"|quando|que dia|em que (?:dia|data|mes|ano|altura)|que ano|a que horas|ha quanto tempo)\b"
+)
+
+#: a time a message names beyond :data:`PATTERNS`, which read a question's past: a month or a
+#: weekday by its name ("may" the verb and "marco" the name are left to the patterns, which
+#: read them by the words around them), and the days ahead ("tomorrow", "next week", "daqui a
+#: duas semanas")
+NAMED_TIME = re.compile(
+    r"\b(?:"
+    + "|".join(sorted(set(MONTHS) - {"may", "marco"}, key=len, reverse=True))
+    + r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|sabado|domingo"
+    r"|(?:segunda|terca|quarta|quinta|sexta)[-\s]feira"
+    r"|tomorrow|tonight|next (?:week(?:end)?|month|year)|in (?:\d+|a|two|three|a few) "
+    r"(?:days?|weeks?|months?)|amanha|(?:semana|mes|ano) que vem|proxim[ao] (?:semana|mes|ano)"
+    r"|daqui a|esta noite|logo a noite)\b"
 )
