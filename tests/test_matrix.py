@@ -15,7 +15,8 @@ from pydantic import SecretStr
 from adapters.base import AdapterContext
 from adapters.matrix.adapter import MatrixAdapter, Settings, create
 from bot.daemon.errors import AdapterError, ConfigError
-from bot.delivery.state import AdapterState, StateStore
+from bot.delivery.key_values import AdapterState
+from bot.delivery.state import StateStore
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
 
 __all__ = ["human", "synapse"]  # the fixtures, imported for pytest

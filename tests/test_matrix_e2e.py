@@ -14,7 +14,8 @@ from nio.crypto import ENCRYPTION_ENABLED
 
 from adapters.base import AdapterContext
 from adapters.matrix.adapter import Settings, create
-from bot.delivery.state import AdapterState, StateStore
+from bot.delivery.key_values import AdapterState
+from bot.delivery.state import StateStore
 from tests.synapse import Collector, SynapseServer, synapse
 
 __all__ = ["synapse"]  # the fixture, imported for pytest

@@ -24,7 +24,8 @@ from aiohttp import web
 from adapters.base import AdapterContext, MessageGone
 from adapters.matrix.adapter import MatrixAdapter, Settings, create
 from adapters.matrix.send import transaction_id
-from bot.delivery.state import AdapterState, StateStore
+from bot.delivery.key_values import AdapterState
+from bot.delivery.state import StateStore
 from tests.synapse import Collector, Human, MatrixUser, SynapseServer, human, synapse
 
 __all__ = ["frozen", "human", "synapse"]  # fixtures for pytest; ``frozen`` for other tests

@@ -36,7 +36,8 @@ from adapters.base import AdapterContext, Incoming, Speech
 from adapters.matrix.adapter import MatrixAdapter, Settings, create
 from bot.daemon.daemon import Daemon
 from bot.daemon.errors import AdapterError, MediaError, PermanentSendError
-from bot.delivery.state import AdapterState, StateStore
+from bot.delivery.key_values import AdapterState
+from bot.delivery.state import StateStore
 from tests.fakes.audio_api import FakeAudio
 from tests.harness import ScriptedLLM, make_config, make_persona
 from tests.media_files import VOICE_OGG

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from adapters.base import AdapterContext, Incoming
 from adapters.matrix.adapter import Settings, create
-from bot.delivery.state import AdapterState, StateStore
+from bot.delivery.key_values import AdapterState
+from bot.delivery.state import StateStore
 from tests.synapse import Collector, Human, SynapseServer, human, synapse
 
 __all__ = ["human", "synapse"]  # the fixtures, imported for pytest

@@ -21,7 +21,7 @@ from adapters.base import Attachment, Incoming
 from bot.daemon.daemon import Daemon
 from bot.daemon.errors import PermanentSendError
 from bot.delivery.inbox import from_json, to_json
-from bot.delivery.outbox import SPOKEN_TRIES
+from bot.delivery.spoken_copies import SPOKEN_TRIES
 from bot.media.kinds import SUPPORTED
 from bot.media.prepare import NO_TRANSCRIBER, NO_VISION
 from bot.setup.config import Config

@@ -308,6 +308,8 @@ async def test_an_answer_said_off_the_record_keeps_its_room_private_until_it_goe
     world: World, llm: ScriptedLLM
 ) -> None:
     told = world.adapter.context.off_the_record
+    outbox = world.daemon.outbox
+    outbox.base_delay = outbox.max_delay = 3600.0  # no retry by itself
     await world.say("/otr on", room="dm")
     world.adapter.down = True
     llm.queue("Your locker is number 12.")
@@ -316,6 +318,6 @@ async def test_an_answer_said_off_the_record_keeps_its_room_private_until_it_goe
     await world.say("/otr off", room="dm")
     assert told("dm"), "the Off The Record answer still waits for the room"
     # the answer, then the reply to "/otr off", which waited behind it
-    assert await world.daemon.outbox.run_due(now=time.time() + 3600) == 2
+    assert await outbox.run_due(now=time.time() + 7200) == 2
     assert "Your locker is number 12." in world.adapter.texts()
     assert not told("dm")

@@ -293,13 +293,14 @@ async def test_an_off_the_record_answer_refused_for_good_leaves_nothing_on_disk(
 ) -> None:
     adapter = await rig.start()
     assert rig.daemon is not None
+    rig.daemon.outbox.base_delay = rig.daemon.outbox.max_delay = 3600.0  # no retry by itself
     await adapter.deliver("/otr on", sender="scott", event_id="$25")
     adapter.down = True
     await adapter.deliver("my secret plan zebra", sender="scott", event_id="$26")
     assert rig.status("$26") == "processing"  # waiting in memory
     adapter.down = False
     adapter.removed_from.add("room1")
-    await rig.daemon.outbox.run_due(now=time.time() + 3600)
+    await rig.daemon.outbox.run_due(now=time.time() + 7200)
     assert rig.status("$26") == "done" and rig.daemon.outbox.parcels == []
     [refusal] = rig.daemon.outbox.refusals()
     assert (refusal.event_id, refusal.durable) == ("$26", False)
@@ -321,3 +322,18 @@ async def test_a_refused_command_reply_is_named_as_one_in_status_all(rig: Rig) -
     overview = adapter.texts()[-1]
     assert "  - a command reply on console kicked" in overview
     assert "?/?" not in overview
+
+
+async def test_two_passes_at_once_send_a_waiting_answer_once(rig: Rig) -> None:
+    adapter = await rig.start(down=True)
+    assert rig.daemon is not None
+    rig.daemon.outbox.base_delay = rig.daemon.outbox.max_delay = 3600.0  # no retry by itself
+    await adapter.deliver("first", sender="scott", event_id="$30")
+    adapter.down = False
+    later = time.time() + 7200
+    counts = await asyncio.gather(
+        rig.daemon.outbox.run_due(now=later), rig.daemon.outbox.run_due(now=later)
+    )
+    assert sorted(counts) == [0, 1]
+    assert adapter.texts() == ["echo: first"]
+    assert rig.status("$30") == "done" and rig.daemon.outbox.parcels == []

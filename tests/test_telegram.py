@@ -13,7 +13,8 @@ from adapters.base import AdapterContext, Incoming
 from adapters.telegram.adapter import Settings, TelegramAdapter, create
 from adapters.telegram.polling import OFFSET_KEY
 from bot.daemon.errors import AdapterError, ConfigError
-from bot.delivery.state import AdapterState, StateStore
+from bot.delivery.key_values import AdapterState
+from bot.delivery.state import StateStore
 from tests.fakes.telegram_api import FakeTelegram
 
 pytestmark = pytest.mark.filterwarnings("ignore:Please use 'Bot.getUpdates'")

@@ -14,7 +14,8 @@ from aiohttp import web
 from adapters.base import AdapterContext
 from adapters.telegram.adapter import Settings, TelegramAdapter, create
 from bot.daemon.errors import ConfigError
-from bot.delivery.state import AdapterState, StateStore
+from bot.delivery.key_values import AdapterState
+from bot.delivery.state import StateStore
 from tests.fakes.telegram_api import FakeTelegram
 from tests.test_telegram import Inbox, fake, inbox, store, until
 

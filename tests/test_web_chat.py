@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from bot.delivery.outbox import Refusal
+from bot.delivery.refusals import Refusal
 from bot.persona.sessionlog.log import LoggedTurn, SessionLog
 from bot.turn.conversation import Entry
 from bot.turn.rooms import Room

@@ -11,7 +11,7 @@ from bot.commands.table import ADMIN_ONLY, COMMANDS, Command, CommandContext, re
 from bot.commands.undo import undo_command
 from bot.daemon.errors import PersonaError
 from bot.daemon.health import HealthCheck
-from bot.delivery.outbox import Refusal
+from bot.delivery.refusals import Refusal
 from bot.persona.names import validate_name
 
 __all__: list[str] = []

@@ -31,7 +31,9 @@ from bot.daemon.notify import Notifier
 from bot.daemon.scheduler import Jobs
 from bot.daemon.start_up import StartUp
 from bot.daemon.watchdog import Watchdog
-from bot.delivery.outbox import Outbox, Parcel, Refusal
+from bot.delivery.outbox import Outbox
+from bot.delivery.parcel import Parcel
+from bot.delivery.refusals import Refusal
 from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend
 from bot.media.servers import AudioServer, Speaker

@@ -2,16 +2,16 @@
 
 Not every platform hands a message over again after a restart: Discord's gateway and Nextcloud
 Talk's webhooks deliver each message once. So the claim of an on-record event (in
-``personad.db``'s ``events`` table, :mod:`bot.delivery.state`) carries the message itself, and once
-the event is settled (``done`` or ``queued``: its answer delivered or waiting in the outbox) a
-trigger clears it: a message stays on disk only while it is unanswered (cleared, its bytes are
-zeroed and the WAL checkpointed away within a second, :mod:`bot.delivery.state`). At start the
-daemon hands the messages that an earlier process left unanswered back to the router
+``personad.db``'s ``events`` table, :mod:`bot.delivery.claims`) carries the message itself, and
+once the event is settled (``done`` or ``queued``: its answer delivered or waiting in the
+outbox) a trigger clears it: a message stays on disk only while it is unanswered (cleared, its
+bytes are zeroed and the WAL checkpointed away within a second, :mod:`bot.delivery.state`). At
+start the daemon hands the messages that an earlier process left unanswered back to the router
 (:meth:`Inbox.unanswered`), oldest first; the claim makes a platform's own redelivery of the
 same message a duplicate. Off The Record messages are never kept here: if a restart cuts one
-off, only a platform that delivers it again gets it answered. A message is handed back at
-most :data:`MAX_REPLAYS` times (one that crashes every process that reads it is let go) and
-only within :data:`MAX_AGE` of its arrival.
+off, only a platform that delivers it again gets it answered. A message is handed back at most
+:data:`MAX_REPLAYS` times (one that crashes every process that reads it is let go) and only
+within :data:`MAX_AGE` of its arrival.
 """
 
 from __future__ import annotations

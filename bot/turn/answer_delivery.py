@@ -20,7 +20,8 @@ from typing import Literal
 import structlog
 
 from adapters.base import Adapter, Incoming
-from bot.delivery.outbox import Outbox, Parcel
+from bot.delivery.outbox import Outbox
+from bot.delivery.parcel import Parcel
 from bot.delivery.state import StateStore
 from bot.delivery.steps import Step, Undelivered, answer_key, spoken_only
 from bot.memory.secrets.detector import redact_secrets
