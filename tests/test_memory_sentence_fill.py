@@ -15,7 +15,8 @@ import pytest
 from bot.memory.embedding.models import Matrix
 from bot.memory.episodes.engine import analyse
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
+from bot.memory.sqlite.opening import open_database
+from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from tests.test_memory_exact_scores import DIM, TableEmbedder
 from tests.test_memory_sentence_vectors import (
     LONG,

@@ -16,7 +16,8 @@ from bot.memory.base import TurnRecord
 from bot.memory.embedding.models import Matrix
 from bot.memory.episodes.sentence_vectors import MAX_SENTENCES, SentenceIndex, sentences_of
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
+from bot.memory.sqlite.opening import open_database
+from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from bot.memory.sqlite.vector_index import StoredVectors
 from bot.turn.audience import DIRECT_ROOM, Audience
 from tests.test_memory_exact_scores import DIM, TableEmbedder

@@ -13,7 +13,8 @@ import pytest
 from bot.daemon.errors import MemoryStoreError
 from bot.memory.sqlite import seed
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.schema import EPISODE_FILE_MIGRATIONS, SCHEMA_VERSION, open_database
+from bot.memory.sqlite.opening import open_database
+from bot.memory.sqlite.schema import EPISODE_FILE_MIGRATIONS, SCHEMA_VERSION
 from bot.memory.sqlite.seed import seed_database
 
 

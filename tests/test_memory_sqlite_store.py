@@ -14,7 +14,8 @@ import pytest
 
 from bot.daemon.errors import MemoryStoreError
 from bot.memory.sqlite.backend import SqliteFtsMemory
-from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, open_database
+from bot.memory.sqlite.opening import open_database
+from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from bot.tools.registry import ToolFailed, ToolRegistry
 
 __all__: list[str] = []

@@ -13,7 +13,8 @@ import pytest
 
 from bot.daemon.errors import MemoryStoreError
 from bot.delivery.migrations import Migration, apply_migrations
-from bot.memory.sqlite.schema import SCHEMA_VERSION, open_database
+from bot.memory.sqlite.opening import open_database
+from bot.memory.sqlite.schema import SCHEMA_VERSION
 
 __all__: list[str] = []
 

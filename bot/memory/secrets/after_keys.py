@@ -1,7 +1,7 @@
 """The value a key word announces after it, for :mod:`bot.memory.secrets.key_phrases`.
 
-Each rule takes a match of a phrase pattern of :mod:`bot.memory.secrets.rules` on folded text
-(lower case, no accents, offsets kept) and gives the
+Each rule takes a match of a phrase pattern of :mod:`bot.memory.secrets.phrase_patterns` on
+folded text (lower case, no accents, offsets kept) and gives the
 :class:`~bot.memory.secrets.values.Span` of its value, or None:
 
 - after a strong key and its copula ("pw for the router is ...", "the pw its ...", "a senha
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.secrets import rules
+from bot.memory.secrets import key_words, phrase_patterns
 from bot.memory.secrets.carry import key_kind
 from bot.memory.secrets.code_words import POSTAL
 from bot.memory.secrets.password_words import NOT_MIXED
@@ -107,7 +107,7 @@ _PHRASE_LONG = re.compile(rf"\s*(?:\S+\s+){{{_MIN_PHRASE_WORDS - 1}}}\S")
 def _not_a_number_key(key: str, value: str, folded: str, at: int) -> bool:
     """Whether a PIN's or a code's key at ``at`` gives no number here: a link ("Dropping a pin:
     https://maps..."), or a place's "PIN code" beside the words for a postal code."""
-    if not rules.NUMERIC_KEYS.search(key):
+    if not key_words.NUMERIC_KEYS.search(key):
         return False
     if value.startswith(("http", "www.")):
         return True
@@ -124,10 +124,10 @@ def _queue_ticket(value: str, folded: str, match: re.Match[str]) -> bool:
     A47"; not "a senha do cadeado é 123")."""
     if match.group("key") != "senha" or _OF_A_THING.match(folded, match.end("key")):
         return False
-    if not rules.QUEUE_TICKET.fullmatch(value.rstrip(",.;!?")):
+    if not key_words.QUEUE_TICKET.fullmatch(value.rstrip(",.;!?")):
         return False
     at = match.start()
-    return rules.QUEUE_WORDS.search(folded, max(0, at - 60), at + 80) is not None
+    return key_words.QUEUE_WORDS.search(folded, max(0, at - 60), at + 80) is not None
 
 
 _ARROW = re.compile(r"-+>|=>|→")
@@ -156,10 +156,10 @@ def after_strong_key(text: str, folded: str, match: re.Match[str]) -> Span | Non
     if _loose_copula(text, match) and not credential_like(value, strong=True):
         return None
     key = match.group("key")
-    if rules.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
+    if key_words.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
         return None
     end = _to_clause_end(folded, match.end())
-    if rules.PHRASE_KEYS.search(key) and not _PHRASE_LONG.match(folded, match.end(), end):
+    if key_words.PHRASE_KEYS.search(key) and not _PHRASE_LONG.match(folded, match.end(), end):
         return None
     return Span(match.end(), end, key_kind(key))
 
@@ -213,7 +213,7 @@ def apposed_value(_text: str, folded: str, match: re.Match[str]) -> Span | None:
     value = match.group("value")
     if not credential_like(value, strong=True) or NOT_MIXED.fullmatch(value):
         return None  # credential_like leaves out a size too ("3kg")
-    key = rules.KEY_BEFORE_COMMA.search(text_before(folded, match.start()))
+    key = phrase_patterns.KEY_BEFORE_COMMA.search(text_before(folded, match.start()))
     if key is None:
         return None
     return Span(*match.span("value"), key_kind(key.group("key")))
@@ -255,10 +255,10 @@ def right_after_key(_text: str, folded: str, match: re.Match[str]) -> Span | Non
         return None
     if _queue_ticket(value, folded, match):
         return None
-    strong = rules.WEAK_KEYS_ONLY.fullmatch(key) is None
+    strong = key_words.WEAK_KEYS_ONLY.fullmatch(key) is None
     if not credential_like(value, strong=strong):
         return None
-    if rules.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
+    if key_words.NUMERIC_KEYS.search(key) and not any(c.isdigit() for c in value):
         return None  # "pin: seven three" is for the spoken digits' rule, all of them
     end = match.end() + len(value)
     if _LIST_KEY.search(key):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.secrets import rules
+from bot.memory.secrets import key_words
 from bot.memory.secrets.spoken_digits import DIGIT_RUN, SAID_NUMBERS, SLOW_DIGITS
 
 __all__ = ["NUMERIC_KINDS", "asked_kind", "bare_value", "key_kind"]
@@ -23,7 +23,7 @@ __all__ = ["NUMERIC_KINDS", "asked_kind", "bare_value", "key_kind"]
 NUMERIC_KINDS = frozenset({"pin", "code", "card", "account", "id"})
 
 _KEY = re.compile(
-    rf"\b(?:{rules.STRONG_KEYS}|{rules.WEAK_KEYS}|{rules.ID_KEYS}|codes?|codigos?|combo"
+    rf"\b(?:{key_words.STRONG_KEYS}|{key_words.WEAK_KEYS}|{key_words.ID_KEYS}|codes?|codigos?|combo"
     r"|passphrase|seed)(?!\w)"
 )
 #: after its key, a line that says something about the secret instead of asking for it
@@ -56,7 +56,7 @@ _SEED = re.compile(r"[a-z]{3,8}(?:[ ,]+[a-z]{3,8}){11,23}$")
 
 def key_kind(key: str) -> str:
     """The kind of secret that the folded key words ``key`` name ("password" if unsure)."""
-    for kind, pattern in rules.KEY_KINDS:
+    for kind, pattern in key_words.KEY_KINDS:
         if pattern.search(key):
             return kind
     return "password"

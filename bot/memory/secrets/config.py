@@ -11,7 +11,7 @@ command, for :mod:`bot.memory.secrets.detector`.
   ssh pi@host``, ``--password=...``.
 
 A name of one plain word ("password: hunter2", "senha = ...") is the key phrases' own
-(:mod:`bot.memory.secrets.rules`). The rules read the text as written: a name's case
+(:mod:`bot.memory.secrets.phrase_patterns`). The rules read the text as written: a name's case
 shows its parts (``dbPassword``), and ``-p`` is a password where ``-P`` is a port.
 """
 

@@ -30,7 +30,8 @@ other three (the project's own rules) together:
   :mod:`~bot.memory.secrets.passwords` (with :mod:`~bot.memory.secrets.ways_in`,
   :mod:`~bot.memory.secrets.sign_in_pairs` and :mod:`~bot.memory.secrets.password_words`),
   :mod:`~bot.memory.secrets.seeds`). The phrase tables are in
-  :mod:`bot.memory.secrets.rules`;
+  :mod:`bot.memory.secrets.phrase_patterns`, built from the words of
+  :mod:`bot.memory.secrets.key_words`;
 - what is pasted from a machine: env and config lines (``DB_PASSWORD=...``, ``"api_token":
   "..."``) and the password a command line carries (``mysql -pX``,
   :mod:`bot.memory.secrets.config`).
@@ -49,7 +50,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import pairwise
 
-from bot.memory.secrets import rules
+from bot.memory.secrets import key_words, phrase_patterns
 from bot.memory.secrets.carry import asked_kind, bare_value, key_kind
 from bot.memory.secrets.config import config_secrets
 from bot.memory.secrets.key_phrases import phrase_spans
@@ -75,7 +76,7 @@ __all__ = [
 ]
 
 #: the kinds a value is found as, and named as in its marker
-KINDS = rules.KINDS
+KINDS = key_words.KINDS
 #: what a secret is replaced by where its kind is not said (a whole sentence withheld)
 WITHHELD = "[secret withheld]"
 #: every marker, of a kind or not: what was withheld once is never found again
@@ -155,7 +156,9 @@ def announces_value(line: str) -> bool:
     """Whether ``line`` only announces a value to come ("my password is below.", "senha do
     email:"): a line that says nothing itself, and warns that the next one is a secret."""
     folded = fold_in_place(line.strip())
-    return bool(rules.ANNOUNCE_LINE.search(folded) or rules.LABEL_LINE.match(folded))
+    return bool(
+        phrase_patterns.ANNOUNCE_LINE.search(folded) or phrase_patterns.LABEL_LINE.match(folded)
+    )
 
 
 def _merged(spans: list[Span]) -> list[Span]:
@@ -231,7 +234,7 @@ def own_secrets(text: str) -> list[Span]:
     spans = self_evident(text) + config_secrets(text)
     folded = _without_marker_words(text, _without_pictographs(fold_in_place(text)))
     spans += spoken_secrets(folded, text)
-    if rules.KEY_ANYWHERE.search(folded) or "@" in folded:
+    if key_words.KEY_ANYWHERE.search(folded) or "@" in folded:
         spans += phrase_spans(text, folded)
     if "\n" in folded:
         spans += _next_lines(folded, spans)

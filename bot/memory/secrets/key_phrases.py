@@ -1,7 +1,7 @@
 """The key phrases: a phrase that names a credential and gives its value, for
 :mod:`bot.memory.secrets.detector`.
 
-Each phrase pattern of :mod:`bot.memory.secrets.rules` runs on folded text (lower case, no
+Each phrase pattern of :mod:`bot.memory.secrets.phrase_patterns` runs on folded text (lower case, no
 accents, offsets kept) with the rule that makes a span of its match: the value after its key
 word (:mod:`bot.memory.secrets.after_keys`: "pw for the router is …", "cvv 737", "the wifi
 password, which nobody remembers, is …"), the value before it ("Sunflower88 is my instagram
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 
 from bot.memory.prefilter import PatternSet
-from bot.memory.secrets import rules
+from bot.memory.secrets import phrase_patterns
 from bot.memory.secrets.after_keys import (
     after_aside,
     after_strong_key,
@@ -84,7 +84,7 @@ def _pairs(_text: str, folded: str, match: re.Match[str]) -> list[Span]:
     start = match.start("key")
     return [
         Span(*pair.span("value"), "password")
-        for pair in rules.PAIR.finditer(folded, start, _line_end(folded, start))
+        for pair in phrase_patterns.PAIR.finditer(folded, start, _line_end(folded, start))
         if credential_like(pair.group("value"), strong=True)
     ]
 
@@ -93,25 +93,25 @@ _CHECKED = _value_group(None, check=True)
 #: each phrase pattern and what makes a span of its match; the first four are the key
 #: phrases, and the value-first pattern (which has no word to look for) runs only with them
 _PHRASE_RULES: list[tuple[re.Pattern[str], _Handler]] = [
-    (rules.STRONG_PHRASE, after_strong_key),
-    (rules.WEAK_PHRASE, after_weak_key),
-    (rules.STRONG_RIGHT_AFTER, right_after_key),
-    (rules.VALUE_FIRST, _value_first),
-    (rules.ID_NUMBER, _value_group(None, min_digits=6)),
-    (rules.BARE_CODE, _value_group("code")),
-    (rules.EXPIRY, _value_group("card")),
-    (rules.LOGIN_PAIR, _value_group("password")),
-    (rules.EMAIL_PAIR, _value_group("password", check=True)),
-    (rules.ADMIN_PAIR, _value_group("password", check=True)),
-    (rules.LOGINS_PAIRS, _pairs),
-    (rules.WIFI_PAIR, _value_group("password", check=True)),
-    (rules.KEY_COMMA_IS, _value_group(None, check=True)),
-    (rules.COMMAND_USER, _value_group("password")),
-    (rules.KEY_ASIDE_COLON, after_strong_key),
-    (rules.KEY_ASIDE_IS, after_aside),
-    (rules.KEY_IN_ASIDE, after_aside),
-    (rules.KEY_APPOSITION, apposed_value),
-    (rules.ID_VALUE_FIRST, _value_group(None, min_digits=6)),
+    (phrase_patterns.STRONG_PHRASE, after_strong_key),
+    (phrase_patterns.WEAK_PHRASE, after_weak_key),
+    (phrase_patterns.STRONG_RIGHT_AFTER, right_after_key),
+    (phrase_patterns.VALUE_FIRST, _value_first),
+    (phrase_patterns.ID_NUMBER, _value_group(None, min_digits=6)),
+    (phrase_patterns.BARE_CODE, _value_group("code")),
+    (phrase_patterns.EXPIRY, _value_group("card")),
+    (phrase_patterns.LOGIN_PAIR, _value_group("password")),
+    (phrase_patterns.EMAIL_PAIR, _value_group("password", check=True)),
+    (phrase_patterns.ADMIN_PAIR, _value_group("password", check=True)),
+    (phrase_patterns.LOGINS_PAIRS, _pairs),
+    (phrase_patterns.WIFI_PAIR, _value_group("password", check=True)),
+    (phrase_patterns.KEY_COMMA_IS, _value_group(None, check=True)),
+    (phrase_patterns.COMMAND_USER, _value_group("password")),
+    (phrase_patterns.KEY_ASIDE_COLON, after_strong_key),
+    (phrase_patterns.KEY_ASIDE_IS, after_aside),
+    (phrase_patterns.KEY_IN_ASIDE, after_aside),
+    (phrase_patterns.KEY_APPOSITION, apposed_value),
+    (phrase_patterns.ID_VALUE_FIRST, _value_group(None, min_digits=6)),
 ]
 _PHRASES = PatternSet([pattern.pattern for pattern, _handler in _PHRASE_RULES])
 _VALUE_FIRST = 3

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from bot.memory.secrets.rules import NOT_KEY_OF
+from bot.memory.secrets.phrase_patterns import NOT_KEY_OF
 from bot.memory.secrets.values import Span, value_span
 
 __all__ = [

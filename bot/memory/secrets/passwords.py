@@ -28,7 +28,7 @@ from bot.memory.secrets.password_words import (
     names_password,
     one_values,
 )
-from bot.memory.secrets.rules import NOT_KEY_OF
+from bot.memory.secrets.phrase_patterns import NOT_KEY_OF
 from bot.memory.secrets.seeds import SENTENCE_WORDS
 from bot.memory.secrets.sign_in_pairs import pair_spans
 from bot.memory.secrets.values import Span, text_before, value_span

@@ -5,7 +5,7 @@ question mother's maiden name we put Kowalczyk", "first pet question answer is m
 born' is Walsall"), and the answer after what a site asks ("se perguntar a cidade onde nasci,
 a resposta é Campinas"). A remark about the questions is no answer ("security questions are silly",
 "the security question asked what my first pet was"). "My security answer is X" is a key
-phrase of :mod:`bot.memory.secrets.rules`.
+phrase of :mod:`bot.memory.secrets.phrase_patterns`.
 """
 
 from __future__ import annotations

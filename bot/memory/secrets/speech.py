@@ -36,7 +36,7 @@ from bot.memory.secrets.codes import (
 from bot.memory.secrets.lock_numbers import names_service
 from bot.memory.secrets.password_words import MIXED, NOT_MIXED, names_password
 from bot.memory.secrets.passwords import password_spans
-from bot.memory.secrets.rules import LABEL_LINE
+from bot.memory.secrets.phrase_patterns import LABEL_LINE
 from bot.memory.secrets.security_answers import answer_spans
 from bot.memory.secrets.seeds import SENTENCE_WORDS, seed_spans, wallet_spans
 from bot.memory.secrets.spelled_numbers import full_number_spans

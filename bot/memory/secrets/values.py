@@ -1,7 +1,7 @@
 """Secrets that prove themselves, whatever is said around them.
 
 Known key formats (``sk-…``, ``ghp_…``, private key blocks; :data:`FORMATS` in
-:mod:`bot.memory.secrets.rules`), numbers that pass their check digits (cards by Luhn,
+:mod:`bot.memory.secrets.credential_formats`), numbers that pass their check digits (cards by Luhn,
 even broken over two lines; CPF and CNPJ; IBAN by mod 97), long high-entropy tokens, and
 words of eight or more that mix lower and upper case, digits and symbols ("Xk9#mP2qLw").
 :func:`self_evident` finds them on the original text, where case matters;
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from bot.memory.prefilter import PatternSet
-from bot.memory.secrets import rules
+from bot.memory.secrets.credential_formats import FORMATS
 
 __all__ = ["BEFORE", "Span", "self_evident", "text_before", "value_span"]
 
@@ -174,15 +174,13 @@ def _password_shaped(token: str) -> bool:
     )
 
 
-_FORMATS = PatternSet([pattern.pattern for _kind, pattern in rules.FORMATS])
+_FORMATS = PatternSet([pattern.pattern for _kind, pattern in FORMATS])
 _DIGIT = re.compile(r"\d")
 
 
 def self_evident(text: str) -> list[Span]:
     """Every value in ``text`` that is a secret by its shape alone, unordered."""
-    spans = [
-        Span(m.start(), m.end(), rules.FORMATS[index][0]) for index, m in _FORMATS.matches(text)
-    ]
+    spans = [Span(m.start(), m.end(), FORMATS[index][0]) for index, m in _FORMATS.matches(text)]
     digits = len(_DIGIT.findall(text))
     if digits == 0:  # every check below needs a digit
         return spans

@@ -1,7 +1,7 @@
 """One connection to a persona's ``memory.db``: open, close, reads and write transactions.
 
 :class:`FtsConnection` is the base of :class:`~bot.memory.sqlite.store.FtsStore`. It opens the
-file through :func:`~bot.memory.sqlite.schema.open_database` (which brings the schema up to date)
+file through :func:`~bot.memory.sqlite.opening.open_database` (which brings the schema up to date)
 and gives its subclasses two ways to reach it: :meth:`FtsConnection._all` for a statement
 whose rows are wanted (word counts among them: :meth:`FtsConnection._vocabulary`), and
 :meth:`FtsConnection._tx` for one write transaction, rolled back whole on any error.
@@ -29,7 +29,7 @@ import structlog
 
 from bot.daemon.errors import MemoryStoreError
 from bot.delivery.migrations import Migration
-from bot.memory.sqlite.schema import describe_sqlite_error, open_database
+from bot.memory.sqlite.opening import describe_sqlite_error, open_database
 from bot.memory.sqlite.seed import seed_database
 
 __all__ = ["FtsConnection", "Labels", "labels_in"]

@@ -1,4 +1,4 @@
-"""The schema of a persona's ``memory.db``, as numbered migrations, and how it is opened.
+"""The schema of a persona's ``memory.db``, as numbered migrations.
 
 Tables:
 
@@ -59,122 +59,36 @@ Tables:
   file is mirrored next, when it takes its new one
   (:meth:`~bot.memory.sqlite.backend_writes.FactWrites._unsigned_known`).
 
-The statements the backend runs against these tables live in :mod:`bot.memory.sqlite.store`.
-The episode tables alone (:data:`EPISODE_TABLES` with their audience:
-:data:`EPISODE_FILE_MIGRATIONS`) also make up ``episodes.db``, where a backend whose facts
-live elsewhere (``holographic``) keeps its episodes.
-
-Corrupt files are refused, never repaired or replaced: :func:`open_database` raises
-:class:`MemoryStoreError` naming the file, which stays untouched for a person to inspect.
+The steps that make and change the facts' tables are in
+:mod:`bot.memory.sqlite.item_migrations`; the episode tables' steps are here, beside the two
+lists that number them. The statements the backend runs against these tables live in
+:mod:`bot.memory.sqlite.store`; a file is opened and brought up to date by
+:func:`~bot.memory.sqlite.opening.open_database`. The episode tables alone
+(:data:`EPISODE_TABLES` with their audience: :data:`EPISODE_FILE_MIGRATIONS`) also make up
+``episodes.db``, where a backend whose facts live elsewhere (``holographic``) keeps its
+episodes.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
-import aiosqlite
-
-from bot.daemon.errors import MemoryStoreError
-from bot.delivery.migrations import Migration, apply_migrations
-from bot.memory.normal_form import SQL_FUNCTIONS
+from bot.delivery.migrations import Migration
+from bot.memory.sqlite.item_migrations import (
+    ITEM_AUDIENCE,
+    ITEM_EPISODE,
+    ITEM_EVENTS,
+    ITEM_ROOMS,
+    ITEM_TERMS,
+    ITEM_VECTORS,
+    ITEMS_TABLE,
+    SIGNED_ITEMS,
+)
 
 __all__ = [
     "EPISODE_FILE_MIGRATIONS",
     "EPISODE_TABLES",
     "MIGRATIONS",
     "SCHEMA_VERSION",
-    "describe_sqlite_error",
-    "open_database",
 ]
-
-_V1 = (
-    """
-CREATE TABLE items (
-    id INTEGER PRIMARY KEY,
-    text TEXT NOT NULL,
-    norm TEXT NOT NULL,
-    category TEXT NOT NULL,
-    source TEXT NOT NULL,
-    confidence REAL NOT NULL,
-    status TEXT NOT NULL DEFAULT 'active',
-    created_at REAL NOT NULL,
-    last_seen REAL NOT NULL,
-    reinforced INTEGER NOT NULL DEFAULT 0,
-    reason TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX items_norm ON items (norm, status);
-CREATE INDEX items_source ON items (source, status);
-CREATE INDEX items_created ON items (created_at);
-CREATE VIRTUAL TABLE items_fts USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
-"""
-    # Trigger bodies stay on one line: migrations split statements at ";" + newline.
-    "CREATE TRIGGER items_fts_insert AFTER INSERT ON items WHEN new.status = 'active' BEGIN "
-    "INSERT INTO items_fts (rowid, text) VALUES (new.id, new.text); END;\n"
-    "CREATE TRIGGER items_fts_update AFTER UPDATE OF status, text ON items "
-    "WHEN old.status IS NOT new.status OR old.text IS NOT new.text BEGIN "
-    "DELETE FROM items_fts WHERE rowid = old.id AND old.status = 'active'; "
-    "INSERT INTO items_fts (rowid, text) SELECT new.id, new.text WHERE new.status = 'active'; "
-    "END;\n"
-    "CREATE TRIGGER items_never_deleted BEFORE DELETE ON items BEGIN "
-    "SELECT RAISE(ABORT, 'memory items are never deleted; mark them forgotten'); END;\n"
-)
-
-_V2 = """
-CREATE TABLE vectors (
-    item_id INTEGER PRIMARY KEY REFERENCES items (id),
-    model TEXT NOT NULL,
-    dim INTEGER NOT NULL,
-    vec BLOB NOT NULL
-);
-"""
-
-_V3 = (
-    """
-CREATE TABLE item_events (
-    id INTEGER PRIMARY KEY,
-    item_id INTEGER NOT NULL REFERENCES items (id),
-    at REAL NOT NULL,
-    kind TEXT NOT NULL,
-    detail TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX item_events_item ON item_events (item_id);
-CREATE VIRTUAL TABLE items_vocab USING fts5vocab (items_fts, row);
-"""
-    "CREATE TRIGGER items_created_event AFTER INSERT ON items BEGIN "
-    "INSERT INTO item_events (item_id, at, kind, detail) "
-    "VALUES (new.id, new.created_at, 'created', new.source || ': ' || new.reason); END;\n"
-    """CREATE TABLE mirror_lines (
-    filename TEXT NOT NULL,
-    norm TEXT NOT NULL,
-    item_id INTEGER NOT NULL REFERENCES items (id),
-    present INTEGER NOT NULL DEFAULT 1,
-    PRIMARY KEY (filename, norm)
-);
-"""
-)
-
-_V4 = (
-    """
-ALTER TABLE items ADD COLUMN room TEXT NOT NULL DEFAULT 'direct';
-UPDATE items SET room = 'shared' WHERE source IN ('MEMORY.md', 'USER.md', 'cli')
-    OR id IN (SELECT item_id FROM mirror_lines WHERE present = 1);
-CREATE VIRTUAL TABLE items_shared_fts USING fts5 (
-    text, tokenize = 'unicode61 remove_diacritics 2'
-);
-CREATE VIRTUAL TABLE items_shared_vocab USING fts5vocab (items_shared_fts, row);
-INSERT INTO items_shared_fts (rowid, text)
-    SELECT id, text FROM items WHERE status = 'active' AND room = 'shared';
-"""
-    "CREATE TRIGGER items_shared_fts_insert AFTER INSERT ON items "
-    "WHEN new.status = 'active' AND new.room = 'shared' BEGIN "
-    "INSERT INTO items_shared_fts (rowid, text) VALUES (new.id, new.text); END;\n"
-    "CREATE TRIGGER items_shared_fts_update AFTER UPDATE OF status, text, room ON items "
-    "WHEN old.status IS NOT new.status OR old.text IS NOT new.text OR old.room IS NOT new.room "
-    "BEGIN DELETE FROM items_shared_fts WHERE rowid = old.id AND old.status = 'active' "
-    "AND old.room = 'shared'; INSERT INTO items_shared_fts (rowid, text) "
-    "SELECT new.id, new.text WHERE new.status = 'active' AND new.room = 'shared'; END;\n"
-)
 
 EPISODE_TABLES = (
     # IF NOT EXISTS: a file whose version was set back (restored from an older copy of
@@ -215,31 +129,6 @@ CREATE TABLE IF NOT EXISTS episode_vectors (
 """The episode tables, their index and triggers: v5 of ``memory.db``, and version 1 of an
 ``episodes.db`` (:data:`EPISODE_FILE_MIGRATIONS`); v6 and version 2 rename ``room``."""
 
-_V5 = EPISODE_TABLES + (
-    # facts are indexed by their stems too; the stems of existing items are filled in by
-    # FtsStore.open (Python computes them), which reindexes each item as it goes
-    "ALTER TABLE items ADD COLUMN terms TEXT NOT NULL DEFAULT '';\n"
-    "DROP TRIGGER IF EXISTS items_fts_insert;\n"
-    "DROP TRIGGER IF EXISTS items_fts_update;\n"
-    "DROP TRIGGER IF EXISTS items_shared_fts_insert;\n"
-    "DROP TRIGGER IF EXISTS items_shared_fts_update;\n"
-    "CREATE TRIGGER items_fts_insert AFTER INSERT ON items WHEN new.status = 'active' BEGIN "
-    "INSERT INTO items_fts (rowid, text) VALUES (new.id, new.terms); END;\n"
-    "CREATE TRIGGER items_fts_update AFTER UPDATE OF status, terms ON items "
-    "WHEN old.status IS NOT new.status OR old.terms IS NOT new.terms BEGIN "
-    "DELETE FROM items_fts WHERE rowid = old.id AND old.status = 'active'; "
-    "INSERT INTO items_fts (rowid, text) SELECT new.id, new.terms WHERE new.status = 'active'; "
-    "END;\n"
-    "CREATE TRIGGER items_shared_fts_insert AFTER INSERT ON items "
-    "WHEN new.status = 'active' AND new.room = 'shared' BEGIN "
-    "INSERT INTO items_shared_fts (rowid, text) VALUES (new.id, new.terms); END;\n"
-    "CREATE TRIGGER items_shared_fts_update AFTER UPDATE OF status, terms, room ON items "
-    "WHEN old.status IS NOT new.status OR old.terms IS NOT new.terms OR old.room IS NOT new.room "
-    "BEGIN DELETE FROM items_shared_fts WHERE rowid = old.id AND old.status = 'active' "
-    "AND old.room = 'shared'; INSERT INTO items_shared_fts (rowid, text) "
-    "SELECT new.id, new.terms WHERE new.status = 'active' AND new.room = 'shared'; END;\n"
-)
-
 _EPISODE_AUDIENCE = """
 UPDATE episodes SET room = 'direct' WHERE room = 'shared';
 ALTER TABLE episodes RENAME COLUMN room TO audience;
@@ -256,27 +145,6 @@ CREATE INDEX IF NOT EXISTS episode_events_episode ON episode_events (episode_id)
 """Episodes record their audience label; an old ``shared`` one was said in some shared room
 nobody recorded, so it becomes private (``direct``). ``episode_events``: what changed an
 episode's audience or status, for ``explain``."""
-
-_V6 = (
-    """
-DROP TRIGGER IF EXISTS items_shared_fts_insert;
-DROP TRIGGER IF EXISTS items_shared_fts_update;
-DROP TABLE IF EXISTS items_shared_vocab;
-DROP TABLE IF EXISTS items_shared_fts;
-UPDATE items SET room = 'direct' WHERE room = 'shared';
-ALTER TABLE items RENAME COLUMN room TO audience;
-CREATE INDEX items_audience ON items (audience, status);
-"""
-    + _EPISODE_AUDIENCE
-)
-
-_V7 = """
-ALTER TABLE items ADD COLUMN episode INTEGER;
-UPDATE items SET episode = (
-    SELECT e.id FROM episodes e WHERE e.speaker = 'user' AND e.at = items.created_at
-    AND instr(' ' || e.norm || ' ', ' ' || items.norm || ' ') > 0 ORDER BY e.id LIMIT 1
-);
-"""
 
 _SENTENCE_VECTORS = """
 CREATE TABLE IF NOT EXISTS sentence_vectors (
@@ -316,22 +184,21 @@ INSERT OR IGNORE INTO renew_words (episode_id) SELECT id FROM episodes;
 _SIGNED_EPISODES = (
     "UPDATE episodes SET norm = normal_form(text) WHERE norm IS NOT normal_form(text);"
 )
-_SIGNED_ITEMS = "UPDATE items SET norm = normal_form(text) WHERE norm IS NOT normal_form(text);"
 
 MIGRATIONS: list[Migration] = [
-    (1, _V1),
-    (2, _V2),
-    (3, _V3),
-    (4, _V4),
-    (5, _V5),
-    (6, _V6),
-    (7, _V7),
+    (1, ITEMS_TABLE),
+    (2, ITEM_VECTORS),
+    (3, ITEM_EVENTS),
+    (4, ITEM_ROOMS),
+    (5, EPISODE_TABLES + ITEM_TERMS),
+    (6, ITEM_AUDIENCE + _EPISODE_AUDIENCE),
+    (7, ITEM_EPISODE),
     (8, _SENTENCE_VECTORS),
     (9, _SENTENCE_FILL),
     (10, _ANSWERS),
     (11, _OLD_WORDS),
     (12, _RENEW_WORDS),
-    (13, _SIGNED_ITEMS + _SIGNED_EPISODES),
+    (13, SIGNED_ITEMS + _SIGNED_EPISODES),
 ]
 SCHEMA_VERSION = max(version for version, _ in MIGRATIONS)
 
@@ -347,60 +214,3 @@ EPISODE_FILE_MIGRATIONS: list[Migration] = [
 ]
 """The schema of a file that holds episodes alone (``episodes.db``, beside a backend whose
 facts live in a store of its own: :mod:`bot.memory.episodes.file`)."""
-
-
-def describe_sqlite_error(path: Path, exc: sqlite3.Error) -> str:
-    """One sentence a person can act on, for the usual ways a database file goes wrong."""
-    text = str(exc).lower()
-    code = str(getattr(exc, "sqlite_errorname", ""))
-    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or any(
-        sign in text for sign in ("not a database", "malformed", "corrupt", "vtable constructor")
-    ):
-        return (
-            f"memory database {path} is corrupt or not a SQLite file ({exc}); it was left "
-            f"untouched: restore it from a backup, or move it aside (e.g. to "
-            f"{path.name}.corrupt-<date>) to start this persona's memory afresh"
-        )
-    if "locked" in text or "busy" in text:
-        return (
-            f"memory database {path} is locked by another process ({exc}); close whatever "
-            f"holds it (another personad, a sqlite3 shell) and try again"
-        )
-    if "readonly" in text or "unable to open" in text or "disk i/o" in text:
-        return f"memory database {path} cannot be opened for writing ({exc})"
-    return f"memory database {path} failed: {exc}"
-
-
-# WAL + NORMAL: a crash of the process loses nothing; a power cut may lose the last commits
-# but never corrupts the file. FULL cost a third of the write rate.
-_SETUP = (
-    "PRAGMA busy_timeout = {ms}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-    " PRAGMA foreign_keys = ON;"
-)
-
-
-async def open_database(
-    path: Path, *, migrations: list[Migration] | None = None, busy_timeout: float = 5.0
-) -> aiosqlite.Connection:
-    """Open ``path`` in WAL mode and bring its schema up to date (or to ``migrations``)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise MemoryStoreError(f"cannot create memory folder {path.parent}: {exc}") from exc
-    db: aiosqlite.Connection | None = None
-    try:
-        db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout)
-        await apply_migrations(
-            db,
-            MIGRATIONS if migrations is None else migrations,
-            setup=_SETUP.format(ms=int(busy_timeout * 1000)),
-            functions=SQL_FUNCTIONS,
-        )
-    except sqlite3.Error as exc:
-        if db is not None:
-            await db.close()
-        raise MemoryStoreError(
-            describe_sqlite_error(path, exc),
-            user_message="My memory store cannot be opened right now.",
-        ) from exc
-    return db

@@ -4,7 +4,7 @@ Creating the schema (some fifty statements: tables, FTS5 indexes, triggers, voca
 milliseconds of SQLite work, all of it on the first turn of every new persona. The first time
 a process needs a new database of a schema (``memory.db``'s, or ``episodes.db``'s beside the
 holographic store) it builds one empty database through
-:func:`~bot.memory.sqlite.schema.open_database` (the same migrations, in a temporary folder)
+:func:`~bot.memory.sqlite.opening.open_database` (the same migrations, in a temporary folder)
 and keeps its bytes; every new persona after that gets those bytes, written to a private
 temporary file and linked into place. ``os.link`` never replaces a file, so a database that
 appeared meanwhile (another process opening the same persona) is left alone and the copy is
@@ -27,7 +27,8 @@ from pathlib import Path
 
 from bot.daemon.disk import run_blocking
 from bot.delivery.migrations import Migration
-from bot.memory.sqlite.schema import MIGRATIONS, open_database
+from bot.memory.sqlite.opening import open_database
+from bot.memory.sqlite.schema import MIGRATIONS
 from bot.setup.permissions import create_private_file, make_private_dirs
 
 __all__ = ["seed_database"]

@@ -1,17 +1,25 @@
-"""The secret detector's tables: key formats, the words that announce a credential, and what
-is not a value.
+"""The phrase patterns of the secret detector: where a sentence joins a credential's key word
+to its value.
 
-Plain data and compiled regexes, read by :mod:`bot.memory.secrets.detector`, its key phrases
-(:mod:`bot.memory.secrets.key_phrases`, :mod:`bot.memory.secrets.after_keys`) and
-:mod:`bot.memory.secrets.values`. Phrase patterns match text folded character for character
-(lower case, no accents; see :func:`bot.memory.secrets.detector.fold_in_place`), so a match's
-offsets are the original text's offsets too. Key formats match the original text, where case
-matters.
+A key word (:mod:`bot.memory.secrets.key_words`) before its value, joined by a copula ("is",
+"é", ":", "changed to", "ficou"), an aside or a comma ("pw for the router is …", "cvv 737",
+"the wifi password, which nobody remembers, is …"); a value before its key ("Sunflower88 is
+my instagram password"); a value a pattern takes in a group of its own (an id or account
+number, a bare code, a card's expiry, a name and its password); and a line that announces a
+value on the next. Beside them: the words after a key that are not its value, and those that
+make the key a thing of its own ("the password manager I use is ...").
+:mod:`bot.memory.secrets.key_phrases` runs them (with :mod:`bot.memory.secrets.after_keys`),
+and :mod:`bot.memory.secrets.detector` the lines that announce a value. They match text folded
+character for character (lower case, no accents; see
+:func:`bot.memory.secrets.detector.fold_in_place`), so a match's offsets are the original
+text's offsets too.
 """
 
 from __future__ import annotations
 
 import re
+
+from bot.memory.secrets.key_words import ID_KEYS, STRONG_KEYS, WEAK_KEYS
 
 __all__ = [
     "ADMIN_PAIR",
@@ -20,156 +28,25 @@ __all__ = [
     "COMMAND_USER",
     "EMAIL_PAIR",
     "EXPIRY",
-    "FORMATS",
-    "ID_KEYS",
     "ID_NUMBER",
     "ID_VALUE_FIRST",
-    "KEY_ANYWHERE",
     "KEY_APPOSITION",
     "KEY_ASIDE_COLON",
     "KEY_ASIDE_IS",
     "KEY_BEFORE_COMMA",
     "KEY_COMMA_IS",
     "KEY_IN_ASIDE",
-    "KEY_KINDS",
-    "KINDS",
     "LABEL_LINE",
     "LOGINS_PAIRS",
     "LOGIN_PAIR",
     "NOT_KEY_OF",
-    "NUMERIC_KEYS",
     "PAIR",
-    "PHRASE_KEYS",
-    "QUEUE_TICKET",
-    "QUEUE_WORDS",
-    "STRONG_KEYS",
     "STRONG_PHRASE",
     "STRONG_RIGHT_AFTER",
     "VALUE_FIRST",
-    "WEAK_KEYS",
-    "WEAK_KEYS_ONLY",
     "WEAK_PHRASE",
     "WIFI_PAIR",
 ]
-
-#: credential formats on the original text, each with its kind; a block runs to its end
-FORMATS: list[tuple[str, re.Pattern[str]]] = [
-    (kind, re.compile(pattern))
-    for kind, pattern in (
-        ("key", r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
-        ("key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}"),
-        ("key", r"\bwhsec_[A-Za-z0-9]{16,}"),
-        ("key", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-        ("key", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
-        ("key", r"\bglpat-[A-Za-z0-9_-]{16,}"),
-        ("key", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-        ("key", r"\bxapp-[A-Za-z0-9-]{10,}"),
-        ("key", r"\bhf_[A-Za-z0-9]{20,}"),
-        ("key", r"\bnpm_[A-Za-z0-9]{30,}"),
-        ("key", r"\bpypi-[A-Za-z0-9_-]{40,}"),
-        ("key", r"\bya29\.[A-Za-z0-9_-]{10,}"),
-        ("key", r"\bSG\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        ("key", r"\b\d{8,10}:AA[A-Za-z0-9_-]{30,}"),  # a Telegram bot token
-        ("key", r"\b[MN][A-Za-z0-9]{23,}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"),  # Discord
-        ("key", r"(?i:\bbearer)\s+[A-Za-z0-9._~+/-]{12,}=*"),
-        ("key", r"hooks\.slack\.com/services/\S+"),
-        ("key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
-        ("key", r"\bAIza[0-9A-Za-z_-]{30,}"),
-        ("key", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        (
-            "key",
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?-----END [A-Z ]*PRIVATE KEY-----|.*)",
-        ),
-        ("password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:[^\s/@]+@"),
-        ("key", r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{5}(?:-[A-Z0-9]{5}){3,4}\b"),
-        ("id", r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"),  # Brazilian CPF, formatted
-        ("id", r"\b\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}\b"),  # Brazilian CNPJ, formatted
-        ("id", r"\b\d{3}-\d{2}-\d{4}\b"),  # US social security number
-    )
-]
-# -- words that announce a credential (on folded text) -----------------------------------------
-
-#: a value after these is a secret whatever it looks like
-_STRONG_EN = (
-    r"(?:master |admin |new |old )?(?:password|passwd|pass ?word|pword|pwd|pw|passcode"
-    r"|passphrase|passwrod|pasword|passowrd|passwrd|passord|paswd|pssword)|pin(?: code"
-    r"| number)?|puk|cvv2?|cvc|security (?:code|digits|answer|question)"
-    r"|secret (?:answer|word)|password word|code ?word|safe ?word|maiden name|api[ _-]?key"
-    # what a bank asks beside a password: "memorable word", "security phrase"
-    r"|memorable (?:word|phrase|information)|security (?:phrase|word)"
-    r"|apikey|access[ _-]?key"
-    r"|secret(?:[ _-]access)?[ _-]key|client[ _-]?secret|private key|(?:auth|access|bearer|bot"
-    r"|deploy|api) token|licen[cs]e key|product key|serial key|seed (?:phrase|words)"
-    r"|recovery (?:phrase|words|codes?|key)|backup codes?|mnemonic"
-    r"|one[- ]time (?:code|password|pin)|otp|2fa(?: backup)? codes?|2fa|verification code"
-    r"|confirmation code|login code|access code"
-    r"|auth(?:entication)? code|sms code|(?:alarm|gate|door|garage|safe|locker|lock|lockbox"
-    r"|key ?box|keypad|entry|building|front door|disarm|key) ?code|combination|combo"
-    r"|(?:wifi|wi-fi|wpa2?|network) key|(?:wifi|wi-fi|wlan|network|router) pass"
-    r"|\d+ (?:recovery )?words"
-)
-#: "codigo" as chat abbreviates it too: "cód. de verificação 552 901", "cód. do portão: 4471"
-_CODIGO = r"(?:codigo|cod\.)"
-_STRONG_PT = (
-    # "senha do atendimento" is a ticket in a queue; "snh" is how chat abbreviates it, and
-    # "snha", "sehna", "senah" how fingers slip
-    r"(?:senha|snh|snha|sehna|senah)(?! d[eo] atendimento| da fila| na fila| de espera)"
-    r"|palavra[ -]?passe|pin"
-    r"|contra-?s+enha|palavra de codigo"
-    rf"|{_CODIGO} (?:secreto|pin)"
-    rf"|{_CODIGO} (?:de (?:acesso|seguranca|verificacao|confirmacao|desbloqueio)"
-    r"|d[oa] (?:alarme|portao|porta|cofre|cadeado|predio|garagem|fechadura))|chave (?:da|de|do)"
-    r" (?:api|acesso|rede|wifi|wi-fi|licenca)|chave secreta|chave privada|frase (?:de recuperacao"
-    r"|semente|secreta)|palavras (?:de recuperacao|da carteira)|\d+ palavras"
-    r"|resposta (?:secreta|de seguranca)|pergunta (?:de seguranca|secreta)|nome de solteira"
-    # a bank's second password: "assinatura eletrônica", "frase de segurança"
-    r"|assinatura eletronica|frase de (?:seguranca|acesso)|palavra (?:secreta|de seguranca)"
-    r"|codigos? de (?:backup|reserva|emergencia|recuperacao)|combinacao"
-)
-STRONG_KEYS = rf"(?:{_STRONG_EN}|{_STRONG_PT})"
-#: a ticket of a queue, the other "senha": a letter or two and up to three digits ("chamaram
-#: a senha A47", "tirei a senha 112 no cartório"), beside the words of a queue
-QUEUE_TICKET = re.compile(r"[a-z]{0,2}-?\d{1,3}")
-QUEUE_WORDS = re.compile(
-    r"\b(?:fila|chama\w*|chamou|tir(?:ei|ou|amos|ar|a)|peg(?:uei|ou|amos|ar|a)|retir\w+|guiche"
-    r"|balcao|atendimento|painel|senhas|farmacia|cartorio|consulta|loja|posto|financas|hospital"
-    r"|clinica|urgencia|vez|espera|frente)\b"
-)
-#: a value after these is a secret only when it looks like one (digits, symbols)
-WEAK_KEYS = r"(?:wifi|wi-fi|wlan|key|chave|token|login|pass)"
-WEAK_KEYS_ONLY = re.compile(WEAK_KEYS)
-#: keys whose value is a number: "the pin is red" is about a map (a code word is a word: "the
-#: pickup code word is pineapple")
-NUMERIC_KEYS = re.compile(
-    r"\b(?:pin|puk|combina\w*|combo|cvv2?|cvc|otp|2fa)\b|\bcod(?:e|igo)s?\b(?![ ]?words?\b)"
-    r"|\bcod\."
-)
-#: keys whose value is a phrase of many words: "the mnemonic is ROYGBIV" is a memory aid; a
-#: bank's "frase de segurança" is a few words, as a password is
-PHRASE_KEYS = re.compile(
-    r"mnemonic|seed|recovery (?:phrase|words)|frase(?! de (?:seguranca|acesso))|palavras|words"
-)
-#: id, account and tax numbers: the value is a number of at least six digits
-ID_KEYS = (
-    r"(?:ssn|social security(?: number| no\.?)?|social(?=[ ]*(?:is\b|was\b|#|:|number\b|no\b))"
-    r"|sin number|tax id|tax file number|ein|itin"
-    r"|medicare(?: number)?|nhs number|passport(?: number| no\.?)?"
-    r"|driver'?s? licen[cs]e(?: number| no\.?)?|national insurance(?: number| no\.?)?|nino"
-    r"|ni number|ni no\.?"
-    r"|licen[cs]e number|(?:(?:checking|chequing|savings|joint|bank) )?"
-    r"(?:account|acct|acc\.?|a/c|c/c)(?:[ ]*(?:number|numero|num\.?|nr\.?|no\.?|#))?"
-    r"|routing(?: number| no\.?)?|checking|chequing"
-    r"|sort code|iban|bsb|cpf|cnpj|rg|cnh|nif|nib|nipc|contribuinte|pis|pasep|nis"
-    r"|titulo de eleitor|cartao de cidadao|seguranca social|passaporte|numero da conta"
-    r"|carta de conducao|carteira de motorista"
-    r"|conta(?: corrente| poupanca| bancaria)?|cc)"
-)
-#: any of the above: a text without one skips the phrase rules
-KEY_ANYWHERE = re.compile(
-    rf"\b(?:{STRONG_KEYS}|{WEAK_KEYS}|{ID_KEYS}|login|usuario|user|code|codigo|exp\w*|valid\w*"
-    r"|venc\w*|admin|root|administrador|utilizador|logins|credentials|creds|credenciais"
-    r"|acessos)\b"
-)
 
 #: what joins a key to its value: "is", "é", ":", "changed to", "ficou", "is still"...; "'s"
 #: only before a word with a digit, or a symbol before its end ("the password's tigerlily88",
@@ -379,47 +256,3 @@ LABEL_LINE = re.compile(
     rf"(?:{STRONG_KEYS}|{WEAK_KEYS})"
     r"(?:[ ]+(?:d[oa]s?|for|of|to|pro|pra|para)(?:[ ]+[\w.-]+){1,3})?\W*$"
 )
-
-# -- the kind a key names (on folded text), first match wins -----------------------------------
-
-#: what a withheld value is said to be: ``[secret withheld: pin]``
-KINDS = ("password", "pin", "code", "card", "account", "id", "key", "seed")
-KEY_KINDS: list[tuple[str, re.Pattern[str]]] = [
-    (kind, re.compile(pattern))
-    for kind, pattern in (
-        (
-            "seed",
-            r"seed|recovery (?:phrase|words)|mnemonic|frase (?:de recuperacao|semente)"
-            r"|palavras|\bwords\b",
-        ),
-        (
-            "password",
-            r"(?:wifi|wi-fi|wpa2?|network|rede) key|chave (?:da|de|do) (?:rede|wifi|wi-fi)"
-            r"|code ?words?|safe ?words?|palavra de codigo",
-        ),
-        ("pin", r"\bpin\b|\bpuk\b"),
-        (
-            "card",
-            r"cvv|cvc|card|cartao(?! de cidadao)|expir|exp\b|valid|venc|security code"
-            r"|codigo de seguranca",
-        ),
-        (
-            "code",
-            r"\bcod(?:e|igo)s?\b|\bcod\.|(?:pass|key|door|gate|entry|alarm) ?code|combina|combo"
-            r"|otp|2fa",
-        ),
-        ("key", r"api|token|\bkey\b|chave|secret (?:access )?key|client[ _-]?secret"),
-        (
-            "account",
-            r"account|acct|\bacc\b|a/c|c/c|conta|iban|routing|checking|chequing|sort code|bsb"
-            r"|\bnib\b"
-            r"|agencia|\bcc\b|\bag\b",
-        ),
-        (
-            "id",
-            r"ssn|social\b|\bsin\b|tax|\bein\b|itin|medicare|nhs|passport|licen[cs]e"
-            r"|cpf|cnpj|\brg\b|cnh|nif|nipc|contribuinte|pis|pasep|\bnis\b|eleitor|cidadao"
-            r"|seguranca social|passaporte|national insurance|\bnino\b|\bni number",
-        ),
-    )
-]
