@@ -87,6 +87,8 @@ def days(query: str, now: datetime = NOW) -> tuple[str, str] | None:
         ("neste ano", ("2026-01-01", "2026-05-20")),
         # the readings that were there before
         ("what did I do last week", ("2026-05-11", "2026-05-17")),
+        ("and the week before?", ("2026-05-11", "2026-05-17")),
+        ("what did I do on Monday the week before?", ("2026-05-11", "2026-05-11")),
         ("o que fiz em março", ("2026-03-01", "2026-03-31")),
         ("in December", ("2025-12-01", "2025-12-31")),
         ("last year", ("2025-01-01", "2025-12-31")),
@@ -117,6 +119,9 @@ def test_the_days_a_query_names(query: str, expected: tuple[str, str]) -> None:
         "I may go, Marco said",
         "will all 3 may come to dinner?",
         "what did I do on April 31",
+        # the week before something else: not the week before this one
+        "What did I change about my looks the week before we flew out?",
+        "what did I cook on Monday the week before the wedding?",
     ],
 )
 def test_what_names_no_time(query: str) -> None:

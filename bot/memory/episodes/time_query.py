@@ -117,6 +117,8 @@ def _group(match: re.Match[str], name: str) -> str | None:
 def _window(kind: str, match: re.Match[str], now: datetime) -> Span | None:
     today = _day(now)
     if kind in ("date", "weekday"):
+        if _group(match, "week_of_another"):  # a day of a week this question does not date
+            return None
         day = _date(match, today) if kind == "date" else _weekday(match, today)
         if day is None:
             return None

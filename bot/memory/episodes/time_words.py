@@ -73,10 +73,15 @@ _PT_BEFORE = (
     r"|(?:[ao]\s+)?ultim[ao]\s+)"
 )
 _PT_AFTER = r"\s+(?:passad[ao]|(?P<next>que vem))\b"
-#: a part of the day after a weekday goes with it ("na quinta de manhã", "on Friday night")
+#: what ends a clause: "the week before" is this week's before only when nothing follows it
+_ENDS = r"(?=\s*(?:[?.!,;]|$))"
+#: a part of the day after a weekday goes with it ("na quinta de manhã", "on Friday night"), and
+#: the week it is of: the last ("on Monday the week before?"), or one before or after
+#: something else ("on Monday the week before the wedding": no day this reads)
 _PART = (
     r"(?:\s+(?:de manha|a tarde|de tarde|a noite|de noite|morning|afternoon|evening|night))?\b"
-    r"(?P<week_before>\s+(?:[dn]a semana passada|(?:of |in )?last week|the week before))?"
+    rf"(?P<week_before>\s+(?:[dn]a semana passada|(?:of |in )?last week|the week before{_ENDS}))?"
+    r"(?P<week_of_another>\s+(?:the week|[dn]a semana) (?:before|after|antes|depois)\s+\w)?"
 )
 
 PATTERNS: list[tuple[str, str]] = [
@@ -160,7 +165,7 @@ PATTERNS: list[tuple[str, str]] = [
         "last_week",
         (
             r"\b(?:last week(?:end)?|(?:na |no )?(?:semana|fim de semana)"
-            r" passad[ao]|the week before)\b"
+            rf" passad[ao]|the week before{_ENDS})\b"
         ),
     ),
     ("this_week", r"\b(?:this week|esta semana|nesta semana)\b"),
