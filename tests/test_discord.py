@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from adapters.base import AdapterContext, Incoming, KeyValueStore
-from adapters.discord.adapter import DISCORD_MAX_CHARS, DiscordAdapter, Settings, create
+from adapters.discord.adapter import DiscordAdapter, Settings, create
+from adapters.discord.send import DISCORD_MAX_CHARS
 from bot.daemon.errors import AdapterError, ConfigError
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.state import MemoryState

@@ -7,7 +7,7 @@ import os
 import pwd
 from pathlib import Path
 
-from bot.setup.init import folder_name
+from bot.setup.init_questions import folder_name
 from tests.test_preflight import personad
 
 

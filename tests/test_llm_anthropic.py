@@ -288,7 +288,7 @@ def test_thread_mode_serves_a_process_built_from_the_environment(tmp_path: Path)
     script = textwrap.dedent(
         """
         import asyncio, os
-        from bot.setup.config import LLMConfig
+        from bot.setup.config_llm import LLMConfig
         from bot.llm.base import Message, SystemPrompt
         from bot.llm.factory import build_backends
 

@@ -15,7 +15,7 @@ from bot.llm.deferred import DeferredBackend
 from bot.llm.factory import build_backend, build_backends, used_backends
 from bot.llm.openai_compat import OpenAICompatBackend
 from bot.llm.retry import RetryingBackend
-from bot.setup.config import BackendConfig, LLMConfig, RoleConfig
+from bot.setup.config_llm import BackendConfig, LLMConfig, RoleConfig
 from tests.fakes.anthropic_api import Error, FakeAnthropic, Text
 from tests.fakes.openai_api import FakeOpenAI
 
@@ -147,7 +147,7 @@ def test_start_up_imports_only_what_the_configuration_uses(tmp_path: Path) -> No
         "import sys\n"
         "from bot.daemon.cli import main\n"
         "import bot.daemon.daemon\n"
-        "from bot.setup.config import BackendConfig\n"
+        "from bot.setup.config_llm import BackendConfig\n"
         "from bot.llm.factory import build_backend\n"
         "spec = BackendConfig(kind='anthropic', model='m')\n"
         "build_backend('a', spec, {'ANTHROPIC_API_KEY': 'k'})\n"

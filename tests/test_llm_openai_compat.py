@@ -10,7 +10,8 @@ from openai.types.chat import ChatCompletionMessageFunctionToolCall
 
 from bot.daemon.errors import ContextOverflow, LLMError, LLMTransientError
 from bot.llm.base import Message, SystemPrompt, ToolCall, ToolResult, ToolSpec
-from bot.llm.openai_compat import OpenAICompatBackend, parse_arguments
+from bot.llm.openai_compat import OpenAICompatBackend
+from bot.llm.openai_compat_answers import parse_arguments
 from tests.fakes.openai_api import Drop, Error, FakeOpenAI, Hang, Reply, Text, ToolUse
 
 SYSTEM = SystemPrompt(stable="You are Inara.", dynamic="--- System ---\nIt is Tuesday.")

@@ -14,7 +14,7 @@ from bot.media.documents import read_pdf, read_text
 from bot.media.images import MAX_ENCODED, prepare_image
 from bot.media.kinds import sniff
 from bot.media.servers import Speaker, Transcriber, Transcript
-from bot.setup.config import BackendConfig
+from bot.setup.config_llm import BackendConfig
 from tests.fakes.audio_api import FakeAudio
 from tests.media_files import HELLO_WAV, VOICE_OGG, WEBM_SOUND, bomb_png, pdf, picture
 

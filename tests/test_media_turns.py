@@ -819,7 +819,7 @@ async def test_a_secret_said_in_a_voice_note_is_withheld_like_a_typed_one(
 
 def test_check_config_names_a_media_servers_missing_key() -> None:
     from bot.llm.factory import backend_problems
-    from bot.setup.config import LLMConfig
+    from bot.setup.config_llm import LLMConfig
 
     config = LLMConfig.model_validate(
         {

@@ -7,6 +7,7 @@
     client.py    the discord.py client: gateway events in, health and reconnects out
     incoming.py  Discord events reduced to Incoming: messages and slash commands
     commands.py  slash commands from the command table, interactions awaiting a reply
+    send.py      answers, their edits, voice messages and typing notices
     media.py     attachments in (fetched under a cap), voice messages out
 """
 

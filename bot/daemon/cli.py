@@ -44,11 +44,12 @@ from bot.memory.cli import register as register_memory_commands
 from bot.persona.names import validate_name
 from bot.persona.store import PersonaStore
 from bot.persona.template import available_templates, create_persona
-from bot.setup.config import Config, UserConfig
+from bot.setup.config import Config
 from bot.setup.config_loader import config_path_from, load_config
+from bot.setup.config_users import UserConfig
 from bot.setup.envfiles import load_env_files
-from bot.setup.init import local_zone
 from bot.setup.init import register as register_init
+from bot.setup.init_questions import local_zone
 from bot.setup.permissions import private_umask
 from bot.setup.preflight import check, ensure, report
 from bot.web.cli import register as register_web_commands

@@ -40,7 +40,7 @@ from bot.memory.distill.distiller import Distiller
 from bot.memory.distill.schedule import DistillRuns
 from bot.memory.extraction import EXTRACT_ROLE, FactExtractor
 from bot.persona.identity.observer import IdentityObserver
-from bot.setup.config import BackendConfig
+from bot.setup.config_llm import BackendConfig
 from bot.setup.permissions import secure_data_dir
 from bot.turn.router import Router
 from bot.turn.session_types import SessionDeps

@@ -18,7 +18,7 @@ from bot.daemon.errors import ConfigError
 from bot.llm.base import LLMBackend
 from bot.llm.deferred import DeferredBackend
 from bot.llm.retry import RetryingBackend
-from bot.setup.config import MEDIA_ROLES, BackendConfig, LLMConfig, RoleConfig
+from bot.setup.config_llm import MEDIA_ROLES, BackendConfig, LLMConfig, RoleConfig
 
 __all__ = ["backend_problems", "backend_url", "build_backend", "build_backends", "used_backends"]
 

@@ -27,7 +27,7 @@ from adapters.base import Speech
 from bot.daemon.errors import ConfigError, MediaError
 from bot.media.audio import duration_of
 from bot.media.kinds import audio_suffix, sniff
-from bot.setup.config import BackendConfig
+from bot.setup.config_llm import BackendConfig
 
 __all__ = ["AudioServer", "Speaker", "Transcriber", "Transcript"]
 

@@ -1,8 +1,11 @@
 """The configuration's typed settings, validated once at start.
 
-Each section of the TOML file is one model here; :mod:`bot.setup.config_loader` reads the file and
-the environment into them. Every model forbids unknown keys, so a typo is an error that
-names its key rather than a setting silently ignored.
+Each section of the TOML file is one model: the ``[llm]`` section's are in
+:mod:`bot.setup.config_llm`, the ``[users.NAME]`` tables' in :mod:`bot.setup.config_users`, the
+rest here, beside :class:`Config`, the whole file. :mod:`bot.setup.config_loader` reads the
+file and the environment into them. Every model forbids unknown keys
+(:mod:`bot.setup.config_section`), so a typo is an error that names its key rather than a
+setting silently ignored.
 """
 
 from __future__ import annotations
@@ -10,28 +13,26 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import Field, field_validator
 
-from bot.persona.names import validate_name
+from bot.setup.config_llm import LLMConfig
+from bot.setup.config_section import Section
+from bot.setup.config_users import UserConfig
 
 __all__ = [
     "DEFAULT_LIMITS",
-    "LOCAL_BACKEND",
-    "MID_ROLE",
-    "PLATFORMS",
-    "BackendConfig",
     "Config",
+    "DaemonConfig",
+    "DistillConfig",
     "HonchoConfig",
+    "HttpConfig",
     "IdentityConfig",
-    "LLMConfig",
+    "MediaConfig",
     "MemoryConfig",
-    "UserConfig",
+    "PromptConfig",
     "default_data_dir",
 ]
-
-PLATFORMS = ("console", "matrix", "telegram", "discord", "nctalk")
 
 #: characters each prompt file may bring before it is cut (seed 001's defaults; 4000 elsewhere)
 DEFAULT_LIMITS: dict[str, int] = {
@@ -52,23 +53,8 @@ DEFAULT_LIMITS: dict[str, int] = {
     "TASKS.json": 4000,
 }
 
-#: context windows in tokens by model name prefix; the longest matching prefix wins
-DEFAULT_CONTEXT_WINDOWS: dict[str, int] = {
-    "claude": 200_000,
-    "gpt-4o": 128_000,
-    "gpt-4.1": 1_000_000,
-    "llama3": 8_192,
-    "llama3.1": 131_072,
-    "qwen2.5": 32_768,
-    "mistral": 32_768,
-}
 
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_default=True)
-
-
-class DaemonConfig(_Section):
+class DaemonConfig(Section):
     data_dir: Path | None = None
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
@@ -88,7 +74,7 @@ class DaemonConfig(_Section):
     one_core: bool | None = None
 
 
-class HttpConfig(_Section):
+class HttpConfig(Section):
     enabled: bool = True
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
@@ -103,105 +89,7 @@ class HttpConfig(_Section):
     trusted_proxies: list[str] = Field(default_factory=lambda: ["127.0.0.1", "::1"])
 
 
-class BackendConfig(_Section):
-    kind: Literal["anthropic", "openai_compat"]
-    model: str
-    base_url: str | None = None
-    api_key_env: str | None = None
-    max_tokens: int = Field(1024, ge=1)
-    timeout: float = Field(60.0, gt=0)
-    max_retries: int = Field(4, ge=0, le=20)
-    temperature: float | None = Field(None, ge=0, le=2)
-    context_window: int | None = Field(None, ge=1024)
-    #: whether the model sees pictures (unset: Anthropic does, an OpenAI-compatible server
-    #: is assumed not to until this says so)
-    vision: bool | None = None
-
-    @property
-    def sees_images(self) -> bool:
-        return self.vision if self.vision is not None else self.kind == "anthropic"
-
-
-class RoleConfig(_Section):
-    backend: str = ""
-    inject_datetime: bool = True
-
-
-def _default_backends() -> dict[str, BackendConfig]:
-    return {
-        "anthropic": BackendConfig(kind="anthropic", model="claude-sonnet-4-5"),
-        "local": BackendConfig(
-            kind="openai_compat", model="llama3.1", base_url="http://127.0.0.1:11434/v1"
-        ),
-    }
-
-
-def _default_roles() -> dict[str, RoleConfig]:
-    return {
-        "chat": RoleConfig(backend="anthropic"),
-        "distill_mid": RoleConfig(),
-        "distill_long": RoleConfig(),
-    }
-
-
-#: the backend name the seed's mid distillation defaults to, and that role's name
-LOCAL_BACKEND = "local"
-MID_ROLE = "distill_mid"
-#: the roles of the media servers (OpenAI-compatible ``/v1/audio/...``): never the chat model
-MEDIA_ROLES = ("transcribe", "speech")
-
-
-class LLMConfig(_Section):
-    backends: dict[str, BackendConfig] = Field(default_factory=_default_backends)
-    roles: dict[str, RoleConfig] = Field(default_factory=_default_roles)
-    max_tool_steps: int = Field(6, ge=1, le=50)
-    # calls past these caps are refused, not run (bot/tools/loop.py)
-    max_tool_calls_per_step: int = Field(8, ge=1, le=100)
-    max_tool_calls_per_turn: int = Field(32, ge=1, le=500)
-    context_windows: dict[str, int] = Field(default_factory=dict)
-    #: the backends the configuration itself names (its file or environment), not only the
-    #: built-in table: the seed's ``DISTILL_BACKEND_MID`` defaults to ``local``, which is
-    #: meant only when a local model is really there
-    _given: frozenset[str] = PrivateAttr(default_factory=frozenset)
-
-    def mark_given(self, names: set[str]) -> None:
-        """Record the backends the configuration names (:meth:`backend_choice` reads it)."""
-        self._given = frozenset(names)
-
-    def backend_choice(self, role: str) -> tuple[str, str]:
-        """The backend name serving ``role`` and why it was chosen, in words for the log."""
-        chosen = self.roles.get(role, RoleConfig()).backend
-        if chosen:
-            return chosen, f"llm.roles.{role}.backend"
-        if role in MEDIA_ROLES:
-            return "", f"llm.roles.{role}.backend is not set"
-        chat = self.roles["chat"].backend
-        if role == MID_ROLE and LOCAL_BACKEND in self._given and LOCAL_BACKEND in self.backends:
-            return LOCAL_BACKEND, "the local backend is configured (the seed's default for mid)"
-        if role == MID_ROLE:
-            return chat, "the chat backend: no local backend is configured"
-        return chat, "the chat backend (the role names none)"
-
-    def backend_for(self, role: str) -> tuple[str, BackendConfig]:
-        """The backend serving ``role``; an empty role backend means the chat backend, except
-        for mid distillation, which takes the local backend when one is configured."""
-        name, _why = self.backend_choice(role)
-        return name, self.backends[name]
-
-    def media_backend(self, role: str) -> BackendConfig | None:
-        """The server of a media role (``transcribe``, ``speech``); None when not configured."""
-        name = self.roles.get(role, RoleConfig()).backend
-        return self.backends.get(name) if name else None
-
-    def context_window(self, backend: BackendConfig) -> int:
-        if backend.context_window:
-            return backend.context_window
-        table = {**DEFAULT_CONTEXT_WINDOWS, **self.context_windows}
-        matches = [prefix for prefix in table if backend.model.startswith(prefix)]
-        return table[max(matches, key=len)] if matches else 32_768
-
-
-class PromptConfig(_Section):
+class PromptConfig(Section):
     default_tier: int = Field(2, ge=1, le=4)
     limits: dict[str, int] = Field(default_factory=dict)
 
@@ -209,7 +97,7 @@ class PromptConfig(_Section):
         return self.limits.get(filename, DEFAULT_LIMITS.get(filename, 4000))
 
 
-class MediaConfig(_Section):
+class MediaConfig(Section):
     """Pictures, voice notes and documents: caps, and what is done with them."""
 
     #: the most bytes fetched of one attachment, by kind (decided from the bytes)
@@ -236,7 +124,7 @@ class MediaConfig(_Section):
     speech_voice: str = "alloy"
 
 
-class HonchoConfig(_Section):
+class HonchoConfig(Section):
     base_url: str = "http://127.0.0.1:8000"
     workspace: str = "personad"
     api_key_env: str = "HONCHO_API_KEY"
@@ -244,7 +132,7 @@ class HonchoConfig(_Section):
     max_retries: int = Field(1, ge=0, le=10)
 
 
-class MemoryConfig(_Section):
+class MemoryConfig(Section):
     backend: Literal["sqlite-fts5", "holographic", "honcho", "none"] = "sqlite-fts5"
     recall_limit: int = Field(6, ge=0, le=50)
     compact_threshold: float = Field(0.72, gt=0.1, lt=1.0)
@@ -253,7 +141,7 @@ class MemoryConfig(_Section):
     honcho: HonchoConfig = Field(default_factory=HonchoConfig)
 
 
-class DistillConfig(_Section):
+class DistillConfig(Section):
     auto: bool = True
     short: bool = True
     mid: bool = True
@@ -263,7 +151,7 @@ class DistillConfig(_Section):
     budget_long: int = Field(2000, ge=100)
 
 
-class IdentityConfig(_Section):
+class IdentityConfig(Section):
     """The identity observer: VOICE.md and PERSONA.md learn from how the user talks."""
 
     enabled: bool = True
@@ -279,57 +167,7 @@ class IdentityConfig(_Section):
         return value
 
 
-class UserConfig(_Section):
-    identities: list[str] = Field(default_factory=list)
-    timezone: str = "UTC"
-    default_persona: str = "inara"
-    admin: bool = False
-    notification_room: str | None = None
-    #: scrypt hash for signing in to the web console (`personad web password`)
-    web_password: str | None = None
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {value!r}") from exc
-        return value
-
-    @field_validator("identities")
-    @classmethod
-    def _identities(cls, values: list[str]) -> list[str]:
-        for value in values:
-            platform, sep, ident = value.partition(":")
-            if not sep or not ident.strip():
-                raise ValueError(f"{value!r} is not PLATFORM:ID (e.g. 'telegram:123456')")
-            if platform not in PLATFORMS:
-                raise ValueError(f"{value!r}: unknown platform {platform!r}")
-        return values
-
-    @field_validator("default_persona")
-    @classmethod
-    def _persona_name(cls, value: str) -> str:
-        validate_name(value, "persona")
-        return value
-
-    @field_validator("notification_room")
-    @classmethod
-    def _room(cls, value: str | None) -> str | None:
-        if value is None or value == "":
-            return None
-        platform, sep, room = value.partition(":")
-        if not sep or platform not in PLATFORMS or not room:
-            raise ValueError(f"{value!r} is not PLATFORM:ROOM (e.g. 'nctalk:abc123')")
-        return value
-
-    @property
-    def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.timezone)
-
-
-class Config(_Section):
+class Config(Section):
     daemon: DaemonConfig = Field(default_factory=DaemonConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)

@@ -31,7 +31,8 @@ from pydantic import ValidationError
 
 from bot.daemon.errors import ConfigError
 from bot.persona.names import validate_name
-from bot.setup.config import MEDIA_ROLES, Config, LLMConfig
+from bot.setup.config import Config
+from bot.setup.config_llm import MEDIA_ROLES, LLMConfig
 
 __all__ = [
     "MIN_API_TOKEN",

@@ -35,7 +35,7 @@ from bot.persona.context import StableCache, files_for_tier
 from bot.persona.promotion import Promoter
 from bot.persona.sessionlog.log import LoggedTurn, SessionLog
 from bot.persona.store import bind_persona
-from bot.setup.config import UserConfig
+from bot.setup.config_users import UserConfig
 from bot.tools.gate import TurnMode
 from bot.tools.loop import ToolLoopResult, run_tool_loop
 from bot.tools.registry import CallLimits, ToolRegistry

@@ -25,7 +25,7 @@ from bot.llm.base import SystemPrompt
 from bot.memory.base import MemoryBackend, MemoryHit
 from bot.persona.context import StableCache, build_system_prompt
 from bot.persona.store import FileText
-from bot.setup.config import UserConfig
+from bot.setup.config_users import UserConfig
 from bot.tools.catalog import turn_tools
 from bot.tools.gate import TurnMode
 from bot.tools.registry import CallLimits, ToolRegistry

@@ -35,7 +35,8 @@ from bot.daemon.notify import Notifier
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.persona.context import datetime_line, heard_by, render_file
 from bot.persona.store import PersonaStore
-from bot.setup.config import Config, UserConfig
+from bot.setup.config import Config
+from bot.setup.config_users import UserConfig
 from bot.tools.backoff import backoff_for
 from bot.tools.crons.jobfile import (
     FILENAME,

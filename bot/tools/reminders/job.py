@@ -17,7 +17,8 @@ import structlog
 
 from bot.daemon.notify import Notifier
 from bot.persona.store import PersonaStore
-from bot.setup.config import Config, UserConfig
+from bot.setup.config import Config
+from bot.setup.config_users import UserConfig
 from bot.tools.backoff import backoff_for
 from bot.tools.reminders.checklist import (
     FILENAME,
