@@ -26,13 +26,18 @@ NOW = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
         "They let me go yesterday, right after standup.",
         "We signed the lease on the 14th of March!",
         "Flying out next Friday, can't wait",
-        "Her due date is in three weeks",
         "Fui despedida ontem à tarde.",
         "A cirurgia é amanhã de manhã.",
         "Na terça passada fomos ao concerto.",
         "O casamento é em 9 de maio.",
         "Começo na segunda-feira.",
         "The race was back in October.",
+        "We signed on the 14th, finally.",
+        "We moved here in 2019.",
+        "Meet you at 3pm by the pier",
+        "Marcámos às 15h no café.",
+        "The next day it rained.",
+        "Daqui a duas semanas é o exame.",
     ],
 )
 def test_a_time_named(text: str) -> None:
@@ -47,6 +52,14 @@ def test_a_time_named(text: str) -> None:
         "Almoçámos na quinta do avô.",
         "Losing that job still stings.",
         "O bolo de chocolate ficou ótimo.",
+        # a verb, a name, a habit, a place, a duration, nowadays
+        "All 3 may come to dinner.",
+        "April said the march was long.",
+        "June is bringing the cake.",
+        "The Sunday roast was lovely.",
+        "Daqui a Lisboa são três horas.",
+        "I finished the book in 3 days.",
+        "Hoje em dia trabalho em casa.",
     ],
 )
 def test_no_time_named(text: str) -> None:

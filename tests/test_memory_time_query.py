@@ -88,6 +88,7 @@ def days(query: str, now: datetime = NOW) -> tuple[str, str] | None:
         # the readings that were there before
         ("what did I do last week", ("2026-05-11", "2026-05-17")),
         ("and the week before?", ("2026-05-11", "2026-05-17")),
+        ("what did I do the week before last?", ("2026-05-04", "2026-05-10")),
         ("what did I do on Monday the week before?", ("2026-05-11", "2026-05-11")),
         ("o que fiz em março", ("2026-03-01", "2026-03-31")),
         ("in December", ("2025-12-01", "2025-12-31")),
@@ -122,6 +123,8 @@ def test_the_days_a_query_names(query: str, expected: tuple[str, str]) -> None:
         # the week before something else: not the week before this one
         "What did I change about my looks the week before we flew out?",
         "what did I cook on Monday the week before the wedding?",
+        # nowadays, not today
+        "hoje em dia onde é que trabalho?",
     ],
 )
 def test_what_names_no_time(query: str) -> None:
@@ -222,6 +225,9 @@ def test_days_across_a_change_of_clock_are_whole_days() -> None:
         "a que horas liguei à mãe?",
         "há quanto tempo vi a Ana?",
         "desde quando corro?",
+        "so when did I start?",
+        "remind me when I got the job",
+        "sabes quando é que a Rita chega?",
     ],
 )
 def test_a_question_about_when_is_read_as_one(query: str) -> None:
@@ -229,7 +235,17 @@ def test_a_question_about_when_is_read_as_one(query: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["what did I eat?", "where does Ana live?", "o que comi ao jantar?", "who is Rui?"]
+    "query",
+    [
+        "what did I eat?",
+        "where does Ana live?",
+        "o que comi ao jantar?",
+        "who is Rui?",
+        # "when" after another question word joins a clause to it
+        "what do I eat when I'm ill?",
+        "how did I feel when the results came?",
+        "o que como quando estou doente?",
+    ],
 )
 def test_other_questions_do_not_ask_when(query: str) -> None:
     assert not read_time(query, NOW).asks_when

@@ -178,7 +178,7 @@ class Outbox(Refusals, SpokenCopies):
     async def run_due(self, *, now: float | None = None) -> int:
         """Try every parcel that is due; the number delivered. One pass at a time: a second
         caller waits for the pass under way, which could otherwise send a parcel it is
-        sending."""
+        sending (so nothing a pass calls may call this again)."""
         async with self._one_pass:
             return await self._pass(time.time() if now is None else now)
 

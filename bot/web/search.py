@@ -72,6 +72,7 @@ PART_WORDS = {
     "recency": "how recent",
     "importance": "kind of memory",
     "time": "said in the time asked about",
+    "says_when": "names a time (asked when)",
     "answer": "answers the question",
     "structure": "same subject",
     "lexical": "words in common",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from bot.memory.episodes.time_words import (
     MONTHS,
@@ -146,6 +146,8 @@ def _window(kind: str, match: re.Match[str], now: datetime) -> Span | None:
     monday = today - timedelta(days=today.weekday())
     if kind == "last_week":
         return monday - 7 * _DAY, monday
+    if kind == "week_before_last":
+        return monday - 14 * _DAY, monday - 7 * _DAY
     if kind == "this_week":
         return monday, today + _DAY
     first = today.replace(day=1)
@@ -180,11 +182,27 @@ def _without(folded: str, match: re.Match[str]) -> str:
     return _SPACE_BEFORE_MARK.sub(r"\1", rest).strip(" ,;:")
 
 
+#: a question word that opens a question about something else: a "when" after it is a
+#: conjunction ("what do I eat when I'm ill?", "o que como quando estou doente?")
+_OTHER_QUESTION = re.compile(
+    r"^\W*(?:what|which|who|whom|whose|where|why|how|o que|que|qual|quais|quem|onde|como"
+    r"|porque|por que|quanto|quantos|quantas)\b"
+)
+
+
+def _asks_when(folded: str) -> bool:
+    match = WHEN.search(folded)
+    if match is None:
+        return False
+    bare = match.group(0) in ("when", "quando")
+    return not (bare and _OTHER_QUESTION.match(folded[: match.start()]) is not None)
+
+
 def read_time(query: str, now: datetime) -> TimeHint:
     """The time window ``query`` names (days as ``now``'s zone counts them), its remaining
     words, and whether it asks when."""
     folded = fold(query)
-    asks_when = WHEN.search(folded) is not None
+    asks_when = _asks_when(folded)
     for index, match in _TIME.matches(folded):
         span = _window(_KINDS[index], match, now)
         if span is None:
@@ -199,4 +217,7 @@ def says_a_time(text: str) -> bool:
     """Whether ``text`` names a time: a date, a day, a month, "yesterday", "three weeks ago",
     "na terça passada", "next Friday", "amanhã"."""
     folded = fold(text)
-    return NAMED_TIME.search(folded) is not None or _TIME.any_match(folded)
+    if NAMED_TIME.search(folded) is not None:
+        return True
+    now = datetime.now(UTC)  # any day: only whether the words name a time is asked
+    return any(_window(_KINDS[i], match, now) is not None for i, match in _TIME.matches(folded))

@@ -160,7 +160,9 @@ PATTERNS: list[tuple[str, str]] = [
         ),
     ),
     ("yesterday", r"\b(?:yesterday|ontem)\b"),
-    ("today", r"\b(?:today|hoje|this morning|esta manha)\b"),
+    # "hoje em dia" is nowadays, no day
+    ("today", r"\b(?:today|hoje(?! em dia)|this morning|esta manha)\b"),
+    ("week_before_last", r"\bthe week before last\b"),
     (
         "last_week",
         (
@@ -183,16 +185,25 @@ WHEN = re.compile(
     r"|quando|que dia|em que (?:dia|data|mes|ano|altura)|que ano|a que horas|ha quanto tempo)\b"
 )
 
-#: a time a message names beyond :data:`PATTERNS`, which read a question's past: a month or a
-#: weekday by its name ("may" the verb and "marco" the name are left to the patterns, which
-#: read them by the words around them), and the days ahead ("tomorrow", "next week", "daqui a
-#: duas semanas")
+#: a time a message names beyond :data:`PATTERNS`, which read a question's past: a month by its
+#: name where the name is nothing else ("may", "march", "april", "june", "august" and "marco"
+#: are left to the patterns, which read them beside a day or after "in"), a day of the month
+#: ("on the 14th"), a year after "in", an hour ("at 3pm", "às 15h"), and the days ahead
+#: ("tomorrow", "next week", "daqui a duas semanas"). A weekday needs the patterns' "on",
+#: "last" or "-feira": a bare one is as often a habit ("Sunday roast")
 NAMED_TIME = re.compile(
     r"\b(?:"
-    + "|".join(sorted(set(MONTHS) - {"may", "marco"}, key=len, reverse=True))
-    + r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|sabado|domingo"
-    r"|(?:segunda|terca|quarta|quinta|sexta)[-\s]feira"
-    r"|tomorrow|tonight|next (?:week(?:end)?|month|year)|in (?:\d+|a|two|three|a few) "
-    r"(?:days?|weeks?|months?)|amanha|(?:semana|mes|ano) que vem|proxim[ao] (?:semana|mes|ano)"
-    r"|daqui a|esta noite|logo a noite)\b"
+    + "|".join(
+        sorted(
+            set(MONTHS) - {"may", "march", "april", "june", "august", "marco"},
+            key=len,
+            reverse=True,
+        )
+    )
+    + r"|on the (?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?:in|em|since|desde) (?:19|20)\d\d"
+    r"|at \d{1,2}(?::\d\d)? ?(?:am|pm)|as \d{1,2}(?:h|:\d\d)"
+    r"|tomorrow|tonight|this (?:weekend|afternoon|evening)|next (?:week(?:end)?|month|year)"
+    r"|the (?:next|following) day|(?:a|one|two|three) (?:days?|weeks?|months?) later"
+    r"|amanha|(?:semana|mes|ano) que vem|proxim[ao] (?:semana|mes|ano)|no dia seguinte"
+    r"|daqui a (?:\d+|uma?|dois|duas|tres|poucos|uns) (?:dias?|semanas?|mes|meses|anos?))\b"
 )
