@@ -245,6 +245,8 @@ def test_a_question_about_when_is_read_as_one(query: str) -> None:
         "what do I eat when I'm ill?",
         "how did I feel when the results came?",
         "o que como quando estou doente?",
+        # a date that is an evening out
+        "how did the date with Ana go?",
     ],
 )
 def test_other_questions_do_not_ask_when(query: str) -> None:

@@ -180,7 +180,7 @@ PATTERNS: list[tuple[str, str]] = [
 #: a question about when something happened ("when did I", "em que mês", "a que horas"):
 #: only an episode carries the date that answers it
 WHEN = re.compile(
-    r"\b(?:when|what date|the date|what day|which day|(?:what|which) (?:month|year)"
+    r"\b(?:when|what date|the date of|what day|which day|(?:what|which) (?:month|year)"
     r"|what time did|how long ago|how long since|how long has it been"
     r"|quando|que dia|em que (?:dia|data|mes|ano|altura)|que ano|a que horas|ha quanto tempo)\b"
 )
