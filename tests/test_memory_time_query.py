@@ -123,6 +123,7 @@ def test_the_days_a_query_names(query: str, expected: tuple[str, str]) -> None:
         # the week before something else: not the week before this one
         "What did I change about my looks the week before we flew out?",
         "what did I cook on Monday the week before the wedding?",
+        "what did I do on Monday the week after?",
         # nowadays, not today
         "hoje em dia onde é que trabalho?",
     ],
