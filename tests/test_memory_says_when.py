@@ -38,6 +38,8 @@ NOW = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
         "Marcámos às 15h no café.",
         "The next day it rained.",
         "Daqui a duas semanas é o exame.",
+        "The landlady handed the keys over on the Thursday before last.",
+        "Me mudei dia 15, domingo.",
     ],
 )
 def test_a_time_named(text: str) -> None:
@@ -60,6 +62,7 @@ def test_a_time_named(text: str) -> None:
         "Daqui a Lisboa são três horas.",
         "I finished the book in 3 days.",
         "Hoje em dia trabalho em casa.",
+        "Ao fim do dia 2 horas de treino chegam.",
     ],
 )
 def test_no_time_named(text: str) -> None:

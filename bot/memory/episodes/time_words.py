@@ -188,7 +188,8 @@ WHEN = re.compile(
 #: a time a message names beyond :data:`PATTERNS`, which read a question's past: a month by its
 #: name where the name is nothing else ("may", "march", "april", "june", "august" and "marco"
 #: are left to the patterns, which read them beside a day or after "in"), a day of the month
-#: ("on the 14th"), a year after "in", an hour ("at 3pm", "às 15h"), and the days ahead
+#: ("on the 14th", "dia 15"), a year after "in", a weekday after "on the" ("on the Thursday
+#: before last"), an hour ("at 3pm", "às 15h"), and the days ahead
 #: ("tomorrow", "next week", "daqui a duas semanas"). A weekday needs the patterns' "on",
 #: "last" or "-feira": a bare one is as often a habit ("Sunday roast")
 NAMED_TIME = re.compile(
@@ -201,6 +202,8 @@ NAMED_TIME = re.compile(
         )
     )
     + r"|on the (?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?:in|em|since|desde) (?:19|20)\d\d"
+    r"|dia (?:[12]\d|3[01]|0?[1-9])\b(?! (?:de )?(?:dias?|semanas?|meses|anos?|horas?|vezes))"
+    r"|on the (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|at \d{1,2}(?::\d\d)? ?(?:am|pm)|as \d{1,2}(?:h|:\d\d)"
     r"|tomorrow|tonight|this (?:weekend|afternoon|evening)|next (?:week(?:end)?|month|year)"
     r"|the (?:next|following) day|(?:a|one|two|three) (?:days?|weeks?|months?) later"
