@@ -124,6 +124,7 @@ def test_the_days_a_query_names(query: str, expected: tuple[str, str]) -> None:
         "What did I change about my looks the week before we flew out?",
         "what did I cook on Monday the week before the wedding?",
         "what did I do on Monday the week after?",
+        "what did I cook on Monday, the week before the wedding?",
         # nowadays, not today
         "hoje em dia onde é que trabalho?",
     ],

@@ -81,7 +81,7 @@ _ENDS = r"(?=\s*(?:[?.!,;]|$))"
 _PART = (
     r"(?:\s+(?:de manha|a tarde|de tarde|a noite|de noite|morning|afternoon|evening|night))?\b"
     rf"(?P<week_before>\s+(?:[dn]a semana passada|(?:of |in )?last week|the week before{_ENDS}))?"
-    r"(?P<week_of_another>\s+(?:the week|[dn]a semana) (?:after|depois\b|(?:before|antes)\s+\w))?"
+    r"(?P<week_of_another>,?\s+(?:the week|[dn]a semana) (?:after|depois\b|(?:before|antes)\s+\w))?"
 )
 
 PATTERNS: list[tuple[str, str]] = [
