@@ -4,8 +4,11 @@ against; "when did I..." / "quando é que..." asks for a date, which only episod
 
 :func:`read_time` returns the window (``start``, ``end`` as epoch seconds, end exclusive), the
 query with the time words taken out (they name the date, not the content: "march" is seldom in
-the message that answers "what did I do in March"), and whether the query asks *when*. The
-words are those of :mod:`bot.memory.episodes.time_words`.
+the message that answers "what did I do in March"), and whether the query asks *when*.
+:func:`says_a_time` tells whether a message names a time, by the same words (and the
+readings that reject some: "all 3 may come" is no date) and by :data:`NAMED_TIME`: the
+message that answers a *when* question usually does. The words are those of
+:mod:`bot.memory.episodes.time_words`.
 
 Days are the days of ``now``'s zone: the backends pass the user's local time, so "yesterday"
 asked at 22:00 in São Paulo is São Paulo's yesterday, not UTC's. A month or date without a year

@@ -2,7 +2,8 @@
 folded query (lower case, accents removed): each pattern is tagged with the kind of window it
 names, and :mod:`bot.memory.episodes.time_query` (which compiles them once, behind one
 substring test) turns a match into that window; :data:`WHEN` finds a question about when
-something happened.
+something happened, and :data:`NAMED_TIME` the other ways a message names a time (what lifts
+a message that may say when, for such a question).
 
 The table is read in order and the first kind that matches wins, so the narrower readings come
 first: a date before its month ("em 9 de maio" is a day, not May), "the day before yesterday"
@@ -58,10 +59,12 @@ NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "um": 1, "uma": 1, "dois": 2,
            "tres": 3, "couple": 2}  # fmt: skip
 
 _MONTH = "(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
-_DAY = r"(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th|o)?\b"
+_DAY_NUMBER = r"(?:[12]\d|3[01]|0?[1-9])"
+_DAY = rf"(?P<day>{_DAY_NUMBER})(?:st|nd|rd|th|o)?\b"
 _YEAR = r"(?P<year>\d{4})\b"
 
-_EN_WEEKDAY = "(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_EN_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_EN_WEEKDAY = f"(?P<weekday>{_EN_DAYS})"
 _PT_WEEKDAY = r"(?P<weekday>segunda|terca|quarta|quinta|sexta|sabado|domingo)(?P<feira>[-\s]feira)?"
 #: what follows an ordinal or "quinta" (farm) rather than a weekday
 _NOT_WEEKDAY = (
@@ -201,9 +204,9 @@ NAMED_TIME = re.compile(
             reverse=True,
         )
     )
-    + r"|on the (?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?:in|em|since|desde) (?:19|20)\d\d"
-    r"|dia (?:[12]\d|3[01]|0?[1-9])\b(?! (?:de )?(?:dias?|semanas?|meses|anos?|horas?|vezes))"
-    r"|on the (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    + rf"|on the {_DAY_NUMBER}(?:st|nd|rd|th)|(?:in|em|since|desde) (?:19|20)\d\d"
+    rf"|dia {_DAY_NUMBER}\b(?! (?:de )?(?:dias?|semanas?|meses|anos?|horas?|vezes))"
+    rf"|on the (?:{_EN_DAYS})"
     r"|at \d{1,2}(?::\d\d)? ?(?:am|pm)|as \d{1,2}(?:h|:\d\d)"
     r"|tomorrow|tonight|this (?:weekend|afternoon|evening)|next (?:week(?:end)?|month|year)"
     r"|the (?:next|following) day|(?:a|one|two|three) (?:days?|weeks?|months?) later"
