@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from bot.setup.init_files import render_toml
 from tests.synapse import Human, MatrixUser, SynapseServer
 
 __all__ = [
@@ -34,26 +35,6 @@ __all__ = [
 
 REPO = Path(__file__).resolve().parent.parent
 API_TOKEN = "soak-and-crash-test-token"
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
-    return json.dumps(str(value))  # a JSON string is a TOML basic string
-
-
-def _toml(tree: dict[str, Any], prefix: str = "") -> str:
-    plain = [f"{k} = {_toml_value(v)}" for k, v in tree.items() if not isinstance(v, dict)]
-    out = [f"[{prefix}]", *plain] if prefix and plain else plain
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            name = f"{prefix}.{json.dumps(key)}" if prefix else json.dumps(key)
-            out.append(_toml(value, name))
-    return "\n".join(out)
 
 
 def daemon_config(
@@ -105,7 +86,7 @@ def daemon_config(
             }
         },
     }
-    path.write_text(_toml(tree) + "\n", encoding="utf-8")
+    path.write_text(render_toml(tree), encoding="utf-8")
     return path
 
 
