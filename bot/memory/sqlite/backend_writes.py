@@ -179,7 +179,7 @@ class FactWrites:
         (:func:`~bot.turn.audience.label_of_path`): the prompt of that audience holds the file."""
         label = label_of_path(filename)
         wanted = mirrorable_lines(text)
-        known = await self._unsigned_known(filename, wanted)
+        known = await self._mirrored_lines(filename, wanted)
         at = self._now().timestamp()
         for norm, line in wanted.items():
             entry = known.get(norm)
@@ -208,7 +208,7 @@ class FactWrites:
                     self._index.set_active(rowid, False)
         log.info("memory.mirrored", file=filename, lines=len(wanted))
 
-    async def _unsigned_known(
+    async def _mirrored_lines(
         self, filename: str, wanted: dict[str, str]
     ) -> dict[str, tuple[int, bool]]:
         """The lines of ``filename`` the store knows, by comparison form; a line recorded

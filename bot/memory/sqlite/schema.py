@@ -57,7 +57,7 @@ Tables:
   and "A-" were one, so a correction of a blood type reinforced the old one); the migration
   calls it as the SQL function ``normal_form``. A mirrored line keeps its old form until the
   file is mirrored next, when it takes its new one
-  (:meth:`~bot.memory.sqlite.backend_writes.FactWrites._unsigned_known`).
+  (:meth:`~bot.memory.sqlite.backend_writes.FactWrites._mirrored_lines`).
 
 The steps that make and change the facts' tables are in
 :mod:`bot.memory.sqlite.item_migrations`; the episode tables' steps are here, beside the two
