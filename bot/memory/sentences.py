@@ -6,14 +6,17 @@ where people do not end them:
 
 * after a title or an abbreviation that is always followed by more ("Dr. Varganova",
   "Sra. Costa", "St. Louis", "Av. Paulista", "R. Augusta", "e.g. apples", "p. ex. manga");
-* after an initial ("J. R. R. Tolkien", "D. Maria"), and after capital initials ("J.R.R.")
-  before a capitalised word that seldom opens a sentence ("J.R.R. Tolkien"), unless they are
-  a place's, a body's or a degree's ("the U.S. Sarah loved it" ends);
+* after an initial ("J. R. R. Tolkien", "D. Maria"), unless it is a grade's, a plan's or a
+  vitamin's letter ("I got an A. Mum was thrilled", "Plan B. Ask Tom"), and after capital
+  initials ("J.R.R.") before a capitalised word that seldom opens a sentence ("J.R.R.
+  Tolkien"), unless they are a place's, a body's or a degree's ("the U.S. Sarah loved it"
+  ends);
 * after an abbreviation that may end a sentence ("etc.", "p.m.", "U.S.", "Ph.D.", "Jan.",
   "Ltda.", "yrs.", "Univ.") unless the next word opens with a capital; after "No."/"ext."/
   "Jan."/"Fri." and the like before a number ("Sat."/"Set." and the others that are words
   too only with a capital), after a day before "to", "and", "a", "até" ("Mon. to Fri."),
-  and after "a.m."/"p.m." before a day or a month;
+  after a day before its date ("Mon. the 3rd"), and after "a.m."/"p.m." before a day or a
+  month;
 * after "Jr." and a street's "St."/"Ave."/"Rd." unless the next word often opens a sentence
   ("Martin L. King Jr. Day", "St. Louis"; "I live on Elm St. It's quiet" ends);
 * after a list's number at the start of a sentence ("2. Buy milk" stays one);
@@ -24,9 +27,10 @@ café ☕ De manhã"), not in "I ❤️ Porto". Dots with no space after them (3
 URLs, e-mail addresses) never split. Spans are offsets into the text, so a caller can replace
 one sentence and keep the rest as written (:func:`bot.memory.policy.withhold_sentences`).
 
-Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (116 tuning, 70 held-out
-messages): these rules 116/116 and 70/70, about 5 µs a sentence; sentencex 89/116 and 50/70
-(PT 40/69, "Av.", "R.", "Srta.", "S." cut), pysbd 82/116 and 54/70 (no Portuguese), ~200 µs.
+Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (120 tuning, 70 held-out
+messages): these rules 120/120 and 70/70, about 5 µs a sentence; of the first 116 and the 70,
+sentencex 89 and 50 (PT 40/69, "Av.", "R.", "Srta.", "S." cut), pysbd 82 and 54 (no
+Portuguese), ~200 µs.
 """
 
 from __future__ import annotations
@@ -80,6 +84,8 @@ _DAY_RANGE = frozenset("to till until through thru and or from at a e ou até da
 #: opens one ("Martin L. King Jr. Day" goes on, "Sammy Davis Jr. He sang" ends; "St. Louis"
 #: goes on, "I live on Elm St. It's quiet" ends)
 OPENER_ENDS = frozenset("jr st av ave rd blvd ln".split())
+#: after a day of the week, its date ("Mon. the 3rd", "Tue. 12th")
+_DATE_AFTER = re.compile(r"\s+(?:the\s+)?\d")
 #: "a.m." and "p.m." go on before a day or a month ("8 a.m. Mon. to Fri.", "3 p.m. Tuesday")
 _CLOCK = frozenset({"a.m", "p.m"})
 _CALENDAR = re.compile(
@@ -135,6 +141,8 @@ _DOTTED = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
 #: "J.R.R", "U.S": capital letters with dots between them
 _INITIALS = re.compile(r"(?:[^\W\d_a-zà-ÿ]\.)+[^\W\d_a-zà-ÿ]")
 _WORD = re.compile(r"[\w'’]+")
+#: lower case: words after which a capital letter is a thing, not an initial ("an A", "plan B")
+_LETTER_KEYS = [[word] for word in "an grade plan vitamin nota plano vitamina letra".split()]
 #: the words looked at before an emoji, enough to count two
 _EMOJI_LOOKBEHIND = 80
 
@@ -188,12 +196,15 @@ def _period_ends(text: str, start: int, end: int, following: str) -> bool:
         return False
     if key in _CLOCK and _CALENDAR.fullmatch(_next_word(text, end + 1).lower()):
         return False
-    if _is_day(text, start, end, word) and _next_word(text, end + 1).lower() in _DAY_RANGE:
-        return False  # "Mon. to Fri."
+    if _is_day(text, start, end, word) and (
+        _next_word(text, end + 1).lower() in _DAY_RANGE or _DATE_AFTER.match(text, end + 1)
+    ):
+        return False  # "Mon. to Fri.", "Mon. the 3rd"
     if key == "ex" and text[start : end - 2].rstrip().lower().endswith(" p."):
         return following.isupper()  # "p. ex. manga"
-    if len(word) == 1 and word.isupper():
-        return False  # an initial: "J. R. R. Tolkien"
+    if len(word) == 1 and word.isupper():  # an initial ("J. R. R. Tolkien") or a grade
+        before = text[start : end - 1].split()[-1:]
+        return following.isupper() and [w.lower() for w in before] in _LETTER_KEYS
     if following.isdigit() and (
         key in NUMBERED or (key in CAPITAL_NUMBERED and word[:1].isupper())
     ):
