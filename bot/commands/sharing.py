@@ -11,12 +11,15 @@ back. They work in a direct room only: from a shared room, nothing private may b
   back). A text that holds a secret is refused, and so is any text Off The Record (nothing
   said then is kept).
 * ``/unshare ID`` makes the item private again; ``/unshare TEXT`` removes the line of
-  ``shared/USER.md`` that says TEXT.
+  ``shared/USER.md`` that says TEXT. An item that is a line of a ``shared/`` file is taken
+  out by its text: every room reads the file itself, so relabelling its copy in memory would
+  keep nothing from them.
 """
 
 from __future__ import annotations
 
 from bot.commands.table import Command, CommandContext
+from bot.memory.base import MemoryBackend, MemoryItem
 from bot.memory.secrets.detector import looks_secret
 from bot.persona.edits import edit_file
 from bot.turn.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER
@@ -87,6 +90,12 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
         return f"Use `/{verb} TEXT` (a line of {SHARED_USER}) or `/{verb} ID` (a memory item)."
     if _looks_like_id(what):
         session = await ctx.router.sessions.get(ctx.user, ctx.persona)
+        line = None if share else await _shared_line(session.memory, what)
+        if line is not None:
+            return (
+                f"Memory {what} is a line of {line.source}, which every room reads: take it"
+                f" out with `/unshare {line.text}`."
+            )
         if session.memory is not None and await session.memory.share(
             what, SHARED if share else DIRECT
         ):
@@ -117,6 +126,16 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
         message = f"Removed from {SHARED_USER}: {len(lines) - len(kept)} line(s)."
     await edit_file(store, ctx.user, ctx.persona, SHARED_USER, text, by=ctx.user)
     return message
+
+
+async def _shared_line(memory: MemoryBackend | None, item_id: str) -> MemoryItem | None:
+    """The item ``item_id`` when it is the store's copy of a line of a ``shared/`` file."""
+    if memory is None:
+        return None
+    for item in await memory.list_items(limit=100_000):
+        if item.id == item_id and item.source.startswith(f"{SHARED_FOLDER}/"):
+            return item
+    return None
 
 
 def sharing_commands() -> tuple[Command, ...]:

@@ -151,9 +151,10 @@ class Daemon(StartUp):
         return True
 
     async def _log_delivered(self, parcel: Parcel) -> None:
-        """The session log notes that a queued answer reached the room."""
+        """The session log notes that a queued on-record answer reached the room (an Off
+        The Record one leaves no trace there)."""
         user = self.config.users.get(parcel.user)
-        if user is None:
+        if user is None or not parcel.durable:
             return
         directory = self.store.directory(parcel.user, parcel.persona)
         await SessionLog(directory, parcel.persona).mark_event(self.clock(), user.zone, DELIVERED)

@@ -230,11 +230,15 @@ class StartUp(ScheduledJobs):
 
     def _private_room(self, platform: str, room: str) -> bool:
         """Whether what an adapter remembers of a send to ``room`` must stay in memory:
-        someone is Off The Record there now, or an answer said Off The Record waits for it
-        (it stays Off The Record when the mode is switched off before it goes out)."""
-        assert self.router is not None
-        return self.router.otr.in_room(platform, room) or self.outbox.holds_unwritten(
-            platform, room
+        someone is Off The Record there now, a message said Off The Record is being answered
+        there, or such an answer waits for it (each stays Off The Record when the mode is
+        switched off before it goes out)."""
+        router = self.router
+        assert router is not None
+        return (
+            router.otr.in_room(platform, room)
+            or router.answers_off_record(platform, room)
+            or self.outbox.holds_unwritten(platform, room)
         )
 
     async def _start_http(self, app: web.Application) -> None:

@@ -5,7 +5,8 @@ that it was sent. When that file cannot be written (disk full, a read-only folde
 record is lost and the next minute would send the same thing again, every minute. So a
 failed save puts that file on hold: the job leaves it alone for two minutes, then four,
 eight... up to an hour between tries, and the user gets ONE notice in their notification
-room saying what is wrong, not one a minute. The first save that works lifts the hold.
+room saying what is wrong, not one a minute (a private one when the file is a shared room's:
+its name is not another room's to read). The first save that works lifts the hold.
 
 The holds live in memory, one table per :class:`~bot.persona.store.PersonaStore`; after a
 restart the first try finds out again.
@@ -21,6 +22,7 @@ import structlog
 
 from bot.daemon.notify import Notifier
 from bot.persona.store import PersonaStore
+from bot.turn.audience import DIRECT, label_of_path
 
 __all__ = ["FIRST_WAIT", "MAX_WAIT", "SaveBackoff", "backoff_for"]
 
@@ -88,7 +90,9 @@ class SaveBackoff:
                 "there waits rather than being sent again and again; I keep trying, less "
                 "often each time, and carry on by myself once the file can be written."
             )
-            self._holds[key].noticed = await notifier.notify(user, text)
+            # a shared room's file names that room: never told in another shared room
+            private = label_of_path(filename) != DIRECT
+            self._holds[key].noticed = await notifier.notify(user, text, private=private)
 
     def succeeded(self, user: str, persona: str, filename: str) -> None:
         """A save worked: lift the file's hold."""

@@ -60,6 +60,7 @@ class AnswerDelivery:
     outbox: Outbox | None
     _retrying: set[tuple[str, str]]
     _queued: set[tuple[str, str]]
+    _said_off_record: dict[tuple[str, str], str]
     identify: Callable[[Incoming], str | None]
     room_of: Callable[[Incoming], Room]
 
@@ -138,6 +139,7 @@ class AnswerDelivery:
 
     async def _finish(self, event: tuple[str, str]) -> None:
         """The event answered: finished now, or by the outbox once its answer is delivered."""
+        self._said_off_record.pop(event, None)
         if event in self._queued:
             self._queued.discard(event)  # the outbox finishes it on delivery
         else:

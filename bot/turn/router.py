@@ -105,6 +105,10 @@ class Router(TurnTaking):
         self._retrying: set[tuple[str, str]] = set()
         #: events whose answer went to the outbox (finished when it is delivered)
         self._queued: set[tuple[str, str]] = set()
+        #: events said Off The Record and not finished yet, with their room: answered off
+        #: the record even when the mode ends before their turn (a redelivery, a turn
+        #: waiting its line)
+        self._said_off_record: dict[tuple[str, str], str] = {}
         #: the tasks handling events right now, so shutdown can cancel what drain left
         self._handling: set[asyncio.Task[Any]] = set()
         #: room key -> persona, for rooms that talk to one persona (a web conversation)
@@ -117,6 +121,13 @@ class Router(TurnTaking):
         chosen = await self.state.active_personas()
         for user in self.config.users:
             self._active[user] = chosen.get(user)
+
+    def answers_off_record(self, platform: str, room: str) -> bool:
+        """Whether a message said Off The Record in ``room`` of ``platform`` is still being
+        answered (the mode may have ended since)."""
+        return any(
+            event[0] == platform and where == room for event, where in self._said_off_record.items()
+        )
 
     # -- step 1: decide --------------------------------------------------------------------
 
@@ -173,7 +184,8 @@ class Router(TurnTaking):
     async def _claimed(self, incoming: Incoming, user: str, room: Room, ticket: Ticket) -> None:
         # an on-record message is kept with its claim until answered, so a restart that cuts
         # its turn off answers it even where the platform does not deliver it again
-        off_record = self.otr.is_on(user, room)
+        event = (incoming.platform, incoming.event_id)
+        off_record = self._off_record(user, room, incoming)
         claim = await self.state.claim_event(
             incoming.platform,
             incoming.event_id,
@@ -182,7 +194,8 @@ class Router(TurnTaking):
         if claim == "duplicate":
             log.info("router.duplicate")
             return
-        event = (incoming.platform, incoming.event_id)
+        if off_record:
+            self._said_off_record[event] = incoming.room
         if self.closing and not off_record:
             # the daemon is stopping: the message waits, kept with its claim, for the next
             # process (bot.delivery.inbox), so the drain waits only for the turns already running

@@ -3,7 +3,9 @@
 Before the prompt: recall, only what the turn's audience may see (a shared room: what was
 said there and what was made shared), a message that refers back resolved against the last
 on-record messages of its own room (:mod:`bot.memory.follow_ups`), the names of the session's
-user and persona not searched (:mod:`bot.memory.party_names`). After the reply went
+user and persona not searched (:mod:`bot.memory.party_names`); in a shared room the files
+of ``shared/`` are mirrored into the store first, so a line taken out of them is recalled
+there no more. After the reply went
 out: the persona's memory files mirrored into the store (for search), the turn stored in
 memory, then the identity observer (VOICE.md, PERSONA.md) learning from a direct room. At
 the session's end: the facts of its on-record turns extracted (through the extract model
@@ -61,6 +63,14 @@ class SessionMemory:
         (:mod:`bot.memory.follow_ups`); the user's and the persona's names are not searched."""
         if self.memory is None or otr:
             return "", []
+        if not audience.private:
+            try:
+                # a line taken out of shared/ (``/unshare TEXT``, the Files panel) since the
+                # last mirror must not come back from the store's copy in front of a group
+                await self._mirror(_MIRRORED_SHARED)
+            except Exception as exc:
+                log.error("memory.mirror_failed", error=str(exc))
+                return "", []
         try:
             limit = self.deps.config.memory.recall_limit
             no_recall: list[MemoryHit] = []
@@ -111,9 +121,13 @@ class SessionMemory:
             log.error("memory.sync_failed", error=str(exc))
 
     async def _mirror_files(self, audience: Audience) -> None:
-        assert self.memory is not None
         own = tuple(audience.own(name) for name in _MIRRORED) if audience.room else ()
-        for name in (*_MIRRORED, *_MIRRORED_SHARED, *own):
+        await self._mirror((*_MIRRORED, *_MIRRORED_SHARED, *own))
+
+    async def _mirror(self, names: tuple[str, ...]) -> None:
+        """Bring the store's copy of each of the files ``names`` up to date."""
+        assert self.memory is not None
+        for name in names:
             text = self.deps.store.read(self.user, self.persona, name).text
             if self._mirrored.get(name) != text:
                 await self.memory.mirror(name, text)

@@ -45,6 +45,11 @@ class TurnTaking(Handling):
             # the turn that took it was cut off and released its event: so is this one
             raise asyncio.CancelledError
 
+    @staticmethod
+    def _said(ticket: Ticket) -> tuple[str, str]:
+        """The event of ``ticket``'s message."""
+        return (ticket.incoming.platform, ticket.incoming.event_id)
+
     def _fits(self, batch: list[Ticket], ticket: Ticket) -> bool:
         """Whether ``ticket`` joins the turn of ``batch``: together within the longest
         message the daemon takes, and typed messages only with typed ones. A message with
@@ -89,6 +94,9 @@ class TurnTaking(Handling):
             )
             if len(batch) > 1:
                 log.info("router.burst", messages=len(batch))
+                if any(self._said(t) in self._said_off_record for t in batch):
+                    # one message of the burst said off the record: the turn is so
+                    self._said_off_record[self._said(batch[-1])] = last.room
             await self._handle(merged, user, room)
         except BaseException:
             self._release(batch)

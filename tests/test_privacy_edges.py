@@ -1,0 +1,195 @@
+"""The corners of the privacy promise, end to end in-process: an answer said Off The Record
+that the outbox delivers later leaves no trace in the session log; a message said while Off
+The Record stays off the record when its answer comes after the mode was switched off; a
+shared notification room is never told the name of another room's file; a line taken out of
+``shared/`` is gone from a group's next turn, and one unshared by its id is never called
+private while every room still reads it."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import time
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from adapters.base import AdapterContext, Incoming
+from bot.daemon.daemon import Daemon
+from bot.daemon.notify import Notifier
+from bot.persona.store import PersonaStore
+from bot.tools.reminders.job import surface_due
+from bot.turn.audience import ROOM_NOTE, room_folder, room_note
+from tests.fakes.state import MemoryState
+from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.test_off_the_record import World as OffTheRecordWorld
+
+
+class World(OffTheRecordWorld):
+    @property
+    def sessions(self) -> Path:
+        return self.data / "scott" / "persona" / "inara" / "sessions"
+
+    def logged(self) -> str:
+        return "".join(path.read_text() for path in sorted(self.sessions.glob("*.md")))
+
+
+@pytest.fixture
+async def llm() -> ScriptedLLM:
+    return ScriptedLLM()
+
+
+@pytest.fixture
+async def world(tmp_path: Path, llm: ScriptedLLM) -> AsyncIterator[World]:
+    make_persona(tmp_path, "scott")
+    config = make_config(tmp_path, memory_backend="sqlite-fts5")
+    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False, env={})
+
+    async def handler(incoming):  # type: ignore[no-untyped-def]
+        assert daemon.router is not None
+        await daemon.router.handle(incoming)
+
+    adapter = RecordingAdapter(
+        AdapterContext(
+            handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
+        )
+    )
+    daemon.attach("console", adapter)
+    await daemon.start()
+    yield World(daemon, adapter, tmp_path)
+    await daemon.stop()
+
+
+async def test_an_off_the_record_answer_delivered_late_leaves_no_line_in_the_log(
+    world: World, llm: ScriptedLLM
+) -> None:
+    outbox = world.daemon.outbox
+    outbox.base_delay = outbox.max_delay = 3600.0  # no retry by itself
+    await world.say("/otr on")
+    world.adapter.down = True
+    llm.queue("Your locker is number 12.")
+    await world.say("where is my locker?")
+    world.adapter.down = False
+    await world.say("/otr off")
+    assert await outbox.run_due(now=time.time() + 7200) == 2
+    assert "Your locker is number 12." in world.adapter.texts()
+    assert world.logged() == "", "an Off The Record answer's delivery was written down"
+
+
+async def test_a_message_said_off_the_record_stays_so_when_answered_after_the_mode_ended(
+    world: World, llm: ScriptedLLM
+) -> None:
+    """Cut off (an adapter restart) while Off The Record, a message delivered again after
+    ``/otr off`` is still answered off the record: nothing of it is logged or remembered."""
+    await world.say("/otr on")
+    llm.delay = 30.0  # the model is slow: the turn is cut off while it thinks
+    llm.queue("Noted, the Kestrelmoor affair stays between us.")
+    said = "about the Kestrelmoor affair: it was me"
+    asked = len(llm.calls)
+    turn = asyncio.create_task(
+        world.adapter.deliver(said, sender="scott", room="dm", event_id="otr-1", is_direct=True)
+    )
+    async with asyncio.timeout(10):
+        while len(llm.calls) == asked:  # noqa: ASYNC110 (a plain list)
+            await asyncio.sleep(0.01)
+    turn.cancel()  # an adapter restart cuts the handler off
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    await world.say("/otr off")
+    told = world.adapter.context.off_the_record
+    # the platform delivers the message again
+    llm.delay, asked = 0.2, len(llm.calls)
+    again = asyncio.create_task(
+        world.adapter.deliver(said, sender="scott", room="dm", event_id="otr-1", is_direct=True)
+    )
+    async with asyncio.timeout(10):
+        while len(llm.calls) == asked:  # noqa: ASYNC110 (a plain list)
+            await asyncio.sleep(0.01)
+    assert told("dm"), "the adapter may write down what it sends of an off-the-record answer"
+    await again
+    assert not told("dm")
+    assert "Kestrelmoor" not in world.logged(), "a message said off the record was logged"
+    session = await world.daemon.sessions.get("scott", "inara")
+    assert session.pending_extract == 0, "a message said off the record was kept for memory"
+
+
+async def test_a_shared_notification_room_is_not_told_of_another_rooms_files(
+    tmp_path: Path,
+) -> None:
+    """A shared room's reminders that cannot be saved: the notice names that room's folder,
+    so a notification room shared with others never gets it (it is told a notice waits)."""
+    users = {
+        "scott": {
+            "identities": ["console:scott"],
+            "timezone": "Europe/Lisbon",
+            "notification_room": "console:family",
+        }
+    }
+    config = make_config(tmp_path, users=users)
+    make_persona(tmp_path, "scott")
+    store = FullDisk(tmp_path)
+    folder = tmp_path / "scott/persona/inara"
+    for room in ("console:family", "console:work"):
+        (folder / room_folder(room)).mkdir(parents=True)
+        (folder / room_folder(room) / ROOM_NOTE).write_text(room_note(room))
+    work = folder / room_folder("console:work") / "REMINDERS.md"
+    work.write_text("- [ ] 2031-01-06 09:00 Call the Hollowbrook supplier\n")
+    family = RecordingAdapter(AdapterContext(_ignore, MemoryState(), Path(".")))
+    await family.start()
+    notifier = Notifier(config, {"console": family}, store)
+    now = datetime(2031, 1, 6, 9, 0, tzinfo=ZoneInfo("Europe/Lisbon"))
+    await surface_due(store, notifier, config, "scott", "inara", now)
+    told = "\n".join(family.texts())
+    assert "console-work" not in told, f"the family room was told of the work room: {told!r}"
+
+
+class FullDisk(PersonaStore):
+    """A store on a full disk: every write fails as the kernel reports it."""
+
+    async def write(
+        self, user: str, persona: str, filename: str, text: str, *, durable: bool = True
+    ) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+async def _ignore(incoming: Incoming) -> None:
+    return None
+
+
+def _asked(llm: ScriptedLLM) -> str:
+    """Everything the model was given for the last request."""
+    call = llm.calls[-1]
+    return call.system.stable + call.system.dynamic + "".join(m.text for m in call.messages)
+
+
+async def test_a_line_unshared_is_gone_from_the_next_turn_of_a_shared_room(
+    world: World, llm: ScriptedLLM
+) -> None:
+    await world.say("/share My brother Tomasz moved to Gdansk")
+    await world.say("how are you today?")  # a turn: memory keeps a copy of the line
+    await world.say("where does Tomasz live now?", room="family", direct=False)
+    assert "Gdansk" in _asked(llm), "a line made shared reaches every room"
+    assert "Removed" in await world.say("/unshare My brother Tomasz moved to Gdansk")
+    await world.say("where does Tomasz live now?", room="family", direct=False)
+    assert "Gdansk" not in _asked(llm), "a line unshared still reached a shared room"
+
+
+async def test_a_shared_line_unshared_by_its_id_is_never_said_to_be_private(
+    world: World, llm: ScriptedLLM
+) -> None:
+    """Every room reads a line of ``shared/USER.md`` in the file itself: ``/unshare ID`` of its
+    copy in memory says how to take the line out instead of calling it private."""
+    await world.say("/share My brother Tomasz moved to Gdansk")
+    await world.say("how are you today?")  # a turn: memory keeps a copy of the line
+    session = await world.daemon.sessions.get("scott", "inara")
+    assert session.memory is not None
+    item = next(i for i in await session.memory.list_items() if "Gdansk" in i.text)
+    answer = await world.say(f"/unshare {item.id}")
+    assert "private again" not in answer, "a line every room reads was called private"
+    advice = answer[answer.index("`") + 1 : answer.rindex("`")]
+    assert "Removed" in await world.say(advice)
+    await world.say("where does Tomasz live now?", room="family", direct=False)
+    assert "Gdansk" not in _asked(llm), "what was made private again still reached a group"
