@@ -47,10 +47,12 @@ class World:
         ]
 
 
-async def _start(data: Path, llm: ScriptedLLM | None, **config_kw: object) -> World:
+async def _start(
+    data: Path, llm: ScriptedLLM | None, *, env: dict[str, str] | None = None, **config_kw: object
+) -> World:
     config = make_config(data, **config_kw)  # type: ignore[arg-type]
     backends = {"scripted": llm} if llm is not None else None
-    daemon = Daemon(config, backends=backends, http=False, jobs=False, env={})
+    daemon = Daemon(config, backends=backends, http=False, jobs=False, env=env or {})
 
     async def handler(incoming):  # type: ignore[no-untyped-def]
         assert daemon.router is not None

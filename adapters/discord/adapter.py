@@ -37,6 +37,7 @@ from adapters.discord.commands import PendingInteractions, sync_commands
 from adapters.discord.send import DISCORD_MAX_CHARS, Outgoing
 from adapters.discord.settings import Settings, apply_endpoints
 from bot.daemon.errors import AdapterError, CredentialsRejected, MediaError
+from bot.daemon.logs import register_secret
 
 __all__ = ["DiscordAdapter", "Settings", "create"]
 
@@ -73,6 +74,7 @@ class DiscordAdapter(Adapter):
         if self._client is not None and not self._client.is_closed():
             return
         token = self.settings.token_value()
+        register_secret(token)  # masked in every log line, whatever its variable is called
         apply_endpoints(self.settings)
         self._fatal = None
         client = self._client = PersonadClient(

@@ -45,6 +45,7 @@ from adapters.matrix.send import NETWORK_ERRORS, Outgoing
 from adapters.matrix.settings import Settings
 from bot.daemon.connection_reason import connection_reason
 from bot.daemon.errors import AdapterError, ConfigError
+from bot.daemon.logs import register_secret
 from bot.media.fetch import unreachable
 
 __all__ = ["MatrixAdapter", "Settings", "SyncStalled", "create"]
@@ -110,6 +111,8 @@ class MatrixAdapter(Adapter):
             access_token=self.settings.secret("access_token"),
             device_name=self.settings.device_name,
         )
+        register_secret(credentials.password)  # masked in every log line, whatever it is called
+        register_secret(credentials.access_token)
         store = Path(self.context.data_dir) / "matrix" / "store"
         store.mkdir(parents=True, exist_ok=True)
         config = AsyncClientConfig(

@@ -125,7 +125,9 @@ class Poller:
         """True for an update not seen before; moves ``next_id`` past it."""
         update_id = raw.get("update_id") if isinstance(raw, dict) else None
         if not isinstance(update_id, int):
-            log.warning("telegram.update_without_id", update=repr(raw)[:200])
+            # its keys only: its values may hold what someone said, Off The Record too
+            keys = sorted(str(key) for key in raw) if isinstance(raw, dict) else type(raw).__name__
+            log.warning("telegram.update_without_id", keys=keys)
             return False
         if self.next_id is not None and update_id < self.next_id:
             return False

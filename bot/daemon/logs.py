@@ -5,7 +5,9 @@ persona, platform, event id) is bound once per turn through context variables. T
 :func:`redact` processor runs last before rendering, so no secret reaches a log by accident:
 fields whose names look secret are masked, known secret values (API keys, bot tokens read from
 the environment at start) are replaced wherever they appear, and strings shaped like common
-tokens are masked. While a turn is Off The Record (``otr=True`` bound in its context),
+tokens are masked; the standard library's records (libraries' own lines, asyncio's tracebacks)
+are masked the same way (:func:`mask_secrets`). While a turn is Off The Record (``otr=True``
+bound in its context),
 :func:`withhold_off_the_record` keeps only the fields that name things (user, persona, room,
 counts, the error's kind) and replaces every other text, tracebacks and model error bodies
 included, so nothing said Off The Record reaches a log line at any level.
@@ -26,6 +28,7 @@ __all__ = [
     "NOISY_LIBRARIES",
     "bound",
     "configure_logging",
+    "mask_secrets",
     "redact",
     "register_secret",
     "register_secrets_from_env",
@@ -87,12 +90,18 @@ def register_secrets_from_env(env: MutableMapping[str, str] | dict[str, str]) ->
             register_secret(value)
 
 
+def mask_secrets(text: str) -> str:
+    """``text`` with every known secret value and every token-shaped string masked: what a
+    log line gets, for a report printed elsewhere (``check-config --probe``)."""
+    for secret in _known_secrets:
+        if secret in text:
+            text = text.replace(secret, _MASK)
+    return _SECRET_SHAPES.sub(_MASK, text)
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, str):
-        for secret in _known_secrets:
-            if secret in value:
-                value = value.replace(secret, _MASK)
-        return _SECRET_SHAPES.sub(_MASK, value)
+        return mask_secrets(value)
     if isinstance(value, dict):
         return {k: (_MASK if _SECRET_KEYS.search(str(k)) else _clean(v)) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -130,6 +139,13 @@ class _OffTheRecordFilter(logging.Filter):
             record.msg, record.args = _WITHHELD, ()
             record.exc_info = record.exc_text = None
         return True
+
+
+class _MaskingFormatter(logging.Formatter):
+    """The standard library's records, their tracebacks included, masked like structlog's."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return mask_secrets(super().format(record))
 
 
 class _Stderr:
@@ -177,7 +193,7 @@ def configure_logging(
         cache_logger_on_first_use=False,
     )
     handler = logging.StreamHandler(stream)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    handler.setFormatter(_MaskingFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     handler.addFilter(_OffTheRecordFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]

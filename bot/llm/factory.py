@@ -1,7 +1,8 @@
 """Backends built from configuration, each wrapped in :class:`~bot.llm.retry.RetryingBackend`.
 
 Only the backends some role uses are built, so an unused Anthropic backend does not demand a
-key. Keys come from the environment mapping passed in (never from the TOML file):
+key. Keys come from the environment mapping passed in (never from the TOML file), and each
+key read is masked in every log line from then on, whatever its variable is called:
 
 - ``anthropic``: the variable named by ``api_key_env``, else ``ANTHROPIC_API_KEY``; the base
   URL from ``base_url``, else ``ANTHROPIC_BASE_URL``, else Anthropic's own;
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 import structlog
 
 from bot.daemon.errors import ConfigError
+from bot.daemon.logs import register_secret
 from bot.llm.base import LLMBackend
 from bot.llm.deferred import DeferredBackend
 from bot.llm.retry import RetryingBackend
@@ -34,6 +36,7 @@ def _anthropic_key(spec: BackendConfig, env: Mapping[str, str]) -> tuple[str, st
             "llm.roles.chat.backend to a local OpenAI-compatible server "
             "(see config/personad.example.toml)."
         )
+    register_secret(api_key)
     return key_env, api_key
 
 
@@ -81,6 +84,7 @@ def _openai_key(name: str, spec: BackendConfig, env: Mapping[str, str]) -> str |
                 f"{spec.api_key_env} is not set: export the key for llm.backends.{name}, "
                 f"or remove llm.backends.{name}.api_key_env if the server needs none."
             )
+        register_secret(api_key)
     return api_key
 
 

@@ -9,7 +9,10 @@ were found to be, since servers choose their decoder by the name's extension.
 and answers the sound: a local Piper or Kokoro server, or a hosted one.
 Each is the backend of a model role (``llm.roles.transcribe`` and ``llm.roles.speech``) of
 kind ``openai_compat``. A server that fails, refuses or takes longer than its ``timeout`` is
-a :class:`~bot.daemon.errors.MediaError` naming what could not be done.
+a :class:`~bot.daemon.errors.MediaError` naming what could not be done. A speech server's
+refusal is named by its status alone: its body may quote the words it was asked to speak
+(validation errors carry the request's input), and an answer said Off The Record may be
+retried where no turn's log context withholds them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import structlog
 
 from adapters.base import Speech
 from bot.daemon.errors import ConfigError, MediaError
+from bot.daemon.logs import mask_secrets, register_secret
 from bot.media.audio import duration_of
 from bot.media.kinds import audio_suffix, sniff
 from bot.setup.config_llm import BackendConfig
@@ -49,6 +53,9 @@ class Transcript:
 class AudioServer:
     """One OpenAI-compatible audio server, reached with its own HTTP session."""
 
+    #: whether an error's body is worth naming: not when it may quote what was said
+    body_in_errors = True
+
     what = "audio"
 
     def __init__(self, role: str, spec: BackendConfig, env: Mapping[str, str]) -> None:
@@ -62,6 +69,7 @@ class AudioServer:
         self.url = spec.base_url.rstrip("/")
         self.timeout = spec.timeout
         key = env.get(spec.api_key_env, "").strip() if spec.api_key_env else ""
+        register_secret(key)
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._session: aiohttp.ClientSession | None = None
 
@@ -87,8 +95,10 @@ class AudioServer:
             async with asyncio.timeout(self.timeout):
                 async with self._client().post(f"{self.url}{path}", **kwargs) as response:  # type: ignore[arg-type]
                     if response.status != 200:
-                        detail = (await response.text(errors="replace"))[:200]
-                        why = f"HTTP {response.status} {detail}"
+                        why = f"HTTP {response.status}"
+                        if self.body_in_errors:
+                            detail = mask_secrets(await response.text(errors="replace"))
+                            why = f"{why} {detail[:200]}"
                         if response.status in handled:
                             raise _Refused(
                                 f"{self.role} server {self.url}: {why}",
@@ -182,6 +192,7 @@ def _seconds(value: object) -> float | None:
 
 class Speaker(AudioServer):
     what = "speech"
+    body_in_errors = False  # it may quote the answer it was asked to speak
 
     def __init__(
         self, role: str, spec: BackendConfig, env: Mapping[str, str], *, voice: str

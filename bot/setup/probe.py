@@ -6,7 +6,8 @@ Discord ``users/@me``, Nextcloud Talk's capabilities, and the ``models`` list of
 language model a role uses; a local server that has no ``GET /models`` (some llama.cpp and
 proxy builds) is asked for a one-token completion instead. A connection that fails says why
 in words (:func:`bot.daemon.connection_reason.connection_reason`), with the other scheme to try when
-the scheme is the likely mistake. Secrets never appear in what is printed.
+the scheme is the likely mistake. Secrets never appear in what is printed: every credential a
+probe sends is masked in what it prints, a service's answer that quotes it back too.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import aiohttp
 from adapters import registry
 from bot.daemon.connection_reason import connection_reason, where
 from bot.daemon.errors import ConfigError
+from bot.daemon.logs import mask_secrets, register_secret
 from bot.setup.config import Config
 
 __all__ = ["PROBE_SECONDS", "Probe", "probe_all"]
@@ -37,6 +39,12 @@ class Probe:
 
     def line(self) -> str:
         return f"probe: {self.service}: {'ok' if self.ok else 'FAILED'}: {self.found}"
+
+
+def _sent(credential: str | None) -> str:
+    """``credential``, masked from now on in whatever is printed or logged."""
+    register_secret(credential)
+    return credential or ""
 
 
 class _Refused(Exception):
@@ -62,24 +70,25 @@ def _deny(status: int, body: Any, what: str) -> _Refused:
     if isinstance(body, dict):
         raw = body.get("error") or body.get("description") or body.get("message") or ""
         detail = raw.get("message", "") if isinstance(raw, dict) else str(raw)
+    detail = mask_secrets(detail)  # before it is cut short, which could leave part of a key
     return _Refused(f"{what} answered HTTP {status}" + (f" ({detail[:120]})" if detail else ""))
 
 
 async def _matrix(http: aiohttp.ClientSession, settings: Any) -> str:
     base = settings.homeserver.rstrip("/") + "/_matrix/client/v3"
-    token = settings.secret("access_token")
+    token = _sent(settings.secret("access_token"))
     logged_in = False
     if not token:
         body = {
             "type": "m.login.password",
             "identifier": {"type": "m.id.user", "user": settings.user_id},
-            "password": settings.secret("password"),
+            "password": _sent(settings.secret("password")),
             "initial_device_display_name": "personad check-config",
         }
         status, answer = await _call(http, "POST", f"{base}/login", json=body)
         if status != 200 or not isinstance(answer, dict):
             raise _deny(status, answer, "login")
-        token, logged_in = str(answer.get("access_token", "")), True
+        token, logged_in = _sent(str(answer.get("access_token", ""))), True
     headers = {"Authorization": f"Bearer {token}"}
     try:
         status, answer = await _call(http, "GET", f"{base}/account/whoami", headers=headers)
@@ -94,7 +103,7 @@ async def _matrix(http: aiohttp.ClientSession, settings: Any) -> str:
 
 async def _telegram(http: aiohttp.ClientSession, settings: Any) -> str:
     status, answer = await _call(
-        http, "GET", f"{settings.api_url()}{settings.resolve_token()}/getMe"
+        http, "GET", f"{settings.api_url()}{_sent(settings.resolve_token())}/getMe"
     )
     if status != 200 or not isinstance(answer, dict) or not answer.get("ok"):
         raise _deny(status, answer, "getMe")
@@ -103,7 +112,7 @@ async def _telegram(http: aiohttp.ClientSession, settings: Any) -> str:
 
 async def _discord(http: aiohttp.ClientSession, settings: Any) -> str:
     base = settings.api_base or "https://discord.com/api/v10"
-    headers = {"Authorization": f"Bot {settings.token_value()}"}
+    headers = {"Authorization": f"Bot {_sent(settings.token_value())}"}
     status, answer = await _call(http, "GET", f"{base}/users/@me", headers=headers)
     if status != 200 or not isinstance(answer, dict):
         raise _deny(status, answer, "users/@me")
@@ -151,13 +160,13 @@ def _model_probe(
 
     async def probe(http: aiohttp.ClientSession, _settings: Any) -> str:
         if spec.kind == "anthropic":
-            key = env.get(spec.api_key_env or "ANTHROPIC_API_KEY", "")
+            key = _sent(env.get(spec.api_key_env or "ANTHROPIC_API_KEY", ""))
             headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
             target = f"{url}/v1/models"
         else:
             headers = {}
             if spec.api_key_env:
-                headers["Authorization"] = f"Bearer {env.get(spec.api_key_env, '')}"
+                headers["Authorization"] = f"Bearer {_sent(env.get(spec.api_key_env))}"
             target = f"{url}/models"
         status, answer = await _call(http, "GET", target, headers=headers)
         if spec.kind == "openai_compat" and status in _NO_LIST:
@@ -189,12 +198,13 @@ async def _one(
     # only scheme, host and port are printed: a Bot API URL carries its token
     try:
         async with asyncio.timeout(PROBE_SECONDS):
-            return Probe(service, True, await probe(http, settings))
+            found = await probe(http, settings)
+            return Probe(service, True, mask_secrets(found))
     except TimeoutError as exc:
         reason = connection_reason(exc, url).replace("in time", f"within {PROBE_SECONDS:g}s")
         return Probe(service, False, f"{where(url)}: {reason}")
     except (_Refused, ConfigError) as exc:
-        return Probe(service, False, str(exc))
+        return Probe(service, False, mask_secrets(str(exc)))
     except aiohttp.ClientError as exc:
         return Probe(
             service, False, f"cannot connect to {where(url)}: {connection_reason(exc, url)}"

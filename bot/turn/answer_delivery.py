@@ -131,9 +131,11 @@ class AnswerDelivery:
     async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
         """Deliver a short reply of the daemon's own (a command's answer, a refusal): Off
         The Record it waits in memory only, like a turn's answer, since it may quote what
-        the user typed (``/search WORDS``, an unknown ``/WORD``)."""
+        the user typed (``/search WORDS``, an unknown ``/WORD``), also when the mode ended
+        after the message came."""
         user = self.identify(incoming)
-        otr = user is not None and self.otr.is_on(user, self.room_of(incoming))
+        said = (incoming.platform, incoming.event_id) in self._said_off_record
+        otr = said or (user is not None and self.otr.is_on(user, self.room_of(incoming)))
         reply = self._reply(adapter, incoming, stream=False)
         await self._deliver(reply, incoming, text, otr=otr)
 
