@@ -125,6 +125,24 @@ def test_restart_restores_todays_conversation(tmp_path: Path, fake: FakeAnthropi
     assert any("My cat is called Miso." in t for t in texts)
 
 
+def test_the_terminal_is_still_heard_after_a_reload(tmp_path: Path, fake: FakeAnthropic) -> None:
+    """``/reload`` reads the users from the file again; the terminal's own identity, which
+    ``chat`` adds for its user, stays, so what is typed after it is answered."""
+    data = tmp_path / "data"
+    personad("persona", "new", "scott", "inara", data_dir=data)
+    config = tmp_path / "personad.toml"
+    config.write_text('[users.scott]\nidentities = ["telegram:1"]\nadmin = true\n')
+    result = personad(
+        *("chat", "--config", str(config), "--user", "scott", "--persona", "inara"),
+        data_dir=data,
+        base_url=fake.base_url,
+        stdin="/reload\nhello after the reload\n",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "reloaded" in result.stdout
+    assert "hello after the reload" in str(fake.requests[-1].body["messages"])
+
+
 def test_missing_key_and_missing_persona_are_one_sentence(tmp_path: Path) -> None:
     data = tmp_path / "data"
     missing = personad("chat", "--user", "scott", "--persona", "inara", data_dir=data, stdin="hi\n")

@@ -131,6 +131,35 @@ async def test_group_chatter_ignored_mentions_answered_strangers_ignored(world: 
     assert {s["chat_id"] for s in world.fake.sent} == {str(GROUP)}
 
 
+async def test_a_stranger_named_like_a_user_gets_nothing_however_they_write(
+    world: World,
+) -> None:
+    """Only the numeric id counts: the same first name and @username, a reply to the user's
+    message, the user's words forwarded, a command, a photo: no answer and no model call."""
+    fake = world.fake
+    group = {"chat_type": "supergroup", "from_id": STRANGER}
+    asked = fake.push_message(GROUP, "@persona_bot hello", from_id=SCOTT, chat_type="supergroup")
+    await world.answered(GROUP, "echo: hello")
+    lookalike = fake.user(STRANGER, first_name="Scott", username="scott")
+    origin = {"type": "user", "date": 1, "sender_user": fake.user(SCOTT)}
+    fake.push_message(
+        GROUP,
+        "@persona_bot again",
+        reply_to=asked["message"]["message_id"],
+        extra={"from": lookalike},
+        **group,
+    )
+    fake.push_message(GROUP, "/users@persona_bot", extra={"from": lookalike}, **group)
+    fake.push_message(STRANGER, "hi", extra={"from": lookalike, "forward_origin": origin})
+    photo = [{"file_id": "p1", "file_unique_id": "u1", "width": 9, "height": 9}]
+    fake.push_message(STRANGER, None, extra={"from": lookalike, "photo": photo})
+    fake.push_message(GROUP, "@persona_bot still me", from_id=SCOTT, chat_type="supergroup")
+    await world.answered(GROUP, "echo: still me")
+    assert world.answers(GROUP) == ["echo: hello", "echo: still me"]
+    assert world.answers(STRANGER) == [] and len(world.llm.calls) == 2
+    assert "again" not in str(world.llm.calls[-1].messages)
+
+
 async def test_stalled_polling_is_restarted_by_the_watchdog(world: World) -> None:
     fake = world.fake
     fake.fail_next(10_000, status=502)

@@ -7,7 +7,14 @@ import time
 
 from bot.commands.search import search_command
 from bot.commands.sharing import sharing_commands
-from bot.commands.table import ADMIN_ONLY, COMMANDS, Command, CommandContext, register
+from bot.commands.table import (
+    ADMIN_ONLY,
+    COMMANDS,
+    RELOAD_REFUSED,
+    Command,
+    CommandContext,
+    register,
+)
 from bot.commands.undo import undo_command
 from bot.daemon.errors import PersonaError
 from bot.daemon.health import HealthCheck
@@ -24,6 +31,13 @@ _COMMAND_LINE = re.compile(r"`[/!](?:[a-z]|`)")
 REFUSALS_LISTED = 5
 #: ``/distill`` in a shared room: its answer would name every room and the direct rooms' memory
 DISTILL_ONLY_DIRECT = "/distill works in a direct conversation with me, not in a shared room."
+#: ``/users`` in a shared room: its answer names every user's identities to whoever is there
+USERS_ONLY_DIRECT = "/users works in a direct conversation with me, not in a shared room."
+#: ``/reload`` of a config with problems, in a shared room: the problems name users and values
+RELOAD_PROBLEMS_IN_DIRECT = (
+    f"{RELOAD_REFUSED}. Ask me in a direct conversation, or run `personad check-config`,"
+    " to see them."
+)
 
 
 async def _help(ctx: CommandContext) -> str:
@@ -223,7 +237,12 @@ async def _persona(ctx: CommandContext) -> str:
 
 
 async def _reload(ctx: CommandContext) -> str:
-    return await ctx.router.reload()
+    """Reload; in a shared room a config's problems are not read out (they name users, their
+    identities and the config's values), only that there are some."""
+    answer = await ctx.router.reload()
+    if ctx.room.shared and answer.startswith(RELOAD_REFUSED):
+        return RELOAD_PROBLEMS_IN_DIRECT
+    return answer
 
 
 async def _distill(ctx: CommandContext) -> str:
@@ -238,6 +257,9 @@ async def _distill(ctx: CommandContext) -> str:
 
 
 async def _users(ctx: CommandContext) -> str:
+    """Every user with their identities; only in a direct room, as strangers share groups."""
+    if ctx.room.shared:
+        return USERS_ONLY_DIRECT
     config = ctx.router.config
     if not config.users:
         return "No users are configured."

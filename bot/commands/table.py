@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ADMIN_ONLY",
     "COMMANDS",
+    "RELOAD_REFUSED",
     "Command",
     "CommandContext",
     "CommandHost",
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 ADMIN_ONLY = "That command is for admins only."
+#: how the answer to ``/reload`` begins when the config has problems (the problems follow)
+RELOAD_REFUSED = "Config not reloaded, it has problems"
 
 
 def unknown_command(name: str) -> str:

@@ -24,6 +24,7 @@ import structlog
 from aiohttp import web
 
 from adapters.base import Adapter
+from bot.commands.table import RELOAD_REFUSED
 from bot.daemon.errors import ConfigError
 from bot.daemon.health import HealthCheck
 from bot.daemon.model_health import ModelHealth
@@ -249,7 +250,7 @@ class Daemon(StartUp):
             fresh = load_config(source, self.env)
         except ConfigError as exc:
             log.error("config.reload_failed", error=str(exc))
-            return f"Config not reloaded, it has problems: {exc}"
+            return f"{RELOAD_REFUSED}: {exc}"
         later = [
             what
             for what, changed in (
@@ -259,6 +260,11 @@ class Daemon(StartUp):
             if changed
         ]
         note = f" {' and '.join(later)} changes take effect at the next restart." if later else ""
+        # the terminal of `personad chat` keeps speaking for its user while they are configured
+        for user, platform in self._pinned:
+            kept = fresh.users.get(user)
+            if platform == "console" and kept and f"console:{user}" not in kept.identities:
+                kept.identities.append(f"console:{user}")
         for section in ("users", "prompt", "memory", "distill", "daemon"):
             setattr(self.config, section, getattr(fresh, section))
         self.config.llm.max_tool_steps = fresh.llm.max_tool_steps

@@ -7,8 +7,8 @@
   an allowed host, and it must carry the session's CSRF token (form field ``csrf`` or header
   ``X-CSRF-Token``; a multipart body, which carries files, in the header only). The session
   cookie is SameSite=Strict as well.
-- Pages other than sign-in and static files want a signed-in browser; others are sent to
-  ``/login``.
+- Pages other than sign-in and static files want a signed-in browser of a configured user;
+  others (a user since taken out of the config too) are sent to ``/login``.
 
 The bearer-token API keeps its own paths; :func:`is_console_request` tells them apart
 (``POST /setup/persona`` with an ``Authorization`` header is the API's).
@@ -110,6 +110,8 @@ async def console_guard(request: web.Request, handler: Handler) -> web.StreamRes
     cookie = request.cookies.get(COOKIE)
     if cookie:
         session = await request.app[CONSOLE].store.session(cookie)
+    if session is not None and session.user not in request.app[CONSOLE].daemon.config.users:
+        session = None  # a user taken out of the config (and reloaded) is signed out
     request[SESSION] = session
     public = request.path.startswith(_PUBLIC)
     if request.method not in _SAFE:
