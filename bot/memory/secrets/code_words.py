@@ -48,6 +48,7 @@ _ELSEWHERE = (
     r"|paid|tel|phone|telefone|call|ligar|order|pedido|station|estacao|level|nivel|platform"
     r"|plataforma|seat|lugar|bay|desk|table|mesa|route|rota|exit|saida|score|points|pontos"
     r"|entidade|referencia|ref|reference|valor|total|montante|amount|invoice|fatura|factura"
+    r"|extension|ext|ramal|extensao"
 )
 
 

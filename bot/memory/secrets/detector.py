@@ -28,7 +28,8 @@ other three (the project's own rules) together:
   :mod:`~bot.memory.secrets.spoken_digits`, :mod:`~bot.memory.secrets.lock_numbers` and
   :mod:`~bot.memory.secrets.code_words`), :mod:`~bot.memory.secrets.cards`,
   :mod:`~bot.memory.secrets.passwords` (with :mod:`~bot.memory.secrets.ways_in`,
-  :mod:`~bot.memory.secrets.sign_in_pairs` and :mod:`~bot.memory.secrets.password_words`),
+  :mod:`~bot.memory.secrets.sign_in_pairs`, :mod:`~bot.memory.secrets.quoted_passwords` and
+  :mod:`~bot.memory.secrets.password_words`),
   :mod:`~bot.memory.secrets.seeds`). The phrase tables are in
   :mod:`bot.memory.secrets.phrase_patterns`, built from the words of
   :mod:`bot.memory.secrets.key_words`;
@@ -128,15 +129,22 @@ def _without_pictographs(folded: str) -> str:
 
 
 _LINE = re.compile(r"[^\n]*")
+#: a line that only opens or closes a block of code: the value is on the line after it
+_FENCE = re.compile(r"[ ]*(?:```|~~~)[\w+-]*[ ]*")
 
 
 def _next_lines(folded: str, found: list[Span]) -> list[Span]:
     """A line that announces a value ("senha:", "my password is below.") makes the next
-    non-empty line a secret; one that asks for a value ("the code for the gate", "new pin")
-    makes it a secret when it is a bare value of that kind ("four four eight one"). A line
-    that gave its value already asks for nothing."""
+    non-empty line a secret (a fence of a block of code is passed over); one that asks for a
+    value ("the code for the gate", "new pin") makes it a secret when it is a bare value of
+    that kind ("four four eight one"). A line that gave its value already (``found``, and
+    the markers of values withheld before) asks for nothing."""
     spans: list[Span] = []
-    lines = [(m.start(), m.group(0)) for m in _LINE.finditer(folded) if m.group(0).strip()]
+    lines = [
+        (m.start(), m.group(0))
+        for m in _LINE.finditer(folded)
+        if m.group(0).strip() and not _FENCE.fullmatch(m.group(0))
+    ]
     for (start, line), (next_start, next_line) in pairwise(lines):
         if any(start <= span.start < start + len(line) for span in found):
             continue
@@ -237,7 +245,8 @@ def own_secrets(text: str) -> list[Span]:
     if key_words.KEY_ANYWHERE.search(folded) or "@" in folded:
         spans += phrase_spans(text, folded)
     if "\n" in folded:
-        spans += _next_lines(folded, spans)
+        given = [Span(*m.span(), "marker") for m in MARKERS.finditer(text)]
+        spans += _next_lines(folded, spans + given)
     spans = _outside_public(text, spans)
     if spans:
         spans += sentence_siblings(folded, spans)

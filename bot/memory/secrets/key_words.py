@@ -102,6 +102,7 @@ ID_KEYS = (
     r"|routing(?: number| no\.?)?|checking|chequing"
     r"|sort code|iban|bsb|cpf|cnpj|rg|cnh|nif|nib|nipc|contribuinte|pis|pasep|nis"
     r"|titulo de eleitor|cartao de cidadao|seguranca social|passaporte|numero da conta"
+    r"|(?:numero de )?utente(?: do sns)?|numero do sns"
     r"|carta de conducao|carteira de motorista"
     r"|conta(?: corrente| poupanca| bancaria)?|cc)"
 )
@@ -151,7 +152,8 @@ KEY_KINDS: list[tuple[str, re.Pattern[str]]] = [
             "id",
             r"ssn|social\b|\bsin\b|tax|\bein\b|itin|medicare|nhs|passport|licen[cs]e"
             r"|cpf|cnpj|\brg\b|cnh|nif|nipc|contribuinte|pis|pasep|\bnis\b|eleitor|cidadao"
-            r"|seguranca social|passaporte|national insurance|\bnino\b|\bni number",
+            r"|seguranca social|passaporte|national insurance|\bnino\b|\bni number|utente"
+            r"|\bsns\b",
         ),
     )
 ]

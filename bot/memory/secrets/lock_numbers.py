@@ -30,7 +30,7 @@ _LOCK = (
     r"(?:lock|locks|padlock|lockbox|key ?box|key safe|safe|vault|locker|keypad|alarm|garage|gate"
     r"|door|intercom|buzzer|pad|panel|siren|cofre|cadeado|fechadura|armario|alarme|portao|porta"
     r"|garagem|teclado|painel|sirene"
-    r"|interfone|porteiro)"
+    r"|interfone|porteiro|(?<!price )(?<!discount )(?<!manual )override)"
 )
 
 #: a word for a lock: a sentence without one has no lock's numbers

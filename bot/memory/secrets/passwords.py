@@ -1,8 +1,7 @@
 """Passwords as people say them in chat, for :mod:`bot.memory.secrets.speech`. Each rule
 reads one sentence of folded text:
 
-- a quoted passphrase, before or after its word ('"otter pancake" is my passphrase'), and a
-  passphrase of three words or more after its name;
+- a passphrase of three words or more after its name;
 - a password changed to a value ("changed my bank password to Manga2024", "mudei a senha para
   X", "changed my pin to ..."), or set, typed or said to be another's in a sentence that names
   one ("enter Maple77! when it asks for the password", "senha do app: a mesma do email,
@@ -11,43 +10,26 @@ reads one sentence of folded text:
 - a password spelled out aloud ("um capital b blueberry nineteen eighty eight"), and the new
   or the old one of a key ("guest wifi changed, new one is SunnyDays2025").
 
-With them run the rules of a value by the way in it gives (:mod:`bot.memory.secrets.ways_in`)
-and of a password beside its name (:mod:`bot.memory.secrets.sign_in_pairs`); the words that
-name a password and those that may be one are in :mod:`bot.memory.secrets.password_words`.
+With them run the rules of a quoted passphrase beside its word
+(:mod:`bot.memory.secrets.quoted_passwords`), of a value by the way in it gives
+(:mod:`bot.memory.secrets.ways_in`) and of a password beside its name
+(:mod:`bot.memory.secrets.sign_in_pairs`); the words that name a password and those that may
+be one are in :mod:`bot.memory.secrets.password_words`.
 """
 
 from __future__ import annotations
 
 import re
 
-from bot.memory.secrets.password_words import (
-    MIXED,
-    NOT_MIXED,
-    PASS_WORD,
-    everyones,
-    names_password,
-    one_values,
-)
+from bot.memory.secrets.password_words import MIXED, NOT_MIXED, names_password, one_values
 from bot.memory.secrets.phrase_patterns import NOT_KEY_OF
+from bot.memory.secrets.quoted_passwords import quoted_passphrases
 from bot.memory.secrets.seeds import SENTENCE_WORDS
 from bot.memory.secrets.sign_in_pairs import pair_spans
-from bot.memory.secrets.values import Span, text_before, value_span
+from bot.memory.secrets.values import Span, value_span
 from bot.memory.secrets.ways_in import way_in_spans
 
 __all__ = ["password_spans"]
-
-
-#: a first-person way in that names no password word: "... is what I type to unlock my diary"
-_UNLOCK = re.compile(
-    r"\b(?:what i (?:type|enter|use|put in) to (?:unlock|open|log ?in|sign in|get into)"
-    r"|(?:escrevo|digito|uso|ponho|meto) para (?:desbloquear|abrir|entrar))\b"
-)
-
-
-_QUOTED = re.compile(
-    r"[\"“”«](?P<q>[^\"“”«»\n]{2,80})[\"“”»]|(?<!\w)'(?P<s>[^'\n]{2,80})'(?!\w)"
-    r"|\[(?P<b>[^\]\s]{3,64})\]"
-)
 
 
 #: "changed my bank password to X", "mudei a senha do banco para X"
@@ -91,33 +73,6 @@ _NOT_CHANGED_TO = re.compile(
     r"|optional|opcional|temporar\w*|provisori[ao]|lembrete|reminder|dica|hint)"
     r"(?=[ ,.;:!?)]|$)"
 )
-
-
-#: a quote that names where a password is kept, not the password
-_PLACE_NAMED = re.compile(
-    r"\b(?:under|called|named|entry|item|folder|label(?:l)?ed|titled|chamad[ao]|sob|pasta"
-    r"|com o nome)[ ]*$"
-)
-
-
-def _quoted_passphrase(start: int, sentence: str) -> list[Span]:
-    """A quoted string beside a password word (or a first-person way in) outside it: the
-    quote is the passphrase."""
-    if not (PASS_WORD.search(sentence) or _UNLOCK.search(sentence)):
-        return []
-    spans = []
-    for match in _QUOTED.finditer(sentence):
-        if _PLACE_NAMED.search(text_before(sentence, match.start())):
-            continue  # "the password is in bitwarden under 'restic'"
-        inside = match.group("q") or match.group("s") or match.group("b") or ""
-        outside = sentence[: match.start()] + " " + sentence[match.end() :]
-        named = names_password(outside) or _UNLOCK.search(outside)
-        word = PASS_WORD.search(outside)
-        if word and everyones(outside[: word.start()], outside[word.end() :]):
-            continue  # "'qwerty' is the most famous password ever"
-        if named and not PASS_WORD.search(inside):
-            spans.append(Span(start + match.start(), start + match.end(), "password"))
-    return spans
 
 
 def _changed_to(start: int, sentence: str) -> list[Span]:
@@ -271,8 +226,19 @@ def _spelled(start: int, sentence: str) -> list[Span]:
     ]
 
 
+#: a sentence about a network's name, whose "guest one" is another network, not a key: "our
+#: Wi-Fi network's called SmithFamily_5G, the guest one is SmithFamily_Guest"
+_NETWORK_NAMED = re.compile(
+    r"\b(?:ssid|network'?s?(?: is)? (?:called|named)|network name|nome da rede"
+    r"|a rede (?:se )?chama)\b"
+)
+
+
 def _one_is(start: int, sentence: str) -> list[Span]:
-    return one_values(start, _ONE_IS, sentence)
+    spans = one_values(start, _ONE_IS, sentence)
+    if spans and _NETWORK_NAMED.search(sentence) and not names_password(sentence):
+        return []
+    return spans
 
 
 def password_spans(start: int, sentence: str, text: str = "") -> list[Span]:
@@ -280,7 +246,7 @@ def password_spans(start: int, sentence: str, text: str = "") -> list[Span]:
     those of :mod:`~bot.memory.secrets.ways_in` and :mod:`~bot.memory.secrets.sign_in_pairs`
     find, unordered; the rule that needs capitals runs only with ``text``."""
     return [
-        *_quoted_passphrase(start, sentence),
+        *quoted_passphrases(start, sentence),
         *_changed_to(start, sentence),
         *_set_password(start, sentence),
         *_passphrase(start, sentence),

@@ -4,6 +4,8 @@ capitals):
 
 - "name / Value9" pairs, alone ("kevin / Gr33nL4ntern_NAS") or as the way in ("log in with
   joana / joana2021", "entra com o joao.p / Cafe#7");
+- a login told as a name and then its password ("the Ring login is our family email and
+  Doorbell_Sunny9");
 - a list of passwords after a colon, each after what it is for ("passwords: netflix -
   popcorn88, disney - frozen2019", "as senhas são: banco = 4471, email = Cafe#22").
 """
@@ -34,6 +36,35 @@ _SIGN_IN_PAIR = re.compile(
 )
 
 
+#: "the Ring login is our family email and Doorbell_Sunny9", "o login da Tapo é o email da
+#: casa e Quintal!88": a login given as a name and then, after "and", its password
+_LOGIN_AND = re.compile(
+    r"\b(?:login|log-?in|sign-?in|username|user|utilizador|usuario)\b"
+    r"(?![ ]+(?:page|screen|form|button|flow|pagina|tela|botao))[^.!?\n]{0,20}?"
+    r"\b(?:is|e|eh)[ ]+[^.!?\n,;]{2,40}?[ ]+(?:and|e|plus|mais)[ ]+"
+    r"(?:(?:the |a |o )?(?:password|pw|pass|senha)[ ]+(?:is[ ]+|e[ ]+)?)?"
+    r"(?P<value>[^\s,;]{6,64})(?=[ ]*(?:[,;.!?]|$))"
+)
+
+
+def _strong(value: str) -> bool:
+    """Whether ``value`` (as written) can only be a password: small and capital letters with a
+    symbol or two runs of digits ("Gr33nL4ntern_NAS", "Doorbell_Sunny9")."""
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    symbol = any(not c.isalnum() for c in value)
+    return mixed and (symbol or len(re.findall(r"\d+", value)) >= 2)
+
+
+def _login_and(start: int, text: str, sentence: str) -> list[Span]:
+    """The password of a login told as a name "and" a value that can only be a password."""
+    spans = []
+    for m in _LOGIN_AND.finditer(sentence):
+        value = text[start + m.start("value") : start + m.end("value")].rstrip(".!?")
+        if _strong(value) and any(c.isdigit() for c in value):
+            spans.append(value_span(start, m, value=value))
+    return spans
+
+
 def _sign_in_pairs(start: int, sentence: str) -> list[Span]:
     """The password of a "name / password" pair given as the way in: its value has a digit or
     a symbol ("log in with google / apple" names two ways in)."""
@@ -45,10 +76,7 @@ def _sign_in_pairs(start: int, sentence: str) -> list[Span]:
 def _bare_pairs(start: int, text: str, sentence: str) -> list[Span]:
     spans = []
     for m in _BARE_PAIR.finditer(sentence):
-        value = text[start + m.start("value") : start + m.end("value")]
-        mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
-        symbol = any(not c.isalnum() for c in value)
-        if mixed and (symbol or len(re.findall(r"\d+", value)) >= 2):
+        if _strong(text[start + m.start("value") : start + m.end("value")]):
             spans.append(value_span(start, m))
     return spans
 
@@ -93,5 +121,5 @@ def pair_spans(start: int, sentence: str, text: str = "") -> list[Span]:
     name, unordered; the rule that needs capitals runs only with ``text``."""
     spans = [*_listed(start, sentence), *_sign_in_pairs(start, sentence)]
     if text:
-        spans += _bare_pairs(start, text, sentence)
+        spans += _bare_pairs(start, text, sentence) + _login_and(start, text, sentence)
     return spans

@@ -135,9 +135,21 @@ _IT_IS = re.compile(
     r"(?:(?:i think|i guess|i believe|pretty sure"
     r"|acho que|penso que|creio que)[ ]+)?(?:(?:it|that|this|the number|the new one"
     r"|o numero|a nova|o novo|ela|ele|mine|ours|a minha|o meu|a nossa|o nosso)"
-    r"(?:[ ]+(?:is|was|e|eh|era)(?:[ ]+now|[ ]+agora)?|['’]s)?|its|thats|it's|that's|e|eh|sao)"
+    r"(?:[ ]+(?:is|was|e|eh|era)(?:[ ]+now|[ ]+agora)?|['’]s)?|its|thats|it's|that's|e|eh|sao"
+    r"|fica|ficou|passa a ser|passou a ser)"
     r"[ ]*:?[ ]+"
 )
+
+
+#: a sentence that says the value was found, then gives it: "Roblox sent a login code to your
+#: email, can you tell me what it says? nvm found it, 448 219", "achei, é 093 557"
+_FOUND_IT = re.compile(
+    r"[ ]*(?:(?:nvm|never ?mind|ok|okay|oh|ah|wait|pronto|deixa|esquece|ja)[ ,]+)?"
+    r"(?:found it|got it|here it is|achei|encontrei|aqui esta|ta aqui)[ ]*[,:!-]+[ ]*"
+    r"(?:(?:it'?s|its|e|eh)[ ]+)?"
+)
+#: a code sent by text as it is written, in two groups of three: "448 219"
+_GROUPED = re.compile(r"\d{3}[ -]\d{3}(?![\w.,/:-]?\d)")
 
 
 #: a sentence that says which password was chosen, after one that named it: "the bank wants
@@ -164,8 +176,12 @@ _STRAIGHT_AWAY = re.compile(r"[ ]*")
 
 def _opening(sentence: str, *, asked: bool) -> re.Match[str] | None:
     """Where the value starts in a sentence after the one that named its key: after "it is",
-    "é", "mine:"; or at once, when that one was the key alone, asked (``asked``)."""
-    return _IT_IS.match(sentence) or (_STRAIGHT_AWAY.match(sentence) if asked else None)
+    "é", "fica", "found it,"; or at once, when that one was the key alone, asked (``asked``)."""
+    return (
+        _IT_IS.match(sentence)
+        or _FOUND_IT.match(sentence)
+        or (_STRAIGHT_AWAY.match(sentence) if asked else None)
+    )
 
 
 def _asked_alone(folded: str, start: int, end: int) -> bool:
@@ -178,7 +194,11 @@ def _number_after(start: int, sentence: str, kind: str, *, asked: bool = False) 
     opening = _opening(sentence, asked=asked)
     if opening is None:
         return []
-    found = DIGIT_RUN.match(sentence, opening.end()) or CODE_NUMBER.match(sentence, opening.end())
+    found = (
+        DIGIT_RUN.match(sentence, opening.end())
+        or _GROUPED.match(sentence, opening.end())
+        or CODE_NUMBER.match(sentence, opening.end())
+    )
     if found is None or (
         YEAR.fullmatch(found.group(0)) and re.search(r"\w", sentence[found.end() :])
     ):
