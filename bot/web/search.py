@@ -73,6 +73,7 @@ PART_WORDS = {
     "importance": "kind of memory",
     "time": "said in the time asked about",
     "says_when": "names a time (asked when)",
+    "names_work": "names a line of work (asked about work)",
     "answer": "answers the question",
     "structure": "same subject",
     "lexical": "words in common",

@@ -38,6 +38,7 @@ from bot.memory.episodes.sentence_vectors import (
 )
 from bot.memory.episodes.store import EpisodeStore
 from bot.memory.episodes.time_query import read_time
+from bot.memory.episodes.work_words import asks_about_work
 from bot.memory.normal_form import normalise_text
 from bot.memory.secrets.detector import redact_secrets
 from bot.memory.sqlite.connection import Labels
@@ -229,7 +230,7 @@ class Episodes:
         meaning."""
         hint = read_time(query[:MAX_QUERY_CHARS], now)
         if limit <= 0:
-            return EpisodePool([], hint.window, hint.asks_when)
+            return EpisodePool([], hint.window, hint.asks_when, asks_about_work(query))
         groups = query_stem_groups(hint.text)
         stems = list(dict.fromkeys(stem for group in groups for stem in group))
         pool = limit + _POOL_MARGIN
@@ -279,7 +280,7 @@ class Episodes:
             cosines = await self._cosines(vector, list(rows))
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
-        return EpisodePool(list(rows.values()), hint.window, hint.asks_when)
+        return EpisodePool(list(rows.values()), hint.window, hint.asks_when, asks_about_work(query))
 
     async def _closest_of(
         self, vector: Matrix, rowids: list[int], labels: Labels

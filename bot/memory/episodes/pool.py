@@ -1,7 +1,7 @@
 """A query's candidate episodes, scored:
 
 ``score = W_BM25·bm25 + W_COSINE·cosine + W_RECENCY·recency + W_TIME·in_window
-+ W_SAYS_WHEN·says_a_time``
++ W_SAYS_WHEN·says_a_time + W_NAMES_WORK·names_work``
 
 (recency weighed :data:`~bot.memory.sqlite.scoring.W_RECENCY_WORDS_ONLY` instead when BM25
 ranks alone), where ``bm25`` and ``cosine`` are divided by the best of the pool (facts' and
@@ -9,7 +9,9 @@ episodes' together), ``in_window`` is 1 for an episode said within the time the 
 (:mod:`bot.memory.episodes.time_query`) and ``says_a_time`` is 1, for a query that asks *when*,
 for an episode that names a time ("we signed on the 14th", "fui despedido ontem",
 "flying out next Friday"): the message that tells when something happened says so, and the
-others about the same thing seldom do.
+others about the same thing seldom do; ``names_work`` is 1, for a query that asks about
+someone's work, for an episode that names a line of work
+(:mod:`bot.memory.episodes.work_words`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from datetime import UTC, datetime, tzinfo
 from bot.memory.base import MemoryHit
 from bot.memory.episodes.rows import EpisodeRow
 from bot.memory.episodes.time_query import says_a_time
+from bot.memory.episodes.work_words import names_work
 from bot.memory.sqlite.scoring import (
     W_BM25,
     W_COSINE,
@@ -29,7 +32,7 @@ from bot.memory.sqlite.scoring import (
     recency,
 )
 
-__all__ = ["W_SAYS_WHEN", "W_TIME", "EpisodePool"]
+__all__ = ["W_NAMES_WORK", "W_SAYS_WHEN", "W_TIME", "EpisodePool"]
 
 W_TIME = 0.5
 """Bonus of an episode said within the window the query names."""
@@ -39,6 +42,12 @@ W_SAYS_WHEN = 0.1
 (write path, recall@5): set A 0.688 -> 0.705, set B 0.362 as it was on both parts, set D
 0.488 -> 0.500 (tuning 0.500 -> 0.524, held-out 0.476 as it was); 0.05 gave less, 0.2 and 0.3
 cost set D's tuning part what 0.1 gained. With e5, set D 0.667 as it was."""
+
+W_NAMES_WORK = 0.1
+"""Bonus of an episode that names a line of work, when the query asks about someone's work.
+Measured with BM25 alone (write path, recall@5): set D 0.500 -> 0.508 (tuning 0.524 -> 0.527,
+held-out 0.476 -> 0.488), sets A and B as they were; 0.2 and 0.3 the same. With e5, set D
+0.667 as it was."""
 
 
 @dataclass(slots=True)
@@ -51,6 +60,8 @@ class EpisodePool:
     #: it, so it stands in for a fact that says the same thing
     #: (:func:`~bot.memory.episodes.blend.blend`), and one that names a time is lifted
     asks_when: bool = False
+    #: the query asks what someone does for a living: one that names a trade is lifted
+    asks_work: bool = False
 
     @property
     def best_bm25(self) -> float:
@@ -86,6 +97,8 @@ class EpisodePool:
                 parts["time"] = W_TIME * float(self.window[0] <= row.at < self.window[1])
             if self.asks_when:
                 parts["says_when"] = W_SAYS_WHEN * float(says_a_time(row.text))
+            if self.asks_work:
+                parts["names_work"] = W_NAMES_WORK * float(names_work(row.text))
             scored.append((sum(parts.values()), row, parts))
         scored.sort(key=lambda entry: entry[0], reverse=True)
         return [MemoryHit(row.item(zone), score, parts) for score, row, parts in scored[:limit]]
