@@ -192,3 +192,17 @@ async def test_a_reload_in_a_group_room_does_not_read_out_the_configs_problems(
         assert "'console:scott' already belongs to 'scott'" in adapter.texts()[-1]
     finally:
         await daemon.stop()
+
+
+def test_who_owns_an_identity_follows_every_change_of_the_users(tmp_path: Path) -> None:
+    config = make_config(tmp_path)
+    assert config.user_for_identity("console:scott") == "scott"
+    # an identity added in place (personad chat adds its terminal's) is heard at once
+    config.users["scott"].identities.append("telegram:4242")
+    assert config.user_for_identity("telegram:4242") == "scott"
+    # users read again (/reload) with the identity gone: it is nobody's, even when the new
+    # table has as many users and takes the old one's place in memory
+    fresh = {name: user.model_copy(deep=True) for name, user in config.users.items()}
+    fresh["scott"].identities.remove("telegram:4242")
+    config.users = fresh
+    assert config.user_for_identity("telegram:4242") is None

@@ -186,8 +186,9 @@ class Config(Section):
 
     def user_for_identity(self, identity: str) -> str | None:
         """The configured user owning ``identity``. The index is built on first use and
-        again whenever ``users`` is replaced (``/reload``) or gains or loses a user."""
-        key = (id(self.users), len(self.users))
+        again whenever the users or their identities change (``/reload``, ``personad chat``
+        adding its terminal): it is keyed on them, never on where they live in memory."""
+        key = tuple((name, tuple(user.identities)) for name, user in self.users.items())
         cached = self.__dict__.get("_identity_index")
         if cached is None or cached[0] != key:
             index = {i: name for name, user in self.users.items() for i in user.identities}
