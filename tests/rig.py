@@ -23,6 +23,7 @@ async def start_daemon(
     platform: str = "console",
     env: Mapping[str, str] | None = None,
     adapter_class: type[RecordingAdapter] = RecordingAdapter,
+    supports_edit: bool = False,
 ) -> tuple[Daemon, RecordingAdapter]:
     """A started daemon (no HTTP, no jobs) whose ``platform`` adapter is a recording one.
     With ``llm`` the chat role's ``scripted`` backend is that model; without it the backends
@@ -42,7 +43,7 @@ async def start_daemon(
     context = AdapterContext(
         handler=handler, state=daemon.state.for_adapter(platform), data_dir=data
     )
-    adapter = adapter_class(context, platform=platform)
+    adapter = adapter_class(context, platform=platform, supports_edit=supports_edit)
     daemon.attach(platform, adapter)
     await daemon.start()
     return daemon, adapter

@@ -117,7 +117,14 @@ class EventClaims:
         """Give up a claimed event unanswered (its turn was cancelled or failed): it stays
         unfinished, so a redelivery, in this process or the next, answers it."""
         event = (platform, event_id)
-        self._released[event] = self._recording.pop(event, None)
+        recording = self._recording.pop(event, None)
+        if recording is not None and recording.done() and _failed(recording):
+            # its claim never reached the database (disk full, locked): a redelivery is
+            # claimed afresh, not given the failed write again
+            self._known.discard(event)
+            self._released.pop(event, None)
+            return
+        self._released[event] = recording
 
     def event_queued(self, platform: str, event_id: str) -> None:
         """The rest of the event's answer went to the durable outbox, whose row marks the
@@ -176,6 +183,12 @@ class EventClaims:
         )
         await self._write("DELETE FROM undelivered WHERE failed_at < ?", (cutoff,))
         return len(rows)
+
+
+def _failed(recording: asyncio.Future[bool]) -> bool:
+    """Whether a finished claim's write failed (not: was cut off by a stop, which may have
+    written it, or found the event already there)."""
+    return not recording.cancelled() and recording.exception() is not None
 
 
 async def _unwritten(recording: asyncio.Future[bool]) -> BaseException | None:

@@ -215,6 +215,10 @@ def read_tree(path: Path | None) -> dict[str, Any]:
         raise ConfigError(f"config file {path} does not exist") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:  # tomllib decodes the whole file before parsing it
+        raise ConfigError(
+            f"config file {path}: not UTF-8 text (byte {exc.start}); save it as UTF-8"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"config file {path}: {exc.strerror}") from exc
 

@@ -16,7 +16,10 @@ from typing import Literal
 
 from bot.llm.base import Message
 
-__all__ = ["Conversation", "Entry", "MessageCache", "to_messages"]
+__all__ = ["ROOMS_KEPT", "Conversation", "Entry", "MessageCache", "let_go_quietest", "to_messages"]
+
+#: rooms whose conversation a session keeps live (each web conversation is a room of its own)
+ROOMS_KEPT = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,3 +90,21 @@ class Conversation:
     def __init__(self, entries: list[Entry] | None = None) -> None:
         self.entries: list[Entry] = entries or []
         self.messages = MessageCache()
+
+
+def let_go_quietest(rooms: dict[str, Conversation], keep: int = ROOMS_KEPT) -> int:
+    """Drop the live conversations of the rooms quiet longest, so that ``keep`` remain (a room
+    with nothing said yet counts as the newest); returns how many were dropped. What was said
+    in them stays in the session log and memory, as after a restart, which restores today's
+    conversations alone."""
+    if len(rooms) <= keep:
+        return 0
+
+    def last_said(key: str) -> float:
+        entries = rooms[key].entries
+        return entries[-1].at.timestamp() if entries else float("inf")
+
+    quiet = sorted(rooms, key=last_said)[: len(rooms) - keep]
+    for key in quiet:
+        del rooms[key]
+    return len(quiet)

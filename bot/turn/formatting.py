@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["CodeBlock", "parse_blocks", "split_markdown", "strip_markdown"]
+__all__ = ["CodeBlock", "parse_blocks", "split_markdown", "strip_markdown", "well_formed"]
 
+#: a UTF-16 surrogate: never a character of its own (JSON's ``"\\ud83d"`` alone decodes to one)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _OPEN_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _CLOSE_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})\s*$")
 
@@ -263,3 +265,13 @@ def strip_markdown(text: str) -> str:
             lines.append(_strip_inline(line))
         parts.append("\n".join(lines))
     return "\n\n".join(part for part in parts if part.strip())
+
+
+def well_formed(text: str) -> str:
+    """``text`` as characters: a surrogate pair joined into the one it stands for (a model
+    server that streams an emoji in halves), a lone one (half an emoji cut off by a client, a
+    model server or a hostile sender: ``"\\ud83d"`` in JSON) made U+FFFD. Text with a
+    surrogate cannot be encoded as UTF-8, so no file, database or request could hold it."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

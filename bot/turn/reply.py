@@ -26,7 +26,7 @@ import structlog
 
 from adapters.base import Adapter
 from bot.delivery.steps import Step, Undelivered, perform_all
-from bot.turn.formatting import split_markdown
+from bot.turn.formatting import split_markdown, well_formed
 
 __all__ = ["TYPING_DELAY", "ReplyStream"]
 
@@ -117,7 +117,7 @@ class ReplyStream:
         if self._push_lock.locked():
             return
         async with self._push_lock:
-            await self._push(self.text)
+            await self._push(well_formed(self.text))
 
     async def _push(self, text: str) -> None:
         if not text.strip() or text == self._shown:

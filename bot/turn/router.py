@@ -45,6 +45,7 @@ from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.admission import Admission, Verdict
 from bot.turn.burst import Lines, Ticket
+from bot.turn.formatting import well_formed
 from bot.turn.rooms import OffTheRecord, Room
 from bot.turn.sessions import SessionManager
 from bot.turn.turn_taking import TurnTaking
@@ -143,6 +144,7 @@ class Router(TurnTaking):
 
     async def handle(self, incoming: Incoming) -> None:
         """The handler every adapter calls. Never raises."""
+        incoming = _well_formed(incoming)
         with bound(platform=incoming.platform, room=incoming.room, event_id=incoming.event_id):
             self.in_flight += 1
             task = asyncio.current_task()
@@ -250,3 +252,15 @@ class Router(TurnTaking):
         )
         text = await withhold_async(incoming.text, previous=previous)
         return incoming if text == incoming.text else replace(incoming, text=text)
+
+
+def _well_formed(incoming: Incoming) -> Incoming:
+    """``incoming`` with what its sender wrote (the text, their name, the files' names) made
+    well formed (:func:`~bot.turn.formatting.well_formed`): a lone surrogate would otherwise
+    fail every write of the message, its claim first, and it would go unanswered."""
+    text, name = well_formed(incoming.text), incoming.sender_name
+    name = well_formed(name) if name is not None else None
+    files = tuple(replace(file, name=well_formed(file.name)) for file in incoming.attachments)
+    if text == incoming.text and name == incoming.sender_name and files == incoming.attachments:
+        return incoming
+    return replace(incoming, text=text, sender_name=name, attachments=files)

@@ -41,7 +41,8 @@ from bot.tools.loop import ToolLoopResult, run_tool_loop
 from bot.tools.registry import CallLimits, ToolRegistry
 from bot.turn.audience import ROOM_NOTE, SHARED_FOLDER, Audience, room_folder, room_note
 from bot.turn.compaction import Compactor
-from bot.turn.conversation import Conversation, Entry
+from bot.turn.conversation import Conversation, Entry, let_go_quietest
+from bot.turn.formatting import well_formed
 from bot.turn.rooms import Room
 from bot.turn.session_memory import SessionMemory
 from bot.turn.session_prompt import SessionPrompt
@@ -133,6 +134,8 @@ class Session(SessionMemory, SessionPrompt, Unanswered):
             conversation = self.rooms[room.key] = Conversation(kept)
         if conversation is None:
             conversation = self.rooms[room.key] = Conversation()
+            if let_go_quietest(self.rooms):
+                log.info("session.quiet_rooms_let_go", kept=len(self.rooms))
         return conversation
 
     def entries(self, room: Room) -> list[Entry]:
@@ -270,7 +273,7 @@ class Session(SessionMemory, SessionPrompt, Unanswered):
                 cut_off = isinstance(exc, asyncio.CancelledError)
                 await self._no_answer(room, user_entry, kept, zone, otr=otr, cut_off=cut_off)
                 raise
-        reply = result.text.strip() or "(no answer)"
+        reply = well_formed(result.text).strip() or "(no answer)"
         # the user gets the reply as written; what is kept of it repeats no secret
         written = await withhold_async(reply, previous=said, values=heard_values)
         reply_entry = Entry(
@@ -283,12 +286,17 @@ class Session(SessionMemory, SessionPrompt, Unanswered):
             shared=room.shared,
         )
         if not otr:
-            if room.shared:
-                await self._keep_room_folder(room)
-            logged = [LoggedTurn(self.persona, reply_entry)]
-            if kept is None:
-                logged.insert(0, LoggedTurn(self.user, user_entry))
-            await self.log.append(logged, zone)
+            try:
+                if room.shared:
+                    await self._keep_room_folder(room)
+                logged = [LoggedTurn(self.persona, reply_entry)]
+                if kept is None:
+                    logged.insert(0, LoggedTurn(self.user, user_entry))
+                await self.log.append(logged, zone)
+            except OSError as exc:
+                # the log cannot be written (disk full, read-only): the answer is given all
+                # the same, and the live conversation and memory keep the turn
+                log.error("sessionlog.append_failed", error=str(exc))
         self.conversation(room).entries.extend((user_entry, reply_entry))
         self.last_active = time.monotonic()
         return TurnOutcome(reply, user_entry, reply_entry, otr, room, tuple(heard_values))

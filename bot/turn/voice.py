@@ -15,9 +15,11 @@ from bot.delivery.state import StateStore
 from bot.turn.formatting import split_markdown, strip_markdown
 from bot.turn.rooms import Room
 
-__all__ = ["SPOKEN_CHARS", "VoiceReplies", "spoken_text"]
+__all__ = ["ROOMS_HELD", "SPOKEN_CHARS", "VoiceReplies", "spoken_text"]
 
 _PREFIX = "voice:"
+#: rooms whose choice is held in memory (the others are read again from ``personad.db``)
+ROOMS_HELD = 1024
 #: the most of an answer that is spoken
 SPOKEN_CHARS = 4000
 
@@ -39,11 +41,21 @@ class VoiceReplies:
         self._rooms: dict[str, bool] = {}
 
     async def wanted(self, room: Room) -> bool:
-        if room.key not in self._rooms:
+        held = self._rooms.get(room.key)
+        if held is None:
             saved = await self._state.kv_get(_PREFIX + room.key)
-            self._rooms[room.key] = self.default if saved is None else saved == "on"
-        return self._rooms[room.key]
+            held = self.default if saved is None else saved == "on"
+            self._hold(room.key, held)
+        return held
 
     async def switch(self, room: Room, on: bool) -> None:
         await self._state.kv_set(_PREFIX + room.key, "on" if on else "off")
-        self._rooms[room.key] = on
+        self._hold(room.key, on)
+
+    def _hold(self, key: str, on: bool) -> None:
+        """Keep a room's choice in memory: of at most :data:`ROOMS_HELD` rooms, the newest
+        (each web conversation is a room of its own)."""
+        self._rooms.pop(key, None)
+        self._rooms[key] = on
+        while len(self._rooms) > ROOMS_HELD:
+            del self._rooms[next(iter(self._rooms))]

@@ -8,7 +8,9 @@ direct room, ``web:<user>:<persona>:<id>``; the sender is the signed-in user's n
 
 Files sent with a message (pictures, documents, a voice note recorded in the page) are held
 in memory while their message is handled, then dropped; a spoken answer is a message with
-its audio inline, in memory like every message of the feed.
+its audio inline, in memory like every message of the feed. The feeds of the
+:data:`FEEDS_KEPT` conversations used last are kept; an older one no page reads is let go,
+and opened again it shows what the session keeps of the conversation.
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ from bot.media.fetch import too_large
 from bot.web.markup import render_message
 from bot.web.uploads import Upload
 
-__all__ = ["FEED_LIMIT", "RoomFeed", "WebAdapter"]
+__all__ = ["FEEDS_KEPT", "FEED_LIMIT", "RoomFeed", "WebAdapter"]
 
 log = structlog.get_logger(__name__)
 
 #: messages a feed keeps for pages opened later (older ones are in the session log)
 FEED_LIMIT = 200
+#: conversations whose feeds are kept, the ones used last (a feed a page reads is never let go)
+FEEDS_KEPT = 64
 
 Event = dict[str, Any]
 
@@ -77,9 +81,15 @@ class WebAdapter(Adapter):
         self._uploads: dict[str, bytes] = {}
 
     def feed(self, room: str) -> RoomFeed:
-        feed = self.feeds.get(room)
-        if feed is None:
-            feed = self.feeds[room] = RoomFeed()
+        """The room's feed, made on first use; the one used last goes to the end of
+        :attr:`feeds`, and beyond :data:`FEEDS_KEPT` the ones used longest ago that no page
+        reads are let go (every conversation ever opened would otherwise stay in memory)."""
+        feed = self.feeds.pop(room, None) or RoomFeed()
+        self.feeds[room] = feed
+        if len(self.feeds) > FEEDS_KEPT:
+            unread = [n for n, kept in self.feeds.items() if not kept.listeners and n != room]
+            for name in unread[: len(self.feeds) - FEEDS_KEPT]:
+                del self.feeds[name]
         return feed
 
     async def start(self) -> None:

@@ -31,6 +31,8 @@ __all__ = ["conversations", "mode_of", "routes"]
 
 #: how much of a conversation's first message names it in the list
 _TITLE_CHARS = 60
+#: web conversations whose persona the router holds, the ones written to last
+_ROOMS_TOLD = 1024
 
 routes = web.RouteTableDef()
 
@@ -179,11 +181,21 @@ async def send(request: web.Request) -> web.Response:
         router = console(request).daemon.router
         assert router is not None
         room = _room_id(user, persona, conv)
-        router.room_persona[f"web:{room}"] = persona
+        _talks_to(router.room_persona, f"web:{room}", persona)
         console(request).adapter.submit(user, room, text, sent.uploads)
     if request.headers.get("X-CSRF-Token"):  # the page's script: it reads the stream
         return web.Response(status=204)
     raise web.HTTPSeeOther(f"/u/{user}/{persona}/chat/{conv}")
+
+
+def _talks_to(room_persona: dict[str, str], key: str, persona: str) -> None:
+    """Tell the router the conversation ``key`` talks to ``persona``: the conversations
+    written to last are known (:data:`_ROOMS_TOLD`), so a console used for months does not keep
+    every conversation it ever had (each message tells it again)."""
+    room_persona.pop(key, None)
+    room_persona[key] = persona
+    while len(room_persona) > _ROOMS_TOLD:
+        del room_persona[next(iter(room_persona))]
 
 
 def _event(name: str, data: dict[str, Any]) -> bytes:

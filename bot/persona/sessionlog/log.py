@@ -1,6 +1,8 @@
 """The day's session log: ``sessions/YYYY-MM-DD.md`` in the persona's folder.
 
-Each turn is appended as markdown and fsynced before the reply goes out::
+Each turn is appended as markdown and fsynced before the reply goes out (a log that
+cannot be written, the disk full or read-only, loses the turn's record, not its answer:
+the reply still goes out and ``sessionlog.append_failed`` says why)::
 
     ### 14:02:11 · user · scott · telegram:123456
 
