@@ -5,7 +5,8 @@ a space ends one too, with whatever closes it (quotes, brackets, emoji after the
 where people do not end them:
 
 * after a title or an abbreviation that is always followed by more ("Dr. Varganova",
-  "Sra. Costa", "St. Louis", "Av. Paulista", "R. Augusta", "e.g. apples", "p. ex. manga");
+  "Sra. Costa", "St. Louis", "Av. Paulista", "R. Augusta", "e.g. apples", "p. ex. manga"),
+  and a square's or a road's written with a capital ("Pç. da Figueira", "Rod. Anhanguera");
 * after an initial ("J. R. R. Tolkien", "D. Maria"), unless it is a grade's, a plan's or a
   vitamin's letter ("I got an A. Mum was thrilled", "Plan B. Ask Tom"), and after capital
   initials ("J.R.R.") before a capitalised word that seldom opens a sentence ("J.R.R.
@@ -27,8 +28,8 @@ café ☕ De manhã"), not in "I ❤️ Porto". Dots with no space after them (3
 URLs, e-mail addresses) never split. Spans are offsets into the text, so a caller can replace
 one sentence and keep the rest as written (:func:`bot.memory.policy.withhold_sentences`).
 
-Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (123 tuning, 70 held-out
-messages): these rules 123/123 and 70/70, about 5 µs a sentence; of the first 116 and the 70,
+Measured by ``bench/sentences.py`` on ``tests/data/sentences.tsv`` (127 tuning, 70 held-out
+messages): these rules 127/127 and 70/70, about 5 µs a sentence; of the first 116 and the 70,
 sentencex 89 and 50 (PT 40/69, "Av.", "R.", "Srta.", "S." cut), pysbd 82 and 54 (no
 Portuguese), ~200 µs.
 """
@@ -56,7 +57,6 @@ ABBREVIATIONS = frozenset(
     """
     mr mrs ms mx dr dra drs dras prof profa profª profs sr sra srs sras srta srtas st sto sta
     av r rev fr pe gen capt cpt lt col sgt gov sen rep hon pres exmo exma exmos eng arq mt ft
-    pç pça trav lg lgo estr rod
     vs cf e.g i.e viz p pp pg pág
     """.split()
 )
@@ -85,6 +85,10 @@ _DAY_RANGE = frozenset("to till until through thru and or from at a e ou até da
 #: opens one ("Martin L. King Jr. Day" goes on, "Sammy Davis Jr. He sang" ends; "St. Louis"
 #: goes on, "I live on Elm St. It's quiet" ends)
 OPENER_ENDS = frozenset("jr st av ave rd blvd ln".split())
+#: lower case, without the final dot: a square's or a road's, words too ("a fishing rod.", "an
+#: LG."): they go on only written with a capital and before a small letter or a capitalised
+#: word that seldom opens a sentence ("Pç. da Figueira", "Rod. Anhanguera", "Lg. do Rato")
+_PLACES = frozenset("pç pça trav lg lgo estr rod".split())
 #: a firm's "Co." or "Corp." goes on before the rest of its name ("Acme Co. Ltd. in Leeds")
 _FIRM = frozenset({"co", "corp"})
 _FIRM_AFTER = frozenset({"ltd", "inc", "llc", "plc", "limited"})
@@ -145,8 +149,11 @@ _DOTTED = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
 #: "J.R.R", "U.S": capital letters with dots between them
 _INITIALS = re.compile(r"(?:[^\W\d_a-zà-ÿ]\.)+[^\W\d_a-zà-ÿ]")
 _WORD = re.compile(r"[\w'’]+")
-#: lower case: words after which a capital letter is a thing, not an initial ("an A", "plan B")
-_LETTER_KEYS = [[word] for word in "an grade plan vitamin nota plano vitamina letra".split()]
+#: lower case: the words after which a capital letter is a thing, not an initial ("an A",
+#: "plan B", "got a B", "tirei um B")
+_LETTER_KEYS = frozenset(
+    "an grade plan vitamin nota plano vitamina letra got|a get|a gets|a tirei|um".split()
+)
 #: the words looked at before an emoji, enough to count two
 _EMOJI_LOOKBEHIND = 80
 
@@ -198,6 +205,8 @@ def _period_ends(text: str, start: int, end: int, following: str) -> bool:
         return following.isupper() and _next_word(text, end + 1).lower() in OPENERS
     if key in ABBREVIATIONS:
         return False
+    if key in _PLACES and word[:1].isupper() and not word.isupper():
+        return following.isupper() and _next_word(text, end + 1).lower() in OPENERS
     if key in _CLOCK and _CALENDAR.fullmatch(_next_word(text, end + 1).lower()):
         return False
     if _is_day(text, start, end, word) and (
@@ -207,8 +216,9 @@ def _period_ends(text: str, start: int, end: int, following: str) -> bool:
     if key == "ex" and text[start : end - 2].rstrip().lower().endswith(" p."):
         return following.isupper()  # "p. ex. manga"
     if len(word) == 1 and word.isupper():  # an initial ("J. R. R. Tolkien") or a grade
-        before = text[start : end - 1].split()[-1:]
-        return following.isupper() and [w.lower() for w in before] in _LETTER_KEYS
+        before = [w.lower() for w in text[start : end - 1].split()[-2:]]
+        named = {before[-1], "|".join(before)} if before else set()
+        return following.isupper() and bool(named & _LETTER_KEYS)
     if following.isdigit() and (
         key in NUMBERED or (key in CAPITAL_NUMBERED and word[:1].isupper())
     ):
