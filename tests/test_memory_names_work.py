@@ -30,6 +30,10 @@ __all__: list[str] = []
         "O que o Rodrigo faz da vida?",
         "A minha namorada trabalha em quê?",
         "Que cargo é que a Rita vai ocupar?",
+        "Where does Tom work?",
+        "What does Tom do?",
+        "O que faz a Ana?",
+        "Is Tom working today?",
     ],
 )
 def test_a_question_about_work(question: str) -> None:
@@ -42,6 +46,14 @@ def test_a_question_about_work(question: str) -> None:
         "Where did we go on holiday?",
         "What did I eat at the wedding?",
         "Did the new charger work?",
+        # a thing that works, or a job that is no one's trade
+        "Is the heater working?",
+        "Who do I call when the boiler isn't working?",
+        "What jobs are left on the to-do list?",
+        "Did the plumber finish the job?",
+        "What's the cargo on the ship?",
+        "O aquecedor está a trabalhar?",
+        "What does it do?",
         "Quando é o aniversário da Ana?",
         "O que comprámos para a cozinha?",
     ],

@@ -230,7 +230,9 @@ class Episodes:
         meaning."""
         hint = read_time(query[:MAX_QUERY_CHARS], now)
         if limit <= 0:
-            return EpisodePool([], hint.window, hint.asks_when, asks_about_work(query))
+            return EpisodePool(
+                [], hint.window, hint.asks_when, asks_about_work(query[:MAX_QUERY_CHARS])
+            )
         groups = query_stem_groups(hint.text)
         stems = list(dict.fromkeys(stem for group in groups for stem in group))
         pool = limit + _POOL_MARGIN
@@ -280,7 +282,12 @@ class Episodes:
             cosines = await self._cosines(vector, list(rows))
             for row in rows.values():
                 row.cosine = cosines.get(row.rowid, 0.0)
-        return EpisodePool(list(rows.values()), hint.window, hint.asks_when, asks_about_work(query))
+        return EpisodePool(
+            list(rows.values()),
+            hint.window,
+            hint.asks_when,
+            asks_about_work(query[:MAX_QUERY_CHARS]),
+        )
 
     async def _closest_of(
         self, vector: Matrix, rowids: list[int], labels: Labels

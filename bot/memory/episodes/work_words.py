@@ -4,12 +4,13 @@ line of work, in English and Portuguese.
 "What do I do for a living?" shares no word with "being the only qualified vet nurse on
 shift", and "Qual é a minha profissão?" none with "ser arquiteta de obra pública é isso":
 the message that answers names a trade, and the others about the same days seldom do. A
-question that asks about work (:func:`asks_about_work`: "for a living", "job", "working",
-"line of work", "profissão", "trabalha em quê", "faz da vida") lifts each candidate message
-that names one (:func:`names_work`: a trade or a title, "nurse", "UX designer",
-"arquiteta", "bombeiro", or a change of work, "laid off", "got promoted", "despedida",
-"por conta própria"). Both read the folded text (lower case, no accents), so "médica" and
-"medica" meet.
+question that asks about a person's work (:func:`asks_about_work`: "for a living", "my
+brother's job", "where am I working", "who does Priya work for", "what does Tom do?", "line
+of work", "profissão", "trabalha em quê", "faz da vida"; not "Is the heater working?")
+lifts each candidate message that names one (:func:`names_work`: a trade or a title,
+"nurse", "UX designer", "arquiteta", "bombeiro", or a change of work, "laid off", "got
+promoted", "despedida", "por conta própria"). Both read the folded text (lower case, no
+accents), so "médica" and "medica" meet.
 """
 
 from __future__ import annotations
@@ -20,13 +21,23 @@ from bot.memory.sqlite.query import fold
 
 __all__ = ["asks_about_work", "names_work"]
 
+#: a person's work asked about: "for a living", "my brother's job", "where am I working",
+#: "who does Priya work for", "what does Tom do?"; not a thing that works ("Is the heater
+#: working?", "Did the plumber finish the job?", "the cargo on the ship")
 _ASKS = re.compile(
     r"\b(?:"
-    r"do(?:es)? for (?:a )?living|for work|jobs?|working|works? (?:as|at|for|in)"
-    r"|line of work|profession\w*|career|occupation|employ\w*"
-    r"|profiss\w*|trabalh\w*|faz(?:es)? da vida|emprego\w*|empregad\w*|carreira|oficio"
-    r"|funcionari\w*|cargo"
-    r")\b"
+    r"do(?:es)? for (?:a )?living|(?:for|of|at|from) work\b|line of work"
+    r"|profession\w*|career|occupation|employ(?:er|ers|ed|ment)"
+    r"|(?:my|your|his|her|their|our|\w+'s|what|which) (?:\w+ )?job\b|job (?:as|at|with)"
+    r"|(?:am|is|are|was|were) (?!it\b|this\b|that\b|the\b|my\b|your\b|our\b)\w+ working"
+    r"|work(?:s|ed|ing)? (?:as|at|for)\b|(?:where|who) (?:do|does|did) \w+ work\b"
+    r"|what (?:do|does) (?!it\b|this\b|that\b)\w+ do\s*[?.!]*\s*$"
+    r"|profiss\w*|faz(?:es)? da vida|emprego\w*|carreira|oficio|funcionari\w*"
+    r"|(?:que|o|um|novo) cargo\b|cargo de"
+    r"|trabalh\w* (?:em|como|onde|para|na|no|numa|num|de)\b|onde (?:e que )?\w+ trabalh"
+    r"|com o que .{0,40}trabalh|(?:deix|comec|volt)\w* (?:de|a) trabalhar"
+    r"|o que (?:e que )?(?:o |a )?\w+ faz\s*[?.!]*\s*$|o que faz (?:o |a )?\w+\s*[?.!]*\s*$"
+    r")"
 )
 
 _ENGLISH_WORK = (
