@@ -7,6 +7,7 @@ sentence, with nothing said lost."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
@@ -139,5 +140,28 @@ async def test_reload_of_a_config_file_not_utf8_is_refused_in_words(data: Path) 
         await adapter.deliver("/reload", sender="scott", event_id="$r")
         [answer] = adapter.final_texts()
         assert answer.startswith(RELOAD_REFUSED) and "not UTF-8 text" in answer
+    finally:
+        await daemon.stop()
+
+
+async def test_an_answer_queued_while_the_log_cannot_be_written_goes_out_once(
+    data: Path,
+) -> None:
+    llm = ScriptedLLM()
+    daemon, adapter = await start(data, make_config(data), llm)
+    try:
+        outbox = daemon.outbox
+        outbox.base_delay = outbox.max_delay = 3600.0  # no retry by itself
+        await adapter.deliver("first", sender="scott", event_id="$1")
+        log = day_log(data)
+        log.unlink()
+        log.mkdir()  # neither the turn nor its "answer queued" note can be written
+        adapter.down = True
+        await adapter.deliver("second", sender="scott", event_id="$2")
+        adapter.down = False
+        await adapter.deliver("second", sender="scott", event_id="$2")  # delivered again
+        assert await outbox.run_due(now=time.time() + 7200) == 1
+        assert adapter.final_texts() == ["echo: first", "echo: second"]
+        assert len(llm.calls) == 2, "the model was asked once for each message"
     finally:
         await daemon.stop()

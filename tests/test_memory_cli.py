@@ -225,3 +225,25 @@ def test_explain_shows_an_episode_and_the_parts_of_its_score(
         ("episode", "Oh no!"),
         ("fact", "Marta lives in Sintra."),
     }
+
+
+def test_unshare_of_a_shared_files_line_says_how_to_take_it_out(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line of shared/USER.md is read by every room from the file itself: relabelling its
+    copy in the store would make nothing private, so the command says so and changes nothing."""
+
+    async def mirror() -> str:
+        persona = data_dir / "scott" / "persona" / "inara"
+        async with SqliteFtsMemory(persona) as memory:
+            await memory.mirror("shared/USER.md", "- My brother Tomasz moved to Gdansk.\n")
+            [item] = [i for i in await memory.list_items() if "Gdansk" in i.text]
+            return item.id
+
+    item_id = asyncio.run(mirror())
+    capsys.readouterr()
+    assert run(data_dir, "unshare", item_id) == 1
+    err = capsys.readouterr().err
+    assert "is a line of shared/USER.md" in err and "Gdansk" in err
+    assert run(data_dir, "explain", item_id) == 0
+    assert json.loads(capsys.readouterr().out)["audience"] == "shared"

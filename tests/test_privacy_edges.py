@@ -193,3 +193,24 @@ async def test_a_shared_line_unshared_by_its_id_is_never_said_to_be_private(
     assert "Removed" in await world.say(advice)
     await world.say("where does Tomasz live now?", room="family", direct=False)
     assert "Gdansk" not in _asked(llm), "what was made private again still reached a group"
+
+
+async def test_a_share_said_off_the_record_is_refused_when_it_comes_again_after_the_mode(
+    world: World,
+) -> None:
+    """``/share TEXT`` said Off The Record and delivered again after ``/otr off`` (its first
+    delivery cut off) keeps nothing: the text was said off the record."""
+    await world.say("/otr on")
+    await world.say("/otr off")
+    router = world.daemon.router
+    assert router is not None
+    # as the router marks a message it claimed while the mode was on, until it is finished
+    router._said_off_record[("console", "share-1")] = "dm"
+    before = len(world.adapter.sent)
+    await world.adapter.deliver(
+        "/share My brother Tomasz moved to Gdansk", sender="scott", event_id="share-1"
+    )
+    answer = world.adapter.texts()[before:]
+    assert answer and "Off The Record" in answer[-1]
+    shared = world.data / "scott" / "persona" / "inara" / "shared" / "USER.md"
+    assert not shared.exists() or "Gdansk" not in shared.read_text()

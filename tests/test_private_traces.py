@@ -13,7 +13,7 @@ from aiohttp import web
 from structlog.testing import capture_logs
 
 from adapters.telegram.polling import Poller
-from bot.daemon.logs import configure_logging, register_secret
+from bot.daemon.logs import configure_logging, mask_secrets, register_secret
 from bot.delivery.spoken_copies import SPOKEN_TRIES
 from bot.setup.preflight import check
 from bot.setup.probe import probe_all
@@ -173,3 +173,10 @@ def test_an_update_without_an_id_is_logged_by_its_keys_alone() -> None:
     assert not taken
     assert [line["keys"] for line in lines] == [["message"]]
     assert "old mill" not in repr(lines)
+
+
+def test_a_secret_that_holds_another_is_masked_whole() -> None:
+    register_secret("Kw3stfD2")
+    register_secret("Kw3stfD2-9xQe71mPz")  # registered later, and longer
+    masked = mask_secrets("the token Kw3stfD2-9xQe71mPz was refused")
+    assert "9xQe71mPz" not in masked and "Kw3stfD2" not in masked

@@ -15,6 +15,7 @@ from nio import AsyncClient, LoginError, WhoamiError, WhoamiResponse
 from adapters.base import KeyValueStore
 from bot.daemon.connection_reason import connection_reason
 from bot.daemon.errors import AdapterError, CredentialsRejected
+from bot.daemon.logs import register_secret
 
 __all__ = ["Credentials", "sign_in"]
 
@@ -85,6 +86,7 @@ async def sign_in(client: AsyncClient, credentials: Credentials, state: KeyValue
 
     saved_user = await state.get("user_id")
     saved_token = await state.get("access_token")
+    register_secret(saved_token)  # masked in every log line
     saved_device = await state.get("device_id")
     if saved_token and saved_user == credentials.user_id:
         answer = await _whoami(client, saved_token)
@@ -121,6 +123,7 @@ async def sign_in(client: AsyncClient, credentials: Credentials, state: KeyValue
         raise AdapterError(problem)
     await state.set("user_id", answer_login.user_id)
     await state.set("device_id", answer_login.device_id)
+    register_secret(answer_login.access_token)
     await state.set("access_token", answer_login.access_token)
     log.info(
         "matrix.signed_in", user=answer_login.user_id, device=answer_login.device_id, via="password"

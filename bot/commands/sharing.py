@@ -19,10 +19,9 @@ back. They work in a direct room only: from a shared room, nothing private may b
 from __future__ import annotations
 
 from bot.commands.table import Command, CommandContext
-from bot.memory.base import MemoryBackend, MemoryItem
 from bot.memory.secrets.detector import looks_secret
 from bot.persona.edits import edit_file
-from bot.turn.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER
+from bot.turn.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER, shared_file_line
 
 __all__ = ["SHARED_USER", "sharing_commands"]
 
@@ -90,11 +89,14 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
         return f"Use `/{verb} TEXT` (a line of {SHARED_USER}) or `/{verb} ID` (a memory item)."
     if _looks_like_id(what):
         session = await ctx.router.sessions.get(ctx.user, ctx.persona)
-        line = None if share else await _shared_line(session.memory, what)
+        line = None
+        if not share and session.memory is not None:
+            line = await shared_file_line(session.memory, what)
         if line is not None:
+            source, text = line
             return (
-                f"Memory {what} is a line of {line.source}, which every room reads: take it"
-                f" out with `/unshare {line.text}`."
+                f"Memory {what} is a line of {source}, which every room reads: take it"
+                f" out with `/unshare {text}`."
             )
         if session.memory is not None and await session.memory.share(
             what, SHARED if share else DIRECT
@@ -106,7 +108,9 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
             )
         # an id that names nothing is not a line to share ("/share 4242")
         return f"There is no memory {what}. `/shared` lists what is shared, with ids."
-    if share and ctx.otr:  # the text would be kept: in shared/USER.md, in every room's memory
+    if (
+        share and ctx.said_off_record
+    ):  # the text would be kept: in shared/USER.md, in every room's memory
         return _OFF_THE_RECORD
     if share and looks_secret(what):
         return "That looks like a secret, so it was not shared."
@@ -126,16 +130,6 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
         message = f"Removed from {SHARED_USER}: {len(lines) - len(kept)} line(s)."
     await edit_file(store, ctx.user, ctx.persona, SHARED_USER, text, by=ctx.user)
     return message
-
-
-async def _shared_line(memory: MemoryBackend | None, item_id: str) -> MemoryItem | None:
-    """The item ``item_id`` when it is the store's copy of a line of a ``shared/`` file."""
-    if memory is None:
-        return None
-    for item in await memory.list_items(limit=100_000):
-        if item.id == item_id and item.source.startswith(f"{SHARED_FOLDER}/"):
-            return item
-    return None
 
 
 def sharing_commands() -> tuple[Command, ...]:

@@ -66,6 +66,8 @@ class CommandHost(Protocol):
     adapters: dict[str, Adapter]
     started_at: float
 
+    def said_off_record(self, incoming: Incoming) -> bool: ...
+
     async def set_active_persona(self, user: str, persona: str) -> None: ...
 
     async def reload(self) -> str: ...
@@ -90,6 +92,12 @@ class CommandContext:
     def otr(self) -> bool:
         """Whether the user is Off The Record in this room."""
         return self.router.otr.is_on(self.user, self.room)
+
+    @property
+    def said_off_record(self) -> bool:
+        """Whether the command was said Off The Record: the mode is on, or was when it came
+        (a command cut off and delivered again after ``/otr off``)."""
+        return self.otr or self.router.said_off_record(self.incoming)
 
 
 CommandHandler = Callable[[CommandContext], Awaitable[str]]

@@ -56,6 +56,7 @@ _NAMING_FIELDS = frozenset(
 )
 # fmt: on
 _known_secrets: set[str] = set()
+_longest_first: tuple[str, ...] = ()
 
 
 class bound:  # named like the function it reads as: ``with bound(user=user):``
@@ -80,8 +81,11 @@ class bound:  # named like the function it reads as: ``with bound(user=user):``
 
 def register_secret(value: str | None) -> None:
     """Mask ``value`` wherever it would appear in a log (ignored when short)."""
-    if value and len(value) >= 8:
+    global _longest_first
+    if value and len(value) >= 8 and value not in _known_secrets:
         _known_secrets.add(value)
+        # a secret that holds another is masked whole, not around the shorter one
+        _longest_first = tuple(sorted(_known_secrets, key=len, reverse=True))
 
 
 def register_secrets_from_env(env: MutableMapping[str, str] | dict[str, str]) -> None:
@@ -93,7 +97,7 @@ def register_secrets_from_env(env: MutableMapping[str, str] | dict[str, str]) ->
 def mask_secrets(text: str) -> str:
     """``text`` with every known secret value and every token-shaped string masked: what a
     log line gets, for a report printed elsewhere (``check-config --probe``)."""
-    for secret in _known_secrets:
+    for secret in _longest_first:
         if secret in text:
             text = text.replace(secret, _MASK)
     return _SECRET_SHAPES.sub(_MASK, text)

@@ -71,9 +71,13 @@ class EventClaims:
             return "duplicate"  # this process is handling it right now
         if event in self._released:
             recording = self._released.pop(event)
-            if recording is not None:
-                self._recording[event] = recording
-            return "retry"
+            if recording is not None and recording.done() and _failed(recording):
+                # its claim's write failed after the turn let it go: claimed afresh below
+                self._known.discard(event)
+            else:
+                if recording is not None:
+                    self._recording[event] = recording
+                return "retry"
         if event not in self._known:
             self._known.add(event)
             if keep is not None:

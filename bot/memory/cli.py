@@ -47,7 +47,15 @@ from bot.memory.policy import classify
 from bot.persona.atomic import atomic_write_text
 from bot.persona.names import validate_name
 from bot.setup.config import Config
-from bot.turn.audience import DIRECT, DIRECT_ROOM, SHARED, Audience, describe, is_label
+from bot.turn.audience import (
+    DIRECT,
+    DIRECT_ROOM,
+    SHARED,
+    Audience,
+    describe,
+    is_label,
+    shared_file_line,
+)
 
 __all__ = ["register"]
 
@@ -197,6 +205,15 @@ async def _unshare(args: argparse.Namespace, memory: MemoryBackend) -> int:
 
 
 async def _give(memory: MemoryBackend, item_id: str, label: str) -> int:
+    line = await shared_file_line(memory, item_id) if label == DIRECT else None
+    if line is not None:
+        source, text = line
+        print(
+            f"personad: {item_id} is a line of {source}, which every room reads: take the line"
+            f" out of the file ({text!r}) or say `/unshare {text}` in a direct room",
+            file=sys.stderr,
+        )
+        return 1
     if await memory.share(item_id, label):
         print(f"{item_id} is now {describe(label)}")
         return 0

@@ -185,16 +185,13 @@ class Config(Section):
         return self.daemon.data_dir or default_data_dir()
 
     def user_for_identity(self, identity: str) -> str | None:
-        """The configured user owning ``identity``. The index is built on first use and
-        again whenever the users or their identities change (``/reload``, ``personad chat``
-        adding its terminal): it is keyed on them, never on where they live in memory."""
-        key = tuple((name, tuple(user.identities)) for name, user in self.users.items())
-        cached = self.__dict__.get("_identity_index")
-        if cached is None or cached[0] != key:
-            index = {i: name for name, user in self.users.items() for i in user.identities}
-            cached = (key, index)
-            object.__setattr__(self, "_identity_index", cached)
-        return cached[1].get(identity)
+        """The configured user owning ``identity``, read from the users as they are now
+        (``/reload`` replaces them, ``personad chat`` adds its terminal's identity): a
+        household's handful of identities is quicker to look through than to index."""
+        for name, user in self.users.items():
+            if identity in user.identities:
+                return name
+        return None
 
 
 def default_data_dir() -> Path:

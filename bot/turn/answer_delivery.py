@@ -128,14 +128,19 @@ class AnswerDelivery:
                 self.state.event_queued(incoming.platform, incoming.event_id)
             return "queued"
 
+    def said_off_record(self, incoming: Incoming) -> bool:
+        """Whether ``incoming`` came while its room was Off The Record and is not finished
+        (the mode may have ended since)."""
+        return (incoming.platform, incoming.event_id) in self._said_off_record
+
     async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
         """Deliver a short reply of the daemon's own (a command's answer, a refusal): Off
         The Record it waits in memory only, like a turn's answer, since it may quote what
         the user typed (``/search WORDS``, an unknown ``/WORD``), also when the mode ended
         after the message came."""
         user = self.identify(incoming)
-        said = (incoming.platform, incoming.event_id) in self._said_off_record
-        otr = said or (user is not None and self.otr.is_on(user, self.room_of(incoming)))
+        on_now = user is not None and self.otr.is_on(user, self.room_of(incoming))
+        otr = on_now or self.said_off_record(incoming)
         reply = self._reply(adapter, incoming, stream=False)
         await self._deliver(reply, incoming, text, otr=otr)
 

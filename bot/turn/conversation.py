@@ -95,8 +95,8 @@ class Conversation:
 def let_go_quietest(rooms: dict[str, Conversation], keep: int = ROOMS_KEPT) -> int:
     """Drop the live conversations of the rooms quiet longest, so that ``keep`` remain (a room
     with nothing said yet counts as the newest); returns how many were dropped. What was said
-    in them stays in the session log and memory, as after a restart, which restores today's
-    conversations alone."""
+    in them stays in the session log and memory: spoken to again, a room starts a fresh
+    conversation, and recall finds what was said there."""
     if len(rooms) <= keep:
         return 0
 

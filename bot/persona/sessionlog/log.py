@@ -167,11 +167,17 @@ class SessionLog:
         await self.mark_event(at, zone, f"{NOT_ANSWERED} · {room}")
 
     async def mark_event(self, at: datetime, zone: ZoneInfo, what: str) -> None:
-        """Append an ``event`` heading (``new conversation · ROOM``, ``answer queued``, ...)."""
+        """Append an ``event`` heading (``new conversation · ROOM``, ``answer queued``, ...).
+        A note about a turn, never worth the turn: a file that cannot be written (the disk
+        full, read-only) loses the note, logged, and whatever called goes on (a queued answer
+        is still marked queued in memory, so it is never sent twice)."""
         local = at.astimezone(zone)
         path = self.path_for(local.date())
         text = f"### {local:%H:%M:%S} · event · {what}\n\n"
-        await run_blocking(append_durably, path, text, self._header(local.date()), self._root)
+        try:
+            await run_blocking(append_durably, path, text, self._header(local.date()), self._root)
+        except OSError as exc:
+            log.error("sessionlog.event_failed", note=what, error=str(exc))
 
     def read_day(self, day: date, zone: ZoneInfo) -> list[Entry | NewConversation | NotAnswered]:
         """Entries of one day in order, with the new-conversation events among them."""
