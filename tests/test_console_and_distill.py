@@ -83,3 +83,19 @@ async def test_short_distillation_takes_the_newest_days_within_budget(tmp_path: 
     text = (directory / "MEMORY_SHORT.md").read_text()
     assert "day 6" in text and "day 7" in text and "day 5" not in text
     assert text.index("day 6") < text.index("day 7")
+
+
+async def test_short_distillation_reads_no_day_older_than_it_needs(tmp_path: Path) -> None:
+    """Years of session logs: only the newest days that fill the budget are read, so the
+    daily distillation does not grow with the days behind them."""
+    directory = make_persona(tmp_path, "scott")
+    sessions = directory / "sessions"
+    for day in range(1, 8):
+        (sessions / f"2026-11-0{day}.md").write_text(f"day {day} " + "x" * 4000)
+    (sessions / "2026-10-01.md").mkdir()  # an old day no read could take
+    config = make_config(tmp_path)
+    config.distill.budget_short = 2500  # about 10,000 characters: three days are read
+    outcome = await Distiller(config, PersonaStore(tmp_path), {}).run("scott", "inara", "short")
+    assert "refreshed from 2 day(s)" in outcome
+    text = (directory / "MEMORY_SHORT.md").read_text()
+    assert "day 6" in text and "day 7" in text and "day 5" not in text

@@ -25,6 +25,7 @@ model writes from it; the model's own output is redacted too.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Mapping
@@ -196,10 +197,18 @@ class Distiller:
         directory = self.store.directory(user, persona)
         sessions = SessionLog(directory, persona)
         shared = set(self.store.shared_rooms(user, persona))
-        # newest day first: per audience, the day's text of that audience's rooms
+        # newest day first: per audience, the day's text of that audience's rooms, until
+        # every audience has more than its budget (older days would not be chosen)
+        budget = self.config.distill.budget_short * CHARS_PER_TOKEN
+        held: dict[Audience, int] = {}
         days: list[tuple[str, dict[Audience, str]]] = []
         for day in reversed(sessions.days()):
-            text = sessions.path_for(day).read_text(encoding="utf-8", errors="replace")
+            audiences = [DIRECT_ROOM, *(Audience(room) for room in shared)]
+            if all(held.get(audience, 0) > budget for audience in audiences):
+                break
+            text = await asyncio.to_thread(
+                sessions.path_for(day).read_text, encoding="utf-8", errors="replace"
+            )
             parts: dict[Audience, list[str]] = {}
             # a message's audience is the one its heading recorded when it was said: a room
             # that was direct then (a DM a third person later joined) keeps those words private
@@ -211,7 +220,10 @@ class Distiller:
             for audience, blocks in parts.items():
                 where = "" if audience.room is None else f" · {audience.room}"
                 blocks.insert(0, f"# Session log {day.isoformat()}{where}")
-            days.append((day.isoformat(), {a: "\n\n".join(b) for a, b in parts.items()}))
+            joined = {a: "\n\n".join(b) for a, b in parts.items()}
+            for audience, said in joined.items():
+                held[audience] = held.get(audience, 0) + len(said.strip())
+            days.append((day.isoformat(), joined))
         refreshed = []
         for audience in [DIRECT_ROOM, *(Audience(room) for room in sorted(shared))]:
             count = await self._short_for(user, persona, audience, days)
