@@ -1,4 +1,6 @@
-"""A nineteenth hand's sentences for the secret detector: 60 secrets and 60 ordinary look-alikes.
+"""A nineteenth hand's sentences for the secret detector: 60 secrets and 60 ordinary look-alikes,
+and the sentences a review of the rules they led to found (:data:`REVIEW_ORDINARY`,
+:data:`REVIEW_LOOK_ALIKES`, :data:`REVIEW_SECRETS`).
 
 Written before reading the rules, half English and half Portuguese (European and Brazilian),
 as a household would write to its assistant: a small shop's till and supplier portals, a
@@ -12,7 +14,7 @@ flights, models, firmware versions, scores, postcodes, extensions, talk about pa
 
 from __future__ import annotations
 
-__all__ = ["ORDINARY", "SECRETS"]
+__all__ = ["ORDINARY", "REVIEW_LOOK_ALIKES", "REVIEW_ORDINARY", "REVIEW_SECRETS", "SECRETS"]
 
 #: (kind, message, each value in it that must not be readable once redacted)
 SECRETS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -410,4 +412,78 @@ ORDINARY: tuple[str, ...] = (
     "O meu CPF está irregular na Receita? Como é que eu consulto?",
     "Lembra-me de pedir à minha mãe o número do cartão de cidadão dela amanhã",
     "A loja abre às 7h30 e fecha às 19h, ao sábado só até às 13h",
+)
+
+
+# The sentences a review of the rules above found: ordinary ones they withheld ("sim" is
+# Portuguese "yes", not a SIM card; a sum, a goal or an alarm's time set; a number with its
+# unit; a heating or a speed "override"; a tracking, discount or booking code "found"; the
+# line after a block of code that closed), and secrets of the same shapes they still missed.
+
+#: ordinary sentences the review found withheld
+REVIEW_ORDINARY: tuple[str, ...] = (
+    # "set it to", "pus", "mudei para" and a number, in a sentence that names no PIN
+    "Sim, pus 1500 na poupança este mês",
+    "Sim, coloquei 2500 no depósito a prazo",
+    "Sim, meti 3000 no PPR",
+    "Sim, defini 2500 como orçamento",
+    "Sim, escolhi 2024 como ano da viagem",
+    "Sim, mudei para 1800 a hora do jantar",
+    "My alarm on the phone, I set it to 0545 for the flight",
+    "O alarme da casa toca às 7, mudei para 0730",
+    "The alarm system beeps at night, I set it to 2230 so it arms",
+    "The oven code E3 came up, I set it to 2200",
+    "The thermostat's code is wrong, I set it to 2150",
+    "Para o jantar pus 2000 gramas de arroz, o código da receita é simples",
+    "Mudei para 2100 o código de cores no Excel",
+    "Defini 2000 como meta de passos, o código promocional não deu",
+    "The code club meets weekly, I went with 1630",
+    "The postcode form wanted a code, I set it to 1100 Lisbon",
+    "the lock screen timeout, I set it to 1800 seconds",
+    "safe mode, I set it to 2400 baud",
+    "I got the card from the gym and set it to 1500 a month",
+    "The birthday card was late, I went with 2000",
+    # an override, a "desarme", that keeps nothing shut
+    "The heating override is 2100 watts",
+    "The thermostat override is 2230 tonight",
+    "The override is 1500 for the hotel budget",
+    "Speed override: 1200 rpm on the washer",
+    "A desarme da bomba durou 1200 segundos",
+    "The teacher let me override the deadline, it's now 1700 on Friday",
+    # "found it" after a code one does not sign in with
+    "What's the tracking code? Found it, 448 219",
+    "Where's the discount code? nvm found it, 250 off",
+    "The booking reference code? Found it: 123 456",
+    # the line after a block of code that closed
+    "Here is the yaml:\n```\ndb:\n  password:\n```\nThanks for looking!",
+)
+
+#: look-alikes of the same shapes, written after the rules were mended
+REVIEW_LOOK_ALIKES: tuple[str, ...] = (
+    "Sim, pus 4000 no fundo de emergência",
+    "Sim, mudei para 2200 a meta de calorias do mês",
+    "Sim, escolhi 1990 como tema da festa",
+    "Sim, defini 1800 segundos como tempo limite da sessão",
+    "My phone alarm, I changed it to 0615 for tomorrow",
+    "O alarme do telemóvel toca às 6, mudei para 0645",
+    "The boiler showed error code F28, I set it to 2150 and it stopped",
+    "The code of conduct says breaks end at 3, I went with 1545 for mine",
+    "The dryer override is 1400 rpm",
+    "The override for the deadline is 1700 on Friday",
+    "The charger's power override is 2400 watts on the new one",
+    "Where's the promo code? Found it, 200 off the first order",
+    "What's the order tracking code? Got it: 552 801",
+    "Coloquei 1200 watts no micro-ondas e o código do forno apagou",
+    "```\npassword:\n```\nThat's the template, fill it in later",
+    "Mudei a senha do email. Ficou para amanhã às 21",
+)
+
+#: secrets of the same shapes the review found missed: (message, each value in it)
+REVIEW_SECRETS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("the Ring login is john.smith@gmail.com and Doorbell_Sunny9", ("Doorbell_Sunny9",)),
+    ("The Ring login is our family email, and Doorbell_Sunny9", ("Doorbell_Sunny9",)),
+    ("The app wants a PIN. I set it to 2806", ("2806",)),
+    ("Bank sent me an OTP. Got it, 112 938", ("112 938",)),
+    ("The PIN? Changed it to 6618", ("6618",)),
+    ("Mudei a senha do email. Ficou Gato Preto 21", ("Gato Preto 21",)),
 )

@@ -17,6 +17,13 @@ same shapes, and look-alikes of the words the new rules act on ("the price overr
 "I set it to 0630" of an alarm clock, "the sign-in page is slow and Chrome_v2 crashes"); and
 a value in a block of code on the line after the one that announces it ("my password is
 below." and then a fence), which the rules before read as the fence.
+
+The third part is what a review of those rules found: ordinary sentences they withheld ("Sim,
+pus 1500 na poupança" read "sim" as a SIM card; "My alarm on the phone, I set it to 0545"; "The
+heating override is 2100 watts"; "What's the tracking code? Found it, 448 219"; the line after
+a block of code that closed), look-alikes of them written after the rules were mended, and
+secrets of the same shapes still missed ("The app wants a PIN. I set it to 2806", "Mudei a
+senha do email. Ficou Gato Preto 21").
 """
 
 from __future__ import annotations
@@ -25,7 +32,13 @@ import pytest
 
 from bot.memory.secrets.detector import MARKERS, redact_secrets
 from bot.memory.secrets.door import withhold
-from tests.secret_phrasings_round19_data import ORDINARY, SECRETS
+from tests.secret_phrasings_round19_data import (
+    ORDINARY,
+    REVIEW_LOOK_ALIKES,
+    REVIEW_ORDINARY,
+    REVIEW_SECRETS,
+    SECRETS,
+)
 
 #: a text that gives a secret of the shapes mended, and each value that must not be readable
 SAME_SHAPES: list[tuple[str, list[str]]] = [
@@ -70,13 +83,18 @@ NEAR_MISSES: list[str] = [
     'Na aula de inglês aprendemos que "password" quer dizer "palavra-passe"',
 ]
 
-EVERY_SECRET = [(text, list(values)) for _kind, text, values in SECRETS] + SAME_SHAPES
-EVERY_ORDINARY = list(ORDINARY) + NEAR_MISSES
+EVERY_SECRET = [
+    *((text, list(values)) for _kind, text, values in SECRETS),
+    *SAME_SHAPES,
+    *((text, list(values)) for text, values in REVIEW_SECRETS),
+]
+EVERY_ORDINARY = [*ORDINARY, *NEAR_MISSES, *REVIEW_ORDINARY, *REVIEW_LOOK_ALIKES]
 
 
 def test_the_set_is_as_described() -> None:
     assert len(SECRETS) == 60
     assert len(ORDINARY) == 60
+    assert (len(REVIEW_ORDINARY), len(REVIEW_LOOK_ALIKES), len(REVIEW_SECRETS)) == (30, 16, 6)
     assert {kind for kind, _text, _values in SECRETS} == {
         "account",
         "card",

@@ -8,8 +8,9 @@ that follow a value (:mod:`bot.memory.secrets.speech`) and the value after a key
 They read folded text (lower case, no accents, offsets kept): what follows a number that is a
 time, a size or a price (:data:`NOT_A_CODE`), the word before one that says what else it is, a
 room's, a street's, a phone's (:data:`ELSEWHERE_BEFORE`, :data:`NOT_SIBLING`,
-:func:`words_before`), a year (:data:`YEAR`), a place's "PIN code" (:data:`POSTAL`), and the
-kind a sentence names its code as (:func:`code_kind`).
+:func:`words_before`), a year (:data:`YEAR`), a place's "PIN code" (:data:`POSTAL`), a code
+that keeps nothing shut (:data:`OTHER_CODE`), and the kind a sentence names its code as
+(:func:`code_kind`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "ELSEWHERE_UNLESS_GIVEN",
     "NOT_A_CODE",
     "NOT_SIBLING",
+    "OTHER_CODE",
     "POSTAL",
     "YEAR",
     "code_kind",
@@ -35,7 +37,17 @@ NOT_A_CODE = (
     r"(?:am|pm|h|hs|o'?clock|m|cm|km|kg|meters?|metres?|metros?|feet|ft|years?|anos|days?|dias"
     r"|minutes?|minutos|hours?|horas|pages|paginas|reais|euros?|dollars?|pounds?|yen|%|people"
     r"|pessoas|pins|players|jogadores|times|vezes|points|pontos|photos|fotos|emails|messages"
-    r"|unread|calories|calorias|kcal|cal|lines|linhas|words|palavras)\b"
+    r"|unread|calories|calorias|kcal|cal|lines|linhas|words|palavras|seconds?|secs|segundos"
+    r"|watts?|rpm|baud|grams|gramas|percent|por ?cento|degrees|graus)\b"
+)
+
+
+#: a code that is no secret: a postcode, a fault's, a colour's, a promotion's, a parcel's, a
+#: booking's ("the postcode form wanted a code", "o código promocional não deu")
+OTHER_CODE = re.compile(
+    r"\b(?:postcode|postal|zip|error|erro|fault|avaria|promo\w*|discount|desconto|tracking"
+    r"|rastreio|colou?rs?|cores|booking|reserva|reference|referencia|voucher|coupon|cupao|cupom"
+    r"|gift|oferta)\b"
 )
 
 

@@ -15,7 +15,8 @@ the :class:`~bot.memory.secrets.values.Span` of each value with its kind:
 - here, the numbers of a sentence about a PIN, a cash machine or a lock ("my pin is dad's
   birthday, 0612"), unless the word before one says what else it is ("number", "room", "at",
   "cost");
-- here, the number the speaker set a code or PIN to ("I set it to 2806", "pus 7142");
+- the number the speaker set a code or PIN to ("the app wants a PIN, I set it to 2806", "pede
+  um código de 4 dígitos, pus 7142": :mod:`bot.memory.secrets.set_codes`);
 - here, a code sent by text ("the hospital portal just texted me 582 104, type that in", "4821
   is your Uber code");
 - here, a code told in parts ("first half is 61 and the second half is 44", "a primeira metade
@@ -43,6 +44,7 @@ from bot.memory.secrets.code_words import (
     words_before,
 )
 from bot.memory.secrets.lock_numbers import LOCK_WORD, lock_numbers
+from bot.memory.secrets.set_codes import set_codes
 from bot.memory.secrets.spoken_digits import digit_runs, said_numbers
 from bot.memory.secrets.values import Span, text_before
 
@@ -53,7 +55,8 @@ __all__ = ["CODE_NUMBER", "CODE_TOPIC", "ONLY_NUMBER", "code_parts", "code_spans
 CODE_TOPIC = re.compile(
     r"\b(?:pin|pins|codes?|keycodes?|codigos?|cod(?=\.)|combinations?|combinacao|combo|passcode"
     r"|senha|snh|cvv2?|cvc|digits|digitos|lock|locks|padlock|safe|vault|locker|keypad|alarm"
-    r"|alarme|cofre|cadeado|fechadura|armario|card|cartao|atm|sim|disarm|desarma\w*|unlock"
+    r"|alarme|cofre|cadeado|fechadura|armario|card|cartao|atm|sim[ ]+(?:card|pin|puk)"
+    r"|(?:cartao|chip|pin|puk|the|my|your|o|do|meu|seu)[ ]+sim|disarm|desarma\w*|unlock"
     r"|desbloque\w*|lockbox|key ?box|intercom|buzzer|interfone|porteiro|digit[ae]|type|punch"
     r"|dial|enter)\b"
 )
@@ -62,7 +65,8 @@ CODE_TOPIC = re.compile(
 #: a lock that is nothing else: a door, a gate or a garage has numbers that are not codes
 _STRONG_LOCK = re.compile(
     r"\b(?:lock|locks|padlock|lockbox|key ?box|key safe|safe|vault|keypad|alarm|cofre|cadeado"
-    r"|fechadura|alarme|teclado|intercom|interfone|disarm|desarme)\b"
+    r"|fechadura|alarme|teclado|intercom|interfone|(?:disarm|desarme)[ ]+(?:code|number|pin)"
+    r"|(?:codigo|numero)[ ]+de[ ]+desarme)\b"
 )
 
 
@@ -233,26 +237,6 @@ def code_parts(
 ONLY_NUMBER = re.compile(r"[ ]*(?P<value>\d{3,8})[ ]*[.!]?[ ]*$")
 
 
-#: a code's number the speaker set, in a sentence that names a code or PIN: "the Tesla app
-#: wants a PIN to drive, I set it to 2806", "pede um código de 4 dígitos, pus 7142"
-_SET_CODE = re.compile(
-    r"\b(?:set (?:it|that|mine|ours|one) (?:to|as)|changed (?:it|that|mine) to|made it|went with"
-    r"|pus|coloquei|meti|botei|defini|escolhi|mudei (?:para|pra))[ ]+(?:o |a |the )?"
-    rf"(?<![\w.,/:-])(?P<value>\d{{4,8}})(?![\w.,/:-]?\d|[ ]*{NOT_A_CODE})"
-)
-#: a sentence about the time an alarm clock wakes someone: "I set it to 0630" is a time
-_WAKING = re.compile(r"\b(?:clock|wake|waking|despertador|acordar|acordo|timer)\b")
-
-
-def _set_codes(start: int, sentence: str) -> list[Span]:
-    """The number the speaker set a code or PIN to, in a sentence that names one."""
-    found = list(_SET_CODE.finditer(sentence))
-    if not found or not CODE_TOPIC.search(sentence) or _WAKING.search(sentence):
-        return []
-    kind = code_kind(sentence)
-    return [Span(start + m.start("value"), start + m.end("value"), kind) for m in found]
-
-
 def code_spans(start: int, sentence: str, *, service: bool = False) -> list[Span]:
     """Every code and PIN of ``sentence`` (folded, at ``start`` in its text) the rules of each
     find, unordered; in a text about a machine's service (``service``,
@@ -261,7 +245,7 @@ def code_spans(start: int, sentence: str, *, service: bool = False) -> list[Span
         *lock_numbers(start, sentence, service=service),
         *_pin_numbers(start, sentence),
         *_sent_codes(start, sentence),
-        *_set_codes(start, sentence),
+        *set_codes(start, sentence),
     ]
     if CODE_TOPIC.search(sentence) or LOCK_WORD.search(sentence):
         spans += digit_runs(start, sentence) + said_numbers(start, sentence)

@@ -129,24 +129,35 @@ def _without_pictographs(folded: str) -> str:
 
 
 _LINE = re.compile(r"[^\n]*")
-#: a line that only opens or closes a block of code: the value is on the line after it
+#: a line that only opens or closes a block of code
 _FENCE = re.compile(r"[ ]*(?:```|~~~)[\w+-]*[ ]*")
+
+
+def _lines(folded: str) -> list[tuple[int, str]]:
+    """The non-empty lines of ``folded`` and their offsets, but a fence that opens a block of
+    code (a value announced before it is on the line after it); one that closes it is kept."""
+    lines: list[tuple[int, str]] = []
+    inside = False
+    for m in _LINE.finditer(folded):
+        fence = _FENCE.fullmatch(m.group(0)) is not None
+        inside ^= fence
+        if m.group(0).strip() and not (fence and inside):
+            lines.append((m.start(), m.group(0)))
+    return lines
 
 
 def _next_lines(folded: str, found: list[Span]) -> list[Span]:
     """A line that announces a value ("senha:", "my password is below.") makes the next
-    non-empty line a secret (a fence of a block of code is passed over); one that asks for a
-    value ("the code for the gate", "new pin") makes it a secret when it is a bare value of
-    that kind ("four four eight one"). A line that gave its value already (``found``, and
-    the markers of values withheld before) asks for nothing."""
+    non-empty line a secret (a fence that opens a block of code is passed over, one that
+    closes it is never a value nor announces one); one that asks for a value ("the code for
+    the gate", "new pin") makes it a secret when it is a bare value of that kind ("four four
+    eight one"). A line that gave its value already (``found``, and the markers of values
+    withheld before) asks for nothing."""
     spans: list[Span] = []
-    lines = [
-        (m.start(), m.group(0))
-        for m in _LINE.finditer(folded)
-        if m.group(0).strip() and not _FENCE.fullmatch(m.group(0))
-    ]
-    for (start, line), (next_start, next_line) in pairwise(lines):
+    for (start, line), (next_start, next_line) in pairwise(_lines(folded)):
         if any(start <= span.start < start + len(line) for span in found):
+            continue
+        if _FENCE.fullmatch(line) or _FENCE.fullmatch(next_line):
             continue
         lead = len(next_line) - len(next_line.lstrip())
         if announces_value(line):

@@ -25,12 +25,15 @@ from bot.memory.secrets.values import Span, text_before
 __all__ = ["LOCK_WORD", "lock_numbers", "names_service"]
 
 
-#: a lock, safe or alarm: its numbers are a secret even without the word "code"
+#: a lock, safe or alarm: its numbers are a secret even without the word "code"; an override
+#: only a till's, an alarm's or a manager's ("the heating override is 2100 watts" is not)
 _LOCK = (
     r"(?:lock|locks|padlock|lockbox|key ?box|key safe|safe|vault|locker|keypad|alarm|garage|gate"
     r"|door|intercom|buzzer|pad|panel|siren|cofre|cadeado|fechadura|armario|alarme|portao|porta"
     r"|garagem|teclado|painel|sirene"
-    r"|interfone|porteiro|(?<!price )(?<!discount )(?<!manual )override)"
+    r"|interfone|porteiro|(?:till|drawer|register|alarm|supervisor|manager|admin|master|pin|code"
+    r"|security)[ ]+override|override[ ]+(?:code|pin|number|key|password)"
+    r"|override[ ]+(?:on|for|at|of)[ ]+(?:the[ ]+|my[ ]+|our[ ]+)?(?:till|register|alarm))"
 )
 
 #: a word for a lock: a sentence without one has no lock's numbers

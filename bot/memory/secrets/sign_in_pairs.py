@@ -37,11 +37,12 @@ _SIGN_IN_PAIR = re.compile(
 
 
 #: "the Ring login is our family email and Doorbell_Sunny9", "o login da Tapo é o email da
-#: casa e Quintal!88": a login given as a name and then, after "and", its password
+#: casa e Quintal!88", "the Ring login is john.smith@gmail.com and Doorbell_Sunny9": a login
+#: given as a name (an address's dots in it) and then, after "and", its password
 _LOGIN_AND = re.compile(
     r"\b(?:login|log-?in|sign-?in|username|user|utilizador|usuario)\b"
     r"(?![ ]+(?:page|screen|form|button|flow|pagina|tela|botao))[^.!?\n]{0,20}?"
-    r"\b(?:is|e|eh)[ ]+[^.!?\n,;]{2,40}?[ ]+(?:and|e|plus|mais)[ ]+"
+    r"\b(?:is|e|eh)[ ]+(?:[^.!?\n,;]|[.](?=\w)){2,40}?,?[ ]+(?:and|e|plus|mais)[ ]+"
     r"(?:(?:the |a |o )?(?:password|pw|pass|senha)[ ]+(?:is[ ]+|e[ ]+)?)?"
     r"(?P<value>[^\s,;]{6,64})(?=[ ]*(?:[,;.!?]|$))"
 )

@@ -15,8 +15,9 @@ sentences: digits said slowly ("four... seven... one... nine"), a number standin
 sentence about a code or a card ("... 4719."), the value that answers a key asked alone ("the
 PIN? 7 3 1 9, same as the old one"), and the other values of a sentence that gave one ("it's
 now 2468 instead of 1357") or of the sentence that corrects it ("... no sorry that's the old
-one, it's Bolacha2023 now": :func:`sentence_siblings`). A "!" or "?" a value carries does not
-end its sentence ("type Sol2024! to unlock the laptop").
+one, it's Bolacha2023 now": :func:`sentence_siblings`), and the value after "found it" or "I
+set it to" (:mod:`bot.memory.secrets.set_codes`). A "!" or "?" a value carries does not end its
+sentence ("type Sol2024! to unlock the laptop").
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from bot.memory.secrets.passwords import password_spans
 from bot.memory.secrets.phrase_patterns import LABEL_LINE
 from bot.memory.secrets.security_answers import answer_spans
 from bot.memory.secrets.seeds import SENTENCE_WORDS, seed_spans, wallet_spans
+from bot.memory.secrets.set_codes import FOUND_IT, SET_IT, names_set_code, names_sign_in_code
 from bot.memory.secrets.spelled_numbers import full_number_spans
 from bot.memory.secrets.spoken_digits import DIGIT_RUN, SLOW_DIGITS
 from bot.memory.secrets.unlock_patterns import pattern_spans
@@ -141,13 +143,6 @@ _IT_IS = re.compile(
 )
 
 
-#: a sentence that says the value was found, then gives it: "Roblox sent a login code to your
-#: email, can you tell me what it says? nvm found it, 448 219", "achei, é 093 557"
-_FOUND_IT = re.compile(
-    r"[ ]*(?:(?:nvm|never ?mind|ok|okay|oh|ah|wait|pronto|deixa|esquece|ja)[ ,]+)?"
-    r"(?:found it|got it|here it is|achei|encontrei|aqui esta|ta aqui)[ ]*[,:!-]+[ ]*"
-    r"(?:(?:it'?s|its|e|eh)[ ]+)?"
-)
 #: a code sent by text as it is written, in two groups of three: "448 219"
 _GROUPED = re.compile(r"\d{3}[ -]\d{3}(?![\w.,/:-]?\d)")
 
@@ -165,7 +160,7 @@ _CHOSE = re.compile(
 #: the words for a number that is a secret, whose value the next sentence may give
 _NAMES_NUMBER = re.compile(
     r"\b(?:pin|pins|codes?|keycodes?|codigos?|combinations?|combinacao|combo|passcode|senha|snh"
-    r"|cvv2?|cvc|puk)\b"
+    r"|cvv2?|cvc|puk|otp)\b"
 )
 
 
@@ -174,12 +169,17 @@ _NAMES_NUMBER = re.compile(
 _STRAIGHT_AWAY = re.compile(r"[ ]*")
 
 
-def _opening(sentence: str, *, asked: bool) -> re.Match[str] | None:
+def _opening(
+    sentence: str, *, asked: bool, found: bool = True, set_it: bool = False
+) -> re.Match[str] | None:
     """Where the value starts in a sentence after the one that named its key: after "it is",
-    "é", "fica", "found it,"; or at once, when that one was the key alone, asked (``asked``)."""
+    "é", "fica"; after "found it," when that one named a code one signs in with (``found``);
+    after "I set it to" when it named a code that is set (``set_it``); or at once, when that
+    one was the key alone, asked (``asked``)."""
     return (
         _IT_IS.match(sentence)
-        or _FOUND_IT.match(sentence)
+        or (FOUND_IT.match(sentence) if found else None)
+        or (SET_IT.match(sentence) if set_it else None)
         or (_STRAIGHT_AWAY.match(sentence) if asked else None)
     )
 
@@ -190,8 +190,11 @@ def _asked_alone(folded: str, start: int, end: int) -> bool:
     return folded.startswith("?", end) and LABEL_LINE.match(folded[start:end].strip()) is not None
 
 
-def _number_after(start: int, sentence: str, kind: str, *, asked: bool = False) -> list[Span]:
-    opening = _opening(sentence, asked=asked)
+def _number_after(start: int, sentence: str, kind: str, before: str, *, asked: bool) -> list[Span]:
+    """The number that opens ``sentence`` after the one ``before`` it named its key."""
+    opening = _opening(
+        sentence, asked=asked, found=names_sign_in_code(before), set_it=names_set_code(before)
+    )
     if opening is None:
         return []
     found = (
@@ -225,10 +228,25 @@ def _chosen_value(value: str) -> bool:
     return 2 <= len(words) <= 4 and not set(words) & SENTENCE_WORDS
 
 
-def _password_after(start: int, sentence: str, *, asked: bool = False) -> list[Span]:
+#: "Ficou Gato Preto 21": what a password became, its words and a number to the clause's end
+_BECAME = re.compile(r"[ ]*(?:fica|ficou|passa a ser|passou a ser)[ ]+(?P<value>[^,;.!?]+)")
+
+
+def _became_value(value: str) -> bool:
+    """Whether what a password became (as written) reads as one: two to four words, a capital
+    first, a digit, none of them a sentence's small word ("Gato Preto 21"; not "para amanhã")."""
+    words, digit = value.lower().split(), any(map(str.isdigit, value))
+    small = set(words) & (_NOT_CHOSEN | SENTENCE_WORDS)
+    return 2 <= len(words) <= 4 and value[0].isupper() and digit and not small
+
+
+def _password_after(start: int, sentence: str, text: str, *, asked: bool) -> list[Span]:
     chose = _CHOSE.match(sentence)
     if chose is not None and _chosen_value(chose.group("value")):
         return [Span(start + chose.start("value"), start + chose.end("value"), "password")]
+    became = _BECAME.match(sentence)
+    if became and _became_value(text[start + became.start("value") : start + became.end("value")]):
+        return [Span(start + became.start("value"), start + became.end("value"), "password")]
     opening = _opening(sentence, asked=asked)
     value = re.match(r"[^\s,;]+", sentence[opening.end() :]) if opening else None
     if opening is None or value is None:
@@ -257,10 +275,10 @@ def spoken_secrets(folded: str, text: str = "") -> list[Span]:
         if alone is not None and topic:
             spans.append(Span(start + alone.start("value"), start + alone.end("value"), "code"))
         if number_named:
-            spans += _number_after(start, sentence, kind, asked=asked)
+            spans += _number_after(start, sentence, kind, previous, asked=asked)
             spans += code_parts(start, sentence, kind, before=previous)
         if password_named:
-            spans += _password_after(start, sentence, asked=asked)
+            spans += _password_after(start, sentence, text, asked=asked)
         number_named = _NAMES_NUMBER.search(sentence) is not None
         password_named = names_password(sentence)
         asked = _asked_alone(folded, start, end)
