@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from bot.commands.table import Command, CommandContext
 from bot.memory.secrets.detector import looks_secret
+from bot.memory.shared_lines import shared_file_line
 from bot.persona.edits import edit_file
-from bot.turn.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER, shared_file_line
+from bot.turn.audience import DIRECT, SHARED, SHARED_FILES, SHARED_FOLDER
 
 __all__ = ["SHARED_USER", "sharing_commands"]
 

@@ -44,6 +44,7 @@ from bot.memory.base import (
 )
 from bot.memory.factory import open_memory
 from bot.memory.policy import classify
+from bot.memory.shared_lines import shared_file_line
 from bot.persona.atomic import atomic_write_text
 from bot.persona.names import validate_name
 from bot.setup.config import Config
@@ -54,7 +55,6 @@ from bot.turn.audience import (
     Audience,
     describe,
     is_label,
-    shared_file_line,
 )
 
 __all__ = ["register"]

@@ -27,11 +27,7 @@ as direct, so an unknown room's words stay private.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
-
-if TYPE_CHECKING:
-    from bot.memory.base import MemoryBackend
 
 __all__ = [
     "CHARACTER_FILES",
@@ -51,7 +47,6 @@ __all__ = [
     "room_label",
     "room_note",
     "room_of_folder",
-    "shared_file_line",
 ]
 
 DIRECT = "direct"
@@ -204,17 +199,3 @@ def label_of_path(path: str) -> str:
         if room is not None:
             return room_label(room)
     return DIRECT
-
-
-async def shared_file_line(memory: MemoryBackend, item_id: str) -> tuple[str, str] | None:
-    """The file and the text of item ``item_id`` when it is the store's copy of a line of a
-    ``shared/`` file (None otherwise): every room reads that file itself, so relabelling the
-    copy makes nothing private; the line is taken out of the file by its text."""
-    try:
-        details = await memory.explain(item_id)
-    except (KeyError, ValueError):
-        return None
-    source = str(details.get("source") or "")
-    if not source.startswith(f"{SHARED_FOLDER}/"):
-        return None
-    return source, str(details.get("text") or "")
