@@ -6,11 +6,11 @@ file and its changes are :mod:`.jobfile`. Every minute the daemon calls
 created) asks the persona's chat model once — the system prompt is the persona's IDENTITY,
 SOUL and VOICE with the current date and time, the job's prompt is the user message — and
 the answer goes to the user's notification room (a shared room's own job, from
-``rooms/<room>/CRONS.json``, answers in that room). ``last_run`` is written atomically. A
-failed model call is logged, written to ``last_error`` and tried again at the next fire
-time; an answer that could not be delivered waits in ``undelivered`` and is sent as soon as
-the room is reachable. A fire time missed by more than :data:`STALE_AFTER` (the daemon was
-not running) is skipped, not caught up.
+``rooms/<room>/CRONS.json``, answers in that room). ``last_run`` is written atomically, and
+to the end even when the daemon stops meanwhile. A failed model call is logged, written to
+``last_error`` and tried again at the next fire time; an answer that could not be delivered
+waits in ``undelivered`` and is sent as soon as the room is reachable. A fire time missed by
+more than :data:`STALE_AFTER` (the daemon was not running) is skipped, not caught up.
 
 Before anything is sent, CRONS.json must take a write: a run is recorded after its answer
 went out, and a file that cannot be saved would have the job asked and answered again every
@@ -24,6 +24,7 @@ no job can be added (the gate withholds ``cron_add``), so no OTR text ever becom
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -195,10 +196,13 @@ class _PersonaRun:
     async def update(
         self, job_id: object, set_: dict[str, Any], drop: tuple[str, ...] = ()
     ) -> None:
+        change = update_job(
+            self.store, self.user, self.persona, job_id, self.now, set_, drop, self.path
+        )
         try:
-            await update_job(
-                self.store, self.user, self.persona, job_id, self.now, set_, drop, self.path
-            )
+            # to the end, even when the daemon stops meanwhile: a run whose answer went out
+            # but was not recorded would be asked and answered again after the restart
+            await asyncio.shield(change)
         except CorruptFile as exc:
             log.warning("crons.unreadable", user=self.user, persona=self.persona, problem=str(exc))
 

@@ -10,7 +10,7 @@ refuses schedules the model may not add (more often than :data:`MIN_INTERVAL`), 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from apscheduler.triggers.cron import CronTrigger
 
@@ -72,17 +72,32 @@ def parse_schedule(expr: str, zone: tzinfo) -> CronTrigger:
         raise ValueError(f"{expr!r} is not a valid schedule: {exc}") from None
 
 
+def _repeated(trigger: CronTrigger, fire: datetime) -> bool:
+    """Whether ``fire`` is the second pass of a wall time the clocks go back over, for a job
+    at fixed hours: as in crontab, such a job runs once that night, not twice."""
+    if fire.replace(fold=0).utcoffset() == fire.utcoffset():
+        return False  # not the second of two equal local times
+    hours = next(field for field in trigger.fields if field.name == "hour")
+    return str(hours) != "*"
+
+
 def fire_due(trigger: CronTrigger, since: datetime, now: datetime) -> datetime | None:
-    """The latest fire time after ``since`` and not after ``now``, or None."""
-    fire: datetime | None = trigger.get_next_fire_time(None, since + _ONE_SECOND)
-    if fire is None or fire > now:
-        return None
+    """The latest fire time after ``since`` and not after ``now``, or None.
+
+    Times are compared as instants: two local times of one zone compare by their clock face
+    alone, so on the night clocks go back 01:30 of the second pass would count as passed at
+    01:31 of the first. The second pass of a fixed-hour job's time is skipped
+    (:func:`_repeated`)."""
+    limit = now.astimezone(UTC)
+    latest: datetime | None = None
+    fire: datetime | None = trigger.get_next_fire_time(None, since.astimezone(UTC) + _ONE_SECOND)
     for _ in range(10_000):
-        following = trigger.get_next_fire_time(None, fire + _ONE_SECOND)
-        if following is None or following > now:
+        if fire is None or fire.astimezone(UTC) > limit:
             break
-        fire = following
-    return fire
+        if not _repeated(trigger, fire):
+            latest = fire
+        fire = trigger.get_next_fire_time(None, fire.astimezone(UTC) + _ONE_SECOND)
+    return latest
 
 
 def check_schedule(expr: str, zone: tzinfo, now: datetime) -> CronTrigger:

@@ -20,7 +20,7 @@ import weakref
 from calendar import monthrange
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Literal
 
 from bot.persona.store import PersonaStore
@@ -161,7 +161,8 @@ def format_notice(reminder: Reminder, persona: str, now: datetime) -> str:
     """``⏰ Reminder from Inara: Call the dentist (09:00)``, or ``(was due ...)`` when late."""
     zone = now.tzinfo
     assert zone is not None
-    late = now - reminder.at(zone) >= LATE_AFTER
+    # as instants: 02:30 on the night clocks skip from 02:00 to 03:00 is not late at 03:00
+    late = now.astimezone(UTC) - reminder.at(zone).astimezone(UTC) >= LATE_AFTER
     if not late:
         when = reminder.when.strftime("%H:%M")
     elif reminder.when.date() == now.date():

@@ -4,13 +4,15 @@ Every minute the daemon calls :func:`surface_due` for each persona: each due rem
 once (a private one, from REMINDERS.md, to the user's notification room; a shared room's own,
 from ``rooms/<room>/REMINDERS.md``, into that room), then marked done, or moved to its next
 time when it recurs. A notice that could not be sent leaves the reminder pending, so it is
-tried again the next minute. A reminder is ticked after its notice went out, so the file must
-take a write first: when it cannot be saved the persona's reminders wait with a growing pause
-and the user gets one notice (:mod:`bot.tools.backoff`), instead of the same reminder every minute.
+tried again the next minute. A reminder is ticked as soon as its notice went out, before the
+next one is sent, so a daemon stopped half-way sends none of them twice. The file must take a
+write first: when it cannot be saved the persona's reminders wait with a growing pause and the
+user gets one notice (:mod:`bot.tools.backoff`), instead of the same reminder every minute.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 
 import structlog
@@ -88,26 +90,37 @@ async def _surface(
         return 0
     except UnreadableFile:
         return 0
-    sent: list[tuple[Reminder, str]] = []
+    sent = 0
     for reminder in pending:
         notice = format_notice(reminder, persona, local)
         if not await notifier.notify_audience(user, audience, notice):
             log.info("reminder.deferred", user=user, persona=persona, line=reminder.line)
             continue
-        if reminder.every is None:
-            sent.append((reminder, mark_done(reminder.raw)))
-        else:
-            sent.append((reminder, reschedule(reminder.raw, advance(reminder, local))))
-    if sent:
+        sent += 1
         try:
-            await edit_reminders(
-                store, user, persona, lambda lines: replace_lines(lines, sent), path
-            )
+            await _tick(store, user, persona, path, reminder, local)
         except UnreadableFile as exc:
             log.warning("reminders.unreadable", user=user, persona=persona, problem=str(exc))
         except OSError as exc:
             await holds.failed(notifier, user, persona, path, exc, now)
-            return len(sent)
-        log.info("reminders.surfaced", user=user, persona=persona, sent=len(sent))
+            return sent
+    if sent:
+        log.info("reminders.surfaced", user=user, persona=persona, sent=sent)
     holds.succeeded(user, persona, path)
-    return len(sent)
+    return sent
+
+
+async def _tick(
+    store: PersonaStore, user: str, persona: str, path: str, reminder: Reminder, local: datetime
+) -> None:
+    """Tick a reminder whose notice went out (or move it on, when it recurs), at once and
+    to the end: a daemon stopped or killed while the next notice goes out must not send
+    this one again after its restart."""
+    if reminder.every is None:
+        new = mark_done(reminder.raw)
+    else:
+        new = reschedule(reminder.raw, advance(reminder, local))
+    change = edit_reminders(
+        store, user, persona, lambda lines: replace_lines(lines, [(reminder, new)]), path
+    )
+    await asyncio.shield(change)
