@@ -176,6 +176,8 @@ class SessionLog:
         text = f"### {local:%H:%M:%S} · event · {what}\n\n"
         try:
             await run_blocking(append_durably, path, text, self._header(local.date()), self._root)
+        except LinkRefused:
+            raise  # a link planted in the folder: refused loudly, as every write there is
         except OSError as exc:
             log.error("sessionlog.event_failed", note=what, error=str(exc))
 
