@@ -20,7 +20,7 @@ from adapters.base import AdapterContext
 from bot.web import admin, chat, files, login, schedule, search
 from bot.web.adapter import WebAdapter
 from bot.web.auth import WebStore
-from bot.web.guard import console_guard
+from bot.web.guard import add_headers, console_guard
 from bot.web.onboarding import setup_routes
 from bot.web.state import CONSOLE, Console, DaemonView
 from bot.web.views import console, render, signed_in
@@ -63,6 +63,7 @@ def mount_console(app: web.Application, daemon: DaemonView, *, setup_api: Handle
         autoescape=jinja2.select_autoescape(default=True),
     )
     app.middlewares.append(console_guard)
+    app.on_response_prepare.append(add_headers)
     app.router.add_get("/", _home)
     app.router.add_static("/static/", _HERE / "static", name="static")
     app.router.add_get("/favicon.ico", _favicon)

@@ -9,6 +9,8 @@
   cookie is SameSite=Strict as well.
 - Pages other than sign-in and static files want a signed-in browser of a configured user;
   others (a user since taken out of the config too) are sent to ``/login``.
+- Every console response, an error a handler raised included, carries the security headers
+  (:func:`add_headers`, as it goes out); no response names the server's software or version.
 
 The bearer-token API keeps its own paths; :func:`is_console_request` tells them apart
 (``POST /setup/persona`` with an ``Authorization`` header is the API's).
@@ -26,7 +28,14 @@ from bot.web.auth import WebSession
 from bot.web.state import CONSOLE, SESSION
 from bot.web.views import read_form
 
-__all__ = ["COOKIE", "console_guard", "host_allowed", "is_console_request", "secure_request"]
+__all__ = [
+    "COOKIE",
+    "add_headers",
+    "console_guard",
+    "host_allowed",
+    "is_console_request",
+    "secure_request",
+]
 
 COOKIE = "personad_session"
 
@@ -97,7 +106,20 @@ async def _csrf_ok(request: web.Request, session: WebSession) -> bool:
 
 
 def _refuse(status: int, text: str) -> web.Response:
-    return web.Response(status=status, text=text, headers=_HEADERS)
+    return web.Response(status=status, text=text)
+
+
+async def add_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Set on each response as it goes out (``on_response_prepare``), so an error a handler
+    raised gets them too: a console page is never framed, sniffed or, when private, kept by
+    the browser (not even Back shows it)."""
+    response.headers["Server"] = "personad"  # not the software and version serving it
+    if not is_console_request(request):
+        return
+    for name, value in _HEADERS.items():
+        response.headers.setdefault(name, value)
+    if not request.path.startswith(_PUBLIC):
+        response.headers.setdefault("Cache-Control", "no-store")
 
 
 @web.middleware
@@ -126,9 +148,4 @@ async def console_guard(request: web.Request, handler: Handler) -> web.StreamRes
         if request.method in _SAFE:
             raise web.HTTPFound("/login")
         return _refuse(403, "Sign in first.")
-    response = await handler(request)
-    for name, value in _HEADERS.items():
-        response.headers.setdefault(name, value)
-    if not public:  # a private page is never kept by the browser: not even Back shows it
-        response.headers.setdefault("Cache-Control", "no-store")
-    return response
+    return await handler(request)

@@ -46,6 +46,26 @@ async def _signed_in_as(request: web.Request, user: str) -> web.HTTPFound:
     return response
 
 
+async def _password_right(request: web.Request, name: str, password: str) -> bool | None:
+    """Whether ``password`` is ``name``'s (a wrong one is counted); None while wrong ones
+    have paused sign-in by password for that name."""
+    config = console(request).daemon.config.users.get(name)
+    store = console(request).store
+    now = time.time()
+    if await store.password_failures(name, now - FAILURE_WINDOW) >= MAX_FAILURES:
+        log.warning("web.login_refused", how="password", paused=True)
+        return None
+    if (
+        config is not None
+        and config.web_password
+        and verify_password(password, config.web_password)
+    ):
+        return True
+    await store.add_password_failure(name, now, forget_before=now - FAILURE_WINDOW)
+    log.warning("web.login_refused", how="password")
+    return False
+
+
 @routes.post("/login")
 async def login(request: web.Request) -> web.Response:
     token = await form_text(request, "token")
@@ -59,22 +79,15 @@ async def login(request: web.Request) -> web.Response:
     else:
         name = await form_text(request, "user")
         password = await form_text(request, "password")
-        config = users.get(name)
-        store = console(request).store
-        now = time.time()
-        if await store.password_failures(name, now - FAILURE_WINDOW) >= MAX_FAILURES:
-            log.warning("web.login_refused", how="password", paused=True)
-            problem = "Too many wrong passwords for this name; wait a while, or use a link."
-        elif (
-            config is not None
-            and config.web_password
-            and verify_password(password, config.web_password)
-        ):
+        async with console(request).passwords:  # one check at a time: none skips the count
+            right = await _password_right(request, name, password)
+        if right is True:
             raise await _signed_in_as(request, name)
-        else:
-            await store.add_password_failure(name, now, forget_before=now - FAILURE_WINDOW)
-            log.warning("web.login_refused", how="password")
-            problem = "Wrong user name or password."
+        problem = (
+            "Wrong user name or password."
+            if right is False
+            else "Too many wrong passwords for this name; wait a while, or use a link."
+        )
     response = render(request, "login.html", token="", problem=problem)
     response.set_status(403)
     return response

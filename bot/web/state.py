@@ -6,6 +6,7 @@ daemon: the daemon hands itself over as one, so neither imports the daemon that 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -56,6 +57,9 @@ class Console:
     #: the note each browser session is shown on its next page (after a form's redirect),
     #: kept here so no address can make a page say something: ``(text, is_error)``
     notes: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    #: held while a password is checked and a wrong one counted, so guesses sent all at once
+    #: are counted one after the other and none gets past the pause
+    passwords: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 CONSOLE: web.AppKey[Console] = web.AppKey("console", Console)
