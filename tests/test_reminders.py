@@ -45,12 +45,14 @@ async def _ignore(incoming: Incoming) -> None:
 
 class Room(RecordingAdapter):
     """The notification room's platform; ``fail`` makes sends fail, ``during_send`` runs a
-    coroutine while a notice is in flight."""
+    coroutine while a notice is in flight, ``taken_then_failed`` sends that many and then
+    answers each with an error (a timeout after the platform took it)."""
 
     def __init__(self) -> None:
         super().__init__(AdapterContext(_ignore, MemoryState(), Path(".")), platform="console")
         self.fail = False
         self.during_send: Any = None
+        self.taken_then_failed = 0
 
     async def send(
         self, room: str, text: str, *, reply_to: str | None = None, key: str | None = None
@@ -59,7 +61,11 @@ class Room(RecordingAdapter):
             raise AdapterError("the platform is down")
         if self.during_send is not None:
             await self.during_send()
-        return await super().send(room, text, reply_to=reply_to)
+        sent = await super().send(room, text, reply_to=reply_to, key=key)
+        if self.taken_then_failed:
+            self.taken_then_failed -= 1
+            raise AdapterError("the platform timed out")
+        return sent
 
 
 @pytest.fixture

@@ -163,3 +163,21 @@ async def test_a_stop_just_after_a_jobs_answer_went_out_still_records_the_run(
     world.llm.queue("Rain at noon, again.")
     assert await world.run(datetime(2026, 11, 30, 7, 2, tzinfo=NY)) == 0
     assert len(room.sent) == 1
+
+
+async def test_a_reminder_the_platform_took_but_answered_with_an_error_comes_once(
+    tmp_path: Path,
+) -> None:
+    world, path, room = await _reminders_world(
+        tmp_path, "# Reminders\n\n- [ ] 2026-11-30 09:00 Call the dentist\n"
+    )
+    room.taken_then_failed = 1  # it went out, and the platform answered with a timeout
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=NY)
+    assert not await surface_due(world.store, world.notifier, world.config, "scott", "inara", now)
+    assert "[ ]" in path.read_text(), "not known to have gone out: tried again"
+    later = datetime(2026, 11, 30, 9, 1, tzinfo=NY)
+    await surface_due(world.store, world.notifier, world.config, "scott", "inara", later)
+    assert [text for _room, text in room.sent] == [
+        "⏰ Reminder from Inara: Call the dentist (09:00)"
+    ]
+    assert "[ ]" not in path.read_text()

@@ -107,11 +107,16 @@ class Notifier:
         except ValueError:
             return None
 
-    async def notify(self, user: str, text: str, *, private: bool = False) -> bool:
+    async def notify(
+        self, user: str, text: str, *, private: bool = False, key: str | None = None
+    ) -> bool:
         """Send ``text`` to ``user``'s notification room; True once the platform took it.
         A ``private`` text is sent only to a room not known as shared: a shared one is told
         once (:data:`HELD_BACK`) and the notice is not sent (False), so what it is about (a
-        reminder, a job's answer) waits, and arrives once the room is a direct one."""
+        reminder, a job's answer) waits, and arrives once the room is a direct one. With
+        ``key`` (one notice's name, the same on every try), a platform that took a send it
+        answered with an error is not given the notice twice (Matrix's transaction id,
+        Discord's nonce)."""
         if user not in self._config.users:
             log.warning("notify.skipped", user=user, reason="unknown user")
             return False
@@ -127,17 +132,21 @@ class Notifier:
                     self._held.add(user)
                     await self._send(user, platform, room, HELD_BACK)
                 return False
-        return await self._send(user, platform, room, text)
+        return await self._send(user, platform, room, text, key)
 
-    async def notify_audience(self, user: str, audience: Audience, text: str) -> bool:
+    async def notify_audience(
+        self, user: str, audience: Audience, text: str, *, key: str | None = None
+    ) -> bool:
         """A notice about something of ``audience``'s: a direct room's goes to the user's
         notification room (privately), a shared room's into that room itself."""
         if audience.room is None:
-            return await self.notify(user, text, private=True)
+            return await self.notify(user, text, private=True, key=key)
         platform, room = parse_room(audience.room)
-        return await self._send(user, platform, room, text)
+        return await self._send(user, platform, room, text, key)
 
-    async def _send(self, user: str, platform: str, room: str, text: str) -> bool:
+    async def _send(
+        self, user: str, platform: str, room: str, text: str, key: str | None = None
+    ) -> bool:
         adapter = self._adapters.get(platform)
         if adapter is None or not adapter.health.running:
             log.warning(
@@ -148,7 +157,7 @@ class Notifier:
             log.warning("notify.skipped", user=user, platform=platform, reason="empty text")
             return False
         try:
-            await adapter.send(room, text)
+            await adapter.send(room, text, key=key)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -212,7 +212,10 @@ class _PersonaRun:
             return
         written = stamp_of(waiting.get("at"))
         note = f"\n(written {written:%Y-%m-%d %H:%M})" if written else ""
-        if await self.notifier.notify_audience(self.user, self.audience, waiting["text"] + note):
+        key = _answer_key(self.user, self.persona, self.audience, job, waiting.get("at"))
+        if await self.notifier.notify_audience(
+            self.user, self.audience, waiting["text"] + note, key=key
+        ):
             await self.update(job["id"], {}, drop=("undelivered",))
             self.sent += 1
 
@@ -251,10 +254,17 @@ class _PersonaRun:
             await self.update(job_id, {"last_attempt": stamp, "last_error": failure})
             return
         text = f"🗓️ {persona.capitalize()} (scheduled job #{job_id}):\n{answer}"
-        delivered = await self.notifier.notify_audience(user, self.audience, text)
+        key = _answer_key(user, persona, self.audience, job, stamp)
+        delivered = await self.notifier.notify_audience(user, self.audience, text, key=key)
         update: dict[str, Any] = {"last_run": stamp, "last_attempt": stamp}
         if not delivered:
             update["undelivered"] = {"text": text, "at": stamp}
         await self.update(job_id, update, drop=("last_error",))
         log.info("cron.ran", user=user, persona=persona, job=job_id, delivered=delivered)
         self.sent += 1 if delivered else 0
+
+
+def _answer_key(user: str, persona: str, audience: Audience, job: Item, at: object) -> str:
+    """One run's answer by name, the same when it is sent again from ``undelivered``: a
+    platform that took it but answered an error is not given it twice."""
+    return f"job:{user}/{persona}:{audience.label}:{job.get('id')}:{at}"

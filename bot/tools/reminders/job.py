@@ -93,7 +93,10 @@ async def _surface(
     sent = 0
     for reminder in pending:
         notice = format_notice(reminder, persona, local)
-        if not await notifier.notify_audience(user, audience, notice):
+        # the same name on every try: a platform that took it but answered an error gets
+        # the reminder once (the line holds its time, so each occurrence has its own)
+        key = f"reminder:{user}/{persona}:{audience.label}:{reminder.raw}"
+        if not await notifier.notify_audience(user, audience, notice, key=key):
             log.info("reminder.deferred", user=user, persona=persona, line=reminder.line)
             continue
         sent += 1
