@@ -486,4 +486,11 @@ REVIEW_SECRETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Bank sent me an OTP. Got it, 112 938", ("112 938",)),
     ("The PIN? Changed it to 6618", ("6618",)),
     ("Mudei a senha do email. Ficou Gato Preto 21", ("Gato Preto 21",)),
+    # a lock's code found after it was asked for, and a PIN set to a year
+    ("What's the gate code? Found it: 4471.", ("4471",)),
+    ("Qual é o código do portão? Achei, 4471.", ("4471",)),
+    ("Where did I write the safe combination? Found it: 1987.", ("1987",)),
+    ("The lockbox code for the Airbnb, hold on. Found it, 2580.", ("2580",)),
+    ("The intercom code? Here it is: 3090", ("3090",)),
+    ("The PIN to my card is in the safe, I set it to 1987.", ("1987",)),
 )

@@ -34,6 +34,9 @@ __all__: list[str] = []
         "What does Tom do?",
         "O que faz a Ana?",
         "Is Tom working today?",
+        "Onde é que o meu irmão trabalha?",
+        "Qual é o trabalho da Rita?",
+        "Where does my sister work?",
     ],
 )
 def test_a_question_about_work(question: str) -> None:

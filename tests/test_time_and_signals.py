@@ -181,3 +181,6 @@ async def test_a_reminder_the_platform_took_but_answered_with_an_error_comes_onc
         "⏰ Reminder from Inara: Call the dentist (09:00)"
     ]
     assert "[ ]" not in path.read_text()
+    # its name as a platform takes it: short enough for a Discord nonce, none of its words
+    [key] = room.keys
+    assert len(key) <= 25 and "dentist" not in key

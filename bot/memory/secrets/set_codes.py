@@ -33,7 +33,8 @@ __all__ = ["FOUND_IT", "SET_IT", "names_set_code", "names_sign_in_code", "set_co
 #: code, a new one, one of so many digits; not a thermostat's or an oven's "code"
 _SET_WHAT = re.compile(
     r"\b(?:pins?|passcodes?|passwords?|senhas?|palavra-passe|combinations?|combinacao|combo|puk"
-    r"|keycodes?|(?:door|gate|alarm|safe|lock|keypad|garage|app|phone|access|entry|security"
+    r"|keycodes?|(?:door|gate|alarm|safe|lock|lockbox|key ?safe|intercom|buzzer|keypad|garage"
+    r"|app|phone|access|entry|security"
     r"|disarm|unlock|new|master|secret|\d[- ]digit)[ ]+codes?"
     r"|codes?[ ]+(?:for|to|of)[ ]+(?:the[ ]+|my[ ]+|our[ ]+)?(?:door|gate|alarm|safe|lock"
     r"|keypad|garage|app|phone|unlock|open|get in|disarm)"
@@ -71,7 +72,7 @@ def names_set_code(sentence: str) -> bool:
 
 def set_codes(start: int, sentence: str) -> list[Span]:
     """The number the speaker set a code or PIN to, in ``sentence`` (folded, at ``start`` in
-    its text), which names that code before the verb; a year only straight after a PIN."""
+    its text), which names that code before the verb; a year only after a PIN's word."""
     found = list(_SET_CODE.finditer(sentence))
     if not found or not names_set_code(sentence):
         return []
@@ -80,9 +81,7 @@ def set_codes(start: int, sentence: str) -> list[Span]:
     for m in found:
         if not _SET_WHAT.search(sentence, 0, m.start()):
             continue
-        if YEAR.fullmatch(m.group("value")) and not _PIN_WORD.search(
-            sentence, max(0, m.start() - 30), m.start()
-        ):
+        if YEAR.fullmatch(m.group("value")) and not _PIN_WORD.search(sentence, 0, m.start()):
             continue
         spans.append(Span(start + m.start("value"), start + m.end("value"), kind))
     return spans

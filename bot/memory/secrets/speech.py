@@ -192,8 +192,9 @@ def _asked_alone(folded: str, start: int, end: int) -> bool:
 
 def _number_after(start: int, sentence: str, kind: str, before: str, *, asked: bool) -> list[Span]:
     """The number that opens ``sentence`` after the one ``before`` it named its key."""
+    set_it = names_set_code(before)
     opening = _opening(
-        sentence, asked=asked, found=names_sign_in_code(before), set_it=names_set_code(before)
+        sentence, asked=asked, found=set_it or names_sign_in_code(before), set_it=set_it
     )
     if opening is None:
         return []

@@ -212,7 +212,8 @@ class _PersonaRun:
             return
         written = stamp_of(waiting.get("at"))
         note = f"\n(written {written:%Y-%m-%d %H:%M})" if written else ""
-        key = _answer_key(self.user, self.persona, self.audience, job, waiting.get("at"))
+        fire = waiting.get("fire", waiting.get("at"))  # an answer kept before "fire" was
+        key = _answer_key(self.user, self.persona, self.audience, job, fire)
         if await self.notifier.notify_audience(
             self.user, self.audience, waiting["text"] + note, key=key
         ):
@@ -254,17 +255,18 @@ class _PersonaRun:
             await self.update(job_id, {"last_attempt": stamp, "last_error": failure})
             return
         text = f"🗓️ {persona.capitalize()} (scheduled job #{job_id}):\n{answer}"
-        key = _answer_key(user, persona, self.audience, job, stamp)
+        key = _answer_key(user, persona, self.audience, job, fire.isoformat())
         delivered = await self.notifier.notify_audience(user, self.audience, text, key=key)
         update: dict[str, Any] = {"last_run": stamp, "last_attempt": stamp}
         if not delivered:
-            update["undelivered"] = {"text": text, "at": stamp}
+            update["undelivered"] = {"text": text, "at": stamp, "fire": fire.isoformat()}
         await self.update(job_id, update, drop=("last_error",))
         log.info("cron.ran", user=user, persona=persona, job=job_id, delivered=delivered)
         self.sent += 1 if delivered else 0
 
 
 def _answer_key(user: str, persona: str, audience: Audience, job: Item, at: object) -> str:
-    """One run's answer by name, the same when it is sent again from ``undelivered``: a
-    platform that took it but answered an error is not given it twice."""
+    """One occurrence's answer by name (its fire time), the same when it is sent again from
+    ``undelivered`` or asked again after a restart: a platform that took it but answered an
+    error is not given it twice."""
     return f"job:{user}/{persona}:{audience.label}:{job.get('id')}:{at}"
