@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.daemon.notify import Notifier
+from bot.daemon.scheduler import to_the_end, unfinished_writes
 from bot.tools.reminders.job import surface_due
 from tests.test_crons import NY, World
 from tests.test_reminders import Room
@@ -184,3 +185,22 @@ async def test_a_reminder_the_platform_took_but_answered_with_an_error_comes_onc
     # its name as a platform takes it: short enough for a Discord nonce, none of its words
     [key] = room.keys
     assert len(key) <= 25 and "dentist" not in key
+
+
+async def test_a_write_a_stopped_job_left_is_waited_for_before_the_daemon_exits() -> None:
+    written: list[str] = []
+    file_free = asyncio.Event()
+
+    async def record_the_run() -> None:
+        await file_free.wait()  # another write holds the file
+        written.append("last_run")
+
+    job = asyncio.create_task(to_the_end(record_the_run()))
+    await asyncio.sleep(0)
+    job.cancel()  # the scheduler's shutdown cancels the job under way
+    with contextlib.suppress(asyncio.CancelledError):
+        await job
+    assert written == []
+    asyncio.get_running_loop().call_soon(file_free.set)
+    await unfinished_writes(seconds=10.0)
+    assert written == ["last_run"]

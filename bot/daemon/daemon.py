@@ -29,7 +29,7 @@ from bot.daemon.errors import ConfigError
 from bot.daemon.health import HealthCheck
 from bot.daemon.model_health import ModelHealth
 from bot.daemon.notify import Notifier
-from bot.daemon.scheduler import Jobs
+from bot.daemon.scheduler import Jobs, unfinished_writes
 from bot.daemon.start_up import StartUp
 from bot.daemon.watchdog import Watchdog
 from bot.delivery.outbox import Outbox
@@ -178,6 +178,7 @@ class Daemon(StartUp):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._replay
         self.jobs.stop()
+        await unfinished_writes(seconds=10.0)  # a reminder ticked, a job's run recorded
         if self.catching_up is not None:
             self.catching_up.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -2,13 +2,17 @@
 
 Every job runs through :meth:`Jobs._run`, which binds the job's name to the log context and
 turns any exception into a log line, so a failing job never stops the scheduler or the daemon.
+A stop cancels the jobs under way; a write a job must not leave half-done (the record that a
+reminder or a job's answer went out) runs through :func:`to_the_end`, and the daemon waits for
+those (:func:`unfinished_writes`) before it exits.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -18,11 +22,30 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.daemon.logs import bound
 
-__all__ = ["JobFunc", "Jobs"]
+__all__ = ["JobFunc", "Jobs", "to_the_end", "unfinished_writes"]
 
 log = structlog.get_logger(__name__)
 
 JobFunc = Callable[[], Awaitable[Any]]
+T = TypeVar("T")
+
+#: the writes of jobs cancelled by a stop, still running to their end
+_finishing: set[asyncio.Future[Any]] = set()
+
+
+async def to_the_end(work: Awaitable[T]) -> T:
+    """Await ``work``, which runs to its end even when the job awaiting it is cancelled (a
+    stop): the daemon waits for it before exiting."""
+    task = asyncio.ensure_future(work)
+    _finishing.add(task)
+    task.add_done_callback(_finishing.discard)
+    return await asyncio.shield(task)
+
+
+async def unfinished_writes(seconds: float) -> None:
+    """Wait, at most ``seconds``, for the writes :func:`to_the_end` still runs."""
+    if _finishing:
+        await asyncio.wait(set(_finishing), timeout=seconds)
 
 
 class Jobs:

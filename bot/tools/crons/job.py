@@ -24,7 +24,6 @@ no job can be added (the gate withholds ``cron_add``), so no OTR text ever becom
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -33,6 +32,7 @@ import structlog
 
 from bot.daemon.errors import LLMError
 from bot.daemon.notify import Notifier
+from bot.daemon.scheduler import to_the_end
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.persona.context import datetime_line, heard_by, render_file
 from bot.persona.store import PersonaStore
@@ -202,7 +202,7 @@ class _PersonaRun:
         try:
             # to the end, even when the daemon stops meanwhile: a run whose answer went out
             # but was not recorded would be asked and answered again after the restart
-            await asyncio.shield(change)
+            await to_the_end(change)
         except CorruptFile as exc:
             log.warning("crons.unreadable", user=self.user, persona=self.persona, problem=str(exc))
 

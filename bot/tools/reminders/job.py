@@ -12,12 +12,12 @@ user gets one notice (:mod:`bot.tools.backoff`), instead of the same reminder ev
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 
 import structlog
 
 from bot.daemon.notify import Notifier
+from bot.daemon.scheduler import to_the_end
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.setup.config_users import UserConfig
@@ -126,4 +126,4 @@ async def _tick(
     change = edit_reminders(
         store, user, persona, lambda lines: replace_lines(lines, [(reminder, new)]), path
     )
-    await asyncio.shield(change)
+    await to_the_end(change)
