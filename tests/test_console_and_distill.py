@@ -99,3 +99,16 @@ async def test_short_distillation_reads_no_day_older_than_it_needs(tmp_path: Pat
     assert "refreshed from 2 day(s)" in outcome
     text = (directory / "MEMORY_SHORT.md").read_text()
     assert "day 6" in text and "day 7" in text and "day 5" not in text
+
+
+async def test_short_distillation_reads_no_further_back_than_its_days(tmp_path: Path) -> None:
+    """An audience that never fills its budget (a quiet room, a short log) does not make it
+    read every day there ever was: a quarter's days at most."""
+    directory = make_persona(tmp_path, "scott")
+    sessions = directory / "sessions"
+    (sessions / "2026-11-07.md").write_text("day 7 we talked about the garden\n")
+    (sessions / "2026-01-01.md").mkdir()  # an old day no read could take
+    await Distiller(make_config(tmp_path), PersonaStore(tmp_path), {}).run(
+        "scott", "inara", "short"
+    )
+    assert "garden" in (directory / "MEMORY_SHORT.md").read_text()

@@ -8,9 +8,11 @@ import asyncio
 import contextlib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from bot.daemon.notify import Notifier
 from bot.daemon.scheduler import to_the_end, unfinished_writes
+from bot.tools.crons.schedule import fire_due, parse_schedule
 from bot.tools.reminders.job import surface_due
 from tests.test_crons import NY, World
 from tests.test_reminders import Room
@@ -204,3 +206,18 @@ async def test_a_write_a_stopped_job_left_is_waited_for_before_the_daemon_exits(
     asyncio.get_running_loop().call_soon(file_free.set)
     await unfinished_writes(seconds=10.0)
     assert written == ["last_run"]
+
+
+def test_a_job_every_two_hours_runs_in_both_passes_of_the_hour_clocks_go_back_over() -> None:
+    sydney = ZoneInfo("Australia/Sydney")  # 2024-04-07: 03:00 AEDT becomes 02:00 AEST
+    trigger = parse_schedule("0 */2 * * *", sydney)
+    start = since = datetime(2024, 4, 6, 23, 30, tzinfo=sydney)
+    fired = []
+    for minute in range(6 * 60):
+        now = (start.astimezone(UTC) + timedelta(minutes=minute + 1)).astimezone(sydney)
+        fire = fire_due(trigger, since, now)
+        if fire is not None:
+            fired.append(fire.astimezone(UTC))
+            since = now
+    # 00:00, 02:00 AEDT, 02:00 AEST, 04:00: every two real hours, as written, and once each
+    assert [f"{t:%H:%M}" for t in fired] == ["13:00", "15:00", "16:00", "18:00"]

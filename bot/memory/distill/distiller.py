@@ -25,15 +25,16 @@ model writes from it; the model's own output is redacted too.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Literal, Protocol
 
 import structlog
 
+from bot.daemon.disk import run_blocking
 from bot.daemon.errors import LLMError
 from bot.llm.base import LLMBackend, Message, SystemPrompt
 from bot.memory.distill.schedule import DistillKind, DistillRuns
@@ -49,6 +50,8 @@ __all__ = ["CHARS_PER_TOKEN", "DistillKind", "Distiller", "redact_session_text",
 log = structlog.get_logger(__name__)
 
 CHARS_PER_TOKEN = 4
+#: how far back from the newest day the short distillation reads
+SHORT_DAYS_BACK = 90
 #: characters kept free at the end of a cut file for the marker that says it was cut
 _MARKER_ROOM = 120
 
@@ -198,17 +201,19 @@ class Distiller:
         sessions = SessionLog(directory, persona)
         shared = set(self.store.shared_rooms(user, persona))
         # newest day first: per audience, the day's text of that audience's rooms, until
-        # every audience has more than its budget (older days would not be chosen)
+        # every audience has more than its budget (older days would not be chosen), and no
+        # further back than SHORT_DAYS_BACK (a room quiet longer keeps its file as it is)
         budget = self.config.distill.budget_short * CHARS_PER_TOKEN
         held: dict[Audience, int] = {}
         days: list[tuple[str, dict[Audience, str]]] = []
+        newest = None
         for day in reversed(sessions.days()):
+            newest = newest or day
             audiences = [DIRECT_ROOM, *(Audience(room) for room in shared)]
-            if all(held.get(audience, 0) > budget for audience in audiences):
+            full = all(held.get(audience, 0) > budget for audience in audiences)
+            if full or (newest - day).days > SHORT_DAYS_BACK:
                 break
-            text = await asyncio.to_thread(
-                sessions.path_for(day).read_text, encoding="utf-8", errors="replace"
-            )
+            text = await run_blocking(_read_day, sessions.path_for(day))
             parts: dict[Audience, list[str]] = {}
             # a message's audience is the one its heading recorded when it was said: a room
             # that was direct then (a DM a third person later joined) keeps those words private
@@ -325,3 +330,8 @@ class Distiller:
         label = "Mid-term" if kind == "mid" else "Long-term"
         where = "" if audience.private else f" for room {audience.room}"
         return f"{label} memory{where} updated ({len(text)} characters)."
+
+
+def _read_day(path: Path) -> str:
+    """A day's session log as text (a byte that is not UTF-8 read as a replacement)."""
+    return path.read_text(encoding="utf-8", errors="replace")

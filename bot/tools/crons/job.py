@@ -25,7 +25,7 @@ no job can be added (the gate withholds ``cron_add``), so no OTR text ever becom
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
@@ -238,7 +238,7 @@ class _PersonaRun:
 
     async def run_job(self, job: Item, fire: datetime) -> None:
         user, persona, stamp, job_id = self.user, self.persona, self.now.isoformat(), job["id"]
-        if self.now - fire > STALE_AFTER:
+        if self.now.astimezone(UTC) - fire.astimezone(UTC) > STALE_AFTER:  # real time
             log.info("cron.missed", user=user, persona=persona, job=job_id, due=fire.isoformat())
             await self.update(job_id, {"last_attempt": stamp, "last_missed": fire.isoformat()})
             return

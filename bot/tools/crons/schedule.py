@@ -74,11 +74,12 @@ def parse_schedule(expr: str, zone: tzinfo) -> CronTrigger:
 
 def _repeated(trigger: CronTrigger, fire: datetime) -> bool:
     """Whether ``fire`` is the second pass of a wall time the clocks go back over, for a job
-    at fixed hours: as in crontab, such a job runs once that night, not twice."""
+    at fixed hours ("30 1 * * *", "0 1,13 * * *"): as in cron, such a job runs once that
+    night, not twice; one whose hours start with "*" runs in every real hour it names."""
     if fire.replace(fold=0).utcoffset() == fire.utcoffset():
         return False  # not the second of two equal local times
     hours = next(field for field in trigger.fields if field.name == "hour")
-    return str(hours) != "*"
+    return not str(hours).startswith("*")  # "*", "*/2": every so many real hours
 
 
 def fire_due(trigger: CronTrigger, since: datetime, now: datetime) -> datetime | None:
