@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import structlog
@@ -58,7 +59,7 @@ async def _password_right(request: web.Request, name: str, password: str) -> boo
     if (
         config is not None
         and config.web_password
-        and verify_password(password, config.web_password)
+        and await asyncio.to_thread(verify_password, password, config.web_password)
     ):
         return True
     await store.add_password_failure(name, now, forget_before=now - FAILURE_WINDOW)
@@ -79,7 +80,10 @@ async def login(request: web.Request) -> web.Response:
     else:
         name = await form_text(request, "user")
         password = await form_text(request, "password")
-        async with console(request).passwords:  # one check at a time: none skips the count
+        # one check at a time for a name, so none skips the count; a name no one has shares
+        # one lock (the table stays as small as the config), and other names never wait
+        locks = console(request).passwords
+        async with locks.setdefault(name if name in users else "", asyncio.Lock()):
             right = await _password_right(request, name, password)
         if right is True:
             raise await _signed_in_as(request, name)

@@ -57,9 +57,10 @@ class Console:
     #: the note each browser session is shown on its next page (after a form's redirect),
     #: kept here so no address can make a page say something: ``(text, is_error)``
     notes: dict[str, tuple[str, bool]] = field(default_factory=dict)
-    #: held while a password is checked and a wrong one counted, so guesses sent all at once
-    #: are counted one after the other and none gets past the pause
-    passwords: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: a configured name's lock ("": any other name's), held while a password is checked and
+    #: a wrong one counted, so guesses sent all at once are counted one after the other and
+    #: none gets past the pause
+    passwords: dict[str, asyncio.Lock] = field(default_factory=dict)
 
 
 CONSOLE: web.AppKey[Console] = web.AppKey("console", Console)
