@@ -42,6 +42,7 @@ __all__ = [
     "KeyValueStore",
     "MessageGone",
     "Speech",
+    "idempotency_key",
     "part_key",
 ]
 
@@ -118,12 +119,19 @@ class MessageGone(AdapterError):
     retrying the edit can never succeed."""
 
 
+def idempotency_key(name: str) -> str:
+    """The key a send goes out under, made from what names it (an event's answer, a
+    reminder): 24 hex characters (Discord's nonce allows 25), the same in every process, and
+    nothing of the words it is made from."""
+    return hashlib.sha256(name.encode()).hexdigest()[:24]
+
+
 def part_key(key: str | None, index: int) -> str | None:
     """The idempotency key of part ``index`` of a split message: the key itself for the
-    first part, a short hash of it for the others (24 characters: Discord nonces allow 25)."""
+    first part, one made from it for the others."""
     if key is None or index == 0:
         return key
-    return hashlib.sha256(f"{key}/{index}".encode()).hexdigest()[:24]
+    return idempotency_key(f"{key}/{index}")
 
 
 @dataclass(slots=True)

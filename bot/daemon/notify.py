@@ -21,12 +21,11 @@ room.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Mapping
 
 import structlog
 
-from adapters.base import Adapter
+from adapters.base import Adapter, idempotency_key
 from bot.daemon.errors import PersonaError
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
@@ -158,7 +157,7 @@ class Notifier:
             log.warning("notify.skipped", user=user, platform=platform, reason="empty text")
             return False
         try:
-            await adapter.send(room, text, key=_short(key))
+            await adapter.send(room, text, key=None if key is None else idempotency_key(key))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -172,9 +171,3 @@ class Notifier:
             return False
         log.info("notify.sent", user=user, platform=platform, chars=len(text))
         return True
-
-
-def _short(key: str | None) -> str | None:
-    """A notice's name as platforms take it: 24 hex characters (Discord's nonce allows 25),
-    the same in every process, and nothing of the reminder's words."""
-    return None if key is None else hashlib.sha256(key.encode()).hexdigest()[:24]

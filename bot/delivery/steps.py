@@ -11,14 +11,13 @@ instead of retrying it.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import structlog
 
-from adapters.base import Adapter, MessageGone
+from adapters.base import Adapter, MessageGone, idempotency_key
 from bot.daemon.errors import PermanentSendError
 
 __all__ = [
@@ -37,7 +36,7 @@ log = structlog.get_logger(__name__)
 def answer_key(platform: str, event_id: str, part: str) -> str:
     """The idempotency key of one part (``"0"``: the first message) of the answer to an
     event: 24 hex characters, the same in every process."""
-    return hashlib.sha256(f"{platform}\n{event_id}\n{part}".encode()).hexdigest()[:24]
+    return idempotency_key(f"{platform}\n{event_id}\n{part}")
 
 
 @dataclass(frozen=True, slots=True)
