@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import OrderedDict
 from typing import Any
 
 import structlog
@@ -44,6 +43,7 @@ from adapters.base import Handler, Incoming
 from adapters.matrix.events import BotIdentity, find_mention, parse_event
 from adapters.matrix.render import ReplyTarget
 from bot.daemon.errors import AdapterError
+from bot.daemon.newest import keep_newest
 
 __all__ = ["RoomEvents"]
 
@@ -53,14 +53,6 @@ _REMEMBERED = 4096
 #: events one page of a gap fills, and the most pages read for one room in one sync
 _GAP_PAGE = 100
 _GAP_PAGES = 50
-
-
-class _Bounded(OrderedDict[str, Any]):
-    def remember(self, key: str, value: Any) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > _REMEMBERED:
-            self.popitem(last=False)
 
 
 def _member_change(source: dict[str, Any]) -> bool:
@@ -108,8 +100,13 @@ class RoomEvents:
         self.allowed_inviters = {user.lower() for user in allowed_inviters}
         self._direct: dict[str, bool] = {}
         self._handled_invites: set[str] = set()
-        self.own_events: _Bounded = _Bounded()
-        self.reply_targets: _Bounded = _Bounded()
+        #: the bot's own events (event id -> room) and the messages it may reply to, newest
+        self.own_events: dict[str, str] = {}
+        self.reply_targets: dict[str, ReplyTarget] = {}
+
+    def own(self, event_id: str, room_id: str) -> None:
+        """Remember ``event_id`` as the bot's own message in ``room_id`` (the newest kept)."""
+        keep_newest(self.own_events, event_id, room_id, _REMEMBERED)
 
     async def handle(
         self, response: SyncResponse, *, deliver: bool, since: str | None = None
@@ -214,11 +211,10 @@ class RoomEvents:
         if message is None:
             return None
         if message.sender == self.bot.user_id:
-            self.own_events.remember(message.event_id, room_id)
+            self.own(message.event_id, room_id)
             return None
-        self.reply_targets.remember(
-            message.event_id, ReplyTarget(message.event_id, message.sender, message.thread_root)
-        )
+        target = ReplyTarget(message.event_id, message.sender, message.thread_root)
+        keep_newest(self.reply_targets, message.event_id, target, _REMEMBERED)
         direct = await self.is_direct(room_id)
         bot = BotIdentity(self.bot.user_id, set(self.bot.display_names))
         room = self.client.rooms.get(room_id)
@@ -274,6 +270,6 @@ class RoomEvents:
             return True
         answer = await self.client.room_get_event(room_id, event_id)
         if isinstance(answer, RoomGetEventResponse) and answer.event.sender == self.bot.user_id:
-            self.own_events.remember(event_id, room_id)
+            self.own(event_id, room_id)
             return True
         return False

@@ -117,7 +117,7 @@ class Outgoing:
                 raise MessageGone(problem)
             raise _refused(problem, answer.status_code)
         if (rooms := self._get_rooms()) is not None:
-            rooms.own_events.remember(answer.event_id, room)
+            rooms.own(answer.event_id, room)
         return str(answer.event_id)
 
     async def send(

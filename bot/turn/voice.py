@@ -11,6 +11,7 @@ is read up to there, and the rest stays in writing.
 
 from __future__ import annotations
 
+from bot.daemon.newest import keep_newest
 from bot.delivery.state import StateStore
 from bot.turn.formatting import split_markdown, strip_markdown
 from bot.turn.rooms import Room
@@ -55,7 +56,4 @@ class VoiceReplies:
     def _hold(self, key: str, on: bool) -> None:
         """Keep a room's choice in memory: of at most :data:`ROOMS_HELD` rooms, the newest
         (each web conversation is a room of its own)."""
-        self._rooms.pop(key, None)
-        self._rooms[key] = on
-        while len(self._rooms) > ROOMS_HELD:
-            del self._rooms[next(iter(self._rooms))]
+        keep_newest(self._rooms, key, on, ROOMS_HELD)

@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.daemon.newest import keep_newest
 from bot.turn.rooms import Room
 from bot.web.uploads import Sent, read_sent
 from bot.web.views import console, conversation_id, form_text, own_persona, render
@@ -181,21 +182,13 @@ async def send(request: web.Request) -> web.Response:
         router = console(request).daemon.router
         assert router is not None
         room = _room_id(user, persona, conv)
-        _talks_to(router.room_persona, f"web:{room}", persona)
+        # the conversations written to last are known (each message tells it again): a
+        # console used for months does not keep every conversation it ever had
+        keep_newest(router.room_persona, f"web:{room}", persona, _ROOMS_TOLD)
         console(request).adapter.submit(user, room, text, sent.uploads)
     if request.headers.get("X-CSRF-Token"):  # the page's script: it reads the stream
         return web.Response(status=204)
     raise web.HTTPSeeOther(f"/u/{user}/{persona}/chat/{conv}")
-
-
-def _talks_to(room_persona: dict[str, str], key: str, persona: str) -> None:
-    """Tell the router the conversation ``key`` talks to ``persona``: the conversations
-    written to last are known (:data:`_ROOMS_TOLD`), so a console used for months does not keep
-    every conversation it ever had (each message tells it again)."""
-    room_persona.pop(key, None)
-    room_persona[key] = persona
-    while len(room_persona) > _ROOMS_TOLD:
-        del room_persona[next(iter(room_persona))]
 
 
 def _event(name: str, data: dict[str, Any]) -> bytes:
