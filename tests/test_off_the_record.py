@@ -5,6 +5,7 @@ echoes it; switching fails closed when the mode cannot be saved."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import sqlite3
@@ -199,39 +200,42 @@ async def test_turning_it_off_fails_closed(world: World) -> None:
     assert world.disk_holds(SECRET) == []
 
 
-async def test_no_log_line_carries_what_was_said_off_the_record(tmp_path: Path) -> None:
-    make_persona(tmp_path, "scott")
+@contextlib.asynccontextmanager
+async def over_the_wire(
+    data: Path, *, env: dict[str, str] | None = None, **backend: object
+) -> AsyncIterator[tuple[World, FakeOpenAI, io.StringIO]]:
+    """A started daemon whose model is a fake OpenAI-compatible server on loopback (no
+    retries; ``backend`` adds to its config), with every log line it writes kept."""
+    make_persona(data, "scott")
     stream = io.StringIO()
     configure_logging(fmt="json", level="debug", stream=stream)
     try:
         async with FakeOpenAI() as fake:
-            world = await _start(
-                tmp_path,
-                None,
-                extra={
-                    "llm": {
-                        "backends": {
-                            "scripted": {
-                                "kind": "openai_compat",
-                                "model": "m",
-                                "base_url": fake.base_url + "/v1",
-                                "max_retries": 0,
-                            }
-                        }
-                    }
-                },
-            )
+            spec = {
+                "kind": "openai_compat",
+                "model": "m",
+                "base_url": fake.base_url + "/v1",
+                "max_retries": 0,
+                **backend,
+            }
+            extra = {"llm": {"backends": {"scripted": spec}}}
+            world = await _start(data, None, env=env, extra=extra)
             try:
-                await world.say("/otr on")
-                fake.script(Error(400, "invalid_request_error", f"cannot parse: {SECRET}"))
-                answer = await world.say(f"private: {SECRET}")
-                assert SECRET not in answer
-                fake.script(Error(500, "server_error", f"crashed on: {SECRET}"))
-                await world.say(f"again: {SECRET}")
+                yield world, fake, stream
             finally:
                 await world.daemon.stop()
     finally:
         configure_logging(fmt="console", level="warning")
+
+
+async def test_no_log_line_carries_what_was_said_off_the_record(tmp_path: Path) -> None:
+    async with over_the_wire(tmp_path) as (world, fake, stream):
+        await world.say("/otr on")
+        fake.script(Error(400, "invalid_request_error", f"cannot parse: {SECRET}"))
+        answer = await world.say(f"private: {SECRET}")
+        assert SECRET not in answer
+        fake.script(Error(500, "server_error", f"crashed on: {SECRET}"))
+        await world.say(f"again: {SECRET}")
     text = stream.getvalue()
     assert SECRET not in text
     failed = [json.loads(line) for line in text.splitlines() if "turn.failed" in line]

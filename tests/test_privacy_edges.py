@@ -18,13 +18,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.daemon.daemon import Daemon
 from bot.daemon.notify import Notifier
 from bot.persona.store import PersonaStore
 from bot.tools.reminders.job import surface_due
 from bot.turn.audience import ROOM_NOTE, room_folder, room_note
 from tests.fakes.state import MemoryState
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.rig import start_daemon
 from tests.test_off_the_record import World as OffTheRecordWorld
 
 
@@ -46,19 +46,7 @@ async def llm() -> ScriptedLLM:
 async def world(tmp_path: Path, llm: ScriptedLLM) -> AsyncIterator[World]:
     make_persona(tmp_path, "scott")
     config = make_config(tmp_path, memory_backend="sqlite-fts5")
-    daemon = Daemon(config, backends={"scripted": llm}, http=False, jobs=False, env={})
-
-    async def handler(incoming):  # type: ignore[no-untyped-def]
-        assert daemon.router is not None
-        await daemon.router.handle(incoming)
-
-    adapter = RecordingAdapter(
-        AdapterContext(
-            handler=handler, state=daemon.state.for_adapter("console"), data_dir=tmp_path
-        )
-    )
-    daemon.attach("console", adapter)
-    await daemon.start()
+    daemon, adapter = await start_daemon(config, tmp_path, llm=llm, env={})
     yield World(daemon, adapter, tmp_path)
     await daemon.stop()
 

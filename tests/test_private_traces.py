@@ -19,10 +19,10 @@ from bot.setup.preflight import check
 from bot.setup.probe import probe_all
 from tests.fakes.audio_api import FakeAudio
 from tests.fakes.openai_api import Error, FakeOpenAI
-from tests.harness import ScriptedLLM, make_persona
+from tests.harness import ScriptedLLM
 from tests.test_media_turns import SPEAK
 from tests.test_media_turns import _world as media_world
-from tests.test_off_the_record import _start
+from tests.test_off_the_record import over_the_wire
 
 #: keys in variables whose names say nothing of what they hold (one each test: once read,
 #: a key stays masked for the whole process)
@@ -60,42 +60,13 @@ async def test_probe_never_prints_a_key_the_server_quotes_back(tmp_path: Path) -
 
 
 async def test_a_model_error_quoting_the_key_never_reaches_the_log(tmp_path: Path) -> None:
-    make_persona(tmp_path, "scott")
-    stream = io.StringIO()
-    configure_logging(fmt="json", level="debug", stream=stream)
-    try:
-        async with FakeOpenAI() as fake:
-            world = await _start(
-                tmp_path,
-                None,
-                env={"ROUTER_CREDENTIAL": GATEWAY_KEY},
-                extra={
-                    "llm": {
-                        "backends": {
-                            "scripted": {
-                                "kind": "openai_compat",
-                                "model": "m",
-                                "base_url": fake.base_url + "/v1",
-                                "max_retries": 0,
-                                "api_key_env": "ROUTER_CREDENTIAL",
-                            }
-                        }
-                    }
-                },
-            )
-            try:
-                fake.script(
-                    Error(401, "invalid_request_error", f"Incorrect API key: {GATEWAY_KEY}")
-                )
-                await world.say("hello there")
-                fake.script(
-                    Error(400, "invalid_request_error", f"bad request from key {GATEWAY_KEY}")
-                )
-                await world.say("hello again")
-            finally:
-                await world.daemon.stop()
-    finally:
-        configure_logging(fmt="console", level="warning")
+    env = {"ROUTER_CREDENTIAL": GATEWAY_KEY}
+    async with over_the_wire(tmp_path, env=env, api_key_env="ROUTER_CREDENTIAL") as wired:
+        world, fake, stream = wired
+        fake.script(Error(401, "invalid_request_error", f"Incorrect API key: {GATEWAY_KEY}"))
+        await world.say("hello there")
+        fake.script(Error(400, "invalid_request_error", f"bad request from key {GATEWAY_KEY}"))
+        await world.say("hello again")
     assert GATEWAY_KEY not in stream.getvalue()
 
 

@@ -48,14 +48,7 @@ from bot.memory.shared_lines import shared_file_line
 from bot.persona.atomic import atomic_write_text
 from bot.persona.names import validate_name
 from bot.setup.config import Config
-from bot.turn.audience import (
-    DIRECT,
-    DIRECT_ROOM,
-    SHARED,
-    Audience,
-    describe,
-    is_label,
-)
+from bot.turn.audience import DIRECT, DIRECT_ROOM, SHARED, Audience, describe, is_label
 
 __all__ = ["register"]
 
