@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -206,29 +206,17 @@ class Distiller:
         budget = self.config.distill.budget_short * CHARS_PER_TOKEN
         held: dict[Audience, int] = {}
         days: list[tuple[str, dict[Audience, str]]] = []
-        newest = None
-        for day in reversed(sessions.days()):
-            newest = newest or day
+        newest_first = sessions.days()[::-1]
+        for day in newest_first:
             audiences = [DIRECT_ROOM, *(Audience(room) for room in shared)]
             full = all(held.get(audience, 0) > budget for audience in audiences)
-            if full or (newest - day).days > SHORT_DAYS_BACK:
+            if full or (newest_first[0] - day).days > SHORT_DAYS_BACK:
                 break
-            text = await run_blocking(_read_day, sessions.path_for(day))
-            parts: dict[Audience, list[str]] = {}
-            # a message's audience is the one its heading recorded when it was said: a room
-            # that was direct then (a DM a third person later joined) keeps those words private
-            for room, was_shared, block in blocks_by_room(text):
-                audience = Audience(room) if was_shared and room else DIRECT_ROOM
-                if audience.room is not None:
-                    shared.add(audience.room)
-                parts.setdefault(audience, []).append(block)
-            for audience, blocks in parts.items():
-                where = "" if audience.room is None else f" · {audience.room}"
-                blocks.insert(0, f"# Session log {day.isoformat()}{where}")
-            joined = {a: "\n\n".join(b) for a, b in parts.items()}
-            for audience, said in joined.items():
+            parts = _by_audience(day, await run_blocking(_read_day, sessions.path_for(day)))
+            shared.update(audience.room for audience in parts if audience.room is not None)
+            for audience, said in parts.items():
                 held[audience] = held.get(audience, 0) + len(said.strip())
-            days.append((day.isoformat(), joined))
+            days.append((day.isoformat(), parts))
         refreshed = []
         for audience in [DIRECT_ROOM, *(Audience(room) for room in sorted(shared))]:
             count = await self._short_for(user, persona, audience, days)
@@ -335,3 +323,18 @@ class Distiller:
 def _read_day(path: Path) -> str:
     """A day's session log as text (a byte that is not UTF-8 read as a replacement)."""
     return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _by_audience(day: date, text: str) -> dict[Audience, str]:
+    """A day's session log, each audience's part under its heading. A message's audience is
+    the one its heading recorded when it was said: a room that was direct then (a DM a third
+    person later joined) keeps those words private."""
+    parts: dict[Audience, list[str]] = {}
+    for room, was_shared, block in blocks_by_room(text):
+        audience = Audience(room) if was_shared and room else DIRECT_ROOM
+        parts.setdefault(audience, []).append(block)
+    joined = {}
+    for audience, blocks in parts.items():
+        where = "" if audience.room is None else f" · {audience.room}"
+        joined[audience] = "\n\n".join([f"# Session log {day.isoformat()}{where}", *blocks])
+    return joined
