@@ -133,14 +133,19 @@ class AnswerDelivery:
         (the mode may have ended since)."""
         return (incoming.platform, incoming.event_id) in self._said_off_record
 
+    def _off_record(self, user: str, room: Room, incoming: Incoming) -> bool:
+        """Whether ``incoming`` is answered Off The Record: the mode is on in ``room``, or
+        it was when the message came (the mode ended before its turn, or before a redelivery
+        of a turn cut off): what was said off the record stays so."""
+        return self.otr.is_on(user, room) or self.said_off_record(incoming)
+
     async def _say(self, adapter: Adapter, incoming: Incoming, text: str) -> None:
         """Deliver a short reply of the daemon's own (a command's answer, a refusal): Off
         The Record it waits in memory only, like a turn's answer, since it may quote what
         the user typed (``/search WORDS``, an unknown ``/WORD``), also when the mode ended
         after the message came."""
         user = self.identify(incoming)
-        on_now = user is not None and self.otr.is_on(user, self.room_of(incoming))
-        otr = on_now or self.said_off_record(incoming)
+        otr = user is not None and self._off_record(user, self.room_of(incoming), incoming)
         reply = self._reply(adapter, incoming, stream=False)
         await self._deliver(reply, incoming, text, otr=otr)
 

@@ -43,7 +43,6 @@ class Handling(CommandRunning):
     pinned: dict[tuple[str, str], str]
     room_persona: dict[str, str]
     _background: set[asyncio.Task[object]]
-    _said_off_record: dict[tuple[str, str], str]
 
     async def _handle(self, incoming: Incoming, user: str, room: Room) -> None:
         adapter = self.adapters.get(incoming.platform)
@@ -72,13 +71,6 @@ class Handling(CommandRunning):
                 await self._command(adapter, incoming, user, persona, *command)
             else:
                 await self._turn(adapter, incoming, user, persona, room)
-
-    def _off_record(self, user: str, room: Room, incoming: Incoming) -> bool:
-        """Whether ``incoming`` is answered Off The Record: the mode is on in ``room``, or
-        it was when the message came (the mode ended before its turn, or before a redelivery
-        of a turn cut off): what was said off the record stays so."""
-        event = (incoming.platform, incoming.event_id)
-        return self.otr.is_on(user, room) or event in self._said_off_record
 
     async def persona_for(self, user: str) -> str:
         if user not in self._active:
