@@ -16,7 +16,7 @@ the :class:`~bot.memory.secrets.values.Span` of each value with its kind:
   birthday, 0612"), unless the word before one says what else it is ("number", "room", "at",
   "cost");
 - the number the speaker set a code or PIN to ("the app wants a PIN, I set it to 2806", "pede
-  um código de 4 dígitos, pus 7142": :mod:`bot.memory.secrets.set_codes`);
+  um código de 4 dígitos, pus 7142": :mod:`bot.memory.secrets.set_or_found_codes`);
 - here, a code sent by text ("the hospital portal just texted me 582 104, type that in", "4821
   is your Uber code");
 - here, a code told in parts ("first half is 61 and the second half is 44", "a primeira metade
@@ -44,7 +44,7 @@ from bot.memory.secrets.code_words import (
     words_before,
 )
 from bot.memory.secrets.lock_numbers import LOCK_WORD, lock_numbers
-from bot.memory.secrets.set_codes import set_codes
+from bot.memory.secrets.set_or_found_codes import set_codes
 from bot.memory.secrets.spoken_digits import digit_runs, said_numbers
 from bot.memory.secrets.values import Span, text_before
 

@@ -16,8 +16,8 @@ sentence about a code or a card ("... 4719."), the value that answers a key aske
 PIN? 7 3 1 9, same as the old one"), and the other values of a sentence that gave one ("it's
 now 2468 instead of 1357") or of the sentence that corrects it ("... no sorry that's the old
 one, it's Bolacha2023 now": :func:`sentence_siblings`), and the value after "found it" or "I
-set it to" (:mod:`bot.memory.secrets.set_codes`). A "!" or "?" a value carries does not end its
-sentence ("type Sol2024! to unlock the laptop").
+set it to" (:mod:`bot.memory.secrets.set_or_found_codes`). A "!" or "?" a value carries does
+not end its sentence ("type Sol2024! to unlock the laptop").
 """
 
 from __future__ import annotations
@@ -40,7 +40,12 @@ from bot.memory.secrets.passwords import password_spans
 from bot.memory.secrets.phrase_patterns import LABEL_LINE
 from bot.memory.secrets.security_answers import answer_spans
 from bot.memory.secrets.seeds import SENTENCE_WORDS, seed_spans, wallet_spans
-from bot.memory.secrets.set_codes import FOUND_IT, SET_IT, names_set_code, names_sign_in_code
+from bot.memory.secrets.set_or_found_codes import (
+    FOUND_IT,
+    SET_IT,
+    names_set_code,
+    names_sign_in_code,
+)
 from bot.memory.secrets.spelled_numbers import full_number_spans
 from bot.memory.secrets.spoken_digits import DIGIT_RUN, SLOW_DIGITS
 from bot.memory.secrets.unlock_patterns import pattern_spans

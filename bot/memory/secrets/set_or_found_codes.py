@@ -7,15 +7,16 @@ kept):
   arrancar, pus 7142", "the safe app wanted a new code so I went with 7731" (:func:`set_codes`);
   or in the sentence after the one that named it: "The app wants a PIN. I set it to 2806",
   "The PIN? Changed it to 6618" (:data:`SET_IT`, after a sentence :func:`names_set_code`);
-- the code one signs in with, whose value the next sentence gives after "found it": "Roblox
-  sent a login code to your email ... nvm found it, 448 219", "Bank sent me an OTP. Got it,
-  112 938" (:data:`FOUND_IT`, after a sentence that :func:`names_sign_in_code`).
+- the code one signs in with, or a lock's, whose value the next sentence gives after "found
+  it": "Roblox sent a login code to your email ... nvm found it, 448 219", "Bank sent me an
+  OTP. Got it, 112 938", "What's the gate code? Found it: 4471" (:data:`FOUND_IT`, after a
+  sentence that :func:`names_sign_in_code` or :func:`names_set_code`).
 
 What is left: a sum or a goal set ("Sim, pus 1500 na poupança": "sim" is yes), a time an alarm
 rings at ("my alarm on the phone, I set it to 0545", "o alarme toca às 7, mudei para 0730"), a
 number with its unit ("1800 seconds", "2400 baud"), a code that keeps nothing shut or one
 named after the verb ("the postcode form wanted a code", "the oven code E3", "the code club",
-"mudei para 2100 o código de cores"), a year unless a PIN is named just before it; and after
+"mudei para 2100 o código de cores"), a year unless a PIN's word came before it; and after
 "found it", a tracking, discount or booking code's number.
 """
 
