@@ -6,7 +6,11 @@ sentence, with nothing said lost."""
 
 from __future__ import annotations
 
+import errno
+import re
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -18,6 +22,7 @@ import pytest
 from bot.commands.table import RELOAD_REFUSED
 from bot.daemon.daemon import Daemon
 from bot.daemon.errors import ConfigError
+from bot.persona.sessionlog import log as sessionlog
 from bot.setup.config import Config
 from bot.setup.config_loader import load_config
 from tests.fakes.openai_api import FakeOpenAI, Text
@@ -46,6 +51,15 @@ def day_log(data: Path) -> Path:
     """Today's session log of scott's persona (his day, in New York)."""
     day = datetime.now(ZoneInfo("America/New_York")).date()
     return data / f"scott/persona/inara/sessions/{day.isoformat()}.md"
+
+
+def refuse_the_log(data: Path) -> Path:
+    """Today's log made a folder: the day's file cannot be appended to, an OSError like a
+    full disk's (until the folder is removed)."""
+    log = day_log(data)
+    log.unlink()
+    log.mkdir()
+    return log
 
 
 def statuses(data: Path) -> dict[str, str]:
@@ -85,19 +99,92 @@ async def test_a_session_log_that_cannot_be_written_still_gets_the_answer(data: 
     daemon, adapter = await start(data, make_config(data), llm)
     try:
         await adapter.deliver("first", sender="scott", event_id="$1")
-        log = day_log(data)
-        log.unlink()
-        log.mkdir()  # the day's file cannot be appended to: an OSError, like a full disk
+        log = refuse_the_log(data)
         await adapter.deliver("second", sender="scott", event_id="$2")
         assert adapter.final_texts() == ["echo: first", "echo: second"]
+        await adapter.deliver("/status", sender="scott", event_id="$s")
+        assert "Session log: 1 entry waiting for the disk (Is a directory)" in adapter.texts()[-1]
         log.rmdir()
         await adapter.deliver("third", sender="scott", event_id="$3")
         # what was said while the log failed is still in the conversation the model hears
         heard = [m.text for m in llm.calls[-1].messages]
         assert heard == ["first", "echo: first", "second", "echo: second", "third"]
-        assert statuses(data) == {"$1": "done", "$2": "done", "$3": "done"}
+        assert statuses(data) == {"$1": "done", "$2": "done", "$3": "done", "$s": "done"}
+        # and in the log, in its place, once the disk takes it again
+        assert said_in_log(data) == ["second", "echo: second", "third", "echo: third"]
+        await adapter.deliver("/status", sender="scott", event_id="$t")
+        assert "Session log" not in adapter.texts()[-1]
     finally:
         await daemon.stop()
+
+
+def said_in_log(data: Path) -> list[str]:
+    """The messages of today's log, in order."""
+    text = day_log(data).read_text(encoding="utf-8")
+    blocks = re.findall(r"^### [\d:]+ · (?:user|persona) · [^\n]*\n\n(.*?)\n\n", text, re.M | re.S)
+    return [block for block in blocks if not block.startswith("/status")]
+
+
+async def test_what_waits_for_the_disk_is_written_at_a_stop(data: Path) -> None:
+    daemon, adapter = await start(data, make_config(data), ScriptedLLM())
+    try:
+        await adapter.deliver("first", sender="scott", event_id="$1")
+        log = refuse_the_log(data)
+        await adapter.deliver("second", sender="scott", event_id="$2")
+        log.rmdir()  # room on the disk again, and nothing more said before the stop
+    finally:
+        await daemon.stop()
+    assert said_in_log(data) == ["second", "echo: second"]
+
+
+async def test_what_waits_for_the_disk_is_bounded_oldest_first(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sessionlog, "MAX_WAITING", 40)
+    daemon, adapter = await start(data, make_config(data), ScriptedLLM())
+    try:
+        await adapter.deliver("first", sender="scott", event_id="$1")
+        log = refuse_the_log(data)
+        for n in range(1, 6):
+            await adapter.deliver(f"message number {n}", sender="scott", event_id=f"${n + 1}")
+        assert adapter.final_texts()[-1] == "echo: message number 5"
+        log.rmdir()
+        await adapter.deliver("back", sender="scott", event_id="$9")
+    finally:
+        await daemon.stop()
+    # each turn is about 100 characters: the newest waited, the older were let go
+    assert said_in_log(data) == ["message number 5", "echo: message number 5", "back", "echo: back"]
+
+
+def test_an_append_the_disk_cut_short_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    """A file size limit (as a full disk, the kernel writes what fits and refuses the rest):
+    the part written is taken back, so the text can be written again whole."""
+    script = f"""
+import resource, signal
+from pathlib import Path
+from bot.persona.atomic import append_durably
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+root = Path({str(tmp_path)!r})
+old, new = root / "old.md", root / "new.md"
+append_durably(old, "x" * 100, "# header\\n", root)
+resource.setrlimit(resource.RLIMIT_FSIZE, (150, 150))
+for path in (old, new):
+    try:
+        append_durably(path, "y" * 200, "# header\\n", root)
+    except OSError as exc:
+        print("refused", exc.errno)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=Path(__file__).parent.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["refused", str(errno.EFBIG)] * 2
+    assert (tmp_path / "old.md").read_text() == "# header\n" + "x" * 100
+    assert not (tmp_path / "new.md").exists()  # a file the failed append made is gone
 
 
 async def test_a_claim_the_database_refused_is_answered_once_delivered_again(data: Path) -> None:
@@ -153,9 +240,7 @@ async def test_an_answer_queued_while_the_log_cannot_be_written_goes_out_once(
         outbox = daemon.outbox
         outbox.base_delay = outbox.max_delay = 3600.0  # no retry by itself
         await adapter.deliver("first", sender="scott", event_id="$1")
-        log = day_log(data)
-        log.unlink()
-        log.mkdir()  # neither the turn nor its "answer queued" note can be written
+        refuse_the_log(data)  # neither the turn nor its "answer queued" note
         adapter.down = True
         await adapter.deliver("second", sender="scott", event_id="$2")
         adapter.down = False

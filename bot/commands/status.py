@@ -34,6 +34,10 @@ async def _status(ctx: CommandContext) -> str:
         f"- Memory: {memory}",
         await _media_line(ctx),
     ]
+    waiting, why = session.log.waiting
+    if waiting:
+        entries = "entry" if waiting == 1 else "entries"
+        lines.append(f"- Session log: {waiting} {entries} waiting for the disk ({why})")
     outbox = ctx.router.outbox
     refused = _here(ctx, outbox.refusals(user=ctx.user) if outbox is not None else [])
     if refused:

@@ -40,7 +40,7 @@ from bot.llm.base import LLMBackend
 from bot.media.servers import AudioServer, Speaker
 from bot.memory.distill.distiller import Distiller
 from bot.persona.identity.state import flush_states
-from bot.persona.sessionlog.log import SessionLog
+from bot.persona.sessionlog.log import SessionLog, write_waiting
 from bot.persona.sessionlog.search import close_indexes
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
@@ -197,6 +197,8 @@ class Daemon(StartUp):
             except Exception as exc:
                 log.error("adapter.stop_failed", adapter=name, error=str(exc))
         await self.drain(10)
+        if lost := await asyncio.to_thread(write_waiting, self.config.data_dir):
+            log.error("sessionlog.lost", texts=lost)
         await flush_states(self.store)
         self.store.unwatch_files()
         if self._runner is not None:

@@ -77,7 +77,8 @@ def atomic_write_text(
 
 def append_durably(path: Path, text: str, header: str = "", root: Path | None = None) -> None:
     """Append ``text`` to ``path`` and fsync it before returning (used by the session log).
-    A file this call creates starts with ``header``. A link at ``path`` is refused, as is a
+    A file this call creates starts with ``header``. A write that fails leaves the file as it
+    was (one it created is removed). A link at ``path`` is refused, as is a
     folder link between ``root`` and ``path``."""
     folder = folder_below(root or path.parent, path.parent, create=True)
     try:
@@ -91,8 +92,19 @@ def append_durably(path: Path, text: str, header: str = "", root: Path | None = 
             except FileExistsError:  # made meanwhile by another writer
                 fd = _open_regular(folder, path.name, 0)
         try:
-            _write_all(fd, ((header if created else "") + text).encode("utf-8"))
-            os.fsync(fd)
+            start = os.fstat(fd).st_size
+            try:
+                _write_all(fd, ((header if created else "") + text).encode("utf-8"))
+                os.fsync(fd)
+            except OSError:
+                # the disk took part of it (full, or failing): the file as it was, so the text
+                # can be written again whole and nothing is read back cut in two
+                with contextlib.suppress(OSError):
+                    if created:
+                        os.unlink(path.name, dir_fd=folder)
+                    else:
+                        os.ftruncate(fd, start)
+                raise
         finally:
             os.close(fd)
         if created:
