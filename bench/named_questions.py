@@ -74,7 +74,7 @@ def named(data: dict[str, Any]) -> dict[str, Any]:
     person (changed in place, and returned)."""
     for user in data["users"]:
         lang = user.get("lang", "en")
-        person, friend = user["user"].capitalize(), FRIEND[lang]
+        person, friend = user["user"].capitalize(), user.get("friend", FRIEND[lang])
         hello, hello_back, bye = _GREETING[lang]
         for session in user["sessions"]:
             turns = session["turns"]

@@ -79,12 +79,14 @@ SETS = {
     "b": DATA_DIR / "recall_conversations_b.json",
     "c": DATA_DIR / "recall_followups_c.json",
     "d": DATA_DIR / "recall_conversations_d.json",
+    "e": DATA_DIR / "recall_conversations_e.json",
 }
 KINDS = {
     "a": ("all", "single", "paraphrase", "date", "multihop", "preference"),
     "b": ("all", "single", "multihop", "temporal", "reference", "open"),
     "c": ("all", "person", "place", "thing", "vague", "none"),
     "d": ("all", "single", "multihop", "temporal", "reference", "open"),
+    "e": ("all", "single", "multihop", "temporal", "reference", "open"),
 }
 KS = (5, 10)
 #: the persona the sets' conversations are with
@@ -314,7 +316,7 @@ async def _ranker(
     await _feed(memory, records(user), clock, how)
     references = "references" in name
     # the person's and the persona's names, as a session knows them
-    parties = user.get("parties", [user["user"], PERSONA])
+    parties = user.get("parties", [user["user"], user.get("friend", PERSONA)])
     if live and isinstance(memory, SqliteFtsMemory):
         await memory.close()  # each question asks a copy of the store
         rank = _backend_ranker(
@@ -491,7 +493,7 @@ def within_reach_of_words(data: dict[str, Any]) -> dict[str, tuple[int, int]]:
 
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("a", "b", "c", "d", "both", "all"), default="both")
+    parser.add_argument("--set", choices=("a", "b", "c", "d", "e", "both", "all"), default="both")
     parser.add_argument("--part", choices=("tuning", "held-out"), help="only this part")
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument(
@@ -531,7 +533,7 @@ async def main(argv: list[str] | None = None) -> None:
     if args.only:
         wanted = set(args.only.split(","))
         names = [name for name in names if name in wanted]
-    chosen = {"both": ("a", "b"), "all": ("a", "b", "c", "d")}.get(args.set, (args.set,))
+    chosen = {"both": ("a", "b"), "all": ("a", "b", "c", "d", "e")}.get(args.set, (args.set,))
     for which in chosen:
         data = with_small_talk(load(which, args.part), args.gap)
         if args.switch:
