@@ -22,7 +22,7 @@ import pytest
 from bot.commands.table import RELOAD_REFUSED
 from bot.daemon.daemon import Daemon
 from bot.daemon.errors import ConfigError
-from bot.persona.sessionlog import log as sessionlog
+from bot.persona.sessionlog import waiting as sessionlog_waiting
 from bot.setup.config import Config
 from bot.setup.config_loader import load_config
 from tests.fakes.openai_api import FakeOpenAI, Text
@@ -140,7 +140,7 @@ async def test_what_waits_for_the_disk_is_written_at_a_stop(data: Path) -> None:
 async def test_what_waits_for_the_disk_is_bounded_oldest_first(
     data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sessionlog, "MAX_WAITING", 40)
+    monkeypatch.setattr(sessionlog_waiting, "MAX_WAITING", 40)
     daemon, adapter = await start(data, make_config(data), ScriptedLLM())
     try:
         await adapter.deliver("first", sender="scott", event_id="$1")

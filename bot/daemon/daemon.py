@@ -40,8 +40,9 @@ from bot.llm.base import LLMBackend
 from bot.media.servers import AudioServer, Speaker
 from bot.memory.distill.distiller import Distiller
 from bot.persona.identity.state import flush_states
-from bot.persona.sessionlog.log import SessionLog, write_waiting
+from bot.persona.sessionlog.log import SessionLog
 from bot.persona.sessionlog.search import close_indexes
+from bot.persona.sessionlog.waiting import write_waiting
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.setup.config_loader import load_config

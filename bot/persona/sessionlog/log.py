@@ -3,8 +3,8 @@
 Each turn is appended as markdown and fsynced before the reply goes out. A log that cannot be
 written (the disk full or read-only) does not stop the answer: the reply still goes out,
 ``sessionlog.append_failed`` says why, and what was not written waits in memory, in order, and
-is written before anything else once the disk takes it again (up to :data:`MAX_WAITING`
-characters a persona; ``/status`` says how many are waiting)::
+is written before anything else once the disk takes it again
+(:mod:`bot.persona.sessionlog.waiting`; ``/status`` says how many are waiting)::
 
     ### 14:02:11 · user · scott · telegram:123456
 
@@ -30,10 +30,8 @@ Nothing is ever written here while a session is Off The Record: callers check, a
 from __future__ import annotations
 
 import re
-import threading
-from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -41,25 +39,20 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from bot.daemon.disk import run_blocking
-from bot.persona.atomic import append_durably
 from bot.persona.nofollow import LinkRefused, read_own_text
+from bot.persona.sessionlog.waiting import waiting_for
 from bot.turn.conversation import Entry
 
 __all__ = [
-    "MAX_WAITING",
     "LoggedTurn",
     "NewConversation",
     "NotAnswered",
     "SessionLog",
     "blocks_by_room",
-    "write_waiting",
 ]
 
 #: the event line after a message whose turn failed
 NOT_ANSWERED = "not answered"
-#: how much of a persona's log may wait in memory for the disk, in characters; past it the
-#: oldest is let go (logged): a day of a busy household's turns is a few hundred thousand
-MAX_WAITING = 4_000_000
 
 log = structlog.get_logger(__name__)
 
@@ -88,64 +81,6 @@ class NotAnswered:
 class LoggedTurn:
     speaker: str
     entry: Entry
-
-
-@dataclass(slots=True)
-class _Waiting:
-    """A persona's log texts the disk refused, oldest first, as (file, its header, text);
-    every write of the persona's log goes through ``lock``, in a thread."""
-
-    root: Path
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    texts: deque[tuple[Path, str, str]] = field(default_factory=deque)
-    chars: int = 0
-    error: str = ""
-
-    def write(self) -> None:
-        """Write what waits, oldest first. A write the disk refuses raises and leaves it and
-        what follows waiting; a link planted in the folder is refused loudly and that text
-        let go (it is never to be written there)."""
-        while self.texts:
-            path, header, text = self.texts[0]
-            try:
-                append_durably(path, text, header, self.root)
-            except LinkRefused:
-                self.let_go_oldest()
-                raise
-            except OSError as exc:
-                self.error = exc.strerror or str(exc)
-                raise
-            self.let_go_oldest()
-        self.error = ""
-
-    def let_go_oldest(self) -> None:
-        self.chars -= len(self.texts.popleft()[2])
-
-
-#: by sessions folder: every SessionLog of one persona (a session's, the outbox's notes)
-#: shares one queue, so their writes keep their order
-_WAITING: dict[Path, _Waiting] = {}
-_WAITING_MADE = threading.Lock()
-
-
-def _waiting_for(directory: Path, root: Path) -> _Waiting:
-    with _WAITING_MADE:
-        return _WAITING.setdefault(directory, _Waiting(root))
-
-
-def write_waiting(data_dir: Path) -> int:
-    """Write what the logs of ``data_dir``'s personas still hold back (a daemon stopping: in
-    a thread). How many texts the disk still refused: they end with the process."""
-    lost = 0
-    with _WAITING_MADE:
-        queues = [waiting for waiting in _WAITING.values() if waiting.root == data_dir]
-    for waiting in queues:
-        with waiting.lock:
-            try:
-                waiting.write()
-            except OSError:
-                lost += len(waiting.texts)
-    return lost
 
 
 def _where(rest: str) -> tuple[str, bool]:
@@ -200,7 +135,7 @@ class SessionLog:
         #: the data folder (``DATA_DIR/user/persona/NAME``): no folder below it may be a link
         self._root = persona_dir.parent.parent.parent
         self._day: tuple[date, Path] | None = None  # the last day asked for, and its file
-        self._waiting = _waiting_for(self.directory, self._root)
+        self._waiting = waiting_for(self.directory, self._root)
 
     def path_for(self, day: date) -> Path:
         if self._day is None or self._day[0] != day:  # one day after another: made once
@@ -228,7 +163,7 @@ class SessionLog:
         """Append ``turns`` (all of one local day) and fsync before returning."""
         day, text = self._render(turns, zone)
         path = self.path_for(day)
-        await run_blocking(self._write, path, self._header(day), text)
+        await run_blocking(self._waiting.append, path, self._header(day), text)
         return path
 
     @property
@@ -236,22 +171,6 @@ class SessionLog:
         """How many texts wait for the disk, and why the last write failed ("" if none)."""
         waiting = self._waiting
         return len(waiting.texts), waiting.error if waiting.texts else ""
-
-    def _write(self, path: Path, header: str, text: str) -> None:
-        """Write what waits, then ``text`` (in a thread; see :meth:`_Waiting.write`)."""
-        waiting = self._waiting
-        with waiting.lock:
-            waiting.texts.append((path, header, text))
-            waiting.chars += len(text)
-            try:
-                waiting.write()
-            except LinkRefused:
-                raise
-            except OSError:
-                while waiting.chars > MAX_WAITING and len(waiting.texts) > 1:
-                    waiting.let_go_oldest()
-                    log.error("sessionlog.waiting_let_go", persona=self.persona)
-                raise
 
     def _header(self, day: date) -> str:
         return f"# Session log {day.isoformat()} · {self.persona}\n\n"
@@ -272,7 +191,7 @@ class SessionLog:
         path = self.path_for(local.date())
         text = f"### {local:%H:%M:%S} · event · {what}\n\n"
         try:
-            await run_blocking(self._write, path, self._header(local.date()), text)
+            await run_blocking(self._waiting.append, path, self._header(local.date()), text)
         except LinkRefused:
             raise  # a link planted in the folder: refused loudly, as every write there is
         except OSError as exc:
