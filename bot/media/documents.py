@@ -1,9 +1,10 @@
 """The text of a document: plain text, Markdown, CSV or PDF, within a budget.
 
 The model reads a document as its name and its text (UTF-8, or UTF-16 and UTF-32 when a
-byte-order mark says so). Beyond ``chars`` characters the text is cut with a visible marker
-(as a persona file too long for the prompt is); a PDF is read up to ``max_pages`` pages, and
-one with pages but no text (a scan) says so instead of answering from nothing.
+byte-order mark says so, or Windows-1252 when the bytes are not UTF-8). Beyond ``chars``
+characters the text is cut with a visible marker (as a persona file too long for the prompt
+is); a PDF is read up to ``max_pages`` pages. A file of blanks only, or a PDF with pages but
+no text (a scan), says so instead of answering from nothing.
 """
 
 from __future__ import annotations
@@ -11,11 +12,15 @@ from __future__ import annotations
 import io
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.daemon.errors import MediaError
 from bot.media.kinds import text_encoding
 
-__all__ = ["Document", "read_pdf", "read_text"]
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
+__all__ = ["Document", "budget", "read_pdf", "read_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +53,9 @@ class Document:
         return f"{self.note()}\n{self.text}{marker}"
 
 
-def _budget(text: str, chars: int) -> tuple[str, int]:
+def budget(text: str, chars: int) -> tuple[str, int]:
+    """``text`` stripped and cut to at most ``chars`` characters (at a line's end where one
+    is near), and how many characters were left out."""
     text = text.strip()
     if len(text) <= chars:
         return text, 0
@@ -58,28 +65,27 @@ def _budget(text: str, chars: int) -> tuple[str, int]:
 
 
 def read_text(data: bytes, *, name: str, chars: int) -> Document:
-    """The text of ``data``, read as UTF-8, or as UTF-16 or UTF-32 when its byte-order mark
-    says so (the mark itself is not part of the text)."""
+    """The text of ``data`` in its encoding (:func:`~bot.media.kinds.text_encoding`; a
+    byte-order mark is not part of the text); :class:`MediaError` for a file of blanks
+    only."""
     text = data.decode(text_encoding(data), errors="replace").replace("\r\n", "\n")
-    kept, cut = _budget(text, chars)
+    kept, cut = budget(text, chars)
+    if not kept:
+        raise MediaError(
+            "document without text", user_message=f"“{name}” has no text in it to read."
+        )
     return Document(name, kept, cut_chars=cut)
 
 
 def read_pdf(data: bytes, *, name: str, chars: int, max_pages: int) -> Document:
     """The text of a PDF's first ``max_pages`` pages; :class:`MediaError` for a file pypdf
     cannot read, one locked with a password, or one with no text at all."""
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
+    from pypdf.errors import DependencyError, PyPdfError
 
     label = f"“{name}”" if name else "That PDF"
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings name the file's faults
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise MediaError(
-                "PDF locked with a password",
-                user_message=f"{label} is locked with a password, so I can't read it.",
-            )
+        reader = _opened(data, label)
         total = len(reader.pages)
         texts: list[str] = []
         read = 0
@@ -90,7 +96,16 @@ def read_pdf(data: bytes, *, name: str, chars: int, max_pages: int) -> Document:
                 break
     except MediaError:
         raise
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError, RecursionError) as exc:
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        OSError,
+        RecursionError,
+        NotImplementedError,  # a filter pypdf does not know
+        DependencyError,  # a filter whose library is not installed
+    ) as exc:
         raise MediaError(
             f"PDF unreadable: {type(exc).__name__}",
             user_message=f"{label} could not be read as a PDF.",
@@ -102,5 +117,27 @@ def read_pdf(data: bytes, *, name: str, chars: int, max_pages: int) -> Document:
             user_message=f"{label} has no text I can read (it may be scanned pages);"
             " please send the pages as pictures.",
         )
-    kept, cut = _budget(text, chars)
+    kept, cut = budget(text, chars)
     return Document(name, kept, pages=total, cut_chars=cut, pages_read=read)
+
+
+def _opened(data: bytes, label: str) -> PdfReader:
+    """pypdf's reader of ``data``, unlocked with the empty password where only the owner's
+    is set; :class:`MediaError` for a PDF locked with a password, or in a way pypdf cannot
+    open (for the holder of a certificate, or with a cipher whose library is missing)."""
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if not reader.is_encrypted or reader.decrypt(""):
+            return reader
+    except (NotImplementedError, DependencyError) as exc:
+        raise MediaError(
+            f"PDF locked: {type(exc).__name__}",
+            user_message=f"{label} is locked in a way I can't open, so I can't read it.",
+        ) from exc
+    raise MediaError(
+        "PDF locked with a password",
+        user_message=f"{label} is locked with a password, so I can't read it.",
+    )

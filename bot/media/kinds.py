@@ -6,8 +6,9 @@ declared type only tell apart what the bytes leave open (a WebM or MP4 container
 or film; text has no signature).
 
 A byte-order mark is looked at first: UTF-16 text begins ``FF FE`` or ``FE FF`` (UTF-32
-``FF FE 00 00`` or ``00 00 FE FF``), as an MPEG audio frame may. An MP3 without an ID3 tag
-is only called one when its first four bytes are a valid frame header.
+``FF FE 00 00`` or ``00 00 FE FF``), as an MPEG audio frame may. Text without one is UTF-8,
+or, when its bytes are not UTF-8, Windows-1252 (a superset of Latin-1's letters). An MP3
+without an ID3 tag is only called one when its first four bytes are a valid frame header.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ _TEXT_TYPES = {
     ".tsv": "text/tab-separated-values",
 }
 _MP4_AUDIO_BRANDS = (b"M4A ", b"M4B ", b"F4A ")
+#: the bytes of a file read to tell whether it is text, and in which encoding
+_SAMPLE = 65536
 #: byte-order marks, longest first (UTF-32's little-endian mark begins with UTF-16's), and
 #: the codec that reads the text after them
 _BOMS = (
@@ -82,7 +85,7 @@ def sniff(data: bytes, *, name: str = "", declared: str = "", voice: bool = Fals
     between sound and film in a container that holds either."""
     head = data[:16]
     codec = text_encoding(data)
-    marked = codec != "utf-8"
+    marked = _marked_codec(data) is not None
     if marked and _is_text(data, codec):
         return _text_kind(name)
     for magic, mime in _IMAGES:
@@ -122,11 +125,30 @@ def audio_suffix(mime: str) -> str:
 
 def text_encoding(data: bytes) -> str:
     """The codec that reads ``data`` as text: the one its byte-order mark names (``utf-16``
-    and ``utf-32`` read the byte order from the mark), else ``utf-8``."""
+    and ``utf-32`` read the byte order from the mark); else ``utf-8`` when its first bytes
+    are UTF-8, and ``cp1252`` when they are not (what Excel on Windows saves a CSV in, and
+    Latin-1 text reads the same)."""
+    marked = _marked_codec(data)
+    if marked is not None:
+        return marked
+    return "utf-8" if _reads_as_utf8(data[:_SAMPLE]) else "cp1252"
+
+
+def _marked_codec(data: bytes) -> str | None:
+    """The codec the byte-order mark ``data`` begins with names, if it begins with one."""
     for mark, codec in _BOMS:
         if data.startswith(mark):
             return codec
-    return "utf-8"
+    return None
+
+
+def _reads_as_utf8(sample: bytes) -> bool:
+    """Whether ``sample`` is UTF-8; a character cut at its end is no fault."""
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.reason == "unexpected end of data"
+    return True
 
 
 def _text_kind(name: str) -> Sniffed:
@@ -154,9 +176,9 @@ _CONTROL = dict.fromkeys([*(c for c in range(32) if c not in (9, 10, 12, 13)), 0
 
 
 def _is_text(data: bytes, codec: str) -> bool:
-    """Text in ``codec`` (what its byte-order mark names, UTF-8 without one), with hardly a
-    control character; a character cut at the end of the sample is no fault."""
-    sample = data[:65536]
+    """Text in ``codec`` (:func:`text_encoding`'s), with hardly a control character; a
+    character cut at the end of the sample is no fault."""
+    sample = data[:_SAMPLE]
     try:
         text = sample.decode(codec)
     except UnicodeDecodeError as exc:

@@ -32,7 +32,7 @@ from adapters.base import Adapter, Attachment, Incoming
 from bot.daemon.errors import MediaError
 from bot.llm.base import Picture
 from bot.media.audio import duration_of, spoken_length
-from bot.media.documents import Document, read_pdf, read_text
+from bot.media.documents import Document, budget, read_pdf, read_text
 from bot.media.fetch import too_large, unreachable
 from bot.media.images import prepare_image
 from bot.media.kinds import SUPPORTED, Kind, sniff
@@ -116,6 +116,8 @@ class MediaReader:
         transcripts: list[str] = []
         for attachment in attachments:
             data = await self._fetch(adapter, attachment)
+            if not data:
+                raise _empty(attachment.name)
             found = sniff(
                 data, name=attachment.name, declared=attachment.mime, voice=attachment.voice
             )
@@ -184,7 +186,16 @@ class MediaReader:
             )
         what = "voice note" if attachment.voice else f"audio {attachment.name or 'file'}"
         length = f" {spoken_length(seconds)}" if seconds is not None else ""
-        return f"[{what}{length}, transcribed]", heard.text
+        return f"[{what}{length}, transcribed]", self._within_budget(heard.text)
+
+    def _within_budget(self, words: str) -> str:
+        """A transcript cut like a document past ``media.document_chars``, with a visible
+        marker: ten minutes of speech are far less, but a server caught in a loop (whisper
+        repeating a phrase) may answer megabytes."""
+        kept, cut = budget(words, self.config.document_chars)
+        if not cut:
+            return kept
+        return f"{kept}\n[… transcript cut here: {cut:,} more characters not shown]"
 
     def _check_length(self, seconds: float | None) -> None:
         limit = self.config.max_audio_seconds
@@ -225,6 +236,14 @@ def _longest(*lengths: float | None) -> float | None:
     """The longest of the lengths known (a length of 0 or less says nothing), else None."""
     known = [seconds for seconds in lengths if seconds is not None and seconds > 0]
     return max(known) if known else None
+
+
+def _empty(name: str) -> MediaError:
+    """A file of no bytes: not a blank document for the model to answer from nothing."""
+    label = f"“{name}”" if name else "That file"
+    return MediaError(
+        "empty attachment", user_message=f"{label} is empty, so there is nothing in it to read."
+    )
 
 
 def _blind() -> MediaError:

@@ -8,11 +8,11 @@ were found to be, since servers choose their decoder by the name's extension.
 ``POST {base_url}/audio/speech`` takes ``{"model", "input", "voice", "response_format"}``
 and answers the sound: a local Piper or Kokoro server, or a hosted one.
 Each is the backend of a model role (``llm.roles.transcribe`` and ``llm.roles.speech``) of
-kind ``openai_compat``. A server that fails, refuses or takes longer than its ``timeout`` is
-a :class:`~bot.daemon.errors.MediaError` naming what could not be done. A speech server's
-refusal is named by its status alone: its body may quote the words it was asked to speak
-(validation errors carry the request's input), and an answer said Off The Record may be
-retried where no turn's log context withholds them.
+kind ``openai_compat``. A server that fails, refuses, takes longer than its ``timeout`` or
+cuts its answer off is a :class:`~bot.daemon.errors.MediaError` naming what could not be
+done. A speech server's refusal is named by its status alone: its body may quote the words it
+was asked to speak (validation errors carry the request's input), and an answer said Off The
+Record may be retried where no turn's log context withholds them.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ log = structlog.get_logger(__name__)
 
 #: the most bytes of sound a speech server may answer with (a long answer, spoken)
 MAX_SPEECH_BYTES = 30_000_000
+_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +107,22 @@ class AudioServer:
                                 status=response.status,
                             )
                         raise self._failed(why)
-                    body = await response.content.read(MAX_SPEECH_BYTES + 1)
-                    if len(body) > MAX_SPEECH_BYTES:
-                        raise self._failed("answer too long")
-                    return body, response.content_type
+                    return await self._body(response), response.content_type
         except TimeoutError as exc:
             raise self._failed(f"no answer in {self.timeout:.0f} s") from exc
         except aiohttp.ClientError as exc:
             raise self._failed(type(exc).__name__) from exc
+
+    async def _body(self, response: aiohttp.ClientResponse) -> bytes:
+        """The whole body of ``response``, read to its end: a long answer (minutes of
+        speech) comes in many reads, and one cut off mid-way is a failure, never used as
+        if it were whole."""
+        body = bytearray()
+        async for chunk in response.content.iter_chunked(_CHUNK):
+            body += chunk
+            if len(body) > MAX_SPEECH_BYTES:
+                raise self._failed("answer too long")
+        return bytes(body)
 
     async def close(self) -> None:
         if self._session is not None:
@@ -147,11 +156,12 @@ class Transcriber(AudioServer):
 
     async def transcribe(self, audio: bytes, *, mime: str, timed: bool = False) -> Transcript:
         """The words of ``audio`` (of the sniffed type ``mime``); a server answering plain
-        text is read as the words. The sender's file name is not sent. ``timed`` asks for
-        ``verbose_json``, whose ``duration`` is the recording's length as the server heard it;
-        a server that refuses that format (HTTP 400 or 422: some hosted models answer only
-        ``json``) is asked once more for ``json``, and from then on only for ``json``: the
-        length stays unknown."""
+        text (``text/plain``) is read as the words, any other answer must be JSON (a web
+        page from a wrong ``base_url`` is a failure, not words). The sender's file name is
+        not sent. ``timed`` asks for ``verbose_json``, whose ``duration`` is the recording's
+        length as the server heard it; a server that refuses that format (HTTP 400 or 422:
+        some hosted models answer only ``json``) is asked once more for ``json``, and from
+        then on only for ``json``: the length stays unknown."""
         try:
             body, content_type = await self._ask(
                 audio, mime, "verbose_json" if timed and self._verbose else "json"
@@ -163,7 +173,7 @@ class Transcriber(AudioServer):
                 )
                 self._verbose = False
             body, content_type = await self._ask(audio, mime, "json")
-        if content_type != "application/json":
+        if content_type == "text/plain":
             return Transcript(body.decode("utf-8", errors="replace").strip())
         try:
             data = json.loads(body)

@@ -110,7 +110,8 @@ class MediaConfig(Section):
     image_long_edge: int = Field(1568, ge=64)
     max_audio_seconds: float = Field(600.0, gt=0)
     max_pdf_pages: int = Field(50, ge=1)
-    #: the characters of one document the model reads; beyond them a visible cut marker
+    #: the characters of one document (or transcript) the model reads; beyond them a
+    #: visible cut marker
     document_chars: int = Field(40_000, ge=100)
     max_attachments: int = Field(10, ge=1, le=100)
     #: seconds for each download and for reading each PDF; the transcription and speech

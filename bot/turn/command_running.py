@@ -1,6 +1,7 @@
 """A chat command run for the router: looked up in the shared table, refused to one who is
 not an admin where it is the admins' alone, its answer (or one sentence saying why there is
-none) delivered like any short reply.
+none) delivered like any short reply. A command that came as a file's caption runs without
+the file, and its answer says the file was not read.
 
 The command table (:mod:`bot.commands.table`) sees the router only as its
 :class:`~bot.commands.table.CommandHost`; what that protocol asks beyond the router's
@@ -24,12 +25,18 @@ from bot.turn.answer_delivery import AnswerDelivery
 from bot.turn.sessions import SessionManager
 from bot.turn.voice import VoiceReplies
 
-__all__ = ["SORRY", "CommandRunning"]
+__all__ = ["FILES_NOT_READ", "SORRY", "CommandRunning"]
 
 log = structlog.get_logger(__name__)
 
 #: the answer to a command or a turn that failed in a way no one can act on
 SORRY = "Something went wrong on my side and I couldn't answer that. Please try again."
+#: added to the answer of a command that came as a file's caption: the file is not read
+#: with it (``/otr on`` on a picture must not log the picture), nor silently lost
+FILES_NOT_READ = (
+    "I did not open the file you sent with the command; send it again on its own if you"
+    " meant me to read it."
+)
 
 
 async def _not_available(*_args: str) -> str:
@@ -72,24 +79,30 @@ class CommandRunning(AnswerDelivery):
         name: str,
         args: list[str],
     ) -> None:
+        answer = await self._command_answer(incoming, user, persona, name, args)
+        if incoming.attachments:
+            answer = f"{answer}\n\n{FILES_NOT_READ}"
+        await self._say(adapter, incoming, answer)
+
+    async def _command_answer(
+        self, incoming: Incoming, user: str, persona: str, name: str, args: list[str]
+    ) -> str:
+        """The answer to the command ``name``: its handler's, or why there is none."""
         command = lookup(name)
         if command is None:
-            await self._say(adapter, incoming, unknown_command(name))
-            return
+            return unknown_command(name)
         user_config = self.config.users.get(user)
         admin = bool(user_config and user_config.admin)
         if command.admin and not admin:
             log.warning("command.refused", command=name)
-            await self._say(adapter, incoming, ADMIN_ONLY)
-            return
+            return ADMIN_ONLY
         log.info("command.run", command=name)
         context = CommandContext(incoming, user, persona, admin, args, self)
         try:
-            answer = await command.handler(context)
+            return await command.handler(context)
         except PersonadError as exc:
             log.warning("command.failed", command=name, error=str(exc))
-            answer = exc.user_message
+            return exc.user_message
         except Exception:
             log.exception("command.crashed", command=name)
-            answer = SORRY
-        await self._say(adapter, incoming, answer)
+            return SORRY
