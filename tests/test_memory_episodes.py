@@ -265,12 +265,48 @@ def test_stems_meet_across_forms_and_languages() -> None:
 async def test_asked_when_the_dated_episode_wins_over_the_same_fact(
     memory: SqliteFtsMemory,
 ) -> None:
-    await said(memory, "We adopted a cat called Miso.", at=datetime(2026, 2, 3, tzinfo=UTC))
-    assert [item.text for item in await memory.list_items()] == ["We adopted a cat called Miso."]
+    told = (
+        "The house is chaos this week, boxes everywhere and the boiler is making that noise"
+        " again. We adopted a cat called Miso."
+    )
+    await said(memory, told, at=datetime(2026, 2, 3, tzinfo=UTC))
+    assert "We adopted a cat called Miso." in [item.text for item in await memory.list_items()]
     what = await memory.prefetch("the cat Miso we adopted", limit=1)
     assert what[0].item.kind == "fact"  # asked what, the fact (with its category) answers
     when = await memory.prefetch("when did we adopt Miso?", limit=1)
     assert when[0].citation == "[episode · 2026-02-03 · dm]"
+
+
+async def test_a_fact_told_in_a_short_message_is_searched_as_that_message(
+    memory: SqliteFtsMemory,
+) -> None:
+    """A short message is its fact: the fact's row, shorter, is not searched beside it (it
+    won BM25 on one common word over longer messages that say more)."""
+    await said(memory, "We adopted a cat called Miso.", "A cat! What colour is she?")
+    await said(
+        memory,
+        "Work was long, the trains were late again, and then at the vet they told us Miso is"
+        " a she and about two years old.",
+        "Two years old, so still a young cat then.",
+    )
+    assert "We adopted a cat called Miso." in [item.text for item in await memory.list_items()]
+    hits = await memory.prefetch("Miso the cat", limit=3)
+    assert [hit.item.kind for hit in hits] == ["episode"] * len(hits)
+    assert hits[0].item.text == "We adopted a cat called Miso."
+
+
+async def test_a_message_that_only_repeats_words_of_a_better_one_takes_no_place(
+    memory: SqliteFtsMemory,
+) -> None:
+    """A greeting of one word ("morning") is a phrase of the better message that holds it:
+    the place goes to the next message that says something of its own."""
+    await said(memory, "morning", "Morning! Sleep well?")
+    await said(memory, "I only drink black coffee in the morning, can't function otherwise")
+    await said(memory, "switched to green tea in the mornings, coffee was wrecking my sleep")
+    hits = await memory.prefetch("what do I drink in the morning these days?", limit=2)
+    texts = [hit.item.text for hit in hits]
+    assert "morning" not in texts
+    assert "switched to green tea in the mornings, coffee was wrecking my sleep" in texts
 
 
 LONG = (

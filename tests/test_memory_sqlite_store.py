@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from bot.daemon.errors import MemoryStoreError
+from bot.memory.normal_form import normalise_text
 from bot.memory.sqlite.backend import SqliteFtsMemory
 from bot.memory.sqlite.opening import open_database
 from bot.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
+from bot.memory.sqlite.stemming import index_terms
 from bot.tools.registry import ToolFailed, ToolRegistry
 
 __all__: list[str] = []
@@ -64,10 +66,15 @@ async def test_version_six_facts_find_the_message_they_were_told_in(tmp_path: Pa
     """v7 links each older fact to the user's episode said when it was stated whose words
     hold it; a fact no message said (a mirrored line) cites none."""
     db = await open_database(tmp_path / "memory.db", migrations=MIGRATIONS[:6])
+    # a message long enough that its fact is searched beside it
+    said = (
+        "Hi. Sorry I went quiet, the move took every evening for three weeks and the boxes"
+        " are still everywhere. I live in Porto now."
+    )
     await db.execute(
         "INSERT INTO episodes (at, speaker, audience, platform, text, norm, terms, last_seen)"
-        " VALUES (1735732800, 'user', 'direct', 'telegram', 'Hi. I live in Porto now.',"
-        " 'hi i live in porto now', 'hi live porto now', 1735732800)"
+        " VALUES (1735732800, 'user', 'direct', 'telegram', ?, ?, ?, 1735732800)",
+        (said, normalise_text(said), index_terms(said)),
     )
     for text, norm, at in (
         ("I live in Porto now.", "i live in porto now", 1735732800),
@@ -88,7 +95,7 @@ async def test_version_six_facts_find_the_message_they_were_told_in(tmp_path: Pa
         ]
         hits = await memory.search("live Porto now", limit=5)
         contexts = {hit.item.id: hit.item.context for hit in hits}
-        assert contexts["1"] == "Hi. I live in Porto now." and contexts["3"] == ""
+        assert contexts["1"] == said and contexts["3"] == ""
         assert "e1" not in contexts  # the episode is its fact's hit
 
 

@@ -38,9 +38,7 @@ def test_a_set_is_well_formed(name: str, kinds: tuple[str, ...]) -> None:
             assert question["kind"] in kinds, question["id"]
             assert question["evidence"] and set(question["evidence"]) <= own, question["id"]
     splits = {q.get("split") for user in data["users"] for q in user["questions"]}
-    if name == "recall_conversations_e.json":
-        assert splits == {"held-out"}  # a check never tuned on
-    elif name != "recall_conversations.json":
+    if name != "recall_conversations.json":
         assert splits == {"tuning", "held-out"}
 
 

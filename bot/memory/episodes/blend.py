@@ -10,10 +10,13 @@ context (asked *when*, as the episode: it carries the date); facts told in the s
 take that one place too. Otherwise (a fact that cites no episode, a mirrored line; an
 episode that repeats a fact said elsewhere) a fact is the twin of an episode whose words hold
 all of its own, or the other way round, and the lower-scored of the pair is dropped, so the
-budget is not spent twice on one statement. So is the lower of two facts, or two messages, of
-two audiences that say the very same text: a shared room that says again what another
-audience said keeps its own copy (:mod:`bot.memory.reinforcement`), and a direct room, which
-sees both, is shown one; asked *when*, both, as each was said on a day of its own.
+budget is not spent twice on one statement; and a message whose words are a phrase of a better
+scored message ("morning" beside "I only drink black coffee in the morning") is dropped too,
+unless the query asks *when*: it says nothing the better one does not. So is the lower of two
+facts, or two messages, of two audiences that say the very same text: a shared room that says
+again what another audience said keeps its own copy (:mod:`bot.memory.reinforcement`), and a
+direct room, which sees both, is shown one; asked *when*, both, as each was said on a day of
+its own.
 """
 
 from __future__ import annotations
@@ -64,8 +67,10 @@ def blend(
     """The ``limit`` best hits of both lists, best first, without a statement twice: a fact
     and its episode are one hit in the better one's place; of a fact and an episode that say
     the same thing otherwise, the better scored stays, or the one of kind ``prefer`` (an
-    episode when the query asks *when*: it carries the date), in its place; of two audiences'
-    copies of one text, the better scored (both with ``prefer``: each has its date)."""
+    episode when the query asks *when*: it carries the date), in its place; a message that
+    only repeats a phrase of a better scored one is dropped (unless with ``prefer``); of two
+    audiences' copies of one text, the better scored (both with ``prefer``: each has its
+    date)."""
     merged = sorted([*facts, *episodes], key=lambda hit: hit.score, reverse=True)
     # each kept hit with the normal forms of what it stands for (a fact merged into it too),
     # so a later message that only repeats one of them is a twin
@@ -88,8 +93,15 @@ def blend(
             (
                 position
                 for position, (other, seen) in enumerate(kept)
-                if hit.item.kind != other.item.kind
-                and any(_contains(one, norm) or _contains(norm, one) for one in seen)
+                if (
+                    hit.item.kind != other.item.kind
+                    and any(_contains(one, norm) or _contains(norm, one) for one in seen)
+                )
+                or (
+                    prefer is None  # asked when, each message has a date of its own
+                    and hit.item.kind == other.item.kind == "episode"
+                    and any(_contains(one, norm) for one in seen)
+                )
             ),
             None,
         )

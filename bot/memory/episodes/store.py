@@ -175,6 +175,13 @@ class EpisodeStore(LentWords, EpisodeVectors):
         )
         return [episode_row(row) for row in rows]
 
+    async def words_said(self, rowids: Sequence[int], *, labels: Labels = None) -> dict[int, int]:
+        """How many words each of the messages ``rowids`` has, of those recall may find for
+        an audience that sees ``labels`` (active, and heard there)."""
+        return {
+            row.rowid: len(row.text.split()) for row in await self.rows_by_id(rowids, labels=labels)
+        }
+
     async def exchanges(self, rowids: Sequence[int]) -> dict[int, int]:
         """The exchange each of ``rowids`` was said in, as the rowid of its user's message:
         a turn's message and the persona's answer are recorded together, at one moment

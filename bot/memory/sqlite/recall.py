@@ -13,7 +13,7 @@ a place in the pool.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from datetime import datetime
 
 from bot.memory.base import MemoryHit
@@ -24,7 +24,7 @@ from bot.memory.sqlite.stemming import query_stem_groups
 from bot.memory.sqlite.store import FtsStore, Labels, RecallRow
 from bot.memory.sqlite.vector_index import VectorIndex
 
-__all__ = ["CANDIDATE_MARGIN", "fact_pool", "score_facts"]
+__all__ = ["CANDIDATE_MARGIN", "SHORT_MESSAGE_WORDS", "fact_pool", "score_facts", "told_at_length"]
 
 CANDIDATE_MARGIN = 12
 """Each search re-scores ``limit + CANDIDATE_MARGIN`` BM25 matches (and as many nearest
@@ -68,6 +68,30 @@ async def fact_pool(
         for rowid, row in candidates.items():
             row.candidate.cosine = cosines.get(rowid, 0.0)
     return list(candidates.values())
+
+
+SHORT_MESSAGE_WORDS = 20
+"""A fact told in a message of this many words or fewer is searched as that message: the two
+are one hit anyway (:mod:`bot.memory.episodes.blend`), and the fact's own row, a sentence
+shorter than the message, won BM25 on one common word (BM25 marks a short row up) and took
+places from the other side's messages, which have no facts. Measured (write path, recall@5,
+BM25 alone; tuning / held-out): set E 0.607 (0.646 / 0.568) -> 0.630 (0.682 / 0.578), set D
+0.508 (0.527 / 0.488) -> 0.517 (0.535 / 0.498); sets B and C as they were (their facts come
+from long messages); set A 0.708 -> 0.705; with e5 set E 0.736 -> 0.739, set D 0.667 -> 0.669,
+set A 0.915 -> 0.903 (one question put to six people: docs/BENCHMARKS.md)."""
+
+
+def told_at_length(rows: list[RecallRow], words: Mapping[int, int]) -> list[RecallRow]:
+    """The fact candidates ``rows`` but those told in a message of
+    :data:`SHORT_MESSAGE_WORDS` words or fewer (``words``: each message's count, by its
+    rowid, of the messages the search may find); a fact told in no message, or in one the
+    search may not find (forgotten, or not heard where it is asked), stays."""
+    kept = []
+    for row in rows:
+        told = row.told_in()
+        if told is None or words.get(told, SHORT_MESSAGE_WORDS + 1) > SHORT_MESSAGE_WORDS:
+            kept.append(row)
+    return kept
 
 
 def score_facts(

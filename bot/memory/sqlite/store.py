@@ -44,6 +44,10 @@ class RecallRow:
     def item(self) -> MemoryItem:
         return item_from_row(self.row)
 
+    def told_in(self) -> int | None:
+        """The rowid of the message the fact was told in, if one was."""
+        return None if self.row[10] is None else int(self.row[10])
+
 
 def _recall_row(row: Sequence[Any], bm25_raw: float) -> RecallRow:
     return RecallRow(row, Candidate(int(row[0]), row[2], float(row[7]), bm25_raw=bm25_raw))
