@@ -206,41 +206,6 @@ async def test_a_long_recordings_verbose_transcript_is_read_whole(
     assert call.messages[-1].text.endswith(f"[voice note 9:00, transcribed] {words}")
 
 
-@pytest.mark.parametrize(
-    ("answer", "heard"),
-    [
-        # a wrong ``base_url`` reaches a web front end that answers every path with its
-        # page: that page is not what the user said
-        (page("<!doctype html><html><body><h1>Welcome to nginx!</h1></body></html>"), "nginx"),
-        # a server that dies mid-answer: what came is not the words
-        (
-            cut_off(
-                json.dumps({"text": "remind me to buy flour " * 2000}).encode(),
-                "application/json",
-            ),
-            "flour",
-        ),
-    ],
-    ids=["web page", "cut off"],
-)
-async def test_a_transcription_answer_that_is_not_words_is_one_sentence(
-    tmp_path: Path, audio: WireAudio, answer: Answer, heard: str
-) -> None:
-    audio.transcription_answers.append(answer)
-    llm = ScriptedLLM()
-    world = await _world(tmp_path, audio, llm, models=TRANSCRIBE)
-    try:
-        await world.send("", voice_note())
-        await world.send("still there?")
-    finally:
-        await world.daemon.stop()
-    first, second = world.adapter.texts()
-    assert "couldn't hear your voice note" in first
-    assert second == "echo: still there?"
-    assert len(llm.calls) == 1
-    assert heard not in world.log_text()
-
-
 async def test_a_transcript_of_megabytes_is_cut_with_a_visible_marker(
     tmp_path: Path, audio: WireAudio
 ) -> None:
@@ -282,19 +247,36 @@ def _slow(seconds: float) -> Answer:
     return answer
 
 
+#: a server that dies mid-answer: what came is not the words
+_CUT_OFF = cut_off(
+    json.dumps({"text": "remind me to buy flour " * 2000}).encode(), "application/json"
+)
+
+
 @pytest.mark.parametrize(
-    ("answer", "said"),
+    ("answer", "said", "heard"),
     [
-        (_json({"text": "   "}), "I couldn't make out any words in that recording."),
-        (_json({"error": {"message": "model not loaded"}}), "couldn't hear your voice note"),
-        (page("<html><h1>500 Internal Server Error</h1></html>"), "couldn't hear your voice"),
-        (_json({"error": "overloaded"}, status=500), "couldn't hear your voice note"),
-        (_slow(5.0), "couldn't hear your voice note"),
+        (_json({"text": "   "}), "I couldn't make out any words in that recording.", None),
+        (
+            _json({"error": {"message": "model not loaded"}}),
+            "couldn't hear your voice note",
+            "model not loaded",
+        ),
+        # a wrong ``base_url`` reaches a web front end that answers every path with its
+        # page: that page is not what the user said
+        (
+            page("<html><h1>500 Internal Server Error</h1></html>"),
+            "couldn't hear your voice",
+            "Internal Server Error",
+        ),
+        (_json({"error": "overloaded"}, status=500), "couldn't hear your voice note", "overloaded"),
+        (_slow(5.0), "couldn't hear your voice note", "too late"),
+        (_CUT_OFF, "couldn't hear your voice note", "flour"),
     ],
-    ids=["no words", "no text field", "html", "500", "slow"],
+    ids=["no words", "no text field", "html", "500", "slow", "cut off"],
 )
 async def test_what_a_transcription_server_gets_wrong_is_one_sentence(
-    tmp_path: Path, audio: WireAudio, answer: Answer, said: str
+    tmp_path: Path, audio: WireAudio, answer: Answer, said: str, heard: str | None
 ) -> None:
     audio.transcription_answers.append(answer)
     llm = ScriptedLLM()
@@ -312,6 +294,8 @@ async def test_what_a_transcription_server_gets_wrong_is_one_sentence(
     first, second = world.adapter.texts()
     assert said in first and second == "echo: still there?"
     assert len(llm.calls) == 1 and audio.transcription_asked == 1
+    if heard is not None:
+        assert heard not in world.log_text()
 
 
 # -- files that lie or hold nothing -----------------------------------------------------------
