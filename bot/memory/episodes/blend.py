@@ -57,6 +57,20 @@ def _joined(kept: MemoryHit, hit: MemoryHit, prefer: MemoryKind | None) -> Memor
     return MemoryHit(item, kept.score, kept.parts)
 
 
+def _repeats(
+    hit: MemoryHit, norm: str, other: MemoryHit, seen: list[str], prefer: MemoryKind | None
+) -> bool:
+    """Whether ``hit`` (``norm``, its normal form) says nothing that the better scored
+    ``other`` (``seen``: the normal forms it stands for) does not: a fact and an episode
+    either of which holds the other's words, or a message that is a phrase of a better one
+    (not when asked *when*: each message has a date of its own)."""
+    if hit.item.kind != other.item.kind:
+        return any(_contains(one, norm) or _contains(norm, one) for one in seen)
+    return (
+        prefer is None and hit.item.kind == "episode" and any(_contains(one, norm) for one in seen)
+    )
+
+
 def blend(
     facts: Sequence[MemoryHit],
     episodes: Sequence[MemoryHit],
@@ -93,15 +107,7 @@ def blend(
             (
                 position
                 for position, (other, seen) in enumerate(kept)
-                if (
-                    hit.item.kind != other.item.kind
-                    and any(_contains(one, norm) or _contains(norm, one) for one in seen)
-                )
-                or (
-                    prefer is None  # asked when, each message has a date of its own
-                    and hit.item.kind == other.item.kind == "episode"
-                    and any(_contains(one, norm) for one in seen)
-                )
+                if _repeats(hit, norm, other, seen, prefer)
             ),
             None,
         )

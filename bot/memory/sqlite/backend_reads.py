@@ -27,7 +27,7 @@ from bot.memory.episodes.rows import parse_episode_id
 from bot.memory.sqlite import second_search
 from bot.memory.sqlite.inspection import fact_rowid
 from bot.memory.sqlite.query import MAX_QUERY_CHARS
-from bot.memory.sqlite.recall import fact_pool, score_facts, told_at_length
+from bot.memory.sqlite.recall import fact_pool, score_facts, without_short_messages_facts
 from bot.memory.sqlite.scoring import W_COSINE, Ranking, recency_weight
 from bot.memory.sqlite.store import FtsStore
 from bot.memory.sqlite.vector_index import VectorIndex
@@ -119,7 +119,7 @@ class FactReads:
         told = [rowid for row in facts if (rowid := row.told_in()) is not None]
         # a fact shared where its message was not heard stays: the message cannot stand for it
         said = await self.episodes.store.words_said(told, labels=audience.labels)
-        facts = told_at_length(facts, said)
+        facts = without_short_messages_facts(facts, said)
         now = self._now()
         # one scale for both kinds: a fact that matches one word of the query is not made
         # the equal of the episode that matches them all just because it is the best fact

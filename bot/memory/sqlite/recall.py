@@ -3,7 +3,8 @@
 :func:`fact_pool` takes the best FTS5 (BM25) matches of the planned query
 (:func:`bot.memory.sqlite.query.plan_match`) and, when an embedder and its vector index are
 loaded, the nearest vectors (found by the index, scored by their exact vectors in the store);
-:func:`score_facts` scores them by :mod:`bot.memory.sqlite.scoring`
+:func:`without_short_messages_facts` leaves out those a short message they were told in stands
+for, and :func:`score_facts` scores them by :mod:`bot.memory.sqlite.scoring`
 (BM25 + cosine + recency + importance), beside the episodes of the same query. Without an
 embedder it answers by BM25 alone. ``labels`` (what the turn's audience sees: None for a direct
 room, every item) filters both sources before the pool is cut: the FTS subquery keeps only
@@ -24,7 +25,13 @@ from bot.memory.sqlite.stemming import query_stem_groups
 from bot.memory.sqlite.store import FtsStore, Labels, RecallRow
 from bot.memory.sqlite.vector_index import VectorIndex
 
-__all__ = ["CANDIDATE_MARGIN", "SHORT_MESSAGE_WORDS", "fact_pool", "score_facts", "told_at_length"]
+__all__ = [
+    "CANDIDATE_MARGIN",
+    "SHORT_MESSAGE_WORDS",
+    "fact_pool",
+    "score_facts",
+    "without_short_messages_facts",
+]
 
 CANDIDATE_MARGIN = 12
 """Each search re-scores ``limit + CANDIDATE_MARGIN`` BM25 matches (and as many nearest
@@ -81,7 +88,9 @@ from long messages); set A 0.708 -> 0.705; with e5 set E 0.736 -> 0.739, set D 0
 set A 0.915 -> 0.903 (one question put to six people: docs/BENCHMARKS.md)."""
 
 
-def told_at_length(rows: list[RecallRow], words: Mapping[int, int]) -> list[RecallRow]:
+def without_short_messages_facts(
+    rows: list[RecallRow], words: Mapping[int, int]
+) -> list[RecallRow]:
     """The fact candidates ``rows`` but those told in a message of
     :data:`SHORT_MESSAGE_WORDS` words or fewer (``words``: each message's count, by its
     rowid, of the messages the search may find); a fact told in no message, or in one the
