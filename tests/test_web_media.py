@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from bot.web.chat import PERSONA_WITH_FILES
 from tests.browser import Console, launch_browser, start_console, wait_for_answer
 from tests.fakes.audio_api import FakeAudio
+from tests.harness import make_persona
 from tests.media_files import VOICE_OGG, base64_needle, files_holding, middle, pdf, picture
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -178,6 +180,28 @@ async def test_a_file_the_page_cannot_take_is_refused_and_the_text_stays(
     )
     assert await page.input_value("#text") == "and this one"
     assert await page.locator(".msg").count() == shown
+
+
+async def test_persona_sent_with_a_file_does_neither_and_keeps_both(
+    console: Console, page: Any, tmp_path: Path
+) -> None:
+    make_persona(console.data, "scott", "tina")
+    note = tmp_path / "note.txt"
+    note.write_text("the plumber comes on Thursday")
+    shown = await page.locator(".msg").count()
+    calls = len(console.llm.calls)
+    await page.fill("#text", "/persona tina")
+    await page.set_input_files("#file", str(note))
+    await page.click("#send button[type=submit]")
+    await page.wait_for_function("() => !document.querySelector('#send-problem').hidden")
+    assert await page.inner_text("#send-problem") == f"Not sent: {PERSONA_WITH_FILES}"
+    assert page.url.endswith("/u/scott/inara/chat/media1")  # still here
+    assert await page.input_value("#text") == "/persona tina"
+    chosen = await page.eval_on_selector("#file", "input => [...input.files].map(f => f.name)")
+    assert chosen == ["note.txt"]
+    assert await page.locator(".msg").count() == shown
+    assert len(console.llm.calls) == calls
+    await page.set_input_files("#file", [])
 
 
 async def test_off_the_record_uploads_leave_no_byte_anywhere(

@@ -5,7 +5,8 @@ talking to the persona in its path. A message (commands included: the toggle for
 Record and the tier selector send ``/otr on`` and ``/tier N``) goes through the router like
 any platform's; the answer streams back as server-sent events. A conversation's persona is
 its own: ``/persona NAME`` here opens a conversation with that persona (Off The Record when
-this one is) and leaves the user's default persona (the one other platforms use) as it is.
+this one is) and leaves the user's default persona (the one other platforms use) as it is;
+sent with files it does neither, and the page says so with the text and files still there.
 The mode indicator shows only when something other than the default is in effect: Off The
 Record, or a tier other than the configured one.
 
@@ -28,8 +29,13 @@ from bot.turn.rooms import Room
 from bot.web.uploads import Sent, read_sent
 from bot.web.views import console, conversation_id, form_text, own_persona, render
 
-__all__ = ["conversations", "mode_of", "routes"]
+__all__ = ["PERSONA_WITH_FILES", "conversations", "mode_of", "routes"]
 
+#: the answer to ``/persona NAME`` sent with files: neither is done
+PERSONA_WITH_FILES = (
+    "/persona opens another conversation and takes no files: send the files on their own,"
+    " here or there."
+)
 #: how much of a conversation's first message names it in the list
 _TITLE_CHARS = 60
 #: web conversations whose persona the router holds, the ones written to last
@@ -173,6 +179,10 @@ async def send(request: web.Request) -> web.Response:
     sent = await _sent(request)
     text = sent.text.strip()
     wanted = _persona_asked(request, user, text)
+    if wanted is not None and sent.uploads:
+        # the files would be left behind in this conversation, unread: nothing is done,
+        # and the page keeps the text and the files for the user to send apart
+        raise web.HTTPUnprocessableEntity(text=PERSONA_WITH_FILES)
     if wanted is not None:
         target = await _switch(request, user, persona, conv, wanted)
         if request.headers.get("X-CSRF-Token"):

@@ -61,7 +61,9 @@
       }).catch(() => null);
       if (!response || !response.ok) {  // nothing was sent: give the text back, say why
         if (area && !area.value) area.value = typed;
-        const said = response && response.status === 413 ? await response.text() : "";
+        // a refusal with its reason (a file over its cap, "/persona" with files)
+        const said = response && [413, 422].includes(response.status)
+          ? await response.text() : "";
         problem.textContent = response && response.status === 403
           ? "Not sent: you are signed out. Sign in again (your text is still here)."
           : said ? "Not sent: " + said
