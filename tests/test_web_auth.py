@@ -16,7 +16,8 @@ import pytest
 from bot.daemon.cli import main
 from bot.daemon.daemon import Daemon
 from bot.delivery.state import StateStore
-from bot.web.auth import WebStore, hash_password, verify_password
+from bot.web import login
+from bot.web.auth import WebStore, hash_password, unmatchable_hash, verify_password
 from bot.web.login import MAX_FAILURES
 from tests.harness import ScriptedLLM, make_config, make_persona
 
@@ -55,6 +56,36 @@ def test_cli_login_prints_a_link_that_signs_in_once(
     assert asyncio.run(redeem_twice()) == ["scott", None]
     # only the hash is kept
     assert link.split("token=", 1)[1].encode() not in (tmp_path / "personad.db").read_bytes()
+
+
+def test_cli_logout_signs_one_user_out_of_every_browser(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "personad.toml"
+    config.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path}"\n'
+        '[users.scott]\nidentities = ["console:scott"]\n'
+        '[users.holly]\nidentities = ["console:holly"]\n'
+    )
+
+    async def open_sessions() -> list[str]:
+        async with StateStore(tmp_path / "personad.db") as state:
+            store = WebStore(state)
+            return [(await store.open_session(user))[0] for user in ("scott", "scott", "holly")]
+
+    async def still_open(cookies: list[str]) -> list[bool]:
+        async with StateStore(tmp_path / "personad.db") as state:
+            store = WebStore(state)
+            return [await store.session(cookie) is not None for cookie in cookies]
+
+    cookies = asyncio.run(open_sessions())
+    assert main(["web", "logout", "scott", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.strip() == "scott is signed out of 2 browsers."
+    assert asyncio.run(still_open(cookies)) == [False, False, True]
+    assert main(["web", "logout", "scott", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.strip() == "scott is signed out of 0 browsers."
+    assert main(["web", "logout", "nobody", "--config", str(config)]) == 2
+    assert "not configured" in capsys.readouterr().err
 
 
 async def test_an_expired_link_signs_nobody_in(tmp_path: Path) -> None:
@@ -102,6 +133,30 @@ async def test_password_sign_in_and_the_cookie_behind_a_tls_proxy(daemon: Daemon
         async with http.get(f"{base}/") as response:  # signed in by the last cookie
             assert response.status == 200
             assert "inara" in await response.text()
+
+
+async def test_a_name_without_a_password_takes_a_whole_check_to_refuse(
+    daemon: Daemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked: list[str] = []
+
+    def recording(password: str, stored: str) -> bool:
+        checked.append(stored)
+        return verify_password(password, stored)
+
+    monkeypatch.setattr(login, "verify_password", recording)
+    base = f"http://127.0.0.1:{daemon.http_port}"
+    async with aiohttp.ClientSession() as http:
+        for name in ("nobody", "scott"):
+            async with http.post(
+                f"{base}/login", data={"user": name, "password": PASSWORD}, allow_redirects=False
+            ) as response:
+                assert response.status == 403 if name == "nobody" else 302
+    # an unknown name is checked against a hash as costly as a user's, which never matches
+    unmatchable = unmatchable_hash()
+    assert checked == [unmatchable, daemon.config.users["scott"].web_password]
+    assert unmatchable.split("$")[:4] == hash_password("x").split("$")[:4]
+    assert not verify_password("", unmatchable)
 
 
 async def test_guessing_a_password_pauses_its_name_but_not_the_links(daemon: Daemon) -> None:

@@ -16,6 +16,7 @@ migrations stay untouched.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
@@ -32,6 +33,7 @@ __all__ = [
     "WebSession",
     "WebStore",
     "hash_password",
+    "unmatchable_hash",
     "verify_password",
 ]
 
@@ -73,6 +75,13 @@ def hash_password(password: str) -> str:
     key = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
     encode = base64.b64encode
     return f"scrypt${_N}${_R}${_P}${encode(salt).decode()}${encode(key).decode()}"
+
+
+@functools.cache
+def unmatchable_hash() -> str:
+    """A password hash of a random secret no one knows, made once: checking a password
+    against it costs what checking a user's costs, and never matches."""
+    return hash_password(secrets.token_urlsafe(32))
 
 
 def verify_password(password: str, stored: str) -> bool:
@@ -161,6 +170,13 @@ class WebStore:
 
     async def close_session(self, session_id: str) -> None:
         await self._run("DELETE FROM web_session WHERE id_hash = ?", (_digest(session_id),))
+
+    async def close_sessions_of(self, user: str) -> int:
+        """Sign ``user`` out of every browser; how many sessions were open."""
+        rows = await self._run(
+            "DELETE FROM web_session WHERE user = ? RETURNING expires_at", (user,)
+        )
+        return sum(float(str(expires_at)) > time.time() for (expires_at,) in rows)
 
     async def password_failures(self, name: str, since: float) -> int:
         """Wrong passwords given for ``name`` since the time ``since``."""

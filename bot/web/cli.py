@@ -86,6 +86,18 @@ async def _password(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+async def _logout(args: argparse.Namespace, config: Config) -> int:
+    problem = _check_user(config, args.user)
+    if problem:
+        print(f"personad: {problem}", file=sys.stderr)
+        return 2
+    async with StateStore(config.data_dir / "personad.db") as state:
+        closed = await WebStore(state).close_sessions_of(args.user)
+    browsers = "browser" if closed == 1 else "browsers"
+    print(f"{args.user} is signed out of {closed} {browsers}.")
+    return 0
+
+
 def register(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     common: argparse.ArgumentParser,
@@ -95,6 +107,7 @@ def register(
     commands: list[tuple[str, Callable[..., object], str]] = [
         ("login", _login, "print a one-time sign-in link"),
         ("password", _password, "print a password hash for the config"),
+        ("logout", _logout, "sign a user out of every browser"),
     ]
     for name, func, help_text in commands:
         command = sub.add_parser(name, parents=[common], help=help_text)

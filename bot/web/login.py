@@ -8,7 +8,7 @@ import time
 import structlog
 from aiohttp import web
 
-from bot.web.auth import SESSION_SECONDS, verify_password
+from bot.web.auth import SESSION_SECONDS, unmatchable_hash, verify_password
 from bot.web.guard import COOKIE, secure_request
 from bot.web.views import console, form_text, render
 
@@ -56,11 +56,11 @@ async def _password_right(request: web.Request, name: str, password: str) -> boo
     if await store.password_failures(name, now - FAILURE_WINDOW) >= MAX_FAILURES:
         log.warning("web.login_refused", how="password", paused=True)
         return None
-    if (
-        config is not None
-        and config.web_password
-        and await asyncio.to_thread(verify_password, password, config.web_password)
-    ):
+    stored = config.web_password if config is not None and config.web_password else None
+    # a name with no password is checked against a hash of nothing anyone can type, as long
+    # as a real check takes: how fast the answer comes does not tell which names have one
+    right = await asyncio.to_thread(verify_password, password, stored or unmatchable_hash())
+    if right and stored:
         return True
     await store.add_password_failure(name, now, forget_before=now - FAILURE_WINDOW)
     log.warning("web.login_refused", how="password")
