@@ -9,6 +9,7 @@ import base64
 import io
 import itertools
 import re
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,9 @@ from bot.daemon.daemon import Daemon
 from bot.daemon.errors import PermanentSendError
 from bot.delivery.inbox import from_json, to_json
 from bot.delivery.spoken_copies import SPOKEN_TRIES
+from bot.media import prepare
 from bot.media.kinds import SUPPORTED
-from bot.media.prepare import NO_TRANSCRIBER, NO_VISION
+from bot.media.prepare import NO_TRANSCRIBER, NO_VISION, PDF_THREADS
 from bot.setup.config import Config
 from bot.turn.voice import SPOKEN_CHARS, spoken_text
 from tests.fakes.anthropic_api import FakeAnthropic
@@ -596,6 +598,45 @@ async def test_a_pdf_that_takes_too_long_to_read_is_given_up(
         "echo: hello",
     ]
     assert len(llm.calls) == 1
+
+
+async def test_pdfs_that_never_finish_hold_only_the_pdf_threads(
+    tmp_path: Path, audio: FakeAudio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seven PDFs that pypdf never finishes, each given up by its turn: they hold the two
+    threads PDFs have, the ones still queued are never read, and the threads the rest of the
+    daemon uses (embedding a question, resolving a host name) stay free."""
+    release = threading.Event()
+    started: list[str] = []
+
+    def stuck(data: bytes, *, name: str, chars: int, max_pages: int) -> Any:
+        started.append(name)
+        release.wait(30)
+        raise ValueError("not a PDF")
+
+    monkeypatch.setattr(prepare, "read_pdf", stuck)
+    world = await _world(tmp_path, audio, ScriptedLLM(), media={"timeout": 0.2})
+    try:
+        for n in range(7):
+            await world.send("", (f"stuck{n}.pdf", pdf("x"), {"mime": "application/pdf"}))
+        assert len(started) == PDF_THREADS  # the rest waited, and their turns gave up
+        # the loop's own threads are all free: more of them than the PDFs held
+        free = [asyncio.to_thread(threading.get_ident) for _ in range(8)]
+        assert len(await asyncio.wait_for(asyncio.gather(*free), 30)) == 8
+        await world.send("hello")
+        release.set()
+        await asyncio.sleep(0.2)
+        assert len(started) == PDF_THREADS  # what was queued for no one is never read
+    finally:
+        release.set()
+        await world.daemon.stop()
+    texts = world.adapter.texts()
+    assert texts[:7] == [
+        f"“stuck{n}.pdf” took too long to read, so I gave up on it; please send the part you"
+        " mean as text."
+        for n in range(7)
+    ]
+    assert texts[7:] == ["echo: hello"]
 
 
 async def test_an_unknown_senders_media_is_never_downloaded(

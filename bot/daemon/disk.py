@@ -6,7 +6,7 @@ condition variable, a context copy, a chained asyncio future); the session log a
 every turn, and that hand-over cost about twice as much event-loop time as this one, which
 puts ``(loop, future, function, args)`` on a queue and resolves the asyncio future with
 ``call_soon_threadsafe``. Like ``to_thread``, a cancelled caller does not stop work already
-handed over.
+under way (nor, unless the pool is made to skip it, work still queued).
 
 The pool grows, one thread at a time up to :data:`MAX_THREADS`, only when every thread is
 busy: a household's daemon keeps a few, a busy one many. Many is what a burst wants: each
@@ -48,8 +48,18 @@ class DiskPool:
     """Daemon threads, started as needed (up to ``threads``), that run blocking calls for
     coroutines."""
 
-    def __init__(self, threads: int = MAX_THREADS) -> None:
+    def __init__(
+        self,
+        threads: int = MAX_THREADS,
+        name: str = "personad-disk",
+        *,
+        skip_abandoned: bool = False,
+    ) -> None:
         self.size = threads
+        self.name = name
+        #: whether a call whose caller stopped waiting while it was queued is left undone (a
+        #: file its turn gave up on); the disk's writes are done whoever waits for them
+        self.skip_abandoned = skip_abandoned
         self._queue: SimpleQueue[_Job] = SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0
@@ -67,7 +77,7 @@ class DiskPool:
             self._threads += 1
             self._idle += 1  # counted before it starts, so a burst starts no more than needed
             number = self._threads
-        thread = threading.Thread(target=self._work, name=f"personad-disk-{number}", daemon=True)
+        thread = threading.Thread(target=self._work, name=f"{self.name}-{number}", daemon=True)
         thread.start()
 
     def _work(self) -> None:
@@ -79,7 +89,8 @@ class DiskPool:
             result: Any = None
             error: BaseException | None = None
             try:
-                result = function(*args)
+                if not (self.skip_abandoned and future.cancelled()):
+                    result = function(*args)
             except BaseException as exc:  # handed to the caller, as to_thread does
                 error = exc
             with lock:  # free again before the caller hears back, so its next call finds it

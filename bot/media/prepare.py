@@ -25,10 +25,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import structlog
 
 from adapters.base import Adapter, Attachment, Incoming
+from bot.daemon.disk import DiskPool
 from bot.daemon.errors import MediaError
 from bot.llm.base import Picture
 from bot.media.audio import duration_of, spoken_length
@@ -39,9 +41,15 @@ from bot.media.kinds import SUPPORTED, Kind, sniff
 from bot.media.servers import Transcriber
 from bot.setup.config import MediaConfig
 
-__all__ = ["NO_TRANSCRIBER", "NO_VISION", "MediaReader", "Reading"]
+__all__ = ["NO_TRANSCRIBER", "NO_VISION", "PDF_THREADS", "MediaReader", "Reading"]
 
 log = structlog.get_logger(__name__)
+
+#: threads that read PDFs, and no other work: a PDF its turn gave up on still holds its
+#: thread until pypdf is done, and many such files at once hold these two, not the threads
+#: the rest of the daemon waits on (a PDF still queued when its turn gives up is not read)
+PDF_THREADS = 2
+_pdf_threads = DiskPool(PDF_THREADS, name="personad-pdf", skip_abandoned=True)
 
 NO_VISION = (
     "The model I'm using can't see pictures, so I can't look at that one; tell me what it"
@@ -217,16 +225,16 @@ class MediaReader:
         """The PDF read in a thread within ``media.timeout``. A thread cannot be stopped:
         after the time is up the turn goes on with one sentence, and pypdf goes on in its
         thread until it is done with the file (at most ``media.max_pdf_pages`` pages,
-        holding its bytes until then)."""
+        holding its bytes until then). That thread is one of :data:`PDF_THREADS`, never
+        one that embedding a question, resolving a host name or the disk needs."""
         limit = self.config.timeout
+        read = partial(read_pdf, name=name, chars=chars, max_pages=self.config.max_pdf_pages)
         try:
             async with asyncio.timeout(limit):
-                return await asyncio.to_thread(
-                    read_pdf, data, name=name, chars=chars, max_pages=self.config.max_pdf_pages
-                )
+                return await _pdf_threads.run(read, data)
         except TimeoutError as exc:
             raise MediaError(
-                f"PDF not read in {limit:.0f} s",
+                f"PDF not read in {limit:g} s",
                 user_message=f"“{name}” took too long to read, so I gave up on it; please send"
                 " the part you mean as text.",
             ) from exc
