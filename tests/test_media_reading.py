@@ -4,9 +4,11 @@ budget, recordings' lengths, and the audio servers at the wire."""
 from __future__ import annotations
 
 import io
+from importlib.metadata import requires
 
 import pytest
 from PIL import ExifTags, Image
+from pypdf import PdfReader, PdfWriter
 
 from bot.daemon.errors import ConfigError, MediaError
 from bot.media.audio import duration_of, spoken_length
@@ -183,6 +185,24 @@ def test_a_pdf_is_read_with_its_name_and_page_count() -> None:
     assert text.startswith("[document house.pdf, 2 pages]\n")
     assert "boiler service is booked for 14 March" in text and "Call Ana on Friday" in text
     assert "cut here" not in text
+
+
+@pytest.mark.parametrize("algorithm", ["AES-128", "AES-256", "RC4-128"])
+def test_a_pdf_locked_only_against_changes_is_read(algorithm: str) -> None:
+    """Banks and offices send statements encrypted with only an owner's password (anyone may
+    open them, no one may edit them), most with AES, whose cipher comes with the default
+    install (``pypdf[crypto]``)."""
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf(["Balance on 30 June: 412.50"]))))
+    writer.encrypt("", "the bank's own", algorithm=algorithm)
+    locked = io.BytesIO()
+    writer.write(locked)
+    document = read_pdf(locked.getvalue(), name="statement.pdf", chars=1000, max_pages=5)
+    assert "Balance on 30 June: 412.50" in document.for_model()
+
+
+def test_the_default_install_brings_the_cipher_of_locked_pdfs() -> None:
+    wanted = [r for r in requires("personad") or [] if r.startswith("pypdf")]
+    assert wanted and "[crypto]" in wanted[0] and "extra ==" not in wanted[0]
 
 
 def test_a_long_pdf_stops_at_its_page_cap_with_a_visible_marker() -> None:
