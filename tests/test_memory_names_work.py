@@ -30,6 +30,7 @@ __all__: list[str] = []
         "O que o Rodrigo faz da vida?",
         "A minha namorada trabalha em quê?",
         "Que cargo é que a Rita vai ocupar?",
+        "What was my role at the insurance company before they let me go?",
         "Where does Tom work?",
         "What does Tom do?",
         "O que faz a Ana?",
@@ -75,6 +76,10 @@ def test_a_question_about_something_else(question: str) -> None:
         "Agora trabalho por conta própria.",
         "O Luís é bombeiro no quartel da avenida.",
         "A Dra. Sousa é médica de família.",
+        "I'm the events coordinator at the museum now.",
+        "She's a compliance officer at the bank.",
+        "My sister is a teaching assistant at the primary school.",
+        "Sou coordenadora de projeto numa ONG.",
     ],
 )
 def test_a_line_of_work_named(text: str) -> None:
