@@ -152,7 +152,7 @@ async def _distill_status(request: web.Request) -> web.Response:
 async def _search(request: web.Request) -> web.Response:
     daemon = request.app[_DAEMON]
     fields = query_fields(
-        request, Field("q", "text"), _USER, _PERSONA, Field("room", "text", optional=True)
+        request, Field("q", "text"), _USER, _PERSONA, Field("room", "room", optional=True)
     )
     query = fields["q"]
     directory = daemon.store.require(fields["user"], fields["persona"])

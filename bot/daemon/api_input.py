@@ -28,11 +28,11 @@ MAX_TEXT = 500
 @dataclass(frozen=True, slots=True)
 class Field:
     """One expected input: its ``key``, its ``kind`` (``"name"``: a user, persona or template
-    name, checked like a folder name; ``"text"``: free text), and whether it may be left out
-    (or, in JSON, be ``null``)."""
+    name, checked like a folder name; ``"text"``: free text; ``"room"``: ``PLATFORM:ID``),
+    and whether it may be left out (or, in JSON, be ``null``)."""
 
     key: str
-    kind: Literal["name", "text"] = "name"
+    kind: Literal["name", "text", "room"] = "name"
     optional: bool = False
 
 
@@ -68,6 +68,16 @@ def _checked(field: Field, value: object) -> str:
         raise bad_request(field.key, "must not be empty")
     if len(value) > MAX_TEXT:
         raise bad_request(field.key, f"is {len(value)} characters long; the limit is {MAX_TEXT}")
+    if field.kind == "room":
+        # a room that is no room matches no turn: the answer would be an empty list, as if
+        # nothing had been said there
+        platform, _, room = value.partition(":")
+        try:
+            validate_name(platform, "platform")
+        except NameRejected:
+            room = ""
+        if not room.strip():
+            raise bad_request(field.key, "must be PLATFORM:ID, e.g. matrix:!abc:example.org")
     return value
 
 

@@ -272,5 +272,7 @@ class Daemon(StartUp):
         for section in ("users", "prompt", "memory", "distill", "daemon"):
             setattr(self.config, section, getattr(fresh, section))
         self.config.llm.max_tool_steps = fresh.llm.max_tool_steps
+        if self.jobs_enabled:
+            self._schedule_distillation()  # the users, their zones and the levels it runs
         log.info("config.reloaded")
         return "Config and persona files reloaded." + note

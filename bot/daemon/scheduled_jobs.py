@@ -1,8 +1,8 @@
 """What the daemon runs on its own schedule (:mod:`bot.daemon.scheduler`): idle sessions ended
 (their facts extracted), old events pruned, the persona's minute jobs (reminders, scheduled
 jobs: :mod:`bot.tools.jobs`), and, when ``distill.auto`` is on, each enabled distillation
-level at its hour in each user's time zone, with the levels that fell due while the daemon
-was down run once after start.
+level at its hour in each user's time zone (scheduled again after a reload), with the levels
+that fell due while the daemon was down run once after start.
 """
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ class ScheduledJobs:
     def _schedule(self) -> None:
         assert self.sessions is not None
         sessions = self.sessions
-        idle = self.config.daemon.idle_minutes * 60
 
         async def end_idle() -> None:
-            await sessions.end_idle(idle)
+            # read at each run: a reload may have changed it
+            await sessions.end_idle(self.config.daemon.idle_minutes * 60)
 
         async def prune() -> None:
             await self.state.prune_events()
@@ -69,6 +69,15 @@ class ScheduledJobs:
             backends=self.backends,
             clock=self.clock,
         )
+        self._schedule_distillation()
+        if self.config.distill.auto:
+            self.catching_up = asyncio.create_task(self._catch_up_distillation())
+
+    def _schedule_distillation(self) -> None:
+        """Each enabled level for each configured user at its hour in the user's zone, when
+        ``distill.auto`` is on; called again after a reload, so a user added, a zone changed
+        or a level turned on or off takes effect without a restart."""
+        self.jobs.remove("distill.")
         if not self.config.distill.auto:
             return
         for user, user_config in self.config.users.items():
@@ -80,7 +89,6 @@ class ScheduledJobs:
                         timezone=user_config.timezone,
                         **plan.cron,
                     )
-        self.catching_up = asyncio.create_task(self._catch_up_distillation())
 
     def _distill_levels(self) -> list[DistillKind]:
         distill = self.config.distill

@@ -91,6 +91,13 @@ class Jobs:
     def names(self) -> list[str]:
         return [job.id for job in self._scheduler.get_jobs()]
 
+    def remove(self, prefix: str) -> None:
+        """Drop every job whose name starts with ``prefix`` (those scheduled from a config
+        that a reload replaced)."""
+        for job in self._scheduler.get_jobs():
+            if job.id.startswith(prefix):
+                self._scheduler.remove_job(job.id)
+
     def next_run(self, name: str, after: datetime | None = None) -> datetime | None:
         """When job ``name`` fires next: after ``after`` by its trigger (in the trigger's own
         time zone), or as the running scheduler has it; None for no such job."""

@@ -3,8 +3,8 @@
 Schedules are five-field cron expressions read in the user's zone (:mod:`.schedule`); the
 file and its changes are :mod:`.jobfile`. Every minute the daemon calls
 :func:`run_due_crons`. A job whose schedule fired since it last ran (or was tried, or
-created) asks the persona's chat model once — the system prompt is the persona's IDENTITY,
-SOUL and VOICE with the current date and time, the job's prompt is the user message — and
+created) asks the persona's chat model once — the system prompt is the persona's files of
+:data:`IDENTITY_FILES` with the current date and time, the job's prompt is the user message — and
 the answer goes to the user's notification room (a shared room's own job, from
 ``rooms/<room>/CRONS.json``, answers in that room). ``last_run`` is written atomically, and
 to the end even when the daemon stops meanwhile. A failed model call is logged, written to
@@ -41,9 +41,13 @@ from bot.setup.config_users import UserConfig
 from bot.tools.backoff import backoff_for
 from bot.tools.crons.jobfile import (
     FILENAME,
+    NO_PROMPT,
     edit_crons,
+    has_prompt,
     is_enabled,
     last_seen,
+    number_jobs,
+    numbered,
     stamp_of,
     update_job,
 )
@@ -133,8 +137,16 @@ async def _run_due(
     local = now.astimezone(zone).replace(microsecond=0)
     try:
         jobs = load_json_list(store, user, persona, path)
+        if not numbered(jobs):
+            # a job copied with its id, or written without one: each needs its own, or a
+            # run is recorded on both and their answers share one name (a platform shows
+            # the second one not at all)
+            jobs = await edit_crons(store, user, persona, number_jobs, local, path)
     except CorruptFile as exc:
         _warn_once(user, persona, "crons.unreadable", str(exc))
+        return 0
+    except OSError as exc:
+        await holds.failed(notifier, user, persona, path, exc, local)
         return 0
     work: list[tuple[Item, datetime | None]] = []
     for job in jobs:
@@ -142,13 +154,14 @@ async def _run_due(
             continue
         try:
             trigger = parse_schedule(str(job.get("schedule", "")), zone)
-        except ValueError as exc:
+            since = last_seen(job)
+            fire = fire_due(trigger, since, local) if since is not None else None
+        except (ValueError, OverflowError) as exc:
+            # OverflowError: a time stamp at the calendar's end; this job waits, not the rest
             _warn_once(user, persona, "cron.bad_schedule", str(exc))
             if "undelivered" in job:
                 work.append((job, None))
             continue
-        since = last_seen(job)
-        fire = fire_due(trigger, since, local) if since is not None else None
         if since is None or fire is not None or "undelivered" in job:
             work.append((job, fire))
     if not work:
@@ -246,6 +259,11 @@ class _PersonaRun:
             problem = "no notification_room is configured for the user, so answers cannot be sent"
             _warn_once(user, persona, "cron.no_room", problem)
             await self.update(job_id, {"last_attempt": stamp, "last_error": problem})
+            return
+        if not has_prompt(job):
+            # asked without one, the model would answer "None": a paid call for nothing
+            _warn_once(user, persona, "cron.no_prompt", NO_PROMPT)
+            await self.update(job_id, {"last_attempt": stamp, "last_error": NO_PROMPT})
             return
         try:
             answer = await self.ask(job)

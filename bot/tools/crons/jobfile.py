@@ -12,7 +12,9 @@ also prunes removed jobs: ``cron_remove`` disables a job and stamps ``disabled_a
 job stays visible in the file for :data:`KEEP_REMOVED` and at most :data:`MAX_REMOVED` of
 them are kept (the latest removed), so adding and removing jobs cannot grow the file without
 end. A job disabled by hand (``"enabled": false`` without ``disabled_at``) is the user's and
-is never pruned.
+is never pruned. Every job needs an id of its own, by which its runs are recorded and its
+answers named: :func:`number_jobs` gives one to a job written by hand without it, or copied
+with another's.
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ __all__ = [
     "FILENAME",
     "KEEP_REMOVED",
     "MAX_REMOVED",
+    "NO_PROMPT",
     "edit_crons",
+    "has_prompt",
     "is_enabled",
     "last_seen",
+    "number_jobs",
+    "numbered",
     "prune_removed",
     "stamp_of",
     "update_job",
@@ -58,6 +64,46 @@ def stamp_of(value: object) -> datetime | None:
 
 def is_enabled(job: Item) -> bool:
     return job.get("enabled", True) is not False
+
+
+#: why a job without a prompt is not run (its ``last_error``, and ``cron_list`` says so)
+NO_PROMPT = "the job has no prompt, so there is nothing to ask; give it a 'prompt'"
+
+
+def has_prompt(job: Item) -> bool:
+    """Whether the job says what to do (a hand-written one may not)."""
+    prompt = job.get("prompt")
+    return isinstance(prompt, str) and bool(prompt.strip())
+
+
+def _has_id(job: Item) -> bool:
+    return job.get("id") is not None
+
+
+def numbered(items: list[Item]) -> bool:
+    """Whether every job has an id of its own (none missing, none given twice)."""
+    seen: list[object] = []
+    for item in items:
+        if not _has_id(item) or item["id"] in seen:
+            return False
+        seen.append(item["id"])
+    return True
+
+
+def number_jobs(items: list[Item]) -> list[Item]:
+    """Give each job without an id, or with one an earlier job has (a job copied by hand),
+    the next free number, as ``cron_add`` would; the first holder keeps its id. Returns
+    ``items``, changed in place."""
+    numbers = [item["id"] for item in items if type(item.get("id")) is int]
+    following = max(numbers, default=0) + 1
+    seen: list[object] = []
+    for item in items:
+        if _has_id(item) and item["id"] not in seen:
+            seen.append(item["id"])
+            continue
+        item["id"] = following
+        following += 1
+    return items
 
 
 def last_seen(job: Item) -> datetime | None:

@@ -20,13 +20,17 @@ __all__ = ["MIN_INTERVAL", "check_schedule", "fire_due", "parse_schedule"]
 MIN_INTERVAL = timedelta(minutes=10)
 _ONE_SECOND = timedelta(seconds=1)
 _DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+_FULL_DAY_NAMES = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
 
 
 def _day(token: str) -> int:
     if token.isdigit() and 0 <= int(token) <= 7:
         return int(token)
-    if token[:3] in _DAY_NAMES and len(token) >= 3:
-        return _DAY_NAMES.index(token[:3])
+    # a name or a shortening of one ("mon", "thurs", "monday"); a word that only starts like
+    # one ("monxyz", "sunshine") is a mistake, not a day
+    for day, name in enumerate(_FULL_DAY_NAMES):
+        if len(token) >= 3 and name.startswith(token):
+            return day
     raise ValueError(f"{token!r} is not a weekday (0-7 or sun-sat)")
 
 

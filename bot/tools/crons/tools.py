@@ -18,7 +18,14 @@ from apscheduler.triggers.cron import CronTrigger
 
 from bot.persona.store import PersonaStore
 from bot.tools.clock import Clock
-from bot.tools.crons.jobfile import FILENAME, KEEP_REMOVED, edit_crons, is_enabled
+from bot.tools.crons.jobfile import (
+    FILENAME,
+    KEEP_REMOVED,
+    NO_PROMPT,
+    edit_crons,
+    has_prompt,
+    is_enabled,
+)
 from bot.tools.crons.schedule import check_schedule, parse_schedule
 from bot.tools.jsonlist import Item, corrupt_file_as_tool_failure, load_json_list
 from bot.tools.registry import Tool, ToolFailed
@@ -36,6 +43,8 @@ def _describe(job: Item, zone: tzinfo, now: datetime) -> str:
         fire = parse_schedule(str(job.get("schedule", "")), zone).get_next_fire_time(None, now)
     except ValueError as exc:
         return f"{line} — not valid: {exc}"
+    if not has_prompt(job):
+        return f"{line} — does not run: {NO_PROMPT}"
     if fire is not None:
         line += f" — next {fire:%a %Y-%m-%d %H:%M}"
     if job.get("last_error"):

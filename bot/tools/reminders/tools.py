@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -38,15 +38,30 @@ __all__ = ["reminder_tools"]
 _RECURRENCES = ("day", "week", "month")
 
 
+def _a_day_alone(text: str) -> bool:
+    """Whether ``text`` names a day without a time of day ("2026-12-01")."""
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _when_arg(value: object, zone: ZoneInfo) -> datetime:
     if not isinstance(value, str):
         raise ToolFailed("'when' must be a local date and time like 2026-11-30T09:00")
+    not_a_time = f"'when' {value!r} is not a date and time like 2026-11-30T09:00"
+    if _a_day_alone(value.strip()):
+        # a day alone would be read as its midnight: a notice in the night nobody asked for
+        raise ToolFailed(
+            f"'when' {value!r} has no time of day; ask for one, e.g. {value.strip()}T09:00"
+        )
     try:
         when = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise ToolFailed(f"'when' {value!r} is not a date and time like 2026-11-30T09:00") from None
-    if when.tzinfo is not None:
-        when = when.astimezone(zone).replace(tzinfo=None)
+        if when.tzinfo is not None:
+            when = when.astimezone(zone).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # OverflowError: an offset past the calendar's end
+        raise ToolFailed(not_a_time) from None
     return when.replace(second=0, microsecond=0)
 
 

@@ -1,0 +1,294 @@
+"""Reminders, the persona's own scheduled jobs and the admin's reload as a demanding user meets
+them: CRONS.json edited by hand (a job copied with its id, one without an id or a prompt, a
+time stamp at the end of the calendar), times the model passes that are no reminder time, and
+a `/reload` that must reach what runs on a schedule. Each ends in the job done once, or one
+clear sentence, never a crash or a silent loss."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import aiohttp
+import pytest
+
+from adapters.base import AdapterContext, Incoming
+from bot.daemon.daemon import Daemon
+from bot.daemon.notify import Notifier
+from bot.setup.config_loader import load_config
+from bot.tools.crons.schedule import parse_schedule
+from bot.tools.registry import ToolFailed
+from bot.tools.reminders.tools import reminder_tools
+from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.test_crons import NY, World, ny
+from tests.test_reminders import Room
+
+CREATED = "2026-11-29T20:00:00-05:00"
+
+
+async def _world(tmp_path: Path) -> World:
+    """The scheduled jobs' world, its notices sent to a platform that, as Matrix and Discord
+    do, shows a send under a name it already took only once."""
+    world = World(tmp_path)
+    room = Room()
+    await room.start()
+    world.room = room  # type: ignore[assignment]
+    world.notifier = Notifier(world.config, {"console": room})
+    return world
+
+
+# -- CRONS.json edited by hand ------------------------------------------------------------
+
+
+async def test_a_job_copied_with_its_id_gets_its_own_and_both_answers_arrive(
+    tmp_path: Path,
+) -> None:
+    world = await _world(tmp_path)
+    first = {"id": 1, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED}
+    world.write([first, {**first, "prompt": "Traffic."}])
+    world.llm.queue("Sunny.")
+    world.llm.queue("Roads are clear.")
+    assert await world.run(ny(2026, 11, 30, 7, 0)) == 2
+    assert world.room.texts() == [
+        "🗓️ Inara (scheduled job #1):\nSunny.",
+        "🗓️ Inara (scheduled job #2):\nRoads are clear.",
+    ]
+    assert [(job["id"], job["prompt"]) for job in world.jobs()] == [
+        (1, "Weather."),
+        (2, "Traffic."),
+    ]
+    assert all(job["last_run"] == "2026-11-30T07:00:00-05:00" for job in world.jobs())
+
+
+async def test_a_job_written_without_an_id_is_numbered_and_runs(tmp_path: Path) -> None:
+    world = await _world(tmp_path)
+    world.write(
+        [
+            {"id": 4, "schedule": "0 9 * * *", "prompt": "Later.", "created": CREATED},
+            {"schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED},
+        ]
+    )
+    world.llm.queue("Sunny.")
+    assert await world.run(ny(2026, 11, 30, 7, 0)) == 1
+    assert world.room.texts() == ["🗓️ Inara (scheduled job #5):\nSunny."]
+    assert [job["id"] for job in world.jobs()] == [4, 5]
+
+
+async def test_a_job_without_a_prompt_is_not_sent_to_the_model(tmp_path: Path) -> None:
+    world = await _world(tmp_path)
+    world.write(
+        [
+            {"id": 1, "schedule": "0 7 * * *", "created": CREATED},
+            {"id": 2, "schedule": "0 7 * * *", "prompt": "  ", "created": CREATED},
+        ]
+    )
+    assert await world.run(ny(2026, 11, 30, 7, 0)) == 0
+    assert world.llm.calls == [] and world.room.texts() == []
+    for job in world.jobs():
+        assert "no prompt" in job["last_error"]
+    listing = await world.tools(ny(2026, 11, 30, 8, 0))["cron_list"].handler({})
+    assert "no prompt" in listing
+
+
+@pytest.mark.parametrize(
+    "stamp", ["9999-12-31T23:59:59+00:00", "0001-01-01T00:00:00+00:00"], ids=["9999", "0001"]
+)
+async def test_a_job_stamped_at_the_end_of_the_calendar_does_not_stop_the_others(
+    tmp_path: Path, stamp: str
+) -> None:
+    world = await _world(tmp_path)
+    world.write(
+        [
+            {"id": 1, "schedule": "0 7 * * *", "prompt": "Odd.", "created": stamp},
+            {"id": 2, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED},
+        ]
+    )
+    world.llm.queue("Sunny.")
+    assert await world.run(ny(2026, 11, 30, 7, 0)) == 1
+    assert world.room.texts() == ["🗓️ Inara (scheduled job #2):\nSunny."]
+
+
+@pytest.mark.parametrize("day", ["monxyz", "sunshine", "satx"])
+def test_a_word_that_is_no_weekday_is_refused(day: str) -> None:
+    with pytest.raises(ValueError, match="not a weekday"):
+        parse_schedule(f"0 7 * * {day}", NY)
+
+
+@pytest.mark.parametrize("day", ["mon", "Monday", "thurs", "tues-fri"])
+def test_weekday_names_and_their_usual_shortenings_are_read(day: str) -> None:
+    parse_schedule(f"0 7 * * {day}", NY)
+
+
+# -- reminders the model sets -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("when", "error"),
+    [
+        ("2026-12-01", "time of day"),
+        ("20261201", "time of day"),
+        ("0001-01-01T00:00+05:00", "not a date and time"),
+        ("9999-12-31T23:59-12:00", "not a date and time"),
+    ],
+)
+async def test_a_reminder_time_that_is_no_time_is_refused_in_words(
+    tmp_path: Path, when: str, error: str
+) -> None:
+    make_persona(tmp_path, "scott")
+    from bot.persona.store import PersonaStore
+
+    store = PersonaStore(tmp_path)
+    tools = reminder_tools(store, "scott", "inara", NY, lambda: ny(2026, 11, 29, 12, 0))
+    add = next(tool for tool in tools if tool.name == "reminder_add")
+    with pytest.raises(ToolFailed, match=error):
+        await add.handler({"text": "Call the dentist", "when": when})
+    assert not (tmp_path / "scott/persona/inara/REMINDERS.md").read_text().count("dentist")
+
+
+# -- /reload reaches what runs on a schedule ----------------------------------------------
+
+_BASE = """[daemon]
+data_dir = "{data}"
+idle_minutes = {idle}
+[http]
+enabled = false
+[llm.backends.scripted]
+kind = "openai_compat"
+model = "s"
+base_url = "http://127.0.0.1:9/v1"
+[llm.roles.chat]
+backend = "scripted"
+[memory]
+backend = "none"
+[users.scott]
+identities = ["console:scott"]
+admin = true
+timezone = "America/New_York"
+"""
+
+_HOLLY = """[users.holly]
+identities = ["console:holly"]
+timezone = "Europe/Lisbon"
+"""
+
+
+async def _ignore(incoming: Incoming) -> None:
+    return None
+
+
+def _distill_jobs(daemon: Daemon) -> list[str]:
+    return sorted(name for name in daemon.jobs.names() if name.startswith("distill."))
+
+
+async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
+    tmp_path: Path,
+) -> None:
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "holly")
+    path = tmp_path / "personad.toml"
+    path.write_text(_BASE.format(data=tmp_path, idle=60))
+    daemon = Daemon(
+        load_config(path, {}),
+        backends={"scripted": ScriptedLLM()},
+        http=False,
+        clock=lambda: datetime(2026, 11, 30, 12, 0, tzinfo=UTC),
+    )
+    await daemon.start()
+    try:
+        assert daemon.catching_up is not None
+        await daemon.catching_up
+        assert _distill_jobs(daemon) == ["distill.mid.scott", "distill.short.scott"]
+
+        # a household member added, and the monthly level turned on
+        path.write_text(_BASE.format(data=tmp_path, idle=60) + _HOLLY + "[distill]\nlong = true\n")
+        assert "reloaded" in await daemon.reload()
+        assert _distill_jobs(daemon) == [
+            "distill.long.holly",
+            "distill.long.scott",
+            "distill.mid.holly",
+            "distill.mid.scott",
+            "distill.short.holly",
+            "distill.short.scott",
+        ]
+        # at her hour, in her zone
+        after = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+        fire = daemon.jobs.next_run("distill.short.holly", after)
+        assert fire is not None
+        assert fire.astimezone(ZoneInfo("Europe/Lisbon")).hour == 3
+
+        # automatic distillation turned off: nothing runs on its own any more
+        path.write_text(_BASE.format(data=tmp_path, idle=60) + "[distill]\nauto = false\n")
+        assert "reloaded" in await daemon.reload()
+        assert _distill_jobs(daemon) == []
+    finally:
+        await daemon.stop()
+
+
+async def test_a_reload_of_idle_minutes_reaches_the_job_that_ends_idle_sessions(
+    tmp_path: Path,
+) -> None:
+    make_persona(tmp_path, "scott")
+    path = tmp_path / "personad.toml"
+    path.write_text(_BASE.format(data=tmp_path, idle=60))
+    daemon = Daemon(load_config(path, {}), backends={"scripted": ScriptedLLM()}, http=False)
+    adapter = RecordingAdapter(
+        AdapterContext(_ignore, daemon.state.for_adapter("console"), tmp_path)
+    )
+    daemon.attach("console", adapter)
+
+    async def handler(incoming: Incoming) -> None:
+        assert daemon.router is not None
+        await daemon.router.handle(incoming)
+
+    adapter.context = AdapterContext(handler, daemon.state.for_adapter("console"), tmp_path)
+    await daemon.start()
+    try:
+        await adapter.deliver("Hello there", sender="scott", event_id="e1")
+        assert daemon.sessions is not None
+        [session] = daemon.sessions.all()
+        session.last_active = time.monotonic() - 120  # quiet for two minutes
+        assert await daemon.jobs.run_now("sessions.end_idle")
+        assert session.pending_extract  # an hour is the limit: not idle yet
+
+        path.write_text(_BASE.format(data=tmp_path, idle=1))
+        assert "reloaded" in await daemon.reload()
+        assert await daemon.jobs.run_now("sessions.end_idle")
+        assert not session.pending_extract  # a minute is the limit now: ended
+    finally:
+        await daemon.stop()
+
+
+# -- the admin API ------------------------------------------------------------------------
+
+TOKEN = "audit-token-0123456789abcdef"
+
+
+@pytest.mark.parametrize("room", ["matrix", "matrix:", ":abc", "matrix-!abc:example.org"])
+async def test_a_search_room_that_is_no_platform_and_id_is_refused_by_name(
+    tmp_path: Path, room: str
+) -> None:
+    make_persona(tmp_path, "scott")
+    (tmp_path / "scott/persona/inara/sessions/2026-11-28.md").write_text(
+        "### 10:00:00 · user · scott · matrix:!abc:example.org\n\nWe planned the trip.\n"
+    )
+    config = make_config(tmp_path, extra={"http": {"enabled": True, "port": 0}})
+    daemon = Daemon(
+        config, backends={"scripted": ScriptedLLM()}, env={"PERSONAD_API_TOKEN": TOKEN}, jobs=False
+    )
+    await daemon.start()
+    try:
+        base = f"http://127.0.0.1:{daemon.http_port}/sessions/search"
+        query = {"q": "trip", "user": "scott", "persona": "inara"}
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+            async with http.get(base, params={**query, "room": room}) as response:
+                assert response.status == 400
+                answer = await response.json()
+            assert answer["field"] == "room" and "PLATFORM:ID" in answer["error"]
+            good = {**query, "room": "matrix:!abc:example.org"}
+            async with http.get(base, params=good) as response:
+                assert response.status == 200
+                assert (await response.json())["results"][0]["date"] == "2026-11-28"
+    finally:
+        await daemon.stop()
