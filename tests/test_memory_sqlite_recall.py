@@ -120,6 +120,8 @@ async def test_stopwords_are_dropped_but_a_stopword_only_query_still_works() -> 
     assert query_tokens("What is the name of my cat?") == ["name", "cat"]
     assert query_tokens("Qual é o nome do meu gato?") == ["nome", "gato"]
     assert query_tokens("who are you") == ["who", "are", "you"]
+    # "used to" says a habit, as "did" says a past: "useful" and "use" shared its stem
+    assert query_tokens("What did Clive used to teach?") == ["clive", "teach"]
 
 
 @pytest.mark.parametrize(

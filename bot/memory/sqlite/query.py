@@ -53,7 +53,7 @@ into is it it's its itself just let's me more most my myself no nor not now of o
 only or other our ours ourselves out over own same she should so some such than that that's
 the their theirs them themselves then there these they this those through to too under until
 up very was we were what when where which while who whom why will with would you your yours
-yourself yourselves tell know remember anything something thing things do does did get got
+yourself yourselves tell know remember anything something thing things do does did get got used
 s t d ll m re ve
 """
 _STOPWORDS_PT = """
