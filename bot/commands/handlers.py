@@ -164,14 +164,31 @@ async def _persona(ctx: CommandContext) -> str:
             f"You are talking with **{ctx.persona}**. Your personas: {listed}."
             f" {_mode_line(ctx.otr)}"
         )
-    wanted = ctx.args[0]
+    asked = ctx.args[0]
+    wanted = _one_of(asked, names)
+    if wanted is None:
+        listed = ", ".join(names) or "none yet"
+        return f"You have no persona '{asked}'. Your personas: {listed}."
     try:
         validate_name(wanted, "persona")
         ctx.router.store.require(ctx.user, wanted)
     except PersonaError as exc:
         return exc.user_message
-    await ctx.router.set_active_persona(ctx.user, wanted)
+    if not await ctx.router.choose_persona(ctx.user, ctx.room, wanted):
+        return (
+            f"This conversation stays with **{ctx.persona}**; send `/persona {wanted}` on"
+            f" its own to start one with {wanted}."
+        )
     return f"You are now talking with **{wanted}**. {_mode_line(ctx.otr)}"
+
+
+def _one_of(asked: str, names: list[str]) -> str | None:
+    """The persona ``asked`` names: the one spelled so, else the only one spelled so in
+    another case (``/persona Tina`` on a phone that capitalises); None when there is none."""
+    if asked in names:
+        return asked
+    folded = [name for name in names if name.casefold() == asked.casefold()]
+    return folded[0] if len(folded) == 1 else None
 
 
 async def _reload(ctx: CommandContext) -> str:

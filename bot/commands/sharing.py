@@ -35,9 +35,11 @@ _OFF_THE_RECORD = (
 
 
 def _bullet(line: str) -> str:
-    """A list line's text ("- I grew up in Porto" gives "I grew up in Porto"); "" otherwise."""
+    """A list line's text ("- I grew up in Porto" gives "I grew up in Porto"); "" otherwise.
+    A list marker is followed by a space, as Markdown has it: "**Note**" and a "---" rule
+    are no list lines."""
     stripped = line.strip()
-    if not stripped.startswith(("-", "*")):
+    if stripped[:1] not in ("-", "*") or not stripped[1:2].isspace():
         return ""
     return " ".join(stripped[1:].split())
 
@@ -54,8 +56,8 @@ async def _shared(ctx: CommandContext) -> str:
     for name in SHARED_FILES:
         path = f"{SHARED_FOLDER}/{name}"
         text = store.read(ctx.user, ctx.persona, path).text
-        kept = [line for line in text.splitlines() if line.strip().startswith(("-", "*"))]
-        lines += [f"- {path}: {line.strip().lstrip('-* ')}" for line in kept]
+        # each line as `/unshare` matches it: "- *Not* a morning person" keeps its "*"
+        lines += [f"- {path}: {said}" for said in map(_bullet, text.splitlines()) if said]
     session = await ctx.router.sessions.get(ctx.user, ctx.persona)
     if session.memory is not None:
         items = await session.memory.list_items(limit=100_000)
@@ -117,14 +119,17 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
         return "That looks like a secret, so it was not shared."
     store = ctx.router.store
     current = (await store.load_whole(ctx.user, ctx.persona, SHARED_USER)).text
+    said = " ".join(what.split()).casefold()
+    if share and any(_bullet(line).casefold() == said for line in current.splitlines()):
+        # a second copy would cost every room's prompt the line twice
+        return f"Every room knows that already: {what}"
     if share:
         body = current if current.strip() else _HEADER
         text = body.rstrip("\n") + f"\n- {what}\n"
         message = f"Every room now knows: {what}"
     else:
-        wanted = " ".join(what.split()).casefold()
         lines = current.splitlines()
-        kept = [line for line in lines if _bullet(line).casefold() != wanted]
+        kept = [line for line in lines if _bullet(line).casefold() != said]
         if len(kept) == len(lines):
             return f"No line of {SHARED_USER} says “{what}” (`/shared` lists them)."
         text = "\n".join(kept) + "\n"

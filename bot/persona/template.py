@@ -94,6 +94,14 @@ def create_persona(
     directory = store.directory(user, persona)
     if directory.exists():
         raise PersonaError(f"persona {persona!r} of user {user!r} already exists at {directory}")
+    # "Inara" beside "inara" is a typo's twin: `/persona Inara` could not tell them apart,
+    # and a data folder copied to a case-insensitive disk would merge them
+    twin = next((p for p in store.list_personas(user) if p.casefold() == persona.casefold()), None)
+    if twin is not None:
+        raise PersonaError(
+            f"user {user!r} has a persona {twin!r} already; {persona!r} differs from it only"
+            " in case: pick another name"
+        )
     try:
         for filename in PERSONA_FILES:
             text = _template_text(template_dir, filename)

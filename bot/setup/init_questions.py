@@ -14,10 +14,11 @@ import os
 import pwd
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.daemon.errors import ConfigError
+from bot.daemon.errors import ConfigError, PersonadError
 from bot.persona.names import validate_name
 from bot.setup.config import default_data_dir
 from bot.setup.config_users import UserConfig
@@ -64,9 +65,31 @@ class Asker:
         if not self.interactive:
             return default
         shown = f" [{'(hidden)' if secret and default else default}]" if default else ""
-        prompt = f"{question}{shown}: "
-        answer = getpass.getpass(prompt) if secret else input(prompt)
+        try:
+            answer = self._read(f"{question}{shown}: ", secret=secret)
+        except EOFError:  # Ctrl-D: nothing is written before every answer is in
+            print()
+            raise ConfigError(
+                "init ended at a question (end of input); nothing was written"
+            ) from None
         return answer.strip() or default
+
+    def _read(self, prompt: str, *, secret: bool) -> str:
+        return getpass.getpass(prompt) if secret else input(prompt)
+
+    def until_valid(self, question: str, default: str, check: Callable[[str], str]) -> str:
+        """Ask until ``check`` takes the answer (it gives the value to keep, or raises a
+        PersonadError saying what is wrong, which is printed before the question comes
+        again): a typo does not end ``init`` and lose the answers before it. Without a
+        terminal the default is checked once, its problem raised."""
+        while True:
+            answer = self(question, default)
+            try:
+                return check(answer)
+            except PersonadError as exc:
+                if not self.interactive:
+                    raise
+                print(f"  {exc.user_message}")
 
 
 def kept_defaults(config_path: Path) -> dict[str, str]:
@@ -99,18 +122,29 @@ def gather(
     data_default = kept.get("data_dir", str(default_data_dir()))
     answers["data_dir"] = args.data_dir or ask("Data folder", data_default)
     me = kept.get("user") or folder_name(_login_name())
-    answers["user"] = args.user or ask("Your user name (a folder name)", me)
-    validate_name(answers["user"], "user")
+    answers["user"] = (
+        validate_name(args.user, "user")
+        if args.user
+        else ask.until_valid(
+            "Your user name (a folder name)", me, lambda name: validate_name(name, "user")
+        )
+    )
     persona_default = kept.get("persona", "inara")
-    answers["persona"] = args.persona or ask("Your first persona's name", persona_default)
-    validate_name(answers["persona"], "persona")
+    answers["persona"] = (
+        validate_name(args.persona, "persona")
+        if args.persona
+        else ask.until_valid(
+            "Your first persona's name",
+            persona_default,
+            lambda name: validate_name(name, "persona"),
+        )
+    )
     platforms = list(args.platform or [])
     if not platforms and ask.interactive:
-        chosen = ask("Platforms, comma separated (matrix, telegram, discord, nctalk; none)", "")
-        platforms = [p.strip() for p in chosen.split(",") if p.strip() and p.strip() != "none"]
-    for platform in platforms:
-        if platform not in PLATFORM_SECRETS:
-            raise ConfigError(f"--platform {platform!r}: one of {', '.join(PLATFORM_SECRETS)}")
+        chosen = ask.until_valid(
+            "Platforms, comma separated (matrix, telegram, discord, nctalk; none)", "", _platforms
+        )
+        platforms = chosen.split(",") if chosen else []
     answers["platforms"] = platforms
     for variable, attr in PLATFORM_SECRETS.values():
         if getattr(args, attr):  # a token given again replaces the one in .env
@@ -132,9 +166,9 @@ def gather(
         answers["matrix_user_id"] = args.matrix_user_id or ask("The bot's Matrix id (@bot:hs)")
     if "nctalk" in platforms:
         answers["nctalk_url"] = args.nctalk_url or ask("Nextcloud URL (https://cloud.example)")
-    answers["backend"] = args.backend or ask("Model backend (anthropic or local)", "anthropic")
-    if answers["backend"] not in ("anthropic", "local"):
-        raise ConfigError(f"--backend {answers['backend']!r}: anthropic or local")
+    answers["backend"] = args.backend or ask.until_valid(
+        "Model backend (anthropic or local)", "anthropic", _backend
+    )
     if answers["backend"] == "anthropic":
         key = args.anthropic_key or os.environ.get("ANTHROPIC_API_KEY", "")
         answers["ANTHROPIC_API_KEY"] = key or ask("Anthropic API key", secret=True)
@@ -142,6 +176,23 @@ def gather(
         answers["local_url"] = args.local_url or ask("Server address", "http://127.0.0.1:11434/v1")
         answers["model"] = args.model or ask("Model name", "llama3.1")
     return answers
+
+
+def _platforms(answer: str) -> str:
+    """The platforms named in an answer, lowercased, joined by commas ("" for none)."""
+    named = [p.strip().lower() for p in answer.split(",")]
+    named = [p for p in named if p and p != "none"]
+    for platform in named:
+        if platform not in PLATFORM_SECRETS:
+            raise ConfigError(f"{platform!r} is no platform: one of {', '.join(PLATFORM_SECRETS)}")
+    return ",".join(named)
+
+
+def _backend(answer: str) -> str:
+    backend = answer.strip().lower()
+    if backend not in ("anthropic", "local"):
+        raise ConfigError(f"{answer!r} is no model backend: anthropic or local")
+    return backend
 
 
 def local_zone() -> str:

@@ -22,6 +22,7 @@ from bot.daemon.health import HealthCheck
 from bot.media.prepare import MediaReader
 from bot.persona.store import PersonaStore
 from bot.turn.answer_delivery import AnswerDelivery
+from bot.turn.rooms import Room
 from bot.turn.sessions import SessionManager
 from bot.turn.voice import VoiceReplies
 
@@ -55,12 +56,26 @@ class CommandRunning(AnswerDelivery):
     adapters: dict[str, Adapter]
     started_at: float
     _active: dict[str, str | None]
+    pinned: dict[tuple[str, str], str]
+    room_persona: dict[str, str]
     _reload: Callable[[], Awaitable[str]] | None
     _distill: Callable[[str, str, str], Awaitable[str]] | None
 
-    async def set_active_persona(self, user: str, persona: str) -> None:
+    async def choose_persona(self, user: str, room: Room, persona: str) -> bool:
+        """Talk with ``persona`` from now on where ``room`` is. A terminal that
+        ``personad chat`` pinned to a persona changes its own (the one every turn there
+        takes; the choice kept for the other platforms stays as it was); a room that keeps
+        its persona (a web conversation) changes nothing and gives False; anywhere else
+        the user's choice changes, kept across restarts."""
+        where = (user, room.platform)
+        if where in self.pinned:
+            self.pinned[where] = persona
+            return True
+        if room.key in self.room_persona:
+            return False
         await self.state.set_active_persona(user, persona)
         self._active[user] = persona
+        return True
 
     async def reload(self) -> str:
         return await (self._reload or _not_available)()
