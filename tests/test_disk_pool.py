@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import weakref
 
 import pytest
 
@@ -80,3 +82,42 @@ async def test_the_pool_grows_only_while_every_thread_is_busy() -> None:
     release.set()
     assert await asyncio.gather(*calls) == [True] * 6
     assert pool.threads == 4
+
+
+class _Document:
+    """What a call is given (a document's bytes, in use): weakly referenced to see it go."""
+
+
+async def test_an_idle_thread_keeps_nothing_of_its_last_call() -> None:
+    pool = DiskPool(1)
+    document = _Document()
+    given = weakref.ref(document)
+    assert await pool.run(id, document) == id(document)
+    del document
+    # the thread now waits for the next call; the document it read is gone with its turn
+    async with asyncio.timeout(10):
+        while given() is not None:
+            gc.collect()
+            await asyncio.sleep(0.01)
+    assert pool.busy == 0
+
+
+async def test_a_pool_that_skips_abandoned_calls_never_starts_one_no_one_waits_for() -> None:
+    pool = DiskPool(1, skip_abandoned=True)
+    started, release = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    def slow() -> None:
+        started.set()
+        release.wait(10)
+
+    first = asyncio.create_task(pool.run(slow))
+    await asyncio.to_thread(started.wait, 10)
+    queued = asyncio.create_task(pool.run(ran.append, "queued"))
+    await asyncio.sleep(0)
+    assert pool.busy == 2
+    queued.cancel()  # its caller stops waiting while the one thread is taken
+    release.set()
+    await first
+    assert await pool.run(ran.append, "next") is None
+    assert ran == ["next"]

@@ -70,6 +70,12 @@ class DiskPool:
         """How many threads the pool has started."""
         return self._threads
 
+    @property
+    def busy(self) -> int:
+        """How many calls are running or waiting for a thread."""
+        with self._lock:
+            return self._threads - self._idle + self._queue.qsize()
+
     def _grow(self) -> None:
         with self._lock:
             if self._idle >= self._queue.qsize() or self._threads >= self.size:
@@ -99,7 +105,8 @@ class DiskPool:
                 loop.call_soon_threadsafe(_resolve, future, result, error)
             except RuntimeError:
                 pass  # the loop closed while this ran: nobody is waiting any more
-            del future, result, error
+            # nothing of the job stays with an idle thread (a document's bytes, its loop)
+            del loop, future, function, args, result, error
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in one of the threads."""

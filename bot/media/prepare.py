@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import structlog
 
@@ -41,7 +40,7 @@ from bot.media.kinds import SUPPORTED, Kind, sniff
 from bot.media.servers import Transcriber
 from bot.setup.config import MediaConfig
 
-__all__ = ["NO_TRANSCRIBER", "NO_VISION", "PDF_THREADS", "MediaReader", "Reading"]
+__all__ = ["NO_TRANSCRIBER", "NO_VISION", "PDF_POOL", "PDF_THREADS", "MediaReader", "Reading"]
 
 log = structlog.get_logger(__name__)
 
@@ -49,7 +48,7 @@ log = structlog.get_logger(__name__)
 #: thread until pypdf is done, and many such files at once hold these two, not the threads
 #: the rest of the daemon waits on (a PDF still queued when its turn gives up is not read)
 PDF_THREADS = 2
-_pdf_threads = DiskPool(PDF_THREADS, name="personad-pdf", skip_abandoned=True)
+PDF_POOL = DiskPool(PDF_THREADS, name="personad-pdf", skip_abandoned=True)
 
 NO_VISION = (
     "The model I'm using can't see pictures, so I can't look at that one; tell me what it"
@@ -228,11 +227,22 @@ class MediaReader:
         holding its bytes until then). That thread is one of :data:`PDF_THREADS`, never
         one that embedding a question, resolving a host name or the disk needs."""
         limit = self.config.timeout
-        read = partial(read_pdf, name=name, chars=chars, max_pages=self.config.max_pdf_pages)
+        started: list[bool] = []  # set by the thread that takes it up
+
+        def read(data: bytes) -> Document:
+            started.append(True)
+            return read_pdf(data, name=name, chars=chars, max_pages=self.config.max_pdf_pages)
+
         try:
             async with asyncio.timeout(limit):
-                return await _pdf_threads.run(read, data)
+                return await PDF_POOL.run(read, data)
         except TimeoutError as exc:
+            if not started:  # both threads were on other files the whole time
+                raise MediaError(
+                    f"PDF not started in {limit:g} s",
+                    user_message=f"I was still reading other PDFs and never got to “{name}”;"
+                    " please send it again in a minute.",
+                ) from exc
             raise MediaError(
                 f"PDF not read in {limit:g} s",
                 user_message=f"“{name}” took too long to read, so I gave up on it; please send"
