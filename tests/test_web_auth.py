@@ -15,10 +15,23 @@ import pytest
 
 from bot.daemon.cli import main
 from bot.daemon.daemon import Daemon
+from bot.daemon.errors import ConfigError
 from bot.delivery.state import StateStore
-from bot.web import login
-from bot.web.auth import WebStore, hash_password, unmatchable_hash, verify_password
+from bot.setup.config_loader import load_config
+from bot.web import passwords
+from bot.web.adapter import WebAdapter
+from bot.web.auth import WebStore
+from bot.web.guard import COOKIE
 from bot.web.login import MAX_FAILURES
+from bot.web.passwords import (
+    PASSWORD_LOCKS,
+    check_password,
+    hash_password,
+    is_password_hash,
+    lock_of,
+    unmatchable_hash,
+    verify_password,
+)
 from tests.harness import ScriptedLLM, make_config, make_persona
 
 PASSWORD = "correct horse battery"
@@ -79,9 +92,21 @@ def test_cli_logout_signs_one_user_out_of_every_browser(
             return [await store.session(cookie) is not None for cookie in cookies]
 
     cookies = asyncio.run(open_sessions())
+
+    async def issue(user: str) -> str:
+        async with StateStore(tmp_path / "personad.db") as state:
+            return await WebStore(state).issue_login(user)
+
+    async def redeem(token: str) -> str | None:
+        async with StateStore(tmp_path / "personad.db") as state:
+            return await WebStore(state).redeem_login(token)
+
+    unused = [asyncio.run(issue("scott")), asyncio.run(issue("holly"))]
     assert main(["web", "logout", "scott", "--config", str(config)]) == 0
     assert capsys.readouterr().out.strip() == "scott is signed out of 2 browsers."
     assert asyncio.run(still_open(cookies)) == [False, False, True]
+    # a link not yet used (in a lost phone's messages) is used up too; another user's is not
+    assert [asyncio.run(redeem(token)) for token in unused] == [None, "holly"]
     assert main(["web", "logout", "scott", "--config", str(config)]) == 0
     assert capsys.readouterr().out.strip() == "scott is signed out of 0 browsers."
     assert main(["web", "logout", "nobody", "--config", str(config)]) == 2
@@ -136,7 +161,7 @@ async def test_password_sign_in_and_the_cookie_behind_a_tls_proxy(daemon: Daemon
 
 
 async def test_a_name_without_a_password_takes_a_whole_check_to_refuse(
-    daemon: Daemon, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checked: list[str] = []
 
@@ -144,19 +169,64 @@ async def test_a_name_without_a_password_takes_a_whole_check_to_refuse(
         checked.append(stored)
         return verify_password(password, stored)
 
-    monkeypatch.setattr(login, "verify_password", recording)
-    base = f"http://127.0.0.1:{daemon.http_port}"
-    async with aiohttp.ClientSession() as http:
-        for name in ("nobody", "scott"):
-            async with http.post(
-                f"{base}/login", data={"user": name, "password": PASSWORD}, allow_redirects=False
-            ) as response:
-                assert response.status == 403 if name == "nobody" else 302
-    # an unknown name is checked against a hash as costly as a user's, which never matches
+    monkeypatch.setattr(passwords, "verify_password", recording)
+    make_persona(tmp_path, "scott")
+    stored = hash_password(PASSWORD)
+    config = make_config(
+        tmp_path,
+        users={"scott": {"identities": [], "web_password": stored}, "holly": {"identities": []}},
+        extra={"http": {"enabled": True, "port": 0}},
+    )
+    daemon = Daemon(config, backends={"scripted": ScriptedLLM()}, env={}, jobs=False)
+    await daemon.start()
+    try:
+        base = f"http://127.0.0.1:{daemon.http_port}"
+        async with aiohttp.ClientSession() as http:
+            for name in ("nobody", "holly", "scott"):
+                async with http.post(
+                    f"{base}/login",
+                    data={"user": name, "password": PASSWORD},
+                    allow_redirects=False,
+                ) as response:
+                    assert response.status == (302 if name == "scott" else 403)
+    finally:
+        await daemon.stop()
+    # a name unknown, or known without a password, is checked against a hash as costly as a
+    # user's, which never matches
     unmatchable = unmatchable_hash()
-    assert checked == [unmatchable, daemon.config.users["scott"].web_password]
-    assert unmatchable.split("$")[:4] == hash_password("x").split("$")[:4]
-    assert not verify_password("", unmatchable)
+    assert checked == [unmatchable, unmatchable, stored]
+    assert unmatchable.split("$")[:4] == stored.split("$")[:4]
+    assert not check_password(PASSWORD, None)
+
+
+def test_password_checks_share_locks_by_chance_not_by_being_configured() -> None:
+    # every try of one name holds one lock; names spread over all of them
+    assert len({lock_of("scott") for _ in range(10)}) == 1
+    spread = {lock_of(f"name{n}") for n in range(2000)}
+    assert spread == set(range(PASSWORD_LOCKS))
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        "scrypt$garbage",
+        "hunter2hunter2",
+        "scrypt$1024$8$1$c2FsdHNhbHRzYWx0c2FsdA==$" + "A" * 44,  # cheaper than a real check
+        hash_password(PASSWORD).replace("scrypt$", "bcrypt$"),
+    ],
+)
+def test_a_password_that_is_no_hash_personad_made_is_refused_at_load(
+    tmp_path: Path, stored: str
+) -> None:
+    config = tmp_path / "personad.toml"
+    config.write_text(
+        f'[daemon]\ndata_dir = "{tmp_path}"\n'
+        f'[users.scott]\nidentities = ["console:scott"]\nweb_password = "{stored}"\n'
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(config, {})
+    assert "web_password" in str(caught.value)
+    assert is_password_hash(hash_password(PASSWORD))
 
 
 async def test_guessing_a_password_pauses_its_name_but_not_the_links(daemon: Daemon) -> None:
@@ -261,3 +331,28 @@ def test_no_link_is_printed_that_would_not_open(
     assert main(["web", "login", "scott", "--config", str(path)]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert problem in line and ("public_url" in line or "restart" in line)
+
+
+async def test_an_open_conversation_stream_ends_once_its_browser_is_signed_out(
+    daemon: Daemon,
+) -> None:
+    store = WebStore(daemon.state)
+    cookie, _session = await store.open_session("scott")
+    console = daemon.adapters["web"]
+    assert isinstance(console, WebAdapter)
+    room = "scott:inara:gone01"
+    base = f"http://127.0.0.1:{daemon.http_port}"
+    async with (
+        aiohttp.ClientSession(headers={"Cookie": f"{COOKIE}={cookie}"}) as http,
+        http.get(f"{base}/u/scott/inara/chat/gone01/events") as stream,
+    ):
+        assert stream.status == 200
+        console.submit("scott", room, "said while signed in")
+        async with asyncio.timeout(30):
+            while b"said while signed in" not in await stream.content.readline():
+                continue
+        await store.close_sessions_of("scott")  # `personad web logout scott`, elsewhere
+        console.submit("scott", room, "said after the sign-out")
+        async with asyncio.timeout(30):
+            rest = await stream.content.read()  # the stream ends
+    assert b"said after the sign-out" not in rest

@@ -14,9 +14,9 @@ import pytest
 import pytest_asyncio
 from yarl import URL
 
-from bot.web.auth import hash_password
 from bot.web.guard import COOKIE
 from bot.web.login import MAX_FAILURES
+from bot.web.passwords import hash_password
 from tests.browser import Console, start_console
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

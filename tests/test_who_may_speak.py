@@ -17,7 +17,7 @@ import pytest
 from bot.commands.table import ADMIN_ONLY
 from bot.daemon.daemon import Daemon
 from bot.setup.config_loader import load_config
-from bot.web.auth import hash_password
+from bot.web.passwords import hash_password
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 

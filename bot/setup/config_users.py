@@ -13,6 +13,7 @@ from pydantic import Field, field_validator
 
 from bot.persona.names import validate_name
 from bot.setup.config_section import Section
+from bot.web.passwords import is_password_hash
 
 __all__ = ["PLATFORMS", "UserConfig"]
 
@@ -27,6 +28,16 @@ class UserConfig(Section):
     notification_room: str | None = None
     #: scrypt hash for signing in to the web console (`personad web password`)
     web_password: str | None = None
+
+    @field_validator("web_password")
+    @classmethod
+    def _a_password_hash(cls, value: str | None) -> str | None:
+        if value is not None and not is_password_hash(value):
+            raise ValueError(
+                "is not a hash `personad web password` prints (scrypt$16384$8$1$...):"
+                " no password would match it"
+            )
+        return value
 
     @field_validator("timezone")
     @classmethod

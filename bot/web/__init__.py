@@ -4,7 +4,8 @@
 
     app.py        mount_console(): pages, static files and the guard on the daemon's app
     guard.py      allowed Host, signed-in session, CSRF and Origin checks, security headers
-    auth.py       one-time sign-in links, password hashes, browser sessions (personad.db)
+    auth.py       one-time sign-in links, browser sessions, wrong passwords (personad.db)
+    passwords.py  password hashes: made, checked (as costly for any name), their shape
     login.py      /login, /logout
     adapter.py    WebAdapter: the ``web`` platform; each conversation a room, read as events
     chat.py       a conversation page, its event stream, the mode indicator

@@ -6,7 +6,8 @@ a random session id in an HttpOnly cookie; the database keeps only its hash, the
 session's CSRF token and when it ends. Recent wrong passwords are kept there too (the hash
 of the name tried and when), so the pause they cause outlasts a restart. A password, when a
 user has one, is kept in the config as an scrypt hash (``personad web password USER`` prints
-it).
+it; :mod:`bot.web.passwords`). ``personad web logout USER`` ends every session of a user and
+uses up their links not yet used.
 
 The tables live in the daemon's ``personad.db`` but belong to this module alone: they are
 created on first use with ``CREATE TABLE IF NOT EXISTS``, so the state store's numbered
@@ -15,10 +16,7 @@ migrations stay untouched.
 
 from __future__ import annotations
 
-import base64
-import functools
 import hashlib
-import hmac
 import secrets
 import sqlite3
 import time
@@ -32,9 +30,6 @@ __all__ = [
     "SESSION_SECONDS",
     "WebSession",
     "WebStore",
-    "hash_password",
-    "unmatchable_hash",
-    "verify_password",
 ]
 
 #: a one-time link works this long
@@ -61,48 +56,9 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS web_password_failure_name ON web_password_failure (name_hash)",
 )
 
-# scrypt's cost: 16 MiB of memory a check, a few tens of milliseconds
-_N, _R, _P = 2**14, 8, 1
-
 
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def hash_password(password: str) -> str:
-    """``scrypt$N$r$p$salt$hash`` (base64), for ``users.NAME.web_password`` in the config."""
-    salt = secrets.token_bytes(16)
-    key = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
-    encode = base64.b64encode
-    return f"scrypt${_N}${_R}${_P}${encode(salt).decode()}${encode(key).decode()}"
-
-
-@functools.cache
-def unmatchable_hash() -> str:
-    """A password hash of a random secret no one knows, made once: checking a password
-    against it costs what checking a user's costs, and never matches."""
-    return hash_password(secrets.token_urlsafe(32))
-
-
-def verify_password(password: str, stored: str) -> bool:
-    """Whether ``password`` matches ``stored``; False for a malformed hash too."""
-    try:
-        kind, n, r, p, salt, key = stored.split("$")
-        if kind != "scrypt":
-            return False
-        expected = base64.b64decode(key)
-        given = hashlib.scrypt(
-            password.encode(),
-            salt=base64.b64decode(salt),
-            n=int(n),
-            r=int(r),
-            p=int(p),
-            dklen=len(expected),
-            maxmem=256 * 1024**2,
-        )
-    except (ValueError, TypeError):
-        return False
-    return hmac.compare_digest(given, expected)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +128,9 @@ class WebStore:
         await self._run("DELETE FROM web_session WHERE id_hash = ?", (_digest(session_id),))
 
     async def close_sessions_of(self, user: str) -> int:
-        """Sign ``user`` out of every browser; how many sessions were open."""
+        """Sign ``user`` out of every browser, and use up the sign-in links not yet used (one
+        may sit in a lost phone's messages); how many sessions were open."""
+        await self._run("DELETE FROM web_login WHERE user = ?", (user,))
         rows = await self._run(
             "DELETE FROM web_session WHERE user = ? RETURNING expires_at", (user,)
         )

@@ -6,7 +6,9 @@ Record and the tier selector send ``/otr on`` and ``/tier N``) goes through the 
 any platform's; the answer streams back as server-sent events. A conversation's persona is
 its own: ``/persona NAME`` here opens a conversation with that persona (Off The Record when
 this one is) and leaves the user's default persona (the one other platforms use) as it is;
-sent with files it does neither, and the page says so with the text and files still there.
+sent with files it does neither, and the page says so with the text and files still there
+(a browser without scripts shows the reason on a page of its own).
+An open stream of a conversation ends at its next event once its browser is signed out.
 The mode indicator shows only when something other than the default is in effect: Off The
 Record, or a tier other than the configured one.
 
@@ -26,6 +28,7 @@ from aiohttp import web
 
 from bot.daemon.newest import keep_newest
 from bot.turn.rooms import Room
+from bot.web.guard import COOKIE
 from bot.web.uploads import Sent, read_sent
 from bot.web.views import console, conversation_id, form_text, own_persona, render
 
@@ -213,8 +216,11 @@ async def events(request: web.Request) -> web.StreamResponse:
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
     )
     await response.prepare(request)
+    cookie = request.cookies.get(COOKIE, "")
     with contextlib.suppress(ConnectionError):  # the page was closed
         async for event in console(request).adapter.listen(_room_id(user, persona, conv)):
+            if await console(request).store.session(cookie) is None:
+                break  # signed out meanwhile (`personad web logout`, "Sign out" elsewhere)
             await response.write(_event(event["type"], event))
             if event["type"] == "done":
                 await response.write(_event("mode", await mode_of(request, user, persona, conv)))

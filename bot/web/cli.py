@@ -1,9 +1,10 @@
-"""``personad web login USER`` and ``personad web password USER``.
+"""``personad web login USER``, ``personad web password USER`` and ``personad web logout USER``.
 
 ``login`` prints a one-time link that signs USER in to the web console of the daemon using
 the same data directory (only the token's hash is stored, in ``personad.db``; the link works
 once, for 15 minutes). ``password`` reads a password and prints the scrypt hash to put in the
-config as ``users.USER.web_password``.
+config as ``users.USER.web_password``. ``logout`` signs USER out of every browser at once
+and uses up their links not yet used (a lost phone, a password changed).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from collections.abc import Callable
 
 from bot.delivery.state import StateStore
 from bot.setup.config import Config
-from bot.web.auth import LOGIN_TOKEN_SECONDS, WebStore, hash_password
+from bot.web.auth import LOGIN_TOKEN_SECONDS, WebStore
+from bot.web.passwords import hash_password
 
 __all__ = ["console_base", "register"]
 

@@ -8,8 +8,9 @@ import time
 import structlog
 from aiohttp import web
 
-from bot.web.auth import SESSION_SECONDS, unmatchable_hash, verify_password
+from bot.web.auth import SESSION_SECONDS
 from bot.web.guard import COOKIE, secure_request
+from bot.web.passwords import check_password, lock_of
 from bot.web.views import console, form_text, render
 
 __all__ = ["FAILURE_WINDOW", "MAX_FAILURES", "routes"]
@@ -57,10 +58,9 @@ async def _password_right(request: web.Request, name: str, password: str) -> boo
         log.warning("web.login_refused", how="password", paused=True)
         return None
     stored = config.web_password if config is not None and config.web_password else None
-    # a name with no password is checked against a hash of nothing anyone can type, as long
-    # as a real check takes: how fast the answer comes does not tell which names have one
-    right = await asyncio.to_thread(verify_password, password, stored or unmatchable_hash())
-    if right and stored:
+    # a name with no password takes a whole check too: how fast the answer comes does not
+    # tell which names have one
+    if await asyncio.to_thread(check_password, password, stored):
         return True
     await store.add_password_failure(name, now, forget_before=now - FAILURE_WINDOW)
     log.warning("web.login_refused", how="password")
@@ -80,10 +80,9 @@ async def login(request: web.Request) -> web.Response:
     else:
         name = await form_text(request, "user")
         password = await form_text(request, "password")
-        # one check at a time for a name, so none skips the count; a name no one has shares
-        # one lock (the table stays as small as the config), and other names never wait
-        locks = console(request).passwords
-        async with locks.setdefault(name if name in users else "", asyncio.Lock()):
+        # one check at a time for a name, so none skips the count; names share a few locks
+        # by chance alone, configured or not
+        async with console(request).passwords[lock_of(name)]:
             right = await _password_right(request, name, password)
         if right is True:
             raise await _signed_in_as(request, name)

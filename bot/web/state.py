@@ -14,6 +14,7 @@ from aiohttp import web
 
 from bot.web.adapter import WebAdapter
 from bot.web.auth import WebSession, WebStore
+from bot.web.passwords import PASSWORD_LOCKS
 
 if TYPE_CHECKING:
     from adapters.base import Adapter
@@ -57,10 +58,13 @@ class Console:
     #: the note each browser session is shown on its next page (after a form's redirect),
     #: kept here so no address can make a page say something: ``(text, is_error)``
     notes: dict[str, tuple[str, bool]] = field(default_factory=dict)
-    #: a configured name's lock ("": any other name's), held while a password is checked and
-    #: a wrong one counted, so guesses sent all at once are counted one after the other and
-    #: none gets past the pause
-    passwords: dict[str, asyncio.Lock] = field(default_factory=dict)
+    #: the locks a password check holds, one of which each name tried falls to by a keyed
+    #: hash (:func:`bot.web.login.lock_of`): guesses sent all at once for one name are counted
+    #: one after the other and none gets past the pause, while whether two names wait for
+    #: each other says nothing of whether either is configured
+    passwords: list[asyncio.Lock] = field(
+        default_factory=lambda: [asyncio.Lock() for _ in range(PASSWORD_LOCKS)]
+    )
 
 
 CONSOLE: web.AppKey[Console] = web.AppKey("console", Console)
