@@ -7,6 +7,8 @@ clear sentence, never a crash or a silent loss."""
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -17,7 +19,11 @@ import pytest
 from adapters.base import AdapterContext, Incoming
 from bot.daemon.daemon import Daemon
 from bot.daemon.notify import Notifier
+from bot.delivery.state import StateStore
+from bot.llm.base import Completion, Message, SystemPrompt, TextSink, ToolSpec
+from bot.memory.distill.schedule import DistillKind, DistillRuns
 from bot.setup.config_loader import load_config
+from bot.tools.crons.jobfile import NO_PROMPT, numbered
 from bot.tools.crons.schedule import parse_schedule
 from bot.tools.registry import ToolFailed
 from bot.tools.reminders.tools import reminder_tools
@@ -89,7 +95,87 @@ async def test_a_job_without_a_prompt_is_not_sent_to_the_model(tmp_path: Path) -
     for job in world.jobs():
         assert "no prompt" in job["last_error"]
     listing = await world.tools(ny(2026, 11, 30, 8, 0))["cron_list"].handler({})
-    assert "no prompt" in listing
+    assert listing.splitlines()[1:] == [
+        f"#1 [0 7 * * *] — does not run: {NO_PROMPT}",
+        f"#2 [0 7 * * *] — does not run: {NO_PROMPT}",
+    ]
+
+
+async def test_ids_3_and_text_3_are_one_answer_name_so_the_second_is_renumbered(
+    tmp_path: Path,
+) -> None:
+    world = await _world(tmp_path)
+    first = {"id": 3, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED}
+    world.write([first, {**first, "id": "3", "prompt": "Traffic."}])
+    world.llm.queue("Sunny.")
+    world.llm.queue("Roads are clear.")
+    assert await world.run(ny(2026, 11, 30, 7, 0)) == 2
+    assert world.room.texts() == [
+        "🗓️ Inara (scheduled job #3):\nSunny.",
+        "🗓️ Inara (scheduled job #4):\nRoads are clear.",
+    ]
+    assert [(job["id"], job["prompt"]) for job in world.jobs()] == [
+        (3, "Weather."),
+        (4, "Traffic."),
+    ]
+
+
+async def test_ids_that_are_no_whole_numbers_are_renumbered_once(tmp_path: Path) -> None:
+    world = await _world(tmp_path)
+    first = {"id": 1.0, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED}
+    world.write([first, {**first, "prompt": "Traffic."}])
+    world.llm.queue("Sunny.")
+    world.llm.queue("Roads are clear.")
+    assert await world.run(ny(2026, 11, 30, 7, 0)) == 2
+    assert len(set(world.room.texts())) == 2
+    # whole numbers now (1.0 would still equal 1, and the file be numbered again)
+    written = world.path.read_text()
+    assert [repr(job["id"]) for job in world.jobs()] == ["1", "2"]
+    assert numbered(world.jobs())
+    assert await world.run(ny(2026, 11, 30, 7, 1)) == 0
+    assert world.path.read_text() == written
+
+
+@pytest.mark.parametrize("odd", [True, "morning", 0, -2, None])
+async def test_a_job_whose_id_is_no_whole_number_runs_under_the_next_free_one(
+    tmp_path: Path, odd: object
+) -> None:
+    world = await _world(tmp_path)
+    world.write(
+        [
+            {"id": odd, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED},
+            {"id": 2, "schedule": "0 9 * * *", "prompt": "Later.", "created": CREATED},
+        ]
+    )
+    world.llm.queue("Sunny.")
+    assert await world.run(ny(2026, 11, 30, 7, 0)) == 1
+    assert world.room.texts() == ["🗓️ Inara (scheduled job #3):\nSunny."]
+    assert [repr(job["id"]) for job in world.jobs()] == ["3", "2"]
+
+
+async def test_cron_add_and_the_numbering_agree_on_the_next_free_id(tmp_path: Path) -> None:
+    world = await _world(tmp_path)
+    world.write([{"id": True, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED}])
+    tools = world.tools(ny(2026, 11, 30, 6, 0))
+    added = await tools["cron_add"].handler({"schedule": "0 9 * * *", "prompt": "Later."})
+    assert "job #1 added" in added  # true is no id: 1 is free
+    assert await world.run(ny(2026, 11, 30, 6, 1)) == 0
+    assert [repr(job["id"]) for job in world.jobs()] == ["2", "1"]
+
+
+async def test_a_job_copied_with_an_answer_waiting_does_not_send_it_again(
+    tmp_path: Path,
+) -> None:
+    world = await _world(tmp_path)
+    ran = "2026-11-30T07:00:00-05:00"
+    waiting = {"text": "🗓️ Inara (scheduled job #1):\nSunny.", "at": ran, "fire": ran}
+    first = {"id": 1, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED}
+    first.update(last_run=ran, undelivered=waiting)
+    world.write([first, {**first, "prompt": "Traffic."}])
+    assert await world.run(ny(2026, 11, 30, 7, 5)) == 1
+    assert world.room.texts() == ["🗓️ Inara (scheduled job #1):\nSunny.\n(written 2026-11-30 07:00)"]
+    assert [job["id"] for job in world.jobs()] == [1, 2]
+    assert all("undelivered" not in job for job in world.jobs())
 
 
 @pytest.mark.parametrize(
@@ -112,11 +198,12 @@ async def test_a_job_stamped_at_the_end_of_the_calendar_does_not_stop_the_others
 
 @pytest.mark.parametrize("day", ["monxyz", "sunshine", "satx"])
 def test_a_word_that_is_no_weekday_is_refused(day: str) -> None:
-    with pytest.raises(ValueError, match="not a weekday"):
+    with pytest.raises(ValueError, match="not a weekday") as refused:
         parse_schedule(f"0 7 * * {day}", NY)
+    assert "0-7, sun-sat or a day's name" in str(refused.value)
 
 
-@pytest.mark.parametrize("day", ["mon", "Monday", "thurs", "tues-fri"])
+@pytest.mark.parametrize("day", ["mon", "Monday", "thurs", "tues-fri", "weds", "mon-weds"])
 def test_weekday_names_and_their_usual_shortenings_are_read(day: str) -> None:
     parse_schedule(f"0 7 * * {day}", NY)
 
@@ -182,6 +269,14 @@ def _distill_jobs(daemon: Daemon) -> list[str]:
     return sorted(name for name in daemon.jobs.names() if name.startswith("distill."))
 
 
+#: what runs on a schedule besides distillation, whatever the config says
+_OTHER_JOBS = ["events.prune", "persona.crons", "persona.reminders", "sessions.end_idle"]
+
+
+def _other_jobs(daemon: Daemon) -> list[str]:
+    return sorted(name for name in daemon.jobs.names() if not name.startswith("distill."))
+
+
 async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
     tmp_path: Path,
 ) -> None:
@@ -200,6 +295,7 @@ async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
         assert daemon.catching_up is not None
         await daemon.catching_up
         assert _distill_jobs(daemon) == ["distill.mid.scott", "distill.short.scott"]
+        assert _other_jobs(daemon) == _OTHER_JOBS
 
         # a household member added, and the monthly level turned on
         path.write_text(_BASE.format(data=tmp_path, idle=60) + _HOLLY + "[distill]\nlong = true\n")
@@ -212,6 +308,7 @@ async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
             "distill.short.holly",
             "distill.short.scott",
         ]
+        assert _other_jobs(daemon) == _OTHER_JOBS
         # at her hour, in her zone
         after = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
         fire = daemon.jobs.next_run("distill.short.holly", after)
@@ -222,6 +319,92 @@ async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
         path.write_text(_BASE.format(data=tmp_path, idle=60) + "[distill]\nauto = false\n")
         assert "reloaded" in await daemon.reload()
         assert _distill_jobs(daemon) == []
+        assert _other_jobs(daemon) == _OTHER_JOBS
+    finally:
+        await daemon.stop()
+
+
+@dataclass
+class _ReloadingLLM(ScriptedLLM):
+    """A model during whose first answer the admin reloads the config."""
+
+    during_first_call: Callable[[], Awaitable[object]] | None = None
+
+    async def complete(
+        self,
+        *,
+        system: SystemPrompt,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int | None = None,
+        on_text: TextSink | None = None,
+    ) -> Completion:
+        if self.during_first_call is not None:
+            reload, self.during_first_call = self.during_first_call, None
+            await reload()
+        return await super().complete(
+            system=system, messages=messages, tools=tools, max_tokens=max_tokens, on_text=on_text
+        )
+
+
+#: the last distillation runs on record: down over two Sundays and the 1st
+_MISSED: dict[DistillKind, datetime] = {
+    "short": datetime(2026, 11, 20, 3, 0, tzinfo=NY),
+    "mid": datetime(2026, 11, 15, 3, 30, tzinfo=NY),
+    "long": datetime(2026, 10, 1, 4, 0, tzinfo=NY),
+}
+
+
+async def _ran(daemon: Daemon, user: str, kind: DistillKind) -> bool:
+    """Whether ``kind`` ran for the user's persona since the runs of :data:`_MISSED`."""
+    assert daemon.distiller is not None and daemon.distiller.runs is not None
+    found = await daemon.distiller.runs.last(user, "inara", kind)
+    return found is not None and found.at != _MISSED[kind]
+
+
+@pytest.mark.parametrize("reloaded", ["auto off", "holly removed"])
+async def test_catching_up_stops_for_what_a_reload_during_it_turned_off(
+    tmp_path: Path, reloaded: str
+) -> None:
+    for user in ("scott", "holly"):
+        sessions = make_persona(tmp_path, user) / "sessions"
+        sessions.mkdir(exist_ok=True)
+        (sessions / "2026-11-20.md").write_text(
+            f"### 10:00:00 · user · {user} · console:{user}\n\nWe booked the Lisbon trip.\n"
+        )
+    async with StateStore(tmp_path / "personad.db") as state:
+        runs = DistillRuns(state)
+        for user in ("scott", "holly"):
+            for kind, at in _MISSED.items():
+                await runs.record(user, "inara", kind, at, "ok")
+    path = tmp_path / "personad.toml"
+    base = _BASE.format(data=tmp_path, idle=60)
+    path.write_text(base + _HOLLY + "[distill]\nlong = true\n")
+    if reloaded == "auto off":
+        after = base + _HOLLY + "[distill]\nauto = false\nlong = true\n"
+    else:
+        after = base + "[distill]\nlong = true\n"
+    llm = _ReloadingLLM()
+    daemon = Daemon(
+        load_config(path, {}),
+        backends={"scripted": llm},
+        http=False,
+        clock=lambda: datetime(2026, 11, 30, 15, 0, tzinfo=UTC),
+    )
+
+    async def reload() -> None:
+        path.write_text(after)
+        assert "reloaded" in await daemon.reload()
+
+    llm.during_first_call = reload  # while scott's mid level asks the model
+    await daemon.start()
+    try:
+        assert daemon.catching_up is not None
+        await daemon.catching_up
+        assert await _ran(daemon, "scott", "mid")  # under way when the reload came: finished
+        assert await _ran(daemon, "scott", "long") == (reloaded != "auto off")
+        assert not await _ran(daemon, "holly", "mid")
+        assert not await _ran(daemon, "holly", "long")
     finally:
         await daemon.stop()
 
@@ -265,7 +448,10 @@ async def test_a_reload_of_idle_minutes_reaches_the_job_that_ends_idle_sessions(
 TOKEN = "audit-token-0123456789abcdef"
 
 
-@pytest.mark.parametrize("room", ["matrix", "matrix:", ":abc", "matrix-!abc:example.org"])
+@pytest.mark.parametrize(
+    "room",
+    ["matrix", "matrix:", ":abc", "matrix-!abc:example.org", "telegarm:123", "con:x", "Matrix:!a"],
+)
 async def test_a_search_room_that_is_no_platform_and_id_is_refused_by_name(
     tmp_path: Path, room: str
 ) -> None:
@@ -286,9 +472,37 @@ async def test_a_search_room_that_is_no_platform_and_id_is_refused_by_name(
                 assert response.status == 400
                 answer = await response.json()
             assert answer["field"] == "room" and "PLATFORM:ID" in answer["error"]
+            assert "reserved" not in answer["error"]
             good = {**query, "room": "matrix:!abc:example.org"}
             async with http.get(base, params=good) as response:
                 assert response.status == 200
                 assert (await response.json())["results"][0]["date"] == "2026-11-28"
+    finally:
+        await daemon.stop()
+
+
+async def test_a_search_room_of_each_platform_a_turn_is_logged_under_is_read(
+    tmp_path: Path,
+) -> None:
+    make_persona(tmp_path, "scott")
+    rooms = ["web:scott", "console:scott", "telegram:4242", "nctalk:abc", "discord:7"]
+    (tmp_path / "scott/persona/inara/sessions/2026-11-28.md").write_text(
+        "".join(
+            f"### 10:00:00 · user · scott · {room}\n\nWe planned the trip.\n\n" for room in rooms
+        )
+    )
+    config = make_config(tmp_path, extra={"http": {"enabled": True, "port": 0}})
+    daemon = Daemon(
+        config, backends={"scripted": ScriptedLLM()}, env={"PERSONAD_API_TOKEN": TOKEN}, jobs=False
+    )
+    await daemon.start()
+    try:
+        base = f"http://127.0.0.1:{daemon.http_port}/sessions/search"
+        query = {"q": "trip", "user": "scott", "persona": "inara"}
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+            for room in rooms:
+                async with http.get(base, params={**query, "room": room}) as response:
+                    assert response.status == 200, room
+                    assert (await response.json())["results"], room
     finally:
         await daemon.stop()

@@ -18,18 +18,23 @@ from aiohttp import web
 
 from bot.daemon.errors import NameRejected
 from bot.persona.names import validate_name
+from bot.setup.config_users import PLATFORMS
 
-__all__ = ["Field", "bad_request", "json_fields", "query_fields"]
+__all__ = ["ROOM_PLATFORMS", "Field", "bad_request", "json_fields", "query_fields"]
 
 #: longest free-text field (a search query) the API accepts
 MAX_TEXT = 500
+#: the platforms a turn can be logged under: those of the users' identities, and the web
+#: console's (it signs a user in rather than naming an identity)
+ROOM_PLATFORMS = frozenset((*PLATFORMS, "web"))
 
 
 @dataclass(frozen=True, slots=True)
 class Field:
     """One expected input: its ``key``, its ``kind`` (``"name"``: a user, persona or template
-    name, checked like a folder name; ``"text"``: free text; ``"room"``: ``PLATFORM:ID``),
-    and whether it may be left out (or, in JSON, be ``null``)."""
+    name, checked like a folder name; ``"text"``: free text; ``"room"``: ``PLATFORM:ID``, the
+    platform one of :data:`ROOM_PLATFORMS`), and whether it may be left out (or, in JSON, be
+    ``null``)."""
 
     key: str
     kind: Literal["name", "text", "room"] = "name"
@@ -72,12 +77,14 @@ def _checked(field: Field, value: object) -> str:
         # a room that is no room matches no turn: the answer would be an empty list, as if
         # nothing had been said there
         platform, _, room = value.partition(":")
-        try:
-            validate_name(platform, "platform")
-        except NameRejected:
-            room = ""
-        if not room.strip():
+        if not platform or not room.strip():
             raise bad_request(field.key, "must be PLATFORM:ID, e.g. matrix:!abc:example.org")
+        if platform not in ROOM_PLATFORMS:
+            known = ", ".join(sorted(ROOM_PLATFORMS))
+            raise bad_request(
+                field.key,
+                f"unknown platform {platform!r}; PLATFORM:ID with PLATFORM one of {known}",
+            )
     return value
 
 

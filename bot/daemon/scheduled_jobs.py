@@ -77,7 +77,7 @@ class ScheduledJobs:
         """Each enabled level for each configured user at its hour in the user's zone, when
         ``distill.auto`` is on; called again after a reload, so a user added, a zone changed
         or a level turned on or off takes effect without a restart."""
-        self.jobs.remove("distill.")
+        self.jobs.remove_prefixed("distill.")
         if not self.config.distill.auto:
             return
         for user, user_config in self.config.users.items():
@@ -96,25 +96,34 @@ class ScheduledJobs:
         return [plan.kind for plan in PLANS if enabled[plan.kind]]
 
     async def _catch_up_distillation(self) -> None:
-        """Run, once each, the levels that fell due while the daemon was down."""
+        """Run, once each, the levels that fell due while the daemon was down. A reload while
+        it runs replaces the config: each step reads it anew, so a user removed, a level or
+        ``distill.auto`` turned off is not distilled any more."""
         assert self.distiller is not None and self.distiller.runs is not None
+        runs = self.distiller.runs
         now = self.clock()
-        for user, user_config in self.config.users.items():
+        for user in list(self.config.users):
             for persona in self.store.list_personas(user):
                 try:
-                    missed = await missed_levels(
-                        self.distiller.runs,
-                        user,
-                        persona,
-                        self._distill_levels(),
-                        now,
-                        user_config.zone,
-                    )
+                    if not self._catching_up(user):
+                        break
+                    zone = self.config.users[user].zone
+                    levels = self._distill_levels()
+                    missed = await missed_levels(runs, user, persona, levels, now, zone)
                     for kind in missed:
+                        if not self._catching_up(user, kind):
+                            break
                         log.info("distill.catching_up", kind=kind)
                         await self.distill(user, persona, kind)
                 except PersonadError as exc:
                     log.error("distill.catch_up_failed", error=str(exc))
+
+    def _catching_up(self, user: str, kind: DistillKind | None = None) -> bool:
+        """Whether catching up still runs for ``user`` (and level ``kind``), as the config
+        says now."""
+        if not self.config.distill.auto or user not in self.config.users:
+            return False
+        return kind is None or kind in self._distill_levels()
 
     def _distill_all_job(self, user: str, kind: DistillKind) -> Any:
         async def job() -> None:

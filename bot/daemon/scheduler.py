@@ -91,7 +91,7 @@ class Jobs:
     def names(self) -> list[str]:
         return [job.id for job in self._scheduler.get_jobs()]
 
-    def remove(self, prefix: str) -> None:
+    def remove_prefixed(self, prefix: str) -> None:
         """Drop every job whose name starts with ``prefix`` (those scheduled from a config
         that a reload replaced)."""
         for job in self._scheduler.get_jobs():

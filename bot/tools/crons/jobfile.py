@@ -12,16 +12,17 @@ also prunes removed jobs: ``cron_remove`` disables a job and stamps ``disabled_a
 job stays visible in the file for :data:`KEEP_REMOVED` and at most :data:`MAX_REMOVED` of
 them are kept (the latest removed), so adding and removing jobs cannot grow the file without
 end. A job disabled by hand (``"enabled": false`` without ``disabled_at``) is the user's and
-is never pruned. Every job needs an id of its own, by which its runs are recorded and its
-answers named: :func:`number_jobs` gives one to a job written by hand without it, or copied
-with another's.
+is never pruned. Every job needs an id of its own, a whole number above 0 (as
+:func:`next_free_id` gives), by which its runs are recorded and its answers named:
+:func:`number_jobs` gives one to a job written by hand without it (or with one that is no
+whole number), or copied with another's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from bot.persona.store import PersonaStore
 from bot.tools.jsonlist import Item, edit_json_list
@@ -35,6 +36,7 @@ __all__ = [
     "has_prompt",
     "is_enabled",
     "last_seen",
+    "next_free_id",
     "number_jobs",
     "numbered",
     "prune_removed",
@@ -76,31 +78,47 @@ def has_prompt(job: Item) -> bool:
     return isinstance(prompt, str) and bool(prompt.strip())
 
 
-def _has_id(job: Item) -> bool:
-    return job.get("id") is not None
+def _own_id(value: object) -> TypeGuard[int]:
+    """Whether ``value`` can be a job's id: a whole number above 0, as ``cron_add`` gives.
+    An answer is named, and ``cron_remove`` finds a job, by the id as text, so ``3`` and
+    ``"3"`` (or ``1`` and ``1.0``) would be one job there; ``true`` is no number either."""
+    return type(value) is int and value > 0
+
+
+def next_free_id(items: list[Item]) -> int:
+    """The id a new job gets: one more than the highest of the file (removed jobs too, so an
+    id is never given again while its job is in the file)."""
+    return max((item["id"] for item in items if _own_id(item.get("id"))), default=0) + 1
 
 
 def numbered(items: list[Item]) -> bool:
-    """Whether every job has an id of its own (none missing, none given twice)."""
-    seen: list[object] = []
+    """Whether every job has an id of its own (a whole number, none given twice)."""
+    seen: set[int] = set()
     for item in items:
-        if not _has_id(item) or item["id"] in seen:
+        ident = item.get("id")
+        if not _own_id(ident) or ident in seen:
             return False
-        seen.append(item["id"])
+        seen.add(ident)
     return True
 
 
 def number_jobs(items: list[Item]) -> list[Item]:
-    """Give each job without an id, or with one an earlier job has (a job copied by hand),
-    the next free number, as ``cron_add`` would; the first holder keeps its id. Returns
-    ``items``, changed in place."""
-    numbers = [item["id"] for item in items if type(item.get("id")) is int]
-    following = max(numbers, default=0) + 1
-    seen: list[object] = []
+    """Give each job without an id of its own (none, one that is no whole number, or one an
+    earlier job has: a job copied by hand) the next free number, as ``cron_add`` would; the
+    first holder keeps its id. A copy's waiting answer (``undelivered``) is its original's,
+    sent by that one, so the copy's is dropped. Returns ``items``, changed in place."""
+    holders = {item["id"] for item in items if _own_id(item.get("id"))}
+    named = {str(ident) for ident in holders}  # an answer is named by its job's id as text
+    following = next_free_id(items)
     for item in items:
-        if _has_id(item) and item["id"] not in seen:
-            seen.append(item["id"])
+        ident = item.get("id")
+        if _own_id(ident) and ident in holders:
+            holders.discard(ident)  # the first holder keeps it
             continue
+        if ident is not None:
+            if str(ident) in named:  # a copy: its waiting answer is the original's
+                item.pop("undelivered", None)
+            named.add(str(ident))
         item["id"] = following
         following += 1
     return items

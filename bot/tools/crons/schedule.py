@@ -21,17 +21,21 @@ MIN_INTERVAL = timedelta(minutes=10)
 _ONE_SECOND = timedelta(seconds=1)
 _DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 _FULL_DAY_NAMES = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
+#: usual shortenings that are no beginning of the day's name
+_DAY_ALIASES = {"weds": 3}
 
 
 def _day(token: str) -> int:
     if token.isdigit() and 0 <= int(token) <= 7:
         return int(token)
+    if token in _DAY_ALIASES:
+        return _DAY_ALIASES[token]
     # a name or a shortening of one ("mon", "thurs", "monday"); a word that only starts like
     # one ("monxyz", "sunshine") is a mistake, not a day
     for day, name in enumerate(_FULL_DAY_NAMES):
         if len(token) >= 3 and name.startswith(token):
             return day
-    raise ValueError(f"{token!r} is not a weekday (0-7 or sun-sat)")
+    raise ValueError(f"{token!r} is not a weekday (0-7, sun-sat or a day's name)")
 
 
 def _weekdays(field: str) -> str:

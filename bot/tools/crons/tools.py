@@ -25,6 +25,7 @@ from bot.tools.crons.jobfile import (
     edit_crons,
     has_prompt,
     is_enabled,
+    next_free_id,
 )
 from bot.tools.crons.schedule import check_schedule, parse_schedule
 from bot.tools.jsonlist import Item, corrupt_file_as_tool_failure, load_json_list
@@ -38,7 +39,9 @@ MAX_JOBS = 20
 
 
 def _describe(job: Item, zone: tzinfo, now: datetime) -> str:
-    line = f"#{job.get('id', '?')} [{job.get('schedule')}] {job.get('prompt')}"
+    line = f"#{job.get('id', '?')} [{job.get('schedule')}]"
+    if has_prompt(job):
+        line += f" {job['prompt']}"
     try:
         fire = parse_schedule(str(job.get("schedule", "")), zone).get_next_fire_time(None, now)
     except ValueError as exc:
@@ -122,8 +125,7 @@ def cron_tools(
             enabled = [item for item in items if is_enabled(item)]
             if len(enabled) >= MAX_JOBS:
                 raise ToolFailed(f"there are already {MAX_JOBS} jobs; remove one first")
-            ids = [item["id"] for item in items if isinstance(item.get("id"), int)]
-            job: Item = {"id": max(ids, default=0) + 1, "schedule": schedule}
+            job: Item = {"id": next_free_id(items), "schedule": schedule}
             job.update(prompt=prompt, enabled=True, created=at.isoformat())
             items.append(job)
             fire = trigger.get_next_fire_time(None, at)
