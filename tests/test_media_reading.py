@@ -4,7 +4,7 @@ budget, recordings' lengths, and the audio servers at the wire."""
 from __future__ import annotations
 
 import io
-from importlib.metadata import requires
+import tomllib
 
 import pytest
 from PIL import ExifTags, Image
@@ -17,6 +17,7 @@ from bot.media.images import MAX_ENCODED, prepare_image
 from bot.media.kinds import sniff
 from bot.media.servers import Speaker, Transcriber, Transcript
 from bot.setup.config_llm import BackendConfig
+from tests.daemon_process import REPO
 from tests.fakes.audio_api import FakeAudio
 from tests.media_files import HELLO_WAV, VOICE_OGG, WEBM_SOUND, bomb_png, pdf, picture
 
@@ -201,8 +202,8 @@ def test_a_pdf_locked_only_against_changes_is_read(algorithm: str) -> None:
 
 
 def test_the_default_install_brings_the_cipher_of_locked_pdfs() -> None:
-    wanted = [r for r in requires("personad") or [] if r.startswith("pypdf")]
-    assert wanted and "[crypto]" in wanted[0] and "extra ==" not in wanted[0]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert [r for r in project["dependencies"] if r.startswith("pypdf")] == ["pypdf[crypto]>=4"]
 
 
 def test_a_long_pdf_stops_at_its_page_cap_with_a_visible_marker() -> None:
