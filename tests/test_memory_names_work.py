@@ -60,6 +60,8 @@ def test_a_question_about_work(question: str) -> None:
         "What does it do?",
         "Quando é o aniversário da Ana?",
         "O que comprámos para a cozinha?",
+        "What role does salt play in bread?",
+        "Which role did she get in the school play?",
     ],
 )
 def test_a_question_about_something_else(question: str) -> None:
@@ -94,6 +96,7 @@ def test_a_line_of_work_named(text: str) -> None:
         "Ouvimos música até tarde.",
         "Fomos à praia no domingo.",
         "The architecture in Porto is stunning.",
+        "My assistant app keeps mishearing me.",  # the one spoken to, not a trade
     ],
 )
 def test_no_line_of_work_named(text: str) -> None:

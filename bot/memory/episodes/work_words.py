@@ -28,7 +28,8 @@ _ASKS = re.compile(
     r"\b(?:"
     r"do(?:es)? for (?:a )?living|(?:for|of|at|from) work\b|line of work"
     r"|profession\w*|career|occupation|employ(?:er|ers|ed|ment)"
-    r"|(?:my|your|his|her|their|our|\w+'s|what|which) (?:\w+ )?(?:job|role)\b|job (?:as|at|with)"
+    r"|(?:my|your|his|her|their|our|\w+'s|what|which) (?:\w+ )?job\b|job (?:as|at|with)"
+    r"|(?:my|your|his|her|their|our|\w+'s) (?:\w+ )?role (?:at|in|with|on)\b"
     r"|(?:am|is|are|was|were) (?!it\b|this\b|that\b|the\b|my\b|your\b|our\b)\w+ working"
     r"|work(?:s|ed|ing)? (?:as|at|for)\b"
     r"|(?:where|who) (?:do|does|did) (?:(?:my|his|her|our|their|your) )?\w+ work\b"
@@ -54,7 +55,8 @@ _ENGLISH_WORK = (
     r"|estate agent|banker|broker|freelanc\w*|self-employed|contractor|builder|tutor|coach"
     r"|instructor|hairdresser|barber|translator|interpreter|administrator|director|founder"
     r"|entrepreneur|retired|laid off|hired|promoted|promotion|new job|job offer|phd"
-    r"|coordinator|officer|assistant|supervisor|specialist|advis[eo]r|paralegal|underwriter"
+    r"|coordinator|officer|supervisor|specialist|advis[eo]r|paralegal|underwriter"
+    r"|(?:teaching|care|nursing|shop|sales|personal|dental|research|legal) assistant"
 )
 _PORTUGUESE_WORK = (
     r"enfermeir\w*|medic[oa]|docente|engenheir\w*|programador\w*|desenvolvedor\w*"
