@@ -17,8 +17,10 @@ from bot.memory.sqlite.backend import SqliteFtsMemory
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("PERSONAD_CONFIG", raising=False)
+    monkeypatch.delenv("PERSONAD_DATA_DIR", raising=False)
     monkeypatch.setenv("PERSONAD__MEMORY__BACKEND", "sqlite-fts5")
     monkeypatch.setenv("PERSONAD__MEMORY__EMBEDDINGS", "off")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no config of the machine's own
     root = tmp_path / "data"
     assert main(["persona", "new", "scott", "inara", "--data-dir", str(root)]) == 0
     return root

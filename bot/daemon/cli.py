@@ -38,7 +38,7 @@ from adapters.base import AdapterContext, Incoming
 from adapters.console.adapter import ConsoleAdapter
 from bot import __version__
 from bot.daemon.errors import PersonadError
-from bot.daemon.invocation import invocation, with_config
+from bot.daemon.invocation import with_config
 from bot.daemon.logs import configure_logging
 from bot.memory.cli import register as register_memory_commands
 from bot.persona.names import validate_name
@@ -60,6 +60,16 @@ __all__ = ["main"]
 def _fail(message: str, code: int = 2) -> int:
     print(f"personad: {message}", file=sys.stderr)
     return code
+
+
+def _no_persona(config: Config, args: argparse.Namespace, user: str, persona: str) -> str:
+    """Why ``persona`` cannot be used, with the command that makes it: with this run's
+    ``--config`` and ``--data-dir``, so that pasted it makes the persona where it was looked for."""
+    again = with_config(config.source, getattr(args, "data_dir", None))
+    return (
+        f"there is no persona {persona!r} for {user!r} in {config.data_dir};"
+        f" create it with: {again} persona new {user} {persona}"
+    )
 
 
 def _load(args: argparse.Namespace) -> Config:
@@ -92,11 +102,7 @@ async def _chat(args: argparse.Namespace) -> int:
         config.users[user].identities.append(identity)
     store = PersonaStore(config.data_dir)
     if not store.directory(user, persona).is_dir():
-        return _fail(
-            f"there is no persona {persona!r} for {user!r} in {config.data_dir};"
-            f" create it with: {with_config(config.source, getattr(args, 'data_dir', None))}"
-            f" persona new {user} {persona}"
-        )
+        return _fail(_no_persona(config, args, user, persona))
     config.adapters = {}
     daemon = Daemon(config, http=False, jobs=False, pinned={(user, "console"): persona})
 
@@ -170,13 +176,19 @@ def _persona_list(args: argparse.Namespace) -> int:
     config = _load(args)
     store = PersonaStore(config.data_dir)
     users = [args.user] if args.user else store.list_users()
+    again = with_config(config.source, getattr(args, "data_dir", None))
     if not users:
         print(
-            f"no personas yet in {config.data_dir};"
-            f" create one with: {invocation()} persona new USER NAME"
+            f"no personas yet in {config.data_dir}; create one with: {again} persona new USER NAME"
         )
     for user in users:
-        for name in store.list_personas(user):
+        names = store.list_personas(user)
+        if not names and args.user:  # a name mistyped, or a user yet to begin
+            print(
+                f"no personas for {user!r} in {config.data_dir};"
+                f" create one with: {again} persona new {user} NAME"
+            )
+        for name in names:
             print(f"{user}/{name}")
     print(f"templates: {', '.join(available_templates()) or 'none'}")
     return 0
@@ -192,7 +204,8 @@ async def _distill(args: argparse.Namespace) -> int:
 
     config = _load(args)
     store = PersonaStore(config.data_dir, config.prompt.limit)
-    store.require(args.user, args.persona)
+    if not store.directory(args.user, args.persona).is_dir():
+        return _fail(_no_persona(config, args, args.user, args.persona))
     backends = build_backends(config.llm, os.environ) if args.kind != "short" else {}
     try:
         async with StateStore(config.data_dir / "personad.db") as state:

@@ -6,7 +6,7 @@
                                                                  [--room PLATFORM:ID]
     personad memory explain ID [--query Q] --user scott --persona inara
     personad memory share ID | unshare ID
-    personad memory list | forget ID | stats | export [--output FILE]
+    personad memory list [--all] [--limit N] | forget ID | stats | export [--output FILE|-]
 
 Every command opens the configured backend for ``DATA_DIR/USER/persona/PERSONA`` and closes it
 when done. ``add`` forces the write (you are being explicit) but the policy still classifies the
@@ -26,15 +26,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
+import stat
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bot.daemon.errors import PersonadError, PersonaError
-from bot.daemon.invocation import invocation
+from bot.daemon.errors import MemoryStoreError, PersonadError, PersonaError
+from bot.daemon.invocation import with_config
 from bot.memory.base import (
     CATEGORIES,
     MemoryBackend,
@@ -55,18 +57,28 @@ __all__ = ["register"]
 Handler = Callable[[argparse.Namespace, MemoryBackend], Awaitable[int]]
 
 
-def _persona_dir(config: Config, user: str, persona: str) -> Path:
+def _persona_dir(config: Config, args: argparse.Namespace) -> Path:
+    user: str = args.user
+    persona: str = args.persona
     validate_name(user, "user")
     validate_name(persona, "persona")
     directory = config.data_dir / user / "persona" / persona
     if not directory.is_dir():
+        # with the --config and --data-dir this ran with: pasted, it makes the persona here
+        again = with_config(config.source, getattr(args, "data_dir", None))
         raise PersonaError(
             f"no persona at {directory}",
             user_message=f"There is no persona '{persona}' for user '{user}' in"
-            f" {config.data_dir}; create it first with:"
-            f" {invocation()} persona new {user} {persona}",
+            f" {config.data_dir}; create it first with: {again} persona new {user} {persona}",
         )
     return directory
+
+
+def _sentence(exc: PersonadError) -> str:
+    """What the shell shows for ``exc``. A memory store's own message names the file and what
+    to do (corrupt: restore or move it aside; locked: close what holds it); its user message
+    is the vague one meant for a chat, where the file is no one's business."""
+    return str(exc) if isinstance(exc, MemoryStoreError) else exc.user_message
 
 
 def _runner(handler: Handler) -> Callable[[argparse.Namespace, Config], Awaitable[int]]:
@@ -74,14 +86,14 @@ def _runner(handler: Handler) -> Callable[[argparse.Namespace, Config], Awaitabl
 
     async def run(args: argparse.Namespace, config: Config) -> int:
         try:
-            memory = await open_memory(config, _persona_dir(config, args.user, args.persona))
+            memory = await open_memory(config, _persona_dir(config, args))
         except PersonadError as exc:
-            print(f"personad: {exc.user_message}", file=sys.stderr)
+            print(f"personad: {_sentence(exc)}", file=sys.stderr)
             return 2
         try:
             return await handler(args, memory)
         except PersonadError as exc:
-            print(f"personad: {exc.user_message}", file=sys.stderr)
+            print(f"personad: {_sentence(exc)}", file=sys.stderr)
             return 1
         finally:
             await memory.close()
@@ -234,7 +246,7 @@ async def _export(args: argparse.Namespace, memory: MemoryBackend) -> int:
         "items": items,
     }
     text = _json(document) + "\n"
-    if args.output is None:
+    if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
     try:
@@ -248,8 +260,26 @@ async def _export(args: argparse.Namespace, memory: MemoryBackend) -> int:
 
 def _write_file(name: str, text: str) -> Path:
     output = Path(name).expanduser()
+    try:
+        mode = output.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # a rename over /dev/stdout, a pipe or a device would replace it, not write to it
+        raise OSError(errno.EINVAL, "not a regular file (leave out --output to print it)")
     atomic_write_text(output, text)
     return output
+
+
+def _at_least_one(text: str) -> int:
+    """``--limit``: 0 or less would list nothing and say there is nothing to list."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of 1 or more, not {text!r}")
+    return number
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -280,13 +310,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     search = command("search", _search, "find memories, with their score parts")
     search.add_argument("query")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--limit", type=_at_least_one, default=10)
     search.add_argument(
         "--room", metavar="PLATFORM:ID", help="only what that shared (group) room may recall"
     )
     listing = command("list", _list, "newest memories first")
     listing.add_argument("--all", action="store_true", help="include forgotten and superseded")
-    listing.add_argument("--limit", type=int, default=100)
+    listing.add_argument("--limit", type=_at_least_one, default=100)
     explain = command("explain", _explain, "everything known about one memory or episode")
     explain.add_argument("id", help="a fact's id (42) or an episode's (e42)")
     explain.add_argument(
@@ -297,4 +327,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command("unshare", _unshare, "make a fact or episode private again").add_argument("id")
     command("stats", _stats, "counts by status and category")
     export = command("export", _export, "every fact and episode as JSON")
-    export.add_argument("--output", help="write to this file (atomically) instead of stdout")
+    export.add_argument(
+        "--output", help="write to this file (atomically) instead of stdout ('-': stdout)"
+    )
