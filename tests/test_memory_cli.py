@@ -14,8 +14,8 @@ from bot.memory.base import TurnRecord
 from bot.memory.sqlite.backend import SqliteFtsMemory
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def persona_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A data folder with scott's persona inara, and no config of the machine's own."""
     monkeypatch.delenv("PERSONAD_CONFIG", raising=False)
     monkeypatch.delenv("PERSONAD_DATA_DIR", raising=False)
     monkeypatch.setenv("PERSONAD__MEMORY__BACKEND", "sqlite-fts5")
@@ -24,6 +24,11 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "data"
     assert main(["persona", "new", "scott", "inara", "--data-dir", str(root)]) == 0
     return root
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return persona_data_dir(tmp_path, monkeypatch)
 
 
 def run(data_dir: Path, *args: str) -> int:

@@ -12,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from bot.daemon.cli import main
-from tests.test_memory_cli import data_dir, run  # noqa: F401  (the fixture is used by name)
+from tests.test_memory_cli import persona_data_dir, run
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return persona_data_dir(tmp_path, monkeypatch)
 
 
 def test_the_missing_persona_hint_names_the_data_folder_it_was_looked_for_in(
