@@ -9,11 +9,16 @@ keeps the audience it was said to:
   of the ways :mod:`bot.memory.remember_requests` reads) or
   stated the same durable fact (the write policy accepts it) in :data:`REPEATS` different
   sessions;
-* never a secret: a candidate the secret detector flags is dropped whole.
+* never a secret: a candidate the secret detector flags is dropped whole, and so is one that
+  holds the marker of a value withheld at the door (``[secret withheld: password]``): a
+  message's secrets are withheld before a turn is recorded, and "my wifi password is [secret
+  withheld: password]" is no fact worth a line in every prompt.
 
 A fact in the first person ("I", "my", "eu", "minha" ...) is about the user and goes into
 USER.md, anything else into MEMORY.md, as one bullet of the section
-``## Remembered from {user}``, in the user's words. The file keeps within its character limit
+``## Remembered from {user}``, in the user's words, unless a line of the file (one written by
+hand too) says it already in the same words, whatever their case, accents or punctuation
+(:func:`bot.memory.normal_form.normalise_text`). The file keeps within its character limit
 (``prompt.limits``): the oldest promoted lines give way, each named in the changelog entry;
 lines written by hand are never touched, and a fact that cannot fit without them is not
 promoted (logged). Each promotion is an entry of IDENTITY_CHANGELOG.md written before the
@@ -33,12 +38,15 @@ import structlog
 
 from bot.daemon.disk import run_blocking
 from bot.memory.base import TurnRecord
+from bot.memory.normal_form import normalise_text
 from bot.memory.policy import classify, find_secrets, split_candidates
 from bot.memory.remember_requests import asked_to_remember
+from bot.memory.secrets.detector import MARKERS
 from bot.persona.identity.changelog import Change, append_change, next_id, read_changes
 from bot.persona.identity.files import read_identity_file, write_identity_file
 from bot.persona.identity.section import (
     bullet_line,
+    bullet_sentence,
     find_bullet,
     replace_block,
     set_bullet,
@@ -107,7 +115,7 @@ def _candidates(turns: Sequence[TurnRecord]) -> list[Candidate]:
         if turn.audience != DIRECT:
             continue
         for sentence in split_candidates(turn.user_text):
-            if find_secrets(sentence):
+            if find_secrets(sentence) or MARKERS.search(sentence):
                 continue
             fact = asked_to_remember(sentence)
             if fact is not None:
@@ -125,6 +133,13 @@ def _clean(text: str) -> str:
     """One line of plain text: no comment markers (a bullet's slot marker is ours alone)."""
     text = _COMMENT.sub(" ", text).replace("<!--", " ").replace("-->", " ")
     return " ".join(text.split())
+
+
+def _says_already(text: str, fact: str) -> bool:
+    """Whether a line of ``text`` (a bullet or not, by hand or promoted) says ``fact`` in the
+    same words: a promotion must not repeat what the user wrote down themselves."""
+    wanted = normalise_text(fact)
+    return any(normalise_text(bullet_sentence(line)) == wanted for line in text.splitlines())
 
 
 def _trim(counts: dict[str, int]) -> None:
@@ -176,6 +191,9 @@ class Promoter:
         heading = promotion_heading(user)
         if find_bullet(split_section(text, heading)[1], candidate.slot) is not None:
             return False  # already in the file
+        if _says_already(text, candidate.text):
+            log.info("promotion.said_already", file=filename)
+            return False
         line = bullet_line(candidate.slot, candidate.text)
         edit = replace_block(text, heading, candidate.slot, line)
         before, section, after = split_section(edit.text, heading)

@@ -18,6 +18,7 @@ __all__ = [
     "SectionEdit",
     "bullet_line",
     "bullet_sentence",
+    "bullet_slot",
     "find_bullet",
     "heading_for",
     "replace_block",
@@ -43,6 +44,12 @@ def bullet_line(slot: str, text: str) -> str:
 def bullet_sentence(line: str) -> str:
     """The readable part of a bullet line: no dash, no marker."""
     return _MARKER.sub("", line).removeprefix("- ").strip()
+
+
+def bullet_slot(line: str) -> str | None:
+    """The slot a bullet line's marker names; None for a line written by hand."""
+    match = _MARKER.search(line)
+    return match.group("slot") if match else None
 
 
 def split_section(text: str, heading: str) -> tuple[str, str, str]:

@@ -7,13 +7,16 @@ again unless asked for explicitly.
 The newest applied change that no undo entry names yet is reverted: when the learned section
 is still exactly as that change left it, the section is set back byte for byte (a section the
 change added is taken off with its separator, so the file is as before); when it was edited by
-hand since, only that change's bullet is put back, keeping the hand edits. An "undo" entry is
+hand since, only that change's bullet is put back, keeping the hand edits, and the promoted
+lines that gave way to an undone promotion return above the promoted lines still there (they
+were the oldest), unless the user has taken the whole section off. An "undo" entry is
 then appended to the changelog, and the trait's count starts over so it is not re-learned on
 the next sighting. Calling it again reverts the change before that one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import structlog
@@ -29,10 +32,12 @@ from bot.persona.identity.changelog import (
 from bot.persona.identity.files import read_identity_file, write_identity_file
 from bot.persona.identity.section import (
     bullet_sentence,
+    bullet_slot,
     find_bullet,
     heading_for,
     replace_block,
     restore_block,
+    set_bullet,
     split_section,
 )
 from bot.persona.identity.state import edit_lock, load_state, save_state
@@ -50,11 +55,35 @@ NOTHING_TO_UNDO = (
 )
 
 
+def _given_back(section: str, heading: str, lines: Sequence[str]) -> str:
+    """``section`` with the promoted ``lines`` it no longer holds put back above the first
+    promoted line (or at its end when none is left): they gave way as the oldest."""
+    back = [
+        line
+        for line in lines
+        if (slot := bullet_slot(line)) is not None and find_bullet(section, slot) is None
+    ]
+    if not back:
+        return section
+    if not section:
+        return f"{heading}\n\n" + "".join(f"{line}\n" for line in back)
+    rows = section.split("\n")
+    at = next((i for i, row in enumerate(rows) if bullet_slot(row) is not None), None)
+    if at is None:
+        body = section.rstrip("\n")
+        return body + "\n" + "\n".join(back) + (section[len(body) :] or "\n")
+    rows[at:at] = back
+    return "\n".join(rows)
+
+
 def _revert(text: str, heading: str, change: Change) -> str:
-    section = split_section(text, heading)[1]
+    before, section, after = split_section(text, heading)
     if section == change.section_after:
         return restore_block(text, heading, change.section_before, change.separator)
-    return replace_block(text, heading, change.slot, change.bullet_before).text
+    if not section or not change.gave_way:
+        return replace_block(text, heading, change.slot, change.bullet_before).text
+    kept = set_bullet(section, heading, change.slot, change.bullet_before)
+    return before + _given_back(kept, heading, change.gave_way) + after
 
 
 async def undo_last(
