@@ -147,10 +147,22 @@ SECRETS: list[tuple[str, list[str]]] = [
     ("netflix\nusuário: ana@gmail.com\nsenha: tigre123", ["tigre123"]),
     ("qual é a senha do wifi?\né pitanga2023", ["pitanga2023"]),
     ("senha\n\ntucano2020", ["tucano2020"]),
+    # the key in one sentence, its value in the next, a reminder before it or a remark after
+    ("The garage door wants a code. Remember that it is 4471.", ["4471"]),
+    ("My bank PIN. 4471, remember it.", ["4471"]),
+    ("The alarm wants a PIN. Don't forget, it's 9921!", ["9921"]),
+    ("Wifi password. Remember that it is sunflower88!", ["sunflower88"]),
+    ("A senha do cadeado. Lembra-te que é 5521.", ["5521"]),
+    ("O código do portão? Não te esqueças que é 7391.", ["7391"]),
 ]
 
 #: texts about codes, numbers, links and settings that give no secret
 ORDINARY: list[str] = [
+    "The garage door wants a code. Remember that it opens slowly.",
+    "I need a new PIN. It is 2024 after all.",
+    "My PIN. Is it the same as before?",
+    "New job code. It is great.",
+    "O código do portão mudou. Lembra-te que é amanhã a reunião.",
     "the door code changed yesterday, ask the landlord",
     "my keycode changed, ask the front desk",
     "keycode entry is broken again",

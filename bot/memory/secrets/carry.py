@@ -44,10 +44,13 @@ _NOT_A_VALUE = frozenset(
     " certo isso exato changed mudei esqueci forgot why what who how where when quando onde"
     " porque ainda soon breve talvez maybe pronto feito yet it the a".split()
 )
-#: how a value may be led into: "it's", "yes, now it's", "é", "agora é"
+#: how a value may be led into: "it's", "yes, now it's", "é", "agora é", and a reminder
+#: before it ("remember that it is", "don't forget, it's", "lembra-te que é")
 _LEAD = re.compile(
-    r"^(?:(?:yes|yeah|yep|sim|ok|okay|sure|claro|so|entao)\W+)?(?:(?:now|agora)[ ]+)?"
-    r"(?:it'?s|it is|its|that'?s|is|e|eh|era|ficou|sera|the (?:new )?one is)?[ ]*:?[ ]*"
+    r"^(?:(?:yes|yeah|yep|sim|ok|okay|sure|claro|so|entao)\W+)?"
+    r"(?:(?:please[ ]+)?(?:remember|don'?t forget|note|lembra(?:-te)?|nao te esquecas|nao esquecas)"
+    r"(?:[ ]+(?:that|que|de que))?\W+)?(?:(?:now|agora)[ ]+)?"
+    r"(?:(?:it'?s|it is|its|that'?s|is|e|eh|era|ficou|sera|the (?:new )?one is)(?!\w))?[ ]*:?[ ]*"
 )
 _QUOTE = re.compile(r"[\"“'«][^\"“”'«»\n]{2,80}[\"”'»]$")
 _NUMBER = re.compile(r"[\d#*][\d .#*/-]*$")
@@ -139,6 +142,6 @@ def bare_value(text: str, kind: str) -> tuple[int, int] | None:
     if len(words) == 1:
         return None if words[0] in _NOT_A_VALUE or len(words[0]) < 3 else (start, end)
     marked = any(not c.isalpha() and not c.isspace() for c in value)
-    if len(words) <= 4 and marked and not any(word in _NOT_A_VALUE for word in words):
+    if len(words) <= 4 and marked and not any(w.strip(",;:.!?") in _NOT_A_VALUE for w in words):
         return start, end
     return None

@@ -171,6 +171,38 @@ def _next_lines(folded: str, found: list[Span]) -> list[Span]:
     return spans
 
 
+#: a sentence of a line, its end marks with it (a mark inside a word, as in a link or
+#: "e.g.", ends nothing)
+_SENTENCE = re.compile(r"(?:[^.!?]|[.!?]+(?=\S))+(?:[.!?]+|$)")
+
+
+def _next_sentences(folded: str, found: list[Span]) -> list[Span]:
+    """As :func:`_next_lines` within a line: a sentence that asks for a value ("The garage
+    door wants a code.", "My bank PIN.") makes the next one a secret when it is a bare value
+    of that kind, led into or not ("Remember that it is 4471.", "4471, remember it.")."""
+    spans: list[Span] = []
+    for start, line in _lines(folded):
+        sentences = [
+            (start + m.start() + len(m.group(0)) - len(m.group(0).lstrip()), m.group(0).lstrip())
+            for m in _SENTENCE.finditer(line)
+        ]
+        for (at, sentence), (next_at, following) in pairwise(sentences):
+            if any(at <= span.start < next_at + len(following) for span in found):
+                continue
+            asked = asked_kind(sentence)
+            value = bare_value(following, asked) if asked is not None else None
+            if asked is not None and value is not None and _one_word(following[slice(*value)]):
+                spans.append(Span(next_at + value[0], next_at + value[1], asked))
+    return spans
+
+
+def _one_word(value: str) -> bool:
+    """Whether a value carried from the sentence before is one word with a digit in it
+    ("4471", "sunflower88"): a sentence after another goes on talking far more often than a
+    line after a label does ("Ficou para amanhã às 21")."""
+    return " " not in value.strip() and any(c.isdigit() for c in value)
+
+
 def announces_value(line: str) -> bool:
     """Whether ``line`` only announces a value to come ("my password is below.", "senha do
     email:"): a line that says nothing itself, and warns that the next one is a secret."""
@@ -255,9 +287,11 @@ def own_secrets(text: str) -> list[Span]:
     spans += spoken_secrets(folded, text)
     if key_words.KEY_ANYWHERE.search(folded) or "@" in folded:
         spans += phrase_spans(text, folded)
+    given = [Span(*m.span(), "marker") for m in MARKERS.finditer(text)]
     if "\n" in folded:
-        given = [Span(*m.span(), "marker") for m in MARKERS.finditer(text)]
         spans += _next_lines(folded, spans + given)
+    if key_words.KEY_ANYWHERE.search(folded):
+        spans += _next_sentences(folded, spans + given)
     spans = _outside_public(text, spans)
     if spans:
         spans += sentence_siblings(folded, spans)
