@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,8 @@ class ScriptedLLM(LLMBackend):
     delay: float = 0.0
     #: when given, streaming stops after the first piece until it is set (a slow model)
     hold: asyncio.Event | None = None
+    #: when given, awaited once, at the next call, before it answers (what happens meanwhile)
+    before_next: Callable[[], Awaitable[object]] | None = None
 
     def queue(self, text: str) -> None:
         self._queue.append(Completion(text=text))
@@ -76,6 +78,9 @@ class ScriptedLLM(LLMBackend):
         on_text: TextSink | None = None,
     ) -> Completion:
         self.calls.append(RecordedCall(system, list(messages), list(tools)))
+        if self.before_next is not None:
+            meanwhile, self.before_next = self.before_next, None
+            await meanwhile()
         if self.delay:
             await asyncio.sleep(self.delay)
         if self._queue:

@@ -49,11 +49,18 @@ class World:
 
 
 async def _start(
-    data: Path, llm: ScriptedLLM | None, *, env: dict[str, str] | None = None, **config_kw: object
+    data: Path,
+    llm: ScriptedLLM | None,
+    *,
+    env: dict[str, str] | None = None,
+    pinned: dict[tuple[str, str], str] | None = None,
+    **config_kw: object,
 ) -> World:
+    """A daemon with one console adapter; ``pinned``: the personas ``personad chat --persona``
+    gives a user's terminal."""
     config = make_config(data, **config_kw)  # type: ignore[arg-type]
     backends = {"scripted": llm} if llm is not None else None
-    daemon = Daemon(config, backends=backends, http=False, jobs=False, env=env or {})
+    daemon = Daemon(config, backends=backends, http=False, jobs=False, env=env or {}, pinned=pinned)
 
     async def handler(incoming):  # type: ignore[no-untyped-def]
         assert daemon.router is not None

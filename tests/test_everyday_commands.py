@@ -16,57 +16,27 @@ from pathlib import Path
 
 import pytest
 
-from adapters.base import AdapterContext
-from bot.daemon.daemon import Daemon
-from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
+from tests.harness import ScriptedLLM, make_persona
+from tests.test_off_the_record import World
+from tests.test_off_the_record import _start as start_world
 from tests.test_preflight import personad
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-class World:
-    def __init__(self, daemon: Daemon, adapter: RecordingAdapter, data: Path) -> None:
-        self.daemon = daemon
-        self.adapter = adapter
-        self.data = data
-        self._n = 0
-
-    async def say(self, text: str) -> str:
-        self._n += 1
-        before = len(self.adapter.sent)
-        await self.adapter.deliver(text, sender="scott", room="dm", event_id=f"e{self._n}")
-        new = self.adapter.texts()[before:]
-        return new[-1] if new else ""
-
-    def logged_by(self, persona: str) -> str:
-        folder = self.data / "scott" / "persona" / persona / "sessions"
-        return "".join(path.read_text() for path in folder.glob("*.md"))
+def logged_by(world: World, persona: str) -> str:
+    folder = world.data / "scott" / "persona" / persona / "sessions"
+    return "".join(path.read_text() for path in folder.glob("*.md"))
 
 
 async def _start(data: Path, *, pinned: str | None = None) -> World:
-    """A daemon with one console adapter; ``pinned``: the persona ``personad chat
-    --persona`` gives the terminal."""
+    """A daemon with one console adapter and scott's two personas; ``pinned``: the persona
+    ``personad chat --persona`` gives the terminal."""
     make_persona(data, "scott")
     make_persona(data, "scott", "developer")
-    config = make_config(data)
-    daemon = Daemon(
-        config,
-        backends={"scripted": ScriptedLLM()},
-        http=False,
-        jobs=False,
-        pinned={("scott", "console"): pinned} if pinned else None,
+    return await start_world(
+        data, ScriptedLLM(), pinned={("scott", "console"): pinned} if pinned else None
     )
-
-    async def handler(incoming):  # type: ignore[no-untyped-def]
-        assert daemon.router is not None
-        await daemon.router.handle(incoming)
-
-    adapter = RecordingAdapter(
-        AdapterContext(handler=handler, state=daemon.state.for_adapter("console"), data_dir=data)
-    )
-    daemon.attach("console", adapter)
-    await daemon.start()
-    return World(daemon, adapter, data)
 
 
 @pytest.fixture
@@ -85,8 +55,8 @@ async def test_persona_in_the_terminal_of_personad_chat_switches_that_terminal(
     try:
         assert "now talking with **developer**" in await world.say("/persona developer")
         assert await world.say("which of you is this") == "echo: which of you is this"
-        assert "which of you is this" in world.logged_by("developer")
-        assert "which of you is this" not in world.logged_by("inara")
+        assert "which of you is this" in logged_by(world, "developer")
+        assert "which of you is this" not in logged_by(world, "inara")
         assert "talking with **developer**" in await world.say("/persona")
         # the terminal's choice is its own: the persona the chat apps use is left as it was
         assert await world.daemon.state.get_active_persona("scott") is None
@@ -114,7 +84,7 @@ async def test_persona_typed_in_another_case_is_found(world: World) -> None:
     a command to create a second persona named ``Developer``."""
     assert "now talking with **developer**" in await world.say("/persona Developer")
     await world.say("hello there")
-    assert "hello there" in world.logged_by("developer")
+    assert "hello there" in logged_by(world, "developer")
 
 
 async def test_persona_that_is_none_of_yours_lists_yours(world: World) -> None:

@@ -7,8 +7,6 @@ clear sentence, never a crash or a silent loss."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -20,7 +18,6 @@ from adapters.base import AdapterContext, Incoming
 from bot.daemon.daemon import Daemon
 from bot.daemon.notify import Notifier
 from bot.delivery.state import StateStore
-from bot.llm.base import Completion, Message, SystemPrompt, TextSink, ToolSpec
 from bot.memory.distill.schedule import DistillKind, DistillRuns
 from bot.setup.config_loader import load_config
 from bot.tools.crons.jobfile import NO_PROMPT, numbered
@@ -48,22 +45,27 @@ async def _world(tmp_path: Path) -> World:
 # -- CRONS.json edited by hand ------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("first_id", "copy_id"),
+    [(1, 1), (3, "3")],  # "3" names its answer as 3 does
+    ids=["copied with its id", "3 and text 3"],
+)
 async def test_a_job_copied_with_its_id_gets_its_own_and_both_answers_arrive(
-    tmp_path: Path,
+    tmp_path: Path, first_id: int, copy_id: object
 ) -> None:
     world = await _world(tmp_path)
-    first = {"id": 1, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED}
-    world.write([first, {**first, "prompt": "Traffic."}])
+    first = {"id": first_id, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED}
+    world.write([first, {**first, "id": copy_id, "prompt": "Traffic."}])
     world.llm.queue("Sunny.")
     world.llm.queue("Roads are clear.")
     assert await world.run(ny(2026, 11, 30, 7, 0)) == 2
     assert world.room.texts() == [
-        "🗓️ Inara (scheduled job #1):\nSunny.",
-        "🗓️ Inara (scheduled job #2):\nRoads are clear.",
+        f"🗓️ Inara (scheduled job #{first_id}):\nSunny.",
+        f"🗓️ Inara (scheduled job #{first_id + 1}):\nRoads are clear.",
     ]
     assert [(job["id"], job["prompt"]) for job in world.jobs()] == [
-        (1, "Weather."),
-        (2, "Traffic."),
+        (first_id, "Weather."),
+        (first_id + 1, "Traffic."),
     ]
     assert all(job["last_run"] == "2026-11-30T07:00:00-05:00" for job in world.jobs())
 
@@ -98,25 +100,6 @@ async def test_a_job_without_a_prompt_is_not_sent_to_the_model(tmp_path: Path) -
     assert listing.splitlines()[1:] == [
         f"#1 [0 7 * * *] — does not run: {NO_PROMPT}",
         f"#2 [0 7 * * *] — does not run: {NO_PROMPT}",
-    ]
-
-
-async def test_ids_3_and_text_3_are_one_answer_name_so_the_second_is_renumbered(
-    tmp_path: Path,
-) -> None:
-    world = await _world(tmp_path)
-    first = {"id": 3, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED}
-    world.write([first, {**first, "id": "3", "prompt": "Traffic."}])
-    world.llm.queue("Sunny.")
-    world.llm.queue("Roads are clear.")
-    assert await world.run(ny(2026, 11, 30, 7, 0)) == 2
-    assert world.room.texts() == [
-        "🗓️ Inara (scheduled job #3):\nSunny.",
-        "🗓️ Inara (scheduled job #4):\nRoads are clear.",
-    ]
-    assert [(job["id"], job["prompt"]) for job in world.jobs()] == [
-        (3, "Weather."),
-        (4, "Traffic."),
     ]
 
 
@@ -324,29 +307,6 @@ async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
         await daemon.stop()
 
 
-@dataclass
-class _ReloadingLLM(ScriptedLLM):
-    """A model during whose first answer the admin reloads the config."""
-
-    during_first_call: Callable[[], Awaitable[object]] | None = None
-
-    async def complete(
-        self,
-        *,
-        system: SystemPrompt,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        max_tokens: int | None = None,
-        on_text: TextSink | None = None,
-    ) -> Completion:
-        if self.during_first_call is not None:
-            reload, self.during_first_call = self.during_first_call, None
-            await reload()
-        return await super().complete(
-            system=system, messages=messages, tools=tools, max_tokens=max_tokens, on_text=on_text
-        )
-
-
 #: the last distillation runs on record: down over two Sundays and the 1st
 _MISSED: dict[DistillKind, datetime] = {
     "short": datetime(2026, 11, 20, 3, 0, tzinfo=NY),
@@ -384,7 +344,7 @@ async def test_catching_up_stops_for_what_a_reload_during_it_turned_off(
         after = base + _HOLLY + "[distill]\nauto = false\nlong = true\n"
     else:
         after = base + "[distill]\nlong = true\n"
-    llm = _ReloadingLLM()
+    llm = ScriptedLLM()
     daemon = Daemon(
         load_config(path, {}),
         backends={"scripted": llm},
@@ -396,7 +356,7 @@ async def test_catching_up_stops_for_what_a_reload_during_it_turned_off(
         path.write_text(after)
         assert "reloaded" in await daemon.reload()
 
-    llm.during_first_call = reload  # while scott's mid level asks the model
+    llm.before_next = reload  # while scott's mid level asks the model
     await daemon.start()
     try:
         assert daemon.catching_up is not None
@@ -445,7 +405,20 @@ async def test_a_reload_of_idle_minutes_reaches_the_job_that_ends_idle_sessions(
 
 # -- the admin API ------------------------------------------------------------------------
 
-TOKEN = "audit-token-0123456789abcdef"
+TOKEN = "search-token-0123456789abcdef"
+
+
+async def _searched(data: Path, log: str) -> Daemon:
+    """A running daemon with its HTTP API, scott's persona holding the session log ``log``
+    of 2026-11-28."""
+    make_persona(data, "scott")
+    (data / "scott/persona/inara/sessions/2026-11-28.md").write_text(log)
+    config = make_config(data, extra={"http": {"enabled": True, "port": 0}})
+    daemon = Daemon(
+        config, backends={"scripted": ScriptedLLM()}, env={"PERSONAD_API_TOKEN": TOKEN}, jobs=False
+    )
+    await daemon.start()
+    return daemon
 
 
 @pytest.mark.parametrize(
@@ -455,15 +428,9 @@ TOKEN = "audit-token-0123456789abcdef"
 async def test_a_search_room_that_is_no_platform_and_id_is_refused_by_name(
     tmp_path: Path, room: str
 ) -> None:
-    make_persona(tmp_path, "scott")
-    (tmp_path / "scott/persona/inara/sessions/2026-11-28.md").write_text(
-        "### 10:00:00 · user · scott · matrix:!abc:example.org\n\nWe planned the trip.\n"
+    daemon = await _searched(
+        tmp_path, "### 10:00:00 · user · scott · matrix:!abc:example.org\n\nWe planned the trip.\n"
     )
-    config = make_config(tmp_path, extra={"http": {"enabled": True, "port": 0}})
-    daemon = Daemon(
-        config, backends={"scripted": ScriptedLLM()}, env={"PERSONAD_API_TOKEN": TOKEN}, jobs=False
-    )
-    await daemon.start()
     try:
         base = f"http://127.0.0.1:{daemon.http_port}/sessions/search"
         query = {"q": "trip", "user": "scott", "persona": "inara"}
@@ -484,18 +451,13 @@ async def test_a_search_room_that_is_no_platform_and_id_is_refused_by_name(
 async def test_a_search_room_of_each_platform_a_turn_is_logged_under_is_read(
     tmp_path: Path,
 ) -> None:
-    make_persona(tmp_path, "scott")
     rooms = ["web:scott", "console:scott", "telegram:4242", "nctalk:abc", "discord:7"]
-    (tmp_path / "scott/persona/inara/sessions/2026-11-28.md").write_text(
+    daemon = await _searched(
+        tmp_path,
         "".join(
             f"### 10:00:00 · user · scott · {room}\n\nWe planned the trip.\n\n" for room in rooms
-        )
+        ),
     )
-    config = make_config(tmp_path, extra={"http": {"enabled": True, "port": 0}})
-    daemon = Daemon(
-        config, backends={"scripted": ScriptedLLM()}, env={"PERSONAD_API_TOKEN": TOKEN}, jobs=False
-    )
-    await daemon.start()
     try:
         base = f"http://127.0.0.1:{daemon.http_port}/sessions/search"
         query = {"q": "trip", "user": "scott", "persona": "inara"}
