@@ -164,11 +164,19 @@ def _next_lines(folded: str, found: list[Span]) -> list[Span]:
             end = next_start + len(next_line.rstrip())
             spans.append(Span(next_start + lead, end, key_kind(line)))
             continue
-        asked = asked_kind(line)
-        value = bare_value(next_line, asked) if asked is not None else None
-        if asked is not None and value is not None:
-            spans.append(Span(next_start + value[0], next_start + value[1], asked))
+        if (carried := _carried(line, next_line, next_start)) is not None:
+            spans.append(carried)
     return spans
+
+
+def _carried(asking: str, then: str, at: int) -> Span | None:
+    """The value ``then`` (at offset ``at``) gives when it is a bare value of the kind
+    ``asking`` names while leaving its value out."""
+    asked = asked_kind(asking)
+    value = bare_value(then, asked) if asked is not None else None
+    if asked is None or value is None:
+        return None
+    return Span(at + value[0], at + value[1], asked)
 
 
 #: a sentence of a line, its end marks with it (a mark inside a word, as in a link or
@@ -189,10 +197,9 @@ def _next_sentences(folded: str, found: list[Span]) -> list[Span]:
         for (at, sentence), (next_at, following) in pairwise(sentences):
             if any(at <= span.start < next_at + len(following) for span in found):
                 continue
-            asked = asked_kind(sentence)
-            value = bare_value(following, asked) if asked is not None else None
-            if asked is not None and value is not None and _one_word(following[slice(*value)]):
-                spans.append(Span(next_at + value[0], next_at + value[1], asked))
+            carried = _carried(sentence, following, next_at)
+            if carried is not None and _one_word(folded[carried.start : carried.end]):
+                spans.append(carried)
     return spans
 
 
