@@ -20,7 +20,13 @@ from bot.tools.catalog import persona_tools
 from bot.tools.jobs import schedule_persona_jobs, surface_reminders_once
 from bot.tools.loop import run_tool_loop
 from bot.tools.registry import Tool, ToolFailed, ToolRegistry
-from bot.tools.reminders.checklist import advance, due, parse_reminders, unreadable_items
+from bot.tools.reminders.checklist import (
+    advance,
+    due,
+    parse_reminders,
+    reschedule,
+    unreadable_items,
+)
 from bot.tools.reminders.job import surface_due
 from tests.fakes.state import MemoryState
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
@@ -144,6 +150,88 @@ def test_due_and_recurrence_with_an_injected_clock() -> None:
     assert advance(daily, ny(2026, 11, 30, 21, 0)) == datetime(2026, 12, 1, 21, 0)
 
 
+def _next_line(line: str) -> str:
+    """The line as it reads once its reminder went out at its time."""
+    [reminder] = parse_reminders(line)
+    return reschedule(line, advance(reminder, reminder.at(NY)))
+
+
+def test_a_monthly_reminder_on_the_31st_keeps_its_day_through_shorter_months() -> None:
+    line = "- [ ] 2027-01-31 09:00 every month Pagar a renda — até às 10h, não esquecer"
+    seen = []
+    for _ in range(4):
+        line = _next_line(line)
+        seen.append(line)
+    assert seen == [
+        "- [ ] 2027-02-28 09:00 every month on the 31st Pagar a renda — até às 10h, não esquecer",
+        "- [ ] 2027-03-31 09:00 every month on the 31st Pagar a renda — até às 10h, não esquecer",
+        "- [ ] 2027-04-30 09:00 every month on the 31st Pagar a renda — até às 10h, não esquecer",
+        "- [ ] 2027-05-31 09:00 every month on the 31st Pagar a renda — até às 10h, não esquecer",
+    ]
+    [reminder] = parse_reminders(seen[0])
+    assert (reminder.every, reminder.day, reminder.text) == (
+        "month",
+        31,
+        "Pagar a renda — até às 10h, não esquecer",
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # written by hand: the date is the next time, the day every time after it
+        (
+            "- [ ] 2027-02-28 09:00 every month on the 30th Pay rent",
+            "- [ ] 2027-03-30 09:00 every month on the 30th Pay rent",
+        ),
+        (
+            "* [ ] 2028-02-29 07:15 Every Month On The 29th Renew the pass",
+            "* [ ] 2028-03-29 07:15 Every Month On The 29th Renew the pass",
+        ),
+        (
+            "- [ ] 2027-03-15 09:00 every month on the 31st Pay rent",
+            "- [ ] 2027-04-30 09:00 every month on the 31st Pay rent",
+        ),
+        (
+            "- [ ] 2027-01-30 09:00 every month on the 1st Pay rent",
+            "- [ ] 2027-02-01 09:00 every month on the 1st Pay rent",
+        ),
+        # without it, as before: a day every month has keeps the line as it was
+        (
+            "- [ ] 2027-01-15 09:00 every month Water the orchids",
+            "- [ ] 2027-02-15 09:00 every month Water the orchids",
+        ),
+        (
+            "- [ ] 2027-01-31 09:00 every week on the 3rd floor: water the plants",
+            "- [ ] 2027-02-07 09:00 every week on the 3rd floor: water the plants",
+        ),
+    ],
+)
+def test_a_monthly_line_names_its_day_in_words(line: str, expected: str) -> None:
+    assert _next_line(line) == expected
+
+
+def test_a_monthly_line_says_the_day_it_names() -> None:
+    [first, named, plain, weekly] = parse_reminders(
+        "- [ ] 2027-01-30 09:00 every month on the 1st Pay rent\n"
+        "- [ ] 2027-02-28 09:00 every month on the 31st Pay rent\n"
+        "- [ ] 2027-01-31 09:00 every month Pay rent\n"
+        "- [ ] 2027-01-31 09:00 every week Pay rent\n"
+    )
+    assert [r.repeats for r in (first, named, plain, weekly)] == [
+        "every month on the 1st",
+        "every month on the 31st",
+        "every month on the 31st",
+        "every week",
+    ]
+
+
+def test_a_day_of_month_that_no_month_has_is_not_understood() -> None:
+    text = "- [ ] 2027-01-31 09:00 every month on the 32nd Pay rent\n"
+    assert parse_reminders(text) == []
+    assert unreadable_items(text) == [text.strip()]
+
+
 def test_a_local_time_is_read_in_the_users_zone_across_a_clock_change() -> None:
     # 1 November 2026: New York leaves summer time, so 09:00 on the 2nd is 14:00 UTC
     reminders = parse_reminders("- [ ] 2026-11-02 09:00 Stand-up")
@@ -191,6 +279,55 @@ async def test_a_recurring_reminder_moves_to_its_next_time(world: dict[str, Any]
     assert await surface(world, ny(2026, 12, 1, 8, 0)) == 1
     assert world["path"].read_text() == "- [ ] 2026-12-08 08:00 every week Water the plants\n"
     assert await surface(world, ny(2026, 12, 2, 8, 0)) == 0
+
+
+async def test_a_monthly_reminder_set_on_the_31st_comes_back_on_the_31st(
+    world: dict[str, Any],
+) -> None:
+    world["path"].unlink()
+    tools = _tools(world, ny(2027, 1, 20, 12, 0))
+    answer = await tools["reminder_add"].handler(
+        {"text": "Pay rent", "when": "2027-01-31T09:00", "recurrence": "month"}
+    )
+    assert "Sun 2027-01-31 09:00 every month on the 31st — Pay rent" in answer
+    rent = "- [ ] {} 09:00 every month on the 31st Pay rent\n"
+    assert world["path"].read_text() == "# Reminders\n\n" + rent.format("2027-01-31")
+    for day, following in [
+        (ny(2027, 1, 31, 9, 0), "2027-02-28"),
+        (ny(2027, 2, 28, 9, 0), "2027-03-31"),
+        (ny(2027, 3, 31, 9, 0), "2027-04-30"),
+        (ny(2027, 4, 30, 9, 0), "2027-05-31"),
+    ]:
+        assert await surface(world, day) == 1
+        assert world["path"].read_text() == "# Reminders\n\n" + rent.format(following)
+    assert world["room"].texts() == ["⏰ Reminder from Inara: Pay rent (09:00)"] * 4
+
+
+async def test_done_moves_a_monthly_reminder_back_to_its_day(world: dict[str, Any]) -> None:
+    world["path"].write_text("- [ ] 2027-01-31 09:00 every month Pay rent\n")
+    tools = _tools(world, ny(2027, 1, 31, 9, 30))
+    answer = await tools["reminder_done"].handler({"match": "rent"})
+    assert "next time: Sun 2027-02-28 09:00 every month on the 31st — Pay rent" in answer
+    answer = await tools["reminder_done"].handler({"match": "rent"})
+    assert "next time: Wed 2027-03-31 09:00 every month on the 31st — Pay rent" in answer
+    listing = await tools["reminder_list"].handler({})
+    assert "1. Wed 2027-03-31 09:00 every month on the 31st — Pay rent" in listing
+
+
+async def test_a_monthly_text_that_would_read_as_its_day_is_refused(
+    world: dict[str, Any],
+) -> None:
+    world["path"].write_text(FILE)
+    tools = _tools(world, ny(2026, 11, 29, 12, 0))
+    with pytest.raises(ToolFailed, match="day of the month"):
+        await tools["reminder_add"].handler(
+            {
+                "text": "on the 3rd floor, the boiler",
+                "when": "2026-12-15T09:00",
+                "recurrence": "month",
+            }
+        )
+    assert world["path"].read_text() == FILE
 
 
 async def test_a_notice_that_cannot_be_sent_leaves_the_reminder_pending(

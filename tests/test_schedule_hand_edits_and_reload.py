@@ -7,7 +7,7 @@ clear sentence, never a crash or a silent loss."""
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -101,6 +101,41 @@ async def test_a_job_without_a_prompt_is_not_sent_to_the_model(tmp_path: Path) -
         f"#1 [0 7 * * *] — does not run: {NO_PROMPT}",
         f"#2 [0 7 * * *] — does not run: {NO_PROMPT}",
     ]
+
+
+@pytest.mark.parametrize(
+    ("odd", "shown"),
+    [(0, "0"), (1, "1"), ("no", '"no"'), ("false", '"false"'), (None, "null")],
+)
+async def test_a_job_enabled_by_something_not_true_or_false_does_not_run_and_says_why(
+    tmp_path: Path, odd: object, shown: str
+) -> None:
+    world = await _world(tmp_path)
+    world.write(
+        [
+            {
+                "id": 1,
+                "schedule": "0 7 * * *",
+                "prompt": "Odd.",
+                "created": CREATED,
+                "enabled": odd,
+            },
+            {"id": 2, "schedule": "0 7 * * *", "prompt": "Weather.", "created": CREATED},
+        ]
+    )
+    world.llm.queue("Sunny.")
+    assert await world.run(ny(2026, 11, 30, 7, 0)) == 1
+    assert world.room.texts() == ["🗓️ Inara (scheduled job #2):\nSunny."]
+    assert len(world.llm.calls) == 1
+    why = f"'enabled' is {shown}, neither true nor false, so the job does not run"
+    odd_job, weather = world.jobs()
+    assert odd_job["enabled"] == odd  # the user's value, for the user to correct
+    assert why in odd_job["last_error"] and "last_run" not in odd_job
+    assert "last_error" not in weather
+    listing = await world.tools(ny(2026, 11, 30, 8, 0))["cron_list"].handler({})
+    first, second = listing.splitlines()[1:]
+    assert first.startswith("#1 [0 7 * * *] Odd. — does not run: ") and why in first
+    assert second.startswith("#2 [0 7 * * *] Weather. — next ")
 
 
 async def test_ids_that_are_no_whole_numbers_are_renumbered_once(tmp_path: Path) -> None:
@@ -260,13 +295,14 @@ def _other_jobs(daemon: Daemon) -> list[str]:
     return sorted(name for name in daemon.jobs.names() if not name.startswith("distill."))
 
 
-async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
-    tmp_path: Path,
-) -> None:
-    make_persona(tmp_path, "scott")
-    make_persona(tmp_path, "holly")
-    path = tmp_path / "personad.toml"
-    path.write_text(_BASE.format(data=tmp_path, idle=60))
+#: the distillation jobs of scott and holly with the monthly level on
+_EVERY_LEVEL_OF_BOTH = [
+    f"distill.{kind}.{user}" for kind in ("long", "mid", "short") for user in ("holly", "scott")
+]
+
+
+async def _started(path: Path) -> Daemon:
+    """A daemon of the config at ``path``, at noon UTC on 30 November, its catch-up done."""
     daemon = Daemon(
         load_config(path, {}),
         backends={"scripted": ScriptedLLM()},
@@ -274,23 +310,27 @@ async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
         clock=lambda: datetime(2026, 11, 30, 12, 0, tzinfo=UTC),
     )
     await daemon.start()
+    assert daemon.catching_up is not None
+    await daemon.catching_up
+    return daemon
+
+
+async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
+    tmp_path: Path,
+) -> None:
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "holly")
+    path = tmp_path / "personad.toml"
+    path.write_text(_BASE.format(data=tmp_path, idle=60))
+    daemon = await _started(path)
     try:
-        assert daemon.catching_up is not None
-        await daemon.catching_up
         assert _distill_jobs(daemon) == ["distill.mid.scott", "distill.short.scott"]
         assert _other_jobs(daemon) == _OTHER_JOBS
 
         # a household member added, and the monthly level turned on
         path.write_text(_BASE.format(data=tmp_path, idle=60) + _HOLLY + "[distill]\nlong = true\n")
         assert "reloaded" in await daemon.reload()
-        assert _distill_jobs(daemon) == [
-            "distill.long.holly",
-            "distill.long.scott",
-            "distill.mid.holly",
-            "distill.mid.scott",
-            "distill.short.holly",
-            "distill.short.scott",
-        ]
+        assert _distill_jobs(daemon) == _EVERY_LEVEL_OF_BOTH
         assert _other_jobs(daemon) == _OTHER_JOBS
         # at her hour, in her zone
         after = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -303,6 +343,52 @@ async def test_a_reload_reschedules_distillation_for_the_users_now_configured(
         assert "reloaded" in await daemon.reload()
         assert _distill_jobs(daemon) == []
         assert _other_jobs(daemon) == _OTHER_JOBS
+    finally:
+        await daemon.stop()
+
+
+def _fell_due(daemon: Daemon, names: list[str], at: datetime) -> None:
+    """The distillation jobs ``names`` came due at ``at`` and the scheduler has not run them
+    yet (the machine slept through their time, or the reload came in the same instant): the
+    scheduler is paused, so they stay due while the test reloads."""
+    scheduler = daemon.jobs._scheduler
+    scheduler.pause()
+    for name in names:
+        scheduler.modify_job(name, next_run_time=at)
+
+
+async def test_a_reload_keeps_the_distillation_that_fell_due_unless_its_schedule_changed(
+    tmp_path: Path,
+) -> None:
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "holly")
+    path = tmp_path / "personad.toml"
+    base = _BASE.format(data=tmp_path, idle=60)
+    path.write_text(base + _HOLLY)
+    daemon = await _started(path)
+    try:
+        due = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)  # 03:00 in New York, a while ago
+        _fell_due(daemon, ["distill.short.scott", "distill.short.holly"], due)
+        before = {name: daemon.jobs.next_run(name) for name in _distill_jobs(daemon)}
+        assert before["distill.short.scott"] == before["distill.short.holly"] == due
+
+        # nothing changed: every job as it was, the due ones still due
+        assert "reloaded" in await daemon.reload()
+        assert {name: daemon.jobs.next_run(name) for name in _distill_jobs(daemon)} == before
+
+        # holly moved to Madrid and the monthly level turned on: her jobs are scheduled anew
+        # and the long level added; scott's short level is still due
+        madrid = _HOLLY.replace("Europe/Lisbon", "Europe/Madrid")
+        path.write_text(base + madrid + "[distill]\nlong = true\n")
+        assert "reloaded" in await daemon.reload()
+        assert _distill_jobs(daemon) == _EVERY_LEVEL_OF_BOTH
+        assert daemon.jobs.next_run("distill.short.scott") == due
+        assert daemon.jobs.next_run("distill.mid.scott") == before["distill.mid.scott"]
+        moved = daemon.jobs.next_run("distill.short.holly")
+        assert moved is not None and moved != due
+        assert moved.astimezone(ZoneInfo("Europe/Madrid")).hour == 3
+        later = daemon.jobs.next_run("distill.short.holly", due + timedelta(days=1))
+        assert later is not None and later.astimezone(ZoneInfo("Europe/Madrid")).hour == 3
     finally:
         await daemon.stop()
 

@@ -15,7 +15,7 @@ import structlog
 
 from bot.daemon.errors import PersonadError
 from bot.daemon.notify import Notifier
-from bot.daemon.scheduler import Jobs
+from bot.daemon.scheduler import CronJob, Jobs
 from bot.delivery.state import StateStore
 from bot.llm.base import LLMBackend
 from bot.memory.distill.distiller import Distiller, DistillKind
@@ -76,19 +76,19 @@ class ScheduledJobs:
     def _schedule_distillation(self) -> None:
         """Each enabled level for each configured user at its hour in the user's zone, when
         ``distill.auto`` is on; called again after a reload, so a user added, a zone changed
-        or a level turned on or off takes effect without a restart."""
-        self.jobs.remove_prefixed("distill.")
-        if not self.config.distill.auto:
-            return
-        for user, user_config in self.config.users.items():
-            for plan in PLANS:
-                if plan.kind in self._distill_levels():
-                    self.jobs.cron(
-                        f"distill.{plan.kind}.{user}",
-                        self._distill_all_job(user, plan.kind),
-                        timezone=user_config.timezone,
-                        **plan.cron,
-                    )
+        or a level turned on or off takes effect without a restart, while a job whose time
+        and zone did not change is left alone (a run that just fell due is not lost)."""
+        wanted: dict[str, CronJob] = {}
+        if self.config.distill.auto:
+            levels = self._distill_levels()
+            for user, user_config in self.config.users.items():
+                for plan in PLANS:
+                    if plan.kind in levels:
+                        job = self._distill_all_job(user, plan.kind)
+                        wanted[f"distill.{plan.kind}.{user}"] = CronJob(
+                            job, user_config.timezone, plan.cron
+                        )
+        self.jobs.set_crons("distill.", wanted)
 
     def _distill_levels(self) -> list[DistillKind]:
         distill = self.config.distill

@@ -2,6 +2,8 @@
 
 Every job runs through :meth:`Jobs._run`, which binds the job's name to the log context and
 turns any exception into a log line, so a failing job never stops the scheduler or the daemon.
+A reload schedules a group of jobs anew through :meth:`Jobs.set_crons`, which leaves
+a job whose schedule did not change as it is, so a fire time that just came due still runs.
 A stop cancels the jobs under way; a write a job must not leave half-done (the record that a
 reminder or a job's answer went out) runs through :func:`to_the_end`, and the daemon waits for
 those (:func:`unfinished_writes`) before it exits.
@@ -10,7 +12,8 @@ those (:func:`unfinished_writes`) before it exits.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar, cast
 from zoneinfo import ZoneInfo
@@ -22,7 +25,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.daemon.logs import bound
 
-__all__ = ["JobFunc", "Jobs", "to_the_end", "unfinished_writes"]
+__all__ = ["CronJob", "JobFunc", "Jobs", "to_the_end", "unfinished_writes"]
 
 log = structlog.get_logger(__name__)
 
@@ -46,6 +49,29 @@ async def unfinished_writes(seconds: float) -> None:
     """Wait, at most ``seconds``, for the writes :func:`to_the_end` still runs."""
     if _finishing:
         await asyncio.wait(set(_finishing), timeout=seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class CronJob:
+    """A job on a cron schedule, as :meth:`Jobs.set_crons` takes it: ``fields`` as
+    APScheduler's cron trigger takes them (``hour=3, minute=30``), read in ``timezone``."""
+
+    func: JobFunc
+    timezone: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def trigger(self) -> CronTrigger:
+        zone = ZoneInfo(self.timezone) if self.timezone else None
+        return CronTrigger(timezone=zone, **self.fields)
+
+
+def _same_schedule(old: object, new: CronTrigger) -> bool:
+    """Whether two triggers fire at the same times: the same fields in the same zone."""
+    return (
+        isinstance(old, CronTrigger)
+        and str(old) == str(new)
+        and str(old.timezone) == str(new.timezone)
+    )
 
 
 class Jobs:
@@ -76,7 +102,27 @@ class Jobs:
 
     def cron(self, name: str, func: JobFunc, *, timezone: str | None = None, **fields: Any) -> None:
         """``fields`` as APScheduler's cron trigger takes them: ``hour=3, minute=30``..."""
-        trigger = CronTrigger(timezone=ZoneInfo(timezone) if timezone else None, **fields)
+        self._add_cron(name, CronJob(func, timezone, fields).trigger(), func)
+
+    def set_crons(self, prefix: str, wanted: Mapping[str, CronJob]) -> None:
+        """Make the jobs whose names start with ``prefix`` exactly ``wanted`` (those a config
+        schedules, again after a reload). A job whose schedule did not change is left as it
+        is, its next fire time too: a time that came due while the machine slept (within
+        the misfire grace) or in the instant before still runs; a job with a changed
+        schedule or a new one is scheduled; one no longer wanted is removed. A job kept
+        keeps its function, so a job must read at each run what a reload may change."""
+        for job in self._scheduler.get_jobs():
+            if job.id.startswith(prefix) and job.id not in wanted:
+                self._scheduler.remove_job(job.id)
+        for name, spec in wanted.items():
+            if not name.startswith(prefix):
+                raise ValueError(f"job {name!r} is not named {prefix!r}...")
+            trigger = spec.trigger()
+            current = self._scheduler.get_job(name)
+            if current is None or not _same_schedule(current.trigger, trigger):
+                self._add_cron(name, trigger, spec.func)
+
+    def _add_cron(self, name: str, trigger: CronTrigger, func: JobFunc) -> None:
         self._scheduler.add_job(
             self._run,
             trigger,
@@ -90,13 +136,6 @@ class Jobs:
 
     def names(self) -> list[str]:
         return [job.id for job in self._scheduler.get_jobs()]
-
-    def remove_prefixed(self, prefix: str) -> None:
-        """Drop every job whose name starts with ``prefix`` (those scheduled from a config
-        that a reload replaced)."""
-        for job in self._scheduler.get_jobs():
-            if job.id.startswith(prefix):
-                self._scheduler.remove_job(job.id)
 
     def next_run(self, name: str, after: datetime | None = None) -> datetime | None:
         """When job ``name`` fires next: after ``after`` by its trigger (in the trigger's own

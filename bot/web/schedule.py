@@ -17,10 +17,10 @@ from zoneinfo import ZoneInfo
 
 from aiohttp import web
 
-from bot.tools.crons.jobfile import is_enabled
+from bot.tools.crons.jobfile import enabled_problem, is_enabled
 from bot.tools.crons.schedule import parse_schedule
 from bot.tools.crons.tools import cron_tools, edit_job
-from bot.tools.jsonlist import CorruptFile, load_json_list
+from bot.tools.jsonlist import CorruptFile, Item, load_json_list
 from bot.tools.registry import Tool, ToolFailed
 from bot.tools.reminders.checklist import (
     FILENAME as REMINDERS,
@@ -62,9 +62,11 @@ def _tools(request: web.Request, user: str, persona: str) -> dict[str, Tool]:
     return {tool.name: tool for tool in tools}
 
 
-def _next_run(schedule: str, zone: ZoneInfo, now: datetime) -> str:
+def _next_run(job: Item, zone: ZoneInfo, now: datetime) -> str:
+    if (unclear := enabled_problem(job)) is not None:
+        return f"never ({unclear})"
     try:
-        fire = parse_schedule(schedule, zone).get_next_fire_time(None, now)
+        fire = parse_schedule(str(job.get("schedule", "")), zone).get_next_fire_time(None, now)
     except ValueError:
         return "never (the schedule does not read)"
     return fire.strftime("%Y-%m-%d %H:%M") if fire else "never"
@@ -89,7 +91,7 @@ def _listing(request: web.Request, user: str, persona: str) -> dict[str, Any]:
         problems.append(str(exc))
     try:
         jobs = [
-            {**job, "next": _next_run(str(job.get("schedule", "")), zone, now)}
+            {**job, "next": _next_run(job, zone, now)}
             for job in load_json_list(store, user, persona, "CRONS.json")
             if is_enabled(job)
         ]

@@ -43,6 +43,7 @@ from bot.tools.crons.jobfile import (
     FILENAME,
     NO_PROMPT,
     edit_crons,
+    enabled_problem,
     has_prompt,
     is_enabled,
     last_seen,
@@ -259,6 +260,11 @@ class _PersonaRun:
             problem = "no notification_room is configured for the user, so answers cannot be sent"
             _warn_once(user, persona, "cron.no_room", problem)
             await self.update(job_id, {"last_attempt": stamp, "last_error": problem})
+            return
+        if (unclear := enabled_problem(job)) is not None:
+            # "enabled": 0 or "no" was meant to turn it off as often as 1 to keep it on
+            _warn_once(user, persona, "cron.unclear_enabled", unclear)
+            await self.update(job_id, {"last_attempt": stamp, "last_error": unclear})
             return
         if not has_prompt(job):
             # asked without one, the model would answer "None": a paid call for nothing

@@ -12,14 +12,17 @@ also prunes removed jobs: ``cron_remove`` disables a job and stamps ``disabled_a
 job stays visible in the file for :data:`KEEP_REMOVED` and at most :data:`MAX_REMOVED` of
 them are kept (the latest removed), so adding and removing jobs cannot grow the file without
 end. A job disabled by hand (``"enabled": false`` without ``disabled_at``) is the user's and
-is never pruned. Every job needs an id of its own, a whole number above 0 (as
-:func:`next_free_id` gives), by which its runs are recorded and its answers named:
-:func:`number_jobs` gives one to a job written by hand without it (or with one that is no
-whole number), or copied with another's.
+is never pruned. ``enabled`` is true or false (a job without it is enabled); anything else
+(``0``, ``"no"``) is no answer, so such a job does not run and says why
+(:func:`enabled_problem`) until the user writes one. Every job needs an id of its own, a
+whole number above 0 (as :func:`next_free_id` gives), by which its runs are recorded and its
+answers named: :func:`number_jobs` gives one to a job written by hand without it (or with
+one that is no whole number), or copied with another's.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeGuard, TypeVar
@@ -33,6 +36,7 @@ __all__ = [
     "MAX_REMOVED",
     "NO_PROMPT",
     "edit_crons",
+    "enabled_problem",
     "has_prompt",
     "is_enabled",
     "last_seen",
@@ -65,7 +69,22 @@ def stamp_of(value: object) -> datetime | None:
 
 
 def is_enabled(job: Item) -> bool:
+    """Whether the job is the user's live one (not turned off): one whose ``enabled`` cannot
+    be read stays listed and removable, but does not run (:func:`enabled_problem`)."""
     return job.get("enabled", True) is not False
+
+
+def enabled_problem(job: Item) -> str | None:
+    """Why the job does not run although not turned off: its ``enabled`` is neither true nor
+    false (``0``, ``"no"``, ``1``; written by hand), so whether the user wants it is unknown;
+    None when it is fine."""
+    value = job.get("enabled", True)
+    if isinstance(value, bool):
+        return None
+    return (
+        f"'enabled' is {json.dumps(value, ensure_ascii=False)}, neither true nor false, "
+        "so the job does not run; write true or false"
+    )
 
 
 #: why a job without a prompt is not run (its ``last_error``, and ``cron_list`` says so)

@@ -23,6 +23,7 @@ from bot.tools.crons.jobfile import (
     KEEP_REMOVED,
     NO_PROMPT,
     edit_crons,
+    enabled_problem,
     has_prompt,
     is_enabled,
     next_free_id,
@@ -46,6 +47,8 @@ def _describe(job: Item, zone: tzinfo, now: datetime) -> str:
         fire = parse_schedule(str(job.get("schedule", "")), zone).get_next_fire_time(None, now)
     except ValueError as exc:
         return f"{line} — not valid: {exc}"
+    if (unclear := enabled_problem(job)) is not None:
+        return f"{line} — does not run: {unclear}"
     if not has_prompt(job):
         return f"{line} — does not run: {NO_PROMPT}"
     if fire is not None:

@@ -4,7 +4,14 @@ One reminder a line, in the user's local time zone, optionally recurring::
 
     - [ ] 2026-11-30 09:00 Call the dentist
     - [ ] 2026-12-01 08:00 every week Water the plants
+    - [ ] 2027-02-28 09:00 every month on the 31st Pay the rent
     - [x] 2026-11-02 18:30 Book the train
+
+A monthly reminder falls on the same day each month; one past the 28th names its day (``on
+the 31st``), so a month too short for it (the 28th of February) does not become its day for
+good: the month after, it is back on the 31st. The date is always the next time; the named
+day, when there is one, governs the times after it. A line without it takes its day from its
+date, as it always did.
 
 Any other line (headings, notes, a checklist item with a date that does not exist) is kept
 exactly as it is; an edit rewrites only the line it concerns, through :func:`edit_reminders`,
@@ -34,6 +41,7 @@ __all__ = [
     "advance",
     "due",
     "edit_reminders",
+    "every_words",
     "format_notice",
     "mark_done",
     "parse_line",
@@ -52,11 +60,14 @@ Recurrence = Literal["day", "week", "month"]
 _LINE = re.compile(
     r"^(?P<lead>\s*[-*+]\s+\[)(?P<mark>[ xX])(?P<close>\]\s+)"
     r"(?P<when>(?P<date>\d{4}-\d{2}-\d{2})[ T](?P<time>\d{1,2}:\d{2}))"
-    r"(?:\s+every\s+(?P<every>day|week|month)\b)?"
+    r"(?:\s+every\s+(?P<every>day|week|month)\b"
+    r"(?:(?<=month)\s+on\s+the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b)?)?"
     r"\s+(?P<text>\S.*?)\s*$",
     re.IGNORECASE,
 )
 _ITEM = re.compile(r"^\s*[-*+]\s+\[[ xX]\]")
+#: a month's day past this is not in every month, so a monthly line names it
+_EVERY_MONTH_HAS = 28
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +80,38 @@ class Reminder:
     text: str
     done: bool = False
     every: Recurrence | None = None
+    day: int | None = None  # a monthly one's day (``on the 31st``), when the line names it
 
     def at(self, zone: tzinfo) -> datetime:
         return self.when.replace(tzinfo=zone)
+
+    @property
+    def month_day(self) -> int:
+        """The day of the month a monthly reminder falls on (in a month that has it)."""
+        return self.day if self.day is not None else self.when.day
+
+    @property
+    def repeats(self) -> str:
+        """How it recurs, in a line's words: ``every week``, ``every month on the 31st`` (a
+        day the line names, or one past the 28th); empty for a reminder that does not."""
+        if self.every is None:
+            return ""
+        if self.every == "month" and self.day is not None:
+            return f"every month on the {_ordinal(self.day)}"
+        return every_words(self.every, self.when.day if self.every == "month" else None)
+
+
+def _ordinal(day: int) -> str:
+    suffix = "th" if 11 <= day % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def every_words(every: Recurrence, day: int | None = None) -> str:
+    """The words of a line's recurrence: ``every day``; a monthly one on ``day`` names it
+    when not every month has that day (``every month on the 30th``)."""
+    if every == "month" and day is not None and day > _EVERY_MONTH_HAS:
+        return f"every month on the {_ordinal(day)}"
+    return f"every {every}"
 
 
 def parse_line(index: int, raw: str) -> Reminder | None:
@@ -84,6 +124,9 @@ def parse_line(index: int, raw: str) -> Reminder | None:
     except ValueError:
         return None
     every = match["every"].lower() if match["every"] else None
+    day = int(match["day"]) if match["day"] else None
+    if day is not None and not 1 <= day <= 31:
+        return None  # a day no month has, like a date that does not exist
     return Reminder(
         line=index,
         raw=raw,
@@ -91,6 +134,7 @@ def parse_line(index: int, raw: str) -> Reminder | None:
         text=match["text"],
         done=match["mark"] != " ",
         every=every,  # type: ignore[arg-type]
+        day=day,
     )
 
 
@@ -118,10 +162,11 @@ def due(reminders: list[Reminder], now: datetime) -> list[Reminder]:
     return [r for r in reminders if not r.done and r.at(zone) <= now]
 
 
-def _add_months(when: datetime, months: int) -> datetime:
+def _add_months(when: datetime, months: int, day: int) -> datetime:
+    """``when`` moved on by ``months``, on ``day``, or the month's last day when shorter."""
     index = when.month - 1 + months
     year, month = when.year + index // 12, index % 12 + 1
-    return when.replace(year=year, month=month, day=min(when.day, monthrange(year, month)[1]))
+    return when.replace(year=year, month=month, day=min(day, monthrange(year, month)[1]))
 
 
 def advance(reminder: Reminder, now: datetime) -> datetime:
@@ -135,7 +180,7 @@ def advance(reminder: Reminder, now: datetime) -> datetime:
     step = 1
     while True:
         if reminder.every == "month":
-            candidate = _add_months(reminder.when, step)
+            candidate = _add_months(reminder.when, step, reminder.month_day)
         else:
             days = 1 if reminder.every == "day" else 7
             candidate = reminder.when + timedelta(days=days * step)
@@ -150,11 +195,20 @@ def mark_done(raw: str) -> str:
 
 
 def reschedule(raw: str, when: datetime) -> str:
-    """The line with its date and time replaced by ``when``."""
+    """The line with its date and time replaced by ``when``. A monthly line past the 28th
+    that does not name its day yet gets ``on the 31st`` after ``every month``, so the day is
+    not lost to a shorter month; the rest of the line is kept as it is."""
     match = _LINE.match(raw)
     if match is None:
         raise ValueError(f"not a reminder line: {raw!r}")
-    return raw[: match.start("when")] + when.strftime("%Y-%m-%d %H:%M") + raw[match.end("when") :]
+    head = raw[: match.start("when")] + when.strftime("%Y-%m-%d %H:%M")
+    rest = raw[match.end("when") :]
+    if match["every"] and match["every"].lower() == "month" and match["day"] is None:
+        day = int(match["date"][8:10])
+        if day > _EVERY_MONTH_HAS:
+            cut = match.end("every") - match.end("when")
+            rest = rest[:cut] + f" on the {_ordinal(day)}" + rest[cut:]
+    return head + rest
 
 
 def format_notice(reminder: Reminder, persona: str, now: datetime) -> str:

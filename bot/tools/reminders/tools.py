@@ -24,6 +24,7 @@ from bot.tools.reminders.checklist import (
     UnreadableFile,
     advance,
     edit_reminders,
+    every_words,
     mark_done,
     parse_line,
     parse_reminders,
@@ -77,7 +78,7 @@ def _text_arg(value: object) -> str:
 
 
 def _describe(reminder: Reminder) -> str:
-    every = f" every {reminder.every}" if reminder.every else ""
+    every = f" {reminder.repeats}" if reminder.every else ""
     return f"{reminder.when:%a %Y-%m-%d %H:%M}{every} — {reminder.text}"
 
 
@@ -133,10 +134,16 @@ def reminder_tools(
         every = args.get("recurrence") or None
         if every is not None and every not in _RECURRENCES:
             raise ToolFailed("'recurrence' must be day, week or month")
+        if every == "month" and re.match(r"on\s+the\s+\d{1,2}(st|nd|rd|th)\b", text, re.I):
+            # it would be read back as the day of the month the reminder falls on
+            raise ToolFailed(
+                "start the text with something else; the day of the month comes from 'when'"
+            )
         now = clock().astimezone(zone)
         if when.replace(tzinfo=zone) < now - timedelta(minutes=1):
             raise ToolFailed(f"{when:%Y-%m-%d %H:%M} is in the past (now: {now:%Y-%m-%d %H:%M})")
-        line = f"- [ ] {when:%Y-%m-%d %H:%M}{f' every {every}' if every else ''} {text}"
+        repeats = f" {every_words(every, when.day)}" if every else ""
+        line = f"- [ ] {when:%Y-%m-%d %H:%M}{repeats} {text}"
 
         def append(lines: list[str]) -> list[str]:
             while lines and not lines[-1].strip():
