@@ -10,6 +10,7 @@ from adapters.console.adapter import ConsoleAdapter
 from bot.daemon.errors import LLMError
 from bot.memory.distill.distiller import Distiller
 from bot.persona.store import PersonaStore
+from bot.turn.audience import room_folder, room_note
 from bot.turn.reply import ReplyStream
 from tests.harness import ScriptedLLM, make_config, make_persona
 
@@ -70,6 +71,32 @@ async def test_failed_llm_distillation_keeps_the_previous_file(tmp_path: Path) -
     assert "updated" in await distiller.run("scott", "inara", "mid")
     assert (directory / "MEMORY_MID.md").read_text() == "I noticed Scott is gardening.\n"
     assert "tomatoes" in llm.calls[-1].messages[0].text
+
+
+async def test_a_rooms_failed_step_is_told_apart_from_the_file_written_before_it(
+    tmp_path: Path,
+) -> None:
+    """The direct rooms' MEMORY_MID.md was rewritten, then a shared room's step failed: the
+    answer said "memory files unchanged", of every file."""
+    directory = make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    room = "console:quarry"
+    await store.write("scott", "inara", f"{room_folder(room)}/ROOM.md", room_note(room))
+    await store.write("scott", "inara", f"{room_folder(room)}/MEMORY_SHORT.md", "the picnic\n")
+    await store.write("scott", "inara", f"{room_folder(room)}/MEMORY_MID.md", "room mid\n")
+    (directory / "MEMORY_SHORT.md").write_text("Scott planted tomatoes.\n")
+    llm = ScriptedLLM()
+    llm.queue("I noticed Scott is gardening.")
+    llm.queue_error(LLMError("down", user_message="the model is down"))
+    distiller = Distiller(make_config(tmp_path), store, {"scripted": llm})
+    outcome = await distiller.run("scott", "inara", "mid")
+    assert (directory / "MEMORY_MID.md").read_text() == "I noticed Scott is gardening.\n"
+    assert (directory / room_folder(room) / "MEMORY_MID.md").read_text() == "room mid\n"
+    assert outcome == (
+        "Mid-term memory updated (29 characters). The mid distillation failed for room"
+        f" {room} (the model is down); its MEMORY_MID.md is unchanged."
+    )
+    assert distiller.last_runs["scott/inara"]["mid"].endswith(" partial")
 
 
 async def test_short_distillation_takes_the_newest_days_within_budget(tmp_path: Path) -> None:

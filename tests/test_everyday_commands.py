@@ -124,6 +124,36 @@ async def test_shared_lists_no_rule_or_bold_heading_as_a_shared_line(world: Worl
     assert listed == ["**Known in every room:**", "- shared/USER.md: I grow tomatoes"]
 
 
+async def test_shared_lists_a_plain_line_every_room_reads_and_unshare_takes_it_out(
+    world: World,
+) -> None:
+    """A line written by hand without a list marker is read by every room's prompt, but
+    ``/shared`` listed only list lines, and ``/unshare`` could not find it."""
+    shared = world.data / "scott/persona/inara/shared"
+    shared.mkdir(exist_ok=True)
+    (shared / "USER.md").write_text(
+        "# Shared with every room\n\n- I grow tomatoes\nI  am vegetarian\n\n---\n"
+    )
+    (shared / "MEMORY.md").write_text("**Notes**\n\nThe allotment is plot 14\n")
+    listed = (await world.say("/shared")).splitlines()
+    assert listed == [
+        "**Known in every room:**",
+        "- shared/USER.md: I grow tomatoes",
+        "- shared/USER.md: I am vegetarian",
+        "- shared/MEMORY.md: The allotment is plot 14",
+    ]
+    answer = await world.say("/unshare i am vegetarian")
+    assert answer == "Removed from shared/USER.md: 1 line(s)."
+    assert (shared / "USER.md").read_text() == (
+        "# Shared with every room\n\n- I grow tomatoes\n\n---\n"
+    )
+    answer = await world.say("/unshare The allotment is plot 14")
+    assert answer == "Removed from shared/MEMORY.md: 1 line(s)."
+    assert "allotment" not in (shared / "MEMORY.md").read_text()
+    listed = (await world.say("/shared")).splitlines()
+    assert listed == ["**Known in every room:**", "- shared/USER.md: I grow tomatoes"]
+
+
 def test_persona_new_refuses_a_twin_of_a_persona_in_another_case(tmp_path: Path) -> None:
     """``persona new scott Inara`` beside ``inara`` made a second persona no ``/persona``
     could tell apart, and one a copy to a case-insensitive disk would merge."""

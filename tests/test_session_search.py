@@ -4,13 +4,14 @@ private: a search from a shared room shows only that room's turns."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from itertools import count
 from pathlib import Path
 
 from adapters.base import Incoming
 from bot.persona.sessionlog.index import INDEX_FILE
 from bot.persona.sessionlog.search import close_indexes, highlight, search_sessions, word_keys
-from tests.harness import ScriptedLLM, make_config, make_persona
+from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 from tests.rig import start_daemon
 
 
@@ -96,12 +97,8 @@ def test_an_excerpt_of_a_long_turn_is_cut_at_words_around_the_match() -> None:
     )
 
 
-async def test_chat_search_marks_words_and_a_shared_room_sees_only_its_own_turns(
-    tmp_path: Path,
-) -> None:
-    make_persona(tmp_path, "scott")
-    llm = ScriptedLLM()
-    daemon, adapter = await start_daemon(make_config(tmp_path), tmp_path, llm=llm)
+def _chat(adapter: RecordingAdapter) -> Callable[..., Awaitable[str]]:
+    """``say(text, room, direct=...)``: a message from scott, and what was answered to it."""
     ids = count()
 
     async def say(text: str, room: str, *, direct: bool) -> str:
@@ -118,6 +115,15 @@ async def test_chat_search_marks_words_and_a_shared_room_sees_only_its_own_turns
         )
         return "\n".join(text for _room, text in adapter.sent[before:])
 
+    return say
+
+
+async def test_chat_search_marks_words_and_a_shared_room_sees_only_its_own_turns(
+    tmp_path: Path,
+) -> None:
+    make_persona(tmp_path, "scott")
+    daemon, adapter = await start_daemon(make_config(tmp_path), tmp_path, llm=ScriptedLLM())
+    say = _chat(adapter)
     try:
         await say("My passport number ends in 42 and the passport expires soon", "dm", direct=True)
         await say("The team passport photos are on Friday", "team", direct=False)
@@ -133,6 +139,29 @@ async def test_chat_search_marks_words_and_a_shared_room_sees_only_its_own_turns
         assert "**passport** number" in from_direct and "**passport** photos" in from_direct
         assert "gossip" not in from_direct  # Off The Record never reached the log
         assert "Nothing in our past conversations" in await say("/search gossip", "dm", direct=True)
+    finally:
+        await daemon.stop()
+
+
+async def test_a_chat_search_longer_than_the_apis_limit_is_answered_with_the_limit(
+    tmp_path: Path,
+) -> None:
+    """``GET /sessions/search`` refuses a query past 500 characters; ``/search`` in chat took
+    any length (a pasted paragraph made a query of hundreds of required words)."""
+    make_persona(tmp_path, "scott")
+    daemon, adapter = await start_daemon(make_config(tmp_path), tmp_path, llm=ScriptedLLM())
+    say = _chat(adapter)
+    try:
+        await say("The pottery class moved to Thursday", "dm", direct=True)
+        long = "pottery " + "x" * 600
+        answer = await say(f"/search {long}", "dm", direct=True)
+        assert answer == (
+            f"A search is at most 500 characters; yours is {len(long)}."
+            " Search again with fewer words."
+        )
+        at_the_limit = "pottery " + " ".join(["class"] * 82)
+        assert len(at_the_limit) <= 500
+        assert "**pottery** **class**" in await say(f"/search {at_the_limit}", "dm", direct=True)
     finally:
         await daemon.stop()
 

@@ -52,6 +52,33 @@ async def test_reminders_are_added_edited_and_deleted(console: Console, page: An
     assert "dentist" not in (console.data / "scott/persona/inara/REMINDERS.md").read_text()
 
 
+async def test_an_edited_monthly_reminder_keeps_the_day_its_line_names(
+    console: Console, page: Any
+) -> None:
+    """A reminder due on the 28th of February that stands for the 31st: an edit of its text
+    or time kept it monthly but saved it as plain ``every month``, on the 28th for good. A
+    new date's day is the new day."""
+    path = console.data / "scott/persona/inara/REMINDERS.md"
+    path.write_text("# Reminders\n\n- [ ] 2035-02-28 09:00 every month on the 31st Pay rent\n")
+    await page.goto(console.base + "/u/scott/inara/schedule")
+    row = "#reminders tr.reminder:has-text('Pay rent')"
+    assert "2035-02-28 09:00 · every month on the 31st" in await page.inner_text(row)
+    fields = {"text": "Pay the rent", "when": "2035-02-28T10:00"}
+    await _edit(page, row, fields, "Reminder set: Wed 2035-02-28 10:00 every month on the 31st")
+    pending = [line for line in path.read_text().splitlines() if line.startswith("- [ ]")]
+    assert pending == ["- [ ] 2035-02-28 10:00 every month on the 31st Pay the rent"]
+    await _edit(
+        page,
+        "#reminders tr.reminder:has-text('Pay the rent')",
+        {"when": "2035-03-15T10:00"},
+        "Reminder set: Thu 2035-03-15 10:00 every month —",
+    )
+    pending = [line for line in path.read_text().splitlines() if line.startswith("- [ ]")]
+    assert pending == ["- [ ] 2035-03-15 10:00 every month Pay the rent"]
+    await page.locator("#reminders tr.reminder").get_by_role("button", name="Delete").click()
+    await page.wait_for_selector("text=No reminders pending.")
+
+
 async def test_a_task_is_added_and_deleted_but_kept_in_its_file(
     console: Console, page: Any
 ) -> None:

@@ -1,7 +1,8 @@
 """``/search WORDS``: the days of past conversations that mention them, as a chat answer.
 
 The search itself is :func:`bot.persona.sessionlog.search.search_sessions`; from a shared
-room only that room's turns are searched.
+room only that room's turns are searched. A query is at most
+:data:`~bot.persona.sessionlog.search.MAX_QUERY` characters, as the HTTP API's.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands.table import Command, CommandContext
-from bot.persona.sessionlog.search import search_sessions
+from bot.persona.sessionlog.search import MAX_QUERY, search_sessions
 
 __all__ = ["search_command"]
 
@@ -35,6 +36,12 @@ def search_command() -> Command:
         query = " ".join(ctx.args).strip()
         if not query:
             return "Use `/search WORDS`: I look for them in our past conversations."
+        if len(query) > MAX_QUERY:
+            # as GET /sessions/search refuses it: a pasted paragraph is no search
+            return (
+                f"A search is at most {MAX_QUERY} characters; yours is {len(query)}."
+                " Search again with fewer words."
+            )
         directory = ctx.router.store.require(ctx.user, ctx.persona)
         room = ctx.room
         # from a shared room, only what was said there while it was one

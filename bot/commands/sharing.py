@@ -4,19 +4,23 @@ Everything the persona keeps is private to the room it was said in (:mod:`bot.tu
 these commands are how a user makes something known in every room on purpose, and takes it
 back. They work in a direct room only: from a shared room, nothing private may be named.
 
-* ``/shared`` lists what every room may know: the lines of ``shared/USER.md`` and
-  ``shared/MEMORY.md`` and the memory items made shared.
+* ``/shared`` lists what every room may know: every line of ``shared/USER.md`` and
+  ``shared/MEMORY.md`` that says something (list lines and plain lines alike, as every
+  room's prompt reads them; no heading, rule or blank line) and the memory items made
+  shared.
 * ``/share ID`` makes the memory item ``ID`` known everywhere; ``/share TEXT`` adds TEXT as
   a line of ``shared/USER.md`` (an edit in the changelog: the Files panel's Undo takes it
   back). A text that holds a secret is refused, and so is any text Off The Record (nothing
   said then is kept).
 * ``/unshare ID`` makes the item private again; ``/unshare TEXT`` removes the line of
-  ``shared/USER.md`` that says TEXT. An item that is a line of a ``shared/`` file is taken
-  out by its text: every room reads the file itself, so relabelling its copy in memory would
-  keep nothing from them.
+  ``shared/USER.md`` or ``shared/MEMORY.md`` that says TEXT, a list line or a plain one.
+  An item that is a line of a ``shared/`` file is taken out by its text: every room reads
+  the file itself, so relabelling its copy in memory would keep nothing from them.
 """
 
 from __future__ import annotations
+
+import re
 
 from bot.commands.table import Command, CommandContext
 from bot.memory.secrets.detector import looks_secret
@@ -34,14 +38,27 @@ _OFF_THE_RECORD = (
 )
 
 
-def _bullet(line: str) -> str:
-    """A list line's text ("- I grew up in Porto" gives "I grew up in Porto"); "" otherwise.
-    A list marker is followed by a space, as Markdown has it: "**Note**" and a "---" rule
-    are no list lines."""
-    stripped = line.strip()
-    if stripped[:1] not in ("-", "*") or not stripped[1:2].isspace():
+#: a list marker ("-", "*", "+", "1.") and a task box, each followed by a space as Markdown
+#: has it: "*Not* a morning person" keeps its "*"
+_MARKER = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
+#: an HTML comment inside a line: a marker, no part of what the line says (nor of its copy
+#: in memory, whose text `/unshare ID` advises)
+_COMMENT = re.compile(r"<!--.*?-->")
+#: a line that is only bold, "**About me**": a heading written by hand
+_BOLD_HEADING = re.compile(r"(\*\*|__)[^*_].*\1:?")
+
+
+def _said(line: str) -> str:
+    """What a line of a ``shared/`` file says, as ``/shared`` lists it and ``/unshare``
+    matches it: a list line's text after its marker ("- I grew up in Porto" gives "I grew
+    up in Porto"), a plain line's words (every room's prompt reads it too); "" for a line
+    that says nothing: blank, a heading, a rule, a bold heading line, an HTML comment."""
+    stripped = _COMMENT.sub("", line).strip()
+    if not stripped or stripped.startswith(("#", "<!--", "```", "~~~")):
         return ""
-    return " ".join(stripped[1:].split())
+    if set(stripped) <= set("-*_=|: ") or _BOLD_HEADING.fullmatch(stripped):
+        return ""
+    return " ".join(_MARKER.sub("", stripped).split())
 
 
 def _looks_like_id(text: str) -> bool:
@@ -57,7 +74,7 @@ async def _shared(ctx: CommandContext) -> str:
         path = f"{SHARED_FOLDER}/{name}"
         text = store.read(ctx.user, ctx.persona, path).text
         # each line as `/unshare` matches it: "- *Not* a morning person" keeps its "*"
-        lines += [f"- {path}: {said}" for said in map(_bullet, text.splitlines()) if said]
+        lines += [f"- {path}: {said}" for said in map(_said, text.splitlines()) if said]
     session = await ctx.router.sessions.get(ctx.user, ctx.persona)
     if session.memory is not None:
         items = await session.memory.list_items(limit=100_000)
@@ -118,24 +135,36 @@ async def _change(ctx: CommandContext, *, share: bool) -> str:
     if share and looks_secret(what):
         return "That looks like a secret, so it was not shared."
     store = ctx.router.store
-    current = (await store.load_whole(ctx.user, ctx.persona, SHARED_USER)).text
     said = " ".join(what.split()).casefold()
-    if share and any(_bullet(line).casefold() == said for line in current.splitlines()):
+    if not share:
+        return await _unshare_text(ctx, what, said)
+    current = (await store.load_whole(ctx.user, ctx.persona, SHARED_USER)).text
+    if any(_said(line).casefold() == said for line in current.splitlines()):
         # a second copy would cost every room's prompt the line twice
         return f"Every room knows that already: {what}"
-    if share:
-        body = current if current.strip() else _HEADER
-        text = body.rstrip("\n") + f"\n- {what}\n"
-        message = f"Every room now knows: {what}"
-    else:
-        lines = current.splitlines()
-        kept = [line for line in lines if _bullet(line).casefold() != said]
-        if len(kept) == len(lines):
-            return f"No line of {SHARED_USER} says “{what}” (`/shared` lists them)."
-        text = "\n".join(kept) + "\n"
-        message = f"Removed from {SHARED_USER}: {len(lines) - len(kept)} line(s)."
+    body = current if current.strip() else _HEADER
+    text = body.rstrip("\n") + f"\n- {what}\n"
     await edit_file(store, ctx.user, ctx.persona, SHARED_USER, text, by=ctx.user)
-    return message
+    return f"Every room now knows: {what}"
+
+
+async def _unshare_text(ctx: CommandContext, what: str, said: str) -> str:
+    """The lines that say ``said`` taken out of every ``shared/`` file that has them: each
+    is a line ``/shared`` lists, and every room reads both files."""
+    store = ctx.router.store
+    removed = []
+    for name in SHARED_FILES:
+        path = f"{SHARED_FOLDER}/{name}"
+        lines = (await store.load_whole(ctx.user, ctx.persona, path)).text.splitlines()
+        kept = [line for line in lines if _said(line).casefold() != said]
+        if len(kept) < len(lines):
+            text = "\n".join(kept) + "\n"
+            await edit_file(store, ctx.user, ctx.persona, path, text, by=ctx.user)
+            removed.append(f"Removed from {path}: {len(lines) - len(kept)} line(s).")
+    if not removed:
+        files = " or ".join(f"{SHARED_FOLDER}/{name}" for name in SHARED_FILES)
+        return f"No line of {files} says “{what}” (`/shared` lists them)."
+    return " ".join(removed)
 
 
 def sharing_commands() -> tuple[Command, ...]:

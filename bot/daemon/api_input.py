@@ -18,12 +18,11 @@ from aiohttp import web
 
 from bot.daemon.errors import NameRejected
 from bot.persona.names import validate_name
+from bot.persona.sessionlog.search import MAX_QUERY
 from bot.setup.config_users import PLATFORMS
 
 __all__ = ["ROOM_PLATFORMS", "Field", "bad_request", "json_fields", "query_fields"]
 
-#: longest free-text field (a search query) the API accepts
-MAX_TEXT = 500
 #: the platforms a turn can be logged under: those of the users' identities, and the web
 #: console's (it signs a user in rather than naming an identity)
 ROOM_PLATFORMS = frozenset((*PLATFORMS, "web"))
@@ -71,8 +70,9 @@ def _checked(field: Field, value: object) -> str:
             raise bad_request(field.key, exc.user_message) from exc
     if not value.strip():
         raise bad_request(field.key, "must not be empty")
-    if len(value) > MAX_TEXT:
-        raise bad_request(field.key, f"is {len(value)} characters long; the limit is {MAX_TEXT}")
+    # the longest free-text field is a search query's: /search in chat has the same limit
+    if len(value) > MAX_QUERY:
+        raise bad_request(field.key, f"is {len(value)} characters long; the limit is {MAX_QUERY}")
     if field.kind == "room":
         # a room that is no room matches no turn: the answer would be an empty list, as if
         # nothing had been said there

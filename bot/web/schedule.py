@@ -1,12 +1,13 @@
 """Reminders, tasks and scheduled jobs: listed with their next time; added, edited, deleted.
 
-Adding goes through the persona's own tools (``reminder_add``, ``task_add``, ``cron_add``),
+Adding does what the persona's own tools do (``reminder_add``, ``task_add``, ``cron_add``),
 so a form is checked exactly as the model's call would be and gets the same sentence back
 when something is wrong. A task or a job is edited in place (it keeps its number and, for a
 job, its run history) with the same checks; a reminder, a line of REMINDERS.md without a
-number, is edited by adding the new line first and only then removing the old one. A
-refused edit changes nothing. Deleting a task or a job keeps it in its file as
-removed (as the tools do); a reminder's line is taken out of REMINDERS.md.
+number, is edited by adding the new line first and only then removing the old one; an edit
+that keeps a monthly reminder on the same day of its date keeps the day its line names
+(``every month on the 31st``). A refused edit changes nothing. Deleting a task or a job keeps
+it in its file as removed (as the tools do); a reminder's line is taken out of REMINDERS.md.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from bot.tools.reminders.checklist import (
 from bot.tools.reminders.checklist import (
     UnreadableFile,
     edit_reminders,
+    parse_line,
     parse_reminders,
 )
-from bot.tools.reminders.tools import reminder_tools
+from bot.tools.reminders.tools import add_reminder
 from bot.tools.tasks import edit_task, task_tools
 from bot.web.views import console, form_text, own_persona, redirect_with_note, render
 
@@ -55,7 +57,6 @@ def _tools(request: web.Request, user: str, persona: str) -> dict[str, Tool]:
     store = console(request).daemon.store
     zone, clock = _zone(request, user), console(request).daemon.clock
     tools = [
-        *reminder_tools(store, user, persona, zone, clock),
         *task_tools(store, user, persona, zone, clock),
         *cron_tools(store, user, persona, zone, clock),
     ]
@@ -134,6 +135,29 @@ async def _delete(request: web.Request, user: str, persona: str, kind: str, key:
     return "Reminder deleted." if after != before else "That reminder is not in the file any more."
 
 
+def _named_day(old: str, args: dict[str, str]) -> int | None:
+    """The day of the month the edited line named (``every month on the 31st``), when the edit
+    keeps it monthly on the same day of its date: a text or a time changed on a reminder dated
+    the 28th of February still stands for the 31st. A new day of the month is the new day, as
+    ``reminder_add`` has it; so is a line added (no ``old``)."""
+    before = parse_line(0, old) if old else None
+    if before is None or before.day is None or args.get("recurrence") != "month":
+        return None
+    try:
+        when = datetime.fromisoformat(args.get("when", ""))
+    except ValueError:
+        return None  # the add refuses it and says why
+    return before.day if when.day == before.when.day else None
+
+
+async def _add_reminder(
+    request: web.Request, user: str, persona: str, args: dict[str, str], day: int | None
+) -> str:
+    daemon = console(request).daemon
+    zone = _zone(request, user)
+    return await add_reminder(daemon.store, user, persona, zone, daemon.clock, args, day=day)
+
+
 async def _edit(
     request: web.Request, user: str, persona: str, kind: str, ident: int, args: dict[str, str]
 ) -> str:
@@ -162,6 +186,8 @@ async def change(request: web.Request) -> web.Response:
             args = {name: value.strip() for name, value in typed.items() if value.strip()}
             if old and kind != "reminder":
                 note = await _edit(request, user, persona, kind, int(old), args)
+            elif kind == "reminder":
+                note = await _add_reminder(request, user, persona, args, _named_day(old, args))
             else:
                 note = await _tools(request, user, persona)[f"{kind}_add"].handler(args)
             if old and kind == "reminder":

@@ -16,7 +16,9 @@ Budgets are in tokens (about four characters each). Short keeps whole days that 
 model is asked to keep mid and long within theirs, and what it writes past the budget is cut,
 at a line break where one is near, with a visible marker (as a persona file too long for the
 prompt is cut), so no memory file outgrows its budget. A failed or empty LLM answer
-never overwrites a memory file: the previous version stays. Off The Record conversations
+never overwrites a memory file: the previous version stays. Each audience's step stands
+alone: one that fails leaves that audience's file, the others still run, and the answer says
+room by room what was written and what failed. Off The Record conversations
 never reach a session log, so they never reach distillation either. Whatever is written goes
 through the secret detector first (:func:`bot.memory.policy.redact_secrets`): a password said
 in a session becomes ``[secret withheld: password]`` in MEMORY_SHORT.md, and so in everything the
@@ -94,6 +96,9 @@ def redact_session_text(text: str) -> str:
     # split() with one group alternates: text, heading, text, heading, ...
     return "".join(part if index % 2 else redact_secrets(part) for index, part in enumerate(parts))
 
+
+#: the file each LLM level writes, in every audience's folder
+_TARGETS = {"mid": "MEMORY_MID.md", "long": "MEMORY_LONG.md"}
 
 #: the files every prompt that speaks for the persona reads
 _SPEAKS_WITH = ("IDENTITY.md", "SOUL.md", "VOICE.md", "AGENTS.md", "USER.md", "MEMORY.md")
@@ -177,23 +182,47 @@ class Distiller:
         self.store.require(user, persona)
         try:
             if kind == "short":
-                outcome = await self.short(user, persona)
+                outcome, recorded = await self.short(user, persona), "ok"
             else:
-                outcomes = [
-                    await self._llm_step(user, persona, kind, audience)
-                    for audience in self.store.audiences(user, persona)
-                ]
-                outcome = " ".join(outcome for outcome in outcomes if outcome)
+                outcome, recorded = await self._llm_level(user, persona, kind)
         except LLMError as exc:
             await self._record(user, persona, kind, "failed")
             log.error("distill.failed", kind=kind, error=str(exc))
             return f"The {kind} distillation failed ({exc.user_message}); memory files unchanged."
-        await self._record(user, persona, kind, "ok")
+        await self._record(user, persona, kind, recorded)
         log.info("distill.done", kind=kind, ms=round((time.perf_counter() - started) * 1000))
         if kind in ("mid", "long") and self.notify is not None:
             # private: it speaks of every audience's memory, each shared room by name
             await self.notify(user, f"{persona}: {outcome}", private=True)
         return outcome
+
+    async def _llm_level(
+        self, user: str, persona: str, kind: Literal["mid", "long"]
+    ) -> tuple[str, str]:
+        """``kind`` for every audience, each on its own: a step that fails leaves that
+        audience's file as it was and the others go on. What happened, audience by audience,
+        and the run's record: ``ok``, or ``partial`` when some step failed. Raises the error
+        when every step failed, as then no file was written."""
+        sentences: list[str] = []
+        errors: list[LLMError] = []
+        audiences = self.store.audiences(user, persona)
+        for audience in audiences:
+            try:
+                sentences.append(await self._llm_step(user, persona, kind, audience))
+            except LLMError as exc:
+                log.error("distill.failed", kind=kind, room=audience.room, error=str(exc))
+                errors.append(exc)
+                where = "" if audience.private else f" for room {audience.room}"
+                whose = "" if audience.private else "its "
+                sentences.append(
+                    f"The {kind} distillation failed{where} ({exc.user_message});"
+                    f" {whose}{_TARGETS[kind]} is unchanged."
+                )
+        if len(errors) == len(audiences):
+            reasons = "; ".join(dict.fromkeys(exc.user_message for exc in errors))
+            raise LLMError(str(errors[0]), user_message=reasons) from errors[0]
+        outcome = " ".join(sentence for sentence in sentences if sentence)
+        return outcome, "partial" if errors else "ok"
 
     async def short(self, user: str, persona: str) -> str:
         """MEMORY_SHORT.md of every audience from its own turns of the newest days."""
@@ -277,7 +306,7 @@ class Distiller:
                 return "Nothing in short-term memory to summarise yet." if audience.private else ""
             words = self.config.distill.budget_mid * 3 // 4
             prompt = _MID_PROMPT.format(user=user, persona=persona, words=words, text=source)
-            target, role, budget = "MEMORY_MID.md", "distill_mid", self.config.distill.budget_mid
+            role, budget = "distill_mid", self.config.distill.budget_mid
         else:
             mid = read("MEMORY_MID.md")
             if not mid:
@@ -290,8 +319,7 @@ class Distiller:
                 long=read("MEMORY_LONG.md") or "(empty)",
                 mid=mid,
             )
-            target, role = "MEMORY_LONG.md", "distill_long"
-            budget = self.config.distill.budget_long
+            role, budget = "distill_long", self.config.distill.budget_long
         # the persona speaks for itself here as in chat: its character and the file layer
         # (who the user is, what it keeps in mind), each in this audience's copy
         identity = "\n\n".join(
@@ -310,6 +338,7 @@ class Distiller:
         text = redact_secrets(completion.text.strip())
         if not text:
             raise LLMError("empty distillation", user_message="the model returned nothing")
+        target = _TARGETS[kind]
         kept = within_budget(text, budget, target)
         if kept != text:
             log.warning("distill.over_budget", kind=kind, chars=len(text), budget=budget)

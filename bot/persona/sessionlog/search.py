@@ -28,6 +28,7 @@ from bot.daemon.disk import run_blocking
 from bot.persona.sessionlog.index import IndexedTurn, SessionIndex
 
 __all__ = [
+    "MAX_QUERY",
     "close_indexes",
     "fold",
     "highlight",
@@ -35,6 +36,8 @@ __all__ = [
     "word_keys",
 ]
 
+#: the longest query, in characters, that ``/search`` and ``GET /sessions/search`` take
+MAX_QUERY = 500
 _WORD = re.compile(r"\w+")
 _EXCERPT = 80
 _HITS_PER_DAY = 5

@@ -106,10 +106,11 @@ def _ordinal(day: int) -> str:
     return f"{day}{suffix}"
 
 
-def every_words(every: Recurrence, day: int | None = None) -> str:
+def every_words(every: Recurrence, day: int | None = None, *, named: bool = False) -> str:
     """The words of a line's recurrence: ``every day``; a monthly one on ``day`` names it
-    when not every month has that day (``every month on the 30th``)."""
-    if every == "month" and day is not None and day > _EVERY_MONTH_HAS:
+    when not every month has that day (``every month on the 30th``), or when ``named`` (a day
+    that is not its date's own)."""
+    if every == "month" and day is not None and (named or day > _EVERY_MONTH_HAS):
         return f"every month on the {_ordinal(day)}"
     return f"every {every}"
 

@@ -34,7 +34,7 @@ from bot.tools.reminders.checklist import (
 )
 from bot.turn.audience import DIRECT_ROOM, Audience
 
-__all__ = ["reminder_tools"]
+__all__ = ["add_reminder", "reminder_tools"]
 
 _RECURRENCES = ("day", "week", "month")
 
@@ -101,6 +101,61 @@ def _pick(pending: list[Reminder], args: dict[str, Any]) -> Reminder:
     )
 
 
+async def _edit(
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    path: str,
+    change: Callable[[list[str]], list[str] | None],
+) -> None:
+    try:
+        with saving(path):
+            await edit_reminders(store, user, persona, change, path)
+    except UnreadableFile as exc:
+        raise ToolFailed(f"{exc}; fix REMINDERS.md by hand first") from None
+
+
+async def add_reminder(
+    store: PersonaStore,
+    user: str,
+    persona: str,
+    zone: ZoneInfo,
+    clock: Clock,
+    args: dict[str, Any],
+    *,
+    day: int | None = None,
+    audience: Audience = DIRECT_ROOM,
+) -> str:
+    """What ``reminder_add`` does with ``args``: the line checked and appended to the
+    audience's REMINDERS.md. ``day``: the day of the month a monthly reminder falls on when
+    it is not its date's own (the web page's edit of a line ``on the 31st`` dated the 28th of
+    February keeps it); without it the date's day is the day."""
+    text = _text_arg(args.get("text"))
+    when = _when_arg(args.get("when"), zone)
+    every = args.get("recurrence") or None
+    if every is not None and every not in _RECURRENCES:
+        raise ToolFailed("'recurrence' must be day, week or month")
+    if every == "month" and re.match(r"on\s+the\s+\d{1,2}(st|nd|rd|th)\b", text, re.I):
+        # it would be read back as the day of the month the reminder falls on
+        raise ToolFailed(
+            "start the text with something else; the day of the month comes from 'when'"
+        )
+    now = clock().astimezone(zone)
+    if when.replace(tzinfo=zone) < now - timedelta(minutes=1):
+        raise ToolFailed(f"{when:%Y-%m-%d %H:%M} is in the past (now: {now:%Y-%m-%d %H:%M})")
+    month_day = when.day if day is None else day
+    repeats = f" {every_words(every, month_day, named=month_day != when.day)}" if every else ""
+    line = f"- [ ] {when:%Y-%m-%d %H:%M}{repeats} {text}"
+
+    def append(lines: list[str]) -> list[str]:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return [*(lines or ["# Reminders", ""]), line]
+
+    await _edit(store, user, persona, audience.own(FILENAME), append)
+    return f"Reminder set: {_describe(_reparse(line))} ({zone.key})."
+
+
 def reminder_tools(
     store: PersonaStore,
     user: str,
@@ -116,11 +171,7 @@ def reminder_tools(
     where = "the user's notification room" if audience.private else "this room"
 
     async def edit(change: Callable[[list[str]], list[str] | None]) -> None:
-        try:
-            with saving(path):
-                await edit_reminders(store, user, persona, change, path)
-        except UnreadableFile as exc:
-            raise ToolFailed(f"{exc}; fix REMINDERS.md by hand first") from None
+        await _edit(store, user, persona, path, change)
 
     def read() -> str:
         file = store.read(user, persona, path)
@@ -129,29 +180,7 @@ def reminder_tools(
         return file.text
 
     async def add(args: dict[str, Any]) -> str:
-        text = _text_arg(args.get("text"))
-        when = _when_arg(args.get("when"), zone)
-        every = args.get("recurrence") or None
-        if every is not None and every not in _RECURRENCES:
-            raise ToolFailed("'recurrence' must be day, week or month")
-        if every == "month" and re.match(r"on\s+the\s+\d{1,2}(st|nd|rd|th)\b", text, re.I):
-            # it would be read back as the day of the month the reminder falls on
-            raise ToolFailed(
-                "start the text with something else; the day of the month comes from 'when'"
-            )
-        now = clock().astimezone(zone)
-        if when.replace(tzinfo=zone) < now - timedelta(minutes=1):
-            raise ToolFailed(f"{when:%Y-%m-%d %H:%M} is in the past (now: {now:%Y-%m-%d %H:%M})")
-        repeats = f" {every_words(every, when.day)}" if every else ""
-        line = f"- [ ] {when:%Y-%m-%d %H:%M}{repeats} {text}"
-
-        def append(lines: list[str]) -> list[str]:
-            while lines and not lines[-1].strip():
-                lines.pop()
-            return [*(lines or ["# Reminders", ""]), line]
-
-        await edit(append)
-        return f"Reminder set: {_describe(_reparse(line))} ({zone.key})."
+        return await add_reminder(store, user, persona, zone, clock, args, audience=audience)
 
     async def list_(_args: dict[str, Any]) -> str:
         text = read()
