@@ -79,3 +79,73 @@ async def test_undo_after_a_hand_edit_brings_back_the_lines_that_gave_way(tmp_pa
     assert "cello" in text and "- Scott also plays the piano.\n" in text
     assert "- my first car was a blue Fiat Panda from 1998 <!-- trait:promoted:" in text
     assert text.index("Fiat") < text.index("Radiohead") < text.index("piano")
+
+
+async def _remember(promoter: Promoter, *said: str) -> None:
+    """Each of ``said`` told in a session of its own, in that order."""
+    for text in said:
+        await promoter.promote([_turn(text)], user="scott", persona="inara", at=AT)
+
+
+async def test_a_newer_fact_replaces_the_promoted_one_it_contradicts(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    user_md = directory / "USER.md"
+    store = PersonaStore(tmp_path)
+    promoter = Promoter(store, lambda name: 4000)
+    await _remember(
+        promoter,
+        "Remember that I live in Lisbon.",
+        "Remember that my dentist is Dr. Varga.",
+        "Remember that my sister is a nurse.",
+    )
+    await _remember(
+        promoter,
+        "Please remember that I moved to Porto last month.",
+        "Remember that my new dentist is Dr. Silva.",
+        "Remember that my sister is pregnant.",
+    )
+    text = user_md.read_text()
+    assert "Porto" in text and "Lisbon" not in text
+    assert "Dr. Silva" in text and "Varga" not in text
+    # two things true of a sister at once: neither replaces the other
+    assert "my sister is a nurse" in text and "my sister is pregnant" in text
+    # the replaced line comes back with /undo of the fact that replaced it (the last three
+    # undone first)
+    for _ in range(3):
+        await undo_last(store, "scott", "inara", at=AT)
+    text = user_md.read_text()
+    assert "Lisbon" in text and "Porto" not in text
+    assert "Varga" in text and "Dr. Silva" not in text
+
+
+async def test_a_portuguese_fact_replaces_the_one_it_contradicts(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    user_md = directory / "USER.md"
+    promoter = Promoter(PersonaStore(tmp_path), lambda name: 4000)
+    await _remember(
+        promoter, "Lembra-te de que moro em Lisboa.", "Lembra-te que trabalho como enfermeira."
+    )
+    await _remember(
+        promoter, "Lembra-te que agora moro no Porto.", "Lembra-te que trabalho como professora."
+    )
+    text = user_md.read_text()
+    assert "Porto" in text and "Lisboa" not in text
+    assert "professora" in text and "enfermeira" not in text
+
+
+async def test_a_hand_written_line_and_a_fact_of_another_kind_stay(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    user_md = directory / "USER.md"
+    user_md.write_text("# About scott\n\n- I live in Lisbon.\n")
+    promoter = Promoter(PersonaStore(tmp_path), lambda name: 4000)
+    await _remember(
+        promoter,
+        "Remember that I work from home on Fridays.",
+        "Remember that I live with my sister.",
+        "Remember that I moved to Porto.",
+    )
+    text = user_md.read_text()
+    # the user's own line is theirs to change; what is no one-at-a-time fact replaces nothing
+    assert "- I live in Lisbon.\n" in text
+    assert "I work from home on Fridays" in text and "I live with my sister" in text
+    assert "I moved to Porto" in text

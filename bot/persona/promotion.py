@@ -18,7 +18,10 @@ A fact in the first person ("I", "my", "eu", "minha" ...) is about the user and 
 USER.md, anything else into MEMORY.md, as one bullet of the section
 ``## Remembered from {user}``, in the user's words, unless a line of the file (one written by
 hand too) says it already in the same words, whatever their case, accents or punctuation
-(:func:`bot.memory.normal_form.normalise_text`). The file keeps within its character limit
+(:func:`bot.memory.normal_form.normalise_text`). A fact of something the user has one of
+at a time (:mod:`bot.persona.fact_slots`: where they live, their dentist...) replaces the
+promoted line that said the older one ("I moved to Porto" after "I live in Lisbon"); a line
+written by hand stays. The file keeps within its character limit
 (``prompt.limits``): the oldest promoted lines give way, each named in the changelog entry;
 lines written by hand are never touched, and a fact that cannot fit without them is not
 promoted (logged). Each promotion is an entry of IDENTITY_CHANGELOG.md written before the
@@ -42,11 +45,13 @@ from bot.memory.normal_form import normalise_text
 from bot.memory.policy import classify, find_secrets, split_candidates
 from bot.memory.remember_requests import asked_to_remember
 from bot.memory.secrets.detector import MARKERS
+from bot.persona.fact_slots import fact_slot
 from bot.persona.identity.changelog import Change, append_change, next_id, read_changes
 from bot.persona.identity.files import read_identity_file, write_identity_file
 from bot.persona.identity.section import (
     bullet_line,
     bullet_sentence,
+    bullet_slot,
     find_bullet,
     replace_block,
     set_bullet,
@@ -97,7 +102,9 @@ class Candidate:
 
     @property
     def file(self) -> str:
-        return "USER.md" if _FIRST_PERSON.search(self.text) else "MEMORY.md"
+        # a slot is the user's own ("mudei-me para o Porto" names no "eu")
+        about_user = _FIRST_PERSON.search(self.text) or fact_slot(self.text) is not None
+        return "USER.md" if about_user else "MEMORY.md"
 
     @property
     def key(self) -> str:
@@ -140,6 +147,30 @@ def _says_already(text: str, fact: str) -> bool:
     same words: a promotion must not repeat what the user wrote down themselves."""
     wanted = normalise_text(fact)
     return any(normalise_text(bullet_sentence(line)) == wanted for line in text.splitlines())
+
+
+def _slot_of(line: str) -> str:
+    """The slot of a promoted line (one :func:`bullet_line` wrote)."""
+    slot = bullet_slot(line)
+    assert slot is not None
+    return slot
+
+
+def _replaced(section: str, candidate: Candidate) -> list[str]:
+    """The promoted lines of ``section`` that ``candidate`` replaces: those that say the same
+    one-at-a-time thing about the user (:func:`~bot.persona.fact_slots.fact_slot`: "I live in
+    Lisbon" before "I moved to Porto"). A line written by hand is the user's and stays."""
+    slot = fact_slot(candidate.text)
+    if slot is None:
+        return []
+    return [
+        line
+        for line in section.splitlines()
+        if (own := bullet_slot(line)) is not None
+        and own.startswith(_SLOT_PREFIX)
+        and own != candidate.slot
+        and fact_slot(bullet_sentence(line)) == slot
+    ]
 
 
 def _trim(counts: dict[str, int]) -> None:
@@ -197,7 +228,11 @@ class Promoter:
         line = bullet_line(candidate.slot, candidate.text)
         edit = replace_block(text, heading, candidate.slot, line)
         before, section, after = split_section(edit.text, heading)
-        gave_way: list[str] = []
+        gave_way = _replaced(section, candidate)
+        for line in gave_way:
+            section = set_bullet(section, heading, _slot_of(line), None)
+        if gave_way:
+            log.info("promotion.replaces", file=filename, lines=len(gave_way))
         limit = self.limit(filename)
         while len(before) + len(section) + len(after) > limit:
             oldest = next(
@@ -212,8 +247,7 @@ class Promoter:
                 log.warning("promotion.no_room", file=filename, limit=limit)
                 return False
             gave_way.append(oldest)
-            slot = oldest.rsplit("trait:", 1)[1].split(" ", 1)[0]
-            section = set_bullet(section, heading, slot, None)
+            section = set_bullet(section, heading, _slot_of(oldest), None)
         changes = await read_changes(self.store, user, persona)
         change = Change(
             id=next_id(changes),

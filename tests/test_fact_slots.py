@@ -1,0 +1,63 @@
+"""Which facts about the user say a thing they have one of at a time, in English and
+Portuguese: the newer of two such facts replaces the older in USER.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.persona.fact_slots import fact_slot
+
+
+@pytest.mark.parametrize(
+    ("fact", "slot"),
+    [
+        ("I live in Lisbon", "home"),
+        ("I now live in Porto", "home"),
+        ("I'm living in Porto now", "home"),
+        ("I've moved to Porto", "home"),
+        ("So I moved into a flat in Leith", "home"),
+        ("Eu moro em Lisboa", "home"),
+        ("Agora moro no Porto", "home"),
+        ("Vivo em Braga", "home"),
+        ("Mudei-me para o Porto", "home"),
+        ("I work at Cascade Mutual as a UX designer", "employer"),
+        ("I'm working for the council now", "employer"),
+        ("Trabalho na Sonae", "employer"),
+        ("I work as a nurse", "job"),
+        ("Trabalho como enfermeira", "job"),
+        ("I'm 34 years old", "age"),
+        ("Tenho 34 anos", "age"),
+        ("My dentist is Dr. Varga", "my dentist"),
+        ("My new dentist is Dr. Silva", "my dentist"),
+        ("O meu dentista é o Dr. Silva", "my dentist"),
+        ("Meu dentista é o Dr. Silva", "my dentist"),
+        ("My wife is called Ana", "my wife"),
+        ("A minha mulher chama-se Ana", "my wife"),
+        ("Oh, and my boss is Rui", "my boss"),
+        ("My birthday is March 3", "my birthday"),
+        ("O meu aniversário é a 3 de março", "my birthday"),
+        ("My favourite colour is green", "my favourite colour"),
+        ("My favorite color is blue", "my favourite colour"),
+        ("A minha cor favorita é o verde", "my favourite colour"),
+    ],
+)
+def test_a_one_at_a_time_fact_names_its_slot(fact: str, slot: str) -> None:
+    assert fact_slot(fact) == slot
+
+
+@pytest.mark.parametrize(
+    "fact",
+    [
+        "I live with my sister",
+        "I work from home on Fridays",
+        "Eu trabalho com crianças",
+        "My sister is a nurse",
+        "My job is tiring",
+        "I am 5 minutes away",
+        "I love living in Lisbon",
+        "My dentist's surgery is on Rua Augusta",
+        "Scott lives in Lisbon",
+    ],
+)
+def test_a_fact_that_may_hold_beside_another_names_none(fact: str) -> None:
+    assert fact_slot(fact) is None
