@@ -95,6 +95,21 @@ async def test_a_fact_stated_in_enough_sessions_is_promoted_once(tmp_path: Path)
     assert "hunter2" not in text and "shop" not in text and "Mondays" not in text
 
 
+async def test_a_fact_counts_as_one_with_its_subject_pronoun_said_or_not(tmp_path: Path) -> None:
+    directory = make_persona(tmp_path, "scott")
+    # counted twice before, once with "eu" (as keys were kept then) and once without
+    (directory / "promotion_state.json").write_text(
+        '{"counts": {"em eu lisbo lisboa mor moro": 1, "em lisbo lisboa mor moro": 1},'
+        ' "declined": {}}'
+    )
+    promoter = Promoter(PersonaStore(tmp_path), lambda name: 4000)
+    done = await promoter.promote(
+        [_turn("Eu moro em Lisboa.")], user="scott", persona="inara", at=AT
+    )
+    assert done == ["USER.md: Eu moro em Lisboa."]
+    assert "Eu moro em Lisboa." in (directory / "USER.md").read_text()
+
+
 async def test_the_oldest_promoted_line_gives_way_at_the_limit_never_a_hand_line(
     tmp_path: Path,
 ) -> None:

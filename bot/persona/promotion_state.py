@@ -9,6 +9,8 @@ changelog.
 from __future__ import annotations
 
 import json
+import operator
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -29,16 +31,43 @@ STATE_FILE = "promotion_state.json"
 State = dict[str, dict[str, int]]
 
 
+#: the terms of a subject pronoun a fact may say or leave out ("eu moro em Lisboa", "moro em
+#: Lisboa"): no part of its key
+_SUBJECTS = frozenset({"i", "eu", "we", "nos"})
+
+
 def fact_key(text: str) -> str:
-    """One key for a fact however its words are ordered or inflected."""
-    return " ".join(sorted(set(index_terms(text).split())))
+    """One key for a fact however its words are ordered or inflected, its subject pronoun
+    said or not."""
+    return _without_subject(index_terms(text).split())
+
+
+def _without_subject(terms: list[str]) -> str:
+    return " ".join(sorted(set(terms) - _SUBJECTS))
+
+
+def _merged(table: object, combine: Callable[[int, int], int]) -> dict[str, int]:
+    """A state table by the keys of now: a key written with a subject pronoun (as keys were
+    before they left it out) counts as the one without it."""
+    merged: dict[str, int] = {}
+    if not isinstance(table, dict):
+        return merged
+    for key, value in table.items():
+        if not isinstance(key, str) or not isinstance(value, int):
+            continue
+        now = _without_subject(key.split())
+        merged[now] = combine(merged[now], value) if now in merged else value
+    return merged
 
 
 def read_state(path: str) -> State:
     try:
         with open(path, encoding="utf-8") as file:
             data = json.load(file)
-        return {"counts": dict(data.get("counts", {})), "declined": dict(data.get("declined", {}))}
+        return {
+            "counts": _merged(data.get("counts", {}), operator.add),
+            "declined": _merged(data.get("declined", {}), max),
+        }
     except (OSError, ValueError, AttributeError):
         return {"counts": {}, "declined": {}}
 
