@@ -123,7 +123,7 @@ async def test_short_distillation_reads_no_day_older_than_it_needs(tmp_path: Pat
     config = make_config(tmp_path)
     config.distill.budget_short = 2500  # about 10,000 characters: three days are read
     outcome = await Distiller(config, PersonaStore(tmp_path), {}).run("scott", "inara", "short")
-    assert "refreshed from 2 day(s)" in outcome
+    assert "refreshed from 2 days of conversation, in 1 room." in outcome
     text = (directory / "MEMORY_SHORT.md").read_text()
     assert "day 6" in text and "day 7" in text and "day 5" not in text
 

@@ -102,7 +102,7 @@ async def test_shared_shows_a_line_as_unshare_takes_it_back(world: World) -> Non
     listed = await world.say("/shared")
     assert "- shared/USER.md: *Not* a morning person" in listed.splitlines()
     shown = listed.splitlines()[1].removeprefix("- shared/USER.md: ")
-    assert "Removed from shared/USER.md: 1 line(s)." == await world.say(f"/unshare {shown}")
+    assert "Removed from shared/USER.md: 1 line." == await world.say(f"/unshare {shown}")
 
 
 async def test_share_of_a_line_already_shared_adds_no_second_copy(world: World) -> None:
@@ -143,12 +143,12 @@ async def test_shared_lists_a_plain_line_every_room_reads_and_unshare_takes_it_o
         "- shared/MEMORY.md: The allotment is plot 14",
     ]
     answer = await world.say("/unshare i am vegetarian")
-    assert answer == "Removed from shared/USER.md: 1 line(s)."
+    assert answer == "Removed from shared/USER.md: 1 line."
     assert (shared / "USER.md").read_text() == (
         "# Shared with every room\n\n- I grow tomatoes\n\n---\n"
     )
     answer = await world.say("/unshare The allotment is plot 14")
-    assert answer == "Removed from shared/MEMORY.md: 1 line(s)."
+    assert answer == "Removed from shared/MEMORY.md: 1 line."
     assert "allotment" not in (shared / "MEMORY.md").read_text()
     listed = (await world.say("/shared")).splitlines()
     assert listed == ["**Known in every room:**", "- shared/USER.md: I grow tomatoes"]

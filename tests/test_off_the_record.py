@@ -103,7 +103,8 @@ async def test_off_the_record_follows_the_user_to_another_persona(
     assert world.disk_holds(SECRET) == []
     back = await world.say("/persona inara")
     assert "Off The Record is on" in back
-    assert "Off The Record is on" in await world.say("/otr")
+    shown = await world.say("/otr")
+    assert "Off The Record is on" in shown and "`/otr off`" in shown
 
 
 async def test_a_persona_switch_states_the_mode_when_it_is_off(world: World) -> None:
@@ -134,7 +135,9 @@ async def test_the_mode_belongs_to_the_room(world: World) -> None:
     logs = "".join(p.read_text() for p in (world.data / "scott").rglob("sessions/*.md"))
     assert "in the other dm: hello" in logs
     assert SECRET not in logs
-    assert "Off The Record is off" in await world.say("/otr", room="dm2")
+    shown = await world.say("/otr", room="dm2")
+    # "/otr" alone shows the mode; someone who meant to turn it on is told how
+    assert "Off The Record is off" in shown and "`/otr on`" in shown
 
 
 async def test_a_shared_room_never_sees_the_direct_conversation(

@@ -66,7 +66,10 @@ async def _otr(ctx: CommandContext) -> str:
     if arg not in ("", "on", "off"):
         return "Use `/otr on`, `/otr off`, or `/otr` to see whether Off The Record is on."
     if not arg:
-        return _mode_line(ctx.otr)
+        # shown, never switched: someone who typed it to turn it on learns that it is not
+        if ctx.otr:
+            return f"{_mode_line(True)} `/otr off` ends it."
+        return f"{_mode_line(False)} Say `/otr on` first for anything that should not be."
     saved = await ctx.router.otr.switch(ctx.user, ctx.room, arg == "on")
     if arg == "on":
         answer = (

@@ -160,7 +160,8 @@ async def _unshare_text(ctx: CommandContext, what: str, said: str) -> str:
         if len(kept) < len(lines):
             text = "\n".join(kept) + "\n"
             await edit_file(store, ctx.user, ctx.persona, path, text, by=ctx.user)
-            removed.append(f"Removed from {path}: {len(lines) - len(kept)} line(s).")
+            gone = len(lines) - len(kept)
+            removed.append(f"Removed from {path}: {gone} line{'s' * (gone != 1)}.")
     if not removed:
         files = " or ".join(f"{SHARED_FOLDER}/{name}" for name in SHARED_FILES)
         return f"No line of {files} says “{what}” (`/shared` lists them)."

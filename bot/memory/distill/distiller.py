@@ -253,9 +253,11 @@ class Distiller:
                 refreshed.append(count)
         if not refreshed:
             return "No session logs to distill yet."
+        days_said, rooms = max(refreshed), len(refreshed)
         return (
-            f"Short-term memory refreshed from {max(refreshed)} day(s) of sessions"
-            f" ({len(refreshed)} audience(s))."
+            f"Short-term memory refreshed from {days_said} day{'s' * (days_said != 1)} of"
+            f" conversation, in {rooms} room{'s' * (rooms != 1)}"
+            f"{' (your direct room and each shared one apart)' if rooms > 1 else ''}."
         )
 
     async def _short_for(
