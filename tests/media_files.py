@@ -22,6 +22,7 @@ __all__ = [
     "base64_needle",
     "bomb_png",
     "crowded_pdf",
+    "damaged_pdf",
     "files_holding",
     "middle",
     "pdf",
@@ -85,6 +86,15 @@ def pdf(pages: list[str], *, password: str = "") -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def damaged_pdf(text: str = "hello") -> bytes:
+    """A PDF whose trailer dictionary is a number instead, as a file cut and patched
+    together by a broken mail client can be (pypdf fails on it with an AttributeError)."""
+    data = pdf([text])
+    start = data.index(b"trailer\n<<")
+    end = data.index(b">>", start) + 2
+    return data[:start] + b"trailer\n42" + data[end:]
 
 
 def crowded_pdf(runs: int) -> bytes:

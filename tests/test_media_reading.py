@@ -19,7 +19,15 @@ from bot.media.servers import Speaker, Transcriber, Transcript
 from bot.setup.config_llm import BackendConfig
 from tests.daemon_process import REPO
 from tests.fakes.audio_api import FakeAudio
-from tests.media_files import HELLO_WAV, VOICE_OGG, WEBM_SOUND, bomb_png, pdf, picture
+from tests.media_files import (
+    HELLO_WAV,
+    VOICE_OGG,
+    WEBM_SOUND,
+    bomb_png,
+    damaged_pdf,
+    pdf,
+    picture,
+)
 
 
 @pytest.mark.parametrize(
@@ -100,9 +108,10 @@ def test_a_small_picture_keeps_its_size_and_format() -> None:
     assert (shown.media_type, shown.width, shown.height) == ("image/webp", 320, 200)
 
 
-def _photo_with_gps(fmt: str) -> bytes:
-    """A 40 × 20 photo (left half red, right half blue) whose EXIF says where it was taken,
-    by which phone, and that it must be turned 90° clockwise to be upright (orientation 6)."""
+def _sideways_photo() -> tuple[Image.Image, Image.Exif]:
+    """A 40 × 20 photo (left half red, right half blue) and an EXIF that says which phone
+    took it, where (a latitude), and that it must be turned 90° clockwise to be upright
+    (orientation 6)."""
     image = Image.new("RGB", (40, 20), "red")
     image.paste("blue", (20, 0, 40, 20))
     exif = Image.Exif()
@@ -111,6 +120,13 @@ def _photo_with_gps(fmt: str) -> bytes:
     gps = exif.get_ifd(ExifTags.IFD.GPSInfo)
     gps[ExifTags.GPS.GPSLatitudeRef] = "N"
     gps[ExifTags.GPS.GPSLatitude] = (51.0, 30.0, 26.5)
+    return image, exif
+
+
+def _photo_with_gps(fmt: str) -> bytes:
+    """:func:`_sideways_photo` with its EXIF saying where it was taken in full."""
+    image, exif = _sideways_photo()
+    gps = exif.get_ifd(ExifTags.IFD.GPSInfo)
     gps[ExifTags.GPS.GPSLongitudeRef] = "W"
     gps[ExifTags.GPS.GPSLongitude] = (0.0, 7.0, 39.9)
     out = io.BytesIO()
@@ -135,6 +151,29 @@ def test_a_small_photo_loses_its_exif_and_stands_upright(fmt: str) -> None:
         red, blue = upright.getpixel((10, 5)), upright.getpixel((10, 35))
         assert isinstance(red, tuple) and isinstance(blue, tuple)
         assert red[0] > 200 > red[2] and blue[2] > 200 > blue[0]
+
+
+def _photo_with_damaged_exif(fmt: str) -> bytes:
+    """The photo of :func:`_sideways_photo` (orientation 6), whose GPS block claims
+    195 entries where it holds 2 (an editing app's slip): Pillow's own turning upright
+    fails on it (it writes the EXIF out again, and that raises TypeError)."""
+    image, exif = _sideways_photo()
+    raw = exif.tobytes()
+    entries = b"\x00\x02\x00\x01\x00\x02"  # the GPS block: 2 entries, the first ASCII
+    assert raw.count(entries) == 1
+    out = io.BytesIO()
+    image.save(out, fmt, exif=raw.replace(entries, b"\x00\xc3\x00\x01\x00\x02"))
+    return out.getvalue()
+
+
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data")
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP"])
+def test_a_photo_whose_exif_is_damaged_is_still_seen_upright(fmt: str) -> None:
+    """The picture is shown all the same (not "something went wrong"), turned as the
+    orientation it gives says, and none of its EXIF goes on."""
+    shown = prepare_image(_photo_with_damaged_exif(fmt), long_edge=1568, max_pixels=40_000_000)
+    assert (shown.width, shown.height) == (20, 40)
+    assert b"Lookout Phone" not in shown.data and b"Exif" not in shown.data
 
 
 def test_a_picture_that_stays_too_large_is_sent_as_jpeg() -> None:
@@ -234,6 +273,7 @@ def test_a_document_beyond_its_budget_is_cut_with_a_marker() -> None:
         (pdf(["secret"], password="hunter2"), "is locked with a password"),
         (pdf([""]), "has no text I can read"),
         (b"%PDF-1.7\n garbage garbage", "could not be read as a PDF"),
+        (damaged_pdf(), "could not be read as a PDF"),
     ],
 )
 def test_pdfs_that_cannot_be_read_say_why(data: bytes, said: str) -> None:

@@ -38,6 +38,7 @@ from tests.media_files import (
     base64_needle,
     bomb_png,
     crowded_pdf,
+    damaged_pdf,
     files_holding,
     middle,
     pdf,
@@ -257,6 +258,47 @@ async def test_an_album_is_one_turn_with_every_picture(tmp_path: Path, audio: Fa
     assert len(world.adapter.texts()) == 1
 
 
+async def test_a_group_album_named_by_a_later_picture_is_one_turn_in_the_group(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    """In a group, the picture whose caption names the persona may come after the album's
+    others (a caption put on a later picture): those wait for it, and the album is answered
+    whole, in the group, on the group's own record."""
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm)
+
+    def in_group(n: int, caption: str) -> Incoming:
+        ref = f"g-{n}"
+        world.adapter.files[ref] = picture(200 + n, 150, "JPEG")
+        attachment = Attachment(ref, name=f"{n}.jpg", mime="image/jpeg")
+        return Incoming(
+            "console",
+            SCOTT,
+            "group1",
+            caption,
+            f"g-e{n}",
+            is_direct=False,
+            addressed=bool(caption),
+            kind="attachment",
+            attachments=(attachment,),
+            album="g8",
+        )
+
+    try:
+        handle = world.adapter.context.handler
+        await asyncio.gather(
+            handle(in_group(1, "")), handle(in_group(2, "")), handle(in_group(3, "inara, look"))
+        )
+    finally:
+        await world.daemon.stop()
+    [call] = llm.calls
+    assert len(call.messages[-1].pictures) == 3
+    assert call.messages[-1].text.endswith("[3 pictures: inara, look]")
+    assert [room for room, _text in world.adapter.sent] == ["group1"]
+    logged = "· user · scott · console:group1 · shared\n\n[3 pictures: inara, look]"
+    assert logged in world.log_text()
+
+
 # -- voice notes -------------------------------------------------------------------------------
 
 
@@ -364,6 +406,7 @@ class SlowAdapter(RecordingAdapter):
         ("declared too large", "larger than the 1 MB I accept"),
         ("bomb", "more than I open; please send a smaller one"),
         ("broken", "could not be opened as a picture"),
+        ("damaged pdf", "“letter.pdf” could not be read as a PDF."),
         ("gone", "That file is gone from the server."),
         ("too long", "I listen to at most 1:00"),
         ("longer than it says", "That recording is 1:01 long; I listen to at most 1:00."),
@@ -392,6 +435,7 @@ async def test_bad_media_is_one_clear_sentence_and_the_daemon_goes_on(
         "too large": (("big.png", big, {"mime": "image/png"}),),
         "bomb": (("bomb.png", bomb_png(), {"mime": "image/png"}),),
         "broken": (("half.png", picture()[:500], {"mime": "image/png"}),),
+        "damaged pdf": (("letter.pdf", damaged_pdf(), {"mime": "application/pdf"}),),
         "too long": (
             ("talk.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True, "duration": 61.0}),
         ),

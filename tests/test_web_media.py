@@ -152,13 +152,40 @@ async def test_a_document_over_its_cap_is_answered_with_the_reason(
     big = tmp_path / "big.csv"
     big.write_bytes(b"a,b\n" * 100_000)  # 400 kB of text: over the 200 kB documents may be
     calls = len(console.llm.calls)
-    await page.fill("#text", "read this")
-    await page.set_input_files("#file", str(big))
+    await _send_and_see(
+        page,
+        "read this",
+        big,
+        "“big.csv” is larger than the 200 kB I accept for that kind of file, so I did not open it.",
+    )
+    assert len(console.llm.calls) == calls
+
+
+async def _send_and_see(page: Any, text: str, path: Path, answer: str) -> None:
+    """``text`` sent with the file at ``path``, until the page shows ``answer``."""
+    await page.fill("#text", text)
+    await page.set_input_files("#file", str(path))
     await page.click("#send button[type=submit]")
     await page.wait_for_function(
-        "() => [...document.querySelectorAll('.msg.persona')].some("
-        "m => m.textContent === '“big.csv” is larger than the 200 kB I accept for that kind of"
-        " file, so I did not open it.')"
+        "answer => [...document.querySelectorAll('.msg.persona')].some("
+        "m => m.textContent === answer)",
+        arg=answer,
+    )
+
+
+async def test_an_empty_file_chosen_in_the_page_is_answered_not_dropped(
+    console: Console, page: Any, tmp_path: Path
+) -> None:
+    """A file of no bytes (an export that failed) is answered as on every other platform,
+    not left out so that the text goes alone as if no file had been chosen."""
+    empty = tmp_path / "export.csv"
+    empty.write_bytes(b"")
+    calls = len(console.llm.calls)
+    await _send_and_see(
+        page,
+        "what is in the export?",
+        empty,
+        "“export.csv” is empty, so there is nothing in it to read.",
     )
     assert len(console.llm.calls) == calls
 

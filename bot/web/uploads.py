@@ -64,7 +64,9 @@ async def read_sent(request: web.Request, *, file_limit: int, max_files: int) ->
                     "too many files", user_message=f"At most {max_files} files go in one message."
                 )
             data = await read_capped(_chunks(part), file_limit, part.filename)
-            if data:
+            # a file input left empty comes as a part without a name; a chosen file of no
+            # bytes is kept, so its turn says it is empty instead of the text going alone
+            if data or part.filename:
                 mime = part.headers.get("Content-Type", "application/octet-stream")
                 sent.uploads.append(Upload(part.filename, mime, data, part.name == "voice"))
     except MediaError as exc:
