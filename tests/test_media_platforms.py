@@ -81,6 +81,34 @@ async def test_a_telegram_album_is_one_turn_with_both_pictures(
     assert "which?" in call.messages[-1].text
 
 
+async def test_a_telegram_album_in_a_group_is_seen_whole_when_its_caption_names_the_persona(
+    telegram: tuple[FakeTelegram, ScriptedLLM],
+) -> None:
+    """Telegram puts an album's caption, and so its mention of the bot, on one of its
+    messages: the others come unaddressed, and are part of what was asked all the same. An
+    album that names no one is not the persona's to answer."""
+    fake, llm = telegram
+    group = -100200300
+    pictures = [picture(320, 240), picture(240, 320), picture(300, 200)]
+    for photo in pictures:  # an album for the group, that asks nothing of the persona
+        fake.push_file(group, "photo", fake.photo(photo, 320, 240), album="90", chat_type="group")
+    fake.push_file(
+        group,
+        "photo",
+        fake.photo(pictures[0], 320, 240),
+        caption="@persona_bot which of these is the garden?",
+        album="91",
+        chat_type="group",
+    )
+    for photo in pictures[1:]:
+        fake.push_file(group, "photo", fake.photo(photo, 240, 320), album="91", chat_type="group")
+    await until(lambda: any(a.startswith("echo: ") for a in _answers(fake)), "the answer")
+    [call] = llm.calls
+    assert len(call.messages[-1].pictures) == 3
+    assert "which of these is the garden?" in call.messages[-1].text
+    assert [s["chat_id"] for s in fake.sent] == [str(group)]
+
+
 async def test_a_telegram_voice_note_is_heard_as_sent(
     telegram: tuple[FakeTelegram, ScriptedLLM], audio: FakeAudio
 ) -> None:

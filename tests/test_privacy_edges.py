@@ -3,7 +3,8 @@ that the outbox delivers later leaves no trace in the session log; a message sai
 The Record stays off the record when its answer comes after the mode was switched off; a
 shared notification room is never told the name of another room's file; a line taken out of
 ``shared/`` is gone from a group's next turn, and one unshared by its id is never called
-private while every room still reads it."""
+private while every room still reads it; a private reminder is never said in a notification
+room the daemon heard to be a group, whoever spoke there and whoever's persona answered."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.base import AdapterContext, Incoming
-from bot.daemon.notify import Notifier
+from bot.daemon.notify import HELD_BACK, Notifier
 from bot.persona.store import PersonaStore
+from bot.setup.preflight import shared_notification_warnings
 from bot.tools.reminders.job import surface_due
 from bot.turn.audience import ROOM_NOTE, room_folder, room_note
 from tests.fakes.state import MemoryState
@@ -202,3 +204,83 @@ async def test_a_share_said_off_the_record_is_refused_when_it_comes_again_after_
     assert answer and "Off The Record" in answer[-1]
     shared = world.data / "scott" / "persona" / "inara" / "shared" / "USER.md"
     assert not shared.exists() or "Gdansk" not in shared.read_text()
+
+
+# -- a notification room the daemon has seen to be a group ---------------------------------
+
+#: a private reminder: said in a direct room, due where the user's notices go
+PRIVATE_REMINDER = "- [ ] 2031-01-06 09:00 Pick up the Quillonide prescription\n"
+DUE = datetime(2031, 1, 6, 9, 0, tzinfo=ZoneInfo("Europe/Lisbon"))
+
+
+@pytest.fixture
+async def noticed(tmp_path: Path, llm: ScriptedLLM) -> AsyncIterator[World]:
+    """Scott's notices go to ``console:family``; holly is a user of the same daemon."""
+    users = {
+        "scott": {
+            "identities": ["console:scott"],
+            "timezone": "Europe/Lisbon",
+            "notification_room": "console:family",
+        },
+        "holly": {"identities": ["console:holly"], "timezone": "Europe/Lisbon"},
+    }
+    make_persona(tmp_path, "scott")
+    make_persona(tmp_path, "holly")
+    config = make_config(tmp_path, users=users, memory_backend="sqlite-fts5")
+    daemon, adapter = await start_daemon(config, tmp_path, llm=llm, env={})
+    folder = tmp_path / "scott" / "persona" / "inara"
+    (folder / "REMINDERS.md").write_text(PRIVATE_REMINDER)
+    yield World(daemon, adapter, tmp_path)
+    await daemon.stop()
+
+
+async def _remind(world: World) -> str:
+    """What the family room was sent when scott's private reminder fell due."""
+    before = len(world.adapter.sent)
+    daemon = world.daemon
+    await surface_due(daemon.store, daemon.notifier, daemon.config, "scott", "inara", DUE)
+    return "\n".join(text for room, text in world.adapter.sent[before:] if room == "family")
+
+
+async def test_a_private_reminder_waits_when_the_notification_room_was_heard_as_a_group(
+    noticed: World,
+) -> None:
+    """The persona never answered scott there on the record (he spoke Off The Record), so
+    no folder names the room; the daemon still heard it was a group."""
+    await noticed.say("/otr on", room="family", direct=False)
+    await noticed.say("who is coming on Sunday?", room="family", direct=False)
+    told = await _remind(noticed)
+    assert "Quillonide" not in told, f"a private reminder was said in a group: {told!r}"
+    assert HELD_BACK in told
+
+
+async def test_a_private_reminder_waits_when_someone_else_speaks_in_the_notification_room(
+    noticed: World,
+) -> None:
+    """A direct conversation a third person joined: what they say there (to no one the
+    daemon knows, to no one in particular) shows the room is a group now."""
+    await noticed.adapter.deliver(
+        "hi all, thanks for adding me",
+        sender="cousin",
+        room="family",
+        event_id="cousin-1",
+        is_direct=False,
+        addressed=False,
+    )
+    told = await _remind(noticed)
+    assert "Quillonide" not in told, f"a private reminder was said in a group: {told!r}"
+    # the third person left: the room is direct again, and the reminder that waited arrives
+    await noticed.say("just us again", room="family", direct=True)
+    assert "Quillonide" in await _remind(noticed)
+
+
+async def test_a_private_reminder_waits_in_a_room_another_users_persona_knows_as_shared(
+    noticed: World,
+) -> None:
+    """The room is a group whoever's persona answered there: holly's knows it as one."""
+    folder = noticed.data / "holly" / "persona" / "inara" / room_folder("console:family")
+    folder.mkdir(parents=True)
+    (folder / ROOM_NOTE).write_text(room_note("console:family"))
+    told = await _remind(noticed)
+    assert "Quillonide" not in told, f"a private reminder was said in a group: {told!r}"
+    assert shared_notification_warnings(noticed.daemon.config)

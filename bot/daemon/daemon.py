@@ -48,6 +48,7 @@ from bot.setup.config import Config
 from bot.setup.config_loader import load_config
 from bot.tools.clock import Clock, utc_now
 from bot.turn.answer_delivery import DELIVERED, REFUSED
+from bot.turn.rooms import GroupsHeard
 from bot.turn.router import Router
 from bot.turn.sessions import SessionManager
 
@@ -95,7 +96,10 @@ class Daemon(StartUp):
         self.sessions: SessionManager | None = None
         self.router: Router | None = None
         self.distiller: Distiller | None = None
-        self.notifier = Notifier(config, self.adapters, self.store)
+        #: the rooms a message showed to be groups: the router hears them, the notifier
+        #: holds private notices back from them
+        self.groups = GroupsHeard()
+        self.notifier = Notifier(config, self.adapters, self.store, groups=self.groups)
         self.jobs = Jobs()
         self.watchdog: Watchdog | None = None
         self.outbox = Outbox(

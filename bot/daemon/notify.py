@@ -11,17 +11,18 @@ the user has no room, the platform's adapter is not running, or the send failed.
 
 Some notices are private: a reminder's text, a scheduled job's answer, a distillation's outcome
 (it names every shared room it distilled). Those go only to a direct room: when the user's
-``notification_room`` is a room one of the user's personas knows as shared (it has a folder
-for it, :mod:`bot.turn.audience`), or one whose id says it is a group (a Telegram chat id
-below zero), ``notify(..., private=True)`` sends the text nowhere and tells the room once
-(:data:`HELD_BACK`) that a private notice waits; ``personad check-config`` warns about such a
-room.
+``notification_room`` is a room a persona knows as shared (one of any user's has a folder
+for it, :mod:`bot.turn.audience`), one whose id says it is a group (a Telegram chat id below
+zero), or one whose last message showed it to be a group (:class:`~bot.turn.rooms.GroupsHeard`:
+whoever said it, heard or not, Off The Record or not), ``notify(..., private=True)`` sends the
+text nowhere and tells the room once (:data:`HELD_BACK`) that a private notice waits;
+``personad check-config`` warns about a room a folder or its id names as shared.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
 import structlog
 
@@ -41,20 +42,22 @@ HELD_BACK = (
 
 
 def shared_notification_room(config: Config, store: PersonaStore, user: str) -> str | None:
-    """The user's ``notification_room`` when one of their personas knows it as a shared
-    room, or its id says it is a group (:func:`group_by_its_id`), else None."""
+    """The user's ``notification_room`` when a persona knows it as a shared room (one of
+    any user's: a group is one whoever's persona answered there), or its id says it is a
+    group (:func:`group_by_its_id`), else None."""
     settings = config.users.get(user)
     if settings is None or not settings.notification_room:
         return None
     room = settings.notification_room
     if group_by_its_id(room):
         return room
-    try:
-        personas = store.list_personas(user)
-    except (OSError, PersonaError):
-        return None
-    if any(store.knows_shared_room(user, persona, room) for persona in personas):
-        return room
+    for someone in config.users:
+        try:
+            personas = store.list_personas(someone)
+        except (OSError, PersonaError):
+            continue
+        if any(store.knows_shared_room(someone, persona, room) for persona in personas):
+            return room
     return None
 
 
@@ -89,11 +92,14 @@ class Notifier:
         config: Config,
         adapters: Mapping[str, Adapter],
         store: PersonaStore | None = None,
+        groups: Container[str] = (),
     ) -> None:
         self._config = config
         self._adapters = adapters
-        #: where shared rooms are known (without it, no room counts as shared)
+        #: where shared rooms are known by their folders (without it, only by id or message)
         self._store = store
+        #: the rooms (``platform:id``) a message showed to be groups (the router's)
+        self._groups = groups
         #: the users told once that a private notice waits for a direct notification room
         self._held: set[str] = set()
 
@@ -111,12 +117,12 @@ class Notifier:
         self, user: str, text: str, *, private: bool = False, key: str | None = None
     ) -> bool:
         """Send ``text`` to ``user``'s notification room; True once the platform took it.
-        A ``private`` text is sent only to a room not known as shared: a shared one is told
-        once (:data:`HELD_BACK`) and the notice is not sent (False), so what it is about (a
-        reminder, a job's answer) waits, and arrives once the room is a direct one. With
-        ``key`` (one notice's name, the same on every try), a platform that took a send it
-        answered with an error is not given the notice twice (Matrix's transaction id,
-        Discord's nonce)."""
+        A ``private`` text is sent only to a room not known as shared (by a folder, its id,
+        or its last message): a shared one is told once (:data:`HELD_BACK`) and the notice is
+        not sent (False), so what it is about (a reminder, a job's answer) waits, and arrives
+        once the room is a direct one. With ``key`` (one notice's name, the same on every
+        try), a platform that took a send it answered with an error is not given the notice
+        twice (Matrix's transaction id, Discord's nonce)."""
         if user not in self._config.users:
             log.warning("notify.skipped", user=user, reason="unknown user")
             return False
@@ -125,14 +131,22 @@ class Notifier:
             log.info("notify.skipped", user=user, reason="no notification_room")
             return False
         platform, room = target
-        if private and self._store is not None and text.strip():
-            if shared_notification_room(self._config, self._store, user) is not None:
+        if private and text.strip():
+            if self._known_shared(user, f"{platform}:{room}"):
                 log.warning("notify.held_back", user=user, platform=platform)
                 if user not in self._held:
                     self._held.add(user)
                     await self._send(user, platform, room, HELD_BACK)
                 return False
         return await self._send(user, platform, room, text, key)
+
+    def _known_shared(self, user: str, room_key: str) -> bool:
+        """Whether the user's notification room ``room_key`` is known as a group."""
+        if room_key in self._groups:
+            return True
+        if self._store is not None:
+            return shared_notification_room(self._config, self._store, user) is not None
+        return group_by_its_id(room_key)
 
     async def notify_audience(
         self, user: str, audience: Audience, text: str, *, key: str | None = None

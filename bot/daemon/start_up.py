@@ -42,6 +42,7 @@ from bot.memory.extraction import EXTRACT_ROLE, FactExtractor
 from bot.persona.identity.observer import IdentityObserver
 from bot.setup.config_llm import BackendConfig
 from bot.setup.permissions import secure_data_dir
+from bot.turn.rooms import GroupsHeard
 from bot.turn.router import Router
 from bot.turn.session_types import SessionDeps
 from bot.turn.sessions import SessionManager
@@ -74,6 +75,7 @@ class StartUp(ScheduledJobs):
     http_port: int | None
     adapters: dict[str, Adapter]
     router: Router | None
+    groups: GroupsHeard
     outbox: Outbox
     health: HealthCheck
     model_health: ModelHealth
@@ -123,6 +125,7 @@ class StartUp(ScheduledJobs):
             sessions=self.sessions,
             reload=self.reload,
             distill=self.distill,
+            groups=self.groups,
         )
         self.router.adapters = self.adapters
         self.router.outbox = self.outbox

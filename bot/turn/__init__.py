@@ -4,6 +4,7 @@ In the order a message meets them::
 
     router.py           decide (who, addressed?, duplicate?, admitted?, input ok?), then handle
     turn_taking.py      a message waits its turn in its line; the turn answers the burst
+    albums.py           an album's pictures addressed by the one whose caption names the persona
     burst.py            a user's messages in a room in order; a burst answered as one turn
     admission.py        the flood cap and the rate limits (turns, commands) per user
     handling.py         handle: the persona, then a command or a turn of the session

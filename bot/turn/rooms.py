@@ -8,6 +8,9 @@ follows the user across persona switches there, and :class:`OffTheRecord` keeps 
 The mode is read once at start and held in memory; switching it writes ``personad.db`` first.
 Switching fails closed: when the write fails, the room is still treated as Off The Record
 (turning it on takes effect at once; turning it off does not), and the caller says so.
+
+:class:`GroupsHeard` keeps the rooms the daemon heard are groups, whoever spoke there and
+whether or not the persona answered: where the user's private notices must not go.
 """
 
 from __future__ import annotations
@@ -17,15 +20,18 @@ from dataclasses import dataclass
 import structlog
 
 from bot.daemon.errors import StoreError
+from bot.daemon.newest import keep_newest
 from bot.delivery.state import StateStore
 from bot.turn.audience import Audience
 
-__all__ = ["ANY_ROOM", "OffTheRecord", "Room"]
+__all__ = ["ANY_ROOM", "GROUPS_KEPT", "GroupsHeard", "OffTheRecord", "Room"]
 
 log = structlog.get_logger(__name__)
 
 #: the room of a mode switched on before modes belonged to rooms: on in every room
 ANY_ROOM = "*"
+#: the groups :class:`GroupsHeard` keeps (the newest heard), far more than a daemon is in
+GROUPS_KEPT = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +88,26 @@ class OffTheRecord:
 
     def count(self) -> int:
         return len(self._on)
+
+
+class GroupsHeard:
+    """The rooms (``platform:id``) whose last message showed them to be groups, since the
+    daemon started: any message there, from anyone, addressed to the persona or not, Off The
+    Record or not. A room the persona never answered in on the record has no folder that
+    says it is shared (:mod:`bot.turn.audience`), yet a private notice must not be said there
+    (:mod:`bot.daemon.notify`). Kept in memory only: after a restart a group is known again
+    by its folder, its id, or its next message."""
+
+    def __init__(self) -> None:
+        self._rooms: dict[str, None] = {}
+
+    def heard(self, room_key: str, *, group: bool) -> None:
+        """A message in ``room_key`` said whether it is a group (a direct conversation a
+        third person joined is one; a group down to the user and the persona is not)."""
+        if not group:
+            self._rooms.pop(room_key, None)
+        elif room_key not in self._rooms:
+            keep_newest(self._rooms, room_key, None, GROUPS_KEPT)
+
+    def __contains__(self, room_key: object) -> bool:
+        return room_key in self._rooms

@@ -1,12 +1,14 @@
 """From a platform event to an answer, in two steps: decide, then handle.
 
-Deciding runs the cross-cutting layers in order: bind the log context, identify the sender
-(unknown senders are ignored), skip group messages not addressed to the persona, take the
-message's place in the sender's line in the room (:mod:`bot.turn.burst`), claim the event
-id (a duplicate is dropped, across restarts), wait for its turn in that line
-(:mod:`bot.turn.turn_taking`), admit it under the sender's queue bound and rate limit
-(:mod:`bot.turn.admission`), and check the input (kind, empty, too long). Handling
-(:mod:`bot.turn.handling`) is either a command from the shared table
+Deciding runs the cross-cutting layers in order: bind the log context, note whether the room
+is a group (:class:`~bot.turn.rooms.GroupsHeard`: whoever spoke, so the user's private notices
+are never said there), identify the sender (unknown senders are ignored), skip group messages
+not addressed to the persona (an album's pictures are addressed by the one whose caption
+names it, :mod:`bot.turn.albums`), take the message's place in the sender's line in the room
+(:mod:`bot.turn.burst`), claim the event id (a duplicate is dropped, across restarts), wait for
+its turn in that line (:mod:`bot.turn.turn_taking`), admit it under the sender's queue bound
+and rate limit (:mod:`bot.turn.admission`), and check the input (kind, empty, too long).
+Handling (:mod:`bot.turn.handling`) is either a command from the shared table
 (:mod:`bot.turn.command_running`) or a turn of the sender's session. No failure escapes
 :meth:`Router.handle`: a known one becomes a short reply, any other a log line.
 
@@ -44,9 +46,10 @@ from bot.memory.secrets.door import answerable, withhold_async
 from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.turn.admission import Admission, Verdict
+from bot.turn.albums import AddressedAlbums
 from bot.turn.burst import Lines, Ticket
 from bot.turn.formatting import well_formed
-from bot.turn.rooms import OffTheRecord, Room
+from bot.turn.rooms import GroupsHeard, OffTheRecord, Room
 from bot.turn.sessions import SessionManager
 from bot.turn.turn_taking import TurnTaking
 from bot.turn.voice import VoiceReplies
@@ -73,6 +76,7 @@ class Router(TurnTaking):
         adapters: Mapping[str, Adapter] | None = None,
         reload: Callable[[], Awaitable[str]] | None = None,
         distill: Callable[[str, str, str], Awaitable[str]] | None = None,
+        groups: GroupsHeard | None = None,
     ) -> None:
         self.config = config
         self.state = state
@@ -87,6 +91,8 @@ class Router(TurnTaking):
         self.closing = False
         #: which users are Off The Record in which rooms
         self.otr = OffTheRecord(state)
+        #: the rooms a message showed to be groups (where private notices are held back)
+        self.groups = groups if groups is not None else GroupsHeard()
         #: which rooms hear answers spoken too
         self.voice = VoiceReplies(state, config.media.voice_replies)
         #: reads pictures, voice notes and documents (set by the daemon; None: text only)
@@ -96,6 +102,8 @@ class Router(TurnTaking):
         self.admission = Admission(lambda: self.config.daemon)
         #: each user's messages in each room, in order; a burst answered as one turn
         self.lines = Lines()
+        #: the albums a message of which was addressed (the others of it are, too)
+        self.albums = AddressedAlbums()
         #: (user, platform) -> persona, for a console started with ``--persona``
         self.pinned: dict[tuple[str, str], str] = {}
         #: where answers the platform did not take wait (set by the daemon)
@@ -166,12 +174,15 @@ class Router(TurnTaking):
         return len(self._handling)
 
     async def _decide(self, incoming: Incoming) -> None:
+        # before anything is skipped: a stranger's message, or one to someone else, says
+        # as well as the user's that the room is a group
+        self.groups.heard(self.room_of(incoming).key, group=not incoming.is_direct)
         user = self.identify(incoming)
         if user is None:
             log.info("router.unknown_sender", sender=incoming.sender)
             return
-        if not incoming.addressed:
-            return
+        if not self.albums.addressed(incoming) and not await self.albums.named_soon(incoming):
+            return  # in a group, neither it nor its album names the persona
         room = self.room_of(incoming)
         # the place in the user's line in this room is taken before anything is awaited,
         # so the line's order is the order the adapter handed the messages over
