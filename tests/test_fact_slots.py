@@ -20,6 +20,9 @@ from bot.persona.fact_slots import fact_slot
         ("Agora moro no Porto", "home"),
         ("Vivo em Braga", "home"),
         ("Mudei-me para o Porto", "home"),
+        ("Mudei-me para um apartamento novo", "home"),
+        ("I moved into a new flat in Leith", "home"),
+        ("I’m living in Porto now.", "home"),
         ("I work at Cascade Mutual as a UX designer", "employer"),
         ("I'm working for the council now", "employer"),
         ("Trabalho na Sonae", "employer"),
@@ -57,6 +60,11 @@ def test_a_one_at_a_time_fact_names_its_slot(fact: str, slot: str) -> None:
         "I love living in Lisbon",
         "My dentist's surgery is on Rua Augusta",
         "Scott lives in Lisbon",
+        "I moved to the night shift",
+        "I've moved to a new team at work",
+        "I work at home on Fridays",
+        "Trabalho em casa às sextas",
+        "Mudei para o turno da noite",
     ],
 )
 def test_a_fact_that_may_hold_beside_another_names_none(fact: str) -> None:

@@ -6,14 +6,17 @@ thing said twice; kept side by side in USER.md, every prompt would carry both an
 would not know which holds. :func:`fact_slot` names the thing (``home``, ``employer``,
 ``job``, ``age``, ``my dentist``...) for the few kinds of fact a person has one of at a
 time, in English and Portuguese; any other fact has no slot and never replaces anything ("my
-sister is a nurse" and "my sister is pregnant" are both true). The forms are read on the
-comparison form (:func:`bot.memory.normal_form.normalise_text`: folded, no punctuation), after
-a word or two that only lead in ("oh", "so", "by the way", "pois"...).
+sister is a nurse" and "my sister is pregnant" are both true). The forms are read without
+accents or punctuation, after a word or two that only lead in ("oh", "so", "by the way",
+"pois"...); a move is one of home only to a place by its name or to a dwelling ("I moved to
+Porto", "into a new flat", not "to the night shift"), and work "at home" names no employer.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Callable
 
 from bot.memory.normal_form import normalise_text
 
@@ -29,7 +32,7 @@ _NOW = (
     r"(?:(?:now|currently|still|finally|just|actually"
     r"|agora|atualmente|actualmente|ainda|finalmente|ja)\s+)?"
 )
-_EN_I = r"(?:i|i m|i am|i ve|i have)\s+"
+_EN_I = r"(?:i|i'm|i am|i've|i have)\s+"
 _PT_I = r"(?:eu\s+)?"
 
 #: a person's one-at-a-time relations, English and Portuguese, by the slot they fill
@@ -86,19 +89,56 @@ _FAVOURITES = {
 }
 _NOUNS = "|".join(sorted(_PEOPLE, key=len, reverse=True))
 
-_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (slot, re.compile(_LEAD + pattern + r"\b"))
-    for slot, pattern in (
-        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|on|at)"),
-        ("home", _EN_I + _NOW + r"moved\s+(?:to|into)"),
-        ("home", _PT_I + _NOW + r"(?:moro|vivo)\s+" + _NOW + r"(?:em|no|na|nos|nas)"),
-        ("home", _PT_I + _NOW + r"(?:mudei\s+me|mudei)\s+para"),
-        ("employer", _EN_I + _NOW + r"(?:work|working)\s+(?:at|for)"),
-        ("job", _EN_I + _NOW + r"(?:work|working)\s+as"),
-        ("employer", _PT_I + _NOW + r"trabalho\s+" + _NOW + r"(?:em|no|na|para)"),
-        ("job", _PT_I + _NOW + r"trabalho\s+" + _NOW + r"como"),
-        ("age", r"(?:i m|i am)\s+\d{1,3}(?:\s+years\s+old)?$"),
-        ("age", _PT_I + r"(?:tenho|fiz)\s+\d{1,3}\s+anos"),
+#: the first word of what follows a form, past an article and "new"
+_WHAT = re.compile(
+    r"\s*(?:(?:the|a|an|o|a|os|as|um|uma)\s+)?(?:(?:new|novo|nova)\s+)?(?P<what>[^\W\d_][\w'-]*)"
+)
+#: where someone moves to when it is a home and has no name ("I moved into a new flat")
+_DWELLINGS = frozenset(
+    "flat house apartment cottage bungalow home casa apartamento moradia vivenda".split()
+)
+
+
+def _a_place(rest: str) -> bool:
+    """Whether what one moved to is a home: a name ("Porto", "o Porto") or a dwelling; not
+    "the night shift" or "a new team"."""
+    found = _WHAT.match(rest)
+    return found is not None and (
+        found["what"][0].isupper() or found["what"].casefold() in _DWELLINGS
+    )
+
+
+def _not_at_home(rest: str) -> bool:
+    """Whether where one works is a workplace: "at home" / "em casa" says how, not where."""
+    found = _WHAT.match(rest)
+    return found is None or found["what"].casefold() not in ("home", "casa")
+
+
+def _anything(rest: str) -> bool:
+    return True
+
+
+_FORMS: tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...] = tuple(
+    (slot, re.compile(_LEAD + pattern + r"\b", re.IGNORECASE), check)
+    for slot, pattern, check in (
+        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|on|at)", _anything),
+        ("home", _EN_I + _NOW + r"moved\s+(?:to|into)", _a_place),
+        (
+            "home",
+            _PT_I + _NOW + r"(?:moro|vivo)\s+" + _NOW + r"(?:em|no|na|nos|nas)",
+            _anything,
+        ),
+        ("home", _PT_I + _NOW + r"(?:mudei-me|mudei)\s+para", _a_place),
+        ("employer", _EN_I + _NOW + r"(?:work|working)\s+(?:at|for)", _not_at_home),
+        ("job", _EN_I + _NOW + r"(?:work|working)\s+as", _anything),
+        (
+            "employer",
+            _PT_I + _NOW + r"trabalho\s+" + _NOW + r"(?:em|no|na|para)",
+            _not_at_home,
+        ),
+        ("job", _PT_I + _NOW + r"trabalho\s+" + _NOW + r"como", _anything),
+        ("age", r"(?:i'm|i am)\s+\d{1,3}(?:\s+years\s+old)?$", _anything),
+        ("age", _PT_I + r"(?:tenho|fiz)\s+\d{1,3}\s+anos", _anything),
     )
 )
 _MY = re.compile(
@@ -115,13 +155,24 @@ def fact_slot(fact: str) -> str | None:
     """The one-at-a-time thing ``fact`` says about the user (``home``, ``employer``, ``job``,
     ``age``, ``my dentist``, ``my favourite colour``...), or None when it says no such thing:
     two facts of one slot cannot both hold, so the newer replaces the older."""
-    said = normalise_text(fact)
-    for slot, form in _FORMS:
-        if form.match(said):
+    said = _plain(fact)
+    for slot, form, check in _FORMS:
+        if (found := form.match(said)) is not None and check(said[found.end() :]):
             return slot
-    if (mine := _MY.match(said)) is not None:
+    folded = normalise_text(fact)
+    if (mine := _MY.match(folded)) is not None:
         return f"my {_PEOPLE[mine['noun']]}"
-    if (favourite := _FAVOURITE.match(said)) is not None:
+    if (favourite := _FAVOURITE.match(folded)) is not None:
         noun = favourite["en"] or favourite["pt"]
         return f"my favourite {_FAVOURITES.get(noun, noun)}"
     return None
+
+
+def _plain(fact: str) -> str:
+    """``fact`` with its accents, curly apostrophes and punctuation but hyphens and
+    apostrophes taken off, its case kept (a place moved to is told by its capital)."""
+    unaccented = "".join(
+        c for c in unicodedata.normalize("NFD", fact) if not unicodedata.combining(c)
+    )
+    spaced = re.sub(r"[^\w'-]+", " ", unaccented.replace("’", "'"))
+    return " ".join(spaced.split())
