@@ -65,6 +65,9 @@ def test_a_one_at_a_time_fact_names_its_slot(fact: str, slot: str) -> None:
         "I work at home on Fridays",
         "Trabalho em casa às sextas",
         "Mudei para o turno da noite",
+        "My boss is on holiday this week",
+        "My wife is pregnant",
+        "O meu chefe é impossível",
     ],
 )
 def test_a_fact_that_may_hold_beside_another_names_none(fact: str) -> None:

@@ -114,6 +114,13 @@ def _not_at_home(rest: str) -> bool:
     return found is None or found["what"].casefold() not in ("home", "casa")
 
 
+def _a_name(rest: str) -> bool:
+    """Whether what a person's slot is given is a name, a title or a date ("Dr. Varga",
+    "Rui", "March 3", "a 3 de março"), not what they are like ("a nightmare", "pregnant")."""
+    found = _GIVEN.match(rest)
+    return found is not None and (found["first"].isupper() or found["first"].isdigit())
+
+
 def _anything(rest: str) -> bool:
     return True
 
@@ -143,8 +150,11 @@ _FORMS: tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...] = tuple(
 )
 _MY = re.compile(
     _LEAD + r"(?:my|(?:o|a)\s+(?:meu|minha)|meu|minha)\s+(?:new\s+|novo\s+|nova\s+)?"
-    rf"(?P<noun>{_NOUNS})\s+(?:novo\s+|nova\s+)?(?:is|e|chama\s+se|is\s+called)\b"
+    rf"(?P<noun>{_NOUNS})\s+(?:novo\s+|nova\s+)?(?:is\s+called|is|e|chama-se)\b",
+    re.IGNORECASE,
 )
+#: the first letter of what a person's slot is given, past an article
+_GIVEN = re.compile(r"\s*(?:(?:the|a|an|o|a|um|uma)\s+)?(?P<first>\w)")
 _FAVOURITE = re.compile(
     _LEAD + r"(?:my\s+(?:favourite|favorite)\s+(?P<en>\w+)\s+is"
     r"|(?:o|a)?\s*(?:meu|minha)\s+(?P<pt>\w+)\s+(?:favorito|favorita|preferido|preferida)\s+e)\b"
@@ -159,10 +169,10 @@ def fact_slot(fact: str) -> str | None:
     for slot, form, check in _FORMS:
         if (found := form.match(said)) is not None and check(said[found.end() :]):
             return slot
-    folded = normalise_text(fact)
-    if (mine := _MY.match(folded)) is not None:
-        return f"my {_PEOPLE[mine['noun']]}"
-    if (favourite := _FAVOURITE.match(folded)) is not None:
+    mine = _MY.match(said)
+    if mine is not None and _a_name(said[mine.end() :]):
+        return f"my {_PEOPLE[mine['noun'].casefold()]}"
+    if (favourite := _FAVOURITE.match(normalise_text(fact))) is not None:
         noun = favourite["en"] or favourite["pt"]
         return f"my favourite {_FAVOURITES.get(noun, noun)}"
     return None
