@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.daemon.daemon import Daemon
+from bot.media.kinds import SUPPORTED
 from bot.setup.config import Config
 from tests.fakes.audio_api import FakeAudio
 from tests.fakes.discord_api import FakeDiscord
@@ -79,6 +80,23 @@ async def test_a_telegram_album_is_one_turn_with_both_pictures(
     [call] = llm.calls
     assert len(call.messages[-1].pictures) == 2
     assert "which?" in call.messages[-1].text
+
+
+async def test_a_telegram_album_with_a_damaged_photo_is_answered_about_the_others(
+    telegram: tuple[FakeTelegram, ScriptedLLM],
+) -> None:
+    fake, llm = telegram
+    first, damaged, third = picture(320, 240), picture(240, 320)[:600], picture(300, 200)
+    fake.push_file(SCOTT, "photo", fake.photo(first, 320, 240), caption="which?", album="78")
+    fake.push_file(SCOTT, "photo", fake.photo(damaged, 240, 320), album="78")
+    fake.push_file(SCOTT, "photo", fake.photo(third, 300, 200), album="78")
+    said = "\n\nFile 2 of 3: That picture could not be opened as a picture."
+    await until(lambda: any(a.endswith(said) for a in _answers(fake)), "the whole answer")
+    [call] = llm.calls
+    assert len(call.messages[-1].pictures) == 2
+    assert "[2 pictures: which?]" in call.messages[-1].text
+    [answer] = _answers(fake)
+    assert answer.startswith("echo: [2 pictures: which?]")
 
 
 async def test_a_telegram_album_in_a_group_is_seen_whole_when_its_caption_names_the_persona(
@@ -181,3 +199,29 @@ async def test_discord_speaks_the_answer_as_a_voice_message(
     [voice] = [m for m in fake.sent if m["uploads"]]
     assert voice["flags"] == 8192 and voice["uploads"][0].data == audio.speech_audio
     assert 2.5 < voice["attachments"][0]["duration_secs"] < 3.5
+
+
+async def test_a_discord_attachment_that_cannot_be_read_leaves_the_others_answered(
+    discord: tuple[FakeDiscord, dict[str, Any], ScriptedLLM],
+) -> None:
+    fake, scott, llm = discord
+    files = (
+        fake.attachment(picture(200, 150), "a.png", content_type="image/png"),
+        fake.attachment(b"PK\x03\x04" + b"\x01\x02" * 200, "notes.zip"),
+        fake.attachment(b"", "empty.txt", content_type="text/plain"),
+    )
+    said = (
+        f"\n\n{SUPPORTED}; “notes.zip” is none of those.\n"
+        "“empty.txt” is empty, so there is nothing in it to read."
+    )
+
+    def answers() -> list[str]:  # each message as it reads now (the answer streams by edits)
+        return [fake.messages[m["id"]]["content"] for m in fake.sent]
+
+    await fake.dispatch_message("what is this?", author=scott, channel_id="900", attachments=files)
+    await fake.wait_for(lambda: any(answer.endswith(said) for answer in answers()))
+    [call] = llm.calls
+    assert len(call.messages[-1].pictures) == 1
+    assert "[picture: what is this?]" in call.messages[-1].text
+    [answer] = answers()
+    assert answer.startswith("echo: [picture: what is this?]")

@@ -227,13 +227,17 @@ async def test_a_model_without_vision_says_so_in_one_sentence(
         },
     )
     try:
-        await world.send("look", ("a.png", picture(), {"mime": "image/png"}))
+        await world.send("", ("a.png", picture(), {"mime": "image/png"}))
         await world.send("are you there?")
+        await world.send("look at this", ("b.png", picture(), {"mime": "image/png"}))
     finally:
         await world.daemon.stop()
-    assert world.adapter.texts() == [NO_VISION, "echo: are you there?"]
+    alone, typed, captioned = world.adapter.texts()
+    assert (alone, typed) == (NO_VISION, "echo: are you there?")
+    # a caption is answered all the same, with the sentence below the answer
+    assert captioned.startswith("echo: look at this") and captioned.endswith(f"\n\n{NO_VISION}")
     assert world.adapter.bytes_served == 0  # not even downloaded
-    assert len(llm.calls) == 1
+    assert len(llm.calls) == 2
 
 
 async def test_an_album_is_one_turn_with_every_picture(tmp_path: Path, audio: FakeAudio) -> None:
@@ -526,6 +530,193 @@ async def test_a_bad_file_in_a_burst_leaves_the_typed_messages_around_it_answere
     assert texts[0] == "echo: first" and texts[1] == "echo: typed before"
     assert SUPPORTED in texts[2] and texts[3] == "echo: typed after"
     assert len(texts) == 4
+
+
+# -- a file that cannot be used among others: the rest answered, that one named --------------
+
+
+async def _again(world: World, event: str, text: str) -> None:
+    """The platform hands ``event`` over again (its file no longer served)."""
+    ref = Attachment("ref-again", name="x.png", mime="image/png")
+    await world.adapter.context.handler(
+        Incoming("console", SCOTT, "room1", text, event, kind="attachment", attachments=(ref,))
+    )
+
+
+async def test_three_photos_one_damaged_are_answered_about_the_two_and_name_the_third(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm)
+    photos = (
+        ("heron.jpg", picture(fmt="JPEG"), {"mime": "image/jpeg"}),
+        ("half.png", picture()[:500], {"mime": "image/png"}),
+        ("pond.png", picture(300, 200), {"mime": "image/png"}),
+    )
+    question = "which one shows the heron?"
+    try:
+        event = await world.send(question, *photos)
+        await _again(world, event, question)
+    finally:
+        await world.daemon.stop()
+    reason = "“half.png” could not be opened as a picture."
+    [call] = llm.calls
+    said = call.messages[-1]
+    assert len(said.pictures) == 2
+    assert said.text.endswith(f"[2 pictures: {question}]\n\n[not read: {reason}]")
+    [answer] = world.adapter.texts()  # answered once, the redelivery not again
+    assert answer.startswith(f"echo: [2 pictures: {question}]")
+    assert answer.endswith(f"]\n\n{reason}")
+    assert f"[2 pictures: {question}]\n\n[not read: {reason}]" in world.log_text()
+
+
+BIG_PNG = picture(2000, 2000, "PNG") + b"\x00" * 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        (
+            ("half.png", picture()[:500], {"mime": "image/png"}),
+            "“half.png” could not be opened as a picture.",
+        ),
+        (
+            ("letter.pdf", damaged_pdf(), {"mime": "application/pdf"}),
+            "“letter.pdf” could not be read as a PDF.",
+        ),
+        (
+            ("export.csv", b"", {"mime": "text/csv"}),
+            "“export.csv” is empty, so there is nothing in it to read.",
+        ),
+        (
+            ("big.png", BIG_PNG, {"mime": "image/png"}),
+            "“big.png” is larger than the 1 MB I accept for that kind of file, so I did not"
+            " open it.",
+        ),
+        (
+            ("report.docx", b"PK\x03\x04" + b"\x01\x02" * 200, {"mime": "application/msword"}),
+            f"{SUPPORTED}; “report.docx” is none of those.",
+        ),
+        # a sentence that does not name its file is given the file's name
+        (
+            ("talk.ogg", VOICE_OGG, {"mime": "audio/ogg", "voice": True, "duration": 61.0}),
+            "“talk.ogg”: That recording is 1:01 long; I listen to at most 1:00.",
+        ),
+    ],
+    ids=["damaged picture", "unreadable pdf", "empty", "too large", "unsupported", "too long"],
+)
+async def test_a_file_that_cannot_be_used_leaves_the_text_and_the_other_files_answered(
+    tmp_path: Path, audio: FakeAudio, bad: tuple[str, bytes, dict[str, Any]], said: str
+) -> None:
+    llm = ScriptedLLM()
+    world = await _world(
+        tmp_path,
+        audio,
+        llm,
+        models=TRANSCRIBE,
+        media={"max_image_bytes": 1_000_000, "max_audio_seconds": 60},
+    )
+    notes = ("plan.txt", b"The boiler service is booked for 14 March.\n", {"mime": "text/plain"})
+    photo = ("yard.jpg", picture(fmt="JPEG"), {"mime": "image/jpeg"})
+    try:
+        event = await world.send("what do these say?", notes, bad, photo)
+        await _again(world, event, "what do these say?")
+        await world.send("still there?")
+    finally:
+        await world.daemon.stop()
+    assert len(llm.calls) == 2
+    heard = llm.calls[0].messages[-1]
+    assert len(heard.pictures) == 1
+    assert heard.text.endswith(
+        "[picture: what do these say?]\n\n[document plan.txt]\n"
+        f"The boiler service is booked for 14 March.\n\n[not read: {said}]"
+    )
+    assert audio.heard == []
+    answer, later = world.adapter.texts()
+    assert answer.startswith("echo: [picture: what do these say?]")
+    assert answer.endswith(f"]\n\n{said}")
+    assert later == "echo: still there?"
+    log = world.log_text()
+    assert "booked for 14 March" in log and f"[not read: {said}]" in log
+
+
+async def test_a_message_of_only_files_that_cannot_be_used_names_each_without_the_model(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm)
+    try:
+        event = await world.send(
+            "",
+            ("half.png", picture()[:500], {"mime": "image/png"}),
+            ("export.csv", b"", {"mime": "text/csv"}),
+        )
+        await _again(world, event, "")
+        await world.send("still there?")
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.texts() == [
+        "“half.png” could not be opened as a picture.\n"
+        "“export.csv” is empty, so there is nothing in it to read.",
+        "echo: still there?",
+    ]
+    assert len(llm.calls) == 1
+
+
+async def test_pictures_of_no_name_that_cannot_be_used_are_named_by_their_place(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    """An album's photos have no names (Telegram's): a sentence about one of them says which
+    it is; a sentence true of every file of the message is said once."""
+    llm = ScriptedLLM()
+    world = await _world(tmp_path, audio, llm)
+    try:
+        await world.send(
+            "our holiday",
+            ("", picture(fmt="JPEG"), {"mime": "image/jpeg"}),
+            ("", picture()[:700], {"mime": "image/png"}),
+        )
+        await world.send(
+            "",
+            ("", picture()[:500], {"mime": "image/png"}),
+            ("", picture()[:600], {"mime": "image/png"}),
+        )
+    finally:
+        await world.daemon.stop()
+    answer, refusal = world.adapter.texts()
+    assert answer.endswith("]\n\nFile 2 of 2: That picture could not be opened as a picture.")
+    assert refusal == "That picture could not be opened as a picture."
+    assert len(llm.calls) == 1
+
+
+async def test_off_the_record_a_file_not_read_leaves_no_trace_of_the_message(
+    tmp_path: Path, audio: FakeAudio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    data = tmp_path / "data"
+    llm = ScriptedLLM()
+    world = await _world(data, audio, llm)
+    document = pdf(["marzipanocelot is the name of the boat"])
+    broken = picture(900, 700)[:4000]
+    try:
+        await world.send("/otr on")
+        await world.send(
+            "zanzibarquokka",
+            ("boat.pdf", document, {"mime": "application/pdf"}),
+            ("quinceaardvark.png", broken, {"mime": "image/png"}),
+        )
+    finally:
+        await world.daemon.stop()
+    [call] = llm.calls
+    assert "marzipanocelot" in call.messages[-1].text
+    answer = world.adapter.texts()[-1]
+    assert answer.endswith("“quinceaardvark.png” could not be opened as a picture.")
+    needles = [b"zanzibarquokka", b"marzipanocelot", b"quinceaardvark", middle(document)]
+    assert not files_holding([data, scratch], needles)
+    assert not any(scratch.iterdir())
 
 
 async def test_a_retried_message_whose_answer_was_made_is_not_read_again(

@@ -152,42 +152,71 @@ async def test_a_document_over_its_cap_is_answered_with_the_reason(
     big = tmp_path / "big.csv"
     big.write_bytes(b"a,b\n" * 100_000)  # 400 kB of text: over the 200 kB documents may be
     calls = len(console.llm.calls)
-    await _send_and_see(
-        page,
-        "read this",
-        big,
-        "“big.csv” is larger than the 200 kB I accept for that kind of file, so I did not open it.",
+    said = (
+        "“big.csv” is larger than the 200 kB I accept for that kind of file, so I did not open it."
     )
+    assert await _send_and_see(page, "", big, said) == said  # nothing else: the model is not asked
     assert len(console.llm.calls) == calls
 
 
-async def _send_and_see(page: Any, text: str, path: Path, answer: str) -> None:
-    """``text`` sent with the file at ``path``, until the page shows ``answer``."""
+async def _send_and_see(page: Any, text: str, path: Path, said: str) -> str:
+    """``text`` sent with the file at ``path``, until the page shows an answer that ends
+    with ``said``; that answer."""
+    before = await page.locator(".msg.persona").count()
     await page.fill("#text", text)
     await page.set_input_files("#file", str(path))
     await page.click("#send button[type=submit]")
-    await page.wait_for_function(
-        "answer => [...document.querySelectorAll('.msg.persona')].some("
-        "m => m.textContent === answer)",
-        arg=answer,
+    found = await page.wait_for_function(
+        "([said, before]) => [...document.querySelectorAll('.msg.persona')].slice(before)"
+        ".map(m => m.textContent.trim()).find(t => t.endsWith(said))",
+        arg=[said, before],
     )
+    answer: str = await found.json_value()
+    return answer
 
 
 async def test_an_empty_file_chosen_in_the_page_is_answered_not_dropped(
     console: Console, page: Any, tmp_path: Path
 ) -> None:
     """A file of no bytes (an export that failed) is answered as on every other platform,
-    not left out so that the text goes alone as if no file had been chosen."""
+    not left out so that the text goes alone as if no file had been chosen: the text is
+    answered, and the answer says the file was empty."""
     empty = tmp_path / "export.csv"
     empty.write_bytes(b"")
     calls = len(console.llm.calls)
-    await _send_and_see(
-        page,
-        "what is in the export?",
-        empty,
+    said = "“export.csv” is empty, so there is nothing in it to read."
+    answer = await _send_and_see(page, "what is in the export?", empty, said)
+    assert answer.startswith("echo: what is in the export?")
+    assert len(console.llm.calls) == calls + 1
+    assert f"[not read: {said}]" in console.llm.calls[-1].messages[-1].text
+
+
+async def test_files_chosen_together_are_answered_with_the_one_not_read_named(
+    console: Console, page: Any, tmp_path: Path
+) -> None:
+    photo = tmp_path / "porch.jpg"
+    photo.write_bytes(picture(640, 480, "JPEG"))
+    empty = tmp_path / "export.csv"
+    empty.write_bytes(b"")
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"a,b\n" * 100_000)  # over the 200 kB documents may be, under the page's cap
+    calls = len(console.llm.calls)
+    await page.fill("#text", "what needs fixing?")
+    await page.set_input_files("#file", [str(photo), str(empty), str(big)])
+    await page.click("#send button[type=submit]")
+    said = [
         "“export.csv” is empty, so there is nothing in it to read.",
+        "“big.csv” is larger than the 200 kB I accept for that kind of file, so I did not open it.",
+    ]
+    await page.wait_for_function(
+        "said => [...document.querySelectorAll('.msg.persona')].some("
+        "m => m.textContent.startsWith('echo: [picture: what needs fixing?]')"
+        " && m.textContent.includes(said[0]) && m.textContent.trim().endsWith(said[1]))",
+        arg=said,
     )
-    assert len(console.llm.calls) == calls
+    assert len(console.llm.calls) == calls + 1
+    [shown] = console.llm.calls[-1].messages[-1].pictures
+    assert shown.media_type == "image/jpeg"
 
 
 async def test_a_file_the_page_cannot_take_is_refused_and_the_text_stays(

@@ -73,7 +73,8 @@ class StoreError(PersonadError):
 
 class MediaError(PersonadError):
     """An attachment cannot be used, or a media server (transcription, speech) failed:
-    ``user_message`` is the one sentence the user gets instead of an answer."""
+    ``user_message`` is the one sentence the user gets, below the answer to the rest of the
+    message, or instead of an answer when nothing else of the message can be answered."""
 
 
 class LLMError(PersonadError):

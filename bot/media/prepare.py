@@ -16,8 +16,14 @@ The turn's text is what the session log records: a note of what came (``[voice n
 transcribed]``, ``[picture: caption]``, ``[document name.pdf, 12 pages]``) with the
 transcript or the document's text.
 
-Anything that cannot be used is a :class:`~bot.daemon.errors.MediaError` with the one
-sentence the user gets; the bytes stay in memory and are dropped with the turn.
+A file that cannot be used (damaged, empty, too large, of a kind not read, a server that
+failed on it) raises a :class:`~bot.daemon.errors.MediaError` with one sentence for the user.
+It costs only that file: the text and the other files are read as usual, and the sentence,
+naming the file where it does not already, is one of the reading's :attr:`Reading.unread`
+lines, which the model sees as a ``[not read: …]`` note and the user gets below the answer. A
+message with nothing else (no text, no file that could be read) is one
+:class:`~bot.daemon.errors.MediaError` whose sentences are those lines; so is one with more
+than ``media.max_attachments`` files. The bytes stay in memory and are dropped with the turn.
 """
 
 from __future__ import annotations
@@ -63,11 +69,31 @@ NO_TRANSCRIBER = (
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What a message's turn reads: ``text`` (also what is logged), the pictures the model
-    sees with it, and the transcript of a voice note (for echoing it back)."""
+    sees with it, the transcript of a voice note (for echoing it back), and a line for each
+    file that could not be used (said below the answer)."""
 
     text: str
     pictures: tuple[Picture, ...] = ()
     transcript: str = ""
+    unread: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Heard:
+    """A recording's note (``[voice note 0:14, transcribed]``) and its words."""
+
+    note: str
+    words: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Unread:
+    """A file that could not be used: its name, its place in the message (from 1), and the
+    sentence that says why."""
+
+    name: str
+    place: int
+    reason: str
 
 
 class MediaReader:
@@ -117,39 +143,59 @@ class MediaReader:
                 user_message=f"You sent {len(attachments)} files at once; I read at most"
                 f" {self.config.max_attachments} in one message.",
             )
+        caption = incoming.text.strip()
         pictures: list[Picture] = []
-        spoken: list[str] = []
+        heard: list[_Heard] = []
         documents: list[Document] = []
-        transcripts: list[str] = []
-        for attachment in attachments:
-            data = await self._fetch(adapter, attachment)
-            if not data:
-                raise _empty(attachment.name)
-            found = sniff(
-                data, name=attachment.name, declared=attachment.mime, voice=attachment.voice
-            )
-            if found.kind == "unsupported":
-                label = f"“{attachment.name}”" if attachment.name else "that file"
-                raise MediaError(
-                    f"unsupported attachment {found.mime}",
-                    user_message=f"{SUPPORTED}; {label} is none of those.",
-                )
-            if len(data) > self._cap(found.kind):
-                raise too_large(self._cap(found.kind), attachment.name)
-            if found.kind == "image":
-                pictures.append(await self._picture(data, attachment))
-            elif found.kind == "audio":
-                note, words = await self._listen(data, found.mime, attachment)
-                spoken.append(f"{note} {words}")
-                transcripts.append(words)
+        failed: list[_Unread] = []
+        for place, attachment in enumerate(attachments, start=1):
+            try:
+                used = await self._use(adapter, attachment)
+            except MediaError as exc:
+                # this file only: the text and the other files are still answered
+                log.warning("media.unread", error=str(exc), place=place)
+                failed.append(_Unread(attachment.name, place, exc.user_message))
+                continue
+            if isinstance(used, Picture):
+                pictures.append(used)
+            elif isinstance(used, _Heard):
+                heard.append(used)
             else:
-                documents.append(await self._document(data, found.kind, attachment))
-            del data
+                documents.append(used)
+        unread = _unread_lines(failed, len(attachments))
+        if unread and not (caption or pictures or heard or documents):
+            raise MediaError(
+                f"{len(failed)} of {len(attachments)} attachments not read",
+                user_message="\n".join(unread),
+            )
         return Reading(
-            _text(incoming.text.strip(), pictures, spoken, documents),
+            _text(caption, pictures, heard, documents, unread),
             tuple(pictures),
-            "\n".join(transcripts),
+            "\n".join(recording.words for recording in heard),
+            unread,
         )
+
+    async def _use(self, adapter: Adapter, attachment: Attachment) -> Picture | _Heard | Document:
+        """One attachment fetched and made readable; :class:`MediaError` says why it cannot
+        be."""
+        data = await self._fetch(adapter, attachment)
+        if not data:
+            raise _empty(attachment.name)
+        found = sniff(data, name=attachment.name, declared=attachment.mime, voice=attachment.voice)
+        if found.kind == "unsupported":
+            label = f"“{attachment.name}”" if attachment.name else "that file"
+            raise MediaError(
+                f"unsupported attachment {found.mime}",
+                user_message=f"{SUPPORTED}; {label} is none of those.",
+            )
+        if len(data) > self._cap(found.kind):
+            raise too_large(self._cap(found.kind), attachment.name)
+        if found.kind == "image":
+            return await self._picture(data, attachment)
+        if found.kind == "audio":
+            note, words = await self._listen(data, found.mime, attachment)
+            return _Heard(note, words)
+        return await self._document(data, found.kind, attachment)
 
     async def _fetch(self, adapter: Adapter, attachment: Attachment) -> bytes:
         if not self.vision and attachment.mime.startswith("image/"):
@@ -268,13 +314,37 @@ def _blind() -> MediaError:
     return MediaError("the chat model does not see pictures", user_message=NO_VISION)
 
 
+def _unread_lines(failed: Sequence[_Unread], count: int) -> tuple[str, ...]:
+    """One line for each reason some of a message's ``count`` files could not be used, in
+    their order. A reason that names its file, or that is the message's only file's, is
+    said as it is; so is one true of every file (a model that sees no pictures, for an
+    album of them), once. Otherwise the line starts with the files it is about: their names,
+    or their places for files of no name (an album's photos)."""
+    reasons: dict[str, list[_Unread]] = {}
+    for item in failed:
+        reasons.setdefault(item.reason, []).append(item)
+    lines: list[str] = []
+    for reason, items in reasons.items():
+        named = all(item.name and f"“{item.name}”" in reason for item in items)
+        if count == 1 or len(items) == count or named:
+            lines.append(reason)
+            continue
+        labels = ", ".join(
+            f"“{item.name}”" if item.name else f"file {item.place} of {count}" for item in items
+        )
+        lines.append(f"{labels[0].upper()}{labels[1:]}: {reason}")
+    return tuple(lines)
+
+
 def _text(
     caption: str,
     pictures: Sequence[Picture],
-    spoken: Sequence[str],
+    heard: Sequence[_Heard],
     documents: Sequence[Document],
+    unread: Sequence[str] = (),
 ) -> str:
-    """The turn's text: the pictures' note carries the caption; otherwise it comes first."""
+    """The turn's text: the pictures' note carries the caption; otherwise it comes first.
+    What could not be used comes last, so the model knows a file is missing and why."""
     parts: list[str] = []
     if pictures:
         count = len(pictures)
@@ -282,6 +352,7 @@ def _text(
         parts.append(f"[{what}: {caption}]" if caption else f"[{what}]")
     elif caption:
         parts.append(caption)
-    parts.extend(spoken)
+    parts.extend(f"{recording.note} {recording.words}" for recording in heard)
     parts.extend(document.for_model() for document in documents)
+    parts.extend(f"[not read: {line}]" for line in unread)
     return "\n\n".join(parts)

@@ -149,7 +149,7 @@ class Handling(CommandRunning):
                 delivered = await self._deliver(
                     reply,
                     incoming,
-                    self._echoed(reading, outcome.reply),
+                    self._framed(reading, outcome.reply),
                     owner=owner,
                     otr=outcome.otr,
                     secrets=outcome.secrets,
@@ -185,21 +185,29 @@ class Handling(CommandRunning):
 
     async def _read(self, adapter: Adapter, incoming: Incoming) -> Reading:
         """What the turn of ``incoming`` reads: its text, or its attachments made readable
-        (:mod:`bot.media.prepare`; a :class:`MediaError` says why one cannot be)."""
+        (:mod:`bot.media.prepare`: a file that cannot be used is named in the reading; a
+        :class:`MediaError` when nothing of the message can be, and it had no text)."""
         if not incoming.attachments or self.media is None:
             return Reading(incoming.text)
         reading = await self.media.read(incoming, adapter)
         log.info(
-            "media.read", attachments=len(incoming.attachments), pictures=len(reading.pictures)
+            "media.read",
+            attachments=len(incoming.attachments),
+            pictures=len(reading.pictures),
+            unread=len(reading.unread),
         )
         return reading
 
-    def _echoed(self, reading: Reading, reply: str) -> str:
-        """The answer, with a voice note's transcript quoted above it when so configured."""
-        if not reading.transcript or not self.config.media.echo_transcript:
-            return reply
-        quoted = "\n".join(f"> {line}" for line in reading.transcript.splitlines())
-        return f"{quoted}\n\n{reply}"
+    def _framed(self, reading: Reading, reply: str) -> str:
+        """The answer as delivered: a voice note's transcript quoted above it when so
+        configured, and below it the sentence of each file that could not be used (the
+        model was told too, but the user learns it whatever the model says)."""
+        parts = [reply]
+        if reading.transcript and self.config.media.echo_transcript:
+            parts.insert(0, "\n".join(f"> {line}" for line in reading.transcript.splitlines()))
+        if reading.unread:
+            parts.append("\n".join(reading.unread))
+        return "\n\n".join(parts)
 
     async def _speaks(self, adapter: Adapter, room: Room) -> bool:
         """Whether the answer in ``room`` is spoken too (``/voice``, and a way to speak)."""
