@@ -154,6 +154,19 @@ async def test_shared_lists_a_plain_line_every_room_reads_and_unshare_takes_it_o
     assert listed == ["**Known in every room:**", "- shared/USER.md: I grow tomatoes"]
 
 
+async def test_shared_lists_a_line_that_opens_and_ends_in_bold(world: World) -> None:
+    """Only a line that is one bold run is a heading: "**Allergic** to **peanuts**" is read
+    by every room's prompt, so ``/shared`` lists it and ``/unshare`` takes it out."""
+    shared = world.data / "scott/persona/inara/shared"
+    shared.mkdir(exist_ok=True)
+    (shared / "USER.md").write_text("**About me**\n\n**Allergic** to **peanuts**\n")
+    listed = (await world.say("/shared")).splitlines()
+    assert listed == ["**Known in every room:**", "- shared/USER.md: **Allergic** to **peanuts**"]
+    answer = await world.say("/unshare **Allergic** to **peanuts**")
+    assert answer == "Removed from shared/USER.md: 1 line."
+    assert "peanuts" not in (shared / "USER.md").read_text()
+
+
 def test_persona_new_refuses_a_twin_of_a_persona_in_another_case(tmp_path: Path) -> None:
     """``persona new scott Inara`` beside ``inara`` made a second persona no ``/persona``
     could tell apart, and one a copy to a case-insensitive disk would merge."""

@@ -72,3 +72,22 @@ def test_a_one_at_a_time_fact_names_its_slot(fact: str, slot: str) -> None:
 )
 def test_a_fact_that_may_hold_beside_another_names_none(fact: str) -> None:
     assert fact_slot(fact) is None
+
+
+@pytest.mark.parametrize(
+    "fact",
+    [
+        "I'm living on a tight budget",
+        "I live on coffee and toast",
+        "I live in fear of the dentist",
+        "Vivo na esperança de mudar",
+        "I work at night",
+        "I work at least 50 hours a week",
+        "I'm working at weekends now",
+        "I work for fun",
+        "Trabalho à noite",
+    ],
+)
+def test_what_one_lives_on_or_works_at_that_is_no_place_names_none(fact: str) -> None:
+    """Such a fact would take "I live in Lisbon" or "I work at Google" out of USER.md."""
+    assert fact_slot(fact) is None

@@ -149,3 +149,19 @@ async def test_a_hand_written_line_and_a_fact_of_another_kind_stay(tmp_path: Pat
     assert "- I live in Lisbon.\n" in text
     assert "I work from home on Fridays" in text and "I live with my sister" in text
     assert "I moved to Porto" in text
+
+
+async def test_undo_of_a_replacing_fact_names_the_newer_fact(tmp_path: Path) -> None:
+    """The change records the line written, not the one it replaced: the changelog and
+    /undo's sentence name "I moved to Porto", which is what /undo takes away."""
+    directory = make_persona(tmp_path, "scott")
+    store = PersonaStore(tmp_path)
+    promoter = Promoter(store, lambda name: 4000)
+    await _remember(promoter, "Remember that I live in Lisbon.", "Remember that I moved to Porto.")
+    changelog = (directory / "IDENTITY_CHANGELOG.md").read_text()
+    newest = changelog[changelog.rindex("- after:") :].splitlines()[0]
+    assert "Porto" in newest and "Lisbon" not in newest
+    said = await undo_last(store, "scott", "inara", at=AT)
+    assert "no longer says “I moved to Porto" in said, said
+    text = (directory / "USER.md").read_text()
+    assert "Lisbon" in text and "Porto" not in text

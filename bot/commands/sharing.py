@@ -44,8 +44,9 @@ _MARKER = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
 #: an HTML comment inside a line: a marker, no part of what the line says (nor of its copy
 #: in memory, whose text `/unshare ID` advises)
 _COMMENT = re.compile(r"<!--.*?-->")
-#: a line that is only bold, "**About me**": a heading written by hand
-_BOLD_HEADING = re.compile(r"(\*\*|__)[^*_].*\1:?")
+#: a line that is one bold run, "**About me**": a heading written by hand ("**Allergic** to
+#: **peanuts**" is two runs and says something)
+_BOLD_HEADING = re.compile(r"(\*\*|__)[^*_](?:(?!\1).)*\1:?")
 
 
 def _said(line: str) -> str:

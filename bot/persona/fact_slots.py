@@ -8,8 +8,10 @@ would not know which holds. :func:`fact_slot` names the thing (``home``, ``emplo
 time, in English and Portuguese; any other fact has no slot and never replaces anything ("my
 sister is a nurse" and "my sister is pregnant" are both true). The forms are read without
 accents or punctuation, after a word or two that only lead in ("oh", "so", "by the way",
-"pois"...); a move is one of home only to a place by its name or to a dwelling ("I moved to
-Porto", "into a new flat", not "to the night shift"), and work "at home" names no employer.
+"pois"...); where one lives or moves to is a home only when it is a place by its name or a
+dwelling ("I live in Lisbon", "I moved into a new flat"; not "I moved to the night shift",
+"I live on coffee", "I'm living on a budget"), and work "at home", "at night" or "for fun"
+names no employer.
 """
 
 from __future__ import annotations
@@ -93,25 +95,33 @@ _NOUNS = "|".join(sorted(_PEOPLE, key=len, reverse=True))
 _WHAT = re.compile(
     r"\s*(?:(?:the|a|an|o|a|os|as|um|uma)\s+)?(?:(?:new|novo|nova)\s+)?(?P<what>[^\W\d_][\w'-]*)"
 )
-#: where someone moves to when it is a home and has no name ("I moved into a new flat")
+#: where someone lives or moves to when it is a home and has no name ("I moved into a new
+#: flat", "I live in the city centre")
 _DWELLINGS = frozenset(
-    "flat house apartment cottage bungalow home casa apartamento moradia vivenda".split()
+    "flat house apartment cottage bungalow home city town village countryside suburbs centre"
+    " center casa apartamento moradia vivenda cidade vila aldeia campo centro bairro".split()
+)
+#: what one works at or for that says when or how, not where ("at night", "for fun")
+_NOT_WORKPLACES = frozenset(
+    "home casa night nights weekend weekends least most times moment fun free living"
+    " noite noites turno".split()
 )
 
 
 def _a_place(rest: str) -> bool:
-    """Whether what one moved to is a home: a name ("Porto", "o Porto") or a dwelling; not
-    "the night shift" or "a new team"."""
+    """Whether where one lives or moved to is a home: a name ("Porto", "o Porto") or a
+    dwelling; not "the night shift", "a new team", "coffee" or "a budget"."""
     found = _WHAT.match(rest)
     return found is not None and (
         found["what"][0].isupper() or found["what"].casefold() in _DWELLINGS
     )
 
 
-def _not_at_home(rest: str) -> bool:
-    """Whether where one works is a workplace: "at home" / "em casa" says how, not where."""
+def _a_workplace(rest: str) -> bool:
+    """Whether where one works is a workplace: "at home" / "em casa" says how, "at night" or
+    "at least" when or how much, not where."""
     found = _WHAT.match(rest)
-    return found is None or found["what"].casefold() not in ("home", "casa")
+    return found is None or found["what"].casefold() not in _NOT_WORKPLACES
 
 
 def _a_name(rest: str) -> bool:
@@ -128,20 +138,20 @@ def _anything(rest: str) -> bool:
 _FORMS: tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...] = tuple(
     (slot, re.compile(_LEAD + pattern + r"\b", re.IGNORECASE), check)
     for slot, pattern, check in (
-        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|on|at)", _anything),
+        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|on|at)", _a_place),
         ("home", _EN_I + _NOW + r"moved\s+(?:to|into)", _a_place),
         (
             "home",
             _PT_I + _NOW + r"(?:moro|vivo)\s+" + _NOW + r"(?:em|no|na|nos|nas)",
-            _anything,
+            _a_place,
         ),
         ("home", _PT_I + _NOW + r"(?:mudei-me|mudei)\s+para", _a_place),
-        ("employer", _EN_I + _NOW + r"(?:work|working)\s+(?:at|for)", _not_at_home),
+        ("employer", _EN_I + _NOW + r"(?:work|working)\s+(?:at|for)", _a_workplace),
         ("job", _EN_I + _NOW + r"(?:work|working)\s+as", _anything),
         (
             "employer",
             _PT_I + _NOW + r"trabalho\s+" + _NOW + r"(?:em|no|na|para)",
-            _not_at_home,
+            _a_workplace,
         ),
         ("job", _PT_I + _NOW + r"trabalho\s+" + _NOW + r"como", _anything),
         ("age", r"(?:i'm|i am)\s+\d{1,3}(?:\s+years\s+old)?$", _anything),

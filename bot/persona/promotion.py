@@ -229,8 +229,8 @@ class Promoter:
         edit = replace_block(text, heading, candidate.slot, line)
         before, section, after = split_section(edit.text, heading)
         gave_way = _replaced(section, candidate)
-        for line in gave_way:
-            section = set_bullet(section, heading, _slot_of(line), None)
+        for older in gave_way:  # not ``line``: that is the change's bullet_after
+            section = set_bullet(section, heading, _slot_of(older), None)
         if gave_way:
             log.info("promotion.replaces", file=filename, lines=len(gave_way))
         limit = self.limit(filename)
