@@ -274,6 +274,29 @@ async def test_a_private_reminder_waits_when_someone_else_speaks_in_the_notifica
     assert "Quillonide" in await _remind(noticed)
 
 
+async def test_a_room_heard_as_a_group_is_one_after_a_restart(noticed: World) -> None:
+    """The daemon restarted after the third person spoke: the reminder due before anyone
+    speaks there again still waits."""
+    await noticed.adapter.deliver(
+        "hi all, thanks for adding me",
+        sender="cousin",
+        room="family",
+        event_id="cousin-1",
+        is_direct=False,
+        addressed=False,
+    )
+    await noticed.daemon.stop()
+    config, llm = noticed.daemon.config, ScriptedLLM()
+    daemon, adapter = await start_daemon(config, noticed.data, llm=llm, env={})
+    restarted = World(daemon, adapter, noticed.data)
+    try:
+        told = await _remind(restarted)
+        assert "Quillonide" not in told, f"a private reminder was said in a group: {told!r}"
+        assert HELD_BACK in told
+    finally:
+        await daemon.stop()
+
+
 async def test_a_private_reminder_waits_in_a_room_another_users_persona_knows_as_shared(
     noticed: World,
 ) -> None:

@@ -219,6 +219,7 @@ class Daemon(StartUp):
                 log.error("llm.close_failed", error=str(exc))
         for server in self._media_servers:
             await server.close()
+        await self.groups.saved()
         await self.state.close()
         log.info("daemon.stopped")
 

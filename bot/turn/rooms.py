@@ -15,6 +15,8 @@ whether or not the persona answered: where the user's private notices must not g
 
 from __future__ import annotations
 
+import asyncio
+import json
 from dataclasses import dataclass
 
 import structlog
@@ -91,23 +93,59 @@ class OffTheRecord:
 
 
 class GroupsHeard:
-    """The rooms (``platform:id``) whose last message showed them to be groups, since the
-    daemon started: any message there, from anyone, addressed to the persona or not, Off The
-    Record or not. A room the persona never answered in on the record has no folder that
-    says it is shared (:mod:`bot.turn.audience`), yet a private notice must not be said there
-    (:mod:`bot.daemon.notify`). Kept in memory only: after a restart a group is known again
-    by its folder, its id, or its next message."""
+    """The rooms (``platform:id``) whose last message showed them to be groups: any message
+    there, from anyone, addressed to the persona or not, Off The Record or not. A room the
+    persona never answered in on the record has no folder that says it is shared
+    (:mod:`bot.turn.audience`), yet a private notice must not be said there
+    (:mod:`bot.daemon.notify`). Kept in ``personad.db`` once :meth:`load` gave it the store
+    (each change written in the background, the newest list each time), so a reminder due
+    after a restart, before anyone speaks in the group again, still waits."""
+
+    _KEY = "groups_heard"
 
     def __init__(self) -> None:
         self._rooms: dict[str, None] = {}
+        self._state: StateStore | None = None
+        #: the writes under way (kept so that none is collected before it ran)
+        self._saving: set[asyncio.Task[None]] = set()
+
+    async def load(self, state: StateStore) -> None:
+        """Read the groups heard before the start; their changes are written from now on."""
+        self._state = state
+        try:
+            stored = await state.kv_get(self._KEY)
+            rooms = json.loads(stored) if stored else []
+        except (StoreError, ValueError) as exc:
+            log.error("groups_heard.unreadable", error=type(exc).__name__)
+            return
+        for room in rooms if isinstance(rooms, list) else []:
+            if isinstance(room, str):
+                keep_newest(self._rooms, room, None, GROUPS_KEPT)
 
     def heard(self, room_key: str, *, group: bool) -> None:
         """A message in ``room_key`` said whether it is a group (a direct conversation a
         third person joined is one; a group down to the user and the persona is not)."""
-        if not group:
-            self._rooms.pop(room_key, None)
-        elif room_key not in self._rooms:
+        if group == (room_key in self._rooms):
+            return
+        if group:
             keep_newest(self._rooms, room_key, None, GROUPS_KEPT)
+        else:
+            del self._rooms[room_key]
+        if self._state is not None:
+            task = asyncio.get_running_loop().create_task(self._save(self._state))
+            self._saving.add(task)
+            task.add_done_callback(self._saving.discard)
+
+    async def _save(self, state: StateStore) -> None:
+        try:
+            await state.kv_set(self._KEY, json.dumps(list(self._rooms)))
+        except StoreError as exc:  # kept in memory all the same; written with the next change
+            log.error("groups_heard.save_failed", error=type(exc).__name__)
+
+    async def saved(self) -> None:
+        """Wait for the writes under way (before the store closes)."""
+        if self._saving:
+            await asyncio.wait(set(self._saving))
 
     def __contains__(self, room_key: object) -> bool:
         return room_key in self._rooms

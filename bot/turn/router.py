@@ -124,9 +124,10 @@ class Router(TurnTaking):
         self.room_persona: dict[str, str] = {}
 
     async def load(self) -> None:
-        """Read every configured user's chosen persona and the rooms' Off The Record modes
-        once, at start, instead of on each user's first message."""
+        """Read every configured user's chosen persona, the rooms' Off The Record modes and
+        the groups heard once, at start, instead of on each user's first message."""
         await self.otr.load()
+        await self.groups.load(self.state)
         chosen = await self.state.active_personas()
         for user in self.config.users:
             self._active[user] = chosen.get(user)
