@@ -296,7 +296,8 @@ async def test_a_group_album_named_by_a_later_picture_is_one_turn_in_the_group(
     finally:
         await world.daemon.stop()
     [call] = llm.calls
-    assert len(call.messages[-1].pictures) == 3
+    # in the order they were sent, though the first two waited for the third
+    assert [shown.width for shown in call.messages[-1].pictures] == [201, 202, 203]
     assert call.messages[-1].text.endswith("[3 pictures: inara, look]")
     assert [room for room, _text in world.adapter.sent] == ["group1"]
     logged = "· user · scott · console:group1 · shared\n\n[3 pictures: inara, look]"

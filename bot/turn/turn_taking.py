@@ -83,13 +83,16 @@ class TurnTaking(Handling):
                 await line.gather_album(leader)
             batch = line.take(leader, self._fits)
             last = batch[-1].incoming
+            # the files in the order they came: an album's pictures that waited for the one
+            # whose caption named the persona took their places after it
+            sent = sorted(batch, key=lambda taken: taken.incoming.received_at)
             merged = (
                 last
                 if len(batch) == 1
                 else replace(
                     last,
                     text=joined(batch),
-                    attachments=tuple(a for t in batch for a in t.incoming.attachments),
+                    attachments=tuple(a for t in sent for a in t.incoming.attachments),
                 )
             )
             if len(batch) > 1:
