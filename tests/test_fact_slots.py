@@ -68,6 +68,8 @@ def test_a_one_at_a_time_fact_names_its_slot(fact: str, slot: str) -> None:
         "My boss is on holiday this week",
         "My wife is pregnant",
         "O meu chefe é impossível",
+        "My boss is Italian",
+        "My new doctor is an American",
     ],
 )
 def test_a_fact_that_may_hold_beside_another_names_none(fact: str) -> None:

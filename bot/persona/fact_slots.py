@@ -124,11 +124,31 @@ def _a_workplace(rest: str) -> bool:
     return found is None or found["what"].casefold() not in _NOT_WORKPLACES
 
 
+#: words English writes with a capital that say what someone is, not who ("my boss is
+#: Italian", "my wife is Catholic")
+_CAPITALISED_KINDS = frozenset(
+    """american argentinian australian austrian belgian brazilian british buddhist canadian
+    catholic chilean chinese christian colombian croatian czech danish dutch egyptian english
+    filipino finnish french german greek hindu hungarian indian indonesian irish israeli
+    italian jamaican japanese jewish kenyan korean mexican moroccan muslim nigerian norwegian
+    pakistani peruvian polish portuguese protestant romanian russian scottish serbian spanish
+    swedish swiss thai turkish ukrainian venezuelan vietnamese welsh""".split()
+)
+#: the first word of what a person's slot is given, past an article
+_GIVEN_WORD = re.compile(r"\s*(?:(?:the|a|an|o|a|um|uma)\s+)?(?P<word>\w+)")
+
+
 def _a_name(rest: str) -> bool:
     """Whether what a person's slot is given is a name, a title or a date ("Dr. Varga",
-    "Rui", "March 3", "a 3 de março"), not what they are like ("a nightmare", "pregnant")."""
-    found = _GIVEN.match(rest)
-    return found is not None and (found["first"].isupper() or found["first"].isdigit())
+    "Rui", "March 3", "a 3 de março"), not what they are like ("a nightmare", "pregnant",
+    "Italian")."""
+    found = _GIVEN_WORD.match(rest)
+    if found is None:
+        return False
+    word = found["word"]
+    if word.casefold() in _CAPITALISED_KINDS:
+        return False
+    return word[0].isupper() or word[0].isdigit()
 
 
 def _anything(rest: str) -> bool:
@@ -163,8 +183,6 @@ _MY = re.compile(
     rf"(?P<noun>{_NOUNS})\s+(?:novo\s+|nova\s+)?(?:is\s+called|is|e|chama-se)\b",
     re.IGNORECASE,
 )
-#: the first letter of what a person's slot is given, past an article
-_GIVEN = re.compile(r"\s*(?:(?:the|a|an|o|a|um|uma)\s+)?(?P<first>\w)")
 _FAVOURITE = re.compile(
     _LEAD + r"(?:my\s+(?:favourite|favorite)\s+(?P<en>\w+)\s+is"
     r"|(?:o|a)?\s*(?:meu|minha)\s+(?P<pt>\w+)\s+(?:favorito|favorita|preferido|preferida)\s+e)\b"
