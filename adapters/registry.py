@@ -38,7 +38,8 @@ def settings_for(name: str, raw: dict[str, Any]) -> AdapterSettings:
         return cast(AdapterSettings, module.Settings.model_validate(raw))
     except ValidationError as exc:
         fields = module.Settings.model_fields
-        raise ConfigError("; ".join(validation_lines(exc, f"adapters.{name}", fields))) from exc
+        lines = validation_lines(exc, f"adapters.{name}", fields, module.Settings)
+        raise ConfigError("; ".join(lines)) from exc
 
 
 def create(name: str, settings: AdapterSettings, context: AdapterContext) -> Adapter:

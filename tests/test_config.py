@@ -149,3 +149,64 @@ def test_a_media_role_must_name_an_audio_server(tmp_path: Path) -> None:
         ' (kind = "openai_compat" with a base_url)'
     ) in problems
     assert any(p.startswith("llm.roles.speech.backend: 'piper' must be") for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("identity", "meant"),
+    [
+        ("telegram:@scott", "numeric user id"),
+        ("discord:scott", "numeric user id"),
+        ("matrix:scott", "'matrix:@scott:example.org'"),
+    ],
+)
+def test_an_identity_in_the_wrong_form_for_its_platform_says_what_to_write(
+    tmp_path: Path, identity: str, meant: str
+) -> None:
+    """A Telegram @username or a bare Matrix name never matches a sender: every message of
+    that person would be dropped as from a stranger, with a config that looked OK."""
+    path = tmp_path / "p.toml"
+    path.write_text(f'[users.scott]\nidentities = ["telegram:42", "{identity}"]\n')
+    _config, problems = collect_problems(path, {})
+    [line] = [p for p in problems if p.startswith("users.scott.identities")]
+    assert repr(identity) in line and meant in line
+
+
+def test_a_mistyped_key_is_named_with_the_key_meant(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        '[daemon]\ndata_dri = "/srv/p"\n[users.scott]\nadmn = true\n'
+        '[llm.backends.local]\nkind = "openai_compat"\nmodel = "m"\nbase_ulr = "http://h/v1"\n'
+        "[http]\nbogus = 1\n"
+    )
+    _config, problems = collect_problems(path, {})
+    assert "daemon.data_dri: unknown key (did you mean 'data_dir'?)" in problems
+    assert "users.scott.admn: unknown key (did you mean 'admin'?)" in problems
+    assert "llm.backends.local.base_ulr: unknown key (did you mean 'base_url'?)" in problems
+    assert "http.bogus: unknown key" in problems  # nothing near it: no guess
+
+
+def test_a_value_of_the_wrong_type_is_quoted_back(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('[http]\nport = "eighty"\n[users.scott]\nidentities = "telegram:42"\n')
+    _config, problems = collect_problems(path, {})
+    [port] = [p for p in problems if p.startswith("http.port")]
+    assert "'eighty'" in port
+    [identities] = [p for p in problems if p.startswith("users.scott.identities")]
+    assert 'write it as a list: ["telegram:42"]' in identities
+
+
+def test_a_model_address_without_its_scheme_is_refused_with_the_address_meant(
+    tmp_path: Path,
+) -> None:
+    """``base_url = "127.0.0.1:11434/v1"`` passed, and every turn said the connection
+    dropped, which no setting could fix."""
+    path = tmp_path / "p.toml"
+    path.write_text(
+        '[llm.roles.chat]\nbackend = "local"\n[llm.backends.local]\nkind = "openai_compat"\n'
+        'model = "m"\nbase_url = "127.0.0.1:11434/v1"\n'
+    )
+    _config, problems = collect_problems(path, {})
+    assert problems == [
+        "llm.backends.local.base_url: '127.0.0.1:11434/v1' is not a URL;"
+        " write it with its scheme: 'http://127.0.0.1:11434/v1'"
+    ]

@@ -5,13 +5,17 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from adapters.base import AdapterContext, Incoming
 from adapters.console.adapter import ConsoleAdapter
+from bot.daemon.cli import main
 from bot.daemon.errors import LLMError
 from bot.memory.distill.distiller import Distiller
 from bot.persona.store import PersonaStore
 from bot.turn.audience import room_folder, room_note
 from bot.turn.reply import ReplyStream
+from tests.fakes.lifecycle import quiet_port
 from tests.harness import ScriptedLLM, make_config, make_persona
 
 
@@ -139,3 +143,25 @@ async def test_short_distillation_reads_no_further_back_than_its_days(tmp_path: 
         "scott", "inara", "short"
     )
     assert "garden" in (directory / "MEMORY_SHORT.md").read_text()
+
+
+def test_a_distillation_that_failed_on_the_command_line_exits_non_zero(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``personad distill mid`` with the model down said it failed and exited 0, so a cron
+    job or a script running it took the failure for a success."""
+    for name in ("PERSONAD_CONFIG", "PERSONAD_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no config of the machine's own
+    monkeypatch.setenv("PERSONAD__LLM__ROLES__CHAT__BACKEND", "local")
+    monkeypatch.setenv(
+        "PERSONAD__LLM__BACKENDS__LOCAL__BASE_URL", f"http://127.0.0.1:{quiet_port()}/v1"
+    )
+    monkeypatch.setenv("PERSONAD__LLM__BACKENDS__LOCAL__MAX_RETRIES", "0")
+    directory = make_persona(tmp_path, "scott")
+    (directory / "MEMORY_MID.md").write_text("Kept.\n")
+    (directory / "MEMORY_SHORT.md").write_text("Scott booked the Lisbon trip.\n")
+    command = ["distill", "mid", "--user", "scott", "--persona", "inara"]
+    assert main([*command, "--data-dir", str(tmp_path)]) == 1
+    assert "The mid distillation failed" in capsys.readouterr().out
+    assert (directory / "MEMORY_MID.md").read_text() == "Kept.\n"

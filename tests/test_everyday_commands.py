@@ -254,6 +254,31 @@ def test_init_asks_again_for_an_answer_it_cannot_use(tmp_path: Path) -> None:
     assert (tmp_path / ".local/share/personad/scott/persona/inara").is_dir()
 
 
+def test_init_asks_again_for_an_id_or_an_address_in_a_form_that_cannot_work(
+    tmp_path: Path,
+) -> None:
+    """A Telegram @username (never a sender's id) and a server address without its scheme
+    were written as typed; the first made every message of that person a stranger's, the
+    second made every turn fail as a dropped connection."""
+    terminal = Terminal(tmp_path)
+    terminal.answer("Data folder", "\n")
+    terminal.answer("Your user name", "scott\n")
+    terminal.answer("first persona", "\n")
+    terminal.answer("Platforms", "telegram\n")
+    terminal.answer("telegram bot token", "123:abc\n")
+    terminal.answer("Your own telegram id", "@scott\n")
+    terminal.answer("Your own telegram id", "42\n")
+    terminal.answer("Model backend", "local\n")
+    terminal.answer("Server address", "127.0.0.1:11434/v1\n")
+    terminal.answer("Server address", "http://127.0.0.1:11434/v1\n")
+    terminal.answer("Model name", "\n")
+    terminal.ended()
+    assert "not the @username" in terminal.screen
+    assert "write it with its scheme: 'http://127.0.0.1:11434/v1'" in terminal.screen
+    config = (tmp_path / ".config" / "personad" / "personad.toml").read_text()
+    assert '"telegram:42"' in config and "@scott" not in config
+
+
 def test_init_ended_with_ctrl_d_says_so_in_one_line(tmp_path: Path) -> None:
     """Ctrl-D at a question was a Python traceback (EOFError)."""
     terminal = Terminal(tmp_path)

@@ -153,6 +153,32 @@ async def test_init_from_a_pipe_says_in_one_line_which_flags_it_needs(tmp_path: 
     assert not (tmp_path / ".config" / "personad" / "personad.toml").exists()
 
 
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (("--timezone", "Mars/Olympus"), "users.scott.timezone: unknown time zone"),
+        (("--identity", "telegram:@scott"), "users.scott.identities: 'telegram:@scott'"),
+        (("--set", "daemon.log_levle=debug"), "did you mean 'log_level'?"),
+        (("--template", "nope"), "no persona template named 'nope'"),
+    ],
+)
+async def test_init_writes_nothing_when_its_flags_make_a_config_that_cannot_work(
+    tmp_path: Path, flags: tuple[str, ...], named: str
+) -> None:
+    """Such a config was written, then refused by the check at the end, and kept by the next
+    ``init`` (which keeps an existing config): the corrected flag changed nothing."""
+    shell = Shell(tmp_path)
+    code, _out, err = await shell(
+        "init", "--yes", "--user", "scott", "--backend", "local", "--data-dir",
+        str(tmp_path / "data"), *flags,
+    )  # fmt: skip
+    assert code == 2
+    [line] = err.splitlines()
+    assert named in line and "nothing was written" in line
+    assert not (tmp_path / ".config" / "personad").exists()
+    assert not (tmp_path / "data").exists()
+
+
 @pytest.mark.parametrize("own_config", [False, True])
 async def test_the_commands_init_prints_run_as_printed(tmp_path: Path, own_config: bool) -> None:
     shell = Shell(tmp_path)

@@ -196,7 +196,8 @@ def _persona_list(args: argparse.Namespace) -> int:
 
 async def _distill(args: argparse.Namespace) -> int:
     """Run one level now, recorded in ``personad.db`` as the daemon records a scheduled run,
-    so its catch-up after a restart does not run the level again."""
+    so its catch-up after a restart does not run the level again. Exit status 1 when a step
+    failed (the printed sentence says which and why)."""
     from bot.delivery.state import StateStore
     from bot.llm.factory import build_backends
     from bot.memory.distill.distiller import Distiller
@@ -214,7 +215,9 @@ async def _distill(args: argparse.Namespace) -> int:
     finally:
         for backend in backends.values():
             await backend.close()
-    return 0
+    # the sentence says what failed; the status tells a script or a cron job that something did
+    outcome = distiller.last_runs[f"{args.user}/{args.persona}"][args.kind].rsplit(" ", 1)[-1]
+    return 1 if outcome in ("failed", "partial") else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,7 @@ __all__ = [
     "TEMPLATE_ALIASES",
     "available_templates",
     "create_persona",
+    "template_dir",
     "template_summary",
 ]
 
@@ -72,6 +73,19 @@ def _template_text(template_dir: Path | None, filename: str) -> str:
     return "[]\n" if filename in _EMPTY_JSON else ""
 
 
+def template_dir(name: str, templates_dir: Path = TEMPLATES_DIR) -> Path:
+    """The folder of the template ``name`` (or of the one it was once called), or a
+    PersonaError naming the templates there are."""
+    validate_name(name, "template")
+    if name not in available_templates(templates_dir):
+        name = TEMPLATE_ALIASES.get(name, name)
+    found = templates_dir / name
+    if not (found / "IDENTITY.md").is_file():
+        known = ", ".join(available_templates(templates_dir)) or "none installed"
+        raise PersonaError(f"no persona template named {name!r} (available: {known})")
+    return found
+
+
 def create_persona(
     store: PersonaStore,
     user: str,
@@ -84,13 +98,8 @@ def create_persona(
     validate_name(user, "user")
     validate_name(persona, "persona")
     chosen = template or (persona if persona in available_templates(templates_dir) else "inara")
-    validate_name(chosen, "template")
-    if chosen not in available_templates(templates_dir):
-        chosen = TEMPLATE_ALIASES.get(chosen, chosen)
-    template_dir = templates_dir / chosen
-    if not (template_dir / "IDENTITY.md").is_file():
-        known = ", ".join(available_templates(templates_dir)) or "none installed"
-        raise PersonaError(f"no persona template named {chosen!r} (available: {known})")
+    found = template_dir(chosen, templates_dir)
+    chosen = found.name
     directory = store.directory(user, persona)
     if directory.exists():
         raise PersonaError(f"persona {persona!r} of user {user!r} already exists at {directory}")
@@ -104,7 +113,7 @@ def create_persona(
         )
     try:
         for filename in PERSONA_FILES:
-            text = _template_text(template_dir, filename)
+            text = _template_text(found, filename)
             text = text.replace("{{user}}", user).replace("{{persona}}", persona)
             text = text.replace("{{Persona}}", persona.capitalize())
             if chosen == "inara" and persona != "inara":

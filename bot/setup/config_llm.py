@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, field_validator
 
 from bot.setup.config_section import Section
 
@@ -23,6 +23,7 @@ __all__ = [
     "BackendConfig",
     "LLMConfig",
     "RoleConfig",
+    "url_problem",
 ]
 
 #: context windows in tokens by model name prefix; the longest matching prefix wins
@@ -35,6 +36,14 @@ DEFAULT_CONTEXT_WINDOWS: dict[str, int] = {
     "qwen2.5": 32_768,
     "mistral": 32_768,
 }
+
+
+def url_problem(value: str) -> str | None:
+    """What is wrong with a server's address (with what to write), or None. Without a
+    scheme every request fails in a way that reads as a dropped connection."""
+    if not value.startswith(("http://", "https://")):
+        return f"{value!r} is not a URL; write it with its scheme: 'http://{value}'"
+    return None
 
 
 class BackendConfig(Section):
@@ -50,6 +59,14 @@ class BackendConfig(Section):
     #: whether the model sees pictures (unset: Anthropic does, an OpenAI-compatible server
     #: is assumed not to until this says so)
     vision: bool | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _an_address(cls, value: str | None) -> str | None:
+        problem = url_problem(value) if value else None
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @property
     def sees_images(self) -> bool:

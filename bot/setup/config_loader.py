@@ -18,16 +18,18 @@ other local users can read it, and a ``.env`` beside it that they can read, so `
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import os
 import re
 import stat
 import tomllib
-from collections.abc import Collection, Mapping
+import types
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from bot.daemon.errors import ConfigError
 from bot.persona.names import validate_name
@@ -44,6 +46,7 @@ __all__ = [
     "exposed_secret_files",
     "load_config",
     "read_tree",
+    "tree_problems",
     "validation_lines",
 ]
 
@@ -95,20 +98,64 @@ def apply_env(tree: dict[str, Any], env: Mapping[str, str]) -> None:
             _set_path(tree, path, _env_value(value))
 
 
+def _section_at(model: type[BaseModel] | None, loc: Sequence[int | str]) -> Any:
+    """The model of the table at ``loc`` below ``model`` (a table of tables, ``users``,
+    takes any key), or None when it cannot be told."""
+    current: Any = model
+    for part in loc:
+        if get_origin(current) in (Union, types.UnionType):  # `X | None`
+            current = next((a for a in get_args(current) if a is not type(None)), None)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(str(part))
+            current = field.annotation if field else None
+        elif get_origin(current) is dict:
+            current = get_args(current)[1]
+        else:
+            return None
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unknown_key(model: type[BaseModel] | None, loc: Sequence[int | str]) -> str:
+    section = _section_at(model, loc[:-1]) if loc else None
+    known = list(section.model_fields) if section else []
+    meant = difflib.get_close_matches(str(loc[-1]), known, n=1) if loc else []
+    return f"unknown key (did you mean {meant[0]!r}?)" if meant else "unknown key"
+
+
+def _wrong_type(error: Any) -> str:
+    """pydantic's message with the value the file gave, and for a word where a list goes,
+    the list to write."""
+    given = error.get("input")
+    if error["type"] == "list_type" and isinstance(given, str):
+        return f"should be a list; write it as a list: [{json.dumps(given)}]"
+    if isinstance(given, str | int | float | bool):
+        return f"{error['msg']} (got {given!r})"
+    return str(error["msg"])
+
+
 def validation_lines(
-    exc: ValidationError, prefix: str = "", fields: Collection[str] = ()
+    exc: ValidationError,
+    prefix: str = "",
+    fields: Collection[str] = (),
+    model: type[BaseModel] | None = None,
 ) -> list[str]:
     """One ``key: what is wrong`` line per error of ``exc``, each key under ``prefix``
     (``adapters.matrix``). pydantic's "Value error, " is dropped; a whole-section check has no
     key of its own, so its message names the field first ("homeserver must be a URL"), and
-    that field in ``fields`` becomes the key ("...homeserver: must be a URL")."""
+    that field in ``fields`` becomes the key ("...homeserver: must be a URL"). With the
+    ``model`` validated, an unknown key is given the known key nearest it ("did you mean"),
+    and a value of the wrong type is quoted back."""
     lines = []
     for error in exc.errors():
         parts = [prefix] if prefix else []
         parts += [str(part) for part in error["loc"]]
         message = error["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
         if error["type"] == "extra_forbidden":
-            message = "unknown key"
+            message = _unknown_key(model, error["loc"])
+        elif error["type"].endswith(("_type", "_parsing")) and not (
+            error["loc"] and _SECRET_KEY.search(str(error["loc"][-1]))
+        ):  # a secret is never quoted back, even a wrong one
+            message = _wrong_type(error)
         first, _, rest = message.partition(" ")
         if not error["loc"] and first in fields and rest:
             parts.append(first)
@@ -118,7 +165,7 @@ def validation_lines(
 
 
 def _format_errors(exc: ValidationError) -> list[str]:
-    return validation_lines(exc, fields=Config.model_fields)
+    return validation_lines(exc, fields=Config.model_fields, model=Config)
 
 
 def _cross_checks(config: Config) -> list[str]:
@@ -228,11 +275,22 @@ def collect_problems(
 ) -> tuple[Config | None, list[str]]:
     """Load and validate; return the config (or None) and every problem found. With
     problems, the config returned (if any) has the defaults in place of the wrong sections."""
-    env = os.environ if env is None else env
     try:
         tree = read_tree(path)
     except ConfigError as exc:
         return None, [str(exc)]
+    return _validated(tree, path, os.environ if env is None else env)
+
+
+def tree_problems(tree: dict[str, Any], env: Mapping[str, str] | None = None) -> list[str]:
+    """Every problem of a config not yet written (``tree`` as its file would read), so that
+    ``init`` can refuse to write one that ``check-config`` would refuse."""
+    return _validated(copy.deepcopy(tree), None, os.environ if env is None else env)[1]
+
+
+def _validated(
+    tree: dict[str, Any], path: Path | None, env: Mapping[str, str]
+) -> tuple[Config | None, list[str]]:
     given = _given_backends(tree, env)
     tree = _merged(_defaults(), tree)
     apply_env(tree, env)

@@ -2,11 +2,15 @@
 persona, whether they are an admin, the room notices go to, and the web console's password.
 
 An identity is ``PLATFORM:ID`` (``telegram:123456``) and a notification room
-``PLATFORM:ROOM``, the platform one of :data:`PLATFORMS`; a time zone is an IANA name.
+``PLATFORM:ROOM``, the platform one of :data:`PLATFORMS`; a time zone is an IANA name. An ID
+has the form its platform gives a sender (a Telegram or Discord numeric user id, a full Matrix
+id): one in another form (``telegram:@scott``) would never match, and everything that person
+says would be dropped as a stranger's.
 """
 
 from __future__ import annotations
 
+import re
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
@@ -15,9 +19,40 @@ from bot.persona.names import validate_name
 from bot.setup.config_section import Section
 from bot.web.passwords import is_password_hash
 
-__all__ = ["PLATFORMS", "UserConfig"]
+__all__ = ["PLATFORMS", "UserConfig", "identity_problem"]
 
 PLATFORMS = ("console", "matrix", "telegram", "discord", "nctalk")
+
+
+def identity_problem(value: str) -> str | None:
+    """What is wrong with the identity ``value`` (with what to write), or None."""
+    platform, sep, ident = value.partition(":")
+    if not sep or not ident.strip():
+        return f"{value!r} is not PLATFORM:ID (e.g. 'telegram:123456')"
+    if platform not in PLATFORMS:
+        return f"{value!r}: unknown platform {platform!r}"
+    wrong = _wrong_form(platform, ident)
+    return f"{value!r}: {wrong}" if wrong else None
+
+
+def _wrong_form(platform: str, ident: str) -> str | None:
+    """What is wrong with ``ident`` as a sender's id on ``platform``, or None when it has the
+    form the platform's messages carry."""
+    if platform == "telegram" and not re.fullmatch(r"-?\d+", ident):
+        return (
+            "a Telegram identity is the numeric user id (e.g. 'telegram:123456'), not the"
+            " @username; @userinfobot tells yours"
+        )
+    if platform == "discord" and not ident.isdecimal():
+        return (
+            "a Discord identity is the numeric user id (Developer Mode, then Copy User ID),"
+            " e.g. 'discord:123456789012345678'"
+        )
+    if platform == "matrix" and not re.fullmatch(r"@[^:\s]+:\S+", ident):
+        name = ident.lstrip("@")
+        meant = f"@{name}" if ":" in name else f"@{name}:example.org"
+        return f"a Matrix identity is the full user id, e.g. 'matrix:{meant}'"
+    return None
 
 
 class UserConfig(Section):
@@ -52,11 +87,9 @@ class UserConfig(Section):
     @classmethod
     def _identities(cls, values: list[str]) -> list[str]:
         for value in values:
-            platform, sep, ident = value.partition(":")
-            if not sep or not ident.strip():
-                raise ValueError(f"{value!r} is not PLATFORM:ID (e.g. 'telegram:123456')")
-            if platform not in PLATFORMS:
-                raise ValueError(f"{value!r}: unknown platform {platform!r}")
+            problem = identity_problem(value)
+            if problem:
+                raise ValueError(problem)
         return values
 
     @field_validator("default_persona")

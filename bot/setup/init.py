@@ -3,9 +3,10 @@
 It asks (or takes flags, for scripts) for the data folder, the user, the first persona, the
 platforms and their tokens, and the model backend; writes the config and a 0600 ``.env``
 beside it; creates the persona; and ends by running ``check-config`` (``--probe`` to try
-each service live). Running it again is safe: an existing config is kept (``--force``
-rewrites it), an existing ``.env`` keeps its values except those given again, an existing
-persona is left as it is.
+each service live). Answers that make a config ``check-config`` would refuse (a time zone, an
+identity, a ``--set`` key) or name no template stop it before anything is written. Running
+it again is safe: an existing config is kept (``--force`` rewrites it), an existing ``.env``
+keeps its values except those given again, an existing persona is left as it is.
 
 The answers are :mod:`bot.setup.init_questions`; the config and ``.env`` they become,
 :mod:`bot.setup.init_files`.
@@ -19,12 +20,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.daemon.errors import ConfigError
+from bot.daemon.errors import ConfigError, PersonadError
 from bot.daemon.invocation import with_config
 from bot.persona.atomic import atomic_write_text
 from bot.persona.store import PersonaStore
-from bot.persona.template import available_templates, create_persona
-from bot.setup.config_loader import default_config_path
+from bot.persona.template import available_templates, create_persona, template_dir
+from bot.setup.config_loader import default_config_path, tree_problems
 from bot.setup.envfiles import ENV_FILE, load_env_files
 from bot.setup.init_files import config_tree, render_toml, write_env
 from bot.setup.init_questions import (
@@ -54,10 +55,12 @@ def run_init(args: argparse.Namespace) -> int:
     if keep:  # said before any question, so no answer is given for nothing
         print(f"kept the existing config {config_path} (--force writes a new one)")
     answers = gather(args, ask, kept_defaults(config_path) if keep else None)
+    tree = None if keep else config_tree(answers, args)
+    _refuse_what_cannot_work(args, tree)
     make_private_dirs(config_path.parent)
-    if not keep:
+    if tree is not None:
         text = "# written by personad init; every key: config/personad.example.toml\n\n"
-        atomic_write_text(config_path, text + render_toml(config_tree(answers, args)))
+        atomic_write_text(config_path, text + render_toml(tree))
         print(f"wrote {config_path}")
     env_path = config_path.parent / ENV_FILE
     changed = write_env(env_path, answers)
@@ -80,6 +83,20 @@ def run_init(args: argparse.Namespace) -> int:
     if code == 0:
         print(f"next: {again} chat --user {user} --persona {persona}\n      {again} run")
     return code
+
+
+def _refuse_what_cannot_work(args: argparse.Namespace, tree: dict[str, Any] | None) -> None:
+    """Stop before anything is written when the answers make a config ``check-config`` would
+    refuse (a time zone, an identity, a ``--set`` key) or name no template: written, it would
+    be kept by the next ``init``, which keeps an existing config."""
+    problems = tree_problems(tree) if tree is not None else []
+    if args.template:
+        try:
+            template_dir(args.template)
+        except PersonadError as exc:
+            problems.append(exc.user_message)
+    if problems:
+        raise ConfigError(f"{'; '.join(problems)}; nothing was written")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -9,6 +9,7 @@ name, the time zone) or, when the config is kept, from the config itself.
 from __future__ import annotations
 
 import argparse
+import functools
 import getpass
 import os
 import pwd
@@ -21,7 +22,8 @@ from typing import Any
 from bot.daemon.errors import ConfigError, PersonadError
 from bot.persona.names import validate_name
 from bot.setup.config import default_data_dir
-from bot.setup.config_users import UserConfig
+from bot.setup.config_llm import url_problem
+from bot.setup.config_users import UserConfig, identity_problem
 
 __all__ = [
     "NO_TERMINAL",
@@ -158,9 +160,13 @@ def gather(
         value = answers.get(variable) or ask(f"{platform} bot {label} ({variable})", secret=True)
         answers[variable] = value
         if not any(i.startswith(f"{platform}:") for i in answers["identities"]) and ask.interactive:
-            mine = ask(f"Your own {platform} id, so the bot knows you (blank: later)")
+            mine = ask.until_valid(
+                f"Your own {platform} id, so the bot knows you (blank: later)",
+                "",
+                functools.partial(_own_identity, platform),
+            )
             if mine:
-                answers["identities"].append(f"{platform}:{mine}")
+                answers["identities"].append(mine)
     if "matrix" in platforms:
         answers["homeserver"] = args.matrix_homeserver or ask("Matrix homeserver URL")
         answers["matrix_user_id"] = args.matrix_user_id or ask("The bot's Matrix id (@bot:hs)")
@@ -173,7 +179,9 @@ def gather(
         key = args.anthropic_key or os.environ.get("ANTHROPIC_API_KEY", "")
         answers["ANTHROPIC_API_KEY"] = key or ask("Anthropic API key", secret=True)
     else:
-        answers["local_url"] = args.local_url or ask("Server address", "http://127.0.0.1:11434/v1")
+        answers["local_url"] = args.local_url or ask.until_valid(
+            "Server address", "http://127.0.0.1:11434/v1", _address
+        )
         answers["model"] = args.model or ask("Model name", "llama3.1")
     return answers
 
@@ -186,6 +194,24 @@ def _platforms(answer: str) -> str:
         if platform not in PLATFORM_SECRETS:
             raise ConfigError(f"{platform!r} is no platform: one of {', '.join(PLATFORM_SECRETS)}")
     return ",".join(named)
+
+
+def _own_identity(platform: str, answer: str) -> str:
+    """The identity an answer to "your own id" makes ("" for none yet)."""
+    if not answer:
+        return ""
+    identity = answer if answer.startswith(f"{platform}:") else f"{platform}:{answer}"
+    problem = identity_problem(identity)
+    if problem:
+        raise ConfigError(problem)
+    return identity
+
+
+def _address(answer: str) -> str:
+    problem = url_problem(answer)
+    if problem:
+        raise ConfigError(problem)
+    return answer
 
 
 def _backend(answer: str) -> str:
