@@ -163,5 +163,32 @@ def test_a_distillation_that_failed_on_the_command_line_exits_non_zero(
     (directory / "MEMORY_SHORT.md").write_text("Scott booked the Lisbon trip.\n")
     command = ["distill", "mid", "--user", "scott", "--persona", "inara"]
     assert main([*command, "--data-dir", str(tmp_path)]) == 1
-    assert "The mid distillation failed" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "The mid distillation failed" in captured.out
     assert (directory / "MEMORY_MID.md").read_text() == "Kept.\n"
+    # one failed step is one log line (with its cause), not the same failure twice
+    assert captured.err.count("distill.failed") == 1
+    assert "cannot connect" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("command", "helped"),
+    [
+        (["chat"], ["--user USER", "the user who talks", "--persona PERSONA", "the persona"]),
+        (["distill"], ["{short,mid,long}", "short: the newest days", "--user USER"]),
+    ],
+)
+def test_every_argument_of_chat_and_distill_says_what_it_is_in_help(
+    command: list[str], helped: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([*command, "--help"])
+    assert exited.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    options = lines[lines.index("options:") :]
+    for argument in ("--user USER", "--persona PERSONA"):
+        [line] = [line for line in options if line.strip().startswith(argument)]
+        assert line.strip() != argument, f"{argument} has no help"
+    text = " ".join(" ".join(lines).split())
+    for words in helped:
+        assert words in text

@@ -182,6 +182,34 @@ def test_persona_new_refuses_a_twin_of_a_persona_in_another_case(tmp_path: Path)
     assert sorted(p.name for p in (data / "scott" / "persona").iterdir()) == ["inara"]
 
 
+@pytest.mark.parametrize(
+    ("user", "said"),
+    [
+        ("Scott", "user 'Scott' is not configured; did you mean 'scott'?"),
+        (
+            "brian",
+            "user 'brian' is not configured; add a [users.brian] section to personad.toml"
+            " or pick one of: scott, holly",
+        ),
+    ],
+)
+def test_persona_new_refuses_a_user_the_config_does_not_have(
+    tmp_path: Path, user: str, said: str
+) -> None:
+    """``persona new Scott inara`` made a persona no configured user could reach."""
+    data = tmp_path / "data"
+    (tmp_path / "personad.toml").write_text(
+        '[users.scott]\ntimezone = "UTC"\n\n[users.holly]\ntimezone = "UTC"\n'
+    )
+    made = personad(
+        "--config", "personad.toml", "persona", "new", user, "inara",
+        cwd=tmp_path, PERSONAD_DATA_DIR=str(data),
+    )  # fmt: skip
+    assert made.returncode == 2
+    assert made.stderr == f"personad: {said}\n"
+    assert not data.exists() or list(data.iterdir()) == []
+
+
 # -- personad init, answered on a terminal ------------------------------------------------
 
 

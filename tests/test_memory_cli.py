@@ -110,6 +110,7 @@ def test_export_writes_json_atomically(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(data_dir, "add", "We decided to paint the kitchen green.") == 0
+    (tmp_path / "out").mkdir()
     target = tmp_path / "out" / "memory.json"
     assert run(data_dir, "export", "--output", str(target)) == 0
     assert "wrote 1 memories" in capsys.readouterr().out
@@ -338,6 +339,21 @@ def test_an_export_over_a_directory_says_so_and_writes_nothing(
     assert run(data_dir, "export", "--output", str(folder)) == 1
     assert f"cannot write {folder}: Is a directory" in capsys.readouterr().err
     assert list(folder.iterdir()) == []
+
+
+def test_an_export_into_a_folder_that_does_not_exist_says_so_and_makes_none(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped ``--output`` made every missing folder on its way (as root, ``/nonexistent``)."""
+    target = tmp_path / "no" / "such" / "memory.json"
+    capsys.readouterr()
+    assert run(data_dir, "export", "--output", str(target)) == 1
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"personad: cannot write {target}: there is no folder {tmp_path / 'no' / 'such'}\n"
+    )
+    assert "wrote" not in captured.out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
 
 
 def test_persona_list_of_an_unknown_user_says_there_is_none(

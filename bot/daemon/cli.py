@@ -72,6 +72,20 @@ def _no_persona(config: Config, args: argparse.Namespace, user: str, persona: st
     )
 
 
+def _unconfigured(config: Config, user: str) -> str | None:
+    """Why ``user`` is none of the config's users (a persona for them no one could reach),
+    or None when it is one or the config names no users (then anyone may be)."""
+    if not config.users or user in config.users:
+        return None
+    twins = [name for name in config.users if name.lower() == user.lower()]
+    if twins:
+        return f"user {user!r} is not configured; did you mean {twins[0]!r}?"
+    return (
+        f"user {user!r} is not configured; add a [users.{user}] section to"
+        f" {config.source or 'the config'} or pick one of: {', '.join(config.users)}"
+    )
+
+
 def _load(args: argparse.Namespace) -> Config:
     config = load_config(config_path_from(getattr(args, "config", None)))
     if getattr(args, "data_dir", None):
@@ -89,13 +103,9 @@ async def _chat(args: argparse.Namespace) -> int:
     user, persona = args.user, args.persona
     validate_name(user, "user")
     validate_name(persona, "persona")
-    if config.users:
-        if user not in config.users:
-            return _fail(
-                f"user {user!r} is not configured; add a [users.{user}] section to"
-                f" {config.source or 'the config'} or pick one of: {', '.join(config.users)}"
-            )
-    else:
+    if problem := _unconfigured(config, user):
+        return _fail(problem)
+    if not config.users:
         config.users[user] = UserConfig(timezone=local_zone(), default_persona=persona, admin=True)
     identity = f"console:{user}"
     if identity not in config.users[user].identities:
@@ -164,6 +174,8 @@ def _health(args: argparse.Namespace) -> int:
 
 def _persona_new(args: argparse.Namespace) -> int:
     config = _load(args)
+    if problem := _unconfigured(config, args.user):
+        return _fail(problem)
     store = PersonaStore(config.data_dir)
     path = create_persona(store, args.user, args.name, template=args.template)
     print(f"created persona {args.name!r} for {args.user!r} in {path}")
@@ -234,8 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("run", parents=[common], help="run the daemon").set_defaults(func=_run)
     chat = sub.add_parser("chat", parents=[common], help="talk in this terminal")
-    chat.add_argument("--user", required=True)
-    chat.add_argument("--persona", required=True)
+    chat.add_argument("--user", required=True, help="the user who talks")
+    chat.add_argument("--persona", required=True, help="the persona to talk to")
     chat.set_defaults(func=_chat)
     checking = sub.add_parser(
         "check-config", parents=[common], help="print every configuration problem"
@@ -261,9 +273,14 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(func=_persona_list)
 
     distill = sub.add_parser("distill", parents=[common], help="run one distillation now")
-    distill.add_argument("kind", choices=("short", "mid", "long"))
-    distill.add_argument("--user", required=True)
-    distill.add_argument("--persona", required=True)
+    distill.add_argument(
+        "kind",
+        choices=("short", "mid", "long"),
+        help="short: the newest days, as said; mid: the model's summary of them;"
+        " long: mid folded into the long-term memory",
+    )
+    distill.add_argument("--user", required=True, help="the user who owns the persona")
+    distill.add_argument("--persona", required=True, help="the persona whose memory to distill")
     distill.set_defaults(func=_distill)
 
     register_memory_commands(sub)

@@ -267,6 +267,9 @@ def _write_file(name: str, text: str) -> Path:
     if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         # a rename over /dev/stdout, a pipe or a device would replace it, not write to it
         raise OSError(errno.EINVAL, "not a regular file (leave out --output to print it)")
+    if mode is None and not output.parent.is_dir():
+        # the atomic write would make the folders: a mistyped path would quietly become some
+        raise OSError(errno.ENOENT, f"there is no folder {output.parent}")
     atomic_write_text(output, text)
     return output
 

@@ -186,8 +186,8 @@ class Distiller:
             else:
                 outcome, recorded = await self._llm_level(user, persona, kind)
         except LLMError as exc:
+            # not logged again: every step that failed was, with its room and cause
             await self._record(user, persona, kind, "failed")
-            log.error("distill.failed", kind=kind, error=str(exc))
             return f"The {kind} distillation failed ({exc.user_message}); memory files unchanged."
         await self._record(user, persona, kind, recorded)
         log.info("distill.done", kind=kind, ms=round((time.perf_counter() - started) * 1000))
