@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.commands.table import unknown_command
 from tests.harness import ScriptedLLM, make_persona
 from tests.test_off_the_record import World
 from tests.test_off_the_record import _start as start_world
@@ -318,3 +319,18 @@ def test_init_ended_with_ctrl_d_says_so_in_one_line(tmp_path: Path) -> None:
         terminal.screen
     )
     assert not (tmp_path / ".config" / "personad").exists()
+
+
+async def test_a_mistyped_command_is_answered_with_the_one_meant(world: World) -> None:
+    assert await world.say("/stauts") == (
+        "I don't know the command /stauts. Did you mean /status? (/help lists them.)"
+    )
+    assert await world.say("/Persna") == (
+        "I don't know the command /persna. Did you mean /persona? (/help lists them.)"
+    )
+    assert await world.say("/wombatlantern") == (
+        "I don't know the command /wombatlantern. Try /help."
+    )
+    # an admin's command is named only to an admin
+    assert "/reload" in unknown_command("relaod", admin=True)
+    assert unknown_command("relaod") == "I don't know the command /relaod. Try /help."

@@ -10,6 +10,7 @@ its handlers know the router only by that: the router imports them, never the re
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -47,8 +48,13 @@ ADMIN_ONLY = "That command is for admins only."
 RELOAD_REFUSED = "Config not reloaded, it has problems"
 
 
-def unknown_command(name: str) -> str:
-    """The answer to ``/name`` when the table has no such command."""
+def unknown_command(name: str, *, admin: bool = False) -> str:
+    """The answer to ``/name`` when the table has no such command: the one meant named when
+    a command the sender may use is near it ("/stauts": "/status"), else /help."""
+    usable = [c.name for c in COMMANDS.values() if admin or not c.admin]
+    meant = difflib.get_close_matches(name.casefold(), usable, n=1, cutoff=0.75)
+    if meant:
+        return f"I don't know the command /{name}. Did you mean /{meant[0]}? (/help lists them.)"
     return f"I don't know the command /{name}. Try /help."
 
 

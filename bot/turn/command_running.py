@@ -103,11 +103,11 @@ class CommandRunning(AnswerDelivery):
         self, incoming: Incoming, user: str, persona: str, name: str, args: list[str]
     ) -> str:
         """The answer to the command ``name``: its handler's, or why there is none."""
-        command = lookup(name)
-        if command is None:
-            return unknown_command(name)
         user_config = self.config.users.get(user)
         admin = bool(user_config and user_config.admin)
+        command = lookup(name)
+        if command is None:
+            return unknown_command(name, admin=admin)
         if command.admin and not admin:
             log.warning("command.refused", command=name)
             return ADMIN_ONLY
