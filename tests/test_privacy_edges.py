@@ -254,12 +254,9 @@ async def test_a_private_reminder_waits_when_the_notification_room_was_heard_as_
     assert HELD_BACK in told
 
 
-async def test_a_private_reminder_waits_when_someone_else_speaks_in_the_notification_room(
-    noticed: World,
-) -> None:
-    """A direct conversation a third person joined: what they say there (to no one the
-    daemon knows, to no one in particular) shows the room is a group now."""
-    await noticed.adapter.deliver(
+async def _a_third_person_speaks(world: World) -> None:
+    """Someone no user is says hello in the family room, to no one in particular."""
+    await world.adapter.deliver(
         "hi all, thanks for adding me",
         sender="cousin",
         room="family",
@@ -267,6 +264,14 @@ async def test_a_private_reminder_waits_when_someone_else_speaks_in_the_notifica
         is_direct=False,
         addressed=False,
     )
+
+
+async def test_a_private_reminder_waits_when_someone_else_speaks_in_the_notification_room(
+    noticed: World,
+) -> None:
+    """A direct conversation a third person joined: what they say there (to no one the
+    daemon knows, to no one in particular) shows the room is a group now."""
+    await _a_third_person_speaks(noticed)
     told = await _remind(noticed)
     assert "Quillonide" not in told, f"a private reminder was said in a group: {told!r}"
     # the third person left: the room is direct again, and the reminder that waited arrives
@@ -277,14 +282,7 @@ async def test_a_private_reminder_waits_when_someone_else_speaks_in_the_notifica
 async def test_a_room_heard_as_a_group_is_one_after_a_restart(noticed: World) -> None:
     """The daemon restarted after the third person spoke: the reminder due before anyone
     speaks there again still waits."""
-    await noticed.adapter.deliver(
-        "hi all, thanks for adding me",
-        sender="cousin",
-        room="family",
-        event_id="cousin-1",
-        is_direct=False,
-        addressed=False,
-    )
+    await _a_third_person_speaks(noticed)
     await noticed.daemon.stop()
     config, llm = noticed.daemon.config, ScriptedLLM()
     daemon, adapter = await start_daemon(config, noticed.data, llm=llm, env={})

@@ -228,7 +228,7 @@ async def _distill(args: argparse.Namespace) -> int:
         for backend in backends.values():
             await backend.close()
     # the sentence says what failed; the status tells a script or a cron job that something did
-    outcome = distiller.last_runs[f"{args.user}/{args.persona}"][args.kind].rsplit(" ", 1)[-1]
+    outcome = distiller.outcome(args.user, args.persona, args.kind)
     return 1 if outcome in ("failed", "partial") else 0
 
 

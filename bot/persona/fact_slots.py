@@ -92,8 +92,8 @@ _FAVOURITES = {
 _NOUNS = "|".join(sorted(_PEOPLE, key=len, reverse=True))
 
 #: the first word of what follows a form, past an article and "new"
-_WHAT = re.compile(
-    r"\s*(?:(?:the|a|an|o|a|os|as|um|uma)\s+)?(?:(?:new|novo|nova)\s+)?(?P<what>[^\W\d_][\w'-]*)"
+_FIRST_WORD = re.compile(
+    r"\s*(?:(?:the|a|an|o|a|os|as|um|uma)\s+)?(?:(?:new|novo|nova)\s+)?(?P<word>\w[\w'-]*)"
 )
 #: where someone lives or moves to when it is a home and has no name ("I moved into a new
 #: flat", "I live in the city centre")
@@ -108,20 +108,23 @@ _NOT_WORKPLACES = frozenset(
 )
 
 
+def _first_word(rest: str) -> str:
+    """The first word of ``rest`` past an article and "new" ("" when there is none)."""
+    found = _FIRST_WORD.match(rest)
+    return found["word"] if found else ""
+
+
 def _a_place(rest: str) -> bool:
     """Whether where one lives or moved to is a home: a name ("Porto", "o Porto") or a
     dwelling; not "the night shift", "a new team", "coffee" or "a budget"."""
-    found = _WHAT.match(rest)
-    return found is not None and (
-        found["what"][0].isupper() or found["what"].casefold() in _DWELLINGS
-    )
+    word = _first_word(rest)
+    return word[:1].isupper() or word.casefold() in _DWELLINGS
 
 
 def _a_workplace(rest: str) -> bool:
     """Whether where one works is a workplace: "at home" / "em casa" says how, "at night" or
     "at least" when or how much, not where."""
-    found = _WHAT.match(rest)
-    return found is None or found["what"].casefold() not in _NOT_WORKPLACES
+    return _first_word(rest).casefold() not in _NOT_WORKPLACES
 
 
 #: words English writes with a capital that say what someone is, not who ("my boss is
@@ -134,21 +137,16 @@ _CAPITALISED_KINDS = frozenset(
     pakistani peruvian polish portuguese protestant romanian russian scottish serbian spanish
     swedish swiss thai turkish ukrainian venezuelan vietnamese welsh""".split()
 )
-#: the first word of what a person's slot is given, past an article
-_GIVEN_WORD = re.compile(r"\s*(?:(?:the|a|an|o|a|um|uma)\s+)?(?P<word>\w+)")
 
 
 def _a_name(rest: str) -> bool:
     """Whether what a person's slot is given is a name, a title or a date ("Dr. Varga",
     "Rui", "March 3", "a 3 de março"), not what they are like ("a nightmare", "pregnant",
     "Italian")."""
-    found = _GIVEN_WORD.match(rest)
-    if found is None:
-        return False
-    word = found["word"]
+    word = _first_word(rest)
     if word.casefold() in _CAPITALISED_KINDS:
         return False
-    return word[0].isupper() or word[0].isdigit()
+    return word[:1].isupper() or word[:1].isdigit()
 
 
 def _anything(rest: str) -> bool:

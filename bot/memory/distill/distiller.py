@@ -161,6 +161,12 @@ class Distiller:
         if self.runs is not None:
             await self.runs.record(user, persona, kind, now, outcome)
 
+    def outcome(self, user: str, persona: str, kind: str) -> str | None:
+        """How this process's last run of ``kind`` ended (``ok``, ``partial``, ``failed``);
+        None when it ran none."""
+        last = self.last_runs.get(f"{user}/{persona}", {}).get(kind)
+        return last.rsplit(" ", 1)[-1] if last else None
+
     async def status(self) -> dict[str, dict[str, str]]:
         """The last run of each level per ``user/persona``: recorded ones (they survive a
         restart) with this process's runs over them."""

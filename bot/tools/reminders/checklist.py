@@ -96,9 +96,7 @@ class Reminder:
         day the line names, or one past the 28th); empty for a reminder that does not."""
         if self.every is None:
             return ""
-        if self.every == "month" and self.day is not None:
-            return f"every month on the {_ordinal(self.day)}"
-        return every_words(self.every, self.when.day if self.every == "month" else None)
+        return every_words(self.every, self.month_day, named=self.day is not None)
 
 
 def _ordinal(day: int) -> str:
