@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from aiohttp import web
 
-from bot.tools.crons.jobfile import enabled_problem, is_enabled
+from bot.tools.crons.jobfile import is_enabled, why_it_cannot_run
 from bot.tools.crons.schedule import parse_schedule
 from bot.tools.crons.tools import cron_tools, edit_job
 from bot.tools.jsonlist import CorruptFile, Item, load_json_list
@@ -64,8 +64,8 @@ def _tools(request: web.Request, user: str, persona: str) -> dict[str, Tool]:
 
 
 def _next_run(job: Item, zone: ZoneInfo, now: datetime) -> str:
-    if (unclear := enabled_problem(job)) is not None:
-        return f"never ({unclear})"
+    if (problem := why_it_cannot_run(job)) is not None:
+        return f"never ({problem})"
     try:
         fire = parse_schedule(str(job.get("schedule", "")), zone).get_next_fire_time(None, now)
     except ValueError:

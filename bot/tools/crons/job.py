@@ -41,16 +41,14 @@ from bot.setup.config_users import UserConfig
 from bot.tools.backoff import backoff_for
 from bot.tools.crons.jobfile import (
     FILENAME,
-    NO_PROMPT,
     edit_crons,
-    enabled_problem,
-    has_prompt,
     is_enabled,
     last_seen,
     number_jobs,
     numbered,
     stamp_of,
     update_job,
+    why_it_cannot_run,
 )
 from bot.tools.crons.schedule import fire_due, parse_schedule
 from bot.tools.jsonlist import CorruptFile, Item, load_json_list
@@ -261,15 +259,9 @@ class _PersonaRun:
             _warn_once(user, persona, "cron.no_room", problem)
             await self.update(job_id, {"last_attempt": stamp, "last_error": problem})
             return
-        if (unclear := enabled_problem(job)) is not None:
-            # "enabled": 0 or "no" was meant to turn it off as often as 1 to keep it on
-            _warn_once(user, persona, "cron.unclear_enabled", unclear)
-            await self.update(job_id, {"last_attempt": stamp, "last_error": unclear})
-            return
-        if not has_prompt(job):
-            # asked without one, the model would answer "None": a paid call for nothing
-            _warn_once(user, persona, "cron.no_prompt", NO_PROMPT)
-            await self.update(job_id, {"last_attempt": stamp, "last_error": NO_PROMPT})
+        if (why := why_it_cannot_run(job)) is not None:
+            _warn_once(user, persona, "cron.cannot_run", why)
+            await self.update(job_id, {"last_attempt": stamp, "last_error": why})
             return
         try:
             answer = await self.ask(job)

@@ -14,7 +14,7 @@ them are kept (the latest removed), so adding and removing jobs cannot grow the 
 end. A job disabled by hand (``"enabled": false`` without ``disabled_at``) is the user's and
 is never pruned. ``enabled`` is true or false (a job without it is enabled); anything else
 (``0``, ``"no"``) is no answer, so such a job does not run and says why
-(:func:`enabled_problem`) until the user writes one. Every job needs an id of its own, a
+(:func:`why_it_cannot_run`) until the user writes one. Every job needs an id of its own, a
 whole number above 0 (as :func:`next_free_id` gives), by which its runs are recorded and its
 answers named: :func:`number_jobs` gives one to a job written by hand without it (or with
 one that is no whole number), or copied with another's.
@@ -36,7 +36,6 @@ __all__ = [
     "MAX_REMOVED",
     "NO_PROMPT",
     "edit_crons",
-    "enabled_problem",
     "has_prompt",
     "is_enabled",
     "last_seen",
@@ -46,6 +45,7 @@ __all__ = [
     "prune_removed",
     "stamp_of",
     "update_job",
+    "why_it_cannot_run",
 ]
 
 T = TypeVar("T")
@@ -70,21 +70,8 @@ def stamp_of(value: object) -> datetime | None:
 
 def is_enabled(job: Item) -> bool:
     """Whether the job is the user's live one (not turned off): one whose ``enabled`` cannot
-    be read stays listed and removable, but does not run (:func:`enabled_problem`)."""
+    be read stays listed and removable, but does not run (:func:`why_it_cannot_run`)."""
     return job.get("enabled", True) is not False
-
-
-def enabled_problem(job: Item) -> str | None:
-    """Why the job does not run although not turned off: its ``enabled`` is neither true nor
-    false (``0``, ``"no"``, ``1``; written by hand), so whether the user wants it is unknown;
-    None when it is fine."""
-    value = job.get("enabled", True)
-    if isinstance(value, bool):
-        return None
-    return (
-        f"'enabled' is {json.dumps(value, ensure_ascii=False)}, neither true nor false, "
-        "so the job does not run; write true or false"
-    )
 
 
 #: why a job without a prompt is not run (its ``last_error``, and ``cron_list`` says so)
@@ -95,6 +82,21 @@ def has_prompt(job: Item) -> bool:
     """Whether the job says what to do (a hand-written one may not)."""
     prompt = job.get("prompt")
     return isinstance(prompt, str) and bool(prompt.strip())
+
+
+def why_it_cannot_run(job: Item) -> str | None:
+    """Why a job not turned off still does not run, as its ``last_error``, ``cron_list`` and
+    the web console's schedule page say it; None when it can. Its ``enabled`` is neither true
+    nor false (``0``, ``"no"``; written by hand: whether the user wants it is unknown), or it
+    has no prompt (asked without one, the model would answer "None": a paid call for
+    nothing)."""
+    value = job.get("enabled", True)
+    if not isinstance(value, bool):
+        return (
+            f"'enabled' is {json.dumps(value, ensure_ascii=False)}, neither true nor false, "
+            "so the job does not run; write true or false"
+        )
+    return None if has_prompt(job) else NO_PROMPT
 
 
 def _own_id(value: object) -> TypeGuard[int]:

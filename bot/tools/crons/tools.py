@@ -21,12 +21,11 @@ from bot.tools.clock import Clock
 from bot.tools.crons.jobfile import (
     FILENAME,
     KEEP_REMOVED,
-    NO_PROMPT,
     edit_crons,
-    enabled_problem,
     has_prompt,
     is_enabled,
     next_free_id,
+    why_it_cannot_run,
 )
 from bot.tools.crons.schedule import check_schedule, parse_schedule
 from bot.tools.jsonlist import Item, corrupt_file_as_tool_failure, load_json_list
@@ -47,10 +46,8 @@ def _describe(job: Item, zone: tzinfo, now: datetime) -> str:
         fire = parse_schedule(str(job.get("schedule", "")), zone).get_next_fire_time(None, now)
     except ValueError as exc:
         return f"{line} — not valid: {exc}"
-    if (unclear := enabled_problem(job)) is not None:
-        return f"{line} — does not run: {unclear}"
-    if not has_prompt(job):
-        return f"{line} — does not run: {NO_PROMPT}"
+    if (problem := why_it_cannot_run(job)) is not None:
+        return f"{line} — does not run: {problem}"
     if fire is not None:
         line += f" — next {fire:%a %Y-%m-%d %H:%M}"
     if job.get("last_error"):
