@@ -52,6 +52,25 @@ async def test_words_match_across_accents_and_inflections_in_both_languages(
     assert await search_sessions(directory, "inara", "  ?! ") == []
 
 
+async def test_full_width_letters_and_digits_match_their_plain_forms(tmp_path: Path) -> None:
+    """A phone keyboard in a Japanese or Chinese layout types full-width letters:
+    ``ｐａｓｓｐｏｒｔ`` finds "passport" and the other way round, and the mark covers the word
+    as it was typed."""
+    directory = make_persona(tmp_path, "scott")
+    _log(
+        directory,
+        "2026-03-02",
+        _turn("09:00:00", "user", "console:scott", "Renew the ｐａｓｓｐｏｒｔ by the ３１st."),
+        _turn("09:05:00", "user", "console:scott", "The visa office opens at 9."),
+    )
+    [day] = await search_sessions(directory, "inara", "passport 31st")
+    [hit] = day["hits"]
+    assert hit["highlighted"] == "Renew the **ｐａｓｓｐｏｒｔ** by the **３１st**."
+    [day] = await search_sessions(directory, "inara", "ＶＩＳＡ")
+    assert day["hits"][0]["highlighted"] == "The **visa** office opens at 9."
+    assert word_keys("ｐａｓｓｐｏｒｔｓ") == word_keys("passports")
+
+
 async def test_results_are_grouped_by_date_newest_first(tmp_path: Path) -> None:
     directory = make_persona(tmp_path, "scott")
     for day in ("2025-12-30", "2026-01-02", "2026-01-01"):

@@ -40,7 +40,7 @@ __all__ = ["INDEX_FILE", "IndexedTurn", "SessionIndex"]
 log = structlog.get_logger(__name__)
 
 INDEX_FILE = "session_index.db"
-_SCHEMA_VERSION = 4
+_SCHEMA_VERSION = 5
 #: a turn's rowid is its day's ordinal times this, plus its place in the day: rowid order is
 #: time order (newest first without sorting), and a day's rows are one range
 _ROWS_PER_DAY = 100_000

@@ -48,10 +48,16 @@ _INDEXES: dict[Path, SessionIndex] = {}
 
 
 def fold(text: str) -> str:
-    """Lowercase without accents: ``Café`` → ``cafe``. Keeps one character per character."""
+    """Lowercase without accents, full-width forms as their plain letters and digits:
+    ``Café`` → ``cafe``, ``ｐａｓｓ`` → ``pass``. Keeps one character per character (a
+    ligature such as ``ﬁ``, two letters, stays as it is)."""
     out = []
     for char in text:
-        base = unicodedata.normalize("NFD", char)[0]
+        base = "".join(
+            part for part in unicodedata.normalize("NFKD", char) if not unicodedata.combining(part)
+        )
+        if len(base) != 1:
+            base = unicodedata.normalize("NFD", char)[0]
         out.append(base.lower() if len(base.lower()) == 1 else char)
     return "".join(out)
 
