@@ -15,6 +15,7 @@ import pytest
 
 from adapters.base import AdapterContext, Incoming
 from bot.daemon.daemon import Daemon
+from bot.delivery.steps import WITHHELD_NOTE, Step, withheld
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
 
 TOKEN = "api-token-0123456789abcdef"
@@ -337,3 +338,23 @@ async def test_two_passes_at_once_send_a_waiting_answer_once(rig: Rig) -> None:
     assert sorted(counts) == [0, 1]
     assert adapter.texts() == ["echo: first"]
     assert rig.status("$30") == "done" and rig.daemon.outbox.parcels == []
+
+
+def test_a_withheld_answer_becomes_one_note_where_the_room_shows_it() -> None:
+    """What a room already shows of a withheld answer (a streamed beginning its edits
+    complete) is edited to the note; else the note takes the first message's place, and
+    nothing is spoken; withholding twice changes nothing."""
+    streamed = [
+        Step("edit", "dm", "part one, whole", "k0", message_id="m1"),
+        Step("send", "dm", "part two", "k1"),
+        Step("voice", "dm", "part one, part two", "kv"),
+    ]
+    assert withheld(streamed) == [Step("edit", "dm", WITHHELD_NOTE, "k0", message_id="m1")]
+    unsent = [
+        Step("send", "dm", "part one", "k0", reply_to="e1"),
+        Step("send", "dm", "part two", "k1"),
+    ]
+    note = [Step("send", "dm", WITHHELD_NOTE, "k0", reply_to="e1", confirm=True)]
+    assert withheld(unsent) == note
+    assert withheld(note) == note
+    assert withheld([Step("voice", "dm", "hello", "kv")]) == []

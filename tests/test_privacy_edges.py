@@ -4,7 +4,9 @@ The Record stays off the record when its answer comes after the mode was switche
 shared notification room is never told the name of another room's file; a line taken out of
 ``shared/`` is gone from a group's next turn, and one unshared by its id is never called
 private while every room still reads it; a private reminder is never said in a notification
-room the daemon heard to be a group, whoever spoke there and whoever's persona answered."""
+room the daemon heard to be a group, whoever spoke there and whoever's persona answered; an
+answer written for a direct room that became a group while it waited in the outbox is not
+said there."""
 
 from __future__ import annotations
 
@@ -20,9 +22,11 @@ import pytest
 
 from adapters.base import AdapterContext, Incoming
 from bot.daemon.notify import HELD_BACK, Notifier
+from bot.delivery.steps import WITHHELD_NOTE
 from bot.persona.store import PersonaStore
 from bot.setup.preflight import shared_notification_warnings
 from bot.tools.reminders.job import surface_due
+from bot.turn.answer_delivery import WITHHELD
 from bot.turn.audience import ROOM_NOTE, room_folder, room_note
 from tests.fakes.state import MemoryState
 from tests.harness import RecordingAdapter, ScriptedLLM, make_config, make_persona
@@ -254,12 +258,12 @@ async def test_a_private_reminder_waits_when_the_notification_room_was_heard_as_
     assert HELD_BACK in told
 
 
-async def _a_third_person_speaks(world: World) -> None:
-    """Someone no user is says hello in the family room, to no one in particular."""
+async def _a_third_person_speaks(world: World, room: str = "family") -> None:
+    """Someone no user is says hello in ``room``, to no one in particular."""
     await world.adapter.deliver(
         "hi all, thanks for adding me",
         sender="cousin",
-        room="family",
+        room=room,
         event_id="cousin-1",
         is_direct=False,
         addressed=False,
@@ -305,3 +309,70 @@ async def test_a_private_reminder_waits_in_a_room_another_users_persona_knows_as
     told = await _remind(noticed)
     assert "Quillonide" not in told, f"a private reminder was said in a group: {told!r}"
     assert shared_notification_warnings(noticed.daemon.config)
+
+
+# -- an answer that waited while its direct room became a group -----------------------------
+
+#: what scott's private files say, and so what an answer in a direct room may say
+PRIVATE_ANSWER = "Your Quillonide dose went up to 40 mg last week."
+
+
+async def _queued_in_dm(world: World, llm: ScriptedLLM, *, direct: bool = True) -> None:
+    """scott asks in ``dm``; the platform is down, so the answer waits in the outbox."""
+    outbox = world.daemon.outbox
+    outbox.base_delay = outbox.max_delay = 3600.0  # no retry by itself
+    world.adapter.down = True
+    llm.queue(PRIVATE_ANSWER)
+    await world.say("what is my dose now?", room="dm", direct=direct)
+    world.adapter.down = False
+
+
+async def test_an_answer_for_a_direct_room_that_became_a_group_is_not_said_there(
+    world: World, llm: ScriptedLLM
+) -> None:
+    """The answer, written while the room was direct (its prompt read the private files),
+    waits through an outage while a third person joins and speaks: the room is told an
+    answer was not sent, never the answer; the event is settled, and the log says so."""
+    await _queued_in_dm(world, llm)
+    await _a_third_person_speaks(world, room="dm")
+    assert await world.daemon.outbox.run_due(now=time.time() + 7200) == 1
+    said = world.adapter.texts()
+    assert not any("Quillonide" in text for text in said), f"leaked to a group: {said!r}"
+    assert said[-1] == WITHHELD_NOTE
+    assert not world.daemon.outbox.parcels
+    assert WITHHELD in world.logged()
+
+
+async def test_a_queued_answer_is_delivered_whole_where_the_room_stayed_as_it_was(
+    world: World, llm: ScriptedLLM
+) -> None:
+    """A direct room that stayed direct, and a group's own answer in a group: each waited
+    answer arrives as it was written."""
+    await _queued_in_dm(world, llm)
+    await world.daemon.outbox.run_due(now=time.time() + 7200)
+    assert world.adapter.texts()[-1] == PRIVATE_ANSWER
+
+    await _queued_in_dm(world, llm, direct=False)  # asked in the group itself
+    await _a_third_person_speaks(world, room="dm")
+    await world.daemon.outbox.run_due(now=time.time() + 7200)
+    assert world.adapter.texts()[-1] == PRIVATE_ANSWER
+
+
+async def test_a_waiting_private_answer_stays_private_across_a_restart(
+    world: World, llm: ScriptedLLM
+) -> None:
+    """The daemon restarts while the answer waits; the room becomes a group after: the
+    answer read again from ``personad.db`` still knows it was written for a direct room."""
+    await _queued_in_dm(world, llm)
+    await world.daemon.stop()
+    daemon, adapter = await start_daemon(world.daemon.config, world.data, llm=llm, env={})
+    restarted = World(daemon, adapter, world.data)
+    try:
+        daemon.outbox.base_delay = daemon.outbox.max_delay = 3600.0
+        await _a_third_person_speaks(restarted, room="dm")
+        await daemon.outbox.run_due(now=time.time() + 7200)
+        said = adapter.texts()
+        assert not any("Quillonide" in text for text in said), f"leaked to a group: {said!r}"
+        assert WITHHELD_NOTE in said
+    finally:
+        await daemon.stop()

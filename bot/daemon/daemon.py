@@ -47,7 +47,7 @@ from bot.persona.store import PersonaStore
 from bot.setup.config import Config
 from bot.setup.config_loader import load_config
 from bot.tools.clock import Clock, utc_now
-from bot.turn.answer_delivery import DELIVERED, REFUSED
+from bot.turn.answer_delivery import DELIVERED, REFUSED, WITHHELD
 from bot.turn.rooms import GroupsHeard
 from bot.turn.router import Router
 from bot.turn.sessions import SessionManager
@@ -107,6 +107,7 @@ class Daemon(StartUp):
             self.adapters,
             on_delivered=self._log_delivered,
             on_refused=self._log_refused,
+            groups=self.groups,
         )
         #: whether the chat model answers (its backend is watched once built)
         self.model_health = ModelHealth()
@@ -157,13 +158,15 @@ class Daemon(StartUp):
         return True
 
     async def _log_delivered(self, parcel: Parcel) -> None:
-        """The session log notes that a queued on-record answer reached the room (an Off
-        The Record one leaves no trace there)."""
+        """The session log notes that a queued on-record answer reached the room, or that a
+        note went in its place (the room became a group); an Off The Record one leaves no
+        trace there."""
         user = self.config.users.get(parcel.user)
         if user is None or not parcel.durable:
             return
         directory = self.store.directory(parcel.user, parcel.persona)
-        await SessionLog(directory, parcel.persona).mark_event(self.clock(), user.zone, DELIVERED)
+        line = WITHHELD if parcel.withheld else DELIVERED
+        await SessionLog(directory, parcel.persona).mark_event(self.clock(), user.zone, line)
 
     async def _log_refused(self, refusal: Refusal) -> None:
         """The session log notes that an on-record answer will never reach the room (an Off

@@ -24,7 +24,14 @@ from collections.abc import Sequence
 
 from bot.delivery.migrations import Migration
 
-__all__ = ["LEDGER_MIGRATION", "REFUSALS_MIGRATION", "DeliveryLedger", "OutboxRow", "RefusalRow"]
+__all__ = [
+    "LEDGER_MIGRATION",
+    "PRIVATE_ANSWERS_MIGRATION",
+    "REFUSALS_MIGRATION",
+    "DeliveryLedger",
+    "OutboxRow",
+    "RefusalRow",
+]
 
 LEDGER_MIGRATION: Migration = (
     3,
@@ -85,13 +92,20 @@ REFUSALS_MIGRATION: Migration = (
         """,
 )
 
+PRIVATE_ANSWERS_MIGRATION: Migration = (
+    9,
+    # an answer written for a direct conversation (its prompt read the user's private
+    # files): not delivered as it is to a room that became a group while it waited
+    "ALTER TABLE outbox ADD COLUMN private INTEGER NOT NULL DEFAULT 0;",
+)
+
 #: one refused answer: platform, event id, user, persona, room, reason, attempts, created at
 #: and failed at (both ``time.time()``)
 RefusalRow = tuple[str, str, str, str, str, str, int, float, float]
 
 #: one outbox row: id, platform, event id, user, persona, steps (JSON), attempts, created
-#: at and next try at (both ``time.time()``)
-OutboxRow = tuple[int, str, str, str, str, str, int, float, float]
+#: at and next try at (both ``time.time()``), and whether it was written for a direct room
+OutboxRow = tuple[int, str, str, str, str, str, int, float, float, bool]
 
 
 class DeliveryLedger(ABC):
@@ -137,12 +151,15 @@ class DeliveryLedger(ABC):
         steps: str,
         next_at: float,
         room: str = "",
+        *,
+        private: bool = False,
     ) -> int:
-        """Put an answer in the outbox (the event becomes ``queued``); returns its row id."""
+        """Put an answer in the outbox (the event becomes ``queued``); returns its row id.
+        ``private``: written for a direct conversation."""
         row = await self._one(
             "INSERT INTO outbox (platform, event_id, user, persona, room, steps, created_at,"
-            " next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (platform, event_id, user, persona, room, steps, time.time(), next_at),
+            " next_at, private) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (platform, event_id, user, persona, room, steps, time.time(), next_at, int(private)),
         )
         assert row is not None
         self.checkpoint_soon()  # the event, settled, let go of its message
@@ -201,7 +218,7 @@ class DeliveryLedger(ABC):
     async def outbox_rows(self) -> list[OutboxRow]:
         rows = await self._all(
             "SELECT id, platform, event_id, user, persona, steps, attempts, created_at,"
-            " next_at FROM outbox ORDER BY id",
+            " next_at, private FROM outbox ORDER BY id",
             (),
         )
         return [
@@ -215,6 +232,7 @@ class DeliveryLedger(ABC):
                 int(str(r[6])),
                 float(str(r[7])),
                 float(str(r[8])),
+                bool(r[9]),
             )
             for r in rows
         ]

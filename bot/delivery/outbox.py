@@ -11,7 +11,10 @@ One task delivers what is due, oldest first, keeping each room's answers in orde
 whose oldest parcel failed waits for it). A failure is retried after a jittered exponential
 backoff (``base_delay`` doubling up to ``max_delay``, scaled by a random factor in
 [0.5, 1]), for as long as the daemon runs. Each step's key makes a retry idempotent where
-the platform honours keys.
+the platform honours keys. An answer written for a direct conversation whose room became a
+group while it waited (``groups``: the rooms whose last message showed them to be groups,
+:class:`~bot.turn.rooms.GroupsHeard`) is delivered as a note that it was not sent
+(:func:`~bot.delivery.steps.withheld`): its prompt read the user's private files.
 
 :class:`Outbox` is built from parts, a module each: the answers a platform refused for good,
 which end instead of waiting (:mod:`bot.delivery.refusals`), and the spoken copies, which wait
@@ -24,7 +27,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Container, Mapping
 from typing import Literal
 
 import structlog
@@ -41,6 +44,7 @@ from bot.delivery.steps import (
     spoken_only,
     steps_from_json,
     steps_to_json,
+    withheld,
 )
 
 __all__ = ["BACKLOG_PARCELS", "BACKLOG_SECONDS", "Delivered", "Outbox"]
@@ -66,9 +70,11 @@ class Outbox(Refusals, SpokenCopies):
         on_refused: Refused | None = None,
         base_delay: float = 1.0,
         max_delay: float = 300.0,
+        groups: Container[str] = (),
     ) -> None:
         self.state = state
         self.adapters = adapters
+        self.groups = groups
         self.on_delivered = on_delivered
         self.on_refused = on_refused
         #: answers refused for good, oldest first (the recent ones: see :meth:`refusals`)
@@ -86,14 +92,14 @@ class Outbox(Refusals, SpokenCopies):
         """Read the parcels an earlier process left (call once, at start); each is tried at
         once, its backoff going on from its attempts so far."""
         for row in await self.state.outbox_rows():
-            number, platform, event_id, user, persona, raw, attempts, created, _next = row
+            number, platform, event_id, user, persona, raw, attempts, created, _next, private = row
             try:
                 steps = steps_from_json(json.loads(raw))
             except (ValueError, KeyError) as exc:
                 log.error("outbox.unreadable", row=number, error=str(exc))
                 continue
             parcel = Parcel(platform, event_id, user, persona, steps, True, created, attempts)
-            parcel.row = number
+            parcel.row, parcel.private = number, private
             self.parcels.append(parcel)
         if self.parcels:
             log.info("outbox.loaded", parcels=len(self.parcels))
@@ -118,6 +124,7 @@ class Outbox(Refusals, SpokenCopies):
                 json.dumps(steps_to_json(parcel.steps)),
                 parcel.next_at,
                 parcel.room,
+                private=parcel.private,
             )
         self.parcels.append(parcel)
         log.warning("outbox.queued", platform=parcel.platform, steps=len(parcel.steps))
@@ -206,6 +213,9 @@ class Outbox(Refusals, SpokenCopies):
         if adapter is None or not adapter.health.running:
             await self._later(parcel, "the adapter is not running")
             return "later"
+        if parcel.private and f"{parcel.platform}:{parcel.room}" in self.groups:
+            parcel.steps, parcel.withheld = withheld(parcel.steps), True
+            log.warning("outbox.withheld_from_group", platform=parcel.platform)
         try:
             await perform_all(adapter, parcel.steps)
         except Undelivered as exc:

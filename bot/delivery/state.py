@@ -34,7 +34,12 @@ from bot.delivery.batching import Batcher
 from bot.delivery.claims import EventClaims
 from bot.delivery.inbox import INBOX_MIGRATION, Inbox
 from bot.delivery.key_values import KeyValues
-from bot.delivery.ledger import LEDGER_MIGRATION, REFUSALS_MIGRATION, DeliveryLedger
+from bot.delivery.ledger import (
+    LEDGER_MIGRATION,
+    PRIVATE_ANSWERS_MIGRATION,
+    REFUSALS_MIGRATION,
+    DeliveryLedger,
+)
 from bot.delivery.migrations import Migration
 from bot.delivery.sqlite_db import SqliteFile
 from bot.delivery.user_settings import UserSettings
@@ -104,6 +109,7 @@ MIGRATIONS: list[Migration] = [
         # its free space: it is rewritten once, at the next start (StateStore.open)
         f"INSERT OR REPLACE INTO kv (key, value) VALUES ('{_REWRITE}', '1');",
     ),
+    PRIVATE_ANSWERS_MIGRATION,
 ]
 
 

@@ -12,7 +12,7 @@ instead of retrying it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 import structlog
@@ -21,6 +21,7 @@ from adapters.base import Adapter, MessageGone, idempotency_key
 from bot.daemon.errors import PermanentSendError
 
 __all__ = [
+    "WITHHELD_NOTE",
     "Step",
     "Undelivered",
     "answer_key",
@@ -87,6 +88,26 @@ class Undelivered(Exception):
         self.steps = list(steps)
         self.error = error
         self.permanent = permanent
+
+
+#: said in place of an answer written for a direct conversation when the room became a group
+#: before the answer could be delivered
+WITHHELD_NOTE = (
+    "An answer written while this was a direct conversation was not sent here, now that"
+    " others are in the room. Ask again if you still want it."
+)
+
+
+def withheld(steps: Sequence[Step]) -> list[Step]:
+    """The steps that say :data:`WITHHELD_NOTE` instead of the answer ``steps`` deliver:
+    what a room already shows of it (the messages its edits complete) is edited to the note,
+    else the note is sent in the first message's place (confirmed: the answer may already be
+    behind its key); nothing is spoken. The same steps again give the same steps."""
+    edits = [replace(step, text=WITHHELD_NOTE) for step in steps if step.op == "edit"]
+    if edits:
+        return edits
+    first = next((step for step in steps if step.op == "send"), None)
+    return [] if first is None else [replace(first, text=WITHHELD_NOTE, confirm=True)]
 
 
 def spoken_only(steps: Sequence[Step]) -> bool:

@@ -41,6 +41,9 @@ QUEUED = "answer queued"
 DELIVERED = "answer delivered"
 #: ... and the line of an answer the platform refused for good (its reason: ``/status``)
 REFUSED = "answer refused by the platform"
+#: ... and of an answer written for a direct conversation that became a group before it
+#: could be delivered: a note that it was not sent went in its place
+WITHHELD = "answer withheld: the room became a group"
 
 
 def _withheld_step(step: Step, values: Sequence[tuple[str, str]] = ()) -> Step:
@@ -96,11 +99,13 @@ class AnswerDelivery:
         otr: bool = False,
         secrets: Sequence[tuple[str, str]] = (),
         spoken: str | None = None,
+        private: bool = False,
     ) -> Literal["delivered", "queued", "refused"]:
         """Deliver ``text`` as the whole answer (then ``spoken`` as a voice message); what
         the platform does not take goes to the outbox (in memory only when Off The Record),
         unless the platform refused it for good: then the outbox records the refusal and
-        nothing retries it."""
+        nothing retries it. ``private``: the answer was written for a direct conversation
+        (the outbox does not say it in a room that became a group meanwhile)."""
         outbox = self.outbox
         behind = outbox is not None and outbox.waiting_in(incoming.platform, incoming.room)
         try:
@@ -117,6 +122,7 @@ class AnswerDelivery:
             # kept on disk, an answer waits with its secrets withheld (and is delivered so)
             steps = exc.steps if otr else [_withheld_step(step, secrets) for step in exc.steps]
             parcel = Parcel(incoming.platform, incoming.event_id, *owner, steps, not otr)
+            parcel.private = private
             if exc.permanent:
                 await outbox.refuse(parcel, exc.error)
                 return "refused"

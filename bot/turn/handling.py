@@ -154,6 +154,7 @@ class Handling(CommandRunning):
                     otr=outcome.otr,
                     secrets=outcome.secrets,
                     spoken=spoken,
+                    private=room.audience.private,
                 )
             if delivered == "queued" and not outcome.otr:
                 # the answer above it in the session log is not in the room yet
