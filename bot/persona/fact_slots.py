@@ -11,7 +11,10 @@ accents or punctuation, after a word or two that only lead in ("oh", "so", "by t
 "pois"...); where one lives or moves to is a home only when it is a place by its name or a
 dwelling ("I live in Lisbon", "I moved into a new flat"; not "I moved to the night shift",
 "I live on coffee", "I'm living on a budget"), and work "at home", "at night" or "for fun"
-names no employer.
+names no employer. A fact typed all in lower case ("i moved to porto") has no capital to
+tell a name by: there a home is a word that is no article, no common word and no state one
+lives in ("i live in fear of...", "i live in hope"), and a person's name comes after a title
+("my dentist is dr varga").
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import unicodedata
 from collections.abc import Callable
 
 from bot.memory.normal_form import normalise_text
+from bot.memory.sqlite.query import STOPWORDS
 
 __all__ = ["fact_slot"]
 
@@ -108,20 +112,67 @@ _NOT_WORKPLACES = frozenset(
 )
 
 
+#: what one lives in that is a state, or moves to that is a team, not a place, where no
+#: capital tells them apart ("i live in hope", "vivo na esperança", "i moved to sales")
+_STATES = frozenset(
+    """fear hope hopes denial sin luxury poverty peace misery comfort pain debt style harmony
+    limbo shame silence chaos hell dread terror anxiety squalor exile secret bliss isolation
+    sweatpants pyjamas pajamas jeans fact theory practice general particular case order turn
+    part love lust awe wonder sales marketing finance accounts management legal support
+    engineering hr it ops design research medo esperanca paz pecado luxo pobreza miseria
+    dividas silencio panico sossego angustia solidao vendas financas contabilidade
+    gestao""".split()
+)
+#: a word after a place that shows it was a state ("fear of", "esperança de")
+_STATE_FOLLOWERS = frozenset("of that de da do das dos que for para".split())
+#: Portuguese names some places with an article ("o Porto"); English's "the" says a thing
+_PLACE_ARTICLES = frozenset("o a os as".split())
+#: a title before a name, which a sentence typed in lower case keeps
+_TITLES = frozenset(
+    "dr dra doctor mr mrs ms miss mx prof professor sr sra senhor senhora doutor doutora".split()
+)
+
+
 def _first_word(rest: str) -> str:
     """The first word of ``rest`` past an article and "new" ("" when there is none)."""
     found = _FIRST_WORD.match(rest)
     return found["word"] if found else ""
 
 
-def _a_place(rest: str) -> bool:
-    """Whether where one lives or moved to is a home: a name ("Porto", "o Porto") or a
-    dwelling; not "the night shift", "a new team", "coffee" or "a budget"."""
+def _lower_case_place(rest: str) -> bool:
+    """Whether ``rest``, typed all in lower case, starts with what may be a place's name: a
+    word straight after the form (no article), not a stopword, a state or a doing, and not
+    followed by "of" or "that" ("i live in fear of..."): "porto", "leith now"."""
+    words = rest.split()
+    if words and words[0] in _PLACE_ARTICLES:
+        words = words[1:]
+    if not words:
+        return False
+    word = words[0]
+    return (
+        word not in STOPWORDS
+        and word not in _STATES
+        and not word.endswith("ing")
+        and not word.isdigit()
+        and (len(words) == 1 or words[1] not in _STATE_FOLLOWERS)
+    )
+
+
+def _a_named_place(rest: str, lower: bool = False) -> bool:
+    """Whether where one lives *on* is a home: only by its capital or as a dwelling ("on
+    Rua Augusta"; "i live on coffee" names none)."""
     word = _first_word(rest)
     return word[:1].isupper() or word.casefold() in _DWELLINGS
 
 
-def _a_workplace(rest: str) -> bool:
+def _a_place(rest: str, lower: bool) -> bool:
+    """Whether where one lives or moved to is a home: a name ("Porto", "o Porto", and in a
+    sentence typed in ``lower`` case, a word that may be one) or a dwelling; not "the night
+    shift", "a new team", "coffee" or "a budget"."""
+    return _a_named_place(rest) or (lower and _lower_case_place(rest))
+
+
+def _a_workplace(rest: str, lower: bool) -> bool:
     """Whether where one works is a workplace: "at home" / "em casa" says how, "at night" or
     "at least" when or how much, not where."""
     return _first_word(rest).casefold() not in _NOT_WORKPLACES
@@ -139,24 +190,30 @@ _CAPITALISED_KINDS = frozenset(
 )
 
 
-def _a_name(rest: str) -> bool:
+def _a_name(rest: str, lower: bool) -> bool:
     """Whether what a person's slot is given is a name, a title or a date ("Dr. Varga",
     "Rui", "March 3", "a 3 de março"), not what they are like ("a nightmare", "pregnant",
     "Italian")."""
     word = _first_word(rest)
     if word.casefold() in _CAPITALISED_KINDS:
         return False
+    if lower and word in _TITLES:
+        return True
     return word[:1].isupper() or word[:1].isdigit()
 
 
-def _anything(rest: str) -> bool:
+def _anything(rest: str, lower: bool) -> bool:
     return True
 
 
-_FORMS: tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...] = tuple(
+#: a check of what follows a form: the rest of the fact, and whether it was typed all in
+#: lower case
+Check = Callable[[str, bool], bool]
+_FORMS: tuple[tuple[str, re.Pattern[str], Check], ...] = tuple(
     (slot, re.compile(_LEAD + pattern + r"\b", re.IGNORECASE), check)
     for slot, pattern, check in (
-        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|on|at)", _a_place),
+        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|at)", _a_place),
+        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+on", _a_named_place),
         ("home", _EN_I + _NOW + r"moved\s+(?:to|into)", _a_place),
         (
             "home",
@@ -192,11 +249,12 @@ def fact_slot(fact: str) -> str | None:
     ``age``, ``my dentist``, ``my favourite colour``...), or None when it says no such thing:
     two facts of one slot cannot both hold, so the newer replaces the older."""
     said = _plain(fact)
+    lower = said.islower()
     for slot, form, check in _FORMS:
-        if (found := form.match(said)) is not None and check(said[found.end() :]):
+        if (found := form.match(said)) is not None and check(said[found.end() :], lower):
             return slot
     mine = _MY.match(said)
-    if mine is not None and _a_name(said[mine.end() :]):
+    if mine is not None and _a_name(said[mine.end() :], lower):
         return f"my {_PEOPLE[mine['noun'].casefold()]}"
     if (favourite := _FAVOURITE.match(normalise_text(fact))) is not None:
         noun = favourite["en"] or favourite["pt"]
