@@ -116,6 +116,28 @@ async def test_short_distillation_takes_the_newest_days_within_budget(tmp_path: 
     assert text.index("day 6") < text.index("day 7")
 
 
+@pytest.mark.parametrize(
+    ("budget", "filler"), [(3000, n) for n in range(2930, 3000, 10)] + [(5000, 2960)]
+)
+async def test_short_memory_fits_the_prompts_limit_with_the_newest_day_whole(
+    tmp_path: Path, budget: int, filler: int
+) -> None:
+    """The prompt cuts a file at its limit from the end, where the newest day is: the
+    document with its heading, its separators and its withheld secrets fits the limit of
+    MEMORY_SHORT.md (12,000 characters), and so does a budget set above it."""
+    directory = make_persona(tmp_path, "scott")
+    sessions = directory / "sessions"
+    for day in range(1, 8):
+        said = f"day {day} " + "y" * filler + "\nmy password is hunter2\n"
+        (sessions / f"2026-11-0{day}.md").write_text(said + f"end of day {day}\n")
+    config = make_config(tmp_path)
+    config.distill.budget_short = budget
+    await Distiller(config, PersonaStore(tmp_path), {}).run("scott", "inara", "short")
+    text = (directory / "MEMORY_SHORT.md").read_text()
+    assert len(text) <= config.prompt.limit("MEMORY_SHORT.md")
+    assert "day 7" in text and "end of day 7" in text and "hunter2" not in text
+
+
 async def test_short_distillation_reads_no_day_older_than_it_needs(tmp_path: Path) -> None:
     """Years of session logs: only the newest days that fill the budget are read, so the
     daily distillation does not grow with the days behind them."""

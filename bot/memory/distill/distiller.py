@@ -274,27 +274,31 @@ class Distiller:
         days: list[tuple[str, dict[Audience, str]]],
     ) -> int:
         """Write ``audience``'s MEMORY_SHORT.md from its part of ``days``; how many days it
-        holds (0: none had any of its turns, and the file is left as it was)."""
-        budget = self.config.distill.budget_short * CHARS_PER_TOKEN
+        holds (0: none had any of its turns, and the file is left as it was). The document,
+        heading and withheld secrets included, fits the budget and the file's limit in the
+        prompt, which cuts from the end, where the newest day is: the oldest days go first,
+        and a newest day too long alone loses its beginning."""
+        name = "MEMORY_SHORT.md"
+        room = min(self.config.distill.budget_short * CHARS_PER_TOKEN, self._limit(name))
+        stamp = datetime.now(UTC).date().isoformat()
+        heading = f"# Recent sessions (distilled {stamp})\n\n"
         chosen: list[str] = []
-        used = 0
+        used = len(heading) + 1  # the final line break
         for _day, parts in days:
-            text = parts.get(audience, "").strip()
-            if not text:
+            said = parts.get(audience, "").strip()
+            if not said:
                 continue
-            if used + len(text) > budget:
+            text = redact_session_text(said)
+            if used + len(text) > room:
                 if not chosen:
-                    chosen.append(text[-budget:])
+                    chosen.append(text[len(text) - max(room - used, 0) :])
                 break
             chosen.append(text)
-            used += len(text)
+            used += len(text) + 2  # the blank line before the next
         if not chosen:
             return 0
-        chosen.reverse()
-        body = redact_session_text("\n\n".join(chosen))
-        stamp = datetime.now(UTC).date().isoformat()
-        document = f"# Recent sessions (distilled {stamp})\n\n{body}\n"
-        await self.store.write(user, persona, audience.own("MEMORY_SHORT.md"), document)
+        document = heading + "\n\n".join(reversed(chosen)) + "\n"
+        await self.store.write(user, persona, audience.own(name), document)
         return len(chosen)
 
     def _limit(self, path: str) -> int:
