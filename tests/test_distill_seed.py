@@ -128,6 +128,26 @@ async def test_the_models_distillation_is_cut_at_its_budget(
     assert any(entry["event"] == "distill.over_budget" for entry in logs)
 
 
+@pytest.mark.parametrize(("kind", "target"), [("mid", "MEMORY_MID.md"), ("long", "MEMORY_LONG.md")])
+async def test_a_budget_above_the_files_limit_is_cut_at_the_limit(
+    tmp_path: Path, kind: str, target: str
+) -> None:
+    """The prompt cuts a file at its limit without the marker: a budget set above the limit
+    of the file (8,000 characters) writes no more than the prompt shows, the marker in it."""
+    directory = make_persona(tmp_path, "scott")
+    (directory / "MEMORY_SHORT.md").write_text("Scott planted tomatoes.\n")
+    (directory / "MEMORY_MID.md").write_text("Scott gardens.\n")
+    config = make_config(tmp_path)
+    config.distill.budget_mid = config.distill.budget_long = 5000
+    llm = ScriptedLLM()
+    llm.queue("\n".join(f"- a fact worth keeping, number {n}" for n in range(1000)))
+    distiller = Distiller(config, PersonaStore(tmp_path), {"scripted": llm})
+    assert "updated" in await distiller.run("scott", "inara", kind)  # type: ignore[arg-type]
+    written = (directory / target).read_text()
+    assert len(written) <= config.prompt.limit(target)
+    assert f"[… {target} cut here at its budget of" in written
+
+
 def _config(tmp_path: Path, local: bool) -> Path:
     path = tmp_path / "personad.toml"
     text = f'[daemon]\ndata_dir = "{tmp_path}"\n'

@@ -304,6 +304,11 @@ class Distiller:
     def _limit(self, path: str) -> int:
         return self.config.prompt.limit(path.rpartition("/")[2])
 
+    def _budget(self, tokens: int, name: str) -> int:
+        """A digest's budget in tokens: as configured, but no more than the prompt shows of
+        the file (its limit, less the final line break), which it would cut unmarked."""
+        return min(tokens, (self._limit(name) - 1) // CHARS_PER_TOKEN)
+
     async def _llm_step(
         self, user: str, persona: str, kind: Literal["mid", "long"], audience: Audience
     ) -> str:
@@ -316,14 +321,16 @@ class Distiller:
             source = read("MEMORY_SHORT.md")
             if not source:
                 return "Nothing in short-term memory to summarise yet." if audience.private else ""
-            words = self.config.distill.budget_mid * 3 // 4
+            budget = self._budget(self.config.distill.budget_mid, "MEMORY_MID.md")
+            words = budget * 3 // 4
             prompt = _MID_PROMPT.format(user=user, persona=persona, words=words, text=source)
-            role, budget = "distill_mid", self.config.distill.budget_mid
+            role = "distill_mid"
         else:
             mid = read("MEMORY_MID.md")
             if not mid:
                 return "Nothing in mid-term memory to integrate yet." if audience.private else ""
-            words = self.config.distill.budget_long * 3 // 4
+            budget = self._budget(self.config.distill.budget_long, "MEMORY_LONG.md")
+            words = budget * 3 // 4
             prompt = _LONG_PROMPT.format(
                 user=user,
                 persona=persona,
@@ -331,7 +338,7 @@ class Distiller:
                 long=read("MEMORY_LONG.md") or "(empty)",
                 mid=mid,
             )
-            role, budget = "distill_long", self.config.distill.budget_long
+            role = "distill_long"
         # the persona speaks for itself here as in chat: its character and the file layer
         # (who the user is, what it keeps in mind), each in this audience's copy
         identity = "\n\n".join(
