@@ -376,3 +376,22 @@ async def test_a_waiting_private_answer_stays_private_across_a_restart(
         assert WITHHELD_NOTE in said
     finally:
         await daemon.stop()
+
+
+async def test_a_search_from_a_direct_room_that_became_a_group_is_not_shown_there(
+    world: World, llm: ScriptedLLM
+) -> None:
+    """A command's answer in a direct room shows what only that room may see (a search
+    there reads every room's turns): it waits out the outage as privately as an answer."""
+    llm.queue("Noted.")
+    await world.say("the Quillonide pharmacy on Rua Augusta closes at six")
+    outbox = world.daemon.outbox
+    outbox.base_delay = outbox.max_delay = 3600.0
+    world.adapter.down = True
+    await world.say("/search pharmacy")
+    world.adapter.down = False
+    await _a_third_person_speaks(world, room="dm")
+    await outbox.run_due(now=time.time() + 7200)
+    said = world.adapter.texts()
+    assert not any("Augusta" in text for text in said[1:]), f"leaked to a group: {said!r}"
+    assert said[-1] == WITHHELD_NOTE

@@ -149,11 +149,12 @@ class AnswerDelivery:
         """Deliver a short reply of the daemon's own (a command's answer, a refusal): Off
         The Record it waits in memory only, like a turn's answer, since it may quote what
         the user typed (``/search WORDS``, an unknown ``/WORD``), also when the mode ended
-        after the message came."""
-        user = self.identify(incoming)
-        otr = user is not None and self._off_record(user, self.room_of(incoming), incoming)
+        after the message came; said in a direct room, it is private as an answer is (a
+        search there shows every room's turns)."""
+        user, room = self.identify(incoming), self.room_of(incoming)
+        otr = user is not None and self._off_record(user, room, incoming)
         reply = self._reply(adapter, incoming, stream=False)
-        await self._deliver(reply, incoming, text, otr=otr)
+        await self._deliver(reply, incoming, text, otr=otr, private=room.audience.private)
 
     async def _finish(self, event: tuple[str, str]) -> None:
         """The event answered: finished now, or by the outbox once its answer is delivered."""
