@@ -314,6 +314,16 @@ async def bench_embedded(
             f"  of which embedding the query: p50 {statistics.median(model):.2f} ms, "
             f"p99 {_pct(model, 0.99):.2f} ms"
         )
+
+        async def prompts_recall(text: str) -> Any:
+            return await memory.prefetch(text, limit=K)
+
+        renewed = [f"{query} {number} again" for number, query in enumerate(queries)]
+        (turns,) = await _timed(renewed, prompts_recall)
+        print(
+            f"the prompt's recall (the search's best {memory.rerank_pool} put in order again),"
+            f" new queries: p50 {statistics.median(turns):.2f} ms, p99 {_pct(turns, 0.99):.2f} ms"
+        )
         index = memory._index
         if index is not None:
             recent = fresh[-200:]  # still in the cache of recent queries: no forward pass here

@@ -23,14 +23,14 @@ from typing import Protocol
 from bot.memory.base import MemoryHit
 from bot.memory.episodes.rows import parse_episode_id
 
-__all__ = ["one_per_exchange"]
+__all__ = ["episode_of", "one_per_exchange"]
 
 
 class _Exchanges(Protocol):
     async def exchanges(self, rowids: Sequence[int]) -> dict[int, int]: ...
 
 
-def _episode_of(hit: MemoryHit) -> int | None:
+def episode_of(hit: MemoryHit) -> int | None:
     """The episode a hit stands for: its own, or the one a fact was told in."""
     told_in = hit.item.id if hit.item.kind == "episode" else hit.item.episode
     return parse_episode_id(told_in) if told_in else None
@@ -40,7 +40,7 @@ async def one_per_exchange(hits: Sequence[MemoryHit], store: _Exchanges) -> list
     """``hits`` (best first), one an exchange: a hit whose exchange an earlier one holds is
     taken into that one, as its ``reply`` (the earlier one is the user's message) or what it
     was ``replying_to`` (the earlier one is the persona's answer)."""
-    episodes = [_episode_of(hit) for hit in hits]
+    episodes = [episode_of(hit) for hit in hits]
     exchange_of = await store.exchanges(sorted({rowid for rowid in episodes if rowid}))
     kept: list[MemoryHit] = []
     #: each exchange's place in ``kept``, and the episode that holds it there

@@ -200,6 +200,53 @@ class EpisodeStore(LentWords, EpisodeVectors):
         )
         return {int(rowid): int(user) if user is not None else int(rowid) for rowid, user in rows}
 
+    async def surroundings(
+        self, rowids: Sequence[int], *, gap: float, labels: Labels = None
+    ) -> dict[int, tuple[list[int], list[int]]]:
+        """For each message of ``rowids``: the messages of its exchange (itself among them:
+        said at its moment, on its platform, to its audience) and those of the exchanges
+        just before and just after it there, within ``gap`` seconds; of the messages recall
+        may find for an audience that sees ``labels`` (a message it does not see has none)."""
+        if not rowids:
+            return {}
+        marks = ",".join("?" * len(rowids))
+        near = (
+            "SELECT {how}(n.at) FROM episodes n WHERE n.at {side} e.at"
+            " AND n.at {bound} e.at {sign} ? AND n.platform = e.platform"
+            " AND n.audience = e.audience AND n.status = 'active'"
+        )
+        before = near.format(how="MAX", side="<", bound=">=", sign="-")
+        after = near.format(how="MIN", side=">", bound="<=", sign="+")
+        seen, seen_params = labels_in("e.audience", labels, len(rowids) + 3)
+        moments = await self._conn._all(
+            f"SELECT e.id, e.at, e.platform, e.audience, ({before}), ({after})"
+            f" FROM episodes e WHERE e.id IN ({marks}){seen}",
+            [gap, gap, *rowids, *seen_params],
+        )
+        wanted = {at for row in moments for at in (row[1], row[4], row[5]) if at is not None}
+        if not wanted:
+            return {}
+        times = ",".join("?" * len(wanted))
+        scope, scope_params = labels_in("audience", labels, len(wanted) + 1)
+        said: dict[tuple[float, str, str], list[int]] = {}
+        for rowid, at, platform, audience in await self._conn._all(
+            f"SELECT id, at, platform, audience FROM episodes WHERE at IN ({times})"
+            f" AND status = 'active'{scope} ORDER BY id",
+            [*wanted, *scope_params],
+        ):
+            said.setdefault((float(at), str(platform), str(audience)), []).append(int(rowid))
+        found: dict[int, tuple[list[int], list[int]]] = {}
+        for rowid, at, platform, audience, earlier, later in moments:
+            place = (str(platform), str(audience))
+            around = [
+                other
+                for moment in (earlier, later)
+                if moment is not None
+                for other in said.get((float(moment), *place), [])
+            ]
+            found[int(rowid)] = (said.get((float(at), *place), []), around)
+        return found
+
     async def said_within(self, window: tuple[float, float], *, labels: Labels = None) -> list[int]:
         """The active episodes (of the ``labels``) said within ``window`` (to rank by meaning
         alone)."""

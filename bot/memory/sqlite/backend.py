@@ -28,6 +28,7 @@ from typing import NamedTuple
 import structlog
 
 from bot.memory.embedding.models import Embedder
+from bot.memory.episodes import rerank
 from bot.memory.episodes.backend import EpisodeBackend
 from bot.memory.episodes.engine import Episodes
 from bot.memory.episodes.store import EpisodeStore
@@ -122,6 +123,12 @@ class SqliteFtsMemory(FactWrites, ItemChanges, FactReads, EpisodeBackend):
     @property
     def searches_meaning(self) -> bool:
         return self.embedder is not None
+
+    @property
+    def rerank_pool(self) -> int:
+        """With a model, the search's best :data:`~bot.memory.episodes.rerank.POOL` hits are
+        put in order again (:meth:`reranked`); by BM25 alone, none."""
+        return rerank.POOL if self.embedder is not None else 0
 
     @property
     def model_name(self) -> str:

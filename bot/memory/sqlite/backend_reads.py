@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from bot.memory.base import MemoryHit, MemoryItem, format_citation
 from bot.memory.embedding.models import Embedder, Matrix
+from bot.memory.episodes import rerank
 from bot.memory.episodes.blend import blend
 from bot.memory.episodes.engine import Episodes
+from bot.memory.episodes.exchanges import episode_of
 from bot.memory.episodes.rows import parse_episode_id
 from bot.memory.sqlite import second_search
 from bot.memory.sqlite.inspection import fact_rowid
@@ -144,6 +146,35 @@ class FactReads:
         )
         await self._cite_episodes(hits, audience)
         return hits
+
+    async def reranked(
+        self, query: str, hits: list[MemoryHit], *, audience: Audience = DIRECT_ROOM
+    ) -> list[MemoryHit]:
+        """``hits`` in the order of :mod:`bot.memory.episodes.rerank`'s model."""
+        rows = await self.rerank_features(query, hits, audience=audience)
+        return hits if rows is None else rerank.reranked(hits, rows)
+
+    async def rerank_features(
+        self, query: str, hits: list[MemoryHit], *, audience: Audience = DIRECT_ROOM
+    ) -> list[list[float]] | None:
+        """What the model reads of each of ``hits`` (None without a model): the cosines of
+        each hit's exchange and of the exchanges around it, by their messages' stored
+        vectors, against the question's (cached since the search)."""
+        if self.embedder is None or not hits or not query.strip():
+            return None
+        vector = await self._embed_query(self.embedder, query)
+        if vector is None:
+            return None
+        episodes = [episode_of(hit) for hit in hits]
+        store = self.episodes.store
+        places = await store.surroundings(
+            [rowid for rowid in episodes if rowid is not None],
+            gap=rerank.AROUND_SECONDS,
+            labels=audience.labels,
+        )
+        said = {rowid for near in places.values() for group in near for rowid in group}
+        cosines = await store.cosines(self.model_name, vector, sorted(said))
+        return rerank.features(hits, episodes, rerank.Surroundings(cosines, places))
 
     async def _cite_episodes(self, hits: list[MemoryHit], audience: Audience) -> None:
         """Give each recalled fact the text of the episode it was told in, when the turn's
