@@ -1,7 +1,7 @@
 """Recall quality on long conversations: does memory find the turns that answer a question?
 
     python bench/recall_quality.py [--set a|b|c|d|both|all] [--part P] [--no-embeddings]
-        [--only NAME,...] [--gap N] [--switch] [--named] [-v]
+        [--only NAME,...] [--gap N] [--switch] [--named] [--search-order] [-v]
 
 Reads set A, ``tests/data/recall_conversations.json`` (written by ``bench/recall_set.py``: ten
 people, 20 dated sessions each, 336 questions with their evidence turns), and set B,
@@ -36,6 +36,8 @@ Configurations:
 * ``+ MiniLM``: the same with embeddings, when installed: the model ``--model`` names (by
   default e5 where its package is installed, else MiniLM; the name is kept for the tables
   of docs/BENCHMARKS.md, and the run prints which model it is)
+* ``+ MiniLM`` recalls as a session does: the search's best put in order again
+  (:mod:`bot.memory.episodes.rerank`), unless ``--search-order``
 * ``+ references``: the message resolved against the live exchange first
   (:mod:`bot.memory.follow_ups`, as a session does); sets A and B have no live exchange
 * ``holographic``: the holographic backend through its own ``sync`` and ``extract`` (facts
@@ -66,6 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.named_questions import named
 from bot.memory.base import MemoryBackend, MemoryHit, MemoryItem, TurnRecord
 from bot.memory.embedding.models import Embedder, load_embedder
+from bot.memory.episodes import rerank
 from bot.memory.follow_ups import recall
 from bot.memory.holographic.backend import HolographicMemory
 from bot.memory.normal_form import normalise_text
@@ -514,9 +517,16 @@ async def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="greetings by name, questions in the third person (bench/named_questions.py)",
     )
+    parser.add_argument(
+        "--search-order",
+        action="store_true",
+        help="recall in the search's order, not put in order again (bot/memory/episodes/rerank.py)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses at 5")
     args = parser.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    if args.search_order:
+        rerank.POOL = 0
     embedder = None if args.no_embeddings else load_embedder(args.model)
     if embedder is not None:
         print(f"embedding model: {getattr(embedder, 'name', type(embedder).__name__)}")
