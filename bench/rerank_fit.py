@@ -93,8 +93,8 @@ class Model:
         }
 
     def order(self, question: Question) -> list[int]:
-        if not question["rows"]:
-            return []
+        if not question["rows"]:  # nothing read (no model's cosine): the search's order
+            return list(range(len(question["sources"])))
         z = (np.asarray(question["rows"]) - self.mean) / self.scale
         scores = z @ self.weights
         return sorted(range(len(scores)), key=lambda n: -scores[n])

@@ -42,14 +42,10 @@ from bot.persona.fact_slots import fact_slot
         ("My favourite colour is green", "my favourite colour"),
         ("My favorite color is blue", "my favourite colour"),
         ("A minha cor favorita é o verde", "my favourite colour"),
-        # typed all in lower case: no capital to tell a name by
-        ("i moved to porto", "home"),
-        ("i live in leith now", "home"),
-        ("i moved to new york last year", "home"),
-        ("mudei-me para o porto", "home"),
-        ("moro em braga desde março", "home"),
+        # typed all in lower case: no capital to tell a name by, but a title or a dwelling
         ("my dentist is dr varga", "my dentist"),
-        ("o meu médico é o dr. silva", "my doctor"),
+        ("my husband is mr rui costa", "my husband"),
+        ("i moved into a new flat", "home"),
     ],
 )
 def test_a_one_at_a_time_fact_names_its_slot(fact: str, slot: str) -> None:
@@ -96,19 +92,17 @@ def test_a_fact_that_may_hold_beside_another_names_none(fact: str) -> None:
         "I'm working at weekends now",
         "I work for fun",
         "Trabalho à noite",
-        # typed all in lower case
-        "i live in fear of the dentist",
-        "i live in hope",
+        # typed all in lower case: a place and a thing look alike, a title and a trade too
+        "i moved to porto",
+        "i moved to python",
+        "i moved to a new team",
+        "i live in constant fear",
         "i live on coffee",
-        "i moved to the night shift",
-        "i moved to sales",
-        "i moved to teaching",
-        "vivo na esperança de mudar",
-        "mudei para o turno da noite",
+        "mudei para vegetariano",
+        "my husband is a doctor",
+        "my dentist is doctor who",
         "my boss is nice",
-        # a capital elsewhere: the writer capitalises, and a place in lower case is none
         "I moved to sales",
-        "I moved to porto",
     ],
 )
 def test_what_one_lives_on_or_works_at_that_is_no_place_names_none(fact: str) -> None:

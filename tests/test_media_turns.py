@@ -10,6 +10,7 @@ import io
 import itertools
 import re
 import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -973,6 +974,28 @@ async def test_a_spoken_answer_the_speech_server_missed_comes_later_once(
         await world.daemon.stop()
     assert world.adapter.texts() == ["echo: hello"]
     assert len(world.adapter.voices) == 1
+
+
+async def test_a_spoken_copy_is_not_said_once_its_direct_room_became_a_group(
+    tmp_path: Path, audio: FakeAudio
+) -> None:
+    """The written answer arrived while the room was direct; its voice message waited, and
+    a third person spoke there meanwhile: the private answer is not read out to the group."""
+    world = await _speaking(tmp_path, audio)
+    outbox = world.daemon.outbox
+    outbox.base_delay = outbox.max_delay = 3600.0  # no retry by itself
+    audio.fail = 503
+    try:
+        await world.send("hello")
+        assert world.adapter.texts() == ["echo: hello"] and len(outbox.voices) == 1
+        audio.fail = 0
+        await world.adapter.context.handler(
+            Incoming("console", "cousin", "room1", "hi all", "c1", is_direct=False, addressed=False)
+        )
+        await outbox.run_due(now=time.time() + 7200)
+    finally:
+        await world.daemon.stop()
+    assert world.adapter.voices == [] and outbox.voices == []
 
 
 async def test_a_speech_server_that_stays_down_never_holds_up_the_next_answers(

@@ -316,6 +316,23 @@ async def test_what_a_killed_process_left_in_the_wal_is_gone_before_serving(
         assert await state.claim_event("nctalk", "$k") == "duplicate"
 
 
+async def test_an_answer_queued_before_the_private_column_counts_as_private(
+    tmp_path: Path,
+) -> None:
+    """An answer waiting in the outbox of a version before rows said whether they were
+    written for a direct room may have been: after the upgrade it is held to that."""
+    path = tmp_path / "personad.db"
+    async with StateStore(path) as state:
+        await state.outbox_add("telegram", "$q", "scott", "inara", "[]", 0.0, "dm")
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("ALTER TABLE outbox DROP COLUMN private")
+    con.execute("DELETE FROM schema_version WHERE version >= 9")
+    con.close()
+    async with StateStore(path) as state:
+        [row] = await state.outbox_rows()
+    assert row[2] == "$q" and row[-1] is True
+
+
 async def test_a_file_written_without_secure_delete_is_rewritten_once(tmp_path: Path) -> None:
     path = tmp_path / "personad.db"
     async with StateStore(path):

@@ -95,8 +95,12 @@ REFUSALS_MIGRATION: Migration = (
 PRIVATE_ANSWERS_MIGRATION: Migration = (
     9,
     # an answer written for a direct conversation (its prompt read the user's private
-    # files): not delivered as it is to a room that became a group while it waited
-    "ALTER TABLE outbox ADD COLUMN private INTEGER NOT NULL DEFAULT 0;",
+    # files): not delivered as it is to a room that became a group while it waited; one
+    # queued before this version may have been, so it counts as one
+    """
+        ALTER TABLE outbox ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+        UPDATE outbox SET private = 1;
+    """,
 )
 
 #: one refused answer: platform, event id, user, persona, room, reason, attempts, created at

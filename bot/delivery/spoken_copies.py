@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 
 import structlog
 
@@ -33,6 +33,7 @@ class SpokenCopies:
 
     # what it uses of the outbox
     adapters: Mapping[str, Adapter]
+    groups: Container[str]
     voices: list[Parcel]
     _wake: asyncio.Event
     _delay: Callable[[int], float]
@@ -54,6 +55,10 @@ class SpokenCopies:
 
     async def _speak(self, parcel: Parcel) -> None:
         self.voices.remove(parcel)
+        if parcel.private and f"{parcel.platform}:{parcel.room}" in self.groups:
+            # written for a direct room that became a group: its words are not said there
+            log.warning("outbox.unspoken_in_group", platform=parcel.platform)
+            return
         adapter = self.adapters.get(parcel.platform)
         if adapter is None or not adapter.health.running:
             self.speak_later(parcel, "the adapter is not running")

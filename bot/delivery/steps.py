@@ -29,6 +29,7 @@ __all__ = [
     "spoken_only",
     "steps_from_json",
     "steps_to_json",
+    "withheld",
 ]
 
 log = structlog.get_logger(__name__)
@@ -98,12 +99,21 @@ WITHHELD_NOTE = (
 )
 
 
+def _note(edit: Step) -> Step:
+    """An edit of the answer's message to the note, keyed apart from the answer's own edit
+    (which may have reached the platform already: a platform that honours keys would take
+    the note for it again and leave the answer)."""
+    if edit.text == WITHHELD_NOTE:
+        return edit
+    return replace(edit, text=WITHHELD_NOTE, key=answer_key("", edit.key, "withheld"))
+
+
 def withheld(steps: Sequence[Step]) -> list[Step]:
     """The steps that say :data:`WITHHELD_NOTE` instead of the answer ``steps`` deliver:
     what a room already shows of it (the messages its edits complete) is edited to the note,
     else the note is sent in the first message's place (confirmed: the answer may already be
     behind its key); nothing is spoken. The same steps again give the same steps."""
-    edits = [replace(step, text=WITHHELD_NOTE) for step in steps if step.op == "edit"]
+    edits = [_note(step) for step in steps if step.op == "edit"]
     if edits:
         return edits
     first = next((step for step in steps if step.op == "send"), None)

@@ -11,10 +11,9 @@ accents or punctuation, after a word or two that only lead in ("oh", "so", "by t
 "pois"...); where one lives or moves to is a home only when it is a place by its name or a
 dwelling ("I live in Lisbon", "I moved into a new flat"; not "I moved to the night shift",
 "I live on coffee", "I'm living on a budget"), and work "at home", "at night" or "for fun"
-names no employer. A fact typed all in lower case ("i moved to porto") has no capital to
-tell a name by: there a home is a word that is no article, no common word and no state one
-lives in ("i live in fear of...", "i live in hope"), and a person's name comes after a title
-("my dentist is dr varga").
+names no employer. A fact typed all in lower case has no capital to tell a name by: a person's
+name there comes after a title ("my dentist is dr varga"), and a home only as a dwelling ("i
+moved into a new flat"); "i moved to porto" replaces nothing, as "i moved to python" must not.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ import unicodedata
 from collections.abc import Callable
 
 from bot.memory.normal_form import normalise_text
-from bot.memory.sqlite.query import STOPWORDS
 
 __all__ = ["fact_slot"]
 
@@ -112,25 +110,9 @@ _NOT_WORKPLACES = frozenset(
 )
 
 
-#: what one lives in that is a state, or moves to that is a team, not a place, where no
-#: capital tells them apart ("i live in hope", "vivo na esperança", "i moved to sales")
-_STATES = frozenset(
-    """fear hope hopes denial sin luxury poverty peace misery comfort pain debt style harmony
-    limbo shame silence chaos hell dread terror anxiety squalor exile secret bliss isolation
-    sweatpants pyjamas pajamas jeans fact theory practice general particular case order turn
-    part love lust awe wonder sales marketing finance accounts management legal support
-    engineering hr it ops design research medo esperanca paz pecado luxo pobreza miseria
-    dividas silencio panico sossego angustia solidao vendas financas contabilidade
-    gestao""".split()
-)
-#: a word after a place that shows it was a state ("fear of", "esperança de")
-_STATE_FOLLOWERS = frozenset("of that de da do das dos que for para".split())
-#: Portuguese names some places with an article ("o Porto"); English's "the" says a thing
-_PLACE_ARTICLES = frozenset("o a os as".split())
-#: a title before a name, which a sentence typed in lower case keeps
-_TITLES = frozenset(
-    "dr dra doctor mr mrs ms miss mx prof professor sr sra senhor senhora doutor doutora".split()
-)
+#: a title before a name, which a sentence typed in lower case keeps (straight after the
+#: form: "a doctor" is what someone is)
+_TITLES = frozenset("dr dra mr mrs ms mx prof sr sra".split())
 
 
 def _first_word(rest: str) -> str:
@@ -139,37 +121,12 @@ def _first_word(rest: str) -> str:
     return found["word"] if found else ""
 
 
-def _lower_case_place(rest: str) -> bool:
-    """Whether ``rest``, typed all in lower case, starts with what may be a place's name: a
-    word straight after the form (no article), not a stopword, a state or a doing, and not
-    followed by "of" or "that" ("i live in fear of..."): "porto", "leith now"."""
-    words = rest.split()
-    if words and words[0] in _PLACE_ARTICLES:
-        words = words[1:]
-    if not words:
-        return False
-    word = words[0]
-    return (
-        word not in STOPWORDS
-        and word not in _STATES
-        and not word.endswith("ing")
-        and not word.isdigit()
-        and (len(words) == 1 or words[1] not in _STATE_FOLLOWERS)
-    )
-
-
-def _a_named_place(rest: str, lower: bool = False) -> bool:
-    """Whether where one lives *on* is a home: only by its capital or as a dwelling ("on
-    Rua Augusta"; "i live on coffee" names none)."""
+def _a_place(rest: str, lower: bool) -> bool:
+    """Whether where one lives or moved to is a home: a name ("Porto", "o Porto") or a
+    dwelling; not "the night shift", "a new team", "coffee" or "a budget". Typed in ``lower``
+    case, only a dwelling: "i moved to python" and "i moved to porto" look alike."""
     word = _first_word(rest)
     return word[:1].isupper() or word.casefold() in _DWELLINGS
-
-
-def _a_place(rest: str, lower: bool) -> bool:
-    """Whether where one lives or moved to is a home: a name ("Porto", "o Porto", and in a
-    sentence typed in ``lower`` case, a word that may be one) or a dwelling; not "the night
-    shift", "a new team", "coffee" or "a budget"."""
-    return _a_named_place(rest) or (lower and _lower_case_place(rest))
 
 
 def _a_workplace(rest: str, lower: bool) -> bool:
@@ -197,7 +154,7 @@ def _a_name(rest: str, lower: bool) -> bool:
     word = _first_word(rest)
     if word.casefold() in _CAPITALISED_KINDS:
         return False
-    if lower and word in _TITLES:
+    if lower and rest.split()[:1] and rest.split()[0] in _TITLES:
         return True
     return word[:1].isupper() or word[:1].isdigit()
 
@@ -212,8 +169,7 @@ Check = Callable[[str, bool], bool]
 _FORMS: tuple[tuple[str, re.Pattern[str], Check], ...] = tuple(
     (slot, re.compile(_LEAD + pattern + r"\b", re.IGNORECASE), check)
     for slot, pattern, check in (
-        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|at)", _a_place),
-        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+on", _a_named_place),
+        ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|on|at)", _a_place),
         ("home", _EN_I + _NOW + r"moved\s+(?:to|into)", _a_place),
         (
             "home",

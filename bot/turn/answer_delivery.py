@@ -115,6 +115,7 @@ class AnswerDelivery:
             if spoken_only(exc.steps):  # the written answer arrived; its voice is best-effort
                 if outbox is not None:
                     voice = Parcel(incoming.platform, incoming.event_id, *owner, exc.steps, False)
+                    voice.private = private
                     outbox.speak_later(voice, exc.error, permanent=exc.permanent)
                 return "delivered"
             if outbox is None:
