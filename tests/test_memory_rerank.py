@@ -98,9 +98,27 @@ def test_the_order_is_the_weights_and_equal_scores_keep_theirs() -> None:
 
 
 def test_the_cosines_read_are_the_best_of_each_group() -> None:
-    near = Surroundings({1: 0.2, 2: 0.7, 3: 0.5, 4: 0.9}, {1: ([1, 2], [3, 4])})
-    assert near.exchange(1) == 0.7 and near.around(1) == 0.9
-    assert near.exchange(None) == near.around(5) == 0.0
+    """A hit said in no exchange seen here is read by its own vector, for both."""
+    hit, alone = _hit("said", 1.0), _hit("added by hand", 1.0)
+    cosines = {1: 0.2, 2: 0.7, 3: 0.5, 4: 0.9}
+    near = Surroundings(cosines, {1: ([1, 2], [3, 4])}, {alone.item.id: 0.8})
+    assert near.exchange(hit, 1) == 0.7 and near.around(hit, 1) == 0.9
+    assert near.exchange(alone, None) == near.around(alone, 5) == 0.8
+    assert near.exchange(hit, None) == 0.0
+
+
+async def test_a_fact_no_message_said_keeps_its_place_among_many_messages(
+    embedded: SqliteFtsMemory,
+) -> None:
+    """A fact added by hand (or by compaction, or a line of USER.md) has no exchange: it is
+    read by its own vector, not buried under a dozen messages that are each an exchange."""
+    await embedded.add("My sister lives in Porto", source="user", force=True)
+    for n in range(12):
+        await _said(embedded, f"my sister called about coffee {n}", "Nice", n * 10)
+    asked = "Where does my sister live?"
+    assert (await embedded.search(asked, limit=8))[0].item.text == "My sister lives in Porto"
+    recalled = [hit.item.text for hit in await embedded.prefetch(asked, limit=8)]
+    assert "My sister lives in Porto" in recalled[:3], recalled
 
 
 async def test_a_message_is_found_by_the_conversation_around_it(

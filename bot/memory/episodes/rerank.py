@@ -81,27 +81,38 @@ WEIGHTS: dict[str, float] = {
 
 class Surroundings:
     """The raw cosines the score never counts, by the episode a hit stands for: of its
-    exchange's messages (the best), and of the messages of the exchanges around it."""
+    exchange's messages (the best), and of the messages of the exchanges around it. A hit
+    said in no exchange this audience sees (a fact added by hand or by compaction, a line
+    of USER.md, a shared fact seen from a group) is read by its own vector's cosine
+    (``own``, by its item id) for both: it is a conversation of its own, not one far from
+    the question."""
 
     def __init__(
         self,
         cosines: Mapping[int, float],
         places: Mapping[int, tuple[Sequence[int], Sequence[int]]],
+        own: Mapping[str, float] | None = None,
     ) -> None:
         self._cosines = cosines
         self._places = places
+        self._own = own or {}
 
     def _best(self, rowids: Sequence[int]) -> float:
         return max((self._cosines.get(rowid, 0.0) for rowid in rowids), default=0.0)
 
-    def exchange(self, episode: int | None) -> float:
-        if episode is None or episode not in self._places:
-            return 0.0
+    def _said(self, episode: int | None) -> bool:
+        return episode is not None and bool(self._places.get(episode, ((), ()))[0])
+
+    def exchange(self, hit: MemoryHit, episode: int | None) -> float:
+        if not self._said(episode):
+            return self._own.get(hit.item.id, 0.0)
+        assert episode is not None
         return self._best(self._places[episode][0])
 
-    def around(self, episode: int | None) -> float:
-        if episode is None or episode not in self._places:
-            return 0.0
+    def around(self, hit: MemoryHit, episode: int | None) -> float:
+        if not self._said(episode):
+            return self._own.get(hit.item.id, 0.0)
+        assert episode is not None
         return self._best(self._places[episode][1])
 
 
@@ -118,8 +129,8 @@ def _row(hit: MemoryHit, rank: int, episode: int | None, near: Surroundings) -> 
         "other_side": float(other is not None),
         "other_side_cosine": other.parts.get("cosine", 0.0) if other is not None else 0.0,
         "said_again": float(hit.item.reinforced > 0),
-        "exchange_cosine": near.exchange(episode),
-        "around_cosine": near.around(episode),
+        "exchange_cosine": near.exchange(hit, episode),
+        "around_cosine": near.around(hit, episode),
     }
     return [values[name] for name in FEATURES]
 

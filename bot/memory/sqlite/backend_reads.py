@@ -174,7 +174,17 @@ class FactReads:
         )
         said = {rowid for near in places.values() for group in near for rowid in group}
         cosines = await store.cosines(self.model_name, vector, sorted(said))
-        return rerank.features(hits, episodes, rerank.Surroundings(cosines, places))
+        # a fact said in no exchange seen here is read by its own vector
+        alone = {
+            rowid: hit.item.id
+            for hit, episode in zip(hits, episodes, strict=True)
+            if hit.item.kind == "fact"
+            and not places.get(episode or 0, ((), ()))[0]
+            and (rowid := fact_rowid(hit.item.id)) is not None
+        }
+        own = await self._store.cosines(self.model_name, vector, sorted(alone))
+        near = rerank.Surroundings(cosines, places, {alone[r]: c for r, c in own.items()})
+        return rerank.features(hits, episodes, near)
 
     async def _cite_episodes(self, hits: list[MemoryHit], audience: Audience) -> None:
         """Give each recalled fact the text of the episode it was told in, when the turn's
