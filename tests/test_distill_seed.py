@@ -16,6 +16,7 @@ from bot.daemon.daemon import Daemon
 from bot.memory.distill.distiller import CHARS_PER_TOKEN, Distiller, within_budget
 from bot.memory.distill.schedule import last_due
 from bot.persona.store import PersonaStore
+from bot.setup.config import Config
 from bot.setup.config_loader import load_config
 from tests.harness import ScriptedLLM, make_config, make_persona
 
@@ -108,14 +109,19 @@ def test_a_text_within_its_budget_is_kept_and_a_longer_one_cut_with_a_marker() -
     assert marker.startswith("[… MEMORY_MID.md cut here at its budget of 200 tokens:")
 
 
+def _digests_to_distill(tmp_path: Path) -> tuple[Path, Config]:
+    """A persona with short- and mid-term memory to distill, and its config."""
+    directory = make_persona(tmp_path, "scott")
+    (directory / "MEMORY_SHORT.md").write_text("Scott planted tomatoes.\n")
+    (directory / "MEMORY_MID.md").write_text("Scott gardens.\n")
+    return directory, make_config(tmp_path)
+
+
 @pytest.mark.parametrize(("kind", "target"), [("mid", "MEMORY_MID.md"), ("long", "MEMORY_LONG.md")])
 async def test_the_models_distillation_is_cut_at_its_budget(
     tmp_path: Path, kind: str, target: str
 ) -> None:
-    directory = make_persona(tmp_path, "scott")
-    (directory / "MEMORY_SHORT.md").write_text("Scott planted tomatoes.\n")
-    (directory / "MEMORY_MID.md").write_text("Scott gardens.\n")
-    config = make_config(tmp_path)
+    directory, config = _digests_to_distill(tmp_path)
     config.distill.budget_mid = config.distill.budget_long = 150
     llm = ScriptedLLM()
     llm.queue("\n".join(f"- a fact worth keeping, number {n}" for n in range(400)))
@@ -134,10 +140,7 @@ async def test_a_budget_above_the_files_limit_is_cut_at_the_limit(
 ) -> None:
     """The prompt cuts a file at its limit without the marker: a budget set above the limit
     of the file (8,000 characters) writes no more than the prompt shows, the marker in it."""
-    directory = make_persona(tmp_path, "scott")
-    (directory / "MEMORY_SHORT.md").write_text("Scott planted tomatoes.\n")
-    (directory / "MEMORY_MID.md").write_text("Scott gardens.\n")
-    config = make_config(tmp_path)
+    directory, config = _digests_to_distill(tmp_path)
     config.distill.budget_mid = config.distill.budget_long = 5000
     llm = ScriptedLLM()
     llm.queue("\n".join(f"- a fact worth keeping, number {n}" for n in range(1000)))

@@ -121,15 +121,15 @@ def _first_word(rest: str) -> str:
     return found["word"] if found else ""
 
 
-def _a_place(rest: str, lower: bool) -> bool:
+def _a_place(rest: str) -> bool:
     """Whether where one lives or moved to is a home: a name ("Porto", "o Porto") or a
-    dwelling; not "the night shift", "a new team", "coffee" or "a budget". Typed in ``lower``
+    dwelling; not "the night shift", "a new team", "coffee" or "a budget". Typed in lower
     case, only a dwelling: "i moved to python" and "i moved to porto" look alike."""
     word = _first_word(rest)
     return word[:1].isupper() or word.casefold() in _DWELLINGS
 
 
-def _a_workplace(rest: str, lower: bool) -> bool:
+def _a_workplace(rest: str) -> bool:
     """Whether where one works is a workplace: "at home" / "em casa" says how, "at night" or
     "at least" when or how much, not where."""
     return _first_word(rest).casefold() not in _NOT_WORKPLACES
@@ -147,26 +147,24 @@ _CAPITALISED_KINDS = frozenset(
 )
 
 
-def _a_name(rest: str, lower: bool) -> bool:
+def _a_name(rest: str, *, lower: bool) -> bool:
     """Whether what a person's slot is given is a name, a title or a date ("Dr. Varga",
     "Rui", "March 3", "a 3 de março"), not what they are like ("a nightmare", "pregnant",
     "Italian")."""
     word = _first_word(rest)
     if word.casefold() in _CAPITALISED_KINDS:
         return False
-    if lower and rest.split()[:1] and rest.split()[0] in _TITLES:
+    leading = rest.split(maxsplit=1)
+    if lower and leading and leading[0] in _TITLES:
         return True
     return word[:1].isupper() or word[:1].isdigit()
 
 
-def _anything(rest: str, lower: bool) -> bool:
+def _anything(rest: str) -> bool:
     return True
 
 
-#: a check of what follows a form: the rest of the fact, and whether it was typed all in
-#: lower case
-Check = Callable[[str, bool], bool]
-_FORMS: tuple[tuple[str, re.Pattern[str], Check], ...] = tuple(
+_FORMS: tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...] = tuple(
     (slot, re.compile(_LEAD + pattern + r"\b", re.IGNORECASE), check)
     for slot, pattern, check in (
         ("home", _EN_I + _NOW + r"(?:live|living|based)\s+(?:in|on|at)", _a_place),
@@ -205,12 +203,11 @@ def fact_slot(fact: str) -> str | None:
     ``age``, ``my dentist``, ``my favourite colour``...), or None when it says no such thing:
     two facts of one slot cannot both hold, so the newer replaces the older."""
     said = _plain(fact)
-    lower = said.islower()
     for slot, form, check in _FORMS:
-        if (found := form.match(said)) is not None and check(said[found.end() :], lower):
+        if (found := form.match(said)) is not None and check(said[found.end() :]):
             return slot
     mine = _MY.match(said)
-    if mine is not None and _a_name(said[mine.end() :], lower):
+    if mine is not None and _a_name(said[mine.end() :], lower=said.islower()):
         return f"my {_PEOPLE[mine['noun'].casefold()]}"
     if (favourite := _FAVOURITE.match(normalise_text(fact))) is not None:
         noun = favourite["en"] or favourite["pt"]
