@@ -24,7 +24,16 @@ from collections.abc import Mapping, Sequence
 
 from bot.memory.base import MemoryHit
 
-__all__ = ["AROUND_SECONDS", "FEATURES", "POOL", "WEIGHTS", "Surroundings", "features", "reranked"]
+__all__ = [
+    "AROUND_SECONDS",
+    "FEATURES",
+    "POOL",
+    "WEIGHTS",
+    "Surroundings",
+    "features",
+    "reranked",
+    "said_in_exchange",
+]
 
 #: how many of the search's best hits are put in order again (the list before one hit an
 #: exchange)
@@ -100,20 +109,24 @@ class Surroundings:
     def _best(self, rowids: Sequence[int]) -> float:
         return max((self._cosines.get(rowid, 0.0) for rowid in rowids), default=0.0)
 
-    def _said(self, episode: int | None) -> bool:
-        return episode is not None and bool(self._places.get(episode, ((), ()))[0])
-
     def exchange(self, hit: MemoryHit, episode: int | None) -> float:
-        if not self._said(episode):
-            return self._own.get(hit.item.id, 0.0)
-        assert episode is not None
-        return self._best(self._places[episode][0])
+        return self._read(hit, episode, 0)
 
     def around(self, hit: MemoryHit, episode: int | None) -> float:
-        if not self._said(episode):
+        return self._read(hit, episode, 1)
+
+    def _read(self, hit: MemoryHit, episode: int | None, which: int) -> float:
+        if episode is None or not said_in_exchange(episode, self._places):
             return self._own.get(hit.item.id, 0.0)
-        assert episode is not None
-        return self._best(self._places[episode][1])
+        return self._best(self._places[episode][which])
+
+
+def said_in_exchange(
+    episode: int | None, places: Mapping[int, tuple[Sequence[int], Sequence[int]]]
+) -> bool:
+    """Whether a hit's ``episode`` is an exchange the audience sees (``places``: what
+    :meth:`~bot.memory.episodes.store.EpisodeStore.surroundings` found)."""
+    return episode is not None and bool(places.get(episode, ((), ()))[0])
 
 
 def _row(hit: MemoryHit, rank: int, episode: int | None, near: Surroundings) -> list[float]:

@@ -179,7 +179,7 @@ class FactReads:
             rowid: hit.item.id
             for hit, episode in zip(hits, episodes, strict=True)
             if hit.item.kind == "fact"
-            and not places.get(episode or 0, ((), ()))[0]
+            and not rerank.said_in_exchange(episode, places)
             and (rowid := fact_rowid(hit.item.id)) is not None
         }
         own = await self._store.cosines(self.model_name, vector, sorted(alone))
